@@ -30,10 +30,18 @@ def test_each_evaluator_type_has_a_runnable_example(provided, tmp_path, fake_llm
     cls = provided.cls
     assert cls.__doc__, f"{cls.name} has no docstring"
     assert cls.example, f"{cls.name} has no example suite"
+    for name, text in cls.example_files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
     outcome = run_suite(write_suite(tmp_path, textwrap.dedent(cls.example)))
     summary = outcome.report.summary
     assert summary.total > 0
-    assert summary.errors == 0
+    errors = [
+        (t["id"], t["error"], t["evaluators"]) for t in outcome.report.tasks() if t["status"] == "error"
+    ]
+    assert summary.errors == 0, errors
+    failed = [(t["id"], t["evaluators"]) for t in outcome.report.tasks() if not t["passed"]]
+    assert not failed, f"the {cls.name} example should pass as documented; failed: {failed}"
 
 
 def test_every_hook_is_documented():

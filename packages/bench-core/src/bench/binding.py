@@ -20,6 +20,7 @@ from pydantic import ValidationError
 
 from bench.errors import ConfigError, FieldPath, did_you_mean
 from bench.evaluator import Evaluator
+from bench.evidence import parse_reference
 from bench.plan import BoundEvaluator
 from bench.plugins import Provided, Registry
 from bench.suite import DefinitionFile, EvaluatorCommon
@@ -35,10 +36,9 @@ PROVIDERS = {
     "bench-deterministic": "expected exact_match contains icontains not_contains starts_with regex "
     "regex_match is_json json_schema json_path_match boolean_assert numeric_match normalized_match "
     "math_equivalence file_content_match file_exists file_json_schema directory_structure "
-    "code_execution tool_calls tool_call tool_call_assertion postcondition",
+    "code_execution tool_calls tool_call tool_call_assertion postcondition fuzzy_match",
     "bench-llm-judge": "llm_judge factuality g_eval agentic-judge",
-    "bench-nlp-metrics": "bleu bleu_score chrf chrf_score ter rouge rouge_score token_f1 "
-    "fuzzy_match similarity",
+    "bench-nlp-metrics": "bleu bleu_score chrf chrf_score ter rouge rouge_score token_f1 similarity",
     "bench-rag": "faithfulness relevancy precision recall context_precision context_recall",
     "bench-agent": "task_completion tool_selection efficiency trajectory git-diff expected-diff "
     "recovery_behavior exploration_efficiency error_cascade scope_adherence confidence_calibration",
@@ -140,12 +140,13 @@ class Binder:
         except ValidationError as exc:
             loc, message = describe(exc, EvaluatorCommon)[0]
             raise doc.error(message, origin.get(str(loc[0]), path) if loc else path) from None
-        for unsupported in ("target", "expected_from"):
-            if getattr(common, unsupported) is not None:
-                raise doc.error(
-                    "evidence references are not supported yet; the evaluator reads the response",
-                    origin[unsupported],
-                )
+        for ref_field in ("target", "expected_from"):
+            ref = getattr(common, ref_field)
+            if ref is not None:
+                try:
+                    parse_reference(ref)
+                except ValueError as exc:
+                    raise doc.error(str(exc), origin[ref_field]) from None
         if common.threshold is not None and common.score_threshold is not None:
             raise doc.error("give threshold or score_threshold, not both", origin["threshold"])
         threshold = common.threshold if common.threshold is not None else common.score_threshold
@@ -154,9 +155,13 @@ class Binder:
         type_name = common.type if common.type in self.registry.evaluators else None
         # youBencha definitions put their agent's type under config.type ("copilot-cli"): when
         # that is no evaluator type but the name is ("agentic-judge:x"), the name decides.
-        type_name = type_name or self._type_from_name(name) or common.type or default_type
+        type_name = (
+            type_name or self._type_from_name(common.name or common.key) or common.type or default_type
+        )
         if type_name is None:
             type_name = next((t for key, t in INFERRED_TYPES if key in settings), None)
+        # A key under the suite's evaluators: names a type only when the fields do not.
+        type_name = type_name or self._type_from_name(default_name)
         if type_name is None:
             hint = did_you_mean(name, self.registry.evaluators) if name else ""
             raise doc.error(f"cannot tell the evaluator type; add 'type:'{hint}", path)
@@ -187,6 +192,8 @@ class Binder:
             expect_error=common.expect_error,
             origin=f"{doc.path}:{mark[0]}" if mark else str(doc.path),
             spec=spec,
+            target=common.target,
+            expected_from=common.expected_from,
         )
 
     def _flatten(

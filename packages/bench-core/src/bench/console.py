@@ -203,8 +203,10 @@ def print_plan(plan: Plan) -> None:
 def print_evaluators(registry: Registry) -> None:
     """What ``bench evaluators`` shows."""
     table = Table(title="Evaluator types", title_justify="left")
-    for column in ("type", "aliases", "distribution", "description"):
-        table.add_column(column, overflow="fold")
+    table.add_column("type", no_wrap=True)
+    table.add_column("aliases", overflow="fold")
+    table.add_column("distribution", no_wrap=True)
+    table.add_column("description", overflow="fold", ratio=1)
     for provided in registry.evaluator_types():
         cls = provided.cls
         doc = (cls.__doc__ or "").strip().split("\n", 1)[0]

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
+from bench.evidence import Evidence
 from bench.models import Response, Task
 
 if TYPE_CHECKING:
@@ -24,7 +25,9 @@ class EvaluatorConfig(BaseModel):
 class Sample:
     """What an evaluator judges: the task, the full response and the text under evaluation.
 
-    ``output`` is the response text, or the error text when the task expected an error.
+    ``output`` is the response text, or the error text when the task expected an error; with a
+    ``target:`` evidence reference it is the referenced value instead. ``expected`` is the value
+    of the evaluator's ``expected_from:`` reference, when it has one.
     """
 
     task: Task
@@ -33,6 +36,14 @@ class Sample:
     is_error: bool = False
     #: The run's LLM client; LLM-backed evaluators make every model call through it.
     llm: LLMClient | None = None
+    expected: str | None = None
+    #: The evaluator's ``target:`` reference, for types that resolve it themselves.
+    target: str | None = None
+
+    @property
+    def evidence(self) -> Evidence:
+        """Resolves further evidence references (``file:``, ``artifact.*``, ...) for this sample."""
+        return Evidence(self.task, self.response, self.output)
 
 
 @dataclass
@@ -62,8 +73,12 @@ class Evaluator(Generic[ConfigT]):
     Config: ClassVar[type[EvaluatorConfig]] = EvaluatorConfig
     #: "min": ``threshold`` is the lowest passing score; "max": the highest (toxicity, bias).
     threshold_direction: ClassVar[Literal["min", "max"]] = "min"
+    #: True for types that resolve their own ``target:`` (a missing file is a verdict for them).
+    resolves_target: ClassVar[bool] = False
     #: A complete suite (YAML) that uses this type; the reference docs show it and tests run it.
     example: ClassVar[str] = ""
+    #: Files the example needs next to the suite (relative path -> text).
+    example_files: ClassVar[dict[str, str]] = {}
 
     def __init__(self, config: ConfigT) -> None:
         self.config = config

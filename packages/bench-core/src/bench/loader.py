@@ -194,13 +194,6 @@ class _SuiteBuilder:
                 first = f"line {where[0]}" if where else f"task {seen[spec.id] + 1}"
                 raise doc.error(f"duplicate task id '{spec.id}' (first at {first})", (*at, "id"))
             seen[spec.id] = index
-        if spec.expected is not None:
-            raise doc.error(
-                "a task-level 'expected:' block (AI Eval's exact_match/contains/... assertions) is "
-                "not supported yet; use evaluate: {expected: ...}",
-                (*at, "expected"),
-            )
-
         values = {**suite.defaults.vars, **spec.vars}
         prompt = spec.prompt
         messages: list[Message] | None = None
@@ -236,6 +229,9 @@ class _SuiteBuilder:
             response=response,
             timeout=spec.timeout or suite.defaults.timeout,
             metadata=spec.metadata,
+            inputs=spec.inputs,
+            expectations=spec.expectations,
+            workspace=self._workspace(doc, at, spec.workspace or suite.defaults.workspace, seen is not None),
         )
         if seen is not None:  # validation pass: let each evaluator check the task it will judge
             for path, evaluator in placed:
@@ -254,10 +250,18 @@ class _SuiteBuilder:
             entries += [((*at, "evaluate", i), e) for i, e in enumerate(spec.evaluate)]
         elif spec.evaluate is not None:
             entries.append(((*at, "evaluate"), spec.evaluate))
+        block = self._expected_block(doc, at, spec.expected)
         for i, entry in enumerate(spec.evaluators or []):
             if "type" not in entry:
                 raise doc.error("required field missing: type", (*at, "evaluators", i, "type"))
-            entries.append(((*at, "evaluators", i), entry))
+            entries.append(
+                ((*at, "evaluators", i), self._fill_from_block(doc, (*at, "evaluators", i), entry, block))
+            )
+        for key, value in block.items():
+            type_name, field = EXPECTED_BLOCK[key]
+            entries.append(
+                ((*at, "expected", key), {"type": type_name, "name": f"expected.{key}", field: value})
+            )
         if not entries:
             raise doc.error("the task has no evaluators; add 'evaluate:'", at)
         bound = [self.binder.bind(doc, path, entry) for path, entry in entries]
@@ -268,6 +272,55 @@ class _SuiteBuilder:
                 copy = BoundEvaluator(**{**evaluator.__dict__, "name": f"{evaluator.name}#{count}"})
                 bound[i] = copy
         return [(path, evaluator) for (path, _), evaluator in zip(entries, bound, strict=True)]
+
+    def _expected_block(self, doc: YamlDocument, at: FieldPath, expected: Any) -> dict[str, Any]:
+        """AI Eval's task-level ``expected:`` assertions, checked for known keys."""
+        if expected is None:
+            return {}
+        if not isinstance(expected, dict):
+            raise doc.error(
+                "a task's 'expected:' is AI Eval's block of assertions: a mapping with "
+                f"{', '.join(EXPECTED_BLOCK)} (for bench's matcher write evaluate: {{expected: ...}})",
+                (*at, "expected"),
+            )
+        for key in expected:
+            if key not in EXPECTED_BLOCK:
+                hint = did_you_mean(str(key), EXPECTED_BLOCK)
+                raise doc.error(f"unknown assertion '{key}'{hint}", (*at, "expected", key))
+        return dict(expected)
+
+    def _fill_from_block(
+        self, doc: YamlDocument, path: FieldPath, entry: dict[str, Any], block: dict[str, Any]
+    ) -> dict[str, Any]:
+        """AI Eval's typed evaluators (``exact``, ``tool_call``, ...) take their values from the block.
+
+        The block's entry is then judged by that evaluator (with its ``score_threshold``) instead
+        of by the default one, so it is removed from ``block``.
+        """
+        key = READS_BLOCK.get(str(entry["type"]))
+        if key is None:
+            return entry
+        field = EXPECTED_BLOCK[key][1]
+        config = entry.get("config")
+        settings: dict[str, Any] = config if isinstance(config, dict) else entry
+        if field in settings:
+            return entry
+        if key not in block:
+            raise doc.error(
+                f"'{entry['type']}' takes its values from the task's expected.{key}, which is not given",
+                (*path, "type"),
+            )
+        return {**entry, field: block.pop(key)}
+
+    def _workspace(self, doc: YamlDocument, at: FieldPath, folder: str | None, check: bool) -> str | None:
+        if folder is None:
+            return None
+        resolved = (self.path.parent / folder).resolve()
+        if check and not resolved.is_dir():
+            raise doc.error(
+                f"workspace {folder} is not a directory (resolved to {resolved})", (*at, "workspace")
+            )
+        return str(resolved)
 
     def _render(self, doc: YamlDocument, path: FieldPath, template: str, values: dict[str, Any]) -> str:
         try:
@@ -287,6 +340,28 @@ class _SuiteBuilder:
             content = self._render(doc, (*path, "content"), message.content, values)
             return message.model_copy(update={"content": content})
         return message
+
+
+#: AI Eval's ``expected:`` keys: the evaluator type that checks each, and the setting it fills.
+EXPECTED_BLOCK = {
+    "exact_match": ("exact_match", "value"),
+    "contains": ("contains", "value"),
+    "not_contains": ("not_contains", "value"),
+    "regex": ("regex", "value"),
+    "json_schema": ("json_schema", "schema"),
+    "tool_calls": ("tool_calls", "calls"),
+}
+#: AI Eval's ``evaluators:`` types whose values come from the ``expected:`` block.
+READS_BLOCK = {
+    "exact": "exact_match",
+    "exact_match": "exact_match",
+    "contains": "contains",
+    "not_contains": "not_contains",
+    "regex": "regex",
+    "json_schema": "json_schema",
+    "tool_call": "tool_calls",
+    "tool_calls": "tool_calls",
+}
 
 
 def choose_loader(registry: Registry, path: Path) -> YamlDocument:

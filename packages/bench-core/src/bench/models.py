@@ -80,6 +80,11 @@ class Task(BaseModel):
     response: Response | None = None
     timeout: float | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    #: AgentClash case fields, read through evidence references (``case.inputs.x``).
+    inputs: dict[str, Any] = Field(default_factory=dict)
+    expectations: dict[str, Any] = Field(default_factory=dict)
+    #: A directory the file evaluators read (absolute); agents' workspaces fill it at run time.
+    workspace: str | None = None
     #: Which repeat of the task this is; model calls use it in their cache key, so K repeats
     #: are K independent answers (0 until the suite repeats tasks).
     repeat: int = 0

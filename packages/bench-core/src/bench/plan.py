@@ -29,6 +29,9 @@ class BoundEvaluator:
     expect_error: bool = False
     origin: str = ""
     spec: dict[str, Any] = field(default_factory=dict)
+    #: Evidence references (bench.evidence): what is judged, and what it is compared against.
+    target: str | None = None
+    expected_from: str | None = None
 
 
 @dataclass(eq=False)

@@ -54,4 +54,6 @@ def evaluator_reference(registry: Registry) -> str:
             lines.append("")
         if cls.example:
             lines += ["Example:", "", "```yaml", inspect.cleandoc(cls.example), "```", ""]
+            for name, text in cls.example_files.items():
+                lines += [f"with `{name}` next to the suite:", "", "```", text.rstrip("\n"), "```", ""]
     return "\n".join(lines).rstrip() + "\n"

@@ -9,6 +9,7 @@ progress callback runs. Interruption cancels in-flight tasks, which are recorded
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import inspect
 import math
 import time
@@ -60,6 +61,16 @@ def _apply_settings(evaluator: BoundEvaluator, result: Result) -> tuple[bool, fl
     return passed, score, reason.strip()
 
 
+def _with_evidence(evaluator: BoundEvaluator, sample: Sample) -> Sample:
+    evidence = sample.evidence
+    changes: dict[str, Any] = {"target": evaluator.target}
+    if evaluator.target is not None and not evaluator.instance.resolves_target:
+        changes["output"] = evidence.resolve(evaluator.target)
+    if evaluator.expected_from is not None:
+        changes["expected"] = evidence.resolve(evaluator.expected_from)
+    return dataclasses.replace(sample, **changes)
+
+
 async def evaluate(
     evaluator: BoundEvaluator, sample: Sample, timeout: float = EVALUATOR_TIMEOUT_S
 ) -> EvaluatorOutcome:
@@ -70,6 +81,8 @@ async def evaluate(
             **base, passed=False, reason="expected an error, but the target returned a response"
         )
     try:
+        if evaluator.target is not None or evaluator.expected_from is not None:
+            sample = _with_evidence(evaluator, sample)
         value = evaluator.instance.evaluate(sample)
         if inspect.isawaitable(value):
             # Bounds async evaluators (LLM judges). Sync code cannot be pre-empted: a plugin that

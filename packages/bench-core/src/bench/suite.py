@@ -19,6 +19,7 @@ class Defaults(Strict):
 
     timeout: PositiveFloat | None = None
     vars: dict[str, Any] = Field(default_factory=dict)
+    workspace: str | None = None
 
 
 class SuiteFile(Strict):
@@ -52,6 +53,11 @@ class TaskSpec(Strict):
     evaluate: str | dict[str, Any] | list[str | dict[str, Any]] | None = None
     evaluators: list[dict[str, Any]] | None = None
     expected: Any = None
+    #: AgentClash case fields, read by evidence references (``case.inputs.name``).
+    inputs: dict[str, Any] = Field(default_factory=dict)
+    expectations: dict[str, Any] = Field(default_factory=dict)
+    #: A directory (relative to the suite) that file evaluators read.
+    workspace: str | None = None
 
     @field_validator("id", mode="before")
     @classmethod

@@ -6,9 +6,52 @@ from collections.abc import Callable
 from typing import Any
 
 from bench.hookspecs import hookimpl
+from bench_deterministic.code import CodeExecution
 from bench_deterministic.expected import ExpectedMatcher
+from bench_deterministic.files import DirectoryStructure, FileContentMatch, FileExists, FileJsonSchema
+from bench_deterministic.jsondoc import IsJson, JsonPathMatch, JsonSchema
+from bench_deterministic.normalize import FuzzyMatch, NormalizedMatch
+from bench_deterministic.numbers import MathEquivalence, NumericMatch
+from bench_deterministic.postcondition import Postcondition
+from bench_deterministic.text import (
+    BooleanAssert,
+    Contains,
+    ExactMatch,
+    IContains,
+    NotContains,
+    Regex,
+    StartsWith,
+)
+from bench_deterministic.toolcalls import ToolCallAssertion, ToolCalls
+
+EVALUATORS = (
+    ExpectedMatcher,
+    ExactMatch,
+    Contains,
+    IContains,
+    NotContains,
+    StartsWith,
+    Regex,
+    BooleanAssert,
+    NormalizedMatch,
+    FuzzyMatch,
+    NumericMatch,
+    MathEquivalence,
+    IsJson,
+    JsonSchema,
+    JsonPathMatch,
+    ToolCalls,
+    ToolCallAssertion,
+    FileExists,
+    FileContentMatch,
+    FileJsonSchema,
+    DirectoryStructure,
+    CodeExecution,
+    Postcondition,
+)
 
 
 @hookimpl
 def bench_register_evaluators(register: Callable[[Any], None]) -> None:
-    register(ExpectedMatcher)
+    for evaluator in EVALUATORS:
+        register(evaluator)

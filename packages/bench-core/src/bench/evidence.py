@@ -1,0 +1,143 @@
+"""Evidence references (AgentClash ``002``): where an evaluator's actual and expected values come from.
+
+An evaluator's ``target`` (default ``final_output``) names the value it judges and
+``expected_from`` the value it compares against:
+
+=============================  ================================================================
+``final_output``               the response text (``run.final_output`` is the same)
+``challenge_input``            the task's prompt (its input mapping as JSON when it has one)
+``case.payload[.path]``        the task's variables (``vars`` plus a mapping ``input:``)
+``case.inputs.NAME[.path]``    the task's ``inputs:`` entry NAME
+``case.expectations.NAME[.…]`` the task's ``expectations:`` entry NAME
+``artifact.NAME[.path]``       the response's artifact NAME
+``file:PATH``                  a file the response captured, else PATH in the task's workspace
+``literal:VALUE``              VALUE itself
+=============================  ================================================================
+
+``.path`` walks into mappings by key and into lists by index. Values that are not text are
+given to evaluators as compact JSON. ``parse_reference`` rejects anything else at validate time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from bench.errors import EvaluatorError
+from bench.jsonio import dumps
+from bench.workspace import read_inside
+
+if TYPE_CHECKING:
+    from bench.models import Response, Task
+
+FORMS = (
+    "final_output",
+    "run.final_output",
+    "challenge_input",
+    "case.payload[.path]",
+    "case.inputs.NAME[.path]",
+    "case.expectations.NAME[.path]",
+    "artifact.NAME[.path]",
+    "file:PATH",
+    "literal:VALUE",
+)
+_PLAIN = {"final_output", "run.final_output", "challenge_input", "case.payload"}
+_DOTTED = ("case.payload.", "case.inputs.", "case.expectations.", "artifact.")
+
+
+class EvidenceUnavailable(EvaluatorError):
+    """The referenced value does not exist for this task (a missing input, artifact or file)."""
+
+
+class NoFiles(EvidenceUnavailable):
+    """A file was asked for, but the task has no workspace and the response captured no files."""
+
+
+def parse_reference(ref: str) -> str:
+    """Return ``ref`` when it is a supported evidence reference; raise ValueError otherwise."""
+    if ref in _PLAIN or ref.startswith("literal:"):
+        return ref
+    if ref.startswith("file:") and ref[5:].strip():
+        return ref
+    for prefix in _DOTTED:
+        if ref.startswith(prefix):
+            parts = ref[len(prefix) :].split(".")
+            if all(part.strip() for part in parts):
+                return ref
+    raise ValueError(f"unsupported evidence reference '{ref}'; use one of: {', '.join(FORMS)}")
+
+
+def as_text(value: Any) -> str:
+    """How a value reaches an evaluator: text as it is, anything else as compact JSON."""
+    return value if isinstance(value, str) else dumps(value)
+
+
+def _walk(value: Any, path: list[str], ref: str) -> Any:
+    for segment in path:
+        if isinstance(value, dict) and segment in value:
+            value = value[segment]
+        elif isinstance(value, list) and segment.isdigit() and int(segment) < len(value):
+            value = value[int(segment)]
+        else:
+            raise EvidenceUnavailable(f"evidence {ref}: '{segment}' is not there")
+    return value
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Resolves references against one task, its response and the text under evaluation."""
+
+    task: Task
+    response: Response
+    output: str
+
+    def resolve(self, ref: str) -> str:
+        """The referenced value as text; raise EvidenceUnavailable when it does not exist."""
+        return as_text(self.value(ref))
+
+    def value(self, ref: str) -> Any:
+        """The referenced value as data (text for outputs, files and literals)."""
+        if ref in ("final_output", "run.final_output"):
+            return self.output
+        if ref == "challenge_input":
+            return self.task.input if isinstance(self.task.input, dict) else self.task.text
+        if ref.startswith("literal:"):
+            return ref[len("literal:") :]
+        if ref.startswith("file:"):
+            return self._file(ref[len("file:") :])
+        head, _, rest = ref.partition(".")
+        parts = rest.split(".") if rest else []
+        if head == "artifact":
+            name, *path = parts
+            if name not in self.response.artifacts:
+                raise EvidenceUnavailable(f"artifact '{name}' is unavailable")
+            return _walk(self.response.artifacts[name], path, ref)
+        if head == "case":
+            section, *path = parts
+            if section == "payload":
+                return _walk(self.task.vars, path, ref)
+            store = self.task.inputs if section == "inputs" else self.task.expectations
+            name, *path = path
+            if name not in store:
+                kind = "input" if section == "inputs" else "expectation"
+                raise EvidenceUnavailable(f"case {kind} '{name}' is unavailable")
+            return _walk(store[name], path, ref)
+        raise EvaluatorError(f"unsupported evidence reference '{ref}'")
+
+    def _file(self, path: str) -> str:
+        captured = self.response.artifacts.get("files")
+        if isinstance(captured, dict) and path in captured:
+            entry = captured[path]
+            if isinstance(entry, dict):  # a capture record: {content, size, truncated, ...}
+                if entry.get("exists") is False:
+                    raise EvidenceUnavailable(f"file {path} does not exist")
+                return str(entry.get("content", ""))
+            return as_text(entry)
+        if self.task.workspace is None:
+            if isinstance(captured, dict):
+                raise EvidenceUnavailable(f"file {path} does not exist")
+            raise NoFiles(f"file {path}: the task has no workspace and the response captured no files")
+        read = read_inside(self.task.workspace, path)
+        if read is None:
+            raise EvidenceUnavailable(f"file {path} does not exist")
+        return read.text

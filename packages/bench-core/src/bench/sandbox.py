@@ -1,0 +1,307 @@
+"""Run untrusted code (a model's program, its tests) in the strongest isolation the machine offers.
+
+Two levels, and every result says which one ran (``isolation``):
+
+``namespaces``
+    bench runs as root and ``unshare`` works: the program gets its own PID, network, mount, IPC
+    and UTS namespaces (no network at all, not even the host's loopback; a fresh ``/proc``), private
+    ``/tmp``, ``/var/tmp`` and ``/dev/shm``, its work folder bound at ``/mnt/work``, an empty
+    environment, and runs under an unprivileged uid, so the process limit holds (RELIABILITY P2,
+    P4: ``RLIMIT_NPROC`` does nothing for root). When the PID namespace's first process dies the
+    kernel kills everything left in it, daemons included (P3), and ``unshare`` dies with bench
+    (``PR_SET_PDEATHSIG``, E10).
+``rlimits-only``
+    anywhere else: resource limits, a new session killed as a group, an empty environment and a
+    fresh temporary folder, but the network and the file system are the host's; the result says so.
+
+Both levels apply ``RLIMIT_CPU``, ``RLIMIT_AS``, ``RLIMIT_FSIZE``, ``RLIMIT_NOFILE`` and
+``RLIMIT_NPROC`` (P1), a wall-clock timeout, ``stdin`` from ``/dev/null`` and a cap on captured
+output that kills the program when it is reached (E07). At most one program per CPU core runs at
+a time, whatever the run's concurrency (E13).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import functools
+import itertools
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import weakref
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+MIB = 1024 * 1024
+#: Where the program's work folder and interpreter appear inside the namespaces.
+WORK_MOUNT = "/mnt/work"
+PYTHON_MOUNT = "/mnt/python"
+_UID_BASE = 61000  # one unprivileged uid per concurrent program, so process limits do not collide
+_uids = itertools.count()
+
+_LAUNCHER = r"""
+set -e
+work=$1; uid=$2; prefix=$3; shift 3
+mount -t tmpfs -o size=1m,mode=755 bench /mnt
+mkdir /mnt/work /mnt/python
+mount --bind "$work" /mnt/work
+if [ -n "$prefix" ]; then
+  mount --bind "$prefix" /mnt/python
+  mount -o remount,bind,ro /mnt/python
+fi
+for d in /tmp /var/tmp /dev/shm; do
+  if [ -d "$d" ]; then mount -t tmpfs -o size=64m,mode=1777 bench "$d"; fi
+done
+cd /mnt/work
+set +e
+setpriv --reuid="$uid" --regid="$uid" --clear-groups --inh-caps=-all \
+  env -i PATH=/mnt/python/bin:/usr/local/bin:/usr/bin:/bin HOME=/mnt/work TMPDIR=/tmp \
+  LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1 "$@"
+exit $?
+"""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What a program may use. Sizes in MiB, times in seconds."""
+
+    timeout_s: float = 10.0
+    cpu_s: int = 10
+    memory_mb: int = 512
+    processes: int = 64
+    file_size_mb: int = 16
+    open_files: int = 256
+    output_bytes: int = MIB
+
+
+@dataclass
+class Execution:
+    """How a program ended and what it printed (the tail, when it printed too much)."""
+
+    exit_code: int | None
+    stdout: str
+    stderr: str
+    duration_ms: float
+    isolation: str
+    network: str
+    timed_out: bool = False
+    output_truncated: bool = False
+    signal: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0 and not self.timed_out
+
+    def describe(self, limits: Limits) -> str:
+        """One line on how it ended: ``exit 0``, ``timed out after 10 s``, ``killed by SIGXCPU ...``."""
+        if self.timed_out:
+            return f"timed out after {limits.timeout_s:g} s"
+        if self.output_truncated and self.exit_code is None:
+            return f"stopped: printed more than {limits.output_bytes:,} bytes"
+        if self.signal is not None:
+            why = {
+                "SIGXCPU": f" (CPU limit {limits.cpu_s} s exceeded)",
+                "SIGKILL": f" (possibly the memory limit {limits.memory_mb} MiB)",
+                "SIGXFSZ": f" (file size limit {limits.file_size_mb} MiB)",
+            }.get(self.signal, "")
+            return f"killed by {self.signal}{why}"
+        return f"exit {self.exit_code}"
+
+
+@functools.lru_cache(maxsize=1)
+def isolation_level() -> str:
+    """``namespaces`` when root and ``unshare`` can make namespaces here, else ``rlimits-only``."""
+    if os.name != "posix" or os.geteuid() != 0:
+        return "rlimits-only"
+    if not (shutil.which("unshare") and shutil.which("setpriv")):
+        return "rlimits-only"
+    try:
+        probe = subprocess.run(
+            ["unshare", "--pid", "--fork", "--net", "--mount", "--mount-proc", "true"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return "rlimits-only"
+    return "namespaces" if probe.returncode == 0 else "rlimits-only"
+
+
+def interpreter_prefix(executable: str) -> tuple[str, str]:
+    """(installation prefix, path of the interpreter inside the sandbox) for a Python executable."""
+    real = Path(executable).resolve()
+    return str(real.parent.parent), f"{PYTHON_MOUNT}/bin/{real.name}"
+
+
+_slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = weakref.WeakKeyDictionary()
+
+
+def _slot() -> asyncio.Semaphore:
+    loop = asyncio.get_running_loop()
+    if loop not in _slots:
+        _slots[loop] = asyncio.Semaphore(os.cpu_count() or 1)
+    return _slots[loop]
+
+
+def _preexec(limits: Limits) -> None:  # runs in the child between fork and exec
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: die with bench
+    memory = limits.memory_mb * MIB
+    for kind, value in (
+        (resource.RLIMIT_CPU, limits.cpu_s),
+        (resource.RLIMIT_AS, memory),
+        (resource.RLIMIT_FSIZE, limits.file_size_mb * MIB),
+        (resource.RLIMIT_NOFILE, limits.open_files),
+        (resource.RLIMIT_NPROC, limits.processes),
+        (resource.RLIMIT_CORE, 0),
+    ):
+        # The CPU hard limit sits a second above the soft one, so SIGXCPU (named in the result)
+        # arrives before the kernel's SIGKILL.
+        hard = value + 1 if kind == resource.RLIMIT_CPU else value
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(kind, (value, hard))
+
+
+class _Tail:
+    """Keeps the last ``limit`` bytes of a stream and counts them all."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.data = bytearray()
+        self.total = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        self.data += chunk
+        if len(self.data) > self.limit:
+            del self.data[: len(self.data) - self.limit]
+
+    def text(self) -> str:
+        return self.data.decode("utf-8", errors="replace")
+
+
+async def run(
+    argv: list[str],
+    workdir: Path,
+    limits: Limits,
+    *,
+    python: str | None = None,
+) -> Execution:
+    """Run ``argv`` in ``workdir`` under ``limits``; never raises for what the program does.
+
+    ``python``: the host interpreter whose installation the program may use (bound read-only);
+    ``argv`` then names it by the path ``interpreter_prefix`` gives.
+    """
+    async with _slot():
+        return await _run(argv, workdir, limits, python)
+
+
+async def _run(argv: list[str], workdir: Path, limits: Limits, python: str | None) -> Execution:
+    level = isolation_level()
+    notes: list[str] = []
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(workdir), "LANG": "C.UTF-8"}
+    if level == "namespaces":
+        uid = _UID_BASE + next(_uids) % 1000
+        for path in [workdir, *workdir.rglob("*")]:
+            os.chown(path, uid, uid, follow_symlinks=False)
+        prefix = interpreter_prefix(python)[0] if python else ""
+        command = [
+            "unshare", "--pid", "--fork", "--kill-child", "--net", "--mount", "--mount-proc",
+            "--ipc", "--uts", "--", "/bin/sh", "-c", _LAUNCHER, "bench-sandbox",
+            str(workdir), str(uid), prefix, *argv,
+        ]  # fmt: skip
+        cwd = str(workdir)
+        network = "off"
+    else:
+        command = [python if python and word == interpreter_prefix(python)[1] else word for word in argv]
+        cwd = str(workdir)
+        network = "on"
+        notes.append("network and file system not isolated (needs root and unshare)")
+        if os.geteuid() == 0:
+            notes.append("process limit not enforced for root")
+    started = time.perf_counter()
+    proc = await asyncio.create_subprocess_exec(
+        *command,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        cwd=cwd,
+        env=env,
+        start_new_session=True,
+        preexec_fn=functools.partial(_preexec, limits),
+    )
+    out, err = _Tail(limits.output_bytes), _Tail(64 * 1024)
+    flooded = asyncio.Event()
+
+    async def drain(stream: asyncio.StreamReader | None, tail: _Tail) -> None:
+        assert stream is not None
+        while chunk := await stream.read(1 << 16):
+            tail.add(chunk)
+            if out.total + err.total > limits.output_bytes:
+                flooded.set()
+                return
+
+    readers = asyncio.gather(drain(proc.stdout, out), drain(proc.stderr, err))
+    waiter = asyncio.ensure_future(flooded.wait())
+    timed_out = False
+    try:
+        pending: set[asyncio.Future[Any]] = {readers, waiter}
+        done, _ = await asyncio.wait(pending, timeout=limits.timeout_s, return_when="FIRST_COMPLETED")
+        if not done:
+            timed_out = True
+    finally:
+        _kill(proc.pid)
+        waiter.cancel()
+        readers.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await readers
+        code = await proc.wait()
+    flooded_out = flooded.is_set()
+    if flooded_out:
+        notes.append(f"output cut at {limits.output_bytes:,} bytes; the program was stopped")
+    if "MemoryError" in err.text()[-4096:]:
+        notes.append(f"memory limit {limits.memory_mb} MiB exceeded")
+    signal_name = None
+    exit_code: int | None = code
+    if timed_out or flooded_out:
+        exit_code = None
+    elif code < 0 or (level == "namespaces" and 128 < code < 160):
+        # killed by a signal; inside the namespaces the launcher shell reports it as 128+N
+        number = -code if code < 0 else code - 128
+        with contextlib.suppress(ValueError):
+            signal_name = signal.Signals(number).name
+        if signal_name is not None:
+            exit_code = None
+    return Execution(
+        exit_code=exit_code,
+        stdout=out.text(),
+        stderr=err.text(),
+        duration_ms=(time.perf_counter() - started) * 1000,
+        isolation=level,
+        network=network,
+        timed_out=timed_out,
+        output_truncated=flooded_out or out.total > limits.output_bytes,
+        signal=signal_name,
+        notes=notes,
+    )
+
+
+def _kill(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def python_executable() -> str:
+    """The interpreter programs run with: the base installation, not bench's virtual environment."""
+    return getattr(sys, "_base_executable", None) or sys.executable
+
+
+__all__ = ["Execution", "Limits", "interpreter_prefix", "isolation_level", "python_executable", "run"]
