@@ -28,6 +28,7 @@ from bench.validation import describe
 from bench.yamlio import YamlDocument, load_yaml
 
 EXPECTED_TYPE = "expected"
+NEGATION_PREFIX = "not-"
 JUDGE_TYPE = "llm_judge"
 # Fields that select a type when a mapping has no ``type:`` (seed 000), in order of precedence.
 INFERRED_TYPES = (("prompt", JUDGE_TYPE), ("expected", EXPECTED_TYPE), ("expect_error", EXPECTED_TYPE))
@@ -166,6 +167,11 @@ class Binder:
             hint = did_you_mean(name, self.registry.evaluators) if name else ""
             raise doc.error(f"cannot tell the evaluator type; add 'type:'{hint}", path)
         provided = self.registry.evaluators.get(type_name)
+        negate = common.negate
+        if provided is None and type_name.startswith(NEGATION_PREFIX):
+            # promptfoo's spelling: "not-is_json" is is_json with negate: true
+            provided = self.registry.evaluators.get(type_name[len(NEGATION_PREFIX) :])
+            negate = provided is not None and not negate
         if provided is None:
             where = origin.get("type", path)
             hint = did_you_mean(type_name, self.registry.evaluators) or self._install_hint(type_name)
@@ -178,6 +184,7 @@ class Binder:
         instance = self._configure(doc, path, origin, provided, type_settings)
         spec = {k: v for k, v in settings.items() if k not in ("name", "key", "description")}
         spec["type"] = cls.name
+        spec["negate"] = negate
         mark = doc.mark(path)
         return BoundEvaluator(
             name=name or cls.name,
@@ -188,7 +195,7 @@ class Binder:
             weight=common.weight,
             threshold=threshold,
             threshold_direction=cls.threshold_direction,
-            negate=common.negate,
+            negate=negate,
             expect_error=common.expect_error,
             origin=f"{doc.path}:{mark[0]}" if mark else str(doc.path),
             spec=spec,

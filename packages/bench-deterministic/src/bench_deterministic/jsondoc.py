@@ -234,8 +234,8 @@ class JsonPathMatch(Evaluator[PathConfig]):
     """Finds a value in the JSON response by JSONPath and compares it (AgentClash's comparators).
 
     Comparators: ``equals`` (numbers by value), ``contains`` (substring, array member, or within
-    the value's JSON), ``greater_than``, ``less_than``, ``exists``. A path that selects several
-    values compares their list.
+    the value's JSON), ``greater_than``, ``less_than``, ``exists``. A path that can select several
+    values (wildcards, filters, ``..``) compares the list of what it selected.
     """
 
     name = "json_path_match"
@@ -264,14 +264,15 @@ class JsonPathMatch(Evaluator[PathConfig]):
         except ValueError as exc:
             return verdict(False, f"the response is not JSON: {exc}")
         try:
-            found = compile_path(path).findall(document)
+            query = compile_path(path)
         except ValueError as exc:
             raise EvaluatorError(str(exc)) from None
+        found = query.findall(document)
         details = {"path": path, "comparator": comparator, "expected": expected}
         if not found:
             passed = False
             return verdict(passed, f"{path} did not resolve to a value", **details)
-        actual = found[0] if len(found) == 1 else found
+        actual = found[0] if query.singular_query() else found
         details["actual"] = actual
         if comparator == "exists":
             return verdict(True, f"{path} exists", **details)

@@ -139,6 +139,7 @@ class NumericMatch(Evaluator[NumericConfig]):
 
 _DELIMITED = re.compile(r"\$|\\\(|\\\[|\\boxed")
 PARSE_TIMEOUT_S = 5
+_MATH_WORDS = {"sin", "cos", "tan", "log", "ln", "exp", "pi", "sqrt", "infty", "mod"}
 
 
 class MathConfig(CompareConfig):
@@ -164,8 +165,14 @@ def _prepare(text: str, config: MathConfig) -> str:
     if config.extract_answer:
         _, found, after = text.rpartition(config.answer_delimiter)
         text = after.strip() if found else text
-    # Bare expressions are read as LaTeX too, so "x^2+2x+1" and "\frac{1}{2}" parse.
-    return text if _DELIMITED.search(text) else f"${text}$"
+    # A bare expression ("x^2+2x+1", "\frac{1}{2}") is read as LaTeX; prose is left to
+    # math-verify's own extraction, so "I do not know" is not read as a product of symbols.
+    return f"${text}$" if not _DELIMITED.search(text) and _looks_like_math(text) else text
+
+
+def _looks_like_math(text: str) -> bool:
+    words = re.findall(r"(?<![\\A-Za-z])[A-Za-z]{2,}", text)
+    return len(text) <= 500 and all(word in _MATH_WORDS for word in words)
 
 
 class MathEquivalence(Evaluator[MathConfig]):

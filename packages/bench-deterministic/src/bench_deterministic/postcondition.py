@@ -121,10 +121,11 @@ class Postcondition(Evaluator[PostconditionConfig]):
             equal = json_equal(document, config.value)
             return verdict(equal, f"{ref} {'equals' if equal else 'does not equal'} the expected JSON")
         document = _json(actual, ref)
-        found = compile_path(str(config.json_path)).findall(document)
+        query = compile_path(str(config.json_path))
+        found = query.findall(document)
         if not found:
             return verdict(False, f"{config.json_path} did not resolve to a value in {ref}")
-        value = found[0] if len(found) == 1 else found
+        value = found[0] if query.singular_query() else found
         passed, why = compare(value, "equals", config.value)
         return verdict(passed, f"{ref} {config.json_path} {'equals the expected value' if passed else why}")
 
