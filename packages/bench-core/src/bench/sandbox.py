@@ -263,7 +263,7 @@ async def _run(argv: list[str], workdir: Path, limits: Limits, python: str | Non
         readers.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await readers
-        code = await proc.wait()
+        code = await reap(proc)
     flooded_out = flooded.is_set()
     if flooded_out:
         notes.append(f"output cut at {limits.output_bytes:,} bytes; the program was stopped")
@@ -294,6 +294,27 @@ async def _run(argv: list[str], workdir: Path, limits: Limits, python: str | Non
     )
 
 
+async def reap(proc: asyncio.subprocess.Process) -> int:
+    """The exit status of a killed program.
+
+    Python 3.11's ``Process.wait()`` also waits for the pipes to close, and a pipe whose reader
+    stopped at the output cap never does; so what is left in them is read and dropped (briefly:
+    a daemon that escaped the process group may hold them open), then the status is polled.
+    """
+
+    async def discard(stream: asyncio.StreamReader | None) -> None:
+        while stream is not None and await stream.read(1 << 16):
+            pass
+
+    with contextlib.suppress(asyncio.TimeoutError, OSError):
+        await asyncio.wait_for(asyncio.gather(discard(proc.stdout), discard(proc.stderr)), 2.0)
+    for _ in range(500):
+        if proc.returncode is not None:
+            return proc.returncode
+        await asyncio.sleep(0.01)
+    return -signal.SIGKILL
+
+
 def _kill(pid: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
@@ -304,4 +325,4 @@ def python_executable() -> str:
     return getattr(sys, "_base_executable", None) or sys.executable
 
 
-__all__ = ["Execution", "Limits", "interpreter_prefix", "isolation_level", "python_executable", "run"]
+__all__ = ["Execution", "Limits", "interpreter_prefix", "isolation_level", "python_executable", "reap", "run"]

@@ -116,7 +116,7 @@ class CodeConfig(EvaluatorConfig):
 _COUNTS = re.compile(r"(?i)(\d+)\s+(passed|failed|errors?)\b")
 
 
-def test_counts(output: str) -> tuple[int, int, int] | None:
+def parse_test_counts(output: str) -> tuple[int, int, int] | None:
     """(passed, failed, errors) reported by a test runner: JSON, JUnit XML, or "N passed" text."""
     text = output.strip()
     if text.startswith("{"):
@@ -239,7 +239,9 @@ class CodeExecution(Evaluator[CodeConfig]):
         if run.timed_out or run.signal or run.exit_code is None:
             return Result(False, 0.0, how, details)
         # Test counts are read only from a test runner's output, never from the program's own.
-        counts = test_counts(run.stdout + "\n" + run.stderr) if config.test_command is not None else None
+        counts = (
+            parse_test_counts(run.stdout + "\n" + run.stderr) if config.test_command is not None else None
+        )
         if counts is not None and counts[0] + counts[1] + counts[2]:
             passed, failed, errors = counts
             total = passed + failed + errors

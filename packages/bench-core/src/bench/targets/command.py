@@ -19,6 +19,7 @@ from pydantic import Field
 
 from bench.errors import ConfigError, TargetError
 from bench.models import Response, Task
+from bench.sandbox import reap
 from bench.target import Target, TargetConfig
 
 PROMPT = "{prompt}"
@@ -120,7 +121,7 @@ class CommandTarget(Target):
         finally:
             _kill_group(proc.pid)
             if proc.returncode is None:
-                await proc.wait()
+                await reap(proc)  # not proc.wait(): it can hang on a pipe nobody reads (3.11)
         if code < 0:
             hint = "; possibly out of memory" if code == -signal.SIGKILL else ""
             raise TargetError(f"command killed by signal {-code} ({_signal_name(-code)}{hint})")
