@@ -303,7 +303,7 @@ class _SuiteBuilder:
         field = EXPECTED_BLOCK[key][1]
         config = entry.get("config")
         settings: dict[str, Any] = config if isinstance(config, dict) else entry
-        if field in settings:
+        if field in settings or "expected_from" in settings or "expected_from" in entry:
             return entry
         if key not in block:
             raise doc.error(
