@@ -79,5 +79,8 @@ def bench(session: nox.Session) -> None:
     session.install(*PACKAGES, "psutil>=5.9")
     if "--llm" in session.posargs:
         session.run("python", "benchmarks/run_llm.py", *[a for a in session.posargs if a != "--llm"])
+    elif "--deterministic" in session.posargs:
+        args = [a for a in session.posargs if a != "--deterministic"]
+        session.run("python", "benchmarks/run_deterministic.py", *args)
     else:
         session.run("python", "benchmarks/run_recorded.py", *session.posargs)

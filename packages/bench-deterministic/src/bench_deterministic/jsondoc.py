@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any, Literal
 
@@ -201,6 +202,7 @@ class PathConfig(CompareConfig):
         return self
 
 
+@functools.lru_cache(maxsize=1024)
 def compile_path(path: str) -> Any:
     """Compile a JSONPath with python-jsonpath; raise ValueError with its reason."""
     import jsonpath

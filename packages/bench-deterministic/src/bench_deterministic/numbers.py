@@ -128,11 +128,12 @@ class NumericMatch(Evaluator[NumericConfig]):
             passed = (config.absolute_tolerance is not None and difference <= config.absolute_tolerance) or (
                 config.relative_tolerance is not None and relative <= config.relative_tolerance
             )
+        tolerant = config.absolute_tolerance is not None or config.relative_tolerance is not None
         if passed:
-            return verdict(True, f"{actual:g} matches {expected:g}", **details)
-        return verdict(
-            False, f"actual {actual:g} is not within tolerance of expected {expected:g}", **details
-        )
+            how = " within tolerance" if tolerant else ""
+            return verdict(True, f"{actual!r} matches {expected!r}{how}", **details)
+        how = "within tolerance of" if tolerant else "equal to"
+        return verdict(False, f"actual {actual!r} is not {how} expected {expected!r}", **details)
 
 
 # -- math_equivalence -------------------------------------------------------------------------

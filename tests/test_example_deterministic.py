@@ -1,0 +1,20 @@
+"""examples/deterministic runs offline and uses every check bench-deterministic provides."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from bench.plugins import get_registry
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "deterministic" / "suite.yaml"
+
+
+def test_example_passes_and_covers_every_deterministic_type(bench_cli, tmp_path):
+    result = bench_cli("run", EXAMPLE, "-o", "out.json", "--runs-dir", tmp_path / "runs")
+    assert result.exit_code == 0, result.stdout
+    report = json.loads((tmp_path / "out.json").read_text())
+    assert report["summary"] == {**report["summary"], "total": 13, "passed": 13, "errors": 0}
+    used = {e["type"] for task in report["tasks"] for e in task["evaluators"]}
+    provided = {p.name for p in get_registry().evaluator_types() if p.distribution == "bench-deterministic"}
+    assert provided - used == {"expected"}  # seed 000's matcher has its own example (quickstart)
