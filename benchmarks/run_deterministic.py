@@ -159,14 +159,16 @@ def sample(response: str | Response, task: Task) -> Sample:
 
 def report(name: str, n: int, seconds: float, passed: int) -> None:
     print(
-        f"{name:26s} {n:>7,} in {seconds:7.3f} s  {n / seconds:>11,.0f}/s  {seconds / n * 1e6:>9.1f} µs each  ({passed:,} passed)"
+        f"{name:26s} {n:>7,} in {seconds:7.3f} s  {n / seconds:>11,.0f}/s  "
+        f"{seconds / n * 1e6:>9.1f} µs each  ({passed:,} passed)"
     )
 
 
 async def main(n: int, code_n: int) -> None:
     task = Task(id="t", prompt="q")
     print(
-        f"deterministic evaluators, {n:,} responses each (code_execution: {code_n:,}); cpu cores: {os.cpu_count()}"
+        f"deterministic evaluators, {n:,} responses each (code_execution: {code_n:,}); "
+        f"cpu cores: {os.cpu_count()}"
     )
     for name, settings, make in CASES:
         samples = [sample(make(i), task) for i in range(n)]
