@@ -94,6 +94,8 @@ def test_directory_structure(workspace):
         "forbidden_files": [".env"],
     }
     assert check(settings, workspace).passed
+    in_src = {"type": "directory_structure", "target": "file:src", "required_files": ["app.py"]}
+    assert check(in_src, workspace).passed
     (workspace / ".env").write_text("KEY=1")
     outcome = check({**settings, "required_files": ["README.md", "docs/index.md"]}, workspace)
     assert outcome.reason == "missing required files: docs/index.md; forbidden files present: .env"

@@ -275,7 +275,10 @@ class DirectoryStructure(Evaluator[StructureConfig]):
         config = self.config
         if sample.task.workspace is None:
             raise EvaluatorError("directory_structure needs the task's workspace: folder")
-        entries, cut = list_inside(sample.task.workspace, config.path or ".")
+        folder = config.path or "."
+        if folder == "." and sample.target and sample.target.startswith("file:"):
+            folder = check_relative(sample.target[len("file:") :])  # AgentClash: target: file:DIR
+        entries, cut = list_inside(sample.task.workspace, folder)
         files = {e.rstrip("/") for e in entries}
         directories = {e.rstrip("/") for e in entries if e.endswith("/")}
         problems = []
@@ -293,4 +296,4 @@ class DirectoryStructure(Evaluator[StructureConfig]):
             details["listing_truncated"] = True
         if problems:
             return verdict(False, "; ".join(problems), **details)
-        return verdict(True, f"{config.path or '.'} has the expected structure", **details)
+        return verdict(True, f"{folder} has the expected structure", **details)
