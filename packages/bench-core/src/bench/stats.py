@@ -1,0 +1,185 @@
+"""Small, exact statistics for evaluation results (no numpy or scipy needed).
+
+- ``wilson``: the Wilson score interval for a proportion (Wilson 1927; Newcombe 1998).
+- ``pass_at_k``: the unbiased estimator of Chen et al. (2021), ``1 - C(n-c, k) / C(n, k)``.
+- ``pass_hat_k``: the probability that k draws without replacement all pass, ``C(c, k) / C(n, k)``
+  (τ-bench's pass^k); with k = n it is "every repeat passed".
+- ``bootstrap_ci``: a percentile bootstrap interval for a mean (optionally of cluster means).
+- ``mcnemar``: McNemar's test on the discordant pairs of a paired 2x2 table, with the exact
+  two-sided binomial p-value and the chi-square statistic.
+- ``paired_bootstrap``: a percentile interval and p-value for a mean paired difference.
+- ``mcnemar_sample_size``: pairs needed to detect a difference in rates (Connor 1987).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from statistics import NormalDist
+
+Z = NormalDist()
+
+
+def z_value(confidence: float) -> float:
+    """The two-sided normal quantile for a confidence level (1.959964 for 0.95)."""
+    return Z.inv_cdf(0.5 + confidence / 2)
+
+
+@dataclass(frozen=True)
+class Interval:
+    """An estimate and its confidence interval."""
+
+    value: float
+    low: float
+    high: float
+    method: str
+
+    def as_dict(self) -> dict[str, float | str]:
+        return {"value": self.value, "low": self.low, "high": self.high, "method": self.method}
+
+
+def wilson(successes: int, n: int, confidence: float = 0.95) -> Interval:
+    """Wilson score interval for ``successes`` out of ``n``."""
+    if n <= 0:
+        raise ValueError("n must be positive")
+    if not 0 <= successes <= n:
+        raise ValueError("successes must be between 0 and n")
+    z = z_value(confidence)
+    p = successes / n
+    denominator = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denominator
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
+    return Interval(p, max(0.0, centre - half), min(1.0, centre + half), "wilson")
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Chen et al.'s unbiased pass@k from ``n`` samples of which ``c`` passed."""
+    if not 0 <= c <= n or not 1 <= k <= n:
+        raise ValueError("need 0 <= c <= n and 1 <= k <= n")
+    if n - c < k:
+        return 1.0
+    return 1.0 - float(Fraction(math.comb(n - c, k), math.comb(n, k)))
+
+
+def pass_hat_k(n: int, c: int, k: int) -> float:
+    """pass^k: the chance that k of the n samples, drawn without replacement, all passed."""
+    if not 0 <= c <= n or not 1 <= k <= n:
+        raise ValueError("need 0 <= c <= n and 1 <= k <= n")
+    return float(Fraction(math.comb(c, k), math.comb(n, k)))
+
+
+def _percentile(sorted_values: Sequence[float], q: float) -> float:
+    """Linear interpolation between closest ranks (numpy's default)."""
+    position = (len(sorted_values) - 1) * q
+    low = math.floor(position)
+    high = min(low + 1, len(sorted_values) - 1)
+    return sorted_values[low] + (sorted_values[high] - sorted_values[low]) * (position - low)
+
+
+def bootstrap_ci(
+    values: Sequence[float], confidence: float = 0.95, resamples: int = 2000, seed: int = 0
+) -> Interval:
+    """Percentile bootstrap interval for the mean of ``values`` (each value one cluster)."""
+    if not values:
+        raise ValueError("no values")
+    mean = sum(values) / len(values)
+    if len(values) == 1:
+        return Interval(mean, mean, mean, "bootstrap")
+    rng = random.Random(seed)
+    n = len(values)
+    means = sorted(sum(rng.choices(values, k=n)) / n for _ in range(resamples))
+    alpha = (1 - confidence) / 2
+    return Interval(mean, _percentile(means, alpha), _percentile(means, 1 - alpha), "bootstrap")
+
+
+@dataclass(frozen=True)
+class McNemar:
+    """McNemar's test: ``b`` pairs passed only in A, ``c`` only in B."""
+
+    b: int
+    c: int
+    statistic: float
+    p_value: float
+
+    @property
+    def discordant(self) -> int:
+        return self.b + self.c
+
+
+def binomial_two_sided(k: int, n: int) -> float:
+    """Exact two-sided p-value of ``k`` successes in ``n`` fair trials (doubling the smaller tail)."""
+    if n == 0:
+        return 1.0
+    tail = min(k, n - k)
+    probability = Fraction(sum(math.comb(n, i) for i in range(tail + 1)), 2**n)
+    return min(1.0, float(2 * probability))
+
+
+def mcnemar(b: int, c: int) -> McNemar:
+    """McNemar's test on the discordant counts; the p-value is the exact binomial one."""
+    discordant = b + c
+    statistic = (b - c) ** 2 / discordant if discordant else 0.0
+    return McNemar(b, c, statistic, binomial_two_sided(min(b, c), discordant))
+
+
+def min_p_value(discordant: int) -> float:
+    """The smallest p-value McNemar's exact test can give with this many discordant pairs."""
+    return binomial_two_sided(0, discordant) if discordant else 1.0
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """Mean of B - A over pairs, its interval and a two-sided bootstrap p-value."""
+
+    mean: float
+    low: float
+    high: float
+    p_value: float
+    n: int
+
+
+def paired_bootstrap(
+    a: Sequence[float], b: Sequence[float], confidence: float = 0.95, resamples: int = 4000, seed: int = 0
+) -> PairedDifference:
+    """Percentile bootstrap of the mean paired difference ``b - a``; the p-value is the
+    share of resampled means on the other side of zero, doubled (capped at 1)."""
+    if len(a) != len(b) or not a:
+        raise ValueError("need two equally long, non-empty sequences")
+    diffs = [y - x for x, y in zip(a, b, strict=True)]
+    mean = sum(diffs) / len(diffs)
+    if len(diffs) == 1 or all(d == diffs[0] for d in diffs):
+        p = 1.0 if mean == 0 else 0.0
+        return PairedDifference(mean, mean, mean, p, len(diffs))
+    rng = random.Random(seed)
+    n = len(diffs)
+    means = sorted(sum(rng.choices(diffs, k=n)) / n for _ in range(resamples))
+    alpha = (1 - confidence) / 2
+    below = sum(m <= 0 for m in means) / resamples
+    above = sum(m >= 0 for m in means) / resamples
+    p = min(1.0, 2 * min(below, above))
+    return PairedDifference(mean, _percentile(means, alpha), _percentile(means, 1 - alpha), p, n)
+
+
+def mcnemar_sample_size(discordant_rate: float, difference: float, alpha: float = 0.05, power: float = 0.8) -> int:
+    """Pairs needed for McNemar's test to detect ``difference`` in pass rates (Connor 1987).
+
+    ``discordant_rate`` is the expected share of pairs that disagree (at least ``|difference|``).
+    """
+    delta = abs(difference)
+    if delta == 0:
+        raise ValueError("difference must be non-zero")
+    psi = max(discordant_rate, delta)
+    z_a, z_b = z_value(1 - alpha), Z.inv_cdf(power)
+    n = (z_a * math.sqrt(psi) + z_b * math.sqrt(psi - delta * delta)) ** 2 / (delta * delta)
+    return math.ceil(n)
+
+
+def variance(values: Sequence[float]) -> float:
+    """Sample variance (n - 1 in the denominator); 0 for fewer than two values."""
+    if len(values) < 2:
+        return 0.0
+    mean = sum(values) / len(values)
+    return sum((v - mean) ** 2 for v in values) / (len(values) - 1)

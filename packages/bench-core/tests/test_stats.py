@@ -1,0 +1,116 @@
+"""Statistics checked against published values, not against bench's own output."""
+
+from __future__ import annotations
+
+import math
+import statistics
+
+import pytest
+
+from bench.stats import (
+    binomial_two_sided,
+    bootstrap_ci,
+    mcnemar,
+    mcnemar_sample_size,
+    min_p_value,
+    paired_bootstrap,
+    pass_at_k,
+    pass_hat_k,
+    wilson,
+)
+
+
+@pytest.mark.parametrize(
+    ("successes", "n", "low", "high"),
+    [
+        # Newcombe (1998), "Two-sided confidence intervals for the single proportion",
+        # Statistics in Medicine 17:857-872, Table I, method 3 (Wilson score, no correction).
+        (81, 263, 0.2553, 0.3662),
+        (15, 148, 0.0624, 0.1605),
+        (0, 20, 0.0, 0.1611),
+        (1, 29, 0.0061, 0.1718),
+        (29, 29, 0.8830, 1.0),
+    ],
+)
+def test_wilson_matches_newcombe_1998(successes, n, low, high):
+    interval = wilson(successes, n)
+    assert interval.low == pytest.approx(low, abs=5e-5)
+    assert interval.high == pytest.approx(high, abs=5e-5)
+    assert interval.value == successes / n
+
+
+def test_mcnemar_on_agresti_presidential_approval_table():
+    # Agresti, Categorical Data Analysis (2nd ed.), Table 10.1: approve/disapprove in two
+    # surveys of the same 1,600 people: 794 and 570 agree, 150 and 86 changed. z^2 = 17.36.
+    result = mcnemar(150, 86)
+    assert result.statistic == pytest.approx(17.36, abs=0.005)
+    assert result.p_value < 0.001
+    assert result.discordant == 236
+
+
+def test_exact_binomial_p_values():
+    assert binomial_two_sided(0, 5) == pytest.approx(2 / 32)  # 0.0625: 5 discordant pairs cannot reach 0.05
+    assert binomial_two_sided(1, 10) == pytest.approx(2 * 11 / 1024)
+    assert binomial_two_sided(5, 10) == 1.0
+    assert min_p_value(5) > 0.05 > min_p_value(6)
+
+
+@pytest.mark.parametrize(
+    ("n", "c", "k", "expected"),
+    [
+        (10, 3, 1, 0.3),  # pass@1 is the pass rate
+        (5, 2, 2, 1 - 3 / 10),  # 1 - C(3,2)/C(5,2)
+        (10, 0, 5, 0.0),
+        (10, 1, 10, 1.0),
+        (4, 2, 3, 1.0),  # fewer failures than k: some passing sample is always drawn
+    ],
+)
+def test_pass_at_k_is_chen_et_al_unbiased_estimator(n, c, k, expected):
+    assert pass_at_k(n, c, k) == pytest.approx(expected)
+    # Chen et al.'s numerically stable form: 1 - prod_{i=n-c+1}^{n} (1 - k/i)
+    stable = 1.0 if n - c < k else 1 - math.prod(1 - k / i for i in range(n - c + 1, n + 1))
+    assert pass_at_k(n, c, k) == pytest.approx(stable)
+
+
+def test_pass_at_k_is_not_the_naive_formula():
+    # 1-(1-p)^k would give 1 - 0.7^2 = 0.51 for 3 of 10; the unbiased estimate is 1 - C(7,2)/C(10,2).
+    assert pass_at_k(10, 3, 2) == pytest.approx(1 - 21 / 45)
+    assert pass_at_k(10, 3, 2) != pytest.approx(1 - 0.7**2)
+
+
+def test_pass_hat_k():
+    assert pass_hat_k(5, 5, 5) == 1.0  # every repeat passed
+    assert pass_hat_k(5, 4, 5) == 0.0
+    assert pass_hat_k(5, 4, 2) == pytest.approx(6 / 10)  # C(4,2)/C(5,2)
+
+
+def test_bootstrap_interval_agrees_with_the_normal_interval_on_a_large_sample():
+    values = [((i * 37) % 101) / 100 for i in range(400)]
+    interval = bootstrap_ci(values, resamples=4000, seed=1)
+    mean = statistics.fmean(values)
+    half = 1.959964 * statistics.stdev(values) / math.sqrt(len(values))
+    assert interval.value == pytest.approx(mean)
+    assert interval.low == pytest.approx(mean - half, abs=0.01)
+    assert interval.high == pytest.approx(mean + half, abs=0.01)
+
+
+def test_bootstrap_of_constant_values_has_no_width():
+    interval = bootstrap_ci([0.5] * 10)
+    assert (interval.low, interval.high) == (0.5, 0.5)
+
+
+def test_paired_bootstrap_finds_a_consistent_shift_and_not_noise():
+    a = [0.5 + 0.01 * (i % 7) for i in range(60)]
+    shifted = paired_bootstrap(a, [x - 0.1 for x in a])
+    assert shifted.mean == pytest.approx(-0.1)
+    assert shifted.p_value == 0.0
+    noise = paired_bootstrap(a, [x + (0.05 if i % 2 else -0.05) for i, x in enumerate(a)])
+    assert noise.low < 0 < noise.high
+    assert noise.p_value > 0.5
+
+
+def test_mcnemar_sample_size_by_connors_formula():
+    # Connor (1987), Biometrics 43:207-211: n = (z_a sqrt(psi) + z_b sqrt(psi - d^2))^2 / d^2.
+    # psi = 0.2, d = 0.1, alpha 0.05, power 0.8: (1.95996*0.44721 + 0.84162*0.43589)^2 / 0.01 = 154.6
+    assert mcnemar_sample_size(0.2, 0.1) == 155
+    assert mcnemar_sample_size(0.2, -0.1) == 155
