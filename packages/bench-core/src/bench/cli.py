@@ -94,6 +94,12 @@ def run(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Count the model calls and estimate their cost; call nothing.")
     ] = False,
+    repeat: Annotated[
+        int | None,
+        typer.Option(
+            "--repeat", min=1, help="Run every task this many times (pass@k, flaky tasks, intervals)."
+        ),
+    ] = None,
 ) -> None:
     """Run a suite: produce each task's response, evaluate it, record and report the results."""
     from bench.console import ConsoleObserver, print_summary
@@ -107,7 +113,7 @@ def run(
     gc.set_threshold(50_000, 50, 100)
     registry = _registry()
     reporters = _reporters(registry, output, junit, report or [])
-    plan = load_suite(suite, registry)
+    plan = load_suite(suite, registry, repeat=repeat)
     options = RunOptions(runs_dir=runs_dir, concurrency=concurrency, resume=resume, cache=not no_cache)
     if dry_run:
         from bench.console import print_estimate

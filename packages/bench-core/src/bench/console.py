@@ -115,7 +115,8 @@ def print_summary(outcome: RunOutcome, observer: ConsoleObserver, suite: Path) -
         table.add_column("why", overflow="fold")
         for result in rows:
             style = _STYLES.get(result.status, "yellow")
-            table.add_row(plain(result.id, 60), Text(result.status, style=style), _why(result))
+            name = result.id if not result.repeat else f"{result.id} (run {result.repeat + 1})"
+            table.add_row(plain(name, 60), Text(result.status, style=style), _why(result))
         stdout.print(table)
     shown = sum(r.status != PASSED for r in rows)
     hidden = s.failed + s.errors + s.interrupted - shown
@@ -144,6 +145,10 @@ def print_summary(outcome: RunOutcome, observer: ConsoleObserver, suite: Path) -
                 f"{llm['total_tokens']:,} tokens; cost {cost}"
             )
         )
+    statistics = outcome.report.extra.get("statistics")
+    if statistics:
+        for text in statistics_lines(statistics):
+            stdout.print(Text(text))
     if outcome.interrupted:
         stdout.print(Text(f"interrupted; finish it with: bench run {suite} --resume {outcome.report.run_id}"))
     elif outcome.report.stopped:
@@ -153,6 +158,35 @@ def print_summary(outcome: RunOutcome, observer: ConsoleObserver, suite: Path) -
                 f"bench run {suite} --resume {outcome.report.run_id}"
             )
         )
+
+
+def _interval(block: dict[str, Any], percent: bool) -> str:
+    scale, unit = (100, "%") if percent else (1, "")
+    value, low, high = (block[k] * scale for k in ("value", "low", "high"))
+    digits = 1 if percent else 3
+    return f"{value:.{digits}f}{unit} [{low:.{digits}f}{unit}, {high:.{digits}f}{unit}] ({block['method']})"
+
+
+def statistics_lines(statistics: dict[str, Any]) -> list[str]:
+    """The run's statistics as short lines for the console."""
+    level = f"{statistics['confidence']:.0%}"
+    lines = [f"pass rate {_interval(statistics['pass_rate'], True)}, {level} interval"]
+    if "mean_score" in statistics:
+        lines.append(f"mean score {_interval(statistics['mean_score'], False)}")
+    if statistics.get("repeats", 1) > 1:
+        at_k = ", ".join(f"pass@{k} {v:.3f}" for k, v in statistics["pass_at_k"].items())
+        hat_k = ", ".join(f"pass^{k} {v:.3f}" for k, v in statistics["pass_hat_k"].items())
+        lines.append(f"{statistics['repeats']} runs per task: {at_k}; {hat_k}")
+        flaky = statistics.get("flaky") or []
+        shown = ", ".join(flaky[:10]) + (f" (+{len(flaky) - 10} more)" if len(flaky) > 10 else "")
+        lines.append(f"flaky tasks ({len(flaky)}): {shown}" if flaky else "flaky tasks: none")
+        variance = statistics.get("variance")
+        if variance:
+            lines.append(
+                f"score variance: system {variance['system']:.4f}, judge {variance['judge']:.4f} "
+                f"({variance['system_share']:.0%} system): {variance['hint']}"
+            )
+    return lines
 
 
 def _relative(origin: str) -> str:

@@ -72,8 +72,9 @@ def _validation_errors(
 
 
 class _SuiteBuilder:
-    def __init__(self, path: Path, doc: YamlDocument, registry: Registry) -> None:
+    def __init__(self, path: Path, doc: YamlDocument, registry: Registry, repeat: int | None = None) -> None:
         self.path = path
+        self.repeat = repeat
         self.doc = doc
         self.registry = registry
         self.binder = Binder(registry)
@@ -103,8 +104,9 @@ class _SuiteBuilder:
             return self.doc, suite.tasks
 
         # Pass 1 validates every task and keeps only what identifies it.
-        ids: list[str] = []
+        ids: list[str] = []  # one key per run of a task (id, id@1, ... with repeats)
         digests: list[str] = []
+        task_digests: list[str] = []  # one per task as written
         built: list[PlannedTask] | None = []
         needs_target = 0
         seen: dict[str, int] = {}
@@ -115,13 +117,15 @@ class _SuiteBuilder:
             except ConfigError as exc:
                 self.fail(exc)
                 continue
-            ids.append(planned.task.id)
-            digests.append(planned.digest)
-            needs_target += planned.task.response is None
-            if built is not None:
-                built.append(planned)
-                if len(built) > TaskList.KEEP_LIMIT:
-                    built = None  # too many to hold: rebuild them one at a time as they run
+            task_digests.append(planned.digest)
+            for run in _runs(planned):
+                ids.append(run.key)
+                digests.append(run.digest)
+                needs_target += run.task.response is None
+                if built is not None:
+                    built.append(run)
+                    if len(built) > TaskList.KEEP_LIMIT:
+                        built = None  # too many to hold: rebuild them one at a time as they run
         if self.errors:
             raise InvalidSuite(self.errors)
         if not ids:
@@ -131,7 +135,9 @@ class _SuiteBuilder:
             # Already validated: no duplicate check, and the digest is the one computed above.
             again, rows = source()
             for index, raw in enumerate(rows):
-                yield self._task(again, index, raw, suite, None, target is not None, digests[index])
+                yield from _runs(
+                    self._task(again, index, raw, suite, None, target is not None, task_digests[index])
+                )
 
         return Plan(
             name=name,
@@ -240,7 +246,10 @@ class _SuiteBuilder:
                 except ValueError as exc:
                     source = f"[evaluator '{evaluator.type}' from {evaluator.distribution}]"
                     raise doc.error(f"{exc} {source}", path) from None
-        return PlannedTask(task, evaluators, known_digest or digest(raw, [e.spec for e in evaluators]))
+        repeats = self.repeat or spec.repeat or suite.repeat or 1
+        return PlannedTask(
+            task, evaluators, known_digest or digest(raw, [e.spec for e in evaluators]), None, repeats
+        )
 
     def _evaluators(
         self, doc: YamlDocument, at: FieldPath, spec: TaskSpec
@@ -374,9 +383,19 @@ def choose_loader(registry: Registry, path: Path) -> YamlDocument:
     raise ConfigError("no suite loader reads this kind of file (expected .yaml, .yml or .json)", file=path)
 
 
-def load_suite(path: Path | str, registry: Registry | None = None) -> Plan:
-    """Load and validate a suite file; raise ConfigError/InvalidSuite on any problem."""
+def _runs(planned: PlannedTask) -> Iterator[PlannedTask]:
+    """A task once per repeat: the task itself, then copies with repeat 1..K-1."""
+    yield planned
+    for repeat in range(1, planned.repeats):
+        yield planned.with_repeat(repeat)
+
+
+def load_suite(path: Path | str, registry: Registry | None = None, *, repeat: int | None = None) -> Plan:
+    """Load and validate a suite file; raise ConfigError/InvalidSuite on any problem.
+
+    ``repeat`` runs every task that many times, whatever the suite says.
+    """
     registry = registry if registry is not None else get_registry()
     path = Path(path)
     doc = choose_loader(registry, path)
-    return _SuiteBuilder(path, doc, registry).build()
+    return _SuiteBuilder(path, doc, registry, repeat).build()

@@ -42,10 +42,26 @@ class PlannedTask:
     evaluators: list[BoundEvaluator]
     digest: str
     line: int | None = None
+    #: How many times the task runs (``repeat:``).
+    repeats: int = 1
 
     @property
     def expects_error(self) -> bool:
         return any(e.expect_error for e in self.evaluators)
+
+    @property
+    def key(self) -> str:
+        """What the run store files the result under: the id, then ``id@N`` for repeat N > 0."""
+        return task_key(self.task.id, self.task.repeat)
+
+    def with_repeat(self, repeat: int) -> PlannedTask:
+        """The same task as its ``repeat``-th run (a distinct cache key for model calls)."""
+        task = self.task.model_copy(update={"repeat": repeat})
+        return PlannedTask(task, self.evaluators, self.digest, self.line, self.repeats)
+
+
+def task_key(task_id: str, repeat: int) -> str:
+    return task_id if repeat == 0 else f"{task_id}@{repeat}"
 
 
 class TaskList:

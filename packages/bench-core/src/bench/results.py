@@ -39,6 +39,8 @@ class TaskResult(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     id: str
+    #: Which run of the task this is (0..repeat-1).
+    repeat: int = 0
     status: TaskStatus
     passed: bool
     score: float | None = None

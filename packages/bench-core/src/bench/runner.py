@@ -175,7 +175,13 @@ class Runner:
                 result = await self.run_task(planned)
             except asyncio.CancelledError:
                 self.record(
-                    TaskResult(id=planned.task.id, status=INTERRUPTED, passed=False, digest=planned.digest)
+                    TaskResult(
+                        id=planned.task.id,
+                        repeat=planned.task.repeat,
+                        status=INTERRUPTED,
+                        passed=False,
+                        digest=planned.digest,
+                    )
                 )
                 raise
             except RunStopped as stop:
@@ -183,6 +189,7 @@ class Runner:
                 self.stopped = self.stopped or stop.reason
                 result = TaskResult(
                     id=planned.task.id,
+                    repeat=planned.task.repeat,
                     status=INTERRUPTED,
                     passed=False,
                     error=stop.reason,
@@ -215,6 +222,7 @@ class Runner:
         task = planned.task
         common: dict[str, Any] = {
             "id": task.id,
+            "repeat": task.repeat,
             "response": response.output,
             "error": response.error,
             "tool_calls": response.tool_calls,

@@ -20,6 +20,7 @@ from bench.errors import ConfigError, StoreError
 from bench.estimate import check_prices
 from bench.llm.client import LLMClient, load_litellm
 from bench.plan import Plan, PlannedTask
+from bench.run_stats import run_statistics
 from bench.results import FINISHED_STATUSES, RunReport, Summary, TaskResult
 from bench.runner import EVALUATOR_TIMEOUT_S, Runner
 from bench.store import RunStore, StoreWriteError, now_iso
@@ -156,7 +157,7 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
         summary, started = Summary(), now_iso()
     to_run = len(plan.tasks) if selected is None else len(selected)
     tasks: Iterable[PlannedTask] = (
-        plan.tasks if selected is None else (p for p in plan.tasks if p.task.id in selected)
+        plan.tasks if selected is None else (p for p in plan.tasks if p.key in selected)
     )
 
     if plan.target is not None:
@@ -231,6 +232,10 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
         llm.close()
 
     order = plan.tasks.ids
+    extra: dict[str, Any] = {"llm": llm.totals.as_dict()} if llm.totals.calls or llm.totals.cached else {}
+    statistics = run_statistics(store.iter_results(order))
+    if statistics is not None:
+        extra["statistics"] = statistics
     report = RunReport(
         suite=plan.name,
         run_id=store.run_id,
@@ -241,7 +246,7 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
         finished_at=now_iso(),
         duration_s=time.monotonic() - clock,
         stopped="interrupted" if runner.interrupted else runner.stopped,
-        extra={"llm": llm.totals.as_dict()} if llm.totals.calls or llm.totals.cached else {},
+        extra=extra,
     )
     return RunOutcome(report, store.folder, runner.interrupted, resumed, to_run)
 

@@ -163,7 +163,9 @@ def paired_bootstrap(
     return PairedDifference(mean, _percentile(means, alpha), _percentile(means, 1 - alpha), p, n)
 
 
-def mcnemar_sample_size(discordant_rate: float, difference: float, alpha: float = 0.05, power: float = 0.8) -> int:
+def mcnemar_sample_size(
+    discordant_rate: float, difference: float, alpha: float = 0.05, power: float = 0.8
+) -> int:
     """Pairs needed for McNemar's test to detect ``difference`` in pass rates (Connor 1987).
 
     ``discordant_rate`` is the expected share of pairs that disagree (at least ``|difference|``).

@@ -184,19 +184,26 @@ class RunStore:
 
 
 _ID_PREFIX = '{"id":'
+_REPEAT = ',"repeat":'
 _decoder = json.JSONDecoder()
 
 
 def _line_id(line: str) -> str | None:
-    """The task id of a result line, without parsing the whole line when it starts with it."""
+    """The key of a result line (``id``, or ``id@N`` for repeat N), without parsing the whole line."""
     try:
         if line.startswith(_ID_PREFIX):
-            value, _ = _decoder.raw_decode(line, len(_ID_PREFIX))
+            value, end = _decoder.raw_decode(line, len(_ID_PREFIX))
+            repeat = 0
+            if line.startswith(_REPEAT, end):
+                repeat, _ = _decoder.raw_decode(line, end + len(_REPEAT))
         else:
-            value = json.loads(line)["id"]
+            data = json.loads(line)
+            value, repeat = data["id"], data.get("repeat", 0)
     except (ValueError, KeyError, TypeError):
         return None
-    return value if isinstance(value, str) else None
+    if not isinstance(value, str) or not isinstance(repeat, int):
+        return None
+    return value if repeat == 0 else f"{value}@{repeat}"
 
 
 def _read_pid(path: Path) -> str:

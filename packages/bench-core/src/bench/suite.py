@@ -31,6 +31,8 @@ class SuiteFile(Strict):
     target: dict[str, Any] | None = None
     defaults: Defaults = Field(default_factory=Defaults)
     concurrency: PositiveInt | None = None
+    #: Run every task this many times (``--repeat`` overrides it).
+    repeat: PositiveInt | None = None
     evaluators: dict[str, Any] = Field(default_factory=dict)
     tasks: list[Any] | str
     llm: LLMSettings = Field(default_factory=LLMSettings)
@@ -58,6 +60,8 @@ class TaskSpec(Strict):
     expectations: dict[str, Any] = Field(default_factory=dict)
     #: A directory (relative to the suite) that file evaluators read.
     workspace: str | None = None
+    #: Run this task this many times (default: the suite's ``repeat``, else 1).
+    repeat: PositiveInt | None = None
 
     @field_validator("id", mode="before")
     @classmethod
