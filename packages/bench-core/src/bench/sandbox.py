@@ -63,7 +63,7 @@ cd /mnt/work
 set +e
 setpriv --reuid="$uid" --regid="$uid" --clear-groups --inh-caps=-all \
   env -i PATH=/mnt/python/bin:/usr/local/bin:/usr/bin:/bin HOME=/mnt/work TMPDIR=/tmp \
-  LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1 "$@"
+  LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1 LD_LIBRARY_PATH=/mnt/python/lib "$@"
 exit $?
 """
 

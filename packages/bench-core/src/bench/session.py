@@ -20,8 +20,8 @@ from bench.errors import ConfigError, StoreError
 from bench.estimate import check_prices
 from bench.llm.client import LLMClient, load_litellm
 from bench.plan import Plan, PlannedTask
-from bench.run_stats import run_statistics
 from bench.results import FINISHED_STATUSES, RunReport, Summary, TaskResult
+from bench.run_stats import run_statistics
 from bench.runner import EVALUATOR_TIMEOUT_S, Runner
 from bench.store import RunStore, StoreWriteError, now_iso
 
