@@ -18,6 +18,8 @@ from bench.errors import ConfigError, FieldPath, InvalidSuite, did_you_mean
 from bench.models import Message, Response, Task
 from bench.plan import BoundEvaluator, Plan, PlannedTask, TaskList
 from bench.plugins import Registry, get_registry
+from bench.scorecard import Scorecard
+from bench.scorecard import check as check_scorecard
 from bench.suite import SuiteFile, TaskSpec
 from bench.target import SuiteContext, Target
 from bench.templates import MissingPlaceholder, render
@@ -95,6 +97,10 @@ class _SuiteBuilder:
             raise InvalidSuite(_validation_errors(self.doc, exc, SuiteFile, ())) from None
         name = suite.name or self.path.stem
         self.binder.bind_named(self.doc, suite.evaluators)
+        self.metrics = self._metrics(suite)
+        self.suite_card = suite.scorecard
+        if suite.scorecard is not None:
+            self._check_card(self.doc, ("scorecard",), suite.scorecard, suite)
         target_type, target = self._target(suite, name)
 
         def source() -> tuple[YamlDocument, Iterable[Any]]:
@@ -150,6 +156,7 @@ class _SuiteBuilder:
             pricing=suite.pricing,
             runtime_limits=suite.runtime_limits,
             judge_limits=suite.judge_limits,
+            metrics=self.metrics,
             named_evaluators=self.binder.named,
             concurrency=suite.concurrency,
             referenced_files=list(self.binder.definitions),
@@ -247,9 +254,76 @@ class _SuiteBuilder:
                     source = f"[evaluator '{evaluator.type}' from {evaluator.distribution}]"
                     raise doc.error(f"{exc} {source}", path) from None
         repeats = self.repeat or spec.repeat or suite.repeat or 1
-        return PlannedTask(
-            task, evaluators, known_digest or digest(raw, [e.spec for e in evaluators]), None, repeats
+        card = spec.scorecard or suite.scorecard
+        if seen is not None:
+            if spec.scorecard is not None:
+                self._check_card(doc, (*at, "scorecard"), spec.scorecard, suite)
+            self._check_task_rules(doc, at, suite, card, placed)
+        planned_digest = known_digest or digest(raw, [e.spec for e in evaluators])
+        return PlannedTask(task, evaluators, planned_digest, None, repeats, card)
+
+    def _metrics(self, suite: SuiteFile) -> dict[str, str]:
+        metrics: dict[str, str] = {}
+        for i, metric in enumerate(suite.metrics):
+            if metric.key in metrics:
+                raise self.doc.error(f"metric key '{metric.key}' is used twice", ("metrics", i, "key"))
+            if metric.key in self.binder.named:
+                raise self.doc.error(
+                    f"metric key '{metric.key}' is also an evaluator's name; keys must be unique across "
+                    "evaluators, metrics and judges",
+                    ("metrics", i, "key"),
+                )
+            metrics[metric.key] = metric.collector
+        return metrics
+
+    def _check_card(self, doc: YamlDocument, at: FieldPath, card: Scorecard, suite: SuiteFile) -> None:
+        limits = suite.runtime_limits
+        problems = check_scorecard(
+            card,
+            metrics=self.metrics,
+            max_duration_ms=limits.max_duration_ms,
+            max_cost_usd=limits.max_cost_usd,
         )
+        for path, message in problems:
+            self.fail(doc.error(message, (*at, *path)))
+        if problems:
+            raise InvalidSuite(self.errors)
+
+    def _check_task_rules(
+        self,
+        doc: YamlDocument,
+        at: FieldPath,
+        suite: SuiteFile,
+        card: Scorecard | None,
+        placed: list[tuple[FieldPath, BoundEvaluator]],
+    ) -> None:
+        """judge_mode, and scorecard references to this task's evaluators."""
+        judges = [(path, e) for path, e in placed if e.instance.llm_calls()]
+        if suite.judge_mode == "deterministic" and judges:
+            path, judge = judges[0]
+            raise doc.error(
+                f"judge_mode is deterministic, but evaluator '{judge.name}' ({judge.type}) calls a model",
+                path,
+            )
+        if suite.judge_mode == "llm_judge" and not judges:
+            raise doc.error("judge_mode is llm_judge, but this task has no LLM judge", at)
+        if card is None:
+            return
+        names = {e.name for _, e in placed}
+        where = (*at, "scorecard") if card is not self.suite_card else ("scorecard",)
+        for i, dim in enumerate(card.dims):
+            for name in dim.validators:
+                if name not in names:
+                    hint = did_you_mean(name, names)
+                    raise doc.error(
+                        f"dimension '{dim.key}' names evaluator '{name}', not one of this task's{hint}",
+                        (*where, "dimensions", i, "validators"),
+                    )
+            if dim.judge_key and dim.judge_key not in names:
+                raise doc.error(
+                    f"dimension '{dim.key}': judge_key '{dim.judge_key}' is not an evaluator of this task",
+                    (*where, "dimensions", i, "judge_key"),
+                )
 
     def _evaluators(
         self, doc: YamlDocument, at: FieldPath, spec: TaskSpec

@@ -10,6 +10,7 @@ from typing import Any, Literal
 from bench.evaluator import Evaluator
 from bench.llm.settings import JudgeLimits, LLMSettings, Pricing, RuntimeLimits
 from bench.models import Task
+from bench.scorecard import Scorecard
 from bench.target import Target
 
 
@@ -44,6 +45,7 @@ class PlannedTask:
     line: int | None = None
     #: How many times the task runs (``repeat:``).
     repeats: int = 1
+    scorecard: Scorecard | None = None
 
     @property
     def expects_error(self) -> bool:
@@ -57,7 +59,7 @@ class PlannedTask:
     def with_repeat(self, repeat: int) -> PlannedTask:
         """The same task as its ``repeat``-th run (a distinct cache key for model calls)."""
         task = self.task.model_copy(update={"repeat": repeat})
-        return PlannedTask(task, self.evaluators, self.digest, self.line, self.repeats)
+        return PlannedTask(task, self.evaluators, self.digest, self.line, self.repeats, self.scorecard)
 
 
 def task_key(task_id: str, repeat: int) -> str:
@@ -123,3 +125,5 @@ class Plan:
     pricing: Pricing = field(default_factory=Pricing)
     runtime_limits: RuntimeLimits = field(default_factory=RuntimeLimits)
     judge_limits: JudgeLimits = field(default_factory=JudgeLimits)
+    #: Declared metric keys -> collector names (scorecard ``metric`` dimensions).
+    metrics: dict[str, str] = field(default_factory=dict)

@@ -51,6 +51,8 @@ class TaskResult(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     duration_ms: float = 0.0
     digest: str = ""
+    #: The scorecard's verdict, when the suite or task has one (it decides ``passed``).
+    scorecard: dict[str, Any] | None = None
 
 
 @dataclass

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from bench import scorecard
 from bench.errors import ConfigError, EvaluatorError, TargetError
 from bench.evaluator import Result, Sample
 from bench.llm.client import LLMClient, RunStopped
@@ -129,7 +130,9 @@ class Runner:
         default_timeout: float = DEFAULT_TIMEOUT_S,
         llm: LLMClient | None = None,
         evaluator_timeout: float = EVALUATOR_TIMEOUT_S,
+        metrics: dict[str, str] | None = None,
     ) -> None:
+        self.metrics = metrics or {}
         self.evaluator_timeout = evaluator_timeout
         self.target = target
         self.record = record
@@ -220,6 +223,7 @@ class Runner:
         started = time.perf_counter()
         response = await self._respond(planned)
         task = planned.task
+        responded_ms = (time.perf_counter() - started) * 1000
         common: dict[str, Any] = {
             "id": task.id,
             "repeat": task.repeat,
@@ -252,11 +256,39 @@ class Runner:
             status = PASSED
         else:
             status = FAILED
+        score = _task_score(outcomes)
+        card = None
+        if planned.scorecard is not None:
+            latency = response.usage.latency_ms if task.response is not None else responded_ms
+            card = self._scorecard(planned, outcomes, response, latency)
+            score = card["score"]
+            status = ERROR if card["passed"] is None else PASSED if card["passed"] else FAILED
         return TaskResult(
             **common,
             status=status,
             passed=status == PASSED,
-            score=_task_score(outcomes),
+            score=score,
             evaluators=outcomes,
+            scorecard=card,
             duration_ms=(time.perf_counter() - started) * 1000,
         )
+
+    def _scorecard(
+        self,
+        planned: PlannedTask,
+        outcomes: list[EvaluatorOutcome],
+        response: Response,
+        latency: float | None,
+    ) -> dict[str, Any]:
+        """The task's scorecard: it, not the evaluators' conjunction, decides pass or fail."""
+        assert planned.scorecard is not None
+        rows = [o.model_dump(include={"name", "type", "passed", "score", "error"}) for o in outcomes]
+        metrics = scorecard.collect_metrics(
+            latency_ms=latency,
+            usage=response.usage.model_dump(),
+            target_error=response.error is not None,
+            outcomes=rows,
+        )
+        card = scorecard.compute(planned.scorecard, scorecard.Evidence(rows, metrics), self.metrics)
+        card["metrics"] = metrics
+        return card

@@ -169,6 +169,7 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
         concurrency=concurrency,
         llm=llm,
         evaluator_timeout=options.evaluator_timeout,
+        metrics=plan.metrics,
     )
     redact = llm.redact
 

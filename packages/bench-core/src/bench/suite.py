@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, field_validator
 
 from bench.llm.settings import JudgeLimits, LLMSettings, Pricing, RuntimeLimits
 from bench.models import Message, Response
+from bench.scorecard import MetricDeclaration, Scorecard
 
 
 class Strict(BaseModel):
@@ -39,6 +40,11 @@ class SuiteFile(Strict):
     pricing: Pricing = Field(default_factory=Pricing)
     runtime_limits: RuntimeLimits = Field(default_factory=RuntimeLimits)
     judge_limits: JudgeLimits = Field(default_factory=JudgeLimits)
+    #: AgentClash: which kinds of evaluators the suite may use.
+    judge_mode: Literal["deterministic", "llm_judge", "hybrid"] | None = None
+    #: AgentClash: named metrics (a collector under a key) for scorecard dimensions.
+    metrics: list[MetricDeclaration] = Field(default_factory=list)
+    scorecard: Scorecard | None = None
 
 
 class TaskSpec(Strict):
@@ -62,6 +68,8 @@ class TaskSpec(Strict):
     workspace: str | None = None
     #: Run this task this many times (default: the suite's ``repeat``, else 1).
     repeat: PositiveInt | None = None
+    #: This task's own scorecard (default: the suite's).
+    scorecard: Scorecard | None = None
 
     @field_validator("id", mode="before")
     @classmethod
