@@ -347,6 +347,14 @@ class _SuiteBuilder:
             )
         if not entries:
             raise doc.error("the task has no evaluators; add 'evaluate:'", at)
+        keys: set[str] = set()
+        for path, entry in entries:  # AgentClash: a validator's key names it; two alike are an error
+            explicit = entry.get("key") or entry.get("name") if isinstance(entry, dict) else None
+            if isinstance(explicit, str):
+                if explicit in keys:
+                    field = "key" if "key" in entry else "name"
+                    raise doc.error(f"key '{explicit}' is used twice in this task", (*path, field))
+                keys.add(explicit)
         bound = [self.binder.bind(doc, path, entry) for path, entry in entries]
         names: dict[str, int] = {}
         for i, evaluator in enumerate(bound):

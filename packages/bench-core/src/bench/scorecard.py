@@ -358,10 +358,10 @@ def compute(card: Scorecard, evidence: Evidence, metrics: dict[str, str] | None 
 
 def _mean(rows: list[dict[str, Any]]) -> float | None:
     available = [r for r in rows if r["score"] is not None]
-    weight = sum(r["weight"] for r in available)
+    weight = float(sum(r["weight"] for r in available))
     if not available or weight == 0:
         return None
-    total: float = sum(r["score"] * r["weight"] for r in available)
+    total = float(sum(r["score"] * r["weight"] for r in available))
     return round(total / weight, 6)
 
 

@@ -20,8 +20,9 @@ class Prices:
         row = self.rows.get(model)
         if row is not None:
             return row.input_cost_per_million_tokens / 1e6, row.output_cost_per_million_tokens / 1e6
-        import litellm
+        from bench.llm.client import load_litellm  # offline-safe: never fetches litellm's cost map
 
+        litellm = load_litellm()
         for name in (model, model.split("/", 1)[-1]):
             info = litellm.model_cost.get(name)
             if isinstance(info, dict) and "input_cost_per_token" in info:
