@@ -1,4 +1,4 @@
-"""The ``bench`` command line: run, validate, evaluators.
+"""The ``bench`` command line: run, validate, evaluators, compare.
 
 Only typer is imported at start-up; everything else loads inside the command that needs it, so
 ``bench --help`` stays instant. Exit codes follow DESIGN.md: 0 all passed, 1 some task failed,
@@ -187,6 +187,43 @@ def evaluators(
         typer.echo(evaluator_reference(registry), nl=False)
     else:
         print_evaluators(registry)
+
+
+@app.command()
+@handle_errors
+def compare(
+    run_a: Annotated[
+        str, typer.Argument(help="The baseline: a run id, a run folder, or an --output JSON file.")
+    ],
+    run_b: Annotated[str, typer.Argument(help="The candidate, in the same forms.")],
+    runs_dir: Annotated[Path, typer.Option("--runs-dir", help="Where run ids are looked up.")] = Path(
+        ".bench/runs"
+    ),
+    alpha: Annotated[float, typer.Option("--alpha", min=0.0001, max=0.5, help="Significance level.")] = 0.05,
+    min_effect: Annotated[
+        float,
+        typer.Option("--min-effect", min=0.001, max=1.0, help="Smallest pass-rate change worth detecting."),
+    ] = 0.05,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write the comparison as JSON.")
+    ] = None,
+) -> None:
+    """Compare two runs task by task: regressions, improvements, and whether the change is real.
+
+    Exit 1 on a significant regression, 0 when there is none (or an improvement), 3 when the
+    runs have too few tasks to tell (the output says how many would be needed).
+    """
+    from bench import jsonio
+    from bench.compare import EXIT_FOR, compare_runs, load_run
+    from bench.console import print_comparison
+
+    result = compare_runs(
+        load_run(run_a, runs_dir), load_run(run_b, runs_dir), alpha=alpha, min_effect=min_effect
+    )
+    if output is not None:
+        output.write_text(jsonio.dumps(result.as_dict()) + "\n", encoding="utf-8")
+    print_comparison(result, alpha)
+    raise typer.Exit(EXIT_FOR[result.verdict])
 
 
 def main() -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -20,6 +20,9 @@ from bench.plan import Plan
 from bench.plugins import Registry
 from bench.results import PASSED, TaskResult
 from bench.session import Resumed, RunOutcome
+
+if TYPE_CHECKING:
+    from bench.compare import Comparison
 
 _CONTROL = re.compile(
     r"[\x00-\x08\x0b-\x1f\x7f-\x9f]|\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
@@ -187,6 +190,51 @@ def statistics_lines(statistics: dict[str, Any]) -> list[str]:
                 f"({variance['system_share']:.0%} system): {variance['hint']}"
             )
     return lines
+
+
+def print_comparison(result: Comparison, alpha: float) -> None:
+    """What ``bench compare`` shows."""
+    rate = result.pass_rate
+    stdout.print(Text(f"{result.matched} tasks in common", style="bold"))
+    if result.only_in_a or result.only_in_b:
+        stdout.print(
+            plain(f"only in A: {len(result.only_in_a)} ({', '.join(result.only_in_a[:5])}); "
+                  f"only in B: {len(result.only_in_b)} ({', '.join(result.only_in_b[:5])})", 400)
+        )  # fmt: skip
+    if rate.get("a") is not None:
+        low, high = rate["interval"]
+        stdout.print(
+            Text(
+                f"pass rate {rate['a']:.1%} -> {rate['b']:.1%}: {rate['difference']:+.1%} "
+                f"[{low:+.1%}, {high:+.1%}], {rate['test']}, p = {rate['p_value']:.4g}"
+            )
+        )
+    if result.score is not None:
+        s = result.score
+        stdout.print(
+            Text(
+                f"mean score {s['a']:.3f} -> {s['b']:.3f}: {s['difference']:+.3f} "
+                f"[{s['interval'][0]:+.3f}, {s['interval'][1]:+.3f}], "
+                f"paired bootstrap, p = {s['p_value']:.4g}"
+            )
+        )
+    for label, tasks, style in (
+        ("regressed", result.regressions, "red"),
+        ("improved", result.improvements, "green"),
+    ):
+        if tasks:
+            shown = ", ".join(tasks[:10]) + (f" (+{len(tasks) - 10} more)" if len(tasks) > 10 else "")
+            line = Text(f"{label} ({len(tasks)}): ", style=style)
+            line.append(plain(shown, 600))
+            stdout.print(line)
+    style = {"regression": "red", "improvement": "green"}.get(result.verdict, "yellow")
+    verdict = Text(f"verdict: {result.verdict}", style=f"bold {style}")
+    if result.verdict == "insufficient evidence":
+        needed = f"; about {result.needed_tasks} tasks would be needed" if result.needed_tasks else ""
+        verdict.append(f" ({result.note}{needed})")
+    elif result.verdict == "no significant change":
+        verdict.append(f" at alpha {alpha:g}")
+    stdout.print(verdict)
 
 
 def _relative(origin: str) -> str:
