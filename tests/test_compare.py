@@ -1,0 +1,86 @@
+"""bench compare on real runs: store ids and --output files, repeats as clusters, honest verdicts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+
+def suite(folder: Path, name: str, answers: list[str], repeat: int = 1) -> Path:
+    lines = [f"name: cmp\nrepeat: {repeat}\ntasks:"]
+    lines += [
+        f"  - {{id: t{i}, response: '{a}', evaluate: {{expected: 'yes'}}}}" for i, a in enumerate(answers)
+    ]
+    path = folder / f"{name}.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def run(bench_cli, path: Path, out: str) -> None:
+    result = bench_cli("run", path, "-o", out, "--quiet")
+    assert result.exit_code in (0, 1), result.stdout + result.stderr
+
+
+def test_a_significant_regression_exits_1_and_lists_the_tasks(bench_cli, tmp_path):
+    run(bench_cli, suite(tmp_path, "a", ["yes"] * 30), "a.json")
+    run(bench_cli, suite(tmp_path, "b", ["no"] * 12 + ["yes"] * 18), "b.json")
+    result = bench_cli("compare", "a.json", "b.json", "-o", "cmp.json")
+    assert result.exit_code == 1, result.stdout
+    assert "verdict: regression" in result.stdout
+    report = json.loads((tmp_path / "cmp.json").read_text())
+    assert report["regressions"] == sorted(f"t{i}" for i in range(12))
+    rate = report["pass_rate"]
+    assert (rate["regressed"], rate["improved"]) == (12, 0)
+    assert rate["p_value"] == 2 * 0.5**12  # exact McNemar: both tails of Binomial(12, 0.5) at 0
+    assert rate["difference"] == -0.4
+
+
+def test_run_ids_from_the_store_work_like_report_files(bench_cli, tmp_path):
+    run(bench_cli, suite(tmp_path, "a", ["yes"] * 10), "a.json")
+    run(bench_cli, suite(tmp_path, "b", ["yes"] * 10), "b.json")
+    run_a = json.loads((tmp_path / "a.json").read_text())["run_id"]
+    run_b = json.loads((tmp_path / "b.json").read_text())["run_id"]
+    by_id = bench_cli("compare", run_a, run_b)
+    by_file = bench_cli("compare", "a.json", "b.json")
+    assert by_id.stdout == by_file.stdout
+    missing = bench_cli("compare", run_a, "20990101-000000-nope")
+    assert missing.exit_code == 2
+    assert f"no run '20990101-000000-nope'" in missing.stderr
+    assert run_a in missing.stderr
+
+
+def test_too_few_tasks_is_insufficient_evidence_not_a_pass(bench_cli, tmp_path):
+    run(bench_cli, suite(tmp_path, "a", ["yes"] * 10), "a.json")
+    run(bench_cli, suite(tmp_path, "b", ["no"] + ["yes"] * 9), "b.json")
+    result = bench_cli("compare", "a.json", "b.json")
+    assert result.exit_code == 3
+    assert "verdict: insufficient evidence (10 tasks cannot show a change of 5% in pass rate" in result.stdout
+    # Connor's formula with the observed discordance psi = 0.1 and d = 0.05:
+    # (1.959964 * sqrt(0.1) + 0.841621 * sqrt(0.1 - 0.0025))^2 / 0.0025 = 311.6
+    assert "about 312 tasks would be needed" in result.stdout
+
+
+def test_enough_identical_tasks_is_no_significant_change(bench_cli, tmp_path):
+    run(bench_cli, suite(tmp_path, "a", ["yes"] * 160), "a.json")
+    run(bench_cli, suite(tmp_path, "b", ["yes"] * 160), "b.json")
+    result = bench_cli("compare", "a.json", "b.json", "--min-effect", "0.05")
+    assert result.exit_code == 0
+    assert "verdict: no significant change at alpha 0.05" in result.stdout
+
+
+def test_a_significant_improvement_exits_0(bench_cli, tmp_path):
+    run(bench_cli, suite(tmp_path, "a", ["no"] * 10 + ["yes"] * 10), "a.json")
+    run(bench_cli, suite(tmp_path, "b", ["yes"] * 20), "b.json")
+    result = bench_cli("compare", "a.json", "b.json")
+    assert result.exit_code == 0
+    assert "verdict: improvement" in result.stdout
+
+
+def test_with_repeats_tasks_are_the_clusters(bench_cli, tmp_path):
+    run(bench_cli, suite(tmp_path, "a", ["yes"] * 12, repeat=3), "a.json")
+    run(bench_cli, suite(tmp_path, "b", ["no"] * 12, repeat=3), "b.json")
+    result = bench_cli("compare", "a.json", "b.json", "-o", "cmp.json")
+    assert result.exit_code == 1
+    report = json.loads((tmp_path / "cmp.json").read_text())
+    assert report["matched"] == 12  # 36 runs, 12 tasks
+    assert report["pass_rate"]["test"] == "paired bootstrap over tasks (clusters of repeats)"
