@@ -45,7 +45,7 @@ def test_run_ids_from_the_store_work_like_report_files(bench_cli, tmp_path):
     assert by_id.stdout == by_file.stdout
     missing = bench_cli("compare", run_a, "20990101-000000-nope")
     assert missing.exit_code == 2
-    assert f"no run '20990101-000000-nope'" in missing.stderr
+    assert "no run '20990101-000000-nope'" in missing.stderr
     assert run_a in missing.stderr
 
 

@@ -259,7 +259,10 @@ class Runner:
         score = _task_score(outcomes)
         card = None
         if planned.scorecard is not None:
-            latency = response.usage.latency_ms if task.response is not None else responded_ms
+            # What the system reports wins; else the measured call (nothing for a recorded response).
+            latency = response.usage.latency_ms
+            if latency is None and task.response is None:
+                latency = responded_ms
             card = self._scorecard(planned, outcomes, response, latency)
             score = card["score"]
             status = ERROR if card["passed"] is None else PASSED if card["passed"] else FAILED
