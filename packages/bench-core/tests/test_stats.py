@@ -114,3 +114,17 @@ def test_mcnemar_sample_size_by_connors_formula():
     # psi = 0.2, d = 0.1, alpha 0.05, power 0.8: (1.95996*0.44721 + 0.84162*0.43589)^2 / 0.01 = 154.6
     assert mcnemar_sample_size(0.2, 0.1) == 155
     assert mcnemar_sample_size(0.2, -0.1) == 155
+
+
+def test_large_samples_use_the_normal_interval_the_bootstrap_converges_to():
+    values = [((i * 37) % 101) / 100 for i in range(5000)]
+    interval = bootstrap_ci(values)
+    mean = statistics.fmean(values)
+    half = 1.959964 * statistics.stdev(values) / math.sqrt(len(values))
+    assert interval.method == "normal (large sample)"
+    assert (interval.low, interval.high) == (pytest.approx(mean - half), pytest.approx(mean + half))
+    shifted = paired_bootstrap(
+        values, [v - 0.01 + (0.001 if i % 2 else -0.001) for i, v in enumerate(values)]
+    )
+    assert shifted.mean == pytest.approx(-0.01)
+    assert shifted.p_value < 1e-6

@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 class EvaluatorConfig(BaseModel):
     """Base of every evaluator's settings; unknown fields are errors."""
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    # defer_build: a type's schema is built when a suite first uses it, not at start-up.
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, defer_build=True)
 
 
 @dataclass(frozen=True)

@@ -115,6 +115,7 @@ class _SuiteBuilder:
         task_digests: list[str] = []  # one per task as written
         built: list[PlannedTask] | None = []
         needs_target = 0
+        max_repeat = 1
         seen: dict[str, int] = {}
         task_doc, rows = source()
         for index, raw in enumerate(rows):
@@ -124,6 +125,7 @@ class _SuiteBuilder:
                 self.fail(exc)
                 continue
             task_digests.append(planned.digest)
+            max_repeat = max(max_repeat, planned.repeats)
             for run in _runs(planned):
                 ids.append(run.key)
                 digests.append(run.digest)
@@ -157,6 +159,7 @@ class _SuiteBuilder:
             runtime_limits=suite.runtime_limits,
             judge_limits=suite.judge_limits,
             metrics=self.metrics,
+            max_repeat=max_repeat,
             named_evaluators=self.binder.named,
             concurrency=suite.concurrency,
             referenced_files=list(self.binder.definitions),
@@ -258,7 +261,8 @@ class _SuiteBuilder:
         if seen is not None:
             if spec.scorecard is not None:
                 self._check_card(doc, (*at, "scorecard"), spec.scorecard, suite)
-            self._check_task_rules(doc, at, suite, card, placed)
+            if suite.judge_mode is not None or card is not None:
+                self._check_task_rules(doc, at, suite, card, placed)
         planned_digest = known_digest or digest(raw, [e.spec for e in evaluators])
         return PlannedTask(task, evaluators, planned_digest, None, repeats, card)
 

@@ -125,5 +125,7 @@ class Plan:
     pricing: Pricing = field(default_factory=Pricing)
     runtime_limits: RuntimeLimits = field(default_factory=RuntimeLimits)
     judge_limits: JudgeLimits = field(default_factory=JudgeLimits)
+    #: The most runs any task has (``repeat:``).
+    max_repeat: int = 1
     #: Declared metric keys -> collector names (scorecard ``metric`` dimensions).
     metrics: dict[str, str] = field(default_factory=dict)

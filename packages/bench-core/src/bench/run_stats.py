@@ -7,12 +7,22 @@ cluster bootstrap), because runs of one task are not independent.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from bench.results import FINISHED_STATUSES
-from bench.stats import bootstrap_ci, pass_at_k, pass_hat_k, variance, wilson
+from bench.stats import (
+    BOOTSTRAP_LIMIT,
+    Interval,
+    bootstrap_ci,
+    pass_at_k,
+    pass_hat_k,
+    variance,
+    wilson,
+    z_value,
+)
 
 
 @dataclass
@@ -37,40 +47,92 @@ def _judge_samples(result: dict[str, Any], task: _Task) -> None:
                 task.judged.setdefault(outcome["name"], []).append(scores)
 
 
+class StatsCollector:
+    """Accumulates results as they are recorded, so statistics need no second read of the store.
+
+    Per-task state is kept only when tasks repeat; single runs keep counts, and the scores
+    themselves only up to the bootstrap's limit (beyond it, sums for the normal interval).
+    """
+
+    def __init__(self, repeats: bool = True) -> None:
+        self.repeats = repeats
+        self.tasks: dict[str, _Task] = {}
+        self.runs = self.passes = self.scored = 0
+        self.score_sum = self.score_squares = 0.0
+        self.scores: list[float] | None = []
+
+    def add(self, result: dict[str, Any]) -> None:
+        if result.get("status") not in FINISHED_STATUSES:
+            return  # errors and interruptions are neither passes nor failures
+        passed = bool(result.get("passed"))
+        score = result.get("score")
+        self.runs += 1
+        self.passes += passed
+        if isinstance(score, (int, float)):
+            self.scored += 1
+            self.score_sum += score
+            self.score_squares += score * score
+            if self.scores is not None:
+                self.scores.append(float(score))
+                if len(self.scores) > BOOTSTRAP_LIMIT:
+                    self.scores = None
+        if self.repeats:
+            task = self.tasks.setdefault(str(result["id"]), _Task())
+            task.runs += 1
+            task.passes += passed
+            if isinstance(score, (int, float)):
+                task.scores.append(float(score))
+            _judge_samples(result, task)
+
+    def statistics(self, confidence: float = 0.95) -> dict[str, Any] | None:
+        if not self.runs:
+            return None
+        if self.repeats and max(t.runs for t in self.tasks.values()) > 1:
+            return _repeated(self.tasks, confidence)
+        block: dict[str, Any] = {"tasks": self.runs, "repeats": 1, "confidence": confidence}
+        block["pass_rate"] = wilson(self.passes, self.runs, confidence).as_dict()
+        if self.scored:
+            if self.scores is not None:
+                block["mean_score"] = bootstrap_ci(self.scores, confidence).as_dict()
+            else:
+                block["mean_score"] = _normal_from_sums(
+                    self.scored, self.score_sum, self.score_squares, confidence
+                )
+        return block
+
+
+def _normal_from_sums(n: int, total: float, squares: float, confidence: float) -> dict[str, Any]:
+    mean = total / n
+    spread = max(0.0, (squares - n * mean * mean) / (n - 1)) if n > 1 else 0.0
+    half = z_value(confidence) * math.sqrt(spread / n)
+    return Interval(mean, mean - half, mean + half, "normal (large sample)").as_dict()
+
+
 def run_statistics(results: Iterable[dict[str, Any]], confidence: float = 0.95) -> dict[str, Any] | None:
     """The statistics block of a report, or None when no task finished."""
-    tasks: dict[str, _Task] = {}
+    collector = StatsCollector()
     for result in results:
-        if result.get("status") not in FINISHED_STATUSES:
-            continue  # errors and interruptions are neither passes nor failures
-        task = tasks.setdefault(result["id"], _Task())
-        task.runs += 1
-        task.passes += bool(result.get("passed"))
-        if isinstance(result.get("score"), (int, float)):
-            task.scores.append(float(result["score"]))
-        _judge_samples(result, task)
-    if not tasks:
-        return None
+        collector.add(result)
+    return collector.statistics(confidence)
+
+
+def _repeated(tasks: dict[str, _Task], confidence: float) -> dict[str, Any]:
     repeats = max(t.runs for t in tasks.values())
     rates = [t.passes / t.runs for t in tasks.values()]
-    if repeats == 1:
-        rate = wilson(sum(t.passes for t in tasks.values()), len(tasks), confidence)
-    else:
-        rate = bootstrap_ci(rates, confidence)
-        rate = type(rate)(rate.value, rate.low, rate.high, "cluster bootstrap over tasks")
+    rate = bootstrap_ci(rates, confidence)
+    method = "cluster bootstrap over tasks" if rate.method == "bootstrap" else f"{rate.method} over tasks"
     block: dict[str, Any] = {"tasks": len(tasks), "repeats": repeats, "confidence": confidence}
-    block["pass_rate"] = rate.as_dict()
+    block["pass_rate"] = Interval(rate.value, rate.low, rate.high, method).as_dict()
     means = [sum(t.scores) / len(t.scores) for t in tasks.values() if t.scores]
     if means:
         block["mean_score"] = bootstrap_ci(means, confidence).as_dict()
-    if repeats > 1:
-        block["pass_at_k"] = _at_k(tasks, repeats, pass_at_k)
-        block["pass_hat_k"] = _at_k(tasks, repeats, pass_hat_k)
-        block["flaky"] = sorted(i for i, t in tasks.items() if 0 < t.passes < t.runs)
-        block["per_task"] = {i: {"runs": t.runs, "passed": t.passes} for i, t in tasks.items()}
-        sources = _variance_sources(tasks)
-        if sources is not None:
-            block["variance"] = sources
+    block["pass_at_k"] = _at_k(tasks, repeats, pass_at_k)
+    block["pass_hat_k"] = _at_k(tasks, repeats, pass_hat_k)
+    block["flaky"] = sorted(i for i, t in tasks.items() if 0 < t.passes < t.runs)
+    block["per_task"] = {i: {"runs": t.runs, "passed": t.passes} for i, t in tasks.items()}
+    sources = _variance_sources(tasks)
+    if sources is not None:
+        block["variance"] = sources
     return block
 
 

@@ -21,7 +21,7 @@ from bench.estimate import check_prices
 from bench.llm.client import LLMClient, load_litellm
 from bench.plan import Plan, PlannedTask
 from bench.results import FINISHED_STATUSES, RunReport, Summary, TaskResult
-from bench.run_stats import run_statistics
+from bench.run_stats import StatsCollector
 from bench.runner import EVALUATOR_TIMEOUT_S, Runner
 from bench.store import RunStore, StoreWriteError, now_iso
 
@@ -89,7 +89,7 @@ def serialize(result: TaskResult) -> str:
         return json.dumps(result.model_dump(mode="python"), ensure_ascii=True, allow_nan=False)
 
 
-def _select(plan: Plan, store: RunStore) -> tuple[set[str], Summary, Resumed]:
+def _select(plan: Plan, store: RunStore, collector: StatsCollector) -> tuple[set[str], Summary, Resumed]:
     """The ids to run again: never finished, or changed since they finished."""
     manifest = store.read_manifest()
     if manifest.get("suite") != plan.name:
@@ -102,12 +102,28 @@ def _select(plan: Plan, store: RunStore) -> tuple[set[str], Summary, Resumed]:
         if previous and previous.get("status") in FINISHED_STATUSES:
             if previous.get("digest") == task_digest:
                 summary.add(previous["status"])
+                collector.add(previous)
                 resumed.kept += 1
                 continue
             resumed.changed += 1
         to_run.add(task_id)
     resumed.removed = len(recorded)
     return to_run, summary, resumed
+
+
+def _for_statistics(result: TaskResult, repeats: bool) -> dict[str, Any]:
+    """The fields statistics read, without serialising the whole result."""
+    row: dict[str, Any] = {
+        "id": result.id,
+        "status": result.status,
+        "passed": result.passed,
+        "score": result.score,
+    }
+    if repeats:  # judge samples, to split variance between the system and the judge
+        row["evaluators"] = [
+            {"name": o.name, "details": o.details} for o in result.evaluators if "verdicts" in o.details
+        ]
+    return row
 
 
 def make_client(plan: Plan, options: RunOptions) -> LLMClient:
@@ -144,10 +160,11 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
     check_prices(plan, llm.prices)
     resumed: Resumed | None = None
     selected: set[str] | None = None  # None: every task
+    collector = StatsCollector(repeats=plan.max_repeat > 1)
     if options.resume:
         store = RunStore.open_existing(options.runs_dir, options.resume)
         try:
-            selected, summary, resumed = _select(plan, store)
+            selected, summary, resumed = _select(plan, store, collector)
             started = store.read_manifest().get("started_at", now_iso())
         except BaseException:
             store.close()
@@ -181,6 +198,7 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
             runner.interrupt()
             raise
         summary.add(result.status)
+        collector.add(_for_statistics(result, collector.repeats))
         observer.task_done(result)
 
     runner.record = record
@@ -234,7 +252,7 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
 
     order = plan.tasks.ids
     extra: dict[str, Any] = {"llm": llm.totals.as_dict()} if llm.totals.calls or llm.totals.cached else {}
-    statistics = run_statistics(store.iter_results(order))
+    statistics = collector.statistics()
     if statistics is not None:
         extra["statistics"] = statistics
     report = RunReport(
