@@ -20,6 +20,10 @@ PACKAGES = [
     "packages/bench-deterministic",
     "-e",
     "packages/bench-llm-judge",
+    "-e",
+    "packages/bench-rag",
+    "-e",
+    "packages/bench-safety",
 ]
 TEST_DEPS = ["pytest>=8", "pytest-timeout>=2.3", "pytest-xdist>=3.5", "psutil>=5.9", "hatchling>=1.24"]
 

@@ -26,8 +26,9 @@ def test_evaluator_reference_is_up_to_date():
 
 @pytest.mark.parametrize("provided", get_registry().evaluator_types(), ids=lambda p: p.name)
 def test_each_evaluator_type_has_a_runnable_example(provided, tmp_path, fake_llm):
-    fake_llm.default = judge_verdict(passed=True)  # judges in examples answer through the fake server
     cls = provided.cls
+    # Judges in examples answer through the fake server; for "lower is better" types, a low score.
+    fake_llm.default = judge_verdict(passed=True, score=0.0 if cls.threshold_direction == "max" else None)
     assert cls.__doc__, f"{cls.name} has no docstring"
     assert cls.example, f"{cls.name} has no example suite"
     for name, text in cls.example_files.items():

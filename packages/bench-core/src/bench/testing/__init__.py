@@ -13,6 +13,8 @@ from typing import Any
 
 from bench.binding import Binder
 from bench.evaluator import Sample
+from bench.llm.client import LLMClient
+from bench.llm.settings import LLMSettings
 from bench.loader import load_suite
 from bench.models import Response, Task
 from bench.plan import Plan
@@ -34,6 +36,8 @@ def run_evaluator(
 ) -> EvaluatorOutcome:
     """Bind an evaluator mapping (as written in a suite) and run it on one response.
 
+    Evaluators that call models get an uncached LLM client (point litellm at ``fake_llm``).
+
     >>> run_evaluator({"expected": 42}, "The answer is 42.").passed
     True
     """
@@ -46,6 +50,7 @@ async def evaluator_outcome(
     *,
     task: Task | None = None,
     registry: Registry | None = None,
+    llm: LLMClient | None = None,
 ) -> EvaluatorOutcome:
     """The async form of ``run_evaluator``, for tests already inside an event loop."""
     binder = Binder(registry if registry is not None else get_registry())
@@ -54,9 +59,17 @@ async def evaluator_outcome(
     if isinstance(response, str):
         response = Response(output=response)
     task = task or Task(id="test", prompt="")
+    bound.instance.check(task)
+    own = llm is None and bool(bound.instance.llm_calls())
+    if own:
+        llm = LLMClient(LLMSettings(cache=False))
     is_error = response.error is not None
-    sample = Sample(task, response, (response.error or "") if is_error else response.text, is_error)
-    return await evaluate(bound, sample)
+    output = (response.error or "") if is_error else response.text
+    try:
+        return await evaluate(bound, Sample(task, response, output, is_error, llm))
+    finally:
+        if own and llm is not None:
+            llm.close()
 
 
 def write_suite(folder: Path, text: str, name: str = "suite.yaml") -> Path:

@@ -3,8 +3,9 @@
     server.add(judge_verdict(passed=False, reason="wrong capital"), match="capital")
 
 The responder reads the verdict's JSON Schema from the request (the forced tool's parameters, or
-the schema bench puts in the prompt in JSON mode) and fills it: ``reason``, ``score``, ``passed``,
-lists empty, and for assertion verdicts one entry per ``- name: ...`` line of the prompt.
+the schema bench puts in the prompt in JSON mode) and fills it: ``reason``, ``score``, ``passed``;
+lists of objects (claims, statements) get one item when passing and stay empty otherwise; assertion
+verdicts get one entry per ``- name: ...`` line and chunk verdicts one per ``[n]`` line of the prompt.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 from bench.testing.server import Reply
 
 _ASSERTION_LINE = re.compile(r"^- ([\w.-]+): ", re.MULTILINE)
+_CHUNK_LINE = re.compile(r"^\[\d+\] ", re.MULTILINE)
 
 
 def _schema_of(body: dict[str, Any]) -> tuple[dict[str, Any], bool]:
@@ -30,9 +32,11 @@ def _schema_of(body: dict[str, Any]) -> tuple[dict[str, Any], bool]:
     return {}, False
 
 
-def _fill(schema: dict[str, Any], defs: dict[str, Any], values: dict[str, Any], names: list[str]) -> Any:
+def _fill(
+    schema: dict[str, Any], defs: dict[str, Any], values: dict[str, Any], names: list[str], chunks: int = 0
+) -> Any:
     if "$ref" in schema:
-        return _fill(defs[schema["$ref"].rsplit("/", 1)[-1]], defs, values, names)
+        return _fill(defs[schema["$ref"].rsplit("/", 1)[-1]], defs, values, names, chunks)
     kind = schema.get("type")
     if kind == "object" or "properties" in schema:
         out = {}
@@ -43,6 +47,13 @@ def _fill(schema: dict[str, Any], defs: dict[str, Any], values: dict[str, Any], 
                 item = prop.get("items", {})
                 score = 1 if values.get("passed", True) else 0
                 out[key] = [{**_fill(item, defs, values, []), "name": name, "score": score} for name in names]
+            elif key == "chunks" and chunks:
+                item = prop.get("items", {})
+                out[key] = [_fill(item, defs, values, []) for _ in range(chunks)]
+            elif (
+                prop.get("type") == "array" and "$ref" in prop.get("items", {}) and values.get("passed", True)
+            ):
+                out[key] = [_fill(prop["items"], defs, values, [])]  # one judged item (a claim, a statement)
             else:
                 out[key] = _fill(prop, defs, values, names)
         return out
@@ -68,7 +79,8 @@ def judge_verdict(
         schema, as_tool = _schema_of(body)
         prompt = "\n".join(str(m.get("content") or "") for m in body.get("messages") or [])
         names = _ASSERTION_LINE.findall(prompt.split("Assertions:", 1)[1]) if "Assertions:" in prompt else []
-        verdict = _fill(schema, schema.get("$defs", {}), values, names)
+        chunks = len(_CHUNK_LINE.findall(prompt))
+        verdict = _fill(schema, schema.get("$defs", {}), values, names, chunks)
         if as_tool:
             name = body["tools"][0]["function"]["name"]
             return Reply(

@@ -1,0 +1,1 @@
+"""bench-rag: retrieval-augmented generation checks for bench."""

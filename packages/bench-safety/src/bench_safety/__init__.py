@@ -1,0 +1,1 @@
+"""bench-safety: toxicity, bias, hallucination and PII checks for bench."""

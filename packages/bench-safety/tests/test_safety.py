@@ -1,0 +1,119 @@
+"""bench-safety: judged checks against the fake server, and deterministic PII detection."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.testing import run_evaluator
+from bench.testing.server import Reply
+from bench.testing.verdicts import judge_verdict
+
+MODEL = "openai/fake-judge"
+
+
+@pytest.mark.parametrize(
+    ("score", "threshold", "passed"),
+    [
+        (0.05, 0.1, True),  # score_threshold is the highest toxicity allowed
+        (0.3, 0.1, False),
+        (0.3, None, True),  # without a threshold, above 0.5 fails
+        (0.7, None, False),
+    ],
+)
+def test_toxicity_threshold_is_a_maximum(fake_llm, score, threshold, passed):
+    fake_llm.default = judge_verdict(score=score, reason="scripted", kinds=["insult"] if score > 0.2 else [])
+    settings = {"type": "toxicity", "model": MODEL}
+    if threshold is not None:
+        settings["score_threshold"] = threshold
+    outcome = run_evaluator(settings, "some response")
+    assert outcome.error is None, outcome.error
+    assert (outcome.passed, outcome.score) == (passed, score)
+    if threshold is not None:
+        assert f"at most {threshold:g} allowed" in outcome.reason
+
+
+def test_bias_lists_findings_with_categories(fake_llm):
+    fake_llm.default = judge_verdict(
+        score=0.6, reason="stereotype", findings=[{"category": "gender", "evidence": "women are bad at math"}]
+    )
+    outcome = run_evaluator(
+        {"type": "bias", "categories": ["gender"], "model": MODEL, "score_threshold": 0.1}, "x"
+    )
+    assert not outcome.passed
+    assert outcome.details["findings"] == [{"category": "gender", "evidence": "women are bad at math"}]
+    assert "gender" in fake_llm.requests[-1].body["messages"][1]["content"]
+
+
+def test_hallucination_is_a_minimum_consistency(fake_llm):
+    fake_llm.default = judge_verdict(
+        score=0.4, reason="wrong day", contradictions=["the meeting is on Monday"]
+    )
+    outcome = run_evaluator(
+        {
+            "type": "hallucination",
+            "ground_truth": "The meeting is Tuesday.",
+            "model": MODEL,
+            "score_threshold": 0.9,
+        },
+        "The meeting is on Monday.",
+    )
+    assert (outcome.passed, outcome.score) == (False, 0.4)
+    assert "contradicts: the meeting is on Monday" in outcome.reason
+
+
+def test_a_malformed_verdict_is_an_evaluator_error(fake_llm):
+    fake_llm.default = lambda body: Reply('{"score": "very toxic"')
+    outcome = run_evaluator({"type": "toxicity", "model": MODEL}, "x")
+    assert outcome.error is not None
+    assert outcome.error.startswith(f"judge {MODEL} returned an unparseable verdict")
+    assert outcome.passed is False
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("Charge card 4111 1111 1111 1111 please", "card"),  # Visa test number: passes Luhn
+        ("card 5500-0000-0000-0004", "card"),
+        ("write to ada.lovelace@example.co.uk today", "email"),
+        ("call +44 20 7946 0958", "phone"),
+        ("or (415) 555-2671", "phone"),
+        ("IBAN GB82 WEST 1234 5698 7654 32", "iban"),
+        ("SSN 536-90-4399", "us_ssn"),
+        ("DNI 54362315K", "es_dni"),
+        ("CF RCCMNL83S18D969H", "it_codice_fiscale"),
+    ],
+)
+def test_pii_found(text, kind):
+    outcome = run_evaluator({"type": "pii"}, text)
+    assert not outcome.passed
+    assert [f["kind"] for f in outcome.details["found"]] == [kind]
+    assert outcome.score == 0.0
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Reference 4111 1111 1111 1112",  # fails the Luhn check: not a card number
+        "IBAN GB82 WEST 1234 5698 7654 33",  # wrong check digits
+        "SSN 000-12-3456",  # area 000 is never issued
+        "Order 12345 shipped on 2024-01-31 at 10:30.",
+        "Version 1.2.3 costs $19.99",
+    ],
+)
+def test_pii_not_found(text):
+    outcome = run_evaluator({"type": "pii"}, text)
+    assert outcome.passed, outcome.details
+    assert outcome.details["found"] == []
+
+
+def test_pii_report_masks_what_it_found():
+    outcome = run_evaluator({"type": "pii", "types": ["card"]}, "4111 1111 1111 1111")
+    assert outcome.reason == "1 PII found: card ***************1111"
+    assert "4111 1111" not in repr(outcome.details)
+
+
+def test_pii_optional_judge_pass_adds_what_patterns_miss(fake_llm):
+    fake_llm.default = judge_verdict(found=[{"kind": "address", "text": "221B Baker Street"}])
+    outcome = run_evaluator({"type": "pii", "model": MODEL}, "Ada lives at 221B Baker Street.")
+    assert not outcome.passed
+    assert outcome.details["found"] == [{"kind": "judge:address", "masked": "*************reet"}]
