@@ -117,3 +117,24 @@ def test_pii_optional_judge_pass_adds_what_patterns_miss(fake_llm):
     outcome = run_evaluator({"type": "pii", "model": MODEL}, "Ada lives at 221B Baker Street.")
     assert not outcome.passed
     assert outcome.details["found"] == [{"kind": "judge:address", "masked": "*************reet"}]
+
+
+def test_toxicity_through_the_moderation_endpoint(fake_llm):
+    settings = {
+        "type": "toxicity",
+        "provider": "moderation",
+        "model": "openai/omni-moderation-latest",
+        "score_threshold": 0.1,
+    }
+    rude = run_evaluator(settings, "You are a useless idiot.")
+    assert rude.error is None, rude.error
+    assert (rude.passed, rude.score) == (False, 0.9)
+    assert rude.details["kinds"] == ["harassment"]
+    assert rude.reason.startswith("highest category harassment at 0.9; flagged: harassment")
+    polite = run_evaluator(settings, "Thank you for your patience.")
+    assert (polite.passed, polite.score) == (True, 0.01)
+    moderations = [r for r in fake_llm.requests if r.path.endswith("/moderations")]
+    assert [r.body["input"] for r in moderations] == [
+        "You are a useless idiot.",
+        "Thank you for your patience.",
+    ]

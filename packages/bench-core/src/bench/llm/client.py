@@ -96,6 +96,8 @@ class LLMRequest:
     cache: bool = True
     #: Stream the answer, which measures time to first token.
     stream: bool = False
+    #: A moderation call (the first message's text is the input), not a chat completion.
+    moderation: bool = False
 
 
 @dataclass
@@ -231,6 +233,7 @@ class LLMClient:
                     "messages": request.messages,
                     "params": params,
                     "index": request.index,
+                    **({"moderation": True} if request.moderation else {}),
                 }
             )
             hit = self.cache.get(key)
@@ -268,7 +271,10 @@ class LLMClient:
                     response, ttft = await asyncio.wait_for(
                         self._call(request, params, started), settings.attempt_timeout
                     )
-                result = self._parse(request.model, response, attempt, started)
+                if request.moderation:
+                    result = self._parse_moderation(request.model, response, attempt, started)
+                else:
+                    result = self._parse(request.model, response, attempt, started)
                 result.usage.ttft_ms = ttft
             except ModelCallError as exc:  # an empty completion: permanent, not the provider's fault
                 self.limits.breaker.success(provider)
@@ -311,6 +317,8 @@ class LLMClient:
             "timeout": self.settings.attempt_timeout,
             **params,
         }
+        if request.moderation:
+            return await self._moderate(litellm, request), None
         if request.api_base:
             kwargs["api_base"] = request.api_base
         if request.api_key_env:
@@ -344,6 +352,54 @@ class LLMClient:
             # A cut stream must not pass for a complete answer (RELIABILITY L8, C11).
             raise ConnectionError("the stream ended without a finish_reason")
         return litellm.stream_chunk_builder(chunks, messages=request.messages), ttft
+
+    async def _moderate(self, litellm: Any, request: LLMRequest) -> Any:
+        """One moderation call, with the OpenAI client's own retries off (bench owns retries)."""
+        from openai import AsyncOpenAI
+
+        env = request.api_key_env or "OPENAI_API_KEY"
+        key = os.environ.get(env)
+        if not key:
+            raise ModelCallError(
+                f"environment variable {env} is not set (it should hold the API key)", model=request.model
+            )
+        base = request.api_base or os.environ.get("OPENAI_API_BASE")
+        client = AsyncOpenAI(api_key=key, base_url=base, max_retries=0, timeout=self.settings.attempt_timeout)
+        try:
+            return await litellm.amoderation(
+                input=str(request.messages[0]["content"]), model=request.model, client=client
+            )
+        finally:
+            await client.close()
+
+    def _parse_moderation(self, model: str, response: Any, attempt: int, started: float) -> LLMResult:
+        results = getattr(response, "results", None) or []
+        if not results:
+            raise ModelCallError(f"empty moderation result from {model}", model=model)
+        first = results[0]
+        raw_scores = getattr(first, "category_scores", None) or {}
+        if hasattr(raw_scores, "model_dump"):
+            raw_scores = raw_scores.model_dump(by_alias=True)
+        scores = {str(k): float(v) for k, v in dict(raw_scores).items() if isinstance(v, (int, float))}
+        text = json.dumps({"flagged": bool(getattr(first, "flagged", False)), "scores": scores})
+        usage = Usage(latency_ms=round((time.perf_counter() - started) * 1000, 3), cost_usd=0.0)
+        return LLMResult(model, text, [], "stop", usage, attempts=attempt)
+
+    async def moderate(
+        self, model: str, text: str, *, api_base: str | None = None, api_key_env: str | None = None
+    ) -> dict[str, Any]:
+        """Category scores for ``text`` from a moderation model: ``{flagged, scores}``."""
+        request = LLMRequest(
+            model=model,
+            messages=[{"role": "user", "content": text}],
+            api_base=api_base,
+            api_key_env=api_key_env,
+            purpose="judge",
+            moderation=True,
+        )
+        result = await self.complete(request)
+        value: dict[str, Any] = json.loads(result.text or "{}")
+        return value
 
     def _parse(self, model: str, response: Any, attempt: int, started: float) -> LLMResult:
         latency_ms = (time.perf_counter() - started) * 1000

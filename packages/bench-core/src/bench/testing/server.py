@@ -58,6 +58,16 @@ Action = Reply | Fault
 Responder = Callable[[dict[str, Any]], Action]
 
 
+MODERATION_CATEGORIES = ("harassment", "hate", "self-harm", "sexual", "violence")
+_INSULTS = ("idiot", "stupid", "useless", "hate you")
+
+
+def default_moderation(text: str) -> dict[str, float]:
+    """0.9 harassment for an insult, else 0.01 for every category."""
+    rude = any(word in text.lower() for word in _INSULTS)
+    return {c: (0.9 if rude and c == "harassment" else 0.01) for c in MODERATION_CATEGORIES}
+
+
 @dataclass
 class Rule:
     action: Action | Responder
@@ -102,6 +112,8 @@ class FakeLLMServer:
         self.rules: list[Rule] = []
         self.requests: list[Recorded] = []
         self.default: Action | Responder = lambda body: Reply(f"echo: {_last_user_text(body)}")
+        #: Moderation scores for an input (``/v1/moderations``); by default insults score high.
+        self.moderation: Callable[[str], dict[str, float]] = default_moderation
         self._lock = threading.Lock()
         self._in_flight = 0
         self.max_in_flight = 0
@@ -219,6 +231,8 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             if path.endswith("/embeddings"):
                 self._embeddings(body)
+            elif path.endswith("/moderations"):
+                self._moderations(body)
             elif path.endswith("/chat/completions"):
                 self._chat(body)
             else:
@@ -247,6 +261,16 @@ class _Handler(BaseHTTPRequestHandler):
             data.append({"object": "embedding", "index": i, "embedding": [b / 255 for b in digest[:8]]})
         usage = {"prompt_tokens": len(items), "total_tokens": len(items)}
         self._json(200, {"object": "list", "data": data, "model": body.get("model", "fake"), "usage": usage})
+
+    def _moderations(self, body: dict[str, Any]) -> None:
+        text = str(body.get("input") or "")
+        scores = self.owner.moderation(text)
+        result = {
+            "flagged": any(v >= 0.5 for v in scores.values()),
+            "categories": {k: v >= 0.5 for k, v in scores.items()},
+            "category_scores": scores,
+        }
+        self._json(200, {"id": "modr-fake", "model": body.get("model", "fake"), "results": [result]})
 
     def _chat(self, body: dict[str, Any]) -> None:
         action = self.owner._choose(body)
