@@ -124,7 +124,11 @@ def print_summary(outcome: RunOutcome, observer: ConsoleObserver, suite: Path) -
     shown = sum(r.status != PASSED for r in rows)
     hidden = s.failed + s.errors + s.interrupted - shown
     line = Text()
-    line.append(f"{s.total} tasks: ")
+    statistics = outcome.report.extra.get("statistics") or {}
+    if statistics.get("repeats", 1) > 1:
+        line.append(f"{s.total} runs of {statistics['tasks']} tasks: ")
+    else:
+        line.append(f"{s.total} tasks: ")
     line.append(f"{s.passed} passed", style="green")
     line.append(", ")
     line.append(f"{s.failed} failed", style="red" if s.failed else "")
@@ -250,7 +254,14 @@ def print_plan(plan: Plan) -> None:
     Named evaluators get a row each; inline ones are grouped by type so a 10,000-task suite
     prints a short table.
     """
-    stdout.print(Text(f"suite '{plan.name}' is valid: {len(plan.tasks)} tasks, target: {plan.target_type}"))
+    runs = len(plan.tasks)
+    count = f"{runs} tasks"
+    if plan.max_repeat > 1:
+        distinct = len({key.split("@", 1)[0] for key in plan.tasks.ids})
+        count = f"{distinct} tasks, {runs} runs (repeat up to {plan.max_repeat})"
+    stdout.print(Text(f"suite '{plan.name}' is valid: {count}, target: {plan.target_type}"))
+    if plan.scorecard_strategy:
+        stdout.print(Text(f"scorecard: {plan.scorecard_strategy}"))
     named = {id(ev) for ev in plan.named_evaluators.values()}
     rows: dict[tuple[str, str, str, str], int] = {}
     for planned in plan.tasks:

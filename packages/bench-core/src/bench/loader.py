@@ -160,6 +160,7 @@ class _SuiteBuilder:
             judge_limits=suite.judge_limits,
             metrics=self.metrics,
             max_repeat=max_repeat,
+            scorecard_strategy=suite.scorecard.strategy if suite.scorecard is not None else None,
             named_evaluators=self.binder.named,
             concurrency=suite.concurrency,
             referenced_files=list(self.binder.definitions),

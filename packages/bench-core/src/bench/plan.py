@@ -127,5 +127,7 @@ class Plan:
     judge_limits: JudgeLimits = field(default_factory=JudgeLimits)
     #: The most runs any task has (``repeat:``).
     max_repeat: int = 1
+    #: The suite-level scorecard's strategy, when the suite has one.
+    scorecard_strategy: str | None = None
     #: Declared metric keys -> collector names (scorecard ``metric`` dimensions).
     metrics: dict[str, str] = field(default_factory=dict)
