@@ -255,11 +255,11 @@ def print_plan(plan: Plan) -> None:
     prints a short table.
     """
     runs = len(plan.tasks)
-    count = f"{runs} tasks"
+    counted = f"{runs} tasks"
     if plan.max_repeat > 1:
         distinct = len({key.split("@", 1)[0] for key in plan.tasks.ids})
-        count = f"{distinct} tasks, {runs} runs (repeat up to {plan.max_repeat})"
-    stdout.print(Text(f"suite '{plan.name}' is valid: {count}, target: {plan.target_type}"))
+        counted = f"{distinct} tasks, {runs} runs (repeat up to {plan.max_repeat})"
+    stdout.print(Text(f"suite '{plan.name}' is valid: {counted}, target: {plan.target_type}"))
     if plan.scorecard_strategy:
         stdout.print(Text(f"scorecard: {plan.scorecard_strategy}"))
     named = {id(ev) for ev in plan.named_evaluators.values()}
