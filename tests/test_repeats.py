@@ -127,3 +127,12 @@ def test_single_runs_use_the_wilson_interval():
     assert stats["pass_rate"]["method"] == "wilson"
     assert stats["pass_rate"]["low"] == pytest.approx(0.2553, abs=5e-5)  # Newcombe (1998)
     assert "pass_at_k" not in stats
+
+
+def test_junit_names_each_run(bench_cli, flaky_suite, tmp_path):
+    import xml.etree.ElementTree as ET
+
+    bench_cli("run", flaky_suite, "--junit", "junit.xml")
+    names = [case.get("name") for case in ET.parse(tmp_path / "junit.xml").getroot().iter("testcase")]
+    assert names[:3] == ["good", "good (run 2)", "good (run 3)"]
+    assert len(names) == len(set(names)) == 9

@@ -54,7 +54,9 @@ class JunitReporter(Reporter):
                 suite,
                 "testcase",
                 classname=_clean(report.suite),
-                name=_clean(task["id"]),
+                name=_clean(
+                    task["id"] if not task.get("repeat") else f"{task['id']} (run {task['repeat'] + 1})"
+                ),
                 time=f"{task.get('duration_ms', 0) / 1000:.3f}",
             )
             status = task.get("status")
