@@ -5,7 +5,8 @@
     python3 dev.py test     # run every test on each Python the machine has, plus lint and typecheck
     python3 dev.py bench    # run the performance benchmarks
 
-It makes a private virtual environment (.venv-dev) holding nox, then hands over to nox.
+It makes a private virtual environment (.venv-dev) holding nox and uv (which nox uses to build
+the test environments about ten times faster than pip), then hands over to nox.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 TOOLS = ROOT / ".venv-dev"
-NOX = "nox==2026.10.20"
+TOOL_PACKAGES = ["nox==2026.10.20", "uv==0.13.9"]
 COMMANDS = {
     "demo": ["-s", "demo"],
     "test": ["-s", "tests", "lint", "typecheck"],
@@ -33,9 +34,9 @@ def main(argv: list[str]) -> int:
     python = TOOLS / ("Scripts" if os.name == "nt" else "bin") / "python"
     if not python.exists():
         venv.EnvBuilder(with_pip=True).create(TOOLS)
-    check = subprocess.run([python, "-c", "import nox"], capture_output=True, check=False)
+    check = subprocess.run([python, "-c", "import nox, uv"], capture_output=True, check=False)
     if check.returncode != 0:
-        subprocess.run([python, "-m", "pip", "install", "--quiet", NOX], check=True)
+        subprocess.run([python, "-m", "pip", "install", "--quiet", *TOOL_PACKAGES], check=True)
     command = [str(python), "-m", "nox", "-f", str(ROOT / "noxfile.py"), *COMMANDS[argv[0]], *argv[1:]]
     return subprocess.run(command, cwd=ROOT, check=False).returncode
 

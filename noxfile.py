@@ -25,9 +25,12 @@ PACKAGES = [
     "-e",
     "packages/bench-safety",
 ]
-TEST_DEPS = ["pytest>=8", "pytest-timeout>=2.3", "pytest-xdist>=3.5", "psutil>=5.9", "hatchling>=1.24"]
+# pip: the plugin-install tests run `python -m pip install --target` (uv's environments have no pip).
+TEST_DEPS = ["pytest>=8", "pytest-timeout>=2.3", "pytest-xdist>=3.5", "psutil>=5.9", "hatchling>=1.24", "pip"]
 
 nox.options.error_on_missing_interpreters = False
+# uv builds the environments (dev.py installs it next to nox); plain virtualenv + pip otherwise.
+nox.options.default_venv_backend = "uv|virtualenv"
 nox.options.sessions = ["tests", "lint", "typecheck"]
 nox.options.reuse_existing_virtualenvs = True
 
