@@ -74,6 +74,10 @@ class Evaluator(Generic[ConfigT]):
     Config: ClassVar[type[EvaluatorConfig]] = EvaluatorConfig
     #: "min": ``threshold`` is the lowest passing score; "max": the highest (toxicity, bias).
     threshold_direction: ClassVar[Literal["min", "max"]] = "min"
+    #: True for types whose ``prepare`` should receive samples in batches before evaluation.
+    batches: ClassVar[bool] = False
+    #: True for types whose ``aggregate`` reports suite-level figures.
+    aggregates: ClassVar[bool] = False
     #: True for types that resolve their own ``target:`` (a missing file is a verdict for them).
     resolves_target: ClassVar[bool] = False
     #: A complete suite (YAML) that uses this type; the reference docs show it and tests run it.
@@ -90,6 +94,25 @@ class Evaluator(Generic[ConfigT]):
     def llm_calls(self) -> list[tuple[str, int]]:
         """(model, calls per task) this evaluator makes; used for dry runs and price checks."""
         return []
+
+    @classmethod
+    async def prepare(cls, items: list[tuple[Evaluator[Any], Sample]]) -> None:
+        """Receive many samples at once, before they are evaluated one by one.
+
+        For types that set ``batches = True`` the runner reads tasks ahead in chunks and calls this
+        with every (evaluator instance, sample) pair of the chunk whose response is already known —
+        across tasks and instances — so expensive work (encoding sentences, say) is done in
+        batches and ``evaluate`` finds it done. An error here is ignored: ``evaluate`` redoes the
+        work and reports it.
+        """
+
+    @classmethod
+    def aggregate(cls, instances: list[Evaluator[Any]]) -> dict[str, Any] | None:
+        """Suite-level figures (corpus BLEU, say) over every sample these instances evaluated.
+
+        Called once per evaluator name at the end of a run, for types with ``aggregates = True``.
+        """
+        return None
 
     def evaluate(self, sample: Sample) -> Result | Awaitable[Result]:
         """Judge one sample; raise ``EvaluatorError`` when no verdict can be reached."""

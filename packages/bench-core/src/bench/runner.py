@@ -9,8 +9,10 @@ progress callback runs. Interruption cancels in-flight tasks, which are recorded
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import inspect
+import itertools
 import math
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -118,6 +120,53 @@ def _task_score(outcomes: list[EvaluatorOutcome]) -> float | None:
     return total / weight if weight else None
 
 
+#: How many tasks the runner reads ahead to hand their recorded responses to batching evaluators.
+PREPARE_CHUNK = 512
+
+
+class _Feed:
+    """The shared task iterator. When a chunk of tasks is read, evaluators that batch (``batches``)
+    receive the samples of its recorded responses at once (``prepare``) before any is evaluated."""
+
+    def __init__(self, tasks: Iterator[PlannedTask], llm: LLMClient | None) -> None:
+        self.tasks = tasks
+        self.llm = llm
+        self.buffer: list[PlannedTask] = []
+        self.lock = asyncio.Lock()
+        self.batching: bool | None = None
+
+    async def next(self) -> PlannedTask | None:
+        async with self.lock:
+            if not self.buffer:
+                self.buffer = list(itertools.islice(self.tasks, PREPARE_CHUNK))
+                self.buffer.reverse()
+                await self._prepare(self.buffer)
+            return self.buffer.pop() if self.buffer else None
+
+    async def _prepare(self, chunk: list[PlannedTask]) -> None:
+        groups: dict[type[Any], list[tuple[Any, Sample]]] = {}
+        for planned in chunk:
+            response = planned.task.response
+            if response is None or response.error is not None:
+                continue  # responses not known yet: those are evaluated one by one
+            base = Sample(planned.task, response, response.text, False, self.llm)
+            for evaluator in planned.evaluators:
+                if not evaluator.instance.batches:
+                    continue
+                try:
+                    sample = (
+                        _with_evidence(evaluator, base)
+                        if evaluator.target or evaluator.expected_from
+                        else base
+                    )
+                except EvaluatorError:
+                    continue  # evaluate() reports it
+                groups.setdefault(type(evaluator.instance), []).append((evaluator.instance, sample))
+        for cls, items in groups.items():
+            with contextlib.suppress(Exception):  # evaluate() redoes the work and reports any error
+                await cls.prepare(items)
+
+
 class Runner:
     """Runs planned tasks with a concurrency limit and hands each result to ``record``."""
 
@@ -140,6 +189,8 @@ class Runner:
         self.default_timeout = default_timeout
         self.llm = llm
         self.interrupted = False
+        #: Evaluator instances with suite-level figures, by (name, type).
+        self.aggregators: dict[tuple[str, str], dict[int, Any]] = {}
         #: Why the run stopped starting tasks (a budget, a failing provider), if it did.
         self.stopped: str | None = None
         self._workers: list[asyncio.Task[None]] = []
@@ -151,8 +202,8 @@ class Runner:
             worker.cancel()
 
     async def run(self, tasks: Iterable[PlannedTask]) -> None:
-        iterator = iter(tasks)
-        self._workers = [asyncio.ensure_future(self._worker(iterator)) for _ in range(self.concurrency)]
+        feed = _Feed(iter(tasks), self.llm)
+        self._workers = [asyncio.ensure_future(self._worker(feed)) for _ in range(self.concurrency)]
         outcomes = await asyncio.gather(*self._workers, return_exceptions=True)
         for outcome in outcomes:
             if isinstance(outcome, BaseException) and not isinstance(outcome, asyncio.CancelledError):
@@ -170,10 +221,15 @@ class Runner:
                 self.stopped = f"provider stopped: {next(iter(broken.values()))}"
         return self.stopped is not None
 
-    async def _worker(self, tasks: Iterator[PlannedTask]) -> None:
-        for planned in tasks:
+    async def _worker(self, feed: _Feed) -> None:
+        while (planned := await feed.next()) is not None:
             if self._should_stop():
                 return
+            for evaluator in planned.evaluators:
+                if evaluator.instance.aggregates:
+                    self.aggregators.setdefault((evaluator.name, evaluator.type), {})[
+                        id(evaluator.instance)
+                    ] = evaluator.instance
             try:
                 result = await self.run_task(planned)
             except asyncio.CancelledError:

@@ -111,6 +111,18 @@ def _select(plan: Plan, store: RunStore, collector: StatsCollector) -> tuple[set
     return to_run, summary, resumed
 
 
+def _aggregates(runner: Runner) -> dict[str, Any]:
+    """Suite-level figures of evaluators that have them (corpus BLEU, mean similarity, ...)."""
+    out: dict[str, Any] = {}
+    for (name, type_name), instances in runner.aggregators.items():
+        listed = list(instances.values())
+        with contextlib.suppress(Exception):
+            figures = type(listed[0]).aggregate(listed)
+            if figures:
+                out[name] = {"type": type_name, **figures}
+    return out
+
+
 def _for_statistics(result: TaskResult, repeats: bool) -> dict[str, Any]:
     """The fields statistics read, without serialising the whole result."""
     row: dict[str, Any] = {
@@ -253,6 +265,9 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
     order = plan.tasks.ids
     extra: dict[str, Any] = {"llm": llm.totals.as_dict()} if llm.totals.calls or llm.totals.cached else {}
     statistics = collector.statistics()
+    aggregates = _aggregates(runner)
+    if aggregates:
+        extra["aggregates"] = aggregates
     if statistics is not None:
         extra["statistics"] = statistics
     report = RunReport(

@@ -401,6 +401,33 @@ class LLMClient:
         value: dict[str, Any] = json.loads(result.text or "{}")
         return value
 
+    async def embed(self, model: str, texts: list[str], *, api_base: str | None = None) -> list[list[float]]:
+        """Embeddings for ``texts`` from an API model (litellm), with bench's bounded retries."""
+        litellm = load_litellm()
+        provider = _provider(model, api_base)
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                kwargs: dict[str, Any] = {"model": model, "input": texts, "num_retries": 0, "max_retries": 0}
+                if api_base:
+                    kwargs["api_base"] = api_base
+                response = await asyncio.wait_for(litellm.aembedding(**kwargs), self.settings.attempt_timeout)
+                self.totals.calls += 1
+                self.limits.breaker.success(provider)
+                return [list(map(float, item["embedding"])) for item in response.data]
+            except Exception as exc:
+                retryable, fatal, status = _classify(exc)
+                reason = "timed out" if isinstance(exc, asyncio.TimeoutError) else _short(exc)
+                if not retryable or attempt >= self.settings.max_attempts:
+                    self.limits.breaker.failure(provider, self.redact(reason), fatal=fatal)
+                    raise ModelCallError(
+                        self.redact(f"{model} embeddings after {attempt} attempts: {reason}"),
+                        model=model,
+                        status=status,
+                    ) from None
+                await asyncio.sleep(min(self.settings.max_wait, random.uniform(0, 2 ** (attempt - 1))))
+
     def _parse(self, model: str, response: Any, attempt: int, started: float) -> LLMResult:
         latency_ms = (time.perf_counter() - started) * 1000
         choice = response.choices[0]

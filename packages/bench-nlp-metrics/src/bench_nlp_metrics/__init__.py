@@ -1,0 +1,1 @@
+"""bench-nlp-metrics: reference-based metrics and embedding similarity for bench."""

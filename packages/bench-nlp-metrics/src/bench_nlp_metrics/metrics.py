@@ -1,0 +1,326 @@
+"""BLEU, chrF, TER (sacrebleu), ROUGE (rouge-score), token F1 and exact match (SQuAD).
+
+Every type takes one ``reference`` or a list of them (or ``expected_from``), reports its score on
+0..1 (the library's own value is in the details), passes at ``threshold``/``score_threshold``
+(default: any overlap at all, score > 0), and adds suite-level figures to the report: the mean,
+and for BLEU, chrF and TER the corpus-level score over every task, as the libraries compute it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field, model_validator
+
+from bench.errors import EvaluatorError
+from bench.evaluator import Evaluator, EvaluatorConfig, Result, Sample
+from bench_nlp_metrics import squad
+
+
+class ReferenceConfig(EvaluatorConfig):
+    """Settings every reference-based metric has."""
+
+    reference: str | list[str] | None = None
+    """The reference text, or several references."""
+    expected_from: str | None = None
+    """Where the reference comes from when ``reference`` is not given (an evidence reference)."""
+
+    @model_validator(mode="after")
+    def _has_reference(self) -> ReferenceConfig:
+        if self.reference is None and self.expected_from is None:
+            raise ValueError("set reference (or expected_from: an evidence reference)")
+        if isinstance(self.reference, list) and not self.reference:
+            raise ValueError("the reference list is empty")
+        return self
+
+
+def references(config: ReferenceConfig, sample: Sample) -> list[str]:
+    if config.reference is not None:
+        refs = config.reference if isinstance(config.reference, list) else [config.reference]
+    elif sample.expected is not None:
+        refs = [sample.expected]
+    else:
+        raise EvaluatorError("no reference: set reference (or expected_from)")
+    if not refs:
+        raise EvaluatorError("the reference list is empty")
+    return [str(r) for r in refs]
+
+
+class CorpusMetric(Evaluator[Any]):
+    """Shared: per-sample scoring, and the corpus kept for suite-level figures."""
+
+    aggregates: ClassVar[bool] = True
+    #: The library's value scale (BLEU, chrF and TER are 0..100).
+    scale: ClassVar[float] = 1.0
+
+    def __init__(self, config: Any) -> None:
+        super().__init__(config)
+        self.corpus: list[tuple[str, list[str], float]] = []
+
+    def score(self, hypothesis: str, refs: list[str]) -> tuple[float, dict[str, Any]]:
+        raise NotImplementedError
+
+    def evaluate(self, sample: Sample) -> Result:
+        refs = references(self.config, sample)
+        score, details = self.score(sample.output, refs)
+        self.corpus.append((sample.output, refs, score))
+        score = min(1.0, max(0.0, score))
+        return Result(score > 0, score, f"{self.name} {score:.4f}", details)
+
+    @classmethod
+    def corpus_score(cls, hypotheses: list[str], refs: list[list[str]], config: Any) -> dict[str, Any]:
+        return {}
+
+    @classmethod
+    def aggregate(cls, instances: list[Evaluator[Any]]) -> dict[str, Any] | None:
+        items = [item for instance in instances for item in getattr(instance, "corpus", [])]
+        if not items:
+            return None
+        figures: dict[str, Any] = {
+            "samples": len(items),
+            "mean": round(sum(s for *_, s in items) / len(items), 6),
+        }
+        hypotheses = [h for h, _, _ in items]
+        refs = [r for _, r, _ in items]
+        figures.update(cls.corpus_score(hypotheses, refs, instances[0].config))
+        return figures
+
+
+def _streams(refs: list[list[str]]) -> list[list[str]]:
+    """sacrebleu wants one list per reference position; pad ragged reference lists with ''."""
+    width = max(len(r) for r in refs)
+    return [[r[i] if i < len(r) else "" for r in refs] for i in range(width)]
+
+
+class BleuConfig(ReferenceConfig):
+    """Settings of bleu."""
+
+    tokenize: Literal[
+        "13a", "intl", "zh", "ja-mecab", "ko-mecab", "char", "flores101", "flores200", "none"
+    ] = "13a"
+    """sacrebleu's tokenizer."""
+    smooth_method: Literal["exp", "floor", "add-k", "none"] = "exp"
+    """Sentence-level smoothing (sacrebleu's default ``exp``)."""
+    lowercase: bool = False
+    """Compare lower-cased text."""
+
+
+class Bleu(CorpusMetric):
+    """BLEU by sacrebleu (sentence BLEU per task, corpus BLEU for the suite); score = BLEU / 100."""
+
+    name = "bleu"
+    aliases = ("bleu_score",)
+    Config = BleuConfig
+    example = """
+    name: bleu-example
+    tasks:
+      - id: translation
+        response: "The dog bit the man."
+        evaluate:
+          type: bleu
+          reference: ["The dog bit the man.", "The dog had bit the man."]
+          threshold: 0.5
+    """
+
+    def score(self, hypothesis: str, refs: list[str]) -> tuple[float, dict[str, Any]]:
+        import sacrebleu
+
+        c = self.config
+        bleu = sacrebleu.sentence_bleu(
+            hypothesis, refs, smooth_method=c.smooth_method, tokenize=c.tokenize, lowercase=c.lowercase
+        )
+        return bleu.score / 100, {
+            "bleu": round(bleu.score, 4),
+            "signature": "sentence",
+            "bp": round(bleu.bp, 4),
+        }
+
+    @classmethod
+    def corpus_score(cls, hypotheses: list[str], refs: list[list[str]], config: Any) -> dict[str, Any]:
+        import sacrebleu
+
+        bleu = sacrebleu.corpus_bleu(
+            hypotheses, _streams(refs), tokenize=config.tokenize, lowercase=config.lowercase
+        )
+        return {"corpus_bleu": round(bleu.score, 4), "corpus": str(bleu)}
+
+
+class ChrfConfig(ReferenceConfig):
+    """Settings of chrf."""
+
+    word_order: int = Field(default=0, ge=0, le=2)
+    """0 for chrF, 2 for chrF++ (word n-grams too)."""
+    char_order: int = Field(default=6, ge=1)
+    """Character n-gram order."""
+    beta: int = Field(default=2, ge=1)
+    """Recall's weight."""
+
+
+class Chrf(CorpusMetric):
+    """chrF / chrF++ by sacrebleu; score = chrF / 100."""
+
+    name = "chrf"
+    aliases = ("chrf_score",)
+    Config = ChrfConfig
+    example = """
+    name: chrf-example
+    tasks:
+      - id: translation
+        response: "The dog bit the man."
+        evaluate: {type: chrf, reference: "The dog had bit the man.", word_order: 2, threshold: 0.5}
+    """
+
+    def score(self, hypothesis: str, refs: list[str]) -> tuple[float, dict[str, Any]]:
+        import sacrebleu
+
+        c = self.config
+        chrf = sacrebleu.sentence_chrf(
+            hypothesis, refs, char_order=c.char_order, word_order=c.word_order, beta=c.beta
+        )
+        return chrf.score / 100, {"chrf": round(chrf.score, 4)}
+
+    @classmethod
+    def corpus_score(cls, hypotheses: list[str], refs: list[list[str]], config: Any) -> dict[str, Any]:
+        import sacrebleu
+
+        chrf = sacrebleu.corpus_chrf(
+            hypotheses,
+            _streams(refs),
+            char_order=config.char_order,
+            word_order=config.word_order,
+            beta=config.beta,
+        )
+        return {"corpus_chrf": round(chrf.score, 4), "corpus": str(chrf)}
+
+
+class Ter(CorpusMetric):
+    """Translation edit rate by sacrebleu. Lower is better: score = max(0, 1 - TER / 100)."""
+
+    name = "ter"
+    Config = ReferenceConfig
+    example = """
+    name: ter-example
+    tasks:
+      - id: translation
+        response: "The dog bit the man."
+        evaluate: {type: ter, reference: "The dog bit the man."}
+    """
+
+    def score(self, hypothesis: str, refs: list[str]) -> tuple[float, dict[str, Any]]:
+        import sacrebleu
+
+        ter = sacrebleu.sentence_ter(hypothesis, refs)
+        return max(0.0, 1 - ter.score / 100), {"ter": round(ter.score, 4)}
+
+    def evaluate(self, sample: Sample) -> Result:
+        result = super().evaluate(sample)
+        result.passed = result.details["ter"] < 100
+        return result
+
+    @classmethod
+    def corpus_score(cls, hypotheses: list[str], refs: list[list[str]], config: Any) -> dict[str, Any]:
+        import sacrebleu
+
+        ter = sacrebleu.corpus_ter(hypotheses, _streams(refs))
+        return {"corpus_ter": round(ter.score, 4), "corpus": str(ter)}
+
+
+RougeType = Literal["rouge1", "rouge2", "rougeL", "rougeLsum"]
+
+
+class RougeConfig(ReferenceConfig):
+    """Settings of rouge."""
+
+    rouge_type: RougeType = "rougeL"
+    """Which ROUGE: unigrams, bigrams, longest common subsequence, or LCS over sentences."""
+    measure: Literal["fmeasure", "precision", "recall"] = "fmeasure"
+    """Which of the three the score is."""
+    use_stemmer: bool = True
+    """Porter-stem words first (rouge-score's option)."""
+
+
+class Rouge(CorpusMetric):
+    """ROUGE by Google's rouge-score; with several references the best one counts."""
+
+    name = "rouge"
+    aliases = ("rouge_score",)
+    Config = RougeConfig
+    example = """
+    name: rouge-example
+    tasks:
+      - id: summary
+        response: "The quick brown dog jumps on the log."
+        evaluate:
+          type: rouge
+          reference: "The quick brown fox jumps over the lazy dog"
+          rouge_type: rouge1
+          threshold: 0.6
+    """
+
+    def score(self, hypothesis: str, refs: list[str]) -> tuple[float, dict[str, Any]]:
+        from rouge_score import rouge_scorer
+
+        c = self.config
+        scorer = _scorer(c.rouge_type, c.use_stemmer, rouge_scorer.RougeScorer)
+        best = max(
+            (scorer.score(ref, hypothesis)[c.rouge_type] for ref in refs), key=lambda s: getattr(s, c.measure)
+        )
+        details = {
+            "precision": round(best.precision, 6),
+            "recall": round(best.recall, 6),
+            "fmeasure": round(best.fmeasure, 6),
+        }
+        return float(getattr(best, c.measure)), {c.rouge_type: details}
+
+
+_SCORERS: dict[tuple[str, bool], Any] = {}
+
+
+def _scorer(rouge_type: str, stem: bool, factory: Callable[..., Any]) -> Any:
+    key = (rouge_type, stem)
+    if key not in _SCORERS:
+        _SCORERS[key] = factory([rouge_type], use_stemmer=stem)
+    return _SCORERS[key]
+
+
+class TokenF1(CorpusMetric):
+    """SQuAD token F1 after normalisation (lower case, no punctuation, no articles); best reference."""
+
+    name = "token_f1"
+    aliases = ("f1",)
+    Config = ReferenceConfig
+    example = """
+    name: token-f1-example
+    tasks:
+      - id: qa
+        response: "The Eiffel Tower."
+        evaluate: {type: token_f1, reference: ["Eiffel Tower", "the tower"], threshold: 0.8}
+    """
+
+    def score(self, hypothesis: str, refs: list[str]) -> tuple[float, dict[str, Any]]:
+        best = max(squad.token_f1(hypothesis, r) for r in refs)
+        return best, {"normalized": squad.normalize_answer(hypothesis)}
+
+
+class SquadExactMatch(CorpusMetric):
+    """SQuAD exact match: equal after normalisation to any reference (1 or 0).
+
+    (``exact_match`` is bench-deterministic's strict equality; this is the SQuAD metric.)
+    """
+
+    name = "squad_exact_match"
+    aliases = ("squad_em",)
+    Config = ReferenceConfig
+    example = """
+    name: squad-exact-match-example
+    tasks:
+      - id: qa
+        response: "the Eiffel Tower!"
+        evaluate: {type: squad_exact_match, reference: "Eiffel Tower"}
+    """
+
+    def score(self, hypothesis: str, refs: list[str]) -> tuple[float, dict[str, Any]]:
+        return max(squad.exact_match(hypothesis, r) for r in refs), {
+            "normalized": squad.normalize_answer(hypothesis)
+        }

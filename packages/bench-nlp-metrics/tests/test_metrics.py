@@ -1,0 +1,115 @@
+"""Metrics against the libraries' published examples and SQuAD's normalisation cases."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bench.errors import BenchError
+from bench.testing import run_evaluator, run_suite, write_suite
+from bench_nlp_metrics import squad
+
+# sacrebleu's README example: BLEU = 48.53, chrF2 = 59.73 on these three sentences.
+SYSTEM = ["The dog bit the man.", "It wasn't surprising.", "The man had just bitten him."]
+REFERENCES = [
+    ["The dog bit the man.", "The dog had bit the man."],
+    ["It was not unexpected.", "No one was surprised."],
+    ["The man bit him first.", "The man had bitten the dog."],
+]
+
+
+def test_corpus_bleu_and_chrf_equal_sacrebleus_published_example(tmp_path):
+    rows = "\n".join(
+        f"  - {{id: s{i}, response: {json.dumps(h)}, evaluate: [{{name: bleu, type: bleu, reference: {json.dumps(r)}}}, "
+        f"{{name: chrf, type: chrf, reference: {json.dumps(r)}}}]}}"
+        for i, (h, r) in enumerate(zip(SYSTEM, REFERENCES, strict=True))
+    )
+    report = run_suite(write_suite(tmp_path, f"tasks:\n{rows}\n")).report
+    aggregates = report.extra["aggregates"]
+    assert aggregates["bleu"]["corpus_bleu"] == pytest.approx(48.53, abs=0.005)
+    assert aggregates["chrf"]["corpus_chrf"] == pytest.approx(59.73, abs=0.005)
+    assert aggregates["bleu"]["samples"] == 3
+
+
+def test_sentence_bleu_is_on_0_to_1_with_the_native_value_in_the_details():
+    outcome = run_evaluator({"type": "bleu", "reference": ["The dog bit the man."]}, "The dog bit the man.")
+    assert (outcome.score, outcome.details["bleu"]) == (1.0, 100.0)
+    assert not run_evaluator(
+        {"type": "bleu_score", "reference": "a b c d", "threshold": 0.5}, "w x y z"
+    ).passed
+
+
+def test_rouge_equals_rouge_scores_readme_example():
+    # rouge-score README: rouge1 P=0.75 R=0.6667 F=0.7059, rougeL F=0.5882 (stemming on).
+    hypothesis, reference = (
+        "The quick brown dog jumps on the log.",
+        "The quick brown fox jumps over the lazy dog",
+    )
+    rouge1 = run_evaluator({"type": "rouge", "reference": reference, "rouge_type": "rouge1"}, hypothesis)
+    assert rouge1.score == pytest.approx(0.7058823529411765)
+    assert rouge1.details["rouge1"]["precision"] == 0.75
+    rouge_l = run_evaluator(
+        {"type": "rouge_score", "reference": reference, "rouge_type": "rougeL"}, hypothesis
+    )
+    assert rouge_l.score == pytest.approx(0.5882352941176471)
+    recall = run_evaluator(
+        {"type": "rouge", "reference": reference, "rouge_type": "rouge1", "measure": "recall"}, hypothesis
+    )
+    assert recall.score == pytest.approx(2 / 3)
+
+
+def test_ter_lower_is_better():
+    same = run_evaluator({"type": "ter", "reference": "The dog bit the man."}, "The dog bit the man.")
+    assert (same.score, same.details["ter"]) == (1.0, 0.0)
+    other = run_evaluator({"type": "ter", "reference": "The dog bit the man."}, "A cat bit the man.")
+    assert other.details["ter"] == pytest.approx(40.0)  # 2 edits over 5 reference words
+    assert other.score == pytest.approx(0.6)
+
+
+@pytest.mark.parametrize(
+    ("text", "normalized"),
+    [
+        ("The Cat", "cat"),
+        ("An apple, a pear!", "apple pear"),
+        ("  Hello,   World.  ", "hello world"),
+        ("the theory", "theory"),  # articles go only as whole words
+    ],
+)
+def test_squad_normalisation(text, normalized):
+    assert squad.normalize_answer(text) == normalized
+
+
+@pytest.mark.parametrize(
+    ("prediction", "reference", "f1"),
+    [
+        ("the Eiffel Tower", "Eiffel Tower", 1.0),
+        ("a big dog", "the dog barked", 0.5),  # common {dog}: precision 1/2, recall 1/2
+        ("Paris, France", "Paris", 2 / 3),  # precision 1/2, recall 1: F1 2/3
+        ("London", "Paris", 0.0),
+    ],
+)
+def test_token_f1_classic_cases(prediction, reference, f1):
+    assert squad.token_f1(prediction, reference) == pytest.approx(f1)
+    assert run_evaluator({"type": "token_f1", "reference": reference}, prediction).score == pytest.approx(f1)
+
+
+def test_squad_exact_match_and_multiple_references():
+    assert run_evaluator(
+        {"type": "squad_exact_match", "reference": "Eiffel Tower"}, "the Eiffel Tower!"
+    ).passed
+    assert not run_evaluator({"type": "squad_em", "reference": "Eiffel Tower"}, "Eiffel").passed
+    best = run_evaluator({"type": "token_f1", "reference": ["Paris", "Eiffel Tower"]}, "Eiffel Tower")
+    assert best.score == 1.0
+
+
+def test_a_reference_is_required_and_can_come_from_evidence():
+    with pytest.raises(BenchError, match=r"set reference \(or expected_from"):
+        run_evaluator({"type": "bleu"}, "x")
+    from bench.models import Task
+
+    task = Task(id="t", prompt="q", expectations={"answer": "Eiffel Tower"})
+    outcome = run_evaluator(
+        {"type": "token_f1", "expected_from": "case.expectations.answer"}, "Eiffel Tower", task=task
+    )
+    assert outcome.score == 1.0
