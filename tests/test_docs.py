@@ -27,6 +27,8 @@ def test_evaluator_reference_is_up_to_date():
 @pytest.mark.parametrize("provided", get_registry().evaluator_types(), ids=lambda p: p.name)
 def test_each_evaluator_type_has_a_runnable_example(provided, tmp_path, fake_llm):
     cls = provided.cls
+    for module in cls.example_requires:
+        pytest.importorskip(module, reason=f"{cls.name}'s example needs an optional extra")
     # Judges in examples answer through the fake server; for "lower is better" types, a low score.
     fake_llm.default = judge_verdict(passed=True, score=0.0 if cls.threshold_direction == "max" else None)
     assert cls.__doc__, f"{cls.name} has no docstring"

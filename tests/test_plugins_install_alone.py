@@ -22,6 +22,7 @@ PLUGINS = {
     "bench-llm-judge": ("llm_judge", "factuality"),
     "bench-rag": ("faithfulness", "precision"),
     "bench-safety": ("toxicity", "pii"),
+    "bench-nlp-metrics": ("bleu", "similarity"),
 }
 
 

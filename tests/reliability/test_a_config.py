@@ -203,12 +203,12 @@ def test_a12_unknown_evaluator_suggests_nearest_name(bench_cli, suite_file):
 
 
 def test_a12_unknown_type_names_the_plugin_that_provides_it(bench_cli, suite_file):
-    path = suite_file("tasks:\n  - id: a\n    response: x\n    evaluate: {type: similarity}\n")
+    path = suite_file("tasks:\n  - id: a\n    response: x\n    evaluate: {type: git-diff}\n")
     result = bench_cli("validate", path)
     assert result.exit_code == 2
     assert (
-        f"{path}:4:16: tasks[0].evaluate.type: unknown evaluator type 'similarity' "
-        "(pip install bench-nlp-metrics provides 'similarity')"
+        f"{path}:4:16: tasks[0].evaluate.type: unknown evaluator type 'git-diff' "
+        "(pip install bench-agent provides 'git-diff')"
     ) in result.stderr
 
 

@@ -22,7 +22,8 @@ def test_paraphrases_score_higher_than_unrelated_sentences():
     )
     assert paraphrase.score > related.score > unrelated.score
     assert paraphrase.score > 0.85
-    assert paraphrase.passed and not unrelated.passed
+    assert paraphrase.passed
+    assert not unrelated.passed
 
 
 def test_an_empty_response_scores_zero_not_nan():

@@ -39,7 +39,8 @@ PROVIDERS = {
     "math_equivalence file_content_match file_exists file_json_schema directory_structure "
     "code_execution tool_calls tool_call tool_call_assertion postcondition fuzzy_match",
     "bench-llm-judge": "llm_judge factuality g_eval agentic-judge",
-    "bench-nlp-metrics": "bleu bleu_score chrf chrf_score ter rouge rouge_score token_f1 similarity",
+    "bench-nlp-metrics": "bleu bleu_score chrf chrf_score ter rouge rouge_score token_f1 f1 similarity "
+    "semantic_similarity squad_exact_match squad_em",
     "bench-rag": "faithfulness relevancy precision recall context_precision context_recall",
     "bench-agent": "task_completion tool_selection efficiency trajectory git-diff expected-diff "
     "recovery_behavior exploration_efficiency error_cascade scope_adherence confidence_calibration",
@@ -94,7 +95,7 @@ class Binder:
         if name in self.registry.evaluators:
             return self.bind_mapping(doc, path, {"type": name})
         choices = [*self.named, *self.registry.evaluators]
-        hint = did_you_mean(name, choices) or self._install_hint(name)
+        hint = self._install_hint(name) or did_you_mean(name, choices)
         raise doc.error(f"unknown evaluator '{name}'{hint}", path)
 
     def _install_hint(self, type_name: str) -> str:
@@ -174,7 +175,7 @@ class Binder:
             negate = provided is not None and not negate
         if provided is None:
             where = origin.get("type", path)
-            hint = did_you_mean(type_name, self.registry.evaluators) or self._install_hint(type_name)
+            hint = self._install_hint(type_name) or did_you_mean(type_name, self.registry.evaluators)
             raise doc.error(f"unknown evaluator type '{type_name}'{hint}", where)
 
         cls = provided.cls

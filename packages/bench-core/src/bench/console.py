@@ -156,6 +156,13 @@ def print_summary(outcome: RunOutcome, observer: ConsoleObserver, suite: Path) -
     if statistics:
         for text in statistics_lines(statistics):
             stdout.print(Text(text))
+    for label, figures in (outcome.report.extra.get("aggregates") or {}).items():
+        listed = ", ".join(
+            f"{key.replace('_', ' ')} {value:.4g}"
+            for key, value in figures.items()
+            if isinstance(value, (int, float))
+        )
+        stdout.print(plain(f"{label} ({figures['type']}): {listed}", 300))
     if outcome.interrupted:
         stdout.print(Text(f"interrupted; finish it with: bench run {suite} --resume {outcome.report.run_id}"))
     elif outcome.report.stopped:

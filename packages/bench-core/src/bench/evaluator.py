@@ -82,6 +82,8 @@ class Evaluator(Generic[ConfigT]):
     resolves_target: ClassVar[bool] = False
     #: A complete suite (YAML) that uses this type; the reference docs show it and tests run it.
     example: ClassVar[str] = ""
+    #: Modules the example needs beyond the plugin's own dependencies (an optional extra).
+    example_requires: ClassVar[tuple[str, ...]] = ()
     #: Files the example needs next to the suite (relative path -> text).
     example_files: ClassVar[dict[str, str]] = {}
 

