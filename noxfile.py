@@ -91,9 +91,12 @@ def demo(session: nox.Session) -> None:
 @nox.session(python="3.11")
 def bench(session: nox.Session) -> None:
     """Performance benchmarks (see benchmarks/README.md)."""
-    session.install(*PACKAGES, "psutil>=5.9")
+    session.install(*PACKAGES, "psutil>=5.9", "pip")
     if "--llm" in session.posargs:
         session.run("python", "benchmarks/run_llm.py", *[a for a in session.posargs if a != "--llm"])
+    elif "--nlp" in session.posargs:
+        session.run("python", "-m", "pip", "install", "--quiet", *SIMILARITY)
+        session.run("python", "benchmarks/run_nlp.py", *[a for a in session.posargs if a != "--nlp"])
     elif "--deterministic" in session.posargs:
         args = [a for a in session.posargs if a != "--deterministic"]
         session.run("python", "benchmarks/run_deterministic.py", *args)

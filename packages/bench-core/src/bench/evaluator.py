@@ -38,6 +38,8 @@ class Sample:
     #: The run's LLM client; LLM-backed evaluators make every model call through it.
     llm: LLMClient | None = None
     expected: str | None = None
+    #: The ``expected_from`` value as data (a list of references stays a list).
+    expected_value: Any = None
     #: The evaluator's ``target:`` reference, for types that resolve it themselves.
     target: str | None = None
 

@@ -21,6 +21,7 @@ from typing import Any
 from bench import scorecard
 from bench.errors import ConfigError, EvaluatorError, TargetError
 from bench.evaluator import Result, Sample
+from bench.evidence import as_text
 from bench.llm.client import LLMClient, RunStopped
 from bench.models import Response
 from bench.plan import BoundEvaluator, PlannedTask
@@ -70,7 +71,9 @@ def _with_evidence(evaluator: BoundEvaluator, sample: Sample) -> Sample:
     if evaluator.target is not None and not evaluator.instance.resolves_target:
         changes["output"] = evidence.resolve(evaluator.target)
     if evaluator.expected_from is not None:
-        changes["expected"] = evidence.resolve(evaluator.expected_from)
+        value = evidence.value(evaluator.expected_from)
+        changes["expected"] = as_text(value)
+        changes["expected_value"] = value
     return dataclasses.replace(sample, **changes)
 
 

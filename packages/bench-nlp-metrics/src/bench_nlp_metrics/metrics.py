@@ -38,6 +38,8 @@ class ReferenceConfig(EvaluatorConfig):
 def references(config: ReferenceConfig, sample: Sample) -> list[str]:
     if config.reference is not None:
         refs = config.reference if isinstance(config.reference, list) else [config.reference]
+    elif isinstance(sample.expected_value, list):
+        refs = sample.expected_value  # an evidence reference to a list: several references
     elif sample.expected is not None:
         refs = [sample.expected]
     else:
