@@ -113,3 +113,18 @@ def test_a_reference_is_required_and_can_come_from_evidence():
         {"type": "token_f1", "expected_from": "case.expectations.answer"}, "Eiffel Tower", task=task
     )
     assert outcome.score == 1.0
+
+
+def test_similarity_with_api_embeddings_through_the_llm_client(fake_llm):
+    # The fake server's embeddings are derived from a hash of the text: equal texts, equal vectors.
+    settings = {"type": "similarity", "provider": "litellm", "model": "openai/text-embedding-3-small"}
+    same = run_evaluator(
+        {**settings, "reference": "The capital of France is Paris."}, "The capital of France is Paris."
+    )
+    assert same.error is None, same.error
+    assert same.score == pytest.approx(1.0)
+    embeddings = [r for r in fake_llm.requests if r.path.endswith("/embeddings")]
+    assert embeddings[-1].body["input"] == [
+        "The capital of France is Paris.",
+        "The capital of France is Paris.",
+    ]
