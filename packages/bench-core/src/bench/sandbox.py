@@ -170,8 +170,8 @@ def _preexec(limits: Limits) -> None:  # runs in the child between fork and exec
             resource.setrlimit(kind, (value, hard))
 
 
-class _Tail:
-    """Keeps the last ``limit`` bytes of a stream and counts them all."""
+class Tail:
+    """Keeps the last ``limit`` bytes of a stream and counts them all (commands and sandboxes)."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
@@ -183,6 +183,15 @@ class _Tail:
         self.data += chunk
         if len(self.data) > self.limit:
             del self.data[: len(self.data) - self.limit]
+
+    async def drain(self, stream: asyncio.StreamReader) -> None:
+        """Read the whole stream, keeping its tail."""
+        while chunk := await stream.read(1 << 16):
+            self.add(chunk)
+
+    @property
+    def truncated(self) -> bool:
+        return self.total > self.limit
 
     def text(self) -> str:
         return self.data.decode("utf-8", errors="replace")
@@ -238,10 +247,10 @@ async def _run(argv: list[str], workdir: Path, limits: Limits, python: str | Non
         start_new_session=True,
         preexec_fn=functools.partial(_preexec, limits),
     )
-    out, err = _Tail(limits.output_bytes), _Tail(64 * 1024)
+    out, err = Tail(limits.output_bytes), Tail(64 * 1024)
     flooded = asyncio.Event()
 
-    async def drain(stream: asyncio.StreamReader | None, tail: _Tail) -> None:
+    async def drain(stream: asyncio.StreamReader | None, tail: Tail) -> None:
         assert stream is not None
         while chunk := await stream.read(1 << 16):
             tail.add(chunk)
@@ -258,7 +267,7 @@ async def _run(argv: list[str], workdir: Path, limits: Limits, python: str | Non
         if not done:
             timed_out = True
     finally:
-        _kill(proc.pid)
+        kill_group(proc.pid)
         waiter.cancel()
         readers.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -315,7 +324,8 @@ async def reap(proc: asyncio.subprocess.Process) -> int:
     return -signal.SIGKILL
 
 
-def _kill(pid: int) -> None:
+def kill_group(pid: int) -> None:
+    """SIGKILL a whole process group (a program and what it spawned without a new session)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
 
@@ -325,4 +335,14 @@ def python_executable() -> str:
     return getattr(sys, "_base_executable", None) or sys.executable
 
 
-__all__ = ["Execution", "Limits", "interpreter_prefix", "isolation_level", "python_executable", "reap", "run"]
+__all__ = [
+    "Execution",
+    "Limits",
+    "Tail",
+    "interpreter_prefix",
+    "isolation_level",
+    "kill_group",
+    "python_executable",
+    "reap",
+    "run",
+]

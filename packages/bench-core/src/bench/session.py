@@ -116,10 +116,13 @@ def _aggregates(runner: Runner) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for (name, type_name), instances in runner.aggregators.items():
         listed = list(instances.values())
-        with contextlib.suppress(Exception):
+        try:
             figures = type(listed[0]).aggregate(listed)
-            if figures:
-                out[name] = {"type": type_name, **figures}
+        except Exception as exc:  # a plugin's bug: say so in the report, keep the run's results
+            out[name] = {"type": type_name, "error": f"{type(exc).__name__}: {exc}"}
+            continue
+        if figures:
+            out[name] = {"type": type_name, **figures}
     return out
 
 

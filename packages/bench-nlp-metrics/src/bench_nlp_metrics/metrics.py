@@ -8,7 +8,7 @@ and for BLEU, chrF and TER the corpus-level score over every task, as the librar
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
@@ -261,10 +261,8 @@ class Rouge(CorpusMetric):
     """
 
     def score(self, hypothesis: str, refs: list[str]) -> tuple[float, dict[str, Any]]:
-        from rouge_score import rouge_scorer
-
         c = self.config
-        scorer = _scorer(c.rouge_type, c.use_stemmer, rouge_scorer.RougeScorer)
+        scorer = _scorer(c.rouge_type, c.use_stemmer)
         best = max(
             (scorer.score(ref, hypothesis)[c.rouge_type] for ref in refs), key=lambda s: getattr(s, c.measure)
         )
@@ -276,14 +274,11 @@ class Rouge(CorpusMetric):
         return float(getattr(best, c.measure)), {c.rouge_type: details}
 
 
-_SCORERS: dict[tuple[str, bool], Any] = {}
+@functools.lru_cache(maxsize=16)
+def _scorer(rouge_type: str, stem: bool) -> Any:
+    from rouge_score import rouge_scorer
 
-
-def _scorer(rouge_type: str, stem: bool, factory: Callable[..., Any]) -> Any:
-    key = (rouge_type, stem)
-    if key not in _SCORERS:
-        _SCORERS[key] = factory([rouge_type], use_stemmer=stem)
-    return _SCORERS[key]
+    return rouge_scorer.RougeScorer([rouge_type], use_stemmer=stem)
 
 
 class TokenF1(CorpusMetric):

@@ -28,7 +28,8 @@ from pydantic import BaseModel, Field
 
 from bench.errors import EvaluatorError
 from bench.evaluator import Evaluator, EvaluatorConfig, Result, Sample
-from bench.llm.verdict import ask_verdict, data_rule, delimit
+from bench.llm.judging import framed
+from bench.llm.verdict import ask_verdict
 from bench_safety import prompts
 
 Kind = Literal["email", "phone", "card", "iban", "us_ssn", "es_dni", "it_codice_fiscale", "in_aadhaar"]
@@ -180,11 +181,7 @@ class Pii(Evaluator[PiiConfig]):
     async def _judge(self, sample: Sample) -> list[dict[str, str]]:
         if sample.llm is None:
             raise EvaluatorError("pii with a model needs the run's LLM client")
-        block, tag = delimit(sample.output)
-        messages = [
-            {"role": "system", "content": "You are a careful privacy reviewer. " + data_rule(tag)},
-            {"role": "user", "content": prompts.PII.replace("{response}", block)},
-        ]
+        messages = framed(prompts.PII, {"response": sample.output}, ("response",))
         assert self.config.model is not None
         verdict, _ = await ask_verdict(
             sample.llm, PiiVerdict, messages, model=self.config.model, api_base=self.config.api_base

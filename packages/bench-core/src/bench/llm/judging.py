@@ -21,6 +21,26 @@ from bench.models import Task
 from bench.templates import MissingPlaceholder, placeholders, render
 
 
+def framed(template: str, values: dict[str, str], untrusted: tuple[str, ...]) -> list[dict[str, str]]:
+    """Judge messages: the template filled, ``untrusted`` values delimited as data (H06)."""
+    rules, filled = [], {}
+    for name, value in values.items():
+        if name in untrusted:
+            block, tag = delimit(value, name)
+            filled[name] = block
+            rules.append(data_rule(tag))
+        else:
+            filled[name] = value
+    try:
+        text = render(template, filled)
+    except MissingPlaceholder as exc:
+        raise EvaluatorError(f"the prompt needs {{{exc.name}}}, which this task does not provide") from None
+    return [
+        {"role": "system", "content": "You are a careful evaluator. " + " ".join(rules)},
+        {"role": "user", "content": text},
+    ]
+
+
 class TemplateJudgeConfig(EvaluatorConfig):
     """Settings every template judge has."""
 
@@ -77,25 +97,7 @@ class TemplateJudge(Evaluator[ConfigT], Generic[ConfigT]):
         """Render the prompt, ask the judge; return the verdict and the details to keep."""
         if sample.llm is None:
             raise EvaluatorError(f"{self.name} needs the run's LLM client")
-        values = self.values(sample)
-        rules, filled = [], {}
-        for name, value in values.items():
-            if name in self.untrusted:
-                block, tag = delimit(value, name)
-                filled[name] = block
-                rules.append(data_rule(tag))
-            else:
-                filled[name] = value
-        try:
-            text = render(self.config.prompt or self.template, filled)
-        except MissingPlaceholder as exc:
-            raise EvaluatorError(
-                f"the prompt needs {{{exc.name}}}, which this task does not provide"
-            ) from None
-        messages = [
-            {"role": "system", "content": "You are a careful evaluator. " + " ".join(rules)},
-            {"role": "user", "content": text},
-        ]
+        messages = framed(self.config.prompt or self.template, self.values(sample), self.untrusted)
         params = {} if self.config.temperature is None else {"temperature": self.config.temperature}
         verdict, _raw = await ask_verdict(
             sample.llm,
@@ -110,4 +112,4 @@ class TemplateJudge(Evaluator[ConfigT], Generic[ConfigT]):
         return verdict, {"judge": self.config.model, "prompt_version": version}
 
 
-__all__ = ["TemplateJudge", "TemplateJudgeConfig"]
+__all__ = ["TemplateJudge", "TemplateJudgeConfig", "framed"]

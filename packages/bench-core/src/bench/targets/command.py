@@ -8,7 +8,6 @@ whole group is killed on timeout or when the program exits (so daemons it spawne
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import shlex
 import shutil
@@ -19,7 +18,7 @@ from pydantic import Field
 
 from bench.errors import ConfigError, TargetError
 from bench.models import Response, Task
-from bench.sandbox import reap
+from bench.sandbox import Tail, kill_group, reap
 from bench.target import Target, TargetConfig
 
 PROMPT = "{prompt}"
@@ -37,29 +36,6 @@ class CommandConfig(TargetConfig):
     """Extra environment variables for the program."""
     max_output_bytes: int = Field(default=10 * MIB, gt=0)
     """Cap on captured stdout; beyond it the tail is kept and the response marked truncated."""
-
-
-class _Capped:
-    """Collects a stream's bytes, keeping only the last ``limit`` of them."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.data = bytearray()
-        self.total = 0
-
-    async def drain(self, stream: asyncio.StreamReader) -> None:
-        while chunk := await stream.read(1 << 16):
-            self.total += len(chunk)
-            self.data += chunk
-            if len(self.data) > self.limit:
-                del self.data[: len(self.data) - self.limit]
-
-    @property
-    def truncated(self) -> bool:
-        return self.total > self.limit
-
-    def text(self) -> str:
-        return self.data.decode("utf-8", errors="replace")
 
 
 def _signal_name(number: int) -> str:
@@ -109,7 +85,7 @@ class CommandTarget(Target):
             env=self.env,
             start_new_session=True,
         )
-        stdout, stderr = _Capped(config.max_output_bytes), _Capped(64 * 1024)
+        stdout, stderr = Tail(config.max_output_bytes), Tail(64 * 1024)
         try:
             assert proc.stdout is not None
             assert proc.stderr is not None
@@ -119,7 +95,7 @@ class CommandTarget(Target):
             await asyncio.gather(*readers)
             code = await proc.wait()
         finally:
-            _kill_group(proc.pid)
+            kill_group(proc.pid)
             if proc.returncode is None:
                 await reap(proc)  # not proc.wait(): it can hang on a pipe nobody reads (3.11)
         if code < 0:
@@ -144,8 +120,3 @@ async def _feed(stdin: asyncio.StreamWriter | None, data: bytes) -> None:
         pass  # the program does not read its stdin; that is its business
     finally:
         stdin.close()
-
-
-def _kill_group(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
