@@ -22,6 +22,7 @@ from typing import Any
 from bench.errors import StoreError
 from bench.results import FINISHED_STATUSES
 from bench.stats import Z, mcnemar, mcnemar_sample_size, paired_bootstrap, z_value
+from bench.store import latest_lines
 
 EXIT_FOR = {"regression": 1, "improvement": 0, "no significant change": 0, "insufficient evidence": 3}
 
@@ -70,16 +71,14 @@ def load_run(ref: str, runs_dir: Path) -> RunResults:
         raise StoreError(
             f"no run '{ref}': not a report file, a run folder, or a run id in {runs_dir} (runs: {listed})"
         )
-    latest: dict[tuple[str, int], dict[str, Any]] = {}
+    # Read-only: the run may be in use, so no lock and no repair (RunStore.read_results does both).
     with open(results, encoding="utf-8", errors="replace") as lines:
-        for line in lines:
-            try:
-                result = json.loads(line)
-            except ValueError:
-                continue  # a torn last line
-            latest[(str(result.get("id")), int(result.get("repeat", 0)))] = result
-    for result in latest.values():
-        run.add(result)
+        latest = latest_lines(lines)
+    for line in latest.values():
+        try:
+            run.add(json.loads(line))
+        except ValueError:
+            continue  # a torn last line
     return run
 
 

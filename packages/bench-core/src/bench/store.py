@@ -153,12 +153,7 @@ class RunStore:
             with open(self.folder / "results.torn.jsonl", "ab") as torn:
                 torn.write(raw[end:] + b"\n")
             os.truncate(self.results_path, end)
-        latest: dict[str, str] = {}
-        for line in raw[:end].decode("utf-8", errors="replace").splitlines():
-            task_id = _line_id(line)
-            if task_id is not None:
-                latest[task_id] = line
-        return latest
+        return latest_lines(raw[:end].decode("utf-8", errors="replace").splitlines())
 
     def iter_lines(self, order: Iterable[str]) -> Iterator[str]:
         """Each task's latest result line (JSON text), in the given order; ids never recorded are skipped."""
@@ -186,6 +181,16 @@ class RunStore:
 _ID_PREFIX = '{"id":'
 _REPEAT = ',"repeat":'
 _decoder = json.JSONDecoder()
+
+
+def latest_lines(lines: Iterable[str]) -> dict[str, str]:
+    """The last line recorded for each result key (``id`` or ``id@N``), in first-seen order."""
+    latest: dict[str, str] = {}
+    for line in lines:
+        key = _line_id(line)
+        if key is not None:
+            latest[key] = line
+    return latest
 
 
 def _line_id(line: str) -> str | None:
