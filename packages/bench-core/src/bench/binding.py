@@ -42,7 +42,8 @@ PROVIDERS = {
     "bench-nlp-metrics": "bleu bleu_score chrf chrf_score ter rouge rouge_score token_f1 f1 similarity "
     "semantic_similarity squad_exact_match squad_em",
     "bench-rag": "faithfulness relevancy precision recall context_precision context_recall",
-    "bench-agent": "task_completion tool_selection efficiency trajectory git-diff expected-diff "
+    "bench-agent": "task_completion tool_selection efficiency trajectory trajectory_match git-diff git_diff "
+    "expected-diff expected_diff "
     "recovery_behavior exploration_efficiency error_cascade scope_adherence confidence_calibration",
     "bench-safety": "toxicity bias hallucination pii",
 }
@@ -249,7 +250,9 @@ class Binder:
                     doc.error(f"{message} [evaluator '{cls.name}' from {provided.distribution}]", field)
                 )
             raise errors[0] from None
-        return cls(config)
+        instance = cls(config)
+        instance.folder = doc.path.parent
+        return instance
 
     # -- definition files ---------------------------------------------------------------------
 

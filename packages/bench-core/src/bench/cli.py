@@ -100,6 +100,9 @@ def run(
             "--repeat", min=1, help="Run every task this many times (pass@k, flaky tasks, intervals)."
         ),
     ] = None,
+    keep_workspaces: Annotated[
+        bool, typer.Option("--keep-workspaces", help="Leave each task's workspace on disk for inspection.")
+    ] = False,
 ) -> None:
     """Run a suite: produce each task's response, evaluate it, record and report the results."""
     from bench.console import ConsoleObserver, print_summary
@@ -114,7 +117,13 @@ def run(
     registry = _registry()
     reporters = _reporters(registry, output, junit, report or [])
     plan = load_suite(suite, registry, repeat=repeat)
-    options = RunOptions(runs_dir=runs_dir, concurrency=concurrency, resume=resume, cache=not no_cache)
+    options = RunOptions(
+        runs_dir=runs_dir,
+        concurrency=concurrency,
+        resume=resume,
+        cache=not no_cache,
+        keep_workspaces=keep_workspaces,
+    )
     if dry_run:
         from bench.console import print_estimate
         from bench.estimate import estimate

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
@@ -91,6 +92,8 @@ class Evaluator(Generic[ConfigT]):
 
     def __init__(self, config: ConfigT) -> None:
         self.config = config
+        #: The folder of the file that configured this evaluator; relative paths start here.
+        self.folder: Path | None = None
 
     def check(self, task: Task) -> None:
         """Refuse, at validate time, a task this evaluator cannot judge (raise ValueError)."""

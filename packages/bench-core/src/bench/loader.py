@@ -7,6 +7,7 @@ names the file, the line and column, and the field path.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from pydantic import ValidationError
 
 from bench.binding import Binder, digest
 from bench.errors import ConfigError, FieldPath, InvalidSuite, did_you_mean
-from bench.models import Message, Response, Task
+from bench.models import Message, RepoSpec, Response, Task
 from bench.plan import BoundEvaluator, Plan, PlannedTask, TaskList
 from bench.plugins import Registry, get_registry
 from bench.scorecard import Scorecard
@@ -249,6 +250,9 @@ class _SuiteBuilder:
             inputs=spec.inputs,
             expectations=spec.expectations,
             workspace=self._workspace(doc, at, spec.workspace or suite.defaults.workspace, seen is not None),
+            repo=self._repo(doc, at, spec, suite, seen is not None),
+            post_execution_checks=[*suite.post_execution_checks, *spec.post_execution_checks],
+            max_capture_bytes=suite.max_capture_bytes,
         )
         if seen is not None:  # validation pass: let each evaluator check the task it will judge
             for path, evaluator in placed:
@@ -408,6 +412,25 @@ class _SuiteBuilder:
             )
         return {**entry, field: block.pop(key)}
 
+    def _repo(
+        self, doc: YamlDocument, at: FieldPath, spec: TaskSpec, suite: SuiteFile, check: bool
+    ) -> RepoSpec | None:
+        source = spec.repo or suite.repo
+        if source is None:
+            if check and (spec.post_execution_checks or (spec.branch or spec.ref)):
+                field = "post_execution_checks" if spec.post_execution_checks else "branch"
+                raise doc.error("this needs a repository: give 'repo:' (here or at the top)", (*at, field))
+            return None
+        where: FieldPath = (*at, "repo") if spec.repo else ("repo",)
+        if check and (spec.workspace or suite.defaults.workspace):
+            raise doc.error("give workspace or repo, not both", where)
+        if not is_remote(source):
+            resolved = (self.path.parent / source).resolve()
+            if check and not resolved.is_dir():
+                raise doc.error(f"repository {source} is not a directory (resolved to {resolved})", where)
+            source = str(resolved)
+        return RepoSpec(source=source, branch=spec.branch or suite.branch, ref=spec.ref or suite.ref)
+
     def _workspace(self, doc: YamlDocument, at: FieldPath, folder: str | None, check: bool) -> str | None:
         if folder is None:
             return None
@@ -458,6 +481,11 @@ READS_BLOCK = {
     "tool_call": "tool_calls",
     "tool_calls": "tool_calls",
 }
+
+
+def is_remote(source: str) -> bool:
+    """Whether a ``repo:`` is a URL (``https://``, ``ssh://``, ``git@host:path``), not a local path."""
+    return "://" in source or re.match(r"^[\w.-]+@[\w.-]+:", source) is not None
 
 
 def choose_loader(registry: Registry, path: Path) -> YamlDocument:

@@ -63,6 +63,38 @@ class Response(BaseModel):
         return self.output or ""
 
 
+MIB = 1024 * 1024
+
+
+class RepoSpec(BaseModel):
+    """A git repository a task runs in: a URL or a local path, and which branch or commit."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: str
+    branch: str | None = None
+    ref: str | None = None
+
+    @property
+    def revision(self) -> str:
+        """What to check out: ``ref`` (a commit, tag or branch), else ``branch``, else the default."""
+        return self.ref or self.branch or "HEAD"
+
+
+class CaptureCheck(BaseModel):
+    """An AgentClash ``post_execution_checks`` entry: what to keep from the workspace after the run."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["file_capture", "directory_listing"]
+    path: str
+    key: str | None = None
+    #: Per-file cap for ``file_capture`` (AgentClash's default: 1 MiB).
+    max_bytes: int = Field(default=MIB, gt=0)
+    #: Entry cap for ``directory_listing``.
+    max_entries: int = Field(default=10_000, gt=0)
+
+
 class Task(BaseModel):
     """One task of a suite, as the target and the evaluators see it.
 
@@ -88,6 +120,12 @@ class Task(BaseModel):
     #: Which repeat of the task this is; model calls use it in their cache key, so K repeats
     #: are K independent answers (0 until the suite repeats tasks).
     repeat: int = 0
+    #: A repository bench copies into a fresh workspace for this task (the agent runs there).
+    repo: RepoSpec | None = None
+    #: What to capture from the workspace after the target ran (``file:PATH`` evidence reads it).
+    post_execution_checks: list[CaptureCheck] = Field(default_factory=list)
+    #: Cap on all captured bytes of one run of the task.
+    max_capture_bytes: int = 10 * MIB
 
     @property
     def text(self) -> str:

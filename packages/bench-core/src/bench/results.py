@@ -53,6 +53,8 @@ class TaskResult(BaseModel):
     digest: str = ""
     #: The scorecard's verdict, when the suite or task has one (it decides ``passed``).
     scorecard: dict[str, Any] | None = None
+    #: The task's workspace, when it ran in one: the change (files, lines), escapes, captures.
+    workspace: dict[str, Any] | None = None
 
 
 @dataclass

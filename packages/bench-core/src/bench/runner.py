@@ -19,11 +19,13 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from bench import scorecard
+from bench.checkout import Checkout, Workspaces
 from bench.errors import ConfigError, EvaluatorError, TargetError
 from bench.evaluator import Result, Sample
 from bench.evidence import as_text
+from bench.git import GitError
 from bench.llm.client import LLMClient, RunStopped
-from bench.models import Response
+from bench.models import Response, Task
 from bench.plan import BoundEvaluator, PlannedTask
 from bench.results import ERROR, FAILED, INTERRUPTED, PASSED, EvaluatorOutcome, TaskResult
 from bench.target import Target
@@ -112,6 +114,29 @@ async def evaluate(
     return EvaluatorOutcome(**base, passed=passed, score=score, reason=reason, details=result.details)
 
 
+def workspace_summary(response: Response, checkout: Checkout | None, keep: bool) -> dict[str, Any] | None:
+    """What a task's result says about its workspace: the change, escapes and captured sizes."""
+    if checkout is None:
+        return None
+    artifacts = response.artifacts
+    diff = artifacts.get("diff") or {}
+    summary: dict[str, Any] = {
+        "repo": checkout.repo.source,
+        "revision": checkout.repo.revision,
+        "base_commit": checkout.base_commit,
+        **{k: diff[k] for k in ("files_changed", "lines_added", "lines_removed", "files") if k in diff},
+        "escapes": artifacts.get("escapes", []),
+    }
+    captured = artifacts.get("files")
+    if isinstance(captured, dict) and captured:
+        summary["captured"] = {
+            path: {k: v for k, v in record.items() if k != "content"} for path, record in captured.items()
+        }
+    if keep:
+        summary["path"] = str(checkout.path)
+    return summary
+
+
 def _task_score(outcomes: list[EvaluatorOutcome]) -> float | None:
     total = weight = 0.0
     for o in outcomes:
@@ -183,8 +208,11 @@ class Runner:
         llm: LLMClient | None = None,
         evaluator_timeout: float = EVALUATOR_TIMEOUT_S,
         metrics: dict[str, str] | None = None,
+        keep_workspaces: bool = False,
     ) -> None:
         self.metrics = metrics or {}
+        self.keep_workspaces = keep_workspaces
+        self.workspaces: Workspaces | None = None
         self.evaluator_timeout = evaluator_timeout
         self.target = target
         self.record = record
@@ -207,7 +235,11 @@ class Runner:
     async def run(self, tasks: Iterable[PlannedTask]) -> None:
         feed = _Feed(iter(tasks), self.llm)
         self._workers = [asyncio.ensure_future(self._worker(feed)) for _ in range(self.concurrency)]
-        outcomes = await asyncio.gather(*self._workers, return_exceptions=True)
+        try:
+            outcomes = await asyncio.gather(*self._workers, return_exceptions=True)
+        finally:
+            if self.workspaces is not None:
+                self.workspaces.close()
         for outcome in outcomes:
             if isinstance(outcome, BaseException) and not isinstance(outcome, asyncio.CancelledError):
                 raise outcome
@@ -278,11 +310,46 @@ class Runner:
             return Response(error=f"target '{self.target.name}' raised {type(exc).__name__}: {exc}")
 
     async def run_task(self, planned: PlannedTask) -> TaskResult:
-        """Produce, evaluate and score one task."""
+        """Produce, evaluate and score one task (in a fresh workspace when it names a repo)."""
+        if planned.task.repo is None or planned.task.response is not None:
+            return await self._run_task(planned, None)
+        started = time.perf_counter()
+        if self.workspaces is None:
+            self.workspaces = Workspaces(keep=self.keep_workspaces)
+        try:
+            checkout = await self.workspaces.prepare(planned.task.repo)
+        except GitError as exc:
+            return TaskResult(
+                id=planned.task.id,
+                repeat=planned.task.repeat,
+                status=ERROR,
+                passed=False,
+                error=f"workspace: {exc}",
+                digest=planned.digest,
+                duration_ms=(time.perf_counter() - started) * 1000,
+            )
+        task = planned.task.model_copy(update={"workspace": str(checkout.path)})
+        try:
+            return await self._run_task(dataclasses.replace(planned, task=task), checkout)
+        finally:
+            self.workspaces.release(checkout)
+
+    async def _captured(self, task: Task, response: Response, checkout: Checkout) -> Response:
+        """The response with what the target did to its workspace (diff, captures, escapes)."""
+        try:
+            found = await checkout.finish(task.post_execution_checks, task.max_capture_bytes)
+        except GitError as exc:
+            error = response.error or f"workspace: capturing the changes failed: {exc}"
+            return response.model_copy(update={"error": error})
+        return response.model_copy(update={"artifacts": {**response.artifacts, **found}})
+
+    async def _run_task(self, planned: PlannedTask, checkout: Checkout | None) -> TaskResult:
         started = time.perf_counter()
         response = await self._respond(planned)
         task = planned.task
         responded_ms = (time.perf_counter() - started) * 1000
+        if checkout is not None:
+            response = await self._captured(task, response, checkout)
         common: dict[str, Any] = {
             "id": task.id,
             "repeat": task.repeat,
@@ -291,6 +358,7 @@ class Runner:
             "tool_calls": response.tool_calls,
             "usage": response.usage,
             "digest": planned.digest,
+            "workspace": workspace_summary(response, checkout, self.keep_workspaces),
         }
         if response.error is not None and not planned.expects_error:
             return TaskResult(
@@ -344,7 +412,13 @@ class Runner:
     ) -> dict[str, Any]:
         """The task's scorecard: it, not the evaluators' conjunction, decides pass or fail."""
         assert planned.scorecard is not None
-        rows = [o.model_dump(include={"name", "type", "passed", "score", "error"}) for o in outcomes]
+        rows = [
+            {
+                **o.model_dump(include={"name", "type", "passed", "score", "error", "weight"}),
+                "gate": o.details.get("gate"),
+            }
+            for o in outcomes
+        ]
         metrics = scorecard.collect_metrics(
             latency_ms=latency,
             usage=response.usage.model_dump(),

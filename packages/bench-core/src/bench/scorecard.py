@@ -41,7 +41,20 @@ COLLECTORS = (
     "run_completed_successfully",
     "run_failure_count",
     "validator_pass_rate",
+    "behavioral_recovery_score",
+    "behavioral_exploration_score",
+    "behavioral_error_cascade_score",
+    "behavioral_scope_score",
+    "behavioral_confidence_score",
 )
+#: The collector of each behavioural signal's score (bench-agent's evaluator types).
+SIGNAL_COLLECTORS = {
+    "recovery_behavior": "behavioral_recovery_score",
+    "exploration_efficiency": "behavioral_exploration_score",
+    "error_cascade": "behavioral_error_cascade_score",
+    "scope_adherence": "behavioral_scope_score",
+    "confidence_calibration": "behavioral_confidence_score",
+}
 BEHAVIORAL_TYPES = frozenset(
     {
         "recovery_behavior",
@@ -260,6 +273,11 @@ def collect_metrics(
     """The metric collectors' values for one task (``None`` where unknown, never a made-up 0)."""
     errors = sum(o.get("error") is not None for o in outcomes)
     judged = [o for o in outcomes if o.get("error") is None]
+    signals: dict[str, float | None] = dict.fromkeys(SIGNAL_COLLECTORS.values())
+    for o in judged:
+        key = SIGNAL_COLLECTORS.get(o["type"])
+        if key is not None and signals[key] is None:
+            signals[key] = _outcome_score(o)
     return {
         "run_total_latency_ms": latency_ms,
         "run_ttft_ms": usage.get("ttft_ms"),
@@ -270,6 +288,7 @@ def collect_metrics(
         "run_completed_successfully": 0.0 if target_error else 1.0,
         "run_failure_count": float(int(target_error) + errors),
         "validator_pass_rate": sum(bool(o["passed"]) for o in judged) / len(judged) if judged else None,
+        **signals,
     }
 
 
@@ -302,7 +321,13 @@ def _dimension(
         signals = [o for o in outcomes if o["type"] in BEHAVIORAL_TYPES and o.get("error") is None]
         if not signals:
             return None, None, "no behavioral signal evaluators (bench-agent) on this task"
-        value = sum(_outcome_score(o) for o in signals) / len(signals)
+        gates = [o["name"] for o in signals if o.get("gate") is True and not o["passed"]]
+        if gates:  # a failed gate signal fails the dimension (AgentClash's per-signal gate)
+            return 0.0, 0.0, ""
+        weight = sum(o.get("weight", 1.0) for o in signals)
+        if weight == 0:
+            return None, None, "every behavioral signal has weight 0"
+        value = sum(_outcome_score(o) * o.get("weight", 1.0) for o in signals) / weight
         return value, value, ""
     if dim.source == "reliability":
         completed = evidence.metrics["run_completed_successfully"]

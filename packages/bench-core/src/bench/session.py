@@ -42,6 +42,8 @@ class RunOptions:
     evaluator_timeout: float = EVALUATOR_TIMEOUT_S
     #: Where the LLM response cache lives (default: ``cache/llm.sqlite3`` next to the runs folder).
     cache_path: Path | None = None
+    #: Leave each task's workspace on disk (its path is in the result).
+    keep_workspaces: bool = False
 
 
 @dataclass
@@ -202,6 +204,7 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
         llm=llm,
         evaluator_timeout=options.evaluator_timeout,
         metrics=plan.metrics,
+        keep_workspaces=options.keep_workspaces,
     )
     redact = llm.redact
 

@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, field_validator
 
 from bench.llm.settings import JudgeLimits, LLMSettings, Pricing, RuntimeLimits
-from bench.models import Message, Response
+from bench.models import MIB, CaptureCheck, Message, Response
 from bench.scorecard import MetricDeclaration, Scorecard
 
 
@@ -45,6 +45,14 @@ class SuiteFile(Strict):
     #: AgentClash: named metrics (a collector under a key) for scorecard dimensions.
     metrics: list[MetricDeclaration] = Field(default_factory=list)
     scorecard: Scorecard | None = None
+    #: youBencha: the repository every task runs in (a git URL or a local path) and its branch/ref.
+    repo: str | None = None
+    branch: str | None = None
+    ref: str | None = None
+    #: AgentClash: what to capture from each task's workspace after the target ran.
+    post_execution_checks: list[CaptureCheck] = Field(default_factory=list)
+    #: Cap on all bytes captured from one run of a task.
+    max_capture_bytes: PositiveInt = 10 * MIB
 
 
 class TaskSpec(Strict):
@@ -70,6 +78,12 @@ class TaskSpec(Strict):
     repeat: PositiveInt | None = None
     #: This task's own scorecard (default: the suite's).
     scorecard: Scorecard | None = None
+    #: This task's repository, branch and ref (default: the suite's).
+    repo: str | None = None
+    branch: str | None = None
+    ref: str | None = None
+    #: Captures for this task, added to the suite's.
+    post_execution_checks: list[CaptureCheck] = Field(default_factory=list)
 
     @field_validator("id", mode="before")
     @classmethod

@@ -1,8 +1,13 @@
-"""The ``command`` target: a program whose stdout is the response.
+"""The ``command`` target: a program (a script, a CLI agent) whose stdout is the response.
 
-The command never runs through a shell. ``{prompt}`` in an argument is replaced by the prompt;
-otherwise the prompt is written to stdin. The program runs in its own process group, and the
-whole group is killed on timeout or when the program exits (so daemons it spawned die too).
+The command never runs through a shell. ``{prompt}`` in an argument is replaced by the prompt,
+``{prompt_file}`` by a file holding it; otherwise the prompt is written to stdin. When the task
+runs in a workspace (``repo:``) the program runs there (``{workspace}``); ``{suite_dir}`` names
+the suite's folder (where a scripted agent lives). An agent may report
+its trajectory and token usage in the file named by ``BENCH_TRAJECTORY_FILE`` (also
+``{trajectory_file}``; format in ``bench.trajectory``). The program runs in its own process
+group, and the whole group is killed on timeout or when the program exits (so daemons it spawned
+die too).
 """
 
 from __future__ import annotations
@@ -12,16 +17,20 @@ import os
 import shlex
 import shutil
 import signal
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from pydantic import Field
 
+from bench import trajectory
 from bench.errors import ConfigError, TargetError
-from bench.models import Response, Task
+from bench.models import Response, Task, Usage
 from bench.sandbox import Tail, kill_group, reap
 from bench.target import Target, TargetConfig
 
 PROMPT = "{prompt}"
+PLACEHOLDERS = ("{prompt_file}", "{trajectory_file}", "{workspace}", "{suite_dir}")
 MIB = 1024 * 1024
 
 
@@ -31,7 +40,8 @@ class CommandConfig(TargetConfig):
     command: list[str] | str
     """argv words, or one string split the way a shell would (but never run by one)."""
     cwd: str | None = None
-    """Working directory, relative to the suite's folder (default: the suite's folder)."""
+    """Working directory, relative to the suite's folder (default: the task's workspace, else the
+    suite's folder)."""
     env: dict[str, str] = Field(default_factory=dict)
     """Extra environment variables for the program."""
     max_output_bytes: int = Field(default=10 * MIB, gt=0)
@@ -66,23 +76,48 @@ class CommandTarget(Target):
             raise ConfigError(
                 f"command not found: {program}", file=self.suite.path, field=("target", "command")
             )
+        if os.sep in program and (cwd / program).is_file():
+            argv[0] = str((cwd / program).resolve())  # the program stays found when cwd is a workspace
         self.argv = argv
         self.cwd = cwd
         self.env = {**os.environ, **config.env}
 
     async def respond(self, task: Task) -> Response:
+        with tempfile.TemporaryDirectory(prefix="bench-cmd-") as scratch:
+            return await self._respond(task, Path(scratch))
+
+    async def _respond(self, task: Task, scratch: Path) -> Response:
         config = self.config
         assert isinstance(config, CommandConfig)
         prompt = task.text
-        substituted = any(PROMPT in word for word in self.argv)
-        argv = [word.replace(PROMPT, prompt) for word in self.argv]
+        prompt_file, trajectory_file = scratch / "prompt.txt", scratch / "trajectory.json"
+        prompt_file.write_text(prompt, encoding="utf-8")
+        cwd = Path(task.workspace) if task.workspace and config.cwd is None else self.cwd
+        values = {
+            "{prompt_file}": str(prompt_file),
+            "{trajectory_file}": str(trajectory_file),
+            "{workspace}": str(cwd),
+            "{suite_dir}": str(self.suite.folder.resolve()),
+        }
+        substituted = any(PROMPT in word or "{prompt_file}" in word for word in self.argv)
+        argv = []
+        for word in self.argv:
+            for placeholder in PLACEHOLDERS:
+                word = word.replace(placeholder, values[placeholder])
+            argv.append(word.replace(PROMPT, prompt))
+        env = {
+            **self.env,
+            "BENCH_PROMPT_FILE": str(prompt_file),
+            "BENCH_TRAJECTORY_FILE": str(trajectory_file),
+            **({"BENCH_WORKSPACE": str(cwd)} if task.workspace else {}),
+        }
         proc = await asyncio.create_subprocess_exec(
             *argv,
             stdin=asyncio.subprocess.DEVNULL if substituted else asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
-            cwd=self.cwd,
-            env=self.env,
+            cwd=cwd,
+            env=env,
             start_new_session=True,
         )
         stdout, stderr = Tail(config.max_output_bytes), Tail(64 * 1024)
@@ -104,9 +139,13 @@ class CommandTarget(Target):
         if code != 0:
             tail = stderr.text().strip()[-2000:] or stdout.text().strip()[-2000:]
             raise TargetError(f"command exited with status {code}" + (f": {tail}" if tail else ""))
+        messages, usage = trajectory.read(trajectory_file)
         return Response(
             output=stdout.text().rstrip("\n"),
             truncated=stdout.truncated,
+            messages=messages,
+            tool_calls=trajectory.tool_calls(messages),
+            usage=usage or Usage(),
             metadata={"stdout_bytes": stdout.total} if stdout.truncated else {},
         )
 

@@ -5,7 +5,8 @@
 The responder reads the verdict's JSON Schema from the request (the forced tool's parameters, or
 the schema bench puts in the prompt in JSON mode) and fills it: ``reason``, ``score``, ``passed``;
 lists of objects (claims, statements) get one item when passing and stay empty otherwise; assertion
-verdicts get one entry per ``- name: ...`` line and chunk verdicts one per ``[n]`` line of the prompt.
+verdicts get one entry per ``- name: ...`` line, and chunk and criterion verdicts one per ``[n]`` line
+of the prompt.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ def _fill(
                 item = prop.get("items", {})
                 score = 1 if values.get("passed", True) else 0
                 out[key] = [{**_fill(item, defs, values, []), "name": name, "score": score} for name in names]
-            elif key == "chunks" and chunks:
+            elif key in ("chunks", "criteria") and chunks:
                 item = prop.get("items", {})
                 out[key] = [_fill(item, defs, values, []) for _ in range(chunks)]
             elif (
