@@ -26,6 +26,8 @@ PACKAGES = [
     "packages/bench-safety",
     "-e",
     "packages/bench-nlp-metrics",
+    "-e",
+    "packages/bench-agent",
 ]
 #: The similarity evaluator needs torch; a CPU build of torch 2.13.0 lies on this machine's disk for
 #: Python 3.11 only, and pip (not uv) finds it. Elsewhere the similarity tests are skipped.

@@ -23,6 +23,7 @@ PLUGINS = {
     "bench-rag": ("faithfulness", "precision"),
     "bench-safety": ("toxicity", "pii"),
     "bench-nlp-metrics": ("bleu", "similarity"),
+    "bench-agent": ("git-diff", "recovery_behavior"),
 }
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -202,10 +205,13 @@ def test_a12_unknown_evaluator_suggests_nearest_name(bench_cli, suite_file):
     assert "tasks[3].evaluate: unknown evaluator 'containz' (did you mean 'contains'?)" in result.stderr
 
 
-def test_a12_unknown_type_names_the_plugin_that_provides_it(bench_cli, suite_file):
+def test_a12_unknown_type_names_the_plugin_that_provides_it(suite_file):
     path = suite_file("tasks:\n  - id: a\n    response: x\n    evaluate: {type: git-diff}\n")
-    result = bench_cli("validate", path)
-    assert result.exit_code == 2
+    env = {**os.environ, "BENCH_DISABLE_PLUGINS": "bench-agent"}  # as if it were not installed
+    result = subprocess.run(
+        [sys.executable, "-m", "bench", "validate", str(path)], env=env, capture_output=True, text=True
+    )
+    assert result.returncode == 2
     assert (
         f"{path}:4:16: tasks[0].evaluate.type: unknown evaluator type 'git-diff' "
         "(pip install bench-agent provides 'git-diff')"

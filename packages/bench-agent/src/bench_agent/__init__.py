@@ -1,0 +1,3 @@
+"""bench-agent: evaluate coding agents in real workspaces."""
+
+__version__ = "0.1.0"

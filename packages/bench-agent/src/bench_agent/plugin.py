@@ -1,0 +1,37 @@
+"""Registers bench-agent's evaluator types and the ``agent`` target through the ``bench`` entry points."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from bench.hookspecs import hookimpl
+from bench_agent.diffs import GitDiff
+from bench_agent.expected import ExpectedDiff
+from bench_agent.judges import ConfidenceCalibration, TaskCompletion
+from bench_agent.loop import AgentTarget
+from bench_agent.signals import ErrorCascade, ExplorationEfficiency, RecoveryBehavior, ScopeAdherence
+from bench_agent.trajectories import Efficiency, ToolSelection, Trajectory
+
+
+@hookimpl
+def bench_register_evaluators(register: Callable[[Any], None]) -> None:
+    for evaluator in (
+        GitDiff,
+        ExpectedDiff,
+        TaskCompletion,
+        ToolSelection,
+        Efficiency,
+        Trajectory,
+        RecoveryBehavior,
+        ExplorationEfficiency,
+        ErrorCascade,
+        ScopeAdherence,
+        ConfidenceCalibration,
+    ):
+        register(evaluator)
+
+
+@hookimpl
+def bench_register_targets(register: Callable[[Any], None]) -> None:
+    register(AgentTarget)
