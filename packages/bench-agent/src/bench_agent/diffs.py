@@ -60,7 +60,7 @@ def change_entropy(files: list[dict[str, Any]]) -> float:
     total = sum(sizes)
     if total == 0:
         return 0.0
-    return -sum(n / total * math.log2(n / total) for n in sizes if n > 0)
+    return 0.0 - sum(n / total * math.log2(n / total) for n in sizes if n > 0)  # never -0.0
 
 
 class GitDiff(Evaluator[GitDiffConfig]):

@@ -125,6 +125,7 @@ class Workbench:
         data = content.encode()
         if len(data) > WRITE_LIMIT:
             return ToolResult(f"error: content is {len(data)} bytes, more than {WRITE_LIMIT}", True)
+        inside(self.root, path)  # refuses the whole path before any folder is made
         parent, name = os.path.split(path.rstrip("/"))
         if not name:
             return ToolResult("error: give a file path", True)
@@ -162,4 +163,4 @@ class Workbench:
         if done.timed_out:
             return ToolResult(f"error: timed out after {self.command_timeout:g} s\n{output}", True)
         code = done.exit_code if done.exit_code is not None else -1
-        return ToolResult(f"exit code {code}\n{output}", code != 0)
+        return ToolResult(f"exit code {code}" + (f"\n{output}" if output else ""), code != 0)

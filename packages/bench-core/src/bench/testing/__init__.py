@@ -1,7 +1,8 @@
 """Helpers for testing bench plugins the way bench tests its own.
 
 ``run_evaluator`` runs one evaluator type on one response through the same binding and
-evaluation code a suite goes through; ``write_suite`` and ``run_suite`` drive whole suites.
+evaluation code a suite goes through; ``write_suite`` and ``run_suite`` drive whole suites;
+``git_repo`` and ``commit`` make real git repositories for workspace tests.
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ from bench.plugins import Registry, get_registry
 from bench.results import EvaluatorOutcome
 from bench.runner import evaluate
 from bench.session import RunOptions, RunOutcome, run_plan
+from bench.testing.repos import commit, git_repo
 from bench.yamlio import YamlDocument
 
-__all__ = ["evaluator_outcome", "run_evaluator", "run_suite", "write_suite"]
+__all__ = ["commit", "evaluator_outcome", "git_repo", "run_evaluator", "run_suite", "write_suite"]
 
 
 def run_evaluator(

@@ -1,0 +1,299 @@
+"""Workspaces on real git repositories: a fresh copy per task, the diff, captures, escapes, cleanup.
+
+Named after RELIABILITY's cases where one applies (B08-B10 captures and file names, H08/W1/W2
+hostile git configuration).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bench.testing import commit, git_repo, run_suite, write_suite
+
+PY = sys.executable
+
+
+def agent(tmp_path: Path, body: str) -> str:
+    """A command-target agent: a Python script run in the workspace."""
+    script = tmp_path / "agent.py"
+    script.write_text("import os, sys\nfrom pathlib import Path\n" + body)
+    return f"[{json.dumps(PY)}, {json.dumps(str(script))}]"
+
+
+def suite(tmp_path: Path, command: str, extra: str = "", task: str = "") -> Path:
+    return write_suite(
+        tmp_path,
+        f"""
+        name: ws
+        repo: repo
+        target: {{type: command, command: {command}}}
+        defaults: {{timeout: 20}}
+        {extra}
+        tasks:
+          - id: t
+            prompt: go
+            {task}
+            evaluate: {{type: contains, value: done}}
+        """,
+    )
+
+
+def result(outcome) -> dict:
+    return next(iter(outcome.report.tasks()))
+
+
+def workspace_roots() -> set[str]:
+    import tempfile
+
+    return {p for p in os.listdir(tempfile.gettempdir()) if p.startswith("bench-ws-")}
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return git_repo(
+        tmp_path / "repo",
+        {
+            "a.txt": "one\ntwo\nthree\n",
+            "old.txt": "moved\n" * 20,
+            "gone.txt": "bye\n",
+            "img.bin": b"\x00\x01\x02",
+        },
+    )
+
+
+def test_diff_records_renames_binary_and_deleted_files(tmp_path, repo):
+    command = agent(
+        tmp_path,
+        "Path('a.txt').write_text('one\\nTWO\\nthree\\nfour\\n')\n"
+        "os.rename('old.txt', 'new.txt')\n"
+        "Path('img.bin').write_bytes(b'\\x00\\x09\\x09')\n"
+        "os.unlink('gone.txt')\n"
+        "Path('added.txt').write_text('fresh\\n')\n"
+        "print('done')\n",
+    )
+    before = workspace_roots()
+    ws = result(run_suite(suite(tmp_path, command)))["workspace"]
+    files = {f["path"]: f for f in ws["files"]}
+    assert files["a.txt"] == {"path": "a.txt", "status": "modified", "added": 2, "removed": 1}
+    assert files["new.txt"] == {
+        "path": "new.txt",
+        "status": "renamed",
+        "added": 0,
+        "removed": 0,
+        "old_path": "old.txt",
+    }
+    assert files["img.bin"] == {
+        "path": "img.bin",
+        "status": "modified",
+        "added": 0,
+        "removed": 0,
+        "binary": True,
+    }
+    assert files["gone.txt"]["status"] == "deleted"
+    assert (
+        files["added.txt"]["status"] == "added"
+    )  # untracked files count (youBencha's `git diff HEAD` misses them)
+    assert (ws["files_changed"], ws["lines_added"], ws["lines_removed"]) == (5, 3, 2)
+    assert ws["escapes"] == []
+    assert (repo / "old.txt").exists()  # the source is untouched
+    assert not (repo / "added.txt").exists()
+    assert workspace_roots() == before  # cleaned up
+
+
+def test_each_task_gets_a_fresh_copy_at_its_ref(tmp_path, repo):
+    first = commit(repo, {"a.txt": "v2\n"})
+    commit(repo, {"a.txt": "v3\n"})
+    command = agent(
+        tmp_path, "print('done', Path('a.txt').read_text().strip())\nPath('a.txt').write_text('mine\\n')\n"
+    )
+    path = write_suite(
+        tmp_path,
+        f"""
+        repo: repo
+        target: {{type: command, command: {command}}}
+        tasks:
+          - {{id: head, prompt: go, evaluate: {{type: contains, value: done v3}}}}
+          - {{id: again, prompt: go, evaluate: {{type: contains, value: done v3}}}}
+          - {{id: pinned, prompt: go, ref: {first}, evaluate: {{type: contains, value: done v2}}}}
+        """,
+    )
+    outcome = run_suite(path)
+    tasks = {t["id"]: t for t in outcome.report.tasks()}
+    assert all(t["passed"] for t in tasks.values()), tasks
+    assert tasks["pinned"]["workspace"]["base_commit"] == first
+
+
+def test_b10_odd_file_names_are_handled_as_bytes(tmp_path, repo):
+    command = agent(
+        tmp_path,
+        "Path('-rf').write_text('dash\\n')\n"
+        "Path('new\\nline.txt').write_text('x\\n')\n"
+        "open(os.fsencode('caf') + b'\\xe9.txt', 'w').write('latin-1 name\\n')\n"
+        "print('done')\n",
+    )
+    ws = result(run_suite(suite(tmp_path, command)))["workspace"]
+    assert sorted(f["path"] for f in ws["files"]) == ["-rf", "caf\\xe9.txt", "new\nline.txt"]
+
+
+def test_h08_hostile_git_config_in_the_workspace_runs_nothing(tmp_path, repo):
+    marker = tmp_path / "PWNED"
+    command = agent(
+        tmp_path,
+        f"m = {str(marker)!r}\n"
+        "cfg = Path('.git/config')\n"
+        "cfg.write_text(cfg.read_text() + f'[core]\\n\\tfsmonitor = touch {m}-fsmonitor\\n\\thooksPath = hooks\\n'\n"
+        "    f'[filter \"evil\"]\\n\\tclean = touch {m}-clean\\n\\tsmudge = touch {m}-smudge\\n'\n"
+        "    f'[diff]\\n\\texternal = touch {m}-diff\\n')\n"
+        "Path('.gitattributes').write_text('* filter=evil diff=evil\\n')\n"
+        "Path('a.txt').write_text('changed\\n')\n"
+        "print('done')\n",
+    )
+    ws = result(run_suite(suite(tmp_path, command)))["workspace"]
+    assert not list(tmp_path.glob("PWNED*"))
+    assert {f["path"] for f in ws["files"]} == {"a.txt", ".gitattributes"}
+
+
+def test_b08_b09_captures_report_links_and_respect_both_caps(tmp_path, repo):
+    command = agent(
+        tmp_path,
+        "Path('big.txt').write_bytes(b'x' * 3_000_000)\n"
+        "Path('second.txt').write_bytes(b'y' * 900_000)\n"
+        "os.symlink('/etc/passwd', 'secrets')\n"
+        "print('done')\n",
+    )
+    extra = """post_execution_checks:
+          - {type: file_capture, path: big.txt}
+          - {type: file_capture, path: second.txt}
+          - {type: file_capture, path: secrets}
+          - {type: file_capture, path: missing.txt}
+          - {type: directory_listing, path: .}
+        max_capture_bytes: 1500000"""
+    outcome = run_suite(suite(tmp_path, command, extra))
+    ws = result(outcome)["workspace"]
+    captured = ws["captured"]
+    assert captured["big.txt"] == {"exists": True, "size": 3_000_000, "truncated": True}  # 1 MiB per file
+    assert captured["second.txt"]["truncated"] is True  # only 1,500,000 - 1 MiB left in the total
+    assert captured["second.txt"]["reason"] == "the run's total capture cap was reached"
+    assert captured["secrets"] == {"exists": True, "link": "/etc/passwd"}  # reported, never followed
+    assert captured["missing.txt"] == {"exists": False}
+    assert ws["escapes"] == [{"path": "secrets", "kind": "symlink leading outside", "target": "/etc/passwd"}]
+    root = tmp_path / ".bench"
+    assert "root:x:0:0" not in "".join(p.read_text() for p in root.rglob("*") if p.is_file())
+
+
+def test_writes_outside_the_workspace_through_dotdot_or_a_symlink_are_reported(tmp_path, repo):
+    command = agent(
+        tmp_path,
+        "Path('../escaped.txt').write_text('out')\nos.symlink('../../..', 'up')\nprint('done')\n",
+    )
+    ws = result(run_suite(suite(tmp_path, command)))["workspace"]
+    assert ws["escapes"] == [
+        {"path": "../escaped.txt", "kind": "written outside the workspace"},
+        {"path": "up", "kind": "symlink leading outside", "target": "../../.."},
+    ]
+
+
+def test_a_hanging_agent_is_killed_at_the_timeout_and_its_workspace_removed(tmp_path, repo):
+    command = agent(tmp_path, "import time\nPath('partial.txt').write_text('half')\ntime.sleep(600)\n")
+    before = workspace_roots()
+    started = time.monotonic()
+    outcome = run_suite(suite(tmp_path, command, task="timeout: 1"))
+    assert time.monotonic() - started < 15
+    task = result(outcome)
+    assert (task["status"], task["error"]) == ("error", "timed out after 1 s")
+    assert [f["path"] for f in task["workspace"]["files"]] == ["partial.txt"]  # what it did is kept
+    assert workspace_roots() == before
+
+
+def test_keep_workspaces_leaves_the_copy_and_says_where(tmp_path, repo):
+    command = agent(tmp_path, "Path('a.txt').write_text('kept\\n')\nprint('done')\n")
+    outcome = run_suite(suite(tmp_path, command), keep_workspaces=True)
+    kept = Path(result(outcome)["workspace"]["path"])
+    try:
+        assert (kept / "a.txt").read_text() == "kept\n"
+    finally:
+        import shutil
+
+        shutil.rmtree(kept.parents[2])
+
+
+def test_a_repository_that_cannot_be_cloned_is_a_task_error(tmp_path):
+    (tmp_path / "repo").mkdir()  # a folder, but not a git repository
+    outcome = run_suite(suite(tmp_path, agent(tmp_path, "print('done')\n")))
+    task = result(outcome)
+    assert task["status"] == "error"
+    assert task["error"].startswith("workspace: git clone failed: fatal: repository")
+
+
+def test_an_unknown_ref_is_a_task_error(tmp_path, repo):
+    outcome = run_suite(suite(tmp_path, agent(tmp_path, "print('done')\n"), task="ref: no-such-branch"))
+    assert result(outcome)["error"].startswith("workspace: git rev-parse failed")
+
+
+def test_the_agent_reports_its_trajectory_and_usage(tmp_path, repo):
+    command = agent(
+        tmp_path,
+        "import json\n"
+        "call = {'id': 'c1', 'type': 'function', 'function': {'name': 'read_file', 'arguments': '{\"path\": \"a.txt\"}'}}\n"
+        "lines = [{'role': 'user', 'content': sys.stdin.read()},\n"
+        "         {'role': 'assistant', 'content': None, 'tool_calls': [call]},\n"
+        "         {'role': 'tool', 'tool_call_id': 'c1', 'content': 'one'},\n"
+        "         {'role': 'assistant', 'content': 'done'},\n"
+        "         {'usage': {'prompt_tokens': 120, 'completion_tokens': 30, 'cost_usd': 0.002}}]\n"
+        "Path(os.environ['BENCH_TRAJECTORY_FILE']).write_text('\\n'.join(json.dumps(x) for x in lines))\n"
+        "print('done in', os.getcwd() == os.environ['BENCH_WORKSPACE'])\n",
+    )
+    task = result(run_suite(suite(tmp_path, command)))
+    assert task["response"] == "done in True"
+    assert task["tool_calls"] == [{"name": "read_file", "arguments": {"path": "a.txt"}, "id": "c1"}]
+    usage = task["usage"]
+    assert (usage["input_tokens"], usage["output_tokens"], usage["total_tokens"], usage["cost_usd"]) == (
+        120,
+        30,
+        150,
+        0.002,
+    )
+
+
+def test_a_malformed_trajectory_is_the_tasks_error(tmp_path, repo):
+    command = agent(
+        tmp_path,
+        "Path(os.environ['BENCH_TRAJECTORY_FILE']).write_text('{\"role\": \"user\"}\\nnot json\\n')\n",
+    )
+    task = result(run_suite(suite(tmp_path, command)))
+    assert task["error"].startswith("trajectory line 2 is not JSON")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "repo: nowhere\ntasks: [{id: t, response: x, evaluate: {expected: x}}]",
+            "1:1: repo: repository nowhere is not a directory (resolved to {tmp}/nowhere)",
+        ),
+        (
+            "repo: repo\ndefaults: {workspace: repo}\ntasks: [{id: t, response: x, evaluate: {expected: x}}]",
+            "1:1: repo: give workspace or repo, not both",
+        ),
+        (
+            "tasks: [{id: t, response: x, evaluate: {expected: x}, post_execution_checks: [{type: file_capture, path: a}]}]",
+            "1:55: tasks[0].post_execution_checks: this needs a repository: give 'repo:' (here or at the top)",
+        ),
+        (
+            "repo: repo\npost_execution_checks: [{type: file_grab, path: a}]\ntasks: [{id: t, response: x, evaluate: {expected: x}}]",
+            "2:26: post_execution_checks[0].type: Input should be 'file_capture' or 'directory_listing' (got 'file_grab')",
+        ),
+    ],
+)
+def test_workspace_settings_are_checked_at_load(bench_cli, tmp_path, repo, text, message):
+    path = tmp_path / "suite.yaml"
+    path.write_text(text + "\n")
+    outcome = bench_cli("validate", path)
+    assert outcome.exit_code == 2
+    assert outcome.stderr == f"error: {path}:{message.format(tmp=tmp_path)}\n"
