@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import sys
 import json
 
 import pytest
 
 from bench.errors import BenchError
-from bench.testing import run_suite
+from bench.testing import git_repo, run_suite, write_suite
 from bench.testing.server import Reply
 from bench.testing.verdicts import judge_verdict
 
@@ -221,3 +222,50 @@ def test_a13_unknown_placeholder_in_a_judge_prompt_is_caught_at_validate(bench_c
         f"error: {path}:5:5: tasks[0].evaluate: unknown placeholder {{subject}} in the judge prompt "
         "(task vars: topic) [evaluator 'llm_judge' from bench-llm-judge]\n"
     )
+
+
+def test_agentic_judge_reads_the_workspace_with_tools_before_its_verdict(tmp_path, fake_llm):
+    git_repo(tmp_path / "repo", {"README.md": "# calc\n"})
+    agent = tmp_path / "agent.py"
+    agent.write_text(
+        "from pathlib import Path\nPath('README.md').write_text('# calc\\n\\nAdds numbers.\\n')\nprint('ok')\n"
+    )
+
+    def respond(body):
+        tools = [t["function"]["name"] for t in body.get("tools") or []]
+        if tools == ["read_file", "list_dir"]:
+            reads = sum(m["role"] == "tool" for m in body["messages"])
+            if reads == 0:
+                return Reply(None, tool_calls=[{"name": "read_file", "arguments": {"path": "README.md"}}])
+            if reads == 1:
+                return Reply(
+                    None, tool_calls=[{"name": "read_file", "arguments": {"path": "../../etc/passwd"}}]
+                )
+            return Reply("The README explains the purpose.")
+        return judge_verdict(passed=True)(body)
+
+    fake_llm.default = respond
+    path = write_suite(
+        tmp_path,
+        f"""
+        repo: repo
+        target: {{type: command, command: [{sys.executable!r}, {str(agent)!r}]}}
+        tasks:
+          - id: t
+            prompt: document it
+            evaluate:
+              name: agentic-judge:readme
+              model: openai/fake
+              assertions: {{explains_purpose: "README.md says what the project does."}}
+        """,
+    )
+    task = next(iter(run_suite(path, cache=False).report.tasks()))
+    assert task["passed"], task
+    verdict_call = fake_llm.requests[-1].body
+    tool_results = [m["content"] for m in verdict_call["messages"] if m["role"] == "tool"]
+    assert tool_results == [
+        "# calc\n\nAdds numbers.\n",
+        "error: path escapes the workspace: ../../etc/passwd",
+    ]
+    prompt = next(m["content"] for m in verdict_call["messages"] if m["role"] == "user")
+    assert "+Adds numbers." in prompt  # the diff is in the prompt

@@ -1,16 +1,24 @@
-"""youBencha's agentic judge (``agentic-judge:*``): named assertions, each scored 0, 0.5 or 1."""
+"""youBencha's agentic judge (``agentic-judge:*``): named assertions, each scored 0, 0.5 or 1.
+
+When the task ran in a workspace, the judge is an agent itself: it gets the diff in its prompt and
+read-only tools (``read_file``, ``list_dir`` from ``bench.workspace_tools``) to look at the
+repository as the agent left it, for up to ``max_tool_calls`` calls, then gives its verdict.
+"""
 
 from __future__ import annotations
 
 import statistics
+from contextvars import ContextVar
 from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
 from bench.errors import EvaluatorError
-from bench.evaluator import Sample
+from bench.evaluator import Result, Sample
+from bench.llm.client import LLMClient, LLMRequest, ModelCallError
 from bench.llm.verdict import delimit
 from bench.templates import render
+from bench.workspace_tools import READ_ONLY_TOOLS, Workbench, specs
 from bench_llm_judge import prompts
 from bench_llm_judge.base import JudgeConfig, JudgeEvaluator, Vote
 
@@ -26,6 +34,15 @@ class AgenticJudgeConfig(JudgeConfig):
     """youBencha's agent name; recorded."""
     timeout: int | None = None
     """youBencha's timeout in milliseconds; recorded (bench's task timeout bounds the run)."""
+    max_tool_calls: int = Field(default=10, ge=0)
+    """With a workspace: how many file reads and listings the judge may make before its verdict."""
+
+
+#: The workspace of the task being judged; a context variable, since one evaluator instance judges
+#: many tasks concurrently.
+_WORKSPACE: ContextVar[str | None] = ContextVar("agentic_judge_workspace", default=None)
+#: How much of the diff the judge's prompt holds (it can read files for more).
+MAX_DIFF_CHARS = 20_000
 
 
 class AssertionScore(BaseModel):
@@ -72,10 +89,70 @@ class AgenticJudge(JudgeEvaluator[AgenticJudgeConfig]):
     """
 
     def messages(self, sample: Sample) -> list[dict[str, Any]]:
-        block, tag = delimit(sample.output)
         listed = "\n".join(f"- {name}: {text}" for name, text in self.config.assertions.items())
-        body = render(prompts.ASSERTIONS, {"assertions": listed, "response": block})
+        diff = sample.response.artifacts.get("diff")
+        if sample.task.workspace is None and not isinstance(diff, dict):
+            block, tag = delimit(sample.output)
+            body = render(prompts.ASSERTIONS, {"assertions": listed, "response": block})
+            return self.conversation(tag, body)
+        patch = str(diff.get("patch") or "(no changes)") if isinstance(diff, dict) else "(not recorded)"
+        block, tag = delimit(f"{patch[:MAX_DIFF_CHARS]}\n\n[final answer]\n{sample.output}")
+        body = render(
+            prompts.WORKSPACE_ASSERTIONS,
+            {"assertions": listed, "diff": block, "response": "(in the block above)"},
+        )
         return self.conversation(tag, body)
+
+    async def _one(self, llm: LLMClient, model: str, index: int, messages: list[dict[str, Any]]) -> Vote:
+        workspace = _WORKSPACE.get()
+        if workspace is None or self.config.max_tool_calls == 0:
+            return await super()._one(llm, model, index, messages)
+        return await super()._one(
+            llm, model, index, await self._explore(llm, model, index, messages, workspace)
+        )
+
+    async def _explore(
+        self, llm: LLMClient, model: str, index: int, messages: list[dict[str, Any]], workspace: str
+    ) -> list[dict[str, Any]]:
+        """Let the judge read the workspace until it stops calling tools; the conversation so far."""
+        bench = Workbench(workspace, allowed=READ_ONLY_TOOLS)
+        conversation = list(messages)
+        calls = 0
+        while calls < self.config.max_tool_calls:
+            request = LLMRequest(
+                model=model,
+                messages=conversation,
+                params={
+                    "tools": specs(READ_ONLY_TOOLS),
+                    **(
+                        {"temperature": self.config.temperature}
+                        if self.config.temperature is not None
+                        else {}
+                    ),
+                },
+                api_base=self.config.api_base,
+                api_key_env=self.config.api_key_env,
+                purpose="judge",
+                index=index,
+            )
+            try:
+                result = await llm.complete(request)
+            except ModelCallError as exc:
+                raise EvaluatorError(f"judge {model}: {exc}") from None
+            conversation.append(result.raw_message)
+            if not result.tool_calls:
+                break
+            for number, call in enumerate(result.tool_calls):
+                calls += 1
+                outcome = await bench.call(call.name, call.arguments)
+                call_id = call.id or f"judge_{calls}_{number}"
+                conversation.append({"role": "tool", "tool_call_id": call_id, "content": outcome.text})
+        conversation.append({"role": "user", "content": "Now give your verdict on every assertion."})
+        return conversation
+
+    async def evaluate(self, sample: Sample) -> Result:
+        _WORKSPACE.set(sample.task.workspace)  # this task's (and its judge calls') own context
+        return await super().evaluate(sample)
 
     def vote(self, model: str, index: int, verdict: Any) -> Vote:
         assert isinstance(verdict, AssertionsVerdict)

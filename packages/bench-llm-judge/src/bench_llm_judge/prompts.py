@@ -37,3 +37,17 @@ Assertions:
 
 Response:
 {response}"""
+
+WORKSPACE_ASSERTIONS = """An agent worked in a repository. Check each assertion about its work. Before
+you decide, read what you need with the tools: list_dir and read_file show the repository as the agent
+left it; its change is the diff below. Score each assertion 1 if it holds, 0.5 if it partly holds, 0
+if it does not, with a one-sentence reason.
+
+Assertions:
+{assertions}
+
+The agent's change (diff):
+{diff}
+
+The agent's final answer:
+{response}"""
