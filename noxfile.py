@@ -99,6 +99,8 @@ def bench(session: nox.Session) -> None:
     elif "--nlp" in session.posargs:
         session.run("python", "-m", "pip", "install", "--quiet", *SIMILARITY)
         session.run("python", "benchmarks/run_nlp.py", *[a for a in session.posargs if a != "--nlp"])
+    elif "--agent" in session.posargs:
+        session.run("python", "benchmarks/run_agent.py", *[a for a in session.posargs if a != "--agent"])
     elif "--deterministic" in session.posargs:
         args = [a for a in session.posargs if a != "--deterministic"]
         session.run("python", "benchmarks/run_deterministic.py", *args)
