@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -49,8 +51,6 @@ def result(outcome) -> dict:
 
 
 def workspace_roots() -> set[str]:
-    import tempfile
-
     return {p for p in os.listdir(tempfile.gettempdir()) if p.startswith("bench-ws-")}
 
 
@@ -218,8 +218,6 @@ def test_keep_workspaces_leaves_the_copy_and_says_where(tmp_path, repo):
     try:
         assert (kept / "a.txt").read_text() == "kept\n"
     finally:
-        import shutil
-
         shutil.rmtree(kept.parents[2])
 
 
@@ -297,3 +295,16 @@ def test_workspace_settings_are_checked_at_load(bench_cli, tmp_path, repo, text,
     outcome = bench_cli("validate", path)
     assert outcome.exit_code == 2
     assert outcome.stderr == f"error: {path}:{message.format(tmp=tmp_path)}\n"
+
+
+def test_the_console_warns_about_escapes_and_says_where_kept_workspaces_are(bench_cli, tmp_path, repo):
+    command = agent(tmp_path, "Path('../escaped.txt').write_text('out')\nprint('done')\n")
+    outcome = bench_cli("run", suite(tmp_path, command), "--keep-workspaces")
+    assert outcome.exit_code == 0, outcome.output
+    assert (
+        "warning: task t left its workspace: written outside the workspace: ../escaped.txt" in outcome.stdout
+    )
+    kept = next(line for line in outcome.stdout.splitlines() if line.startswith("workspaces kept (1): "))
+    tasks = Path(kept.split(": ", 1)[1])
+    assert (tasks / "1" / "work" / "a.txt").exists()
+    shutil.rmtree(tasks.parent)

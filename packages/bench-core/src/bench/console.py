@@ -6,6 +6,7 @@ Text that comes from a run (responses, reasons, errors) is untrusted: it is prin
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -58,6 +59,9 @@ class ConsoleObserver:
         )
         self.bar: Any = None
         self.counts = {"passed": 0, "failed": 0, "error": 0}
+        #: Tasks whose agent left its workspace (``../x`` writes, symlinks leading out).
+        self.escapes: list[tuple[str, list[dict[str, str]]]] = []
+        self.kept: list[str] = []
 
     def __enter__(self) -> ConsoleObserver:
         self.progress.start()
@@ -81,6 +85,11 @@ class ConsoleObserver:
             self.counts[result.status] += 1
         if result.status != PASSED and len(self.not_passed) < MAX_LISTED:
             self.not_passed.append(result)
+        workspace = result.workspace or {}
+        if workspace.get("escapes"):
+            self.escapes.append((result.id, workspace["escapes"]))
+        if workspace.get("path"):
+            self.kept.append(workspace["path"])
         if self.bar is not None and self.enabled:
             c = self.counts
             self.progress.update(
@@ -100,6 +109,18 @@ def _why(result: TaskResult) -> Text:
 
 
 _STYLES = {"passed": "green", "failed": "red"}
+
+
+def _print_workspaces(observer: ConsoleObserver) -> None:
+    for task_id, escapes in observer.escapes[:MAX_LISTED]:
+        listed = "; ".join(
+            f"{e['kind']}: {e['path']}" + (f" -> {e['target']}" if e.get("target") else "")
+            for e in escapes[:5]
+        )
+        stdout.print(plain(f"warning: task {task_id} left its workspace: {listed}", 400), style="yellow")
+    if observer.kept:
+        where = os.path.dirname(os.path.dirname(observer.kept[0]))
+        stdout.print(plain(f"workspaces kept ({len(observer.kept)}): {where}", 400))
 
 
 def print_summary(outcome: RunOutcome, observer: ConsoleObserver, suite: Path) -> None:
@@ -143,6 +164,7 @@ def print_summary(outcome: RunOutcome, observer: ConsoleObserver, suite: Path) -
     if hidden > 0 and shown:
         stdout.print(Text(f"({hidden} more not shown; see the results file)"))
     stdout.print(Text(f"run {outcome.report.run_id}: {outcome.folder / 'results.jsonl'}"))
+    _print_workspaces(observer)
     llm = outcome.report.extra.get("llm")
     if llm:
         cost = "unknown" if llm["cost_usd"] is None else f"${llm['cost_usd']:.4f}"
