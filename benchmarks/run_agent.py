@@ -35,10 +35,11 @@ def make_repo(folder: Path, files: int) -> Path:
 
 
 def write_suite(folder: Path, tasks: int, workspace: bool) -> Path:
+    command = json.dumps([sys.executable, str(folder / "agent.py")])
     lines = [
         f"name: {'workspace' if workspace else 'plain'}",
         *(["repo: repo"] if workspace else []),
-        f"target: {{type: command, command: [{json.dumps(sys.executable)}, {json.dumps(str(folder / 'agent.py'))}]}}",
+        f"target: {{type: command, command: {command}}}",
         "tasks:",
     ]
     check = "{type: git-diff, max_files_changed: 1}" if workspace else "{type: contains, value: done}"
