@@ -12,13 +12,14 @@ agent made that point outside it. Workspaces are removed after evaluation unless
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import os
 import shutil
 import stat
 import sys
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -123,8 +124,6 @@ class Checkout:
     base_commit: str
     start_tree: str = ""
     end_tree: str = ""
-    kept: bool = False
-    extra: list[str] = field(default_factory=list)
 
     @property
     def path(self) -> Path:
@@ -179,6 +178,25 @@ class Checkout:
                 found.append(
                     {"path": change.path, "kind": "symlink leading outside", "target": shown(target)}
                 )
+        return found
+
+    def summary(self, artifacts: dict[str, Any], keep: bool) -> dict[str, Any]:
+        """What a task's result says about its workspace: the change, escapes, captured sizes."""
+        diff = artifacts.get("diff") or {}
+        found: dict[str, Any] = {
+            "repo": self.repo.source,
+            "revision": self.repo.revision,
+            "base_commit": self.base_commit,
+            **{k: diff[k] for k in ("files_changed", "lines_added", "lines_removed", "files") if k in diff},
+            "escapes": artifacts.get("escapes", []),
+        }
+        captured = artifacts.get("files")
+        if isinstance(captured, dict) and captured:
+            found["captured"] = {
+                path: {k: v for k, v in record.items() if k != "content"} for path, record in captured.items()
+            }
+        if keep:
+            found["path"] = str(self.path)
         return found
 
     def cleanup(self) -> None:
@@ -252,8 +270,8 @@ class Workspaces:
     def release(self, checkout: Checkout) -> None:
         """Remove a task's workspace unless workspaces are kept."""
         if self.keep:
-            checkout.kept = True
-        else:
+            return
+        with contextlib.suppress(OSError):  # what is left goes with the run's folder in close()
             checkout.cleanup()
 
     def close(self) -> None:

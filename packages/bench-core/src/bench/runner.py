@@ -114,29 +114,6 @@ async def evaluate(
     return EvaluatorOutcome(**base, passed=passed, score=score, reason=reason, details=result.details)
 
 
-def workspace_summary(response: Response, checkout: Checkout | None, keep: bool) -> dict[str, Any] | None:
-    """What a task's result says about its workspace: the change, escapes and captured sizes."""
-    if checkout is None:
-        return None
-    artifacts = response.artifacts
-    diff = artifacts.get("diff") or {}
-    summary: dict[str, Any] = {
-        "repo": checkout.repo.source,
-        "revision": checkout.repo.revision,
-        "base_commit": checkout.base_commit,
-        **{k: diff[k] for k in ("files_changed", "lines_added", "lines_removed", "files") if k in diff},
-        "escapes": artifacts.get("escapes", []),
-    }
-    captured = artifacts.get("files")
-    if isinstance(captured, dict) and captured:
-        summary["captured"] = {
-            path: {k: v for k, v in record.items() if k != "content"} for path, record in captured.items()
-        }
-    if keep:
-        summary["path"] = str(checkout.path)
-    return summary
-
-
 def _task_score(outcomes: list[EvaluatorOutcome]) -> float | None:
     total = weight = 0.0
     for o in outcomes:
@@ -318,7 +295,7 @@ class Runner:
             self.workspaces = Workspaces(keep=self.keep_workspaces)
         try:
             checkout = await self.workspaces.prepare(planned.task.repo)
-        except GitError as exc:
+        except (GitError, OSError) as exc:
             return TaskResult(
                 id=planned.task.id,
                 repeat=planned.task.repeat,
@@ -338,7 +315,7 @@ class Runner:
         """The response with what the target did to its workspace (diff, captures, escapes)."""
         try:
             found = await checkout.finish(task.post_execution_checks, task.max_capture_bytes)
-        except GitError as exc:
+        except (GitError, OSError) as exc:
             error = response.error or f"workspace: capturing the changes failed: {exc}"
             return response.model_copy(update={"error": error})
         return response.model_copy(update={"artifacts": {**response.artifacts, **found}})
@@ -358,7 +335,7 @@ class Runner:
             "tool_calls": response.tool_calls,
             "usage": response.usage,
             "digest": planned.digest,
-            "workspace": workspace_summary(response, checkout, self.keep_workspaces),
+            "workspace": checkout.summary(response.artifacts, self.keep_workspaces) if checkout else None,
         }
         if response.error is not None and not planned.expects_error:
             return TaskResult(
