@@ -218,6 +218,20 @@ def test_a12_unknown_type_names_the_plugin_that_provides_it(suite_file):
     ) in result.stderr
 
 
+def test_a12_unknown_target_type_names_the_plugin_that_provides_it(suite_file):
+    path = suite_file(
+        "target: {type: agent, model: openai/x}\ntasks: [{id: a, prompt: x, evaluate: {expected: x}}]\n"
+    )
+    env = {**os.environ, "BENCH_DISABLE_PLUGINS": "bench-agent"}
+    result = subprocess.run(
+        [sys.executable, "-m", "bench", "validate", str(path)], env=env, capture_output=True, text=True
+    )
+    assert result.returncode == 2
+    assert result.stderr == (
+        f"error: {path}:1:10: target.type: unknown target type 'agent' (pip install bench-agent provides it)\n"
+    )
+
+
 def test_a13_judge_selected_by_prompt_requires_a_model(bench_cli, suite_file):
     path = suite_file("tasks:\n  - id: a\n    response: x\n    evaluate: {prompt: 'Is {response} right?'}\n")
     result = bench_cli("validate", path)

@@ -47,6 +47,8 @@ PROVIDERS = {
     "recovery_behavior exploration_efficiency error_cascade scope_adherence confidence_calibration",
     "bench-safety": "toxicity bias hallucination pii",
 }
+#: Target types that bench's own packages provide (for the same hint).
+TARGET_PROVIDERS = {"agent": "bench-agent"}
 _PROVIDER_OF = {name: dist for dist, names in PROVIDERS.items() for name in names.split()}
 _COMMON = set(EvaluatorCommon.model_fields)
 _DEFINITION_MAX_BYTES = 10 * 1024 * 1024

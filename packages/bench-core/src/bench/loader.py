@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from bench.binding import Binder, digest
+from bench.binding import TARGET_PROVIDERS, Binder, digest
 from bench.errors import ConfigError, FieldPath, InvalidSuite, did_you_mean
 from bench.models import Message, RepoSpec, Response, Task
 from bench.plan import BoundEvaluator, Plan, PlannedTask, TaskList
@@ -175,7 +175,12 @@ class _SuiteBuilder:
             raise self.doc.error("required field missing: the target's type", ("target", "type"))
         provided = self.registry.targets.get(type_name)
         if provided is None:
-            hint = did_you_mean(type_name, self.registry.targets)
+            dist = TARGET_PROVIDERS.get(type_name)
+            hint = (
+                f" (pip install {dist} provides it)"
+                if dist
+                else did_you_mean(type_name, self.registry.targets)
+            )
             raise self.doc.error(f"unknown target type '{type_name}'{hint}", ("target", "type"))
         cls = provided.cls
         try:
