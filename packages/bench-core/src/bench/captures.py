@@ -35,10 +35,10 @@ def capture(root: Path, checks: list[CaptureCheck], max_total_bytes: int) -> dic
     listings: dict[str, Any] = {}
     budget = _Budget(max_total_bytes)
     for check in checks:
-        if check.type == "file_capture":
-            files[check.path] = _file(root, check, budget)
-        else:
-            listings[check.path] = _listing(root, check)
+        found = _file(root, check, budget) if check.type == "file_capture" else _listing(root, check)
+        if check.key is not None:
+            found["key"] = check.key  # AgentClash names each capture; kept as a label
+        (files if check.type == "file_capture" else listings)[check.path] = found
     return {"files": files, "listings": listings}
 
 
