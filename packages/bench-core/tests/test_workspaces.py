@@ -177,7 +177,10 @@ def test_b08_b09_captures_report_links_and_respect_both_caps(tmp_path, repo):
     outcome = run_suite(suite(tmp_path, command, extra))
     ws = result(outcome)["workspace"]
     captured = ws["captured"]
+    stored = Path(captured["big.txt"].pop("stored"))  # kept in the run folder
     assert captured["big.txt"] == {"exists": True, "size": 3_000_000, "truncated": True}  # 1 MiB per file
+    assert stored == next((tmp_path / ".bench" / "runs").iterdir()) / "captures" / "t" / "big.txt"
+    assert stored.read_text() == "x" * 1024 * 1024
     assert captured["second.txt"]["truncated"] is True  # only 1,500,000 - 1 MiB left in the total
     assert captured["second.txt"]["reason"] == "the run's total capture cap was reached"
     assert captured["secrets"] == {"exists": True, "link": "/etc/passwd"}  # reported, never followed
@@ -308,3 +311,14 @@ def test_the_console_warns_about_escapes_and_says_where_kept_workspaces_are(benc
     tasks = Path(kept.split(": ", 1)[1])
     assert (tasks / "1" / "work" / "a.txt").exists()
     shutil.rmtree(tasks.parent)
+
+
+def test_h05_secrets_an_agent_writes_into_a_captured_file_are_redacted(tmp_path, repo, monkeypatch):
+    canary = "sk-canary-7f3a9b2c4d5e6f708192a3b4"
+    monkeypatch.setenv("OPENAI_API_KEY", canary)
+    command = agent(tmp_path, "Path('env.txt').write_text(os.environ['OPENAI_API_KEY'])\nprint('done')\n")
+    extra = "post_execution_checks: [{type: file_capture, path: env.txt}]"
+    ws = result(run_suite(suite(tmp_path, command, extra)))["workspace"]
+    assert Path(ws["captured"]["env.txt"]["stored"]).read_text() == "[REDACTED:OPENAI_API_KEY]"
+    stored = [p.read_bytes() for p in (tmp_path / ".bench").rglob("*") if p.is_file()]
+    assert not any(canary.encode() in data for data in stored)

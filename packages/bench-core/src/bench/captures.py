@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,18 @@ def capture(root: Path, checks: list[CaptureCheck], max_total_bytes: int) -> dic
             found["key"] = check.key  # AgentClash names each capture; kept as a label
         (files if check.type == "file_capture" else listings)[check.path] = found
     return {"files": files, "listings": listings}
+
+
+def store_captures(files: dict[str, Any], folder: Path, redact: Callable[[str], str] | None) -> None:
+    """Keep the captured files' text under ``folder`` (secrets redacted); each record says where."""
+    for path, record in files.items():
+        if not record.get("exists") or record.get("link") is not None or "size" not in record:
+            continue
+        destination = folder / path
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        text = record["content"]
+        destination.write_text(redact(text) if redact is not None else text, encoding="utf-8")
+        record["stored"] = str(destination)
 
 
 def _file(root: Path, check: CaptureCheck, budget: _Budget) -> dict[str, Any]:

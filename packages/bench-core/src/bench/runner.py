@@ -14,18 +14,21 @@ import dataclasses
 import inspect
 import itertools
 import math
+import re
 import time
 from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 from bench import scorecard
+from bench.captures import store_captures
 from bench.checkout import Checkout, Workspaces
 from bench.errors import ConfigError, EvaluatorError, TargetError
 from bench.evaluator import Result, Sample
 from bench.evidence import as_text
 from bench.git import GitError
 from bench.llm.client import LLMClient, RunStopped
-from bench.models import Response, Task
+from bench.models import Response
 from bench.plan import BoundEvaluator, PlannedTask
 from bench.results import ERROR, FAILED, INTERRUPTED, PASSED, EvaluatorOutcome, TaskResult
 from bench.target import Target
@@ -186,9 +189,14 @@ class Runner:
         evaluator_timeout: float = EVALUATOR_TIMEOUT_S,
         metrics: dict[str, str] | None = None,
         keep_workspaces: bool = False,
+        captures_dir: Path | None = None,
+        redact: Callable[[str], str] | None = None,
     ) -> None:
         self.metrics = metrics or {}
         self.keep_workspaces = keep_workspaces
+        #: Where captured files are kept (``<run>/captures/<task>/<path>``), secrets redacted.
+        self.captures_dir = captures_dir
+        self.redact = redact
         self.workspaces: Workspaces | None = None
         self.evaluator_timeout = evaluator_timeout
         self.target = target
@@ -311,10 +319,14 @@ class Runner:
         finally:
             self.workspaces.release(checkout)
 
-    async def _captured(self, task: Task, response: Response, checkout: Checkout) -> Response:
+    async def _captured(self, planned: PlannedTask, response: Response, checkout: Checkout) -> Response:
         """The response with what the target did to its workspace (diff, captures, escapes)."""
+        task = planned.task
         try:
             found = await checkout.finish(task.post_execution_checks, task.max_capture_bytes)
+            if self.captures_dir is not None and found.get("files"):
+                folder = self.captures_dir / re.sub(r"[^\w.@-]", "_", planned.key)
+                store_captures(found["files"], folder, self.redact)
         except (GitError, OSError) as exc:
             error = response.error or f"workspace: capturing the changes failed: {exc}"
             return response.model_copy(update={"error": error})
@@ -326,7 +338,7 @@ class Runner:
         task = planned.task
         responded_ms = (time.perf_counter() - started) * 1000
         if checkout is not None:
-            response = await self._captured(task, response, checkout)
+            response = await self._captured(planned, response, checkout)
         common: dict[str, Any] = {
             "id": task.id,
             "repeat": task.repeat,

@@ -205,6 +205,8 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
         evaluator_timeout=options.evaluator_timeout,
         metrics=plan.metrics,
         keep_workspaces=options.keep_workspaces,
+        captures_dir=store.folder / "captures",
+        redact=llm.redact if llm.redact.active else None,
     )
     redact = llm.redact
 
