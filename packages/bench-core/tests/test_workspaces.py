@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -322,3 +324,34 @@ def test_h05_secrets_an_agent_writes_into_a_captured_file_are_redacted(tmp_path,
     assert Path(ws["captured"]["env.txt"]["stored"]).read_text() == "[REDACTED:OPENAI_API_KEY]"
     stored = [p.read_bytes() for p in (tmp_path / ".bench").rglob("*") if p.is_file()]
     assert not any(canary.encode() in data for data in stored)
+
+
+@pytest.mark.slow
+def test_f01_an_interrupted_run_kills_the_agent_and_removes_its_workspace(tmp_path, repo):
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    pid_file = tmp_path / "agent.pid"
+    command = agent(
+        tmp_path, f"Path({str(pid_file)!r}).write_text(str(os.getpid()))\nimport time\ntime.sleep(600)\n"
+    )
+    suite(tmp_path, command)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bench", "run", "suite.yaml", "-q"],
+        cwd=tmp_path,
+        env={**os.environ, "TMPDIR": str(scratch)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 30
+    while not pid_file.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert pid_file.exists(), proc.stderr.read() if proc.poll() is not None else "the agent never started"
+    assert [p.name for p in scratch.iterdir() if p.name.startswith("bench-ws-")]  # the workspace exists
+    proc.send_signal(signal.SIGINT)
+    proc.communicate(timeout=10)
+    assert proc.returncode == 130
+    assert not [p.name for p in scratch.iterdir() if p.name.startswith("bench-ws-")]
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(pid_file.read_text()), 0)
