@@ -79,7 +79,7 @@ async def changes(git_dir: Path, old: str, new: str) -> list[FileChange]:
     result: list[FileChange] = []
     i = 0
     while i < len(raw) and raw[i]:
-        meta = raw[i].decode().split()
+        meta = raw[i].decode().lstrip(":").split()  # ":oldmode newmode oldsha newsha STATUS"
         letter = meta[4][0]
         if letter in "RC":
             old_path, path, i = shown(raw[i + 1]), shown(raw[i + 2]), i + 3
