@@ -28,6 +28,8 @@ def copy_example(tmp_path: Path, monkeypatch) -> Path:
 
 def test_scripted_agent_suite_runs_offline(bench_cli, tmp_path, monkeypatch):
     folder = copy_example(tmp_path, monkeypatch)
+    checked = bench_cli("validate", folder / "suite.yaml")
+    assert f"workspace: a fresh copy of {folder / 'repo'} at main for each of 2 task runs" in checked.stdout
     result = bench_cli("run", folder / "suite.yaml", "-o", "out.json")
     assert result.exit_code == 0, result.stdout + result.stderr
     tasks = {t["id"]: t for t in json.loads((folder / "out.json").read_text())["tasks"]}

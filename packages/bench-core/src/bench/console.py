@@ -293,7 +293,11 @@ def print_plan(plan: Plan) -> None:
         stdout.print(Text(f"scorecard: {plan.scorecard_strategy}"))
     named = {id(ev) for ev in plan.named_evaluators.values()}
     rows: dict[tuple[str, str, str, str], int] = {}
+    repos: dict[str, int] = {}
     for planned in plan.tasks:
+        if planned.task.repo is not None:
+            where = f"{planned.task.repo.source} at {planned.task.repo.revision}"
+            repos[where] = repos.get(where, 0) + 1
         for ev in planned.evaluators:
             origin = _relative(ev.origin)
             inline = id(ev) not in named and ev.origin.startswith(f"{plan.path}:")
@@ -302,6 +306,8 @@ def print_plan(plan: Plan) -> None:
             else:
                 key = (ev.name, ev.type, ev.distribution, origin)
             rows[key] = rows.get(key, 0) + 1
+    for where, count in repos.items():
+        stdout.print(plain(f"workspace: a fresh copy of {where} for each of {count} task runs", 400))
     table = Table(title="Evaluators", title_justify="left")
     for column in ("name", "type", "provided by", "defined in", "tasks"):
         table.add_column(column, overflow="fold")
