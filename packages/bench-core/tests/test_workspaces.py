@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.captures import task_folder
 from bench.testing import commit, git_repo, run_suite, write_suite
 
 PY = sys.executable
@@ -181,7 +182,8 @@ def test_b08_b09_captures_report_links_and_respect_both_caps(tmp_path, repo):
     captured = ws["captured"]
     stored = Path(captured["big.txt"].pop("stored"))  # kept in the run folder
     assert captured["big.txt"] == {"exists": True, "size": 3_000_000, "truncated": True}  # 1 MiB per file
-    assert stored == next((tmp_path / ".bench" / "runs").iterdir()) / "captures" / "t" / "big.txt"
+    run_folder = next((tmp_path / ".bench" / "runs").iterdir())
+    assert stored == task_folder(run_folder / "captures", "t") / "big.txt"
     assert stored.read_text() == "x" * 1024 * 1024
     assert captured["second.txt"]["truncated"] is True  # only 1,500,000 - 1 MiB left in the total
     assert captured["second.txt"]["reason"] == "the run's total capture cap was reached"

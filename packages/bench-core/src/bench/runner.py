@@ -14,14 +14,13 @@ import dataclasses
 import inspect
 import itertools
 import math
-import re
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from bench import scorecard
-from bench.captures import store_captures
+from bench.captures import store_captures, task_folder
 from bench.checkout import Checkout, Workspaces
 from bench.errors import ConfigError, EvaluatorError, TargetError
 from bench.evaluator import Result, Sample
@@ -325,8 +324,7 @@ class Runner:
         try:
             found = await checkout.finish(task.post_execution_checks, task.max_capture_bytes)
             if self.captures_dir is not None and found.get("files"):
-                folder = self.captures_dir / re.sub(r"[^\w.@-]", "_", planned.key)
-                store_captures(found["files"], folder, self.redact)
+                store_captures(found["files"], task_folder(self.captures_dir, planned.key), self.redact)
         except (GitError, OSError) as exc:
             error = response.error or f"workspace: capturing the changes failed: {exc}"
             return response.model_copy(update={"error": error})
