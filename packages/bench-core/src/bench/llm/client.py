@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import os
 import random
 import re
@@ -19,7 +18,7 @@ from bench.llm.cache import ResponseCache, cache_key
 from bench.llm.limits import Limits
 from bench.llm.settings import JudgeLimits, LLMSettings, Pricing, RuntimeLimits
 from bench.models import ToolCall, Usage
-from bench.redact import RedactingFilter, Redactor
+from bench.redact import Redactor, current, guard_loggers
 
 # Parameters that change the answer: they are sent to the model and are part of the cache key.
 ANSWER_PARAMS = (
@@ -41,6 +40,8 @@ _RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 529}
 # Quota and billing errors come as 429s but never clear up by waiting (RELIABILITY L3, C03).
 _FATAL_CODES = ("insufficient_quota", "billing_hard_limit", "exceeded your current quota")
 _litellm: Any = None
+#: The loggers of litellm and the HTTP clients under it (they log request details when verbose).
+LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "httpx", "httpcore", "openai")
 
 
 def load_litellm() -> Any:
@@ -52,9 +53,7 @@ def load_litellm() -> Any:
 
         litellm.suppress_debug_info = True
         litellm.drop_params = True
-        redacting = RedactingFilter(Redactor())
-        for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "httpx", "openai"):
-            logging.getLogger(name).addFilter(redacting)
+        guard_loggers(LOGGERS)
         _litellm = litellm
     return _litellm
 
@@ -124,8 +123,19 @@ class LLMResult:
 
 
 def _provider(model: str, api_base: str | None) -> str:
+    """``openai`` or ``openai@http://host/v1``: never the query or user info of ``api_base`` (N09)."""
     name = model.split("/", 1)[0] if "/" in model else "openai"
-    return f"{name}@{api_base}" if api_base else name
+    return f"{name}@{public_url(api_base)}" if api_base else name
+
+
+def public_url(url: str) -> str:
+    """``url`` without its query, fragment and ``user:password@`` (where keys are sometimes put)."""
+    base = url.split("?", 1)[0].split("#", 1)[0]
+    scheme, sep, rest = base.partition("://")
+    if sep:
+        host, slash, path = rest.partition("/")
+        base = f"{scheme}://{host.rpartition('@')[2]}{slash}{path}"
+    return base
 
 
 def _retry_after(exc: BaseException) -> float | None:
@@ -212,7 +222,7 @@ class LLMClient:
         self.budget = Budget(runtime_limits or RuntimeLimits(), judge_limits or JudgeLimits(), self.totals)
         self.limits = Limits(self.settings)
         self.cache = ResponseCache(cache_path) if cache_path is not None and self.settings.cache else None
-        self.redact = redactor or Redactor()
+        self.redact = redactor or current()
 
     def close(self) -> None:
         if self.cache is not None:
@@ -223,9 +233,11 @@ class LLMClient:
     async def complete(self, request: LLMRequest) -> LLMResult:
         """Make (or replay) one chat completion; raise ModelCallError or RunStopped."""
         params = {k: v for k, v in request.params.items() if k in ANSWER_PARAMS and v is not None}
+        if request.api_key_env:
+            self.redact.add([request.api_key_env])  # sent as a credential: a secret, whatever its name
         key = None
         if self.cache is not None and request.cache:
-            base = (request.api_base or "").split("?", 1)[0]  # never a key passed in a query string
+            base = public_url(request.api_base or "")  # never a key passed in the URL
             key = cache_key(
                 {
                     "model": request.model,
@@ -252,7 +264,11 @@ class LLMClient:
         self._account(request, result)
         if key is not None and result.finish_reason != "length":
             assert self.cache is not None
-            self.cache.put(key, result.to_cache())
+            value = result.to_cache()
+            # An answer holding a secret is not kept: the cache stays clean and a re-run asks
+            # again, so cached and fresh runs see the same response (RELIABILITY H01).
+            if not self.redact.finds(json.dumps(value)):
+                self.cache.put(key, value)
         return result
 
     async def _with_retries(self, request: LLMRequest, params: dict[str, Any], provider: str) -> LLMResult:
@@ -287,7 +303,7 @@ class LLMClient:
                 reason = "timed out" if isinstance(exc, asyncio.TimeoutError) else _short(exc)
                 if reason.lower().startswith("connection error"):
                     # litellm reports a refused connection as a 500 (RELIABILITY L4): say what happened.
-                    url = (request.api_base or "the provider's API").split("?", 1)[0]
+                    url = public_url(request.api_base) if request.api_base else "the provider's API"
                     reason, status = f"cannot connect to {url}", None
                 if not retryable or attempt >= settings.max_attempts:
                     self.limits.breaker.failure(provider, self.redact(reason), fatal=fatal)
