@@ -7,13 +7,12 @@ wrapper kills what is left and exits with the command's status. On SIGTERM (benc
 bench's own death through ``PR_SET_PDEATHSIG``) it kills the command and everything under it,
 then dies of the same signal.
 
-This file imports only the standard library and runs with ``-I -S``: it must start fast and
-whatever way bench itself was installed or imported.
+This file imports only a few standard modules (no contextlib: it imports slowly) and runs with
+``-I -S``: it must start fast and whatever way bench itself was installed or imported.
 """
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import os
 import resource
@@ -49,9 +48,11 @@ def descendants(pid: int) -> list[int]:
 
 
 def _reap_exited() -> None:
-    with contextlib.suppress(ChildProcessError):
+    try:
         while os.waitpid(-1, os.WNOHANG)[0] > 0:
             pass
+    except ChildProcessError:
+        pass
 
 
 def kill_descendants() -> None:
@@ -62,8 +63,10 @@ def kill_descendants() -> None:
         if not pids:
             return
         for pid in pids:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
+            try:  # noqa: SIM105 (contextlib imports slowly)
                 os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
         _reap_exited()
         time.sleep(0.005)  # let the killed processes' children be re-parented to us
 
@@ -73,7 +76,7 @@ def _die_like(status: int) -> None:
     if os.WIFSIGNALED(status):
         number = os.WTERMSIG(status)
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        with contextlib.suppress(OSError, ValueError):  # SIGKILL and SIGSTOP have no handler to reset
+        if number not in (signal.SIGKILL, signal.SIGSTOP):  # these have no handler to reset
             signal.signal(number, signal.SIG_DFL)
         os.kill(os.getpid(), number)
         os._exit(128 + number)
