@@ -282,3 +282,17 @@ def test_b06_rows_inside_the_suite_folder_and_suite_level_paths_are_allowed(benc
     )
     result = bench_cli("run", trusted, "--runs-dir", tmp_path / "runs")
     assert result.exit_code == 0, result.output
+
+
+def test_b06_dataset_row_evaluator_path_setting_outside_suite_is_refused(bench_cli, tmp_path):
+    pytest.importorskip("bench_agent")
+    outside = _outside(tmp_path)
+    check = {"type": "expected_diff", "config": {"reference_dir": "../outside"}}
+    suite, rows = _rows_suite(tmp_path, {"workspace": "inside", "evaluate": check})
+    result = bench_cli("validate", suite)
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        f"error: {rows}:2:1: tasks[1].evaluate.config.reference_dir: path escapes the suite folder: "
+        f"task 'r1' sets reference_dir ../outside (resolved to {outside.resolve()}); a data row may only "
+        f"name paths inside {suite.parent.resolve()} (pass --allow-outside-root to allow it)\n"
+    )

@@ -391,6 +391,9 @@ class _SuiteBuilder:
                     raise doc.error(f"key '{explicit}' is used twice in this task", (*path, field))
                 keys.add(explicit)
         bound = [self.binder.bind(doc, path, entry) for path, entry in entries]
+        for (path, entry), evaluator in zip(entries, bound, strict=True):
+            if isinstance(entry, dict) and "file" not in entry:
+                self._confine_settings(doc, path, entry, spec.id, evaluator)
         names: dict[str, int] = {}
         for i, evaluator in enumerate(bound):
             count = names[evaluator.name] = names.get(evaluator.name, 0) + 1
@@ -491,6 +494,19 @@ class _SuiteBuilder:
             f"a data row may only name paths inside {self.root} (pass --allow-outside-root to allow it)",
             path,
         )
+
+    def _confine_settings(
+        self, doc: YamlDocument, path: FieldPath, entry: dict[str, Any], task_id: str, bound: BoundEvaluator
+    ) -> None:
+        """Check the settings an evaluator type names as host paths (``path_settings``)."""
+        instance = bound.instance
+        for name in type(instance).path_settings:
+            value = getattr(instance.config, name, None)
+            if not isinstance(value, str):
+                continue
+            where = (*path, name) if name in entry else (*path, "config", name)
+            resolved = ((instance.folder or self.path.parent) / Path(value).expanduser()).resolve()
+            self._confine(doc, where, task_id, name, value, resolved)
 
     def _render(self, doc: YamlDocument, path: FieldPath, template: str, values: dict[str, Any]) -> str:
         try:
