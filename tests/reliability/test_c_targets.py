@@ -198,6 +198,15 @@ def test_c21_daemons_started_by_a_command_do_not_outlive_its_task(tmp_path):
     assert _leftover(marker) == []
 
 
+def test_n15_a_daemon_holding_stdout_does_not_hold_the_task(tmp_path):
+    marker = f"n15-daemon-{uuid.uuid4().hex}"
+    suite, _ = _daemon_suite(tmp_path, marker, "exit", timeout=20)
+    started = time.monotonic()
+    task = _only(run_suite(suite))
+    assert time.monotonic() - started < 10, "the task waited for the daemon to close stdout"
+    assert (task["status"], task["response"]) == ("passed", "hello")
+
+
 def test_c21_timeout_kills_daemons_that_left_the_process_group(tmp_path):
     marker = f"c21-timeout-{uuid.uuid4().hex}"
     suite, pidfile = _daemon_suite(tmp_path, marker, "linger", timeout=2)
