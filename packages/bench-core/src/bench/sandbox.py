@@ -135,7 +135,7 @@ def isolation_level() -> str:
     """``namespaces`` when root and ``unshare`` can make namespaces here, else ``rlimits-only``."""
     if os.name != "posix" or os.geteuid() != 0:
         return "rlimits-only"
-    if not (shutil.which("unshare") and shutil.which("setpriv")):
+    if not all(shutil.which(tool) for tool in ("unshare", "setpriv", "mountpoint")):
         return "rlimits-only"
     try:
         probe = subprocess.run(
