@@ -231,14 +231,20 @@ def test_b06_dataset_row_workspace_outside_suite_is_refused(bench_cli, tmp_path,
     assert not (tmp_path / "runs").exists()
 
 
-def test_b06_dataset_row_repo_outside_suite_is_refused(bench_cli, tmp_path):
+@pytest.mark.parametrize("form", ["path", "file-url", "localhost-url"])
+def test_b06_dataset_row_repo_outside_suite_is_refused(bench_cli, tmp_path, form):
     outside = _outside(tmp_path)
-    suite, rows = _rows_suite(tmp_path, {"repo": f"file://{outside}", "evaluate": {"expected": "x"}})
+    value = {
+        "path": "../outside",
+        "file-url": f"file://{outside}",
+        "localhost-url": f"file://localhost{outside}",
+    }
+    suite, rows = _rows_suite(tmp_path, {"repo": value[form], "evaluate": {"expected": "x"}})
     result = bench_cli("validate", suite)
     assert result.exit_code == 2, result.output
     assert result.stderr == (
         f"error: {rows}:2:1: tasks[1].repo: path escapes the suite folder: task 'r1' sets repo "
-        f"file://{outside} (resolved to {outside.resolve()}); a data row may only name paths inside "
+        f"{value[form]} (resolved to {outside.resolve()}); a data row may only name paths inside "
         f"{suite.parent.resolve()} (pass --allow-outside-root to allow it)\n"
     )
 

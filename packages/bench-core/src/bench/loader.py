@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
 from pydantic import ValidationError
 
@@ -454,7 +454,7 @@ class _SuiteBuilder:
         if check and (spec.workspace or suite.defaults.workspace):
             raise doc.error("give workspace or repo, not both", where)
         if spec.repo and source.startswith("file://"):
-            local = Path(unquote(source[len("file://") :])).resolve()
+            local = Path("/", unquote(urlsplit(source).path)).resolve()  # file://localhost/x is /x
             self._confine(doc, where, spec.id, "repo", source, local)
         if not is_remote(source):
             resolved = (self.path.parent / source).resolve()
