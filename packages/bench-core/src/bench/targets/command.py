@@ -24,6 +24,7 @@ import shutil
 import signal
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -180,12 +181,16 @@ async def _stop(proc: asyncio.subprocess.Process) -> None:
     The reaper gets SIGTERM first, so it can kill the daemons that left the process group; the
     group is SIGKILLed after it (or at once where no reaper runs).
     """
-    if proc.returncode is None:
-        with contextlib.suppress(ProcessLookupError):
-            proc.send_signal(signal.SIGTERM)
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(asyncio.shield(proc.wait()), STOP_GRACE_S)
-    kill_group(proc.pid)
+    try:
+        if proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.send_signal(signal.SIGTERM)
+            # returncode, not proc.wait(): that also waits for the pipes, which may never close
+            deadline = time.monotonic() + STOP_GRACE_S
+            while proc.returncode is None and time.monotonic() < deadline:
+                await asyncio.sleep(0.01)
+    finally:
+        kill_group(proc.pid)
     if proc.returncode is None:
         await reap(proc)  # not proc.wait(): it can hang on a pipe nobody reads (3.11)
 
