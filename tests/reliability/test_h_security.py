@@ -1,4 +1,5 @@
-"""RELIABILITY.md group H: no secret reaches any file bench writes, or its output (H01-H05)."""
+"""RELIABILITY.md group H: no secret reaches any file bench writes, or its output (H01-H05); generated
+code sees no host secret (H10)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,14 @@ import logging
 import os
 import subprocess
 import sys
+import textwrap
+import uuid
 from pathlib import Path
 
+import pytest
+
+from bench import sandbox
+from bench.testing import run_evaluator
 from bench.testing.pytest_plugin import CANARY_KEY
 from bench.testing.server import Fault
 from bench.testing.verdicts import judge_verdict
@@ -258,3 +265,37 @@ def test_h11_redacting_a_50_mb_base64_value_is_linear_and_never_crashes():
     elapsed = time.perf_counter() - started
     assert redacted.startswith("Bearer [REDACTED] and ?key=[REDACTED] and [REDACTED:MY_TOKEN] ")
     assert elapsed < 10, elapsed
+
+
+def test_h10_generated_code_cannot_read_host_secrets(monkeypatch):
+    if sandbox.isolation_level() != "namespaces":
+        pytest.skip("needs root and unshare (the CI machines have both)")
+    canary = f"canary-h10-{uuid.uuid4().hex}"
+    monkeypatch.setenv("BENCH_H10_SECRET", canary)
+    ssh = Path.home() / ".ssh"
+    made_ssh = not ssh.exists()
+    ssh.mkdir(mode=0o700, exist_ok=True)
+    key = ssh / f"id_bench_h10_{uuid.uuid4().hex[:8]}"
+    key.write_text(canary)
+    key.chmod(0o600)
+    paths = [str(key), f"/proc/{os.getpid()}/environ", f"/proc/{os.getppid()}/environ"]
+    code = f"""
+    for path in {paths!r}:
+        try:
+            print(path, open(path, errors="replace").read())
+        except OSError as exc:
+            print(path, "hidden", type(exc).__name__)
+    """
+    try:
+        outcome = run_evaluator(
+            {"type": "code_execution", "timeout_ms": 5000},
+            f"```python\n{textwrap.dedent(code)}\n```",
+        )
+    finally:
+        key.unlink()
+        if made_ssh:
+            ssh.rmdir()
+    printed = outcome.details["stdout"]
+    assert outcome.passed, outcome.details["stderr"]
+    assert canary not in printed
+    assert printed.count("hidden") == len(paths)

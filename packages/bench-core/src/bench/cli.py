@@ -81,6 +81,13 @@ def _registry() -> Any:
 
 
 SuiteArg = Annotated[Path, typer.Argument(help="The suite file (YAML).", show_default=False)]
+AllowOutsideRoot = Annotated[
+    bool,
+    typer.Option(
+        "--allow-outside-root",
+        help="Let rows of a tasks file name paths outside the suite's folder (workspace, repo, file).",
+    ),
+]
 
 
 @app.command()
@@ -118,6 +125,7 @@ def run(
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Log each model call (litellm's debug log), redacted.")
     ] = False,
+    allow_outside_root: AllowOutsideRoot = False,
 ) -> None:
     """Run a suite: produce each task's response, evaluate it, record and report the results."""
     from bench.console import ConsoleObserver, print_summary
@@ -133,7 +141,7 @@ def run(
     gc.set_threshold(50_000, 50, 100)
     registry = _registry()
     reporters = _reporters(registry, output, junit, report or [])
-    plan = load_suite(suite, registry, repeat=repeat)
+    plan = load_suite(suite, registry, repeat=repeat, allow_outside_root=allow_outside_root)
     options = RunOptions(
         runs_dir=runs_dir,
         concurrency=concurrency,
@@ -206,12 +214,12 @@ def _reporters(
 
 @app.command()
 @handle_errors
-def validate(suite: SuiteArg) -> None:
+def validate(suite: SuiteArg, allow_outside_root: AllowOutsideRoot = False) -> None:
     """Check a suite without running it; list the evaluators each task will use."""
     from bench.console import print_plan
     from bench.loader import load_suite
 
-    plan = load_suite(suite, _registry())
+    plan = load_suite(suite, _registry(), allow_outside_root=allow_outside_root)
     print_plan(plan)
 
 
