@@ -57,6 +57,15 @@ def workspace_roots() -> set[str]:
     return {p for p in os.listdir(tempfile.gettempdir()) if p.startswith("bench-ws-")}
 
 
+@pytest.fixture(autouse=True)
+def private_tmpdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test's workspaces in its own temp folder: tests running in parallel never see each other's."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    monkeypatch.setattr(tempfile, "tempdir", None)
+
+
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     return git_repo(
@@ -330,8 +339,7 @@ def test_h05_secrets_an_agent_writes_into_a_captured_file_are_redacted(tmp_path,
 
 @pytest.mark.slow
 def test_f01_an_interrupted_run_kills_the_agent_and_removes_its_workspace(tmp_path, repo):
-    scratch = tmp_path / "tmp"
-    scratch.mkdir()
+    scratch = tmp_path / "tmp"  # made by private_tmpdir
     pid_file = tmp_path / "agent.pid"
     command = agent(
         tmp_path, f"Path({str(pid_file)!r}).write_text(str(os.getpid()))\nimport time\ntime.sleep(600)\n"
