@@ -203,6 +203,33 @@ def test_b08_b09_captures_report_links_and_respect_both_caps(tmp_path, repo):
     assert "root:x:0:0" not in "".join(p.read_text() for p in root.rglob("*") if p.is_file())
 
 
+def test_b09_a_sparse_5_gb_file_is_not_snapshotted_whole(tmp_path, repo):
+    command = agent(
+        tmp_path,
+        "with open('huge.bin', 'wb') as f:\n    f.truncate(5 * 1024**3)\n"
+        "with open('a.txt', 'r+b') as f:\n    f.truncate(3 * 1024**3)\n"
+        "print('done')\n",
+    )
+    started = time.monotonic()
+    outcome = run_suite(suite(tmp_path, command))
+    assert time.monotonic() - started < 30  # hashing 8 GiB took minutes and gigabytes of memory
+    task = result(outcome)
+    assert task["status"] == "passed"
+    files = {f["path"]: f for f in task["workspace"]["files"]}
+    assert files["huge.bin"] == {
+        "path": "huge.bin",
+        "status": "added",
+        "added": 0,
+        "removed": 0,
+        "truncated": True,
+        "size": 5 * 1024**3,
+        "reason": "larger than the 100 MiB snapshot cap: not compared",
+    }
+    assert files["a.txt"]["status"] == "modified"  # a tracked file that grew past the cap
+    assert files["a.txt"]["size"] == 3 * 1024**3
+    assert files["a.txt"]["truncated"] is True
+
+
 def test_writes_outside_the_workspace_through_dotdot_or_a_symlink_are_reported(tmp_path, repo):
     command = agent(
         tmp_path,
