@@ -177,22 +177,22 @@ class Checkout:
         Files over ``MAX_SNAPSHOT_FILE_BYTES`` are left out of ``git add`` and a placeholder blob
         naming their size and modification time stands in for them (B09).
         """
-        where = {"git_dir": self.snapshot, "work_tree": self.path}
+        snap, work = self.snapshot, self.path
         big = await self._unignored(oversized(self.path))
         pathspecs = b".\0" + b"".join(b":(top,exclude,literal)" + name + b"\0" for name in big)
         await git(
             "add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul",
-            stdin=pathspecs, **where,
+            stdin=pathspecs, git_dir=snap, work_tree=work,
         )  # fmt: skip
         entries = b""
         for name, info in big.items():
             note = f"bench: not snapshotted: {info.st_size} bytes, modified {info.st_mtime_ns}\n"
-            blob = await git("hash-object", "-w", "--stdin", stdin=note.encode(), git_dir=self.snapshot)
+            blob = await git("hash-object", "-w", "--stdin", stdin=note.encode(), git_dir=snap)
             entries += b"100644 " + blob.strip() + b"\t" + name + b"\0"
         if entries:
-            await git("update-index", "-z", "--index-info", stdin=entries, **where)
+            await git("update-index", "-z", "--index-info", stdin=entries, git_dir=snap, work_tree=work)
         self.too_large = {shown(name): info.st_size for name, info in big.items()}
-        return (await git("write-tree", **where)).decode().strip()
+        return (await git("write-tree", git_dir=snap, work_tree=work)).decode().strip()
 
     async def _unignored(self, found: dict[bytes, os.stat_result]) -> dict[bytes, os.stat_result]:
         """Leave out files ``git add -A`` would ignore anyway (``.gitignore``, not tracked)."""
