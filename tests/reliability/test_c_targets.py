@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import signal
 import subprocess
@@ -256,6 +257,20 @@ def test_c21_huge_output_is_capped_keeping_the_tail(suite_file):
     task = _only(run_suite(path))
     assert task["status"] == "passed"
     assert len(task["response"]) == 999  # the last 1,000 bytes, minus the trailing newline
+    assert task["truncated"] is True
+    assert task["truncation"] == "stdout over max_output_bytes (1000): the last 1000 bytes kept"
+    assert task["response_bytes"] == 3_000_006
+    assert task["response_sha256"] == hashlib.sha256(b"x" * 3_000_000 + b"hello\n").hexdigest()
+
+
+def test_d02_binary_output_is_decoded_with_replacement_and_its_size_kept(suite_file):
+    script = "import sys; sys.stdout.buffer.write(b'ok \\xff\\xfe\\x00 end')"
+    task = _only(run_suite(_command_suite(suite_file, [sys.executable, "-c", script])))
+    assert task["status"] == "failed"  # evaluated, never a UnicodeDecodeError
+    assert task["response"] == "ok \ufffd\ufffd\x00 end"
+    assert task["truncated"] is False
+    assert task["response_bytes"] == 10
+    assert task["response_sha256"] == hashlib.sha256(b"ok \xff\xfe\x00 end").hexdigest()
 
 
 def test_c21_missing_program_is_invalid_input_before_running(suite_file):

@@ -176,6 +176,7 @@ class _SuiteBuilder:
             runtime_limits=suite.runtime_limits,
             judge_limits=suite.judge_limits,
             metrics=self.metrics,
+            max_response_bytes=suite.max_response_bytes,
             max_repeat=max_repeat,
             scorecard_strategy=suite.scorecard.strategy if suite.scorecard is not None else None,
             named_evaluators=self.binder.named,

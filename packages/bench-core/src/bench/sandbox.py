@@ -28,6 +28,7 @@ import asyncio
 import contextlib
 import ctypes
 import functools
+import hashlib
 import itertools
 import os
 import resource
@@ -191,9 +192,12 @@ class Tail:
         self.limit = limit
         self.data = bytearray()
         self.total = 0
+        #: sha256 of everything read, not only the tail kept.
+        self.digest = hashlib.sha256()
 
     def add(self, chunk: bytes) -> None:
         self.total += len(chunk)
+        self.digest.update(chunk)
         self.data += chunk
         if len(self.data) > self.limit:
             del self.data[: len(self.data) - self.limit]
@@ -209,6 +213,14 @@ class Tail:
 
     def text(self) -> str:
         return self.data.decode("utf-8", errors="replace")
+
+    def is_utf8(self) -> bool:
+        """Whether the kept bytes are valid UTF-8 (``text()`` then replaced nothing)."""
+        try:
+            self.data.decode("utf-8")
+        except UnicodeDecodeError:
+            return False
+        return True
 
 
 async def run(

@@ -210,6 +210,7 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
         keep_workspaces=options.keep_workspaces,
         captures_dir=store.folder / "captures",
         redact=llm.redact,
+        max_response_bytes=plan.max_response_bytes,
     )
 
     def record(result: TaskResult) -> None:

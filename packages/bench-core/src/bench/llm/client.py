@@ -63,11 +63,29 @@ class ModelCallError(BenchError):
 
     exit_code = 3
 
-    def __init__(self, message: str, *, model: str, status: int | None = None, attempts: int = 1) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        model: str,
+        status: int | None = None,
+        attempts: int = 1,
+        partial: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.model = model
         self.status = status
         self.attempts = attempts
+        #: The text a cut stream delivered before it ended (kept, flagged incomplete; C11).
+        self.partial = partial
+
+
+class StreamCut(ConnectionError):
+    """A stream ended without a finish_reason (RELIABILITY L8): retried; ``partial`` is its text."""
+
+    def __init__(self, partial: str) -> None:
+        super().__init__("the stream ended without a finish_reason")
+        self.partial = partial
 
 
 class RunStopped(BenchError):
@@ -310,7 +328,11 @@ class LLMClient:
                     where = f"{status} from " if status else ""
                     message = f"{where}{request.model} after {attempt} attempt{'s' * (attempt > 1)}: {reason}"
                     raise ModelCallError(
-                        self.redact(message), model=request.model, status=status, attempts=attempt
+                        self.redact(message),
+                        model=request.model,
+                        status=status,
+                        attempts=attempt,
+                        partial=exc.partial if isinstance(exc, StreamCut) else None,
                     ) from None
                 wait = min(settings.max_wait, random.uniform(0, min(settings.max_wait, 2 ** (attempt - 1))))
                 wait = max(wait, min(settings.max_wait, _retry_after(exc) or 0.0))
@@ -348,11 +370,12 @@ class LLMClient:
         if not request.stream:
             return await litellm.acompletion(**kwargs), None
         stream = await litellm.acompletion(**kwargs, stream=True, stream_options={"include_usage": True})
-        chunks, ttft, finished = [], None, False
+        chunks, ttft, finished, parts = [], None, False, []
         async for chunk in stream:
             chunks.append(chunk)
             choice = chunk.choices[0] if chunk.choices else None
             delta = getattr(choice, "delta", None)
+            parts.append(getattr(delta, "content", None) or "")
             if (
                 ttft is None
                 and delta is not None
@@ -366,7 +389,7 @@ class LLMClient:
             finished = False
         if not finished:
             # A cut stream must not pass for a complete answer (RELIABILITY L8, C11).
-            raise ConnectionError("the stream ended without a finish_reason")
+            raise StreamCut("".join(parts))
         return litellm.stream_chunk_builder(chunks, messages=request.messages), ttft
 
     async def _moderate(self, litellm: Any, request: LLMRequest) -> Any:

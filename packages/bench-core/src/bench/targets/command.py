@@ -150,13 +150,21 @@ class CommandTarget(Target):
             tail = stderr.text().strip()[-2000:] or stdout.text().strip()[-2000:]
             raise TargetError(f"command exited with status {code}" + (f": {tail}" if tail else ""))
         messages, usage = trajectory.read(trajectory_file)
+        cap = config.max_output_bytes
+        # The text is decoded with replacement characters (D02); when it is not exactly what the
+        # program wrote, the size and sha256 of what it wrote are kept.
+        exact = not stdout.truncated and stdout.is_utf8()
         return Response(
             output=stdout.text().rstrip("\n"),
             truncated=stdout.truncated,
+            truncation=f"stdout over max_output_bytes ({cap}): the last {cap} bytes kept"
+            if stdout.truncated
+            else None,
+            output_bytes=None if exact else stdout.total,
+            output_sha256=None if exact else stdout.digest.hexdigest(),
             messages=messages,
             tool_calls=trajectory.tool_calls(messages),
             usage=usage or Usage(),
-            metadata={"stdout_bytes": stdout.total} if stdout.truncated else {},
         )
 
 
