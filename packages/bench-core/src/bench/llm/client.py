@@ -130,6 +130,13 @@ class LLMResult:
     cached: bool = False
     raw_message: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def truncation(self) -> str | None:
+        """Why the text is incomplete (the model hit its token limit; C13), else ``None``."""
+        if self.finish_reason == "length":
+            return "finish_reason=length: the model stopped at its token limit"
+        return None
+
     def to_cache(self) -> dict[str, Any]:
         return {
             "text": self.text,

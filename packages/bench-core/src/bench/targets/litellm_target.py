@@ -90,14 +90,13 @@ class LiteLLMTarget(Target):
                 truncation="the stream ended without a finish_reason",
                 metadata={"model": config.model, "attempts": exc.attempts},
             )
-        cut = result.finish_reason == "length"
         return Response(
             output=result.text,
             tool_calls=result.tool_calls,
             messages=[Message.model_validate(m) for m in messages]
             + [Message.model_validate(result.raw_message)],
             usage=result.usage,
-            truncated=cut,
-            truncation="finish_reason=length: the model stopped at its token limit" if cut else None,
+            truncated=result.truncation is not None,
+            truncation=result.truncation,
             metadata={"model": config.model, "attempts": result.attempts, "cached": result.cached},
         )
