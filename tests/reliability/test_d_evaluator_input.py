@@ -81,6 +81,14 @@ def test_d01_max_response_bytes_sets_the_view_and_never_splits_a_character(suite
     assert task["truncated"] is True
 
 
+def test_d01_a_max_response_bytes_of_zero_is_refused_before_running(bench_cli, suite_file):
+    path = suite_file("max_response_bytes: 0\ntasks:\n  - {id: a, response: x, evaluate: {expected: x}}\n")
+    result = bench_cli("run", path)
+    assert result.exit_code == 2
+    assert result.stderr == f"error: {path}:1:1: max_response_bytes: Input should be greater than 0 (got 0)\n"
+    assert not (path.parent / ".bench" / "runs").exists()
+
+
 class _Config(EvaluatorConfig):
     mode: str
 
