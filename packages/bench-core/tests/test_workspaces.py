@@ -208,6 +208,8 @@ def test_b09_a_sparse_5_gb_file_is_not_snapshotted_whole(tmp_path, repo):
         tmp_path,
         "with open('huge.bin', 'wb') as f:\n    f.truncate(5 * 1024**3)\n"
         "with open('a.txt', 'r+b') as f:\n    f.truncate(3 * 1024**3)\n"
+        "Path('.gitignore').write_text('ignored.bin\\n')\n"
+        "with open('ignored.bin', 'wb') as f:\n    f.truncate(1024**3)\n"
         "print('done')\n",
     )
     started = time.monotonic()
@@ -228,6 +230,7 @@ def test_b09_a_sparse_5_gb_file_is_not_snapshotted_whole(tmp_path, repo):
     assert files["a.txt"]["status"] == "modified"  # a tracked file that grew past the cap
     assert files["a.txt"]["size"] == 3 * 1024**3
     assert files["a.txt"]["truncated"] is True
+    assert set(files) == {"huge.bin", "a.txt", ".gitignore"}  # ignored files stay ignored
 
 
 def test_writes_outside_the_workspace_through_dotdot_or_a_symlink_are_reported(tmp_path, repo):
