@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
+
+import pytest
 
 from bench.testing import run_suite
+from bench.testing.pytest_plugin import CANARY_KEY
 from bench.testing.server import Fault, Reply
 
 
@@ -329,3 +333,44 @@ def test_g02_concurrency_one_with_a_model_target_and_a_judge_does_not_deadlock(s
     outcome = run_suite(path, concurrency=1)
     assert outcome.report.summary.passed == 3
     assert fake_llm.count() == 6
+
+
+@pytest.mark.parametrize("status", [404, 422])
+def test_c15_client_errors_are_sent_once_with_the_providers_reason(suite_file, fake_llm, status):
+    # litellm's drop_params resent a 422 once without the parameters it named, then failed with
+    # "'NoneType' object has no attribute 'choices'".
+    fake_llm.add(Fault(status, message="temperature: Input should be less than or equal to 2"))
+    (task,) = _tasks(run_suite(_suite(suite_file)))
+    assert task["error"] == (
+        f"{status} from openai/fake after 1 attempt: temperature: Input should be less than or equal to 2"
+    )
+    assert fake_llm.count() == 1
+
+
+def test_c14_auth_error_names_the_default_key_variable(bench_cli, suite_file, fake_llm):
+    fake_llm.add(Fault(401, message="Incorrect API key provided"))
+    result = bench_cli("run", _suite(suite_file, tasks=3), "-j", "1", "-o", "out.json")
+    assert result.exit_code == 3
+    report = json.loads(Path("out.json").read_text())
+    (task,) = report["tasks"]
+    assert task["error"] == (
+        "401 from openai/fake after 1 attempt: Incorrect API key provided "
+        "(the key in OPENAI_API_KEY was refused)"
+    )
+    assert "the key in OPENAI_API_KEY was refused" in result.output
+    assert CANARY_KEY not in result.output
+    assert fake_llm.count() == 1
+
+
+def test_c14_auth_error_names_the_suites_api_key_env(suite_file, fake_llm, monkeypatch):
+    monkeypatch.setenv("JUDGE_PROVIDER_KEY", "sk-canary-other-3b1d")
+    fake_llm.add(Fault(403, message="Forbidden"))
+    path = suite_file(
+        "target: {type: litellm, model: openai/fake, api_key_env: JUDGE_PROVIDER_KEY}\n"
+        "tasks:\n  - {id: t, prompt: q, evaluate: {expected: x}}\n"
+    )
+    outcome = run_suite(path)
+    (task,) = _tasks(outcome)
+    assert task["error"] == "403 from openai/fake after 1 attempt: Forbidden (the key in JUDGE_PROVIDER_KEY was refused)"
+    assert "sk-canary-other-3b1d" not in json.dumps(task)
+    assert fake_llm.count() == 1

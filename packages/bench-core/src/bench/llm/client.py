@@ -52,7 +52,10 @@ def load_litellm() -> Any:
         import litellm
 
         litellm.suppress_debug_info = True
-        litellm.drop_params = True
+        # Not drop_params: on a 422 it silently resends the request without the parameters the
+        # error names, then fails with a meaningless error (RELIABILITY C15); bench drops the
+        # parameters a provider does not take itself (``_supported_params``).
+        litellm.drop_params = False
         guard_loggers(LOGGERS)
         _litellm = litellm
     return _litellm
@@ -136,6 +139,31 @@ def public_url(url: str) -> str:
         host, slash, path = rest.partition("/")
         base = f"{scheme}://{host.rpartition('@')[2]}{slash}{path}"
     return base
+
+
+def _supported_params(litellm: Any, model: str, params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` without those the model's provider does not take (litellm would refuse them)."""
+    try:
+        supported = litellm.get_supported_openai_params(model=model)
+    except Exception:  # an unknown provider: send everything, the provider says what it refuses
+        supported = None
+    return {k: v for k, v in params.items() if k in supported} if supported else params
+
+
+# litellm's own variables for the providers whose key is one variable (litellm.validate_environment).
+_KEY_VARIABLES = {
+    p: f"{p.upper()}_API_KEY"
+    for p in ("openai", "anthropic", "azure", "cohere", "deepseek", "gemini", "groq", "mistral", "openrouter")
+}
+
+
+def _auth_hint(model: str, api_key_env: str | None) -> str:
+    """What to fix after a 401/403: the variable that holds the key, never its value (C14)."""
+    provider = model.split("/", 1)[0] if "/" in model else "openai"
+    variable = api_key_env or _KEY_VARIABLES.get(provider)
+    if variable:
+        return f"the key in {variable} was refused"
+    return f"the key litellm found for {provider} was refused; set api_key_env to name its variable"
 
 
 def _retry_after(exc: BaseException) -> float | None:
@@ -305,6 +333,8 @@ class LLMClient:
                     # litellm reports a refused connection as a 500 (RELIABILITY L4): say what happened.
                     url = public_url(request.api_base) if request.api_base else "the provider's API"
                     reason, status = f"cannot connect to {url}", None
+                if status in (401, 403):
+                    reason = f"{reason} ({_auth_hint(request.model, request.api_key_env)})"
                 if not retryable or attempt >= settings.max_attempts:
                     self.limits.breaker.failure(provider, self.redact(reason), fatal=fatal)
                     where = f"{status} from " if status else ""
@@ -331,7 +361,7 @@ class LLMClient:
             "num_retries": 0,  # bench owns retries (RELIABILITY L2)
             "max_retries": 0,
             "timeout": self.settings.attempt_timeout,
-            **params,
+            **_supported_params(litellm, request.model, params),
         }
         if request.moderation:
             return await self._moderate(litellm, request), None
