@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -373,4 +375,26 @@ def test_c14_auth_error_names_the_suites_api_key_env(suite_file, fake_llm, monke
     (task,) = _tasks(outcome)
     assert task["error"] == "403 from openai/fake after 1 attempt: Forbidden (the key in JUDGE_PROVIDER_KEY was refused)"
     assert "sk-canary-other-3b1d" not in json.dumps(task)
+    assert fake_llm.count() == 1
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
+def test_n05_litellms_first_call_is_not_charged_to_the_attempt(tmp_path, fake_llm, stream):
+    # A fresh process: litellm imports hundreds of modules on its first call (0.7-1.8 s here).
+    (tmp_path / "suite.yaml").write_text(
+        f"target: {{type: litellm, model: openai/fake, stream: {str(stream).lower()}}}\n"
+        "llm: {attempt_timeout: 0.4, max_attempts: 1, cache: false}\n"
+        "tasks:\n  - {id: t, prompt: q, evaluate: {expected: echo}}\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", "run", "suite.yaml", "-q", "-o", "out.json"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    (task,) = json.loads((tmp_path / "out.json").read_text())["tasks"]
+    assert task["status"] == "passed", task.get("error")
+    assert done.returncode == 0
+    assert task["usage"]["latency_ms"] < 400
     assert fake_llm.count() == 1

@@ -17,6 +17,7 @@ from bench.llm.accounting import Budget, Prices, Totals
 from bench.llm.cache import ResponseCache, cache_key
 from bench.llm.limits import Limits
 from bench.llm.settings import JudgeLimits, LLMSettings, Pricing, RuntimeLimits
+from bench.llm.warmup import warm_up
 from bench.models import ToolCall, Usage
 from bench.redact import Redactor, current, guard_loggers
 
@@ -42,6 +43,7 @@ _FATAL_CODES = ("insufficient_quota", "billing_hard_limit", "exceeded your curre
 _litellm: Any = None
 #: The loggers of litellm and the HTTP clients under it (they log request details when verbose).
 LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "httpx", "httpcore", "openai")
+_warmed_up = False
 
 
 def load_litellm() -> Any:
@@ -251,6 +253,7 @@ class LLMClient:
         self.limits = Limits(self.settings)
         self.cache = ResponseCache(cache_path) if cache_path is not None and self.settings.cache else None
         self.redact = redactor or current()
+        self._warming: asyncio.Future[None] | None = None
 
     def close(self) -> None:
         if self.cache is not None:
@@ -305,7 +308,7 @@ class LLMClient:
         estimate = sum(len(str(m.get("content") or "")) for m in request.messages) // 4 + int(
             params.get("max_tokens") or 256
         )
-        load_litellm()  # seconds on first use: never inside an attempt's timer or timeout
+        await self._warm_up()
         attempt = 0
         while True:
             attempt += 1
@@ -349,6 +352,17 @@ class LLMClient:
             self.limits.breaker.success(provider)
             await adaptive.succeeded()
             return result
+
+    async def _warm_up(self) -> None:
+        """Import litellm and run its first call in memory, once, before any attempt's timer
+        starts: that costs seconds, which must not time out an attempt or count as latency (N05)."""
+        global _warmed_up
+        if _warmed_up:
+            return
+        if self._warming is None:
+            self._warming = asyncio.ensure_future(warm_up(load_litellm()))
+        await asyncio.shield(self._warming)
+        _warmed_up = True
 
     async def _call(
         self, request: LLMRequest, params: dict[str, Any], started: float
