@@ -373,7 +373,10 @@ def test_c14_auth_error_names_the_suites_api_key_env(suite_file, fake_llm, monke
     )
     outcome = run_suite(path)
     (task,) = _tasks(outcome)
-    assert task["error"] == "403 from openai/fake after 1 attempt: Forbidden (the key in JUDGE_PROVIDER_KEY was refused)"
+    assert (
+        task["error"]
+        == "403 from openai/fake after 1 attempt: Forbidden (the key in JUDGE_PROVIDER_KEY was refused)"
+    )
     assert "sk-canary-other-3b1d" not in json.dumps(task)
     assert fake_llm.count() == 1
 
@@ -398,3 +401,50 @@ def test_n05_litellms_first_call_is_not_charged_to_the_attempt(tmp_path, fake_ll
     assert done.returncode == 0
     assert task["usage"]["latency_ms"] < 400
     assert fake_llm.count() == 1
+
+
+def test_c16_server_request_count_equals_benchs_attempts(suite_file, fake_llm):
+    fake_llm.add(Fault(429, retry_after=0), match="question 0", times=1)
+    fake_llm.add(Fault(500), match="question 1", times=2)
+    fake_llm.add(Fault(kind="malformed"), match="question 2", times=1)
+    fake_llm.add(Fault(400), match="question 3")  # not retried
+    fake_llm.add(Fault(503), match="question 4")  # past the retry bound
+    extra = "llm: {max_attempts: 3, max_wait: 0.1}\n"
+    outcome = run_suite(_suite(suite_file, tasks=6, extra=extra), concurrency=1)
+    tasks = {t["id"]: t for t in _tasks(outcome)}
+    assert [tasks[f"t{i}"]["usage"]["attempts"] for i in (0, 1, 2, 5)] == [2, 3, 2, 1]
+    assert tasks["t3"]["error"] == "400 from openai/fake after 1 attempt: fake failure"
+    assert tasks["t4"]["error"] == "503 from openai/fake after 3 attempts: fake failure"
+    assert fake_llm.count() == 2 + 3 + 2 + 1 + 3 + 1
+    assert outcome.report.extra["llm"]["attempts"] == fake_llm.count()
+
+
+def test_c02_429_storm_cuts_concurrency_and_no_task_fails(bench_cli, suite_file, fake_llm):
+    # Scaled down from 64 tasks and 10 s: 32 tasks at once, the first 40 requests rate-limited.
+    fake_llm.add(Fault(429, retry_after=0.2), times=40)
+    fake_llm.add(Reply("echo", latency_s=0.05))
+    path = _suite(suite_file, tasks=32, extra="llm: {concurrency: 32, cache: false}\n")
+    result = bench_cli("run", path, "-j", "32", "-o", "out.json")
+    report = json.loads(Path("out.json").read_text())
+    assert result.exit_code == 0, result.output
+    assert report["summary"]["passed"] == 32
+    assert "note: openai/fake is rate-limited (429): at most 16 calls at a time now" in result.stderr
+    after_storm = fake_llm.requests[40:]
+    assert len(after_storm) == 32
+    assert max(r.in_flight for r in after_storm) <= 16  # the server sees concurrency drop
+
+
+def test_c12_stalled_stream_is_retried_from_scratch_without_duplicated_text(suite_file, fake_llm):
+    fake_llm.add(Fault(kind="stall_stream", hang_s=5), times=1)
+    fake_llm.add(Reply("The answer is 42"))
+    path = suite_file(
+        "target: {type: litellm, model: openai/fake, stream: true}\nllm: {attempt_timeout: 1}\n"
+        "tasks:\n  - {id: t, prompt: q, evaluate: {expected: '42'}}\n"
+    )
+    started = time.monotonic()
+    (task,) = _tasks(run_suite(path))
+    assert time.monotonic() - started < 5
+    assert task["status"] == "passed"
+    assert task["response"] == "The answer is 42"  # the stalled attempt's "The" is not kept
+    assert task["usage"]["attempts"] == 2
+    assert fake_llm.count() == 2

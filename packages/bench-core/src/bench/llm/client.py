@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
 import re
+import sys
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,7 +19,7 @@ from typing import Any
 from bench.errors import BenchError
 from bench.llm.accounting import Budget, Prices, Totals
 from bench.llm.cache import ResponseCache, cache_key
-from bench.llm.limits import Limits
+from bench.llm.limits import AdaptiveLimit, Limits
 from bench.llm.settings import JudgeLimits, LLMSettings, Pricing, RuntimeLimits
 from bench.llm.warmup import warm_up
 from bench.models import ToolCall, Usage
@@ -73,6 +77,10 @@ class ModelCallError(BenchError):
         self.model = model
         self.status = status
         self.attempts = attempts
+
+
+class QueueTimeout(ModelCallError):
+    """No call slot came free within ``llm.queue_timeout``; no request was sent."""
 
 
 class RunStopped(BenchError):
@@ -309,12 +317,15 @@ class LLMClient:
             params.get("max_tokens") or 256
         )
         await self._warm_up()
-        attempt = 0
+        attempt, waited = 0, 0.0
         while True:
             attempt += 1
-            started = time.perf_counter()
+            queued = time.perf_counter()
             try:
-                async with self.limits.model(request.model, estimate), adaptive.slot():
+                async with self._slot(request.model, estimate, adaptive):
+                    started = time.perf_counter()  # the attempt's own time starts with its slot
+                    waited += started - queued
+                    self.totals.attempts += 1
                     response, ttft = await asyncio.wait_for(
                         self._call(request, params, started), settings.attempt_timeout
                     )
@@ -323,14 +334,20 @@ class LLMClient:
                 else:
                     result = self._parse(request.model, response, attempt, started)
                 result.usage.ttft_ms = ttft
+                result.usage.attempts = attempt
+                result.usage.wait_ms = round(waited * 1000, 3)
             except ModelCallError as exc:  # an empty completion: permanent, not the provider's fault
-                self.limits.breaker.success(provider)
+                if not isinstance(exc, QueueTimeout):
+                    self.limits.breaker.success(provider)
                 exc.attempts = attempt
                 raise
             except Exception as exc:
                 retryable, fatal, status = _classify(exc)
-                if status == 429:
-                    adaptive.rate_limited()
+                if status == 429 and adaptive.rate_limited():
+                    sys.stderr.write(
+                        f"note: {request.model} is rate-limited (429): at most {adaptive.limit} "
+                        f"call{'s' * (adaptive.limit > 1)} at a time now\n"
+                    )
                 reason = "timed out" if isinstance(exc, asyncio.TimeoutError) else _short(exc)
                 if reason.lower().startswith("connection error"):
                     # litellm reports a refused connection as a 500 (RELIABILITY L4): say what happened.
@@ -345,13 +362,37 @@ class LLMClient:
                     raise ModelCallError(
                         self.redact(message), model=request.model, status=status, attempts=attempt
                     ) from None
+                # Full jitter, so tasks rate-limited together do not retry together (G04); the
+                # slot was given back above, so a task sleeping here holds no connection.
                 wait = min(settings.max_wait, random.uniform(0, min(settings.max_wait, 2 ** (attempt - 1))))
                 wait = max(wait, min(settings.max_wait, _retry_after(exc) or 0.0))
                 await asyncio.sleep(wait)
+                waited += wait
                 continue
             self.limits.breaker.success(provider)
             await adaptive.succeeded()
             return result
+
+    @asynccontextmanager
+    async def _slot(self, model: str, estimate: int, adaptive: AdaptiveLimit) -> AsyncIterator[None]:
+        """Hold the model's and the provider's call slots, waiting at most ``queue_timeout`` (G05)."""
+        async with contextlib.AsyncExitStack() as held:
+
+            async def acquire() -> None:
+                await held.enter_async_context(self.limits.model(model, estimate))
+                await held.enter_async_context(adaptive.slot())
+
+            try:
+                await asyncio.wait_for(acquire(), self.settings.queue_timeout)
+            except asyncio.TimeoutError:
+                limit = adaptive.limit
+                raise QueueTimeout(
+                    f"{model}: no free call slot after waiting {self.settings.queue_timeout:g} s "
+                    f"(at most {limit} call{'s' * (limit > 1)} at a time to this provider); "
+                    "raise llm.queue_timeout or llm.concurrency",
+                    model=model,
+                ) from None
+            yield
 
     async def _warm_up(self) -> None:
         """Import litellm and run its first call in memory, once, before any attempt's timer
@@ -532,7 +573,8 @@ class LLMClient:
         return LLMResult(model, text, calls, finish, usage, attempts=attempt, raw_message=raw_message)
 
     def _from_cache(self, model: str, hit: dict[str, Any]) -> LLMResult:
-        usage = Usage.model_validate({**hit.get("usage", {}), "cost_usd": 0.0, "latency_ms": 0.0})
+        replayed = {"cost_usd": 0.0, "latency_ms": 0.0, "attempts": 0, "wait_ms": 0.0}
+        usage = Usage.model_validate({**hit.get("usage", {}), **replayed})
         calls = [ToolCall.model_validate(c) for c in hit.get("tool_calls", [])]
         return LLMResult(
             model,

@@ -24,7 +24,9 @@ def _answer(request: Any) -> Any:
     base = {"id": "warmup", "created": 0, "model": _MODEL}
     if not body.get("stream"):
         choice = {"index": 0, "message": _MESSAGE, "finish_reason": "stop"}
-        return httpx.Response(200, json={**base, "object": "chat.completion", "choices": [choice], "usage": _USAGE})
+        return httpx.Response(
+            200, json={**base, "object": "chat.completion", "choices": [choice], "usage": _USAGE}
+        )
     chunks = [
         {"index": 0, "delta": _MESSAGE, "finish_reason": None},
         {"index": 0, "delta": {}, "finish_reason": "stop"},
@@ -32,7 +34,9 @@ def _answer(request: Any) -> Any:
     events = "".join(
         f"data: {json.dumps({**base, 'object': 'chat.completion.chunk', 'choices': [c]})}\n\n" for c in chunks
     )
-    return httpx.Response(200, text=events + "data: [DONE]\n\n", headers={"content-type": "text/event-stream"})
+    return httpx.Response(
+        200, text=events + "data: [DONE]\n\n", headers={"content-type": "text/event-stream"}
+    )
 
 
 async def warm_up(litellm: Any) -> None:
