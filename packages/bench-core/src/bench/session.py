@@ -272,7 +272,7 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
         llm.close()
 
     order = plan.tasks.ids
-    extra: dict[str, Any] = {"llm": llm.totals.as_dict()} if llm.totals.calls or llm.totals.cached else {}
+    extra: dict[str, Any] = {"llm": llm.totals.as_dict()} if llm.totals.calls or llm.totals.cached or llm.totals.attempts else {}
     statistics = collector.statistics()
     aggregates = _aggregates(runner)
     if aggregates:
