@@ -272,7 +272,8 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
         llm.close()
 
     order = plan.tasks.ids
-    extra: dict[str, Any] = {"llm": llm.totals.as_dict()} if llm.totals.calls or llm.totals.cached or llm.totals.attempts else {}
+    used = llm.totals.calls or llm.totals.cached or llm.totals.attempts
+    extra: dict[str, Any] = {"llm": llm.totals.as_dict()} if used else {}
     statistics = collector.statistics()
     aggregates = _aggregates(runner)
     if aggregates:
