@@ -21,7 +21,7 @@ from bench.llm.accounting import Budget, Prices, Totals
 from bench.llm.cache import ResponseCache, cache_key
 from bench.llm.limits import AdaptiveLimit, Limits
 from bench.llm.settings import JudgeLimits, LLMSettings, Pricing, RuntimeLimits
-from bench.llm.warmup import warm_up
+from bench.llm.warmup import prime
 from bench.models import ToolCall, Usage
 from bench.redact import Redactor, current, guard_loggers
 
@@ -316,7 +316,7 @@ class LLMClient:
         estimate = sum(len(str(m.get("content") or "")) for m in request.messages) // 4 + int(
             params.get("max_tokens") or 256
         )
-        await self._warm_up()
+        await self.warm_up()
         attempt, waited = 0, 0.0
         while True:
             attempt += 1
@@ -394,14 +394,14 @@ class LLMClient:
                 ) from None
             yield
 
-    async def _warm_up(self) -> None:
+    async def warm_up(self) -> None:
         """Import litellm and run its first call in memory, once, before any attempt's timer
         starts: that costs seconds, which must not time out an attempt or count as latency (N05)."""
         global _warmed_up
         if _warmed_up:
             return
         if self._warming is None:
-            self._warming = asyncio.ensure_future(warm_up(load_litellm()))
+            self._warming = asyncio.ensure_future(prime(load_litellm()))
         await asyncio.shield(self._warming)
         _warmed_up = True
 

@@ -39,7 +39,7 @@ def _answer(request: Any) -> Any:
     )
 
 
-async def warm_up(litellm: Any) -> None:
+async def prime(litellm: Any) -> None:
     """One plain and one streamed completion through litellm's OpenAI route, answered in memory."""
     import httpx
     from openai import AsyncOpenAI
