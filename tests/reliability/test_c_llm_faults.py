@@ -386,6 +386,7 @@ def test_c14_auth_error_names_the_suites_api_key_env(suite_file, fake_llm, monke
     assert fake_llm.count() == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
 def test_n05_litellms_first_call_is_not_charged_to_the_attempt(tmp_path, fake_llm, stream):
     # A fresh process: litellm imports hundreds of modules on its first call (0.7-1.8 s here).
