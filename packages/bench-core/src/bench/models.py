@@ -37,6 +37,11 @@ class Usage(BaseModel):
     cost_usd: float | None = None
     latency_ms: float | None = None
     ttft_ms: float | None = None
+    #: Model calls sent to produce the response, retries included (0: replayed from the cache).
+    attempts: int | None = None
+    #: Time spent waiting rather than working: for a call slot (concurrency, rate limits) and
+    #: between attempts (backoff, ``Retry-After``). ``latency_ms`` is the answering call alone.
+    wait_ms: float | None = None
 
 
 class Response(BaseModel):

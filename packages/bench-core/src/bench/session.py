@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from bench import __version__, redact
 from bench.errors import ConfigError, StoreError
 from bench.estimate import check_prices
-from bench.llm.client import LLMClient, load_litellm
+from bench.llm.client import LLMClient
 from bench.plan import Plan, PlannedTask
 from bench.results import FINISHED_STATUSES, RunReport, Summary, TaskResult
 from bench.run_stats import StatsCollector
@@ -225,7 +225,7 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
 
     runner.record = record
     if plan.target is not None and plan.target.llm_calls() and plan.needs_target:
-        load_litellm()  # seconds of import belong to start-up, not to the first task's timeout
+        await llm.warm_up()  # seconds of import belong to start-up, not to the first task's timeout
     clock = time.monotonic()
     status = "running"
     try:
@@ -273,7 +273,8 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
         llm.close()
 
     order = plan.tasks.ids
-    extra: dict[str, Any] = {"llm": llm.totals.as_dict()} if llm.totals.calls or llm.totals.cached else {}
+    used = llm.totals.calls or llm.totals.cached or llm.totals.attempts
+    extra: dict[str, Any] = {"llm": llm.totals.as_dict()} if used else {}
     statistics = collector.statistics()
     aggregates = _aggregates(runner)
     if aggregates:

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
 import re
+import sys
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,8 +19,9 @@ from typing import Any
 from bench.errors import BenchError
 from bench.llm.accounting import Budget, Prices, Totals
 from bench.llm.cache import ResponseCache, cache_key
-from bench.llm.limits import Limits
+from bench.llm.limits import AdaptiveLimit, Limits
 from bench.llm.settings import JudgeLimits, LLMSettings, Pricing, RuntimeLimits
+from bench.llm.warmup import prime
 from bench.models import ToolCall, Usage
 from bench.redact import Redactor, current, guard_loggers
 
@@ -42,6 +47,7 @@ _FATAL_CODES = ("insufficient_quota", "billing_hard_limit", "exceeded your curre
 _litellm: Any = None
 #: The loggers of litellm and the HTTP clients under it (they log request details when verbose).
 LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "httpx", "httpcore", "openai")
+_warmed_up = False
 
 
 def load_litellm() -> Any:
@@ -52,7 +58,10 @@ def load_litellm() -> Any:
         import litellm
 
         litellm.suppress_debug_info = True
-        litellm.drop_params = True
+        # Not drop_params: on a 422 it silently resends the request without the parameters the
+        # error names, then fails with a meaningless error (RELIABILITY C15); bench drops the
+        # parameters a provider does not take itself (``_supported_params``).
+        litellm.drop_params = False
         guard_loggers(LOGGERS)
         _litellm = litellm
     return _litellm
@@ -86,6 +95,10 @@ class StreamCut(ConnectionError):
     def __init__(self, partial: str) -> None:
         super().__init__("the stream ended without a finish_reason")
         self.partial = partial
+
+
+class QueueTimeout(ModelCallError):
+    """No call slot came free within ``llm.queue_timeout``; no request was sent."""
 
 
 class RunStopped(BenchError):
@@ -161,6 +174,31 @@ def public_url(url: str) -> str:
         host, slash, path = rest.partition("/")
         base = f"{scheme}://{host.rpartition('@')[2]}{slash}{path}"
     return base
+
+
+def _supported_params(litellm: Any, model: str, params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` without those the model's provider does not take (litellm would refuse them)."""
+    try:
+        supported = litellm.get_supported_openai_params(model=model)
+    except Exception:  # an unknown provider: send everything, the provider says what it refuses
+        supported = None
+    return {k: v for k, v in params.items() if k in supported} if supported else params
+
+
+# litellm's own variables for the providers whose key is one variable (litellm.validate_environment).
+_KEY_VARIABLES = {
+    p: f"{p.upper()}_API_KEY"
+    for p in ("openai", "anthropic", "azure", "cohere", "deepseek", "gemini", "groq", "mistral", "openrouter")
+}
+
+
+def _auth_hint(model: str, api_key_env: str | None) -> str:
+    """What to fix after a 401/403: the variable that holds the key, never its value (C14)."""
+    provider = model.split("/", 1)[0] if "/" in model else "openai"
+    variable = api_key_env or _KEY_VARIABLES.get(provider)
+    if variable:
+        return f"the key in {variable} was refused"
+    return f"the key litellm found for {provider} was refused; set api_key_env to name its variable"
 
 
 def _retry_after(exc: BaseException) -> float | None:
@@ -248,6 +286,7 @@ class LLMClient:
         self.limits = Limits(self.settings)
         self.cache = ResponseCache(cache_path) if cache_path is not None and self.settings.cache else None
         self.redact = redactor or current()
+        self._warming: asyncio.Future[None] | None = None
 
     def close(self) -> None:
         if self.cache is not None:
@@ -302,13 +341,16 @@ class LLMClient:
         estimate = sum(len(str(m.get("content") or "")) for m in request.messages) // 4 + int(
             params.get("max_tokens") or 256
         )
-        load_litellm()  # seconds on first use: never inside an attempt's timer or timeout
-        attempt = 0
+        await self.warm_up()
+        attempt, waited = 0, 0.0
         while True:
             attempt += 1
-            started = time.perf_counter()
+            queued = time.perf_counter()
             try:
-                async with self.limits.model(request.model, estimate), adaptive.slot():
+                async with self._slot(request.model, estimate, adaptive):
+                    started = time.perf_counter()  # the attempt's own time starts with its slot
+                    waited += started - queued
+                    self.totals.attempts += 1
                     response, ttft = await asyncio.wait_for(
                         self._call(request, params, started), settings.attempt_timeout
                     )
@@ -317,19 +359,27 @@ class LLMClient:
                 else:
                     result = self._parse(request.model, response, attempt, started)
                 result.usage.ttft_ms = ttft
+                result.usage.attempts = attempt
+                result.usage.wait_ms = round(waited * 1000, 3)
             except ModelCallError as exc:  # an empty completion: permanent, not the provider's fault
-                self.limits.breaker.success(provider)
+                if not isinstance(exc, QueueTimeout):
+                    self.limits.breaker.success(provider)
                 exc.attempts = attempt
                 raise
             except Exception as exc:
                 retryable, fatal, status = _classify(exc)
-                if status == 429:
-                    adaptive.rate_limited()
+                if status == 429 and adaptive.rate_limited():
+                    sys.stderr.write(
+                        f"note: {request.model} is rate-limited (429): at most {adaptive.limit} "
+                        f"call{'s' * (adaptive.limit > 1)} at a time now\n"
+                    )
                 reason = "timed out" if isinstance(exc, asyncio.TimeoutError) else _short(exc)
                 if reason.lower().startswith("connection error"):
                     # litellm reports a refused connection as a 500 (RELIABILITY L4): say what happened.
                     url = public_url(request.api_base) if request.api_base else "the provider's API"
                     reason, status = f"cannot connect to {url}", None
+                if status in (401, 403):
+                    reason = f"{reason} ({_auth_hint(request.model, request.api_key_env)})"
                 if not retryable or attempt >= settings.max_attempts:
                     self.limits.breaker.failure(provider, self.redact(reason), fatal=fatal)
                     where = f"{status} from " if status else ""
@@ -341,13 +391,48 @@ class LLMClient:
                         attempts=attempt,
                         partial=exc.partial if isinstance(exc, StreamCut) else None,
                     ) from None
+                # Full jitter, so tasks rate-limited together do not retry together (G04); the
+                # slot was given back above, so a task sleeping here holds no connection.
                 wait = min(settings.max_wait, random.uniform(0, min(settings.max_wait, 2 ** (attempt - 1))))
                 wait = max(wait, min(settings.max_wait, _retry_after(exc) or 0.0))
                 await asyncio.sleep(wait)
+                waited += wait
                 continue
             self.limits.breaker.success(provider)
             await adaptive.succeeded()
             return result
+
+    @asynccontextmanager
+    async def _slot(self, model: str, estimate: int, adaptive: AdaptiveLimit) -> AsyncIterator[None]:
+        """Hold the model's and the provider's call slots, waiting at most ``queue_timeout`` (G05)."""
+        async with contextlib.AsyncExitStack() as held:
+
+            async def acquire() -> None:
+                await held.enter_async_context(self.limits.model(model, estimate))
+                await held.enter_async_context(adaptive.slot())
+
+            try:
+                await asyncio.wait_for(acquire(), self.settings.queue_timeout)
+            except asyncio.TimeoutError:
+                limit = adaptive.limit
+                raise QueueTimeout(
+                    f"{model}: no free call slot after waiting {self.settings.queue_timeout:g} s "
+                    f"(at most {limit} call{'s' * (limit > 1)} at a time to this provider); "
+                    "raise llm.queue_timeout or llm.concurrency",
+                    model=model,
+                ) from None
+            yield
+
+    async def warm_up(self) -> None:
+        """Import litellm and run its first call in memory, once, before any attempt's timer
+        starts: that costs seconds, which must not time out an attempt or count as latency (N05)."""
+        global _warmed_up
+        if _warmed_up:
+            return
+        if self._warming is None:
+            self._warming = asyncio.ensure_future(prime(load_litellm()))
+        await asyncio.shield(self._warming)
+        _warmed_up = True
 
     async def _call(
         self, request: LLMRequest, params: dict[str, Any], started: float
@@ -360,7 +445,7 @@ class LLMClient:
             "num_retries": 0,  # bench owns retries (RELIABILITY L2)
             "max_retries": 0,
             "timeout": self.settings.attempt_timeout,
-            **params,
+            **_supported_params(litellm, request.model, params),
         }
         if request.moderation:
             return await self._moderate(litellm, request), None
@@ -518,7 +603,8 @@ class LLMClient:
         return LLMResult(model, text, calls, finish, usage, attempts=attempt, raw_message=raw_message)
 
     def _from_cache(self, model: str, hit: dict[str, Any]) -> LLMResult:
-        usage = Usage.model_validate({**hit.get("usage", {}), "cost_usd": 0.0, "latency_ms": 0.0})
+        replayed = {"cost_usd": 0.0, "latency_ms": 0.0, "attempts": 0, "wait_ms": 0.0}
+        usage = Usage.model_validate({**hit.get("usage", {}), **replayed})
         calls = [ToolCall.model_validate(c) for c in hit.get("tool_calls", [])]
         return LLMResult(
             model,
