@@ -252,7 +252,20 @@ def test_e09_a_setsid_daemon_dies_with_the_sandbox():
         if os.fork() == 0:
             {linger(marker)}
         os._exit(0)
-    time.sleep(0.5)
+
+    def running():
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                if b"{marker}" in open(f"/proc/{{pid}}/cmdline", "rb").read():
+                    return True
+            except OSError:
+                pass
+        return False
+
+    deadline = time.time() + 5  # a loaded machine may take a while to start the daemon
+    while not running() and time.time() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.3)  # long enough for the watcher, which polls every 50 ms
     print("parent done")
     """
     with Watch(marker) as watch:
