@@ -1,0 +1,56 @@
+"""Worker processes for synchronous work that may run too long (RELIABILITY D13, N06).
+
+Neither a thread nor an asyncio timeout can stop plain Python code, and while it runs on the
+event loop no signal is handled. Work sent here runs in a ``pebble`` process pool instead: a
+deadline or a cancellation (an interrupted run) kills the worker process that runs it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import multiprocessing
+import os
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+_pool: Any = None
+
+
+def _get_pool() -> Any:
+    global _pool
+    if _pool is None or not _pool.active:
+        from pebble import ProcessPool
+
+        # fork: the worker inherits every loaded plugin, including ones no fresh process could import.
+        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+        _pool = ProcessPool(max_workers=os.cpu_count() or 1, context=multiprocessing.get_context(method))
+    return _pool
+
+
+async def run_killable(function: Callable[..., T], *args: Any, timeout: float | None = None) -> T:
+    """``function(*args)`` in a worker process; past ``timeout`` seconds, or when the awaiting
+    task is cancelled, the worker is killed. Raises ``TimeoutError`` (``asyncio.TimeoutError``) on
+    the deadline. ``function`` and its arguments must be picklable."""
+    future = _get_pool().schedule(function, args=args, timeout=timeout)
+    try:
+        return await asyncio.wrap_future(future)  # cancelling the wrapper cancels (kills) the work
+    except concurrent.futures.TimeoutError:
+        raise asyncio.TimeoutError from None
+
+
+def shutdown() -> None:
+    """Stop the worker processes (at the end of a run); work still running is killed."""
+    global _pool
+    if _pool is not None:
+        _pool.stop()
+        _pool.join()
+        _pool = None
+
+
+def kill_now() -> None:
+    """Kill every worker process at once (before an immediate exit, no waiting)."""
+    for child in multiprocessing.active_children():
+        child.kill()
