@@ -307,6 +307,8 @@ class Runner:
     async def _run_judged(self, planned: PlannedTask) -> None:
         """Run a task with async (LLM) evaluators; once it only waits for them, it goes on in the
         background and this worker takes the next task (RELIABILITY G06, G02)."""
+        while len(self._judging) >= self.concurrency:  # judging is bounded like responding
+            await asyncio.wait(self._judging, return_when=asyncio.FIRST_COMPLETED)
         released = asyncio.Event()
         task = asyncio.ensure_future(self._run_and_record(planned, released))
         waiting = asyncio.ensure_future(released.wait())
@@ -323,8 +325,6 @@ class Runner:
             return
         self._judging.add(task)
         task.add_done_callback(self._judged)
-        while len(self._judging) >= self.concurrency:  # judging is bounded like responding
-            await asyncio.wait(self._judging, return_when=asyncio.FIRST_COMPLETED)
 
     def _judged(self, task: asyncio.Task[None]) -> None:
         self._judging.discard(task)
