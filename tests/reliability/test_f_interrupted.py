@@ -257,6 +257,45 @@ def _with_plugin(tmp_path: Path, module: str, source: str) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(site)}
 
 
+_ISOLATED_HANG_PLUGIN = _HANG_PLUGIN.replace(
+    '    name = "hang"\n', '    name = "hang"\n    isolate_above = 0\n'
+)
+
+
+def _spinning(pid: int) -> bool:
+    """Whether a child of ``pid`` has run the hanging evaluator for a while (a busy worker)."""
+    with contextlib.suppress(psutil.Error):
+        return any(child.cpu_times().user > 0.3 for child in psutil.Process(pid).children())
+    return False
+
+
+@pytest.mark.slow
+def test_n10_sigkill_to_bench_takes_its_evaluator_worker_processes_with_it(tmp_path):
+    (tmp_path / "suite.yaml").write_text("tasks:\n  - {id: z, response: hang, evaluate: {type: hang}}\n")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bench", "run", "suite.yaml", "-q"],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        env=_with_plugin(tmp_path, "bench_test_hang", _ISOLATED_HANG_PLUGIN),
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not _spinning(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _spinning(proc.pid), "no worker process is running the evaluator"
+        proc.kill()  # bench alone, as the OOM killer would: not its process group
+        proc.wait(timeout=10)
+        deadline = time.monotonic() + 2
+        while _leftovers(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _leftovers(proc.pid) == []
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
 @pytest.mark.slow
 def test_f02_second_sigint_exits_at_once_and_every_written_line_is_intact(tmp_path):
     rows = "".join(f"  - {{id: t{i}, response: ok, evaluate: {{type: hang}}}}\n" for i in range(30))

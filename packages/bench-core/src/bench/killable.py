@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
+import ctypes
 import multiprocessing
 import os
+import signal
+import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -26,8 +30,24 @@ def _get_pool() -> Any:
 
         # fork: the worker inherits every loaded plugin, including ones no fresh process could import.
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
-        _pool = ProcessPool(max_workers=os.cpu_count() or 1, context=multiprocessing.get_context(method))
+        _pool = ProcessPool(
+            max_workers=os.cpu_count() or 1,
+            initializer=_die_with_parent,
+            initargs=(os.getpid(),),
+            context=multiprocessing.get_context(method),
+        )
     return _pool
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(parent: int) -> None:
+    """In a worker: be killed when bench dies, even by SIGKILL, rather than run on (Linux)."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # bench died before the line above
+        os._exit(1)
 
 
 async def run_killable(function: Callable[..., T], *args: Any, timeout: float | None = None) -> T:
@@ -52,5 +72,6 @@ def shutdown() -> None:
 
 def kill_now() -> None:
     """Kill every worker process at once (before an immediate exit, no waiting)."""
-    for child in multiprocessing.active_children():
-        child.kill()
+    with contextlib.suppress(Exception):  # called from a signal handler: never stop the exit
+        for child in multiprocessing.active_children():
+            child.kill()

@@ -298,8 +298,9 @@ class _signals:
 
     A real signal handler, not ``loop.add_signal_handler``: that one runs only when the event loop
     polls, and a loop busy with CPU-bound work (or blocked in a plugin) may not poll for minutes.
-    This one runs between two Python instructions wherever the main thread is; it sets the stop
-    flag there and wakes the loop to cancel what is in flight.
+    This one runs between two Python instructions wherever the main thread is: it sets the stop
+    flag and cancels the tasks in flight there (as ``asyncio.run``'s own SIGINT handler cancels
+    its main task), then wakes the loop.
     """
 
     def __init__(self, runner: Runner, enabled: bool) -> None:
@@ -312,9 +313,9 @@ class _signals:
         if self.runner.interrupted:
             killable.kill_now()
             os._exit(130)  # results are appended whole (one write per line): nothing is torn
-        self.runner.interrupted = True  # no task starts after this, even before the loop wakes
+        self.runner.interrupt()
         if self.loop is not None:
-            self.loop.call_soon_threadsafe(self.runner.interrupt)
+            self.loop.call_soon_threadsafe(lambda: None)
 
     def __enter__(self) -> None:
         if not self.enabled:
