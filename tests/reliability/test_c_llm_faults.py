@@ -225,6 +225,9 @@ def test_c11_cut_stream_is_an_error_and_not_cached(suite_file, fake_llm):
     (task,) = _tasks(run_suite(path))
     assert task["status"] == "error"
     assert task["error"] == "openai/fake after 2 attempts: the stream ended without a finish_reason"
+    assert task["response"] == "The answer is"  # the partial text is kept, flagged incomplete
+    assert task["truncated"] is True
+    assert task["truncation"] == "the stream ended without a finish_reason"
     (again,) = _tasks(run_suite(path))
     assert again["status"] == "failed"  # asked again (nothing was cached); the default echo answers
     assert fake_llm.count() == 3
@@ -291,8 +294,24 @@ def test_c13_length_cut_answer_is_flagged_truncated(suite_file, fake_llm):
     (task,) = _tasks(run_suite(_suite(suite_file)))
     assert task["response"] == "The answer is"
     assert task["status"] == "failed"
+    assert task["truncated"] is True
+    assert task["truncation"] == "finish_reason=length: the model stopped at its token limit"
     run_suite(_suite(suite_file))
     assert fake_llm.count() == 2  # a truncated answer is not cached
+
+
+def test_c13_judge_verdict_cut_by_length_is_an_evaluator_error(suite_file, fake_llm):
+    fake_llm.add(Reply('{"passed": true, "sco', finish_reason="length"))
+    path = suite_file(
+        "tasks:\n  - {id: t, response: Paris, evaluate: {prompt: 'capital? {response}', model: openai/fake}}\n"
+    )
+    outcome = run_suite(path)
+    (task,) = _tasks(outcome)
+    assert task["status"] == "error"
+    assert task["truncated"] is False  # the response itself was complete; the verdict was not
+    assert task["evaluators"][0]["error"] == (
+        "judge openai/fake ran out of tokens before finishing its verdict (finish_reason=length)"
+    )
 
 
 def test_c15_context_window_exceeded_is_not_retried(suite_file, fake_llm):

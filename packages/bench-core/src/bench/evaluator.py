@@ -95,6 +95,9 @@ class Evaluator(Generic[ConfigT]):
     example_requires: ClassVar[tuple[str, ...]] = ()
     #: Files the example needs next to the suite (relative path -> text).
     example_files: ClassVar[dict[str, str]] = {}
+    #: Settings that name a host path relative to ``folder``. Set in a row of a tasks file (data,
+    #: not the trusted suite file), such a path must stay inside the suite's folder (B06).
+    path_settings: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, config: ConfigT) -> None:
         self.config = config

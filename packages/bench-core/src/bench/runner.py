@@ -14,14 +14,14 @@ import dataclasses
 import inspect
 import itertools
 import math
-import re
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from bench import killable, scorecard
-from bench.captures import store_captures
+from bench.bounded import DEFAULT_MAX_RESPONSE_BYTES, bound_response
+from bench.captures import store_captures, task_folder
 from bench.checkout import Checkout, Workspaces
 from bench.errors import ConfigError, EvaluatorError, TargetError
 from bench.evaluator import Evaluator, Result, Sample
@@ -155,9 +155,10 @@ class _Feed:
     """The shared task iterator. When a chunk of tasks is read, evaluators that batch (``batches``)
     receive the samples of its recorded responses at once (``prepare``) before any is evaluated."""
 
-    def __init__(self, tasks: Iterator[PlannedTask], llm: LLMClient | None) -> None:
+    def __init__(self, tasks: Iterator[PlannedTask], llm: LLMClient | None, max_response_bytes: int) -> None:
         self.tasks = tasks
         self.llm = llm
+        self.max_response_bytes = max_response_bytes
         self.buffer: list[PlannedTask] = []
         self.lock = asyncio.Lock()
         self.batching: bool | None = None
@@ -182,6 +183,7 @@ class _Feed:
             response = planned.task.response
             if response is None or response.error is not None:
                 continue  # responses not known yet: those are evaluated one by one
+            response = bound_response(response, self.max_response_bytes)  # as _run_task sees it
             base = Sample(planned.task, response, response.text, False, self.llm)
             for evaluator in planned.evaluators:
                 if not evaluator.instance.batches:
@@ -216,8 +218,11 @@ class Runner:
         keep_workspaces: bool = False,
         captures_dir: Path | None = None,
         redact: Callable[[str], str] | None = None,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
     ) -> None:
         self.metrics = metrics or {}
+        #: What evaluators see and the result keeps of a response (the head; D01).
+        self.max_response_bytes = max_response_bytes
         self.keep_workspaces = keep_workspaces
         #: Where captured files are kept (``<run>/captures/<task>/<path>``), secrets redacted.
         self.captures_dir = captures_dir
@@ -247,7 +252,7 @@ class Runner:
             task.cancel()
 
     async def run(self, tasks: Iterable[PlannedTask]) -> None:
-        feed = _Feed(iter(tasks), self.llm)
+        feed = _Feed(iter(tasks), self.llm, self.max_response_bytes)
         self._spawn(feed)
         try:
             # Workers are started one by one as tasks are handed out, never more than are needed.
@@ -410,8 +415,7 @@ class Runner:
         try:
             found = await checkout.finish(task.post_execution_checks, task.max_capture_bytes)
             if self.captures_dir is not None and found.get("files"):
-                folder = self.captures_dir / re.sub(r"[^\w.@-]", "_", planned.key)
-                store_captures(found["files"], folder, self.redact)
+                store_captures(found["files"], task_folder(self.captures_dir, planned.key), self.redact)
         except (GitError, OSError) as exc:
             error = response.error or f"workspace: capturing the changes failed: {exc}"
             return response.model_copy(update={"error": error})
@@ -426,10 +430,15 @@ class Runner:
         responded_ms = (time.perf_counter() - started) * 1000
         if checkout is not None:
             response = await self._captured(planned, response, checkout)
+        response = bound_response(response, self.max_response_bytes)
         common: dict[str, Any] = {
             "id": task.id,
             "repeat": task.repeat,
             "response": response.output,
+            "truncated": response.truncated,
+            "truncation": response.truncation,
+            "response_bytes": response.output_bytes,
+            "response_sha256": response.output_sha256,
             "error": response.error,
             "tool_calls": response.tool_calls,
             "usage": response.usage,

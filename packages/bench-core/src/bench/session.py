@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from bench import __version__, killable
+from bench import __version__, killable, redact
 from bench.errors import ConfigError, StoreError
 from bench.estimate import check_prices
 from bench.llm.client import LLMClient, load_litellm
@@ -173,6 +173,9 @@ def _manifest(plan: Plan, store: RunStore, started: str, **fields: Any) -> dict[
 async def execute(plan: Plan, options: RunOptions, observer: Observer | None = None) -> RunOutcome:
     """Run a plan to completion (or interruption); every result lands in the run store."""
     observer = observer or _Silent()
+    # The environment as it is now; variables the suite sends as credentials are secrets
+    # whatever their names (H05).
+    redact.refresh(redact.credential_names([plan.path, *plan.referenced_files]))
     llm = make_client(plan, options)
     check_prices(plan, llm.prices)
     resumed: Resumed | None = None
@@ -206,14 +209,13 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
         metrics=plan.metrics,
         keep_workspaces=options.keep_workspaces,
         captures_dir=store.folder / "captures",
-        redact=llm.redact if llm.redact.active else None,
+        redact=llm.redact,
+        max_response_bytes=plan.max_response_bytes,
     )
-    redact = llm.redact
 
     def record(result: TaskResult) -> None:
         try:
-            line = serialize(result)
-            store.append(redact(line) if redact.active else line)
+            store.append(llm.redact(serialize(result)))
         except StoreWriteError:
             runner.interrupt()
             raise
@@ -287,8 +289,8 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
         started_at=started,
         finished_at=now_iso(),
         duration_s=time.monotonic() - clock,
-        stopped="interrupted" if runner.interrupted else runner.stopped,
-        extra=extra,
+        stopped="interrupted" if runner.interrupted else llm.redact.values(runner.stopped),
+        extra=llm.redact.values(extra),
     )
     return RunOutcome(report, store.folder, runner.interrupted, resumed, to_run)
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import os
 import random
 import re
@@ -19,7 +18,7 @@ from bench.llm.cache import ResponseCache, cache_key
 from bench.llm.limits import Limits
 from bench.llm.settings import JudgeLimits, LLMSettings, Pricing, RuntimeLimits
 from bench.models import ToolCall, Usage
-from bench.redact import RedactingFilter, Redactor
+from bench.redact import Redactor, current, guard_loggers
 
 # Parameters that change the answer: they are sent to the model and are part of the cache key.
 ANSWER_PARAMS = (
@@ -41,6 +40,8 @@ _RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 529}
 # Quota and billing errors come as 429s but never clear up by waiting (RELIABILITY L3, C03).
 _FATAL_CODES = ("insufficient_quota", "billing_hard_limit", "exceeded your current quota")
 _litellm: Any = None
+#: The loggers of litellm and the HTTP clients under it (they log request details when verbose).
+LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "httpx", "httpcore", "openai")
 
 
 def load_litellm() -> Any:
@@ -52,9 +53,7 @@ def load_litellm() -> Any:
 
         litellm.suppress_debug_info = True
         litellm.drop_params = True
-        redacting = RedactingFilter(Redactor())
-        for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "httpx", "openai"):
-            logging.getLogger(name).addFilter(redacting)
+        guard_loggers(LOGGERS)
         _litellm = litellm
     return _litellm
 
@@ -64,11 +63,29 @@ class ModelCallError(BenchError):
 
     exit_code = 3
 
-    def __init__(self, message: str, *, model: str, status: int | None = None, attempts: int = 1) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        model: str,
+        status: int | None = None,
+        attempts: int = 1,
+        partial: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.model = model
         self.status = status
         self.attempts = attempts
+        #: The text a cut stream delivered before it ended (kept, flagged incomplete; C11).
+        self.partial = partial
+
+
+class StreamCut(ConnectionError):
+    """A stream ended without a finish_reason (RELIABILITY L8): retried; ``partial`` is its text."""
+
+    def __init__(self, partial: str) -> None:
+        super().__init__("the stream ended without a finish_reason")
+        self.partial = partial
 
 
 class RunStopped(BenchError):
@@ -113,6 +130,13 @@ class LLMResult:
     cached: bool = False
     raw_message: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def truncation(self) -> str | None:
+        """Why the text is incomplete (the model hit its token limit; C13), else ``None``."""
+        if self.finish_reason == "length":
+            return "finish_reason=length: the model stopped at its token limit"
+        return None
+
     def to_cache(self) -> dict[str, Any]:
         return {
             "text": self.text,
@@ -124,8 +148,19 @@ class LLMResult:
 
 
 def _provider(model: str, api_base: str | None) -> str:
+    """``openai`` or ``openai@http://host/v1``: never the query or user info of ``api_base`` (N09)."""
     name = model.split("/", 1)[0] if "/" in model else "openai"
-    return f"{name}@{api_base}" if api_base else name
+    return f"{name}@{public_url(api_base)}" if api_base else name
+
+
+def public_url(url: str) -> str:
+    """``url`` without its query, fragment and ``user:password@`` (where keys are sometimes put)."""
+    base = url.split("?", 1)[0].split("#", 1)[0]
+    scheme, sep, rest = base.partition("://")
+    if sep:
+        host, slash, path = rest.partition("/")
+        base = f"{scheme}://{host.rpartition('@')[2]}{slash}{path}"
+    return base
 
 
 def _retry_after(exc: BaseException) -> float | None:
@@ -212,7 +247,7 @@ class LLMClient:
         self.budget = Budget(runtime_limits or RuntimeLimits(), judge_limits or JudgeLimits(), self.totals)
         self.limits = Limits(self.settings)
         self.cache = ResponseCache(cache_path) if cache_path is not None and self.settings.cache else None
-        self.redact = redactor or Redactor()
+        self.redact = redactor or current()
 
     def close(self) -> None:
         if self.cache is not None:
@@ -223,9 +258,11 @@ class LLMClient:
     async def complete(self, request: LLMRequest) -> LLMResult:
         """Make (or replay) one chat completion; raise ModelCallError or RunStopped."""
         params = {k: v for k, v in request.params.items() if k in ANSWER_PARAMS and v is not None}
+        if request.api_key_env:
+            self.redact.add([request.api_key_env])  # sent as a credential: a secret, whatever its name
         key = None
         if self.cache is not None and request.cache:
-            base = (request.api_base or "").split("?", 1)[0]  # never a key passed in a query string
+            base = public_url(request.api_base or "")  # never a key passed in the URL
             key = cache_key(
                 {
                     "model": request.model,
@@ -252,7 +289,11 @@ class LLMClient:
         self._account(request, result)
         if key is not None and result.finish_reason != "length":
             assert self.cache is not None
-            self.cache.put(key, result.to_cache())
+            value = result.to_cache()
+            # An answer holding a secret is not kept: the cache stays clean and a re-run asks
+            # again, so cached and fresh runs see the same response (RELIABILITY H01).
+            if not self.redact.finds(json.dumps(value)):
+                self.cache.put(key, value)
         return result
 
     async def _with_retries(self, request: LLMRequest, params: dict[str, Any], provider: str) -> LLMResult:
@@ -287,14 +328,18 @@ class LLMClient:
                 reason = "timed out" if isinstance(exc, asyncio.TimeoutError) else _short(exc)
                 if reason.lower().startswith("connection error"):
                     # litellm reports a refused connection as a 500 (RELIABILITY L4): say what happened.
-                    url = (request.api_base or "the provider's API").split("?", 1)[0]
+                    url = public_url(request.api_base) if request.api_base else "the provider's API"
                     reason, status = f"cannot connect to {url}", None
                 if not retryable or attempt >= settings.max_attempts:
                     self.limits.breaker.failure(provider, self.redact(reason), fatal=fatal)
                     where = f"{status} from " if status else ""
                     message = f"{where}{request.model} after {attempt} attempt{'s' * (attempt > 1)}: {reason}"
                     raise ModelCallError(
-                        self.redact(message), model=request.model, status=status, attempts=attempt
+                        self.redact(message),
+                        model=request.model,
+                        status=status,
+                        attempts=attempt,
+                        partial=exc.partial if isinstance(exc, StreamCut) else None,
                     ) from None
                 wait = min(settings.max_wait, random.uniform(0, min(settings.max_wait, 2 ** (attempt - 1))))
                 wait = max(wait, min(settings.max_wait, _retry_after(exc) or 0.0))
@@ -332,11 +377,12 @@ class LLMClient:
         if not request.stream:
             return await litellm.acompletion(**kwargs), None
         stream = await litellm.acompletion(**kwargs, stream=True, stream_options={"include_usage": True})
-        chunks, ttft, finished = [], None, False
+        chunks, ttft, finished, parts = [], None, False, []
         async for chunk in stream:
             chunks.append(chunk)
             choice = chunk.choices[0] if chunk.choices else None
             delta = getattr(choice, "delta", None)
+            parts.append(getattr(delta, "content", None) or "")
             if (
                 ttft is None
                 and delta is not None
@@ -350,7 +396,7 @@ class LLMClient:
             finished = False
         if not finished:
             # A cut stream must not pass for a complete answer (RELIABILITY L8, C11).
-            raise ConnectionError("the stream ended without a finish_reason")
+            raise StreamCut("".join(parts))
         return litellm.stream_chunk_builder(chunks, messages=request.messages), ttft
 
     async def _moderate(self, litellm: Any, request: LLMRequest) -> Any:
