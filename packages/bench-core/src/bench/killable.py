@@ -21,6 +21,14 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 _pool: Any = None
+#: How many worker processes the pool starts (at its first use): the CPU count or fewer.
+_size = os.cpu_count() or 1
+
+
+def set_size(tasks_in_flight: int) -> None:
+    """Start no more worker processes than there can be tasks in flight (``-j``)."""
+    global _size
+    _size = max(1, min(os.cpu_count() or 1, tasks_in_flight))
 
 
 def _get_pool() -> Any:
@@ -31,7 +39,7 @@ def _get_pool() -> Any:
         # fork: the worker inherits every loaded plugin, including ones no fresh process could import.
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
         _pool = ProcessPool(
-            max_workers=os.cpu_count() or 1,
+            max_workers=_size,
             initializer=_die_with_parent,
             initargs=(os.getpid(),),
             context=multiprocessing.get_context(method),

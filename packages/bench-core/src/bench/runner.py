@@ -253,6 +253,7 @@ class Runner:
 
     async def run(self, tasks: Iterable[PlannedTask]) -> None:
         feed = _Feed(iter(tasks), self.llm, self.max_response_bytes)
+        killable.set_size(self.concurrency)
         self._spawn(feed)
         try:
             # Workers are started one by one as tasks are handed out, never more than are needed.
