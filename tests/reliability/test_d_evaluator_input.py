@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
@@ -205,3 +207,59 @@ def test_d13_async_evaluator_past_its_time_limit_is_an_evaluator_error(suite_fil
     assert task["status"] == "error"
     assert task["evaluators"][0]["error"] == "evaluator 'slow' (slow) exceeded 0.5 s"
     assert task["evaluators"][1]["passed"] is True
+
+
+class _HangConfig(EvaluatorConfig):
+    pass
+
+
+class Hang(Evaluator[_HangConfig]):
+    """Never answers: plain Python code, which no asyncio timeout can pre-empt."""
+
+    name = "hang"
+    Config = _HangConfig
+    isolate_above = 0  # always in a killable worker process
+
+    def evaluate(self, sample):  # type: ignore[no-untyped-def]
+        while True:
+            pass
+
+
+class _HangPlugin:
+    @hookimpl
+    def bench_register_evaluators(self, register):  # type: ignore[no-untyped-def]
+        register(Hang)
+
+
+def test_d13_sync_evaluator_that_hangs_is_killed_at_its_time_limit(suite_file, tmp_path):
+    registry = build_registry([("bench-hang", "hang", _HangPlugin())])
+    path = suite_file("tasks:\n  - {id: a, response: ok, evaluate: [{type: hang}, {expected: ok}]}\n")
+    options = RunOptions(runs_dir=tmp_path / "runs", handle_signals=False, evaluator_timeout=0.5)
+    outcome = run_plan(load_suite(path, registry), options)
+    (task,) = outcome.report.tasks()
+    assert task["status"] == "error"
+    assert task["evaluators"][0]["error"] == "evaluator 'hang' (hang) exceeded 0.5 s"
+    assert task["evaluators"][1]["passed"] is True
+    assert multiprocessing.active_children() == []  # the worker was killed, none is left
+
+
+def _words(step: int, n: int) -> str:
+    return " ".join(f"w{(i * step) % 997}" for i in range(n))
+
+
+def test_n06_rouge_l_on_two_6000_word_texts_is_capped_with_a_note(bench_cli, suite_file):
+    suite_file(
+        "tasks:\n"
+        f"  - {{id: long, response: '{_words(7, 6_000)}', "
+        f"evaluate: {{type: rouge, reference: '{_words(13, 6_000)}', threshold: 0.0}}}}\n"
+    )
+    result = bench_cli("run", "suite.yaml", "-q", "-o", "out.json")
+    assert result.exit_code == 0, result.output
+    (task,) = json.loads(Path("out.json").read_text())["tasks"]
+    (outcome,) = task["evaluators"]
+    note = (
+        "ROUGE-L is quadratic: it compared the first 2000 words"
+        " of the response (of 6000) and of the reference (of 6000)"
+    )
+    assert outcome["details"]["capped"] == note
+    assert outcome["reason"].endswith(f"; {note} (score {outcome['score']:.3g}, at least 0 needed)")

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from bench import __version__, redact
+from bench import __version__, killable, redact
 from bench.errors import ConfigError, StoreError
 from bench.estimate import check_prices
 from bench.llm.client import LLMClient
@@ -297,33 +297,40 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
 
 
 class _signals:
-    """First SIGINT/SIGTERM: stop cleanly and record what was in flight. Second: exit at once."""
+    """First SIGINT/SIGTERM: stop cleanly and record what was in flight. Second: exit at once.
+
+    A real signal handler, not ``loop.add_signal_handler``: that one runs only when the event loop
+    polls, and a loop busy with CPU-bound work (or blocked in a plugin) may not poll for minutes.
+    This one runs between two Python instructions wherever the main thread is: it sets the stop
+    flag and cancels the tasks in flight there (as ``asyncio.run``'s own SIGINT handler cancels
+    its main task), then wakes the loop.
+    """
 
     def __init__(self, runner: Runner, enabled: bool) -> None:
         self.runner = runner
         self.enabled = enabled
-        self.installed: list[int] = []
+        self.previous: dict[int, Any] = {}
+        self.loop: asyncio.AbstractEventLoop | None = None
 
-    def _handle(self) -> None:
+    def _handle(self, signum: int, frame: object) -> None:
         if self.runner.interrupted:
-            os._exit(130)
+            killable.kill_now()
+            os._exit(130)  # results are appended whole (one write per line): nothing is torn
         self.runner.interrupt()
+        if self.loop is not None:
+            self.loop.call_soon_threadsafe(lambda: None)
 
     def __enter__(self) -> None:
         if not self.enabled:
             return
-        loop = asyncio.get_running_loop()
+        self.loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
-            try:
-                loop.add_signal_handler(sig, self._handle)
-                self.installed.append(sig)
-            except (NotImplementedError, RuntimeError, ValueError):
-                pass
+            with contextlib.suppress(ValueError, OSError):  # not the main thread: the caller's job
+                self.previous[sig] = signal.signal(sig, self._handle)
 
     def __exit__(self, *exc: object) -> None:
-        loop = asyncio.get_running_loop()
-        for sig in self.installed:
-            loop.remove_signal_handler(sig)
+        for sig, previous in self.previous.items():
+            signal.signal(sig, previous)
 
 
 def run_plan(plan: Plan, options: RunOptions | None = None, observer: Observer | None = None) -> RunOutcome:
