@@ -315,6 +315,8 @@ class Runner:
         background and this worker takes the next task (RELIABILITY G06, G02)."""
         while len(self._judging) >= self.concurrency:  # judging is bounded like responding
             await asyncio.wait(self._judging, return_when=asyncio.FIRST_COMPLETED)
+        if self._should_stop():
+            return  # a budget or the breaker stopped the run while this task waited: not started
         released = asyncio.Event()
         task = asyncio.ensure_future(self._run_and_record(planned, released))
         waiting = asyncio.ensure_future(released.wait())
