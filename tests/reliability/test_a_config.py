@@ -334,3 +334,97 @@ def test_a15_misspelt_hook_is_reported_and_an_imported_module_is_not():
         "plugin 'typo' from bench-typo failed to load: unknown hook 'bench_register_evaluator' "
         "(did you mean 'bench_register_evaluators'?)"
     ]
+
+
+@pytest.mark.parametrize(
+    ("evaluate", "where", "message"),
+    [
+        (
+            "{expected: hi, weight: .inf}",
+            "4:30: tasks[0].evaluate.weight",
+            "Input should be a finite number (got inf); allowed: 0 to 1000000",
+        ),
+        (
+            "{expected: hi, weight: .nan}",
+            "4:30: tasks[0].evaluate.weight",
+            "Input should be a finite number (got nan); allowed: 0 to 1000000",
+        ),
+        (
+            "{expected: hi, weight: 1e308}",
+            "4:30: tasks[0].evaluate.weight",
+            "Input should be less than or equal to 1000000 (got 1e+308); allowed: 0 to 1000000",
+        ),
+        (
+            "{expected: hi, threshold: -.inf}",
+            "4:30: tasks[0].evaluate.threshold",
+            "Input should be a finite number (got -inf); allowed: 0 to 1",
+        ),
+        (
+            "{expected: hi, score_threshold: 1.5}",
+            "4:30: tasks[0].evaluate.score_threshold",
+            "Input should be less than or equal to 1 (got 1.5); allowed: 0 to 1",
+        ),
+        (
+            "{type: numeric_match, value: 1, absolute_tolerance: .inf}",
+            "4:47: tasks[0].evaluate.absolute_tolerance",
+            "Input should be a finite number (got inf); allowed: 0 or more "
+            "[evaluator 'numeric_match' from bench-deterministic]",
+        ),
+    ],
+)
+def test_n08_non_finite_or_out_of_range_evaluator_number_is_refused(
+    bench_cli, suite_file, evaluate, where, message
+):
+    path = suite_file(f"tasks:\n  - id: a\n    response: hi\n    evaluate: {evaluate}\n")
+    result = bench_cli("validate", path)
+    assert result.exit_code == 2, result.output
+    assert f"{path}:{where}: {message}" in result.stderr
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("setting", "where", "message"),
+    [
+        (
+            "defaults: {timeout: .inf}",
+            "1:12: defaults.timeout",
+            "Input should be a finite number (got inf); allowed: more than 0",
+        ),
+        (
+            "llm: {attempt_timeout: .inf}",
+            "1:7: llm.attempt_timeout",
+            "Input should be a finite number (got inf); allowed: more than 0",
+        ),
+        (
+            "runtime_limits: {max_cost_usd: .nan}",
+            "1:18: runtime_limits.max_cost_usd",
+            "Input should be a finite number (got nan); allowed: more than 0",
+        ),
+        (
+            "pricing: {models: [{model: m, input_cost_per_million_tokens: .inf, "
+            "output_cost_per_million_tokens: 1}]}",
+            "1:31: pricing.models[0].input_cost_per_million_tokens",
+            "Input should be a finite number (got inf); allowed: 0 or more",
+        ),
+        (
+            "scorecard: {dimensions: [correctness], pass_threshold: .inf}",
+            "1:40: scorecard.pass_threshold",
+            "Input should be a finite number (got inf); allowed: 0 to 1",
+        ),
+    ],
+)
+def test_n08_non_finite_suite_setting_is_refused(bench_cli, suite_file, setting, where, message):
+    path = suite_file(f"{setting}\ntasks:\n  - id: a\n    response: hi\n    evaluate: {{expected: hi}}\n")
+    result = bench_cli("validate", path)
+    assert result.exit_code == 2, result.output
+    assert f"{path}:{where}: {message}" in result.stderr
+
+
+def test_n08_infinite_task_timeout_is_refused(bench_cli, suite_file):
+    path = suite_file("tasks:\n  - id: a\n    response: hi\n    timeout: .inf\n    evaluate: {expected: hi}\n")
+    result = bench_cli("run", path)
+    assert result.exit_code == 2, result.output
+    assert (
+        f"{path}:4:5: tasks[0].timeout: Input should be a finite number (got inf); allowed: more than 0"
+        in result.stderr
+    )
