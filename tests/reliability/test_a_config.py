@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -421,10 +422,112 @@ def test_n08_non_finite_suite_setting_is_refused(bench_cli, suite_file, setting,
 
 
 def test_n08_infinite_task_timeout_is_refused(bench_cli, suite_file):
-    path = suite_file("tasks:\n  - id: a\n    response: hi\n    timeout: .inf\n    evaluate: {expected: hi}\n")
+    path = suite_file(
+        "tasks:\n  - id: a\n    response: hi\n    timeout: .inf\n    evaluate: {expected: hi}\n"
+    )
     result = bench_cli("run", path)
     assert result.exit_code == 2, result.output
     assert (
         f"{path}:4:5: tasks[0].timeout: Input should be a finite number (got inf); allowed: more than 0"
         in result.stderr
     )
+
+
+def test_a14_unset_variable_names_the_variable_and_the_field(bench_cli, suite_file, tmp_path, monkeypatch):
+    monkeypatch.delenv("BENCH_A14_UNSET", raising=False)
+    path = suite_file(
+        "tasks:\n  - id: a\n    prompt: 'Hello ${BENCH_A14_UNSET}'\n    response: hi\n"
+        "    evaluate: {expected: hi}\n"
+    )
+    result = bench_cli("run", path)
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        f"error: {path}:3:13: tasks[0].prompt: environment variable BENCH_A14_UNSET is not set "
+        "(write $${BENCH_A14_UNSET} for a literal)\n"
+    )
+    assert not (tmp_path / ".bench" / "runs").exists()
+
+
+def test_a14_set_variable_is_substituted_and_double_dollar_stays_literal(bench_cli, suite_file, monkeypatch):
+    from bench.loader import load_suite
+
+    monkeypatch.setenv("BENCH_A14_CITY", "Paris")
+    path = suite_file(
+        """
+        name: ${BENCH_A14_CITY}-suite
+        defaults: {vars: {city: "${BENCH_A14_CITY}"}}
+        tasks:
+          - id: a
+            prompt: "Is {city} in France, ${BENCH_A14_CITY}?"
+            response: "${BENCH_A14_CITY} is written $${BENCH_A14_CITY}"
+            evaluate: {expected: "$${BENCH_A14_CITY}", weight: "${BENCH_A14_WEIGHT}"}
+        """
+    )
+    monkeypatch.setenv("BENCH_A14_WEIGHT", "2")
+    plan = load_suite(path)
+    (planned,) = plan.tasks
+    assert plan.name == "Paris-suite"
+    assert planned.task.prompt == "Is Paris in France, Paris?"
+    assert planned.task.response.output == "Paris is written ${BENCH_A14_CITY}"
+    assert planned.evaluators[0].weight == 2
+    result = bench_cli("run", path)
+    assert result.exit_code == 0, result.output
+
+
+def test_a14_definition_file_is_interpolated_too(bench_cli, suite_file, tmp_path, monkeypatch):
+    monkeypatch.delenv("BENCH_A14_UNSET", raising=False)
+    (tmp_path / "check.yaml").write_text("name: contains\nconfig:\n  value: ${BENCH_A14_UNSET}\n")
+    path = suite_file("tasks:\n  - id: a\n    response: hi\n    evaluate: {file: check.yaml}\n")
+    result = bench_cli("validate", path)
+    assert result.exit_code == 2, result.output
+    assert (
+        f"{tmp_path / 'check.yaml'}:3:10: config.value: environment variable BENCH_A14_UNSET is not set "
+        "(write $${BENCH_A14_UNSET} for a literal)"
+    ) in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("${not a name}", "'${not a name}' is not an environment variable reference"),
+        ("${BENCH_A14", "'${BENCH_A14' is not an environment variable reference"),
+    ],
+)
+def test_a14_malformed_reference_is_an_error(bench_cli, suite_file, text, problem):
+    path = suite_file(
+        f"tasks:\n  - id: a\n    prompt: '{text}'\n    response: hi\n    evaluate: {{expected: hi}}\n"
+    )
+    result = bench_cli("validate", path)
+    assert result.exit_code == 2, result.output
+    assert (
+        f"{path}:3:13: tasks[0].prompt: {problem}: write ${{NAME}} (letters, digits, _) "
+        "or $${ for a literal ${"
+    ) in result.stderr
+
+
+def test_a14_task_rows_and_recorded_responses_are_never_interpolated(
+    bench_cli, suite_file, tmp_path, monkeypatch
+):
+    from bench.loader import load_suite
+
+    secret = "sk-a14-secret-value-0001"
+    monkeypatch.setenv("BENCH_A14_API_KEY", secret)
+    row = {
+        "id": "a",
+        "prompt": "Say {word}",
+        "vars": {"word": "${BENCH_A14_API_KEY}"},
+        "evaluate": {"expected": "${BENCH_A14_API_KEY}"},
+    }
+    (tmp_path / "tasks.jsonl").write_text(json.dumps(row) + "\n")
+    (tmp_path / "recorded.jsonl").write_text(
+        json.dumps({"id": "a", "response": "${BENCH_A14_API_KEY}"}) + "\n"
+    )
+    path = suite_file("target: {type: recorded, file: recorded.jsonl}\ntasks: tasks.jsonl\n")
+    (planned,) = load_suite(path).tasks
+    assert planned.task.prompt == "Say ${BENCH_A14_API_KEY}"
+    result = bench_cli("run", path, "--output", tmp_path / "report.json")
+    assert result.exit_code == 0, result.output  # the literal response matches the literal expected
+    assert secret not in result.output
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert written
+    assert not any(secret.encode() in p.read_bytes() for p in written)

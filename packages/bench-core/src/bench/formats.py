@@ -29,7 +29,7 @@ class SuiteLoader:
 
 
 class NativeSuiteLoader(SuiteLoader):
-    """bench's own format: YAML (JSON is YAML too)."""
+    """bench's own format: YAML (JSON is YAML too), with ``${NAME}`` environment variables."""
 
     name = "bench"
     priority = 0
@@ -38,4 +38,4 @@ class NativeSuiteLoader(SuiteLoader):
         return path.suffix.lower() in {".yaml", ".yml", ".json"}
 
     def load(self, path: Path) -> YamlDocument:
-        return load_yaml(path)
+        return load_yaml(path, interpolate=True)

@@ -19,6 +19,7 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from bench import interpolation
 from bench.errors import ConfigError, FieldPath
 
 MAX_DEPTH = 64
@@ -211,8 +212,14 @@ class YamlDocument:
         return ConfigError(message, file=self.path, line=line, column=column, field=field)
 
 
-def load_yaml(path: Path, *, max_bytes: int = 256 * MIB, text: str | None = None) -> YamlDocument:
-    """Load one YAML document safely; every problem is a ConfigError with file, line and column."""
+def load_yaml(
+    path: Path, *, max_bytes: int = 256 * MIB, text: str | None = None, interpolate: bool = False
+) -> YamlDocument:
+    """Load one YAML document safely; every problem is a ConfigError with file, line and column.
+
+    ``interpolate`` substitutes ``${NAME}`` environment variables in string values: only for
+    trusted files (the suite, its definition files), never for data.
+    """
     if text is None:
         try:
             text = read_text(path, max_bytes=max_bytes)
@@ -224,7 +231,14 @@ def load_yaml(path: Path, *, max_bytes: int = 256 * MIB, text: str | None = None
         if root is None:
             return YamlDocument(path, None, None)
         _check_shape(root, text)
+        if interpolate and "${" in text:
+            interpolation.interpolate(root)
         data = loader.construct_document(root)
+    except interpolation.InterpolationError as exc:
+        mark = exc.node.start_mark
+        raise ConfigError(
+            str(exc), file=path, line=mark.line + 1, column=mark.column + 1, field=exc.field
+        ) from None
     except _Problem as exc:
         mark = exc.node.start_mark
         raise ConfigError(str(exc), file=path, line=mark.line + 1, column=mark.column + 1) from None
