@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -75,9 +75,17 @@ def _validation_errors(
 
 
 class _SuiteBuilder:
-    def __init__(self, path: Path, doc: YamlDocument, registry: Registry, repeat: int | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        doc: YamlDocument,
+        registry: Registry,
+        repeat: int | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> None:
         self.path = path
         self.repeat = repeat
+        self.progress = progress
         self.doc = doc
         self.registry = registry
         self.binder = Binder(registry)
@@ -125,6 +133,9 @@ class _SuiteBuilder:
             except ConfigError as exc:
                 self.fail(exc)
                 continue
+            finally:
+                if self.progress is not None:
+                    self.progress(index + 1)
             task_digests.append(planned.digest)
             max_repeat = max(max_repeat, planned.repeats)
             for run in _runs(planned):
@@ -510,12 +521,19 @@ def _runs(planned: PlannedTask) -> Iterator[PlannedTask]:
         yield planned.with_repeat(repeat)
 
 
-def load_suite(path: Path | str, registry: Registry | None = None, *, repeat: int | None = None) -> Plan:
+def load_suite(
+    path: Path | str,
+    registry: Registry | None = None,
+    *,
+    repeat: int | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Plan:
     """Load and validate a suite file; raise ConfigError/InvalidSuite on any problem.
 
-    ``repeat`` runs every task that many times, whatever the suite says.
+    ``repeat`` runs every task that many times, whatever the suite says. ``progress`` is called
+    with the number of tasks checked so far, after each task.
     """
     registry = registry if registry is not None else get_registry()
     path = Path(path)
     doc = choose_loader(registry, path)
-    return _SuiteBuilder(path, doc, registry, repeat).build()
+    return _SuiteBuilder(path, doc, registry, repeat, progress).build()
