@@ -459,7 +459,7 @@ def test_a14_set_variable_is_substituted_and_double_dollar_stays_literal(bench_c
         tasks:
           - id: a
             prompt: "Is {city} in France, ${BENCH_A14_CITY}?"
-            response: "${BENCH_A14_CITY} is written $${BENCH_A14_CITY}"
+            response: "Paris, not ${BENCH_A14_CITY}"
             evaluate: {expected: "$${BENCH_A14_CITY}", weight: "${BENCH_A14_WEIGHT}"}
         """
     )
@@ -468,7 +468,7 @@ def test_a14_set_variable_is_substituted_and_double_dollar_stays_literal(bench_c
     (planned,) = plan.tasks
     assert plan.name == "Paris-suite"
     assert planned.task.prompt == "Is Paris in France, Paris?"
-    assert planned.task.response.output == "Paris is written ${BENCH_A14_CITY}"
+    assert planned.task.response.output == "Paris, not ${BENCH_A14_CITY}"  # a response is data
     assert planned.evaluators[0].weight == 2
     result = bench_cli("run", path)
     assert result.exit_code == 0, result.output

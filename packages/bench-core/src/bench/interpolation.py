@@ -1,7 +1,9 @@
 """``${NAME}`` environment-variable interpolation in trusted YAML (suite and definition files).
 
-Only files the suite author wrote are interpolated; data rows (JSONL task files, recorded
-responses, model output) never are, so a row cannot pull a secret into a prompt. Substitution
+Only files the suite author wrote are interpolated; data (JSONL task files, recorded responses,
+model output) never is, so a row cannot pull a secret into a prompt. A task's ``response:`` is
+data too, even inside the suite: it holds what a system produced (often pasted model output,
+where ``${x}`` is shell or JavaScript, not a request for a secret). Substitution
 works on the composed node tree, before values are built, so an error can name the line, the
 column and the field path of the string that refers to an unset variable.
 """
@@ -55,14 +57,19 @@ def substitute(text: str, environ: Mapping[str, str]) -> str:
     return _REFERENCE.sub(replace, text)
 
 
+def is_data(field: FieldPath) -> bool:
+    """Whether a suite field holds data that is never interpolated: a task's recorded response."""
+    return len(field) == 3 and field[0] == "tasks" and isinstance(field[1], int) and field[2] == "response"
+
+
 def interpolate(root: Node, environ: Mapping[str, str] | None = None) -> None:
-    """Substitute variables in every string value under ``root`` (keys are left as written)."""
+    """Substitute variables in every string value under ``root``, except keys and ``is_data``."""
     env = os.environ if environ is None else environ
     done: set[int] = set()  # aliases share nodes: substitute each once
     stack: list[tuple[Node, FieldPath]] = [(root, ())]
     while stack:
         node, field = stack.pop()
-        if id(node) in done:
+        if id(node) in done or is_data(field):
             continue
         done.add(id(node))
         if isinstance(node, ScalarNode):
