@@ -533,40 +533,63 @@ def test_a14_task_rows_and_recorded_responses_are_never_interpolated(
     assert not any(secret.encode() in p.read_bytes() for p in written)
 
 
-def test_a17_large_task_file_validates_in_bounded_memory_with_progress_and_a_short_listing(tmp_path):
-    tasks = 12_000  # beyond TaskList.KEEP_LIMIT: the lazy path that a 100,000-task suite takes
-    with open(tmp_path / "tasks.jsonl", "w", encoding="utf-8") as rows:
-        for i in range(tasks):
-            evaluate = [{"expected": f"answer {i}"}, "polite"]
-            rows.write(
-                json.dumps({"id": f"t{i}", "response": f"Sure: answer {i}", "evaluate": evaluate}) + "\n"
-            )
-    path = tmp_path / "suite.yaml"
-    path.write_text(
-        "name: big\nevaluators:\n  polite: {type: starts_with, value: Sure}\ntasks: tasks.jsonl\n"
-    )
-    # The child reports its own peak RSS, so earlier subprocesses of this test run cannot count.
+def _validate_measuring_peak(path):
+    """``bench validate PATH`` in a fresh process that reports its own peak RSS (MiB)."""
     script = (
         "import resource, sys\nfrom bench.cli import main\ntry:\n    main()\nfinally:\n"
         "    print(f'peak_kib={resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}', file=sys.stderr)\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", script, "validate", str(path)],
-        cwd=tmp_path,
+        cwd=path.parent,
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert result.returncode == 0, result.stderr
-    peak_mib = int(result.stderr.rsplit("peak_kib=", 1)[1]) / 1024
-    assert peak_mib < 150, f"peak RSS {peak_mib:.0f} MiB"
+    return result, int(result.stderr.rsplit("peak_kib=", 1)[1]) / 1024
+
+
+A17_TASKS = 12_000  # beyond TaskList.KEEP_LIMIT: the lazy path that a 100,000-task suite takes
+A17_HEAD = "name: big\nevaluators:\n  polite: {type: starts_with, value: Sure}\n"
+
+
+def _a17_listing_is_short(result, tasks_from):
     assert "validating: 10,000 tasks checked\n" in result.stderr
     assert "listing: 10,000 of 12,000 tasks\n" in result.stderr
     out = result.stdout
     assert out.startswith("suite 'big' is valid: 12000 tasks, target: recorded\n")
     assert len(out.splitlines()) < 80
-    assert "│ (inline) │ expected    │ bench-deterministic │ tasks.jsonl  │ 12000 │" in out
-    assert "│ polite   │ starts_with │ bench-deterministic │ suite.yaml:3 │ 12000 │" in out
+    assert f"│ (inline) │ expected    │ bench-deterministic │ {tasks_from}" in out
+    assert "│ polite   │ starts_with │ bench-deterministic │ suite.yaml:3 " in out
     assert "│ t49  │ recorded      │ expected, polite │" in out
     assert "t50" not in out
     assert "... and 11,950 more tasks\n" in out
+
+
+def test_a17_large_task_file_validates_in_bounded_memory_with_progress_and_a_short_listing(tmp_path):
+    with open(tmp_path / "tasks.jsonl", "w", encoding="utf-8") as rows:
+        for i in range(A17_TASKS):
+            evaluate = [{"expected": f"answer {i}"}, "polite"]
+            rows.write(
+                json.dumps({"id": f"t{i}", "response": f"Sure: answer {i}", "evaluate": evaluate}) + "\n"
+            )
+    path = tmp_path / "suite.yaml"
+    path.write_text(A17_HEAD + "tasks: tasks.jsonl\n")
+    result, peak_mib = _validate_measuring_peak(path)
+    assert peak_mib < 150, f"peak RSS {peak_mib:.0f} MiB"
+    _a17_listing_is_short(result, "tasks.jsonl  │ 12000 │")
+
+
+def test_a17_large_inline_task_list_is_streamed_in_bounded_memory(tmp_path):
+    path = tmp_path / "suite.yaml"
+    with open(path, "w", encoding="utf-8") as suite:
+        suite.write(A17_HEAD + "tasks:\n")
+        for i in range(A17_TASKS):
+            suite.write(
+                f"  - id: t{i}\n    prompt: What is answer {i}?\n    response: 'Sure: answer {i}'\n"
+                f"    evaluate: [{{expected: answer {i}}}, polite]\n"
+            )
+    result, peak_mib = _validate_measuring_peak(path)
+    assert peak_mib < 150, f"peak RSS {peak_mib:.0f} MiB"  # composed whole: 160 MiB here, 700 at 100k
+    _a17_listing_is_short(result, "suite.yaml   │ 12000 │")

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-from bench.yamlio import YamlDocument, load_yaml
+from bench.yamlio import YamlDocument
+from bench.yamlstream import load_suite_yaml
 
 
 class SuiteLoader:
@@ -38,4 +39,4 @@ class NativeSuiteLoader(SuiteLoader):
         return path.suffix.lower() in {".yaml", ".yml", ".json"}
 
     def load(self, path: Path) -> YamlDocument:
-        return load_yaml(path, interpolate=True)
+        return load_suite_yaml(path, interpolate=True)

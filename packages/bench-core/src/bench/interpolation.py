@@ -62,11 +62,14 @@ def is_data(field: FieldPath) -> bool:
     return len(field) == 3 and field[0] == "tasks" and isinstance(field[1], int) and field[2] == "response"
 
 
-def interpolate(root: Node, environ: Mapping[str, str] | None = None) -> None:
-    """Substitute variables in every string value under ``root``, except keys and ``is_data``."""
+def interpolate(root: Node, environ: Mapping[str, str] | None = None, at: FieldPath = ()) -> None:
+    """Substitute variables in every string value under ``root``, except keys and ``is_data``.
+
+    ``at`` is the field path of ``root`` in its document.
+    """
     env = os.environ if environ is None else environ
     done: set[int] = set()  # aliases share nodes: substitute each once
-    stack: list[tuple[Node, FieldPath]] = [(root, ())]
+    stack: list[tuple[Node, FieldPath]] = [(root, tuple(at))]
     while stack:
         node, field = stack.pop()
         if id(node) in done or is_data(field):

@@ -26,6 +26,7 @@ from bench.target import SuiteContext, Target
 from bench.templates import MissingPlaceholder, render
 from bench.validation import describe
 from bench.yamlio import MIB, UnreadableFile, YamlDocument, check_regular_file
+from bench.yamlstream import StreamedSuite
 
 MAX_ERRORS = 50
 DEFAULT_TARGET = "recorded"
@@ -116,6 +117,8 @@ class _SuiteBuilder:
             if isinstance(suite.tasks, str):
                 rows_doc = _tasks_file(self.doc, suite.tasks)
                 return rows_doc, rows_doc.rows()
+            if isinstance(self.doc, StreamedSuite):
+                return self.doc.tasks, self.doc.tasks.rows()
             return self.doc, suite.tasks
 
         # Pass 1 validates every task and keeps only what identifies it.
