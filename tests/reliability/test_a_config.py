@@ -533,6 +533,27 @@ def test_a14_task_rows_and_recorded_responses_are_never_interpolated(
     assert not any(secret.encode() in p.read_bytes() for p in written)
 
 
+def test_n30_inline_recorded_response_is_data_and_never_interpolated(
+    bench_cli, suite_file, tmp_path, monkeypatch
+):
+    secret = "sk-n30-secret-value-0002"
+    monkeypatch.setenv("BENCH_N30_TOKEN", secret)
+    path = suite_file(
+        """
+        tasks:
+          - id: pasted
+            prompt: Write a shell line that prints the token
+            response: 'echo "${BENCH_N30_TOKEN}"'
+            evaluate: {expected: "$${BENCH_N30_TOKEN}"}
+        """
+    )
+    result = bench_cli("run", path, "-o", tmp_path / "report.json")
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["tasks"][0]["response"] == 'echo "${BENCH_N30_TOKEN}"'
+    assert not any(secret.encode() in p.read_bytes() for p in tmp_path.rglob("*") if p.is_file())
+
+
 def _validate_measuring_peak(path):
     """``bench validate PATH`` in a fresh process that reports its own peak RSS (MiB)."""
     script = (
