@@ -555,10 +555,17 @@ def test_n30_inline_recorded_response_is_data_and_never_interpolated(
 
 
 def _validate_measuring_peak(path):
-    """``bench validate PATH`` in a fresh process that reports its own peak RSS (MiB)."""
+    """``bench validate PATH`` in a fresh process that reports its own peak RSS (MiB).
+
+    VmHWM, not ``ru_maxrss``: Linux carries the parent's peak into a child's ``ru_maxrss`` across
+    exec, so after a long pytest session it reports the test runner's size.
+    """
+    if not Path("/proc/self/status").exists():
+        pytest.skip("needs Linux /proc to read the peak RSS")
     script = (
-        "import resource, sys\nfrom bench.cli import main\ntry:\n    main()\nfinally:\n"
-        "    print(f'peak_kib={resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}', file=sys.stderr)\n"
+        "import sys\nfrom bench.cli import main\ntry:\n    main()\nfinally:\n"
+        "    hwm = next(line for line in open('/proc/self/status') if line.startswith('VmHWM:'))\n"
+        "    print('peak_kib=' + hwm.split()[1], file=sys.stderr)\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", script, "validate", str(path)],
