@@ -53,3 +53,21 @@ def test_every_hook_is_documented():
     for hook in hooks:
         assert hook.__doc__ is not None, hook.__name__
         assert len(hook.__doc__.strip()) > 40, hook.__name__
+
+
+def test_security_example_redacts_what_the_agent_prints(bench_cli, tmp_path, monkeypatch):
+    """docs/security.md's example: a secret an agent prints reaches no file and no console line."""
+    import shutil
+
+    secret = "tok-5b7c9d1e3f"
+    monkeypatch.setenv("DEMO_TOKEN", secret)
+    for name in ("suite.yaml", "leaky_agent.py"):
+        shutil.copy(ROOT / "examples" / "security" / name, tmp_path / name)
+    outcome = bench_cli("run", "suite.yaml", "-o", "out.json")
+    assert outcome.exit_code == 0, outcome.output
+    report = (tmp_path / "out.json").read_text()
+    assert "DEMO_TOKEN=[REDACTED:DEMO_TOKEN]" in report
+    written = b"".join(p.read_bytes() for p in tmp_path.rglob("*") if p.is_file())
+    assert secret.encode() not in written
+    assert secret not in outcome.output
+    assert "examples/security/suite.yaml" in (ROOT / "docs" / "security.md").read_text()

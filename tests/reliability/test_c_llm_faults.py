@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import subprocess
+import sys
 import time
+from pathlib import Path
 
+import pytest
+
+from bench.llm.client import LLMClient
 from bench.testing import run_suite
+from bench.testing.pytest_plugin import CANARY_KEY
 from bench.testing.server import Fault, Reply
 
 
@@ -18,6 +26,10 @@ def _suite(suite_file, tasks: int = 1, extra: str = "", prompt: str = "question"
 
 def _tasks(outcome):
     return list(outcome.report.tasks())
+
+
+def _warm_up_litellm() -> None:
+    asyncio.run(LLMClient().warm_up())
 
 
 def test_c01_rate_limit_with_retry_after_is_waited_and_counted_once(suite_file, fake_llm):
@@ -81,6 +93,7 @@ def test_c07_task_timeout_bounds_a_trickling_body(suite_file, fake_llm):
         "target: {type: litellm, model: openai/fake}\n"
         "tasks:\n  - {id: t, prompt: q, timeout: 2, evaluate: {expected: echo}}\n"
     )
+    _warm_up_litellm()  # seconds of start-up; the bound below is about the trickle
     started = time.monotonic()
     (task,) = _tasks(run_suite(path))
     assert time.monotonic() - started < 6
@@ -225,6 +238,9 @@ def test_c11_cut_stream_is_an_error_and_not_cached(suite_file, fake_llm):
     (task,) = _tasks(run_suite(path))
     assert task["status"] == "error"
     assert task["error"] == "openai/fake after 2 attempts: the stream ended without a finish_reason"
+    assert task["response"] == "The answer is"  # the partial text is kept, flagged incomplete
+    assert task["truncated"] is True
+    assert task["truncation"] == "the stream ended without a finish_reason"
     (again,) = _tasks(run_suite(path))
     assert again["status"] == "failed"  # asked again (nothing was cached); the default echo answers
     assert fake_llm.count() == 3
@@ -275,9 +291,7 @@ def test_c08_nothing_listening_fails_fast_and_names_the_url(suite_file, monkeypa
         "llm: {max_attempts: 2, max_wait: 0.2}\n"
         "tasks:\n  - {id: t, prompt: q, evaluate: {expected: x}}\n"
     )
-    from bench.llm.client import load_litellm
-
-    load_litellm()  # its import takes seconds; the bound below is about the calls
+    _warm_up_litellm()  # litellm's start-up takes seconds; the bound below is about the calls
     started = time.monotonic()
     (task,) = _tasks(run_suite(path))
     assert time.monotonic() - started < 5
@@ -291,8 +305,24 @@ def test_c13_length_cut_answer_is_flagged_truncated(suite_file, fake_llm):
     (task,) = _tasks(run_suite(_suite(suite_file)))
     assert task["response"] == "The answer is"
     assert task["status"] == "failed"
+    assert task["truncated"] is True
+    assert task["truncation"] == "finish_reason=length: the model stopped at its token limit"
     run_suite(_suite(suite_file))
     assert fake_llm.count() == 2  # a truncated answer is not cached
+
+
+def test_c13_judge_verdict_cut_by_length_is_an_evaluator_error(suite_file, fake_llm):
+    fake_llm.add(Reply('{"passed": true, "sco', finish_reason="length"))
+    path = suite_file(
+        "tasks:\n  - {id: t, response: Paris, evaluate: {prompt: 'capital? {response}', model: openai/fake}}\n"
+    )
+    outcome = run_suite(path)
+    (task,) = _tasks(outcome)
+    assert task["status"] == "error"
+    assert task["truncated"] is False  # the response itself was complete; the verdict was not
+    assert task["evaluators"][0]["error"] == (
+        "judge openai/fake ran out of tokens before finishing its verdict (finish_reason=length)"
+    )
 
 
 def test_c15_context_window_exceeded_is_not_retried(suite_file, fake_llm):
@@ -329,3 +359,117 @@ def test_g02_concurrency_one_with_a_model_target_and_a_judge_does_not_deadlock(s
     outcome = run_suite(path, concurrency=1)
     assert outcome.report.summary.passed == 3
     assert fake_llm.count() == 6
+
+
+@pytest.mark.parametrize("status", [404, 422])
+def test_c15_client_errors_are_sent_once_with_the_providers_reason(suite_file, fake_llm, status):
+    # litellm's drop_params resent a 422 once without the parameters it named, then failed with
+    # "'NoneType' object has no attribute 'choices'".
+    fake_llm.add(Fault(status, message="temperature: Input should be less than or equal to 2"))
+    (task,) = _tasks(run_suite(_suite(suite_file)))
+    assert task["error"] == (
+        f"{status} from openai/fake after 1 attempt: temperature: Input should be less than or equal to 2"
+    )
+    assert fake_llm.count() == 1
+
+
+def test_c14_auth_error_names_the_default_key_variable(bench_cli, suite_file, fake_llm):
+    fake_llm.add(Fault(401, message="Incorrect API key provided"))
+    result = bench_cli("run", _suite(suite_file, tasks=3), "-j", "1", "-o", "out.json")
+    assert result.exit_code == 3
+    report = json.loads(Path("out.json").read_text())
+    (task,) = report["tasks"]
+    assert task["error"] == (
+        "401 from openai/fake after 1 attempt: Incorrect API key provided "
+        "(the key in OPENAI_API_KEY was refused)"
+    )
+    assert "the key in OPENAI_API_KEY was refused" in result.output
+    assert CANARY_KEY not in result.output
+    assert fake_llm.count() == 1
+
+
+def test_c14_auth_error_names_the_suites_api_key_env(suite_file, fake_llm, monkeypatch):
+    monkeypatch.setenv("JUDGE_PROVIDER_KEY", "sk-canary-other-3b1d")
+    fake_llm.add(Fault(403, message="Forbidden"))
+    path = suite_file(
+        "target: {type: litellm, model: openai/fake, api_key_env: JUDGE_PROVIDER_KEY}\n"
+        "tasks:\n  - {id: t, prompt: q, evaluate: {expected: x}}\n"
+    )
+    outcome = run_suite(path)
+    (task,) = _tasks(outcome)
+    assert (
+        task["error"]
+        == "403 from openai/fake after 1 attempt: Forbidden (the key in JUDGE_PROVIDER_KEY was refused)"
+    )
+    assert "sk-canary-other-3b1d" not in json.dumps(task)
+    assert fake_llm.count() == 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
+def test_n05_litellms_first_call_is_not_charged_to_the_attempt(tmp_path, fake_llm, stream):
+    # A fresh process: litellm imports hundreds of modules on its first call (0.7-1.8 s here).
+    (tmp_path / "suite.yaml").write_text(
+        f"target: {{type: litellm, model: openai/fake, stream: {str(stream).lower()}}}\n"
+        "llm: {attempt_timeout: 0.4, max_attempts: 1, cache: false}\n"
+        "tasks:\n  - {id: t, prompt: q, evaluate: {expected: echo}}\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", "run", "suite.yaml", "-q", "-o", "out.json"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    (task,) = json.loads((tmp_path / "out.json").read_text())["tasks"]
+    assert task["status"] == "passed", task.get("error")
+    assert done.returncode == 0
+    assert task["usage"]["latency_ms"] < 400
+    assert fake_llm.count() == 1
+
+
+def test_c16_server_request_count_equals_benchs_attempts(suite_file, fake_llm):
+    fake_llm.add(Fault(429, retry_after=0), match="question 0", times=1)
+    fake_llm.add(Fault(500), match="question 1", times=2)
+    fake_llm.add(Fault(kind="malformed"), match="question 2", times=1)
+    fake_llm.add(Fault(400), match="question 3")  # not retried
+    fake_llm.add(Fault(503), match="question 4")  # past the retry bound
+    extra = "llm: {max_attempts: 3, max_wait: 0.1}\n"
+    outcome = run_suite(_suite(suite_file, tasks=6, extra=extra), concurrency=1)
+    tasks = {t["id"]: t for t in _tasks(outcome)}
+    assert [tasks[f"t{i}"]["usage"]["attempts"] for i in (0, 1, 2, 5)] == [2, 3, 2, 1]
+    assert tasks["t3"]["error"] == "400 from openai/fake after 1 attempt: fake failure"
+    assert tasks["t4"]["error"] == "503 from openai/fake after 3 attempts: fake failure"
+    assert fake_llm.count() == 2 + 3 + 2 + 1 + 3 + 1
+    assert outcome.report.extra["llm"]["attempts"] == fake_llm.count()
+
+
+def test_c02_429_storm_cuts_concurrency_and_no_task_fails(bench_cli, suite_file, fake_llm):
+    # Scaled down from 64 tasks and 10 s: 32 tasks at once, the first 40 requests rate-limited.
+    fake_llm.add(Fault(429, retry_after=0.2), times=40)
+    fake_llm.add(Reply("echo", latency_s=0.05))
+    path = _suite(suite_file, tasks=32, extra="llm: {concurrency: 32, cache: false}\n")
+    result = bench_cli("run", path, "-j", "32", "-o", "out.json")
+    report = json.loads(Path("out.json").read_text())
+    assert result.exit_code == 0, result.output
+    assert report["summary"]["passed"] == 32
+    assert "note: openai/fake is rate-limited (429): at most 16 calls at a time now" in result.stderr
+    after_storm = fake_llm.requests[40:]
+    assert len(after_storm) == 32
+    assert max(r.in_flight for r in after_storm) <= 16  # the server sees concurrency drop
+
+
+def test_c12_stalled_stream_is_retried_from_scratch_without_duplicated_text(suite_file, fake_llm):
+    fake_llm.add(Fault(kind="stall_stream", hang_s=5), times=1)
+    fake_llm.add(Reply("The answer is 42"))
+    path = suite_file(
+        "target: {type: litellm, model: openai/fake, stream: true}\nllm: {attempt_timeout: 1}\n"
+        "tasks:\n  - {id: t, prompt: q, evaluate: {expected: '42'}}\n"
+    )
+    started = time.monotonic()
+    (task,) = _tasks(run_suite(path))
+    assert time.monotonic() - started < 5
+    assert task["status"] == "passed"
+    assert task["response"] == "The answer is 42"  # the stalled attempt's "The" is not kept
+    assert task["usage"]["attempts"] == 2
+    assert fake_llm.count() == 2

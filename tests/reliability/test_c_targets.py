@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import signal
+import subprocess
 import sys
 import time
+import uuid
+from pathlib import Path
 
 import psutil
 import pytest
@@ -106,6 +111,136 @@ def test_c21_timeout_kills_the_whole_process_group(suite_file, tmp_path):
         time.sleep(0.05)
 
 
+DAEMONS = """
+import os, sys, time
+marker, mode = sys.argv[1], sys.argv[2]
+pids = open(sys.argv[3], "a")
+def daemon(tag, detach):
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            if detach:  # a well-behaved daemon: its own session, stdio on /dev/null
+                null = os.open(os.devnull, os.O_RDWR)
+                for fd in (0, 1, 2):
+                    os.dup2(null, fd)
+            pids.write(f"{os.getpid()}\\n")
+            pids.flush()
+            os.execv("/bin/sh", ["sh", "-c", f"sleep 60; echo {marker}-{tag}"])
+        os._exit(0)
+    os.wait()
+daemon("detached", True)
+daemon("holding-stdout", False)
+print("hello", flush=True)
+if mode == "linger":
+    time.sleep(60)
+"""
+
+
+def _leftover(marker: str) -> list[psutil.Process]:
+    found = []
+    for proc in psutil.process_iter(["cmdline"]):
+        try:
+            if marker in " ".join(proc.info["cmdline"] or []):
+                found.append(proc)
+        except psutil.Error:
+            continue
+    return found
+
+
+def _gone(pids: list[int], deadline_s: float = 5.0) -> list[int]:
+    """The pids still alive (not zombies) after waiting up to ``deadline_s``."""
+    deadline = time.monotonic() + deadline_s
+    while True:
+        alive = []
+        for pid in pids:
+            try:
+                if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+                    alive.append(pid)
+            except psutil.NoSuchProcess:
+                continue
+        if not alive or time.monotonic() > deadline:
+            return alive
+        time.sleep(0.05)
+
+
+def _daemon_suite(tmp_path, marker: str, mode: str, timeout: int = 20) -> tuple[Path, Path]:
+    (tmp_path / "agent.py").write_text(DAEMONS)
+    pidfile = tmp_path / "daemons.pid"
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(
+        f"target: {{type: command, command: [{json.dumps(sys.executable)}, agent.py, {marker}, {mode}, "
+        f"{json.dumps(str(pidfile))}]}}\n"
+        f"tasks:\n  - {{id: t, prompt: x, timeout: {timeout}, evaluate: {{expected: hello}}}}\n"
+    )
+    return suite, pidfile
+
+
+def _bench(tmp_path, suite: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "bench", "run", str(suite), "--runs-dir", str(tmp_path / "runs"), "-q"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+
+
+def test_c21_daemons_started_by_a_command_do_not_outlive_its_task(tmp_path):
+    marker = f"c21-daemon-{uuid.uuid4().hex}"
+    suite, pidfile = _daemon_suite(tmp_path, marker, "exit")
+    started = time.monotonic()
+    bench = _bench(tmp_path, suite)
+    output, _ = bench.communicate(timeout=60)
+    elapsed = time.monotonic() - started
+    assert bench.returncode == 0, output.decode()
+    assert elapsed < 15, "the task waited for a daemon holding its stdout"
+    pids = [int(line) for line in pidfile.read_text().split()]
+    assert len(pids) == 2, "the daemons never started"
+    assert _gone(pids) == []
+    assert _leftover(marker) == []
+
+
+def test_n15_a_daemon_holding_stdout_does_not_hold_the_task(tmp_path):
+    marker = f"n15-daemon-{uuid.uuid4().hex}"
+    suite, _ = _daemon_suite(tmp_path, marker, "exit", timeout=20)
+    started = time.monotonic()
+    task = _only(run_suite(suite))
+    assert time.monotonic() - started < 10, "the task waited for the daemon to close stdout"
+    assert (task["status"], task["response"]) == ("passed", "hello")
+
+
+def test_c21_timeout_kills_daemons_that_left_the_process_group(tmp_path):
+    marker = f"c21-timeout-{uuid.uuid4().hex}"
+    suite, pidfile = _daemon_suite(tmp_path, marker, "linger", timeout=2)
+    started = time.monotonic()
+    task = _only(run_suite(suite))
+    assert time.monotonic() - started < 10
+    assert task["error"] == "timed out after 2 s"
+    pids = [int(line) for line in pidfile.read_text().split()]
+    assert len(pids) == 2, "the daemons never started"
+    assert _gone(pids) == []
+    assert _leftover(marker) == []
+
+
+def test_c21_killing_bench_kills_the_command_and_its_daemons(tmp_path):
+    marker = f"c21-orphan-{uuid.uuid4().hex}"
+    suite, pidfile = _daemon_suite(tmp_path, marker, "linger", timeout=60)
+    bench = _bench(tmp_path, suite)
+    try:
+        deadline = time.monotonic() + 20
+        while len(_leftover(marker)) < 3 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(_leftover(marker)) >= 3, "the command and its two daemons never all ran"
+    finally:
+        bench.send_signal(signal.SIGKILL)
+        bench.wait()
+    pids = [int(line) for line in pidfile.read_text().split()]
+    assert _gone(pids) == []
+    deadline = time.monotonic() + 5
+    while _leftover(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _leftover(marker) == []
+
+
 def test_c21_huge_output_is_capped_keeping_the_tail(suite_file):
     path = suite_file(
         f"""
@@ -122,6 +257,20 @@ def test_c21_huge_output_is_capped_keeping_the_tail(suite_file):
     task = _only(run_suite(path))
     assert task["status"] == "passed"
     assert len(task["response"]) == 999  # the last 1,000 bytes, minus the trailing newline
+    assert task["truncated"] is True
+    assert task["truncation"] == "stdout over max_output_bytes (1000): the last 1000 bytes kept"
+    assert task["response_bytes"] == 3_000_006
+    assert task["response_sha256"] == hashlib.sha256(b"x" * 3_000_000 + b"hello\n").hexdigest()
+
+
+def test_d02_binary_output_is_decoded_with_replacement_and_its_size_kept(suite_file):
+    script = "import sys; sys.stdout.buffer.write(b'ok \\xff\\xfe\\x00 end')"
+    task = _only(run_suite(_command_suite(suite_file, [sys.executable, "-c", script])))
+    assert task["status"] == "failed"  # evaluated, never a UnicodeDecodeError
+    assert task["response"] == "ok \ufffd\ufffd\x00 end"
+    assert task["truncated"] is False
+    assert task["response_bytes"] == 10
+    assert task["response_sha256"] == hashlib.sha256(b"ok \xff\xfe\x00 end").hexdigest()
 
 
 def test_c21_missing_program_is_invalid_input_before_running(suite_file):

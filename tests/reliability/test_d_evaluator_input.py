@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import multiprocessing
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
@@ -43,6 +46,49 @@ def test_d04_lone_surrogate_in_a_response_is_written_as_valid_utf8(suite_file, t
     raw.decode("utf-8")  # strict: must not raise
     assert json.loads(raw)["response"] == "bad \ud800 text"
     assert outcome.report.summary.passed == 1
+
+
+def test_d01_a_100_mb_response_is_kept_and_evaluated_as_a_bounded_view(bench_cli, suite_file, tmp_path):
+    (tmp_path / "huge_agent.py").write_text(
+        "def answer(task):\n    return 'head ' + 'x' * 100_000_000 + ' tail'\n"
+    )
+    path = suite_file(
+        "target: {type: python, function: 'huge_agent:answer'}\n"
+        "tasks:\n  - {id: a, prompt: x, evaluate: [{type: contains, value: head}, {type: contains, value: tail}]}\n"
+    )
+    result = bench_cli("run", path, "-o", "out.json")
+    assert result.exit_code == 1
+    (task,) = json.loads((tmp_path / "out.json").read_text())["tasks"]
+    assert [e["passed"] for e in task["evaluators"]] == [True, False]  # the tail is past the view
+    assert task["response"] == "head " + "x" * (10 * 1024 * 1024 - 5)  # the first 10 MiB
+    assert task["truncated"] is True
+    assert task["truncation"] == "response over max_response_bytes (10485760): the first 10485760 bytes kept"
+    assert task["response_bytes"] == 100_000_010
+    full = ("head " + "x" * 100_000_000 + " tail").encode()
+    assert task["response_sha256"] == hashlib.sha256(full).hexdigest()
+    (results,) = (tmp_path / ".bench" / "runs").glob("*/results.jsonl")
+    assert results.stat().st_size < 11 * 1024 * 1024
+
+
+def test_d01_max_response_bytes_sets_the_view_and_never_splits_a_character(suite_file, tmp_path):
+    path = suite_file(
+        "max_response_bytes: 8\n"
+        "tasks:\n  - {id: a, response: 'abcdefgé and more', evaluate: {type: contains, value: abcdefg}}\n"
+    )
+    outcome = run_plan(load_suite(path), RunOptions(runs_dir=tmp_path / "runs", handle_signals=False))
+    (task,) = outcome.report.tasks()
+    assert task["status"] == "passed"
+    assert task["response"] == "abcdefg"  # 'é' is two bytes: cut before it, not through it
+    assert task["response_bytes"] == len("abcdefgé and more".encode())
+    assert task["truncated"] is True
+
+
+def test_d01_a_max_response_bytes_of_zero_is_refused_before_running(bench_cli, suite_file):
+    path = suite_file("max_response_bytes: 0\ntasks:\n  - {id: a, response: x, evaluate: {expected: x}}\n")
+    result = bench_cli("run", path)
+    assert result.exit_code == 2
+    assert result.stderr == f"error: {path}:1:1: max_response_bytes: Input should be greater than 0 (got 0)\n"
+    assert not (path.parent / ".bench" / "runs").exists()
 
 
 class _Config(EvaluatorConfig):
@@ -161,6 +207,62 @@ def test_d13_async_evaluator_past_its_time_limit_is_an_evaluator_error(suite_fil
     assert task["status"] == "error"
     assert task["evaluators"][0]["error"] == "evaluator 'slow' (slow) exceeded 0.5 s"
     assert task["evaluators"][1]["passed"] is True
+
+
+class _HangConfig(EvaluatorConfig):
+    pass
+
+
+class Hang(Evaluator[_HangConfig]):
+    """Never answers: plain Python code, which no asyncio timeout can pre-empt."""
+
+    name = "hang"
+    Config = _HangConfig
+    isolate_above = 0  # always in a killable worker process
+
+    def evaluate(self, sample):  # type: ignore[no-untyped-def]
+        while True:
+            pass
+
+
+class _HangPlugin:
+    @hookimpl
+    def bench_register_evaluators(self, register):  # type: ignore[no-untyped-def]
+        register(Hang)
+
+
+def test_d13_sync_evaluator_that_hangs_is_killed_at_its_time_limit(suite_file, tmp_path):
+    registry = build_registry([("bench-hang", "hang", _HangPlugin())])
+    path = suite_file("tasks:\n  - {id: a, response: ok, evaluate: [{type: hang}, {expected: ok}]}\n")
+    options = RunOptions(runs_dir=tmp_path / "runs", handle_signals=False, evaluator_timeout=0.5)
+    outcome = run_plan(load_suite(path, registry), options)
+    (task,) = outcome.report.tasks()
+    assert task["status"] == "error"
+    assert task["evaluators"][0]["error"] == "evaluator 'hang' (hang) exceeded 0.5 s"
+    assert task["evaluators"][1]["passed"] is True
+    assert multiprocessing.active_children() == []  # the worker was killed, none is left
+
+
+def _words(step: int, n: int) -> str:
+    return " ".join(f"w{(i * step) % 997}" for i in range(n))
+
+
+def test_n06_rouge_l_on_two_6000_word_texts_is_capped_with_a_note(bench_cli, suite_file):
+    suite_file(
+        "tasks:\n"
+        f"  - {{id: long, response: '{_words(7, 6_000)}', "
+        f"evaluate: {{type: rouge, reference: '{_words(13, 6_000)}', threshold: 0.0}}}}\n"
+    )
+    result = bench_cli("run", "suite.yaml", "-q", "-o", "out.json")
+    assert result.exit_code == 0, result.output
+    (task,) = json.loads(Path("out.json").read_text())["tasks"]
+    (outcome,) = task["evaluators"]
+    note = (
+        "ROUGE-L is quadratic: it compared the first 2000 words"
+        " of the response (of 6000) and of the reference (of 6000)"
+    )
+    assert outcome["details"]["capped"] == note
+    assert outcome["reason"].endswith(f"; {note} (score {outcome['score']:.3g}, at least 0 needed)")
 
 
 def test_d14_template_syntax_in_a_response_is_substituted_once_verbatim(

@@ -164,6 +164,44 @@ def test_e05_writes_outside_the_work_folder_are_refused_or_private(tmp_path):
     assert not (tmp_path / marker).exists()
 
 
+@needs_namespaces
+def test_e05_world_writable_host_folders_stay_untouched():
+    marker = f"bench-escape-{uuid.uuid4().hex}"
+    shared = Path("/run") / marker  # a world-writable folder no list of temp folders names
+    shared.mkdir(mode=0o777)
+    shared.chmod(0o1777)
+    folders = [shared, *(Path(p) for p in ("/tmp", "/var/tmp", "/dev/shm", "/run/lock") if Path(p).is_dir())]
+    targets = [str(folder / f"{marker}.txt") for folder in folders]
+    code = f"""
+    for path in {targets!r}:
+        try:
+            open(path, "w").write("x")
+            print("wrote", path)
+        except OSError as exc:
+            print("refused", path, type(exc).__name__)
+    """
+    try:
+        outcome = run_code(code)
+        assert f"refused {targets[0]} OSError" in outcome.details["stdout"]  # EROFS: the host is read-only
+        left = [path for path in targets if Path(path).exists()]
+    finally:
+        for path in targets:
+            Path(path).unlink(missing_ok=True)
+        shared.rmdir()
+    assert left == []
+    assert outcome.passed, outcome.details["stderr"]
+
+
+def test_e05_weaker_sandbox_says_world_writable_folders_stay_writable(monkeypatch):
+    monkeypatch.setattr(sandbox, "isolation_level", lambda: "rlimits-only")
+    outcome = run_code("print('hello')")
+    assert outcome.details["isolation"] == "rlimits-only"
+    assert (
+        "world-writable host folders (/tmp, /var/tmp, /dev/shm, /run/lock) stay writable"
+        in outcome.details["notes"]
+    )
+
+
 def test_e06_allocating_10_gb_hits_the_memory_limit():
     outcome = run_code("x = bytearray(10 * 1024**3)", memory_mb=256)
     assert not outcome.passed
@@ -214,7 +252,20 @@ def test_e09_a_setsid_daemon_dies_with_the_sandbox():
         if os.fork() == 0:
             {linger(marker)}
         os._exit(0)
-    time.sleep(0.5)
+
+    def running():
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                if b"{marker}" in open(f"/proc/{{pid}}/cmdline", "rb").read():
+                    return True
+            except OSError:
+                pass
+        return False
+
+    deadline = time.time() + 5  # a loaded machine may take a while to start the daemon
+    while not running() and time.time() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.3)  # long enough for the watcher, which polls every 50 ms
     print("parent done")
     """
     with Watch(marker) as watch:

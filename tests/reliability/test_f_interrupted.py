@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -10,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 from bench.errors import StoreError
@@ -105,9 +107,7 @@ def test_f04_sigkill_midway_then_resume_runs_each_task_exactly_once(tmp_path):
     assert manifest["status"] == "finished"
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["sigint", "sigterm"])
-def test_f01_f03_signal_stops_cleanly_and_says_how_to_resume(tmp_path, sig):
+def _signal_stops_cleanly_and_says_how_to_resume(tmp_path: Path, sig: signal.Signals) -> None:
     _slow_suite(tmp_path)
     proc = _bench(tmp_path)
     run_dir = _run_dir(tmp_path)
@@ -128,6 +128,202 @@ def test_f01_f03_signal_stops_cleanly_and_says_how_to_resume(tmp_path, sig):
     report = json.loads((tmp_path / "out.json").read_text())
     assert sorted(t["id"] for t in report["tasks"]) == [f"t{i:02d}" for i in range(N_TASKS)]
     assert {t["status"] for t in report["tasks"]} == {"passed"}
+
+
+@pytest.mark.slow
+def test_f01_sigint_stops_cleanly_and_says_how_to_resume(tmp_path):
+    _signal_stops_cleanly_and_says_how_to_resume(tmp_path, signal.SIGINT)
+
+
+@pytest.mark.slow
+def test_f03_sigterm_stops_cleanly_and_says_how_to_resume(tmp_path):
+    _signal_stops_cleanly_and_says_how_to_resume(tmp_path, signal.SIGTERM)
+
+
+def _leftovers(session: int) -> list[psutil.Process]:
+    """Processes still alive in the session bench was started in (its workers, say)."""
+    found = []
+    for process in psutil.process_iter():
+        with contextlib.suppress(psutil.Error):
+            if os.getsid(process.pid) == session and process.status() != psutil.STATUS_ZOMBIE:
+                found.append(process)
+    return found
+
+
+def _assert_resume_runs_each_task_once(tmp_path: Path, run_dir: Path, ids: list[str]) -> None:
+    done = _resume(tmp_path, run_dir.name)
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "out.json").read_text())
+    assert [t["id"] for t in report["tasks"]] == ids
+    assert {t["status"] for t in report["tasks"]} == {"passed"}
+    lines = [json.loads(x) for x in run_dir.joinpath("results.jsonl").read_text().splitlines()]
+    finished = sorted(line["id"] for line in lines if line["status"] != "interrupted")
+    assert finished == sorted(ids)  # each task finished exactly once, across both runs
+
+
+def _stop_within_2_s(proc: subprocess.Popen[str], sig: signal.Signals) -> str:
+    started = time.monotonic()
+    proc.send_signal(sig)
+    try:
+        stdout, stderr = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        raise
+    elapsed = time.monotonic() - started
+    assert proc.returncode == 130, stderr
+    assert elapsed < 2, f"bench took {elapsed:.1f} s to stop"
+    assert _leftovers(proc.pid) == []
+    return stdout
+
+
+N_BUSY = 20_000
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["sigint", "sigterm"])
+def test_n03_signal_stops_a_cpu_bound_20000_task_recorded_suite_within_2_s(tmp_path, sig):
+    ids = [f"t{i}" for i in range(N_BUSY)]
+    rows = "".join(
+        json.dumps({"id": i, "response": "ok", "evaluate": {"expected": "ok"}}) + "\n" for i in ids
+    )
+    (tmp_path / "tasks.jsonl").write_text(rows)
+    (tmp_path / "suite.yaml").write_text("name: busy\ntasks: tasks.jsonl\n")
+    proc = _bench(tmp_path)
+    run_dir = _run_dir(tmp_path)
+    _wait_for_lines(run_dir / "results.jsonl", 2_560)
+    stdout = _stop_within_2_s(proc, sig)
+    assert f"interrupted; finish it with: bench run suite.yaml --resume {run_dir.name}" in stdout
+    assert json.loads(run_dir.joinpath("manifest.json").read_text())["status"] == "interrupted"
+    assert run_dir.joinpath("results.jsonl").read_text().count("\n") < N_BUSY
+    _assert_resume_runs_each_task_once(tmp_path, run_dir, ids)
+
+
+def _words(seed: int, n: int) -> str:
+    return " ".join(f"w{(i * seed) % 997}" for i in range(n))
+
+
+@pytest.mark.slow
+def test_n06_sigint_stops_a_run_blocked_in_rouge_on_two_6000_word_texts_within_2_s(tmp_path):
+    # ROUGE-L on two long texts is quadratic pure Python: seconds per task, off the event loop.
+    rows = "".join(
+        json.dumps(
+            {
+                "id": f"t{i}",
+                "response": _words(7, 6_000),
+                "evaluate": {"type": "rouge", "reference": _words(13, 6_000), "threshold": 0.0},
+            }
+        )
+        + "\n"
+        for i in range(4)
+    )
+    (tmp_path / "tasks.jsonl").write_text(rows)
+    (tmp_path / "suite.yaml").write_text("name: blocked\ntasks: tasks.jsonl\n")
+    proc = _bench(tmp_path)
+    run_dir = _run_dir(tmp_path)
+    deadline = time.monotonic() + 30
+    while not _spinning(proc.pid) and time.monotonic() < deadline:  # a worker is inside ROUGE
+        time.sleep(0.05)
+    _stop_within_2_s(proc, signal.SIGINT)
+    assert json.loads(run_dir.joinpath("manifest.json").read_text())["status"] == "interrupted"
+    _assert_resume_runs_each_task_once(tmp_path, run_dir, [f"t{i}" for i in range(4)])
+
+
+_HANG_PLUGIN = """
+from bench import Evaluator, Result
+from bench.hookspecs import hookimpl
+
+
+class Hang(Evaluator):
+    name = "hang"
+
+    def evaluate(self, sample):
+        while sample.output == "hang":
+            pass
+        return Result(passed=True)
+
+
+@hookimpl
+def bench_register_evaluators(register):
+    register(Hang)
+"""
+
+
+def _with_plugin(tmp_path: Path, module: str, source: str) -> dict[str, str]:
+    """An environment in which bench finds one more evaluator plugin (an installed distribution)."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / f"{module}.py").write_text(source)
+    info = site / f"{module}-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module}\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(f"[bench]\n{module} = {module}\n")
+    return {**os.environ, "PYTHONPATH": str(site)}
+
+
+_ISOLATED_HANG_PLUGIN = _HANG_PLUGIN.replace(
+    '    name = "hang"\n', '    name = "hang"\n    isolate_above = 0\n'
+)
+
+
+def _spinning(pid: int) -> bool:
+    """Whether a child of ``pid`` has run the hanging evaluator for a while (a busy worker)."""
+    with contextlib.suppress(psutil.Error):
+        return any(child.cpu_times().user > 0.3 for child in psutil.Process(pid).children())
+    return False
+
+
+@pytest.mark.slow
+def test_n10_sigkill_to_bench_takes_its_evaluator_worker_processes_with_it(tmp_path):
+    (tmp_path / "suite.yaml").write_text("tasks:\n  - {id: z, response: hang, evaluate: {type: hang}}\n")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bench", "run", "suite.yaml", "-q"],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        env=_with_plugin(tmp_path, "bench_test_hang", _ISOLATED_HANG_PLUGIN),
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not _spinning(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _spinning(proc.pid), "no worker process is running the evaluator"
+        proc.kill()  # bench alone, as the OOM killer would: not its process group
+        proc.wait(timeout=10)
+        deadline = time.monotonic() + 2
+        while _leftovers(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _leftovers(proc.pid) == []
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
+@pytest.mark.slow
+def test_f02_second_sigint_exits_at_once_and_every_written_line_is_intact(tmp_path):
+    rows = "".join(f"  - {{id: t{i}, response: ok, evaluate: {{type: hang}}}}\n" for i in range(30))
+    (tmp_path / "suite.yaml").write_text(
+        f"name: stuck\ntasks:\n{rows}  - {{id: z, response: hang, evaluate: {{type: hang}}}}\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bench", "run", "suite.yaml", "-q", "-j", "1"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        env=_with_plugin(tmp_path, "bench_test_hang", _HANG_PLUGIN),
+    )
+    run_dir = _run_dir(tmp_path)
+    _wait_for_lines(run_dir / "results.jsonl", 30)
+    time.sleep(0.3)  # the last task is stuck in a plugin that never returns
+    proc.send_signal(signal.SIGINT)
+    time.sleep(0.3)
+    assert proc.poll() is None  # the first Ctrl-C waits for the task in flight
+    _stop_within_2_s(proc, signal.SIGINT)
+    text = run_dir.joinpath("results.jsonl").read_text()
+    assert text.endswith("\n")
+    assert [json.loads(line)["id"] for line in text.splitlines()] == [f"t{i}" for i in range(30)]
 
 
 def _quick_suite(tmp_path: Path, expected: str = "a") -> Path:

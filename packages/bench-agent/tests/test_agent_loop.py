@@ -108,3 +108,11 @@ def test_a_command_that_hangs_is_stopped_at_command_timeout(tmp_path, fake_llm):
     results = [m["content"] for m in fake_llm.requests[-1].body["messages"] if m["role"] == "tool"]
     assert results[0].startswith("error: timed out after 1 s")
     assert task["evaluators"][0]["reason"] == "recovered from 0 of 1 failed calls"
+
+
+def test_c13_an_answer_cut_at_the_token_limit_is_flagged_truncated(tmp_path, fake_llm):
+    fake_llm.default = script(Reply("I fixed add() and the", finish_reason="length"))
+    task = suite(tmp_path, "{type: contains, value: fixed}")
+    assert task["response"] == "I fixed add() and the"
+    assert task["truncated"] is True
+    assert task["truncation"] == "finish_reason=length: the model stopped at its token limit"

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.captures import task_folder
 from bench.testing import commit, git_repo, run_suite, write_suite
 
 PY = sys.executable
@@ -54,6 +55,15 @@ def result(outcome) -> dict:
 
 def workspace_roots() -> set[str]:
     return {p for p in os.listdir(tempfile.gettempdir()) if p.startswith("bench-ws-")}
+
+
+@pytest.fixture(autouse=True)
+def private_tmpdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test's workspaces in its own temp folder: tests running in parallel never see each other's."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    monkeypatch.setattr(tempfile, "tempdir", None)
 
 
 @pytest.fixture
@@ -181,7 +191,8 @@ def test_b08_b09_captures_report_links_and_respect_both_caps(tmp_path, repo):
     captured = ws["captured"]
     stored = Path(captured["big.txt"].pop("stored"))  # kept in the run folder
     assert captured["big.txt"] == {"exists": True, "size": 3_000_000, "truncated": True}  # 1 MiB per file
-    assert stored == next((tmp_path / ".bench" / "runs").iterdir()) / "captures" / "t" / "big.txt"
+    run_folder = next((tmp_path / ".bench" / "runs").iterdir())
+    assert stored == task_folder(run_folder / "captures", "t") / "big.txt"
     assert stored.read_text() == "x" * 1024 * 1024
     assert captured["second.txt"]["truncated"] is True  # only 1,500,000 - 1 MiB left in the total
     assert captured["second.txt"]["reason"] == "the run's total capture cap was reached"
@@ -190,6 +201,36 @@ def test_b08_b09_captures_report_links_and_respect_both_caps(tmp_path, repo):
     assert ws["escapes"] == [{"path": "secrets", "kind": "symlink leading outside", "target": "/etc/passwd"}]
     root = tmp_path / ".bench"
     assert "root:x:0:0" not in "".join(p.read_text() for p in root.rglob("*") if p.is_file())
+
+
+def test_b09_a_sparse_5_gb_file_is_not_snapshotted_whole(tmp_path, repo):
+    command = agent(
+        tmp_path,
+        "with open('huge.bin', 'wb') as f:\n    f.truncate(5 * 1024**3)\n"
+        "with open('a.txt', 'r+b') as f:\n    f.truncate(3 * 1024**3)\n"
+        "Path('.gitignore').write_text('ignored.bin\\n')\n"
+        "with open('ignored.bin', 'wb') as f:\n    f.truncate(1024**3)\n"
+        "print('done')\n",
+    )
+    started = time.monotonic()
+    outcome = run_suite(suite(tmp_path, command))
+    assert time.monotonic() - started < 30  # hashing 8 GiB took minutes and gigabytes of memory
+    task = result(outcome)
+    assert task["status"] == "passed"
+    files = {f["path"]: f for f in task["workspace"]["files"]}
+    assert files["huge.bin"] == {
+        "path": "huge.bin",
+        "status": "added",
+        "added": 0,
+        "removed": 0,
+        "truncated": True,
+        "size": 5 * 1024**3,
+        "reason": "larger than the 100 MiB snapshot cap: not compared",
+    }
+    assert files["a.txt"]["status"] == "modified"  # a tracked file that grew past the cap
+    assert files["a.txt"]["size"] == 3 * 1024**3
+    assert files["a.txt"]["truncated"] is True
+    assert set(files) == {"huge.bin", "a.txt", ".gitignore"}  # ignored files stay ignored
 
 
 def test_writes_outside_the_workspace_through_dotdot_or_a_symlink_are_reported(tmp_path, repo):
@@ -328,8 +369,7 @@ def test_h05_secrets_an_agent_writes_into_a_captured_file_are_redacted(tmp_path,
 
 @pytest.mark.slow
 def test_f01_an_interrupted_run_kills_the_agent_and_removes_its_workspace(tmp_path, repo):
-    scratch = tmp_path / "tmp"
-    scratch.mkdir()
+    scratch = tmp_path / "tmp"  # made by private_tmpdir
     pid_file = tmp_path / "agent.pid"
     command = agent(
         tmp_path, f"Path({str(pid_file)!r}).write_text(str(os.getpid()))\nimport time\ntime.sleep(600)\n"

@@ -28,15 +28,32 @@ PERSON = {
             False,
             "not valid JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)",
         ),
-        ('{"a": NaN}', False, "NaN is not valid JSON"),  # D10: strict JSON
-        ("[" * 5000 + "]" * 5000, False, "nesting deeper than 256 levels"),  # D09
-        ("1" * 5000, False, "number too long (more than 4,300 digits)"),  # D10
     ],
 )
 def test_is_json(response, passed, reason):
     outcome = run_evaluator({"type": "is_json"}, response)
     assert outcome.error is None
     assert (outcome.passed, outcome.reason) == (passed, reason)
+
+
+def test_d09_json_nested_deeper_than_256_levels_fails_with_its_reason():
+    outcome = run_evaluator({"type": "is_json"}, "[" * 5000 + "]" * 5000)
+    assert outcome.error is None
+    assert (outcome.passed, outcome.reason) == (False, "nesting deeper than 256 levels")
+
+
+@pytest.mark.parametrize(
+    ("response", "reason"),
+    [
+        ('{"a": NaN}', "NaN is not valid JSON"),
+        ('{"a": Infinity}', "Infinity is not valid JSON"),
+        ("1" * 5000, "number too long (more than 4,300 digits)"),
+    ],
+)
+def test_d10_nan_infinity_and_5000_digit_numbers_are_not_json(response, reason):
+    outcome = run_evaluator({"type": "is_json"}, response)
+    assert outcome.error is None
+    assert (outcome.passed, outcome.reason) == (False, reason)
 
 
 def test_is_json_accepts_fences_only_when_asked():

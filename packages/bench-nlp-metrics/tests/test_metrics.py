@@ -128,3 +128,18 @@ def test_similarity_with_api_embeddings_through_the_llm_client(fake_llm):
         "The capital of France is Paris.",
         "The capital of France is Paris.",
     ]
+
+
+def test_d11_an_empty_similarity_response_scores_zero_not_nan_without_a_model(tmp_path):
+    # No model is loaded for an empty response, so this runs where sentence-transformers is absent.
+    rows = "".join(
+        f"  - {{id: t{i}, response: {json.dumps(text)}, evaluate: {{type: similarity, reference: 'Paris.'}}}}\n"
+        for i, text in enumerate(["", "   \n\t"])
+    )
+    outcome = run_suite(write_suite(tmp_path, f"tasks:\n{rows}"))
+    lines = (outcome.folder / "results.jsonl").read_text().splitlines()
+    assert "NaN" not in "".join(lines)
+    for line in lines:
+        (evaluator,) = json.loads(line)["evaluators"]
+        assert evaluator["error"] is None
+        assert (evaluator["score"], evaluator["details"]["empty"]) == (0.0, True)

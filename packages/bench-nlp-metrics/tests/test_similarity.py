@@ -26,9 +26,18 @@ def test_paraphrases_score_higher_than_unrelated_sentences():
     assert not unrelated.passed
 
 
-def test_an_empty_response_scores_zero_not_nan():
+def test_d11_an_empty_response_scores_zero_not_nan():
     outcome = run_evaluator({"type": "similarity", "reference": REFERENCE}, "   ")
     assert (outcome.score, outcome.details["empty"]) == (0.0, True)
+
+
+def test_d11_a_response_longer_than_the_model_window_is_noted():
+    long = " ".join(["Paris is the capital of France."] * 100)  # 600 words, past 256 word pieces
+    outcome = run_evaluator({"type": "similarity", "reference": REFERENCE}, long)
+    assert outcome.error is None, outcome.error
+    assert outcome.details["may_be_truncated"] == "the model reads at most 256 word pieces"
+    short = run_evaluator({"type": "similarity", "reference": REFERENCE}, "Paris is the capital.")
+    assert "may_be_truncated" not in short.details
 
 
 def test_a_model_that_is_not_available_offline_says_how_to_provide_it():

@@ -110,6 +110,7 @@ class ExpectedDiff(Evaluator[ExpectedDiffConfig]):
             threshold: 0.85
             ignore_patterns: ["*.lock"]
     """
+    path_settings = ("reference_dir",)
     example_files: ClassVar[dict[str, str]] = {
         "after/hello.py": 'print("Hello, world!")\n',
         "after/poetry.lock": "# generated\n",

@@ -94,6 +94,7 @@ class AgentTarget(Target):
         usage = Usage()
         calls: list[ToolCall] = []
         answer: str | None = None
+        truncation: str | None = None
         for step in range(config.max_steps):
             request = LLMRequest(
                 model=config.model,
@@ -110,7 +111,7 @@ class AgentTarget(Target):
             usage = _add(usage, result.usage)
             messages.append(result.raw_message)
             if not result.tool_calls:
-                answer = result.text
+                answer, truncation = result.text, result.truncation
                 break
             for number, call in enumerate(result.tool_calls):
                 calls.append(call)
@@ -129,5 +130,7 @@ class AgentTarget(Target):
             tool_calls=calls,
             messages=[Message.model_validate(m) for m in messages],
             usage=usage,
+            truncated=truncation is not None,
+            truncation=truncation,
             metadata=metadata,
         )

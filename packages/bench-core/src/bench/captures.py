@@ -8,6 +8,7 @@ that are not UTF-8 are shown escaped (B10).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 from collections.abc import Callable
@@ -43,12 +44,21 @@ def capture(root: Path, checks: list[CaptureCheck], max_total_bytes: int) -> dic
     return {"files": files, "listings": listings}
 
 
+def task_folder(captures_dir: Path, task_key: str) -> Path:
+    """The folder keeping one task's captures: named by a digest of its key, never by the id itself
+    (an id may be ``..``, hold a ``/``, or be longer than a file name may be)."""
+    return captures_dir / hashlib.sha256(task_key.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+
+
 def store_captures(files: dict[str, Any], folder: Path, redact: Callable[[str], str] | None) -> None:
     """Keep the captured files' text under ``folder`` (secrets redacted); each record says where."""
     for path, record in files.items():
         if not record.get("exists") or record.get("link") is not None or "size" not in record:
             continue
-        destination = folder / path
+        relative = os.path.normpath(path)
+        if os.path.isabs(relative) or relative.split(os.sep, 1)[0] in (os.curdir, os.pardir):
+            continue  # capture() refused to read it; never write outside the folder either
+        destination = folder / relative
         destination.parent.mkdir(parents=True, exist_ok=True)
         text = record["content"]
         destination.write_text(redact(text) if redact is not None else text, encoding="utf-8")

@@ -19,16 +19,19 @@ import shutil
 import stat
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from bench.captures import capture, shown
-from bench.git import git
+from bench.git import GitError, git
 from bench.models import CaptureCheck, RepoSpec
 
 #: How much of the patch text the response keeps.
 MAX_PATCH_BYTES = 1024 * 1024
+#: Files larger than this are never read into the snapshot (a sparse 5 GB file would be hashed
+#: whole): a placeholder naming the size stands in for them and the change says ``truncated``.
+MAX_SNAPSHOT_FILE_BYTES = 100 * 1024 * 1024
 SYMLINK_MODE = "120000"
 
 
@@ -43,6 +46,8 @@ class FileChange:
     binary: bool = False
     old_path: str | None = None
     mode: str | None = None
+    #: Set when the file was too large to snapshot: its size in bytes (its lines are not counted).
+    size: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -55,6 +60,12 @@ class FileChange:
             data["binary"] = True
         if self.old_path is not None:
             data["old_path"] = self.old_path
+        if self.size is not None:
+            data["truncated"] = True
+            data["size"] = self.size
+            data["reason"] = (
+                f"larger than the {MAX_SNAPSHOT_FILE_BYTES // (1024 * 1024)} MiB snapshot cap: not compared"
+            )
         return data
 
 
@@ -103,6 +114,34 @@ async def patch(git_dir: Path, old: str, new: str, limit: int = MAX_PATCH_BYTES)
     return text[:limit].decode("utf-8", "replace"), len(text) > limit
 
 
+def oversized(root: Path, limit: int = MAX_SNAPSHOT_FILE_BYTES) -> dict[bytes, os.stat_result]:
+    """Regular files under ``root`` larger than ``limit`` (relative path -> ``lstat``), never read.
+
+    Links are not followed and ``.git`` folders are skipped, as git itself does.
+    """
+    found: dict[bytes, os.stat_result] = {}
+    top = os.fsencode(root)
+    stack = [top]
+    while stack:
+        current = stack.pop()
+        try:
+            entries = list(os.scandir(current))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name != b".git":
+                        stack.append(entry.path)
+                    continue
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if stat.S_ISREG(info.st_mode) and info.st_size > limit:
+                found[os.path.relpath(entry.path, top)] = info
+    return found
+
+
 def summarize(files: list[FileChange]) -> dict[str, Any]:
     """youBencha's git-diff figures: files changed, lines added and removed."""
     return {
@@ -124,6 +163,8 @@ class Checkout:
     base_commit: str
     start_tree: str = ""
     end_tree: str = ""
+    #: Files too large to snapshot at the last ``tree()`` (shown path -> size in bytes).
+    too_large: dict[str, int] = field(default_factory=dict)
 
     @property
     def path(self) -> Path:
@@ -131,14 +172,50 @@ class Checkout:
         return self.home / "work"
 
     async def tree(self) -> str:
-        """Snapshot the workspace as it is now into bench's git directory; return the tree id."""
-        await git("add", "-A", "--ignore-errors", "--", ".", git_dir=self.snapshot, work_tree=self.path)
-        return (await git("write-tree", git_dir=self.snapshot, work_tree=self.path)).decode().strip()
+        """Snapshot the workspace as it is now into bench's git directory; return the tree id.
+
+        Files over ``MAX_SNAPSHOT_FILE_BYTES`` are left out of ``git add`` and a placeholder blob
+        naming their size and modification time stands in for them (B09).
+        """
+        snap, work = self.snapshot, self.path
+        big = await self._unignored(oversized(self.path))
+        pathspecs = b".\0" + b"".join(b":(top,exclude,literal)" + name + b"\0" for name in big)
+        await git(
+            "add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul",
+            stdin=pathspecs, git_dir=snap, work_tree=work,
+        )  # fmt: skip
+        entries = b""
+        for name, info in big.items():
+            note = f"bench: not snapshotted: {info.st_size} bytes, modified {info.st_mtime_ns}\n"
+            blob = await git("hash-object", "-w", "--stdin", stdin=note.encode(), git_dir=snap)
+            entries += b"100644 " + blob.strip() + b"\t" + name + b"\0"
+        if entries:
+            await git("update-index", "-z", "--index-info", stdin=entries, git_dir=snap, work_tree=work)
+        self.too_large = {shown(name): info.st_size for name, info in big.items()}
+        return (await git("write-tree", git_dir=snap, work_tree=work)).decode().strip()
+
+    async def _unignored(self, found: dict[bytes, os.stat_result]) -> dict[bytes, os.stat_result]:
+        """Leave out files ``git add -A`` would ignore anyway (``.gitignore``, not tracked)."""
+        if not found:
+            return found
+        names = b"".join(name + b"\0" for name in found)
+        try:
+            ignored = await git(
+                "check-ignore", "-z", "--stdin", stdin=names, git_dir=self.snapshot, work_tree=self.path,
+                cwd=self.path,
+            )  # fmt: skip
+        except GitError:  # exit status 1: none is ignored
+            return found
+        skip = set(ignored.split(b"\0"))
+        return {name: info for name, info in found.items() if name not in skip}
 
     async def finish(self, checks: list[CaptureCheck], max_capture_bytes: int) -> dict[str, Any]:
         """What the target did: the diff, captures and anything that left the workspace."""
         self.end_tree = await self.tree()
-        files = await changes(self.snapshot, self.start_tree, self.end_tree)
+        files = [
+            replace(f, added=0, removed=0, size=self.too_large[f.path]) if f.path in self.too_large else f
+            for f in await changes(self.snapshot, self.start_tree, self.end_tree)
+        ]
         text, cut = await patch(self.snapshot, self.start_tree, self.end_tree)
         diff = {"base_commit": self.base_commit, **summarize(files), "patch": text, "patch_truncated": cut}
         artifacts: dict[str, Any] = {

@@ -31,32 +31,44 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _fail(message: str, code: int) -> typer.Exit:
-    typer.echo(message, err=True)
+    from bench import redact
+
+    typer.echo(redact.current()(message), err=True)
     return typer.Exit(code)
 
 
 def handle_errors(func: F) -> F:
-    """Turn bench errors into a message and exit code; never show a traceback for bad input."""
+    """Turn bench errors into a message and exit code; never show a traceback for bad input.
+
+    Everything the command prints goes through the redactor (RELIABILITY H01-H04)."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from bench.errors import BenchError
+        from bench import redact
 
-        try:
-            return func(*args, **kwargs)
-        except typer.Exit:
-            raise
-        except BenchError as exc:
-            prefix = "error: " if exc.exit_code != EXIT_INVALID or "\n" not in str(exc) else ""
-            raise _fail(f"{prefix}{exc}", exc.exit_code) from None
-        except KeyboardInterrupt:
-            raise _fail("interrupted", EXIT_INTERRUPTED) from None
-        except Exception:
-            # No local variables in the traceback: they may hold secrets (RELIABILITY H04).
-            detail = traceback.format_exc()
-            raise _fail(f"internal error (please report it):\n{detail}", EXIT_INTERNAL) from None
+        redact.refresh()
+        with redact.redacting_output():
+            return _reporting_errors(func, *args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
+
+
+def _reporting_errors(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    from bench.errors import BenchError
+
+    try:
+        return func(*args, **kwargs)
+    except typer.Exit:
+        raise
+    except BenchError as exc:
+        prefix = "error: " if exc.exit_code != EXIT_INVALID or "\n" not in str(exc) else ""
+        raise _fail(f"{prefix}{exc}", exc.exit_code) from None
+    except KeyboardInterrupt:
+        raise _fail("interrupted", EXIT_INTERRUPTED) from None
+    except Exception:
+        # No local variables in the traceback, and its text redacted: both may hold secrets (H04).
+        detail = traceback.format_exc()
+        raise _fail(f"internal error (please report it):\n{detail}", EXIT_INTERNAL) from None
 
 
 def _registry() -> Any:
@@ -69,6 +81,13 @@ def _registry() -> Any:
 
 
 SuiteArg = Annotated[Path, typer.Argument(help="The suite file (YAML).", show_default=False)]
+AllowOutsideRoot = Annotated[
+    bool,
+    typer.Option(
+        "--allow-outside-root",
+        help="Let rows of a tasks file name paths outside the suite's folder (workspace, repo, file).",
+    ),
+]
 
 
 @app.command()
@@ -103,12 +122,18 @@ def run(
     keep_workspaces: Annotated[
         bool, typer.Option("--keep-workspaces", help="Leave each task's workspace on disk for inspection.")
     ] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Log each model call (litellm's debug log), redacted.")
+    ] = False,
+    allow_outside_root: AllowOutsideRoot = False,
 ) -> None:
     """Run a suite: produce each task's response, evaluate it, record and report the results."""
     from bench.console import ConsoleObserver, print_summary
     from bench.loader import load_suite
     from bench.session import RunOptions, run_plan
 
+    if verbose:
+        _verbose_logging()
     # A run allocates many short-lived objects; the default GC thresholds make Python rescan
     # long-lived ones (modules, the registry) over and over. Freeze those and collect less often.
     gc.collect()
@@ -116,7 +141,7 @@ def run(
     gc.set_threshold(50_000, 50, 100)
     registry = _registry()
     reporters = _reporters(registry, output, junit, report or [])
-    plan = load_suite(suite, registry, repeat=repeat)
+    plan = load_suite(suite, registry, repeat=repeat, allow_outside_root=allow_outside_root)
     options = RunOptions(
         runs_dir=runs_dir,
         concurrency=concurrency,
@@ -145,6 +170,24 @@ def run(
     raise typer.Exit(EXIT_FAILED if summary.failed else EXIT_OK)
 
 
+def _verbose_logging() -> None:
+    """Debug records of bench and of litellm and its HTTP clients on stderr, each one redacted."""
+    import logging
+    import sys
+
+    from bench.llm.client import LOGGERS
+    from bench.redact import guard_loggers
+
+    handler = logging.StreamHandler(sys.stderr)  # the redacting stream of this command
+    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s: %(message)s"))
+    for name in ("bench", *LOGGERS):
+        logger = logging.getLogger(name)
+        logger.setLevel(logging.DEBUG)
+        if not logger.handlers:
+            logger.addHandler(handler)
+    guard_loggers(("bench", *LOGGERS))
+
+
 def _reporters(
     registry: Any, output: Path | None, junit: Path | None, extra: list[str]
 ) -> list[tuple[Any, Path]]:
@@ -171,14 +214,14 @@ def _reporters(
 
 @app.command()
 @handle_errors
-def validate(suite: SuiteArg) -> None:
+def validate(suite: SuiteArg, allow_outside_root: AllowOutsideRoot = False) -> None:
     """Check a suite without running it; list the evaluators the tasks use."""
     from bench.console import TaskCounter, print_plan
     from bench.loader import load_suite
 
     registry = _registry()
     with TaskCounter("validating") as counter:
-        plan = load_suite(suite, registry, progress=counter)
+        plan = load_suite(suite, registry, allow_outside_root=allow_outside_root, progress=counter)
     print_plan(plan)
 
 

@@ -383,8 +383,12 @@ def print_plan(plan: Plan) -> None:
     stdout.print(tasks)
     if runs > len(listed):
         stdout.print(Text(f"... and {runs - len(listed):,} more tasks"))
+    suite_folder = plan.path.resolve().parent
     for path in plan.referenced_files:
-        stdout.print(Text(f"definition file: {_relative(str(path))}"))
+        if suite_folder in path.parents:
+            stdout.print(plain(f"definition file: {_relative(str(path))}", 4096))
+        else:  # the real path, so a reviewer sees where a suite reaches outside its folder (B05)
+            stdout.print(plain(f"definition file: {path} (outside the suite folder)", 4096))
 
 
 def print_evaluators(registry: Registry) -> None:

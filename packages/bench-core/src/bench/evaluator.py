@@ -86,12 +86,21 @@ class Evaluator(Generic[ConfigT]):
     aggregates: ClassVar[bool] = False
     #: True for types that resolve their own ``target:`` (a missing file is a verdict for them).
     resolves_target: ClassVar[bool] = False
+    #: For a plain (sync) ``evaluate`` that can be slow on big input: above this many characters
+    #: of input (the output plus the expected text) it runs in a worker process that the evaluator
+    #: deadline, or an interrupted run, kills (0: always). ``None``: it runs on the event loop.
+    #: The worker gets a copy of the instance, so ``evaluate`` must keep no state on ``self``;
+    #: stateful types call ``bench.killable.run_killable`` on their slow part instead.
+    isolate_above: ClassVar[int | None] = None
     #: A complete suite (YAML) that uses this type; the reference docs show it and tests run it.
     example: ClassVar[str] = ""
     #: Modules the example needs beyond the plugin's own dependencies (an optional extra).
     example_requires: ClassVar[tuple[str, ...]] = ()
     #: Files the example needs next to the suite (relative path -> text).
     example_files: ClassVar[dict[str, str]] = {}
+    #: Settings that name a host path relative to ``folder``. Set in a row of a tasks file (data,
+    #: not the trusted suite file), such a path must stay inside the suite's folder (B06).
+    path_settings: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, config: ConfigT) -> None:
         self.config = config

@@ -2,15 +2,22 @@
 
 Errors are collected across tasks (up to ``MAX_ERRORS``) so one pass shows most problems; each
 names the file, the line and column, and the field path.
+
+The suite file is trusted: its paths may lead anywhere. Rows of a JSON Lines tasks file are data
+(often generated or downloaded), so a path a row names (``workspace``, a local ``repo``, an
+evaluator ``file``) must stay inside the suite's folder after ``realpath`` unless the user passes
+``--allow-outside-root`` (RELIABILITY B06).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 from pydantic import ValidationError
 
@@ -82,9 +89,12 @@ class _SuiteBuilder:
         doc: YamlDocument,
         registry: Registry,
         repeat: int | None = None,
+        allow_outside_root: bool = False,
         progress: Callable[[int], None] | None = None,
     ) -> None:
         self.path = path
+        self.root = Path(os.path.realpath(path.parent))
+        self.allow_outside_root = allow_outside_root
         self.repeat = repeat
         self.progress = progress
         self.doc = doc
@@ -174,6 +184,7 @@ class _SuiteBuilder:
             runtime_limits=suite.runtime_limits,
             judge_limits=suite.judge_limits,
             metrics=self.metrics,
+            max_response_bytes=suite.max_response_bytes,
             max_repeat=max_repeat,
             scorecard_strategy=suite.scorecard.strategy if suite.scorecard is not None else None,
             named_evaluators=self.binder.named,
@@ -268,7 +279,7 @@ class _SuiteBuilder:
             metadata=spec.metadata,
             inputs=spec.inputs,
             expectations=spec.expectations,
-            workspace=self._workspace(doc, at, spec.workspace or suite.defaults.workspace, seen is not None),
+            workspace=self._workspace(doc, at, spec, suite, seen is not None),
             repo=self._repo(doc, at, spec, suite, seen is not None),
             post_execution_checks=[*suite.post_execution_checks, *spec.post_execution_checks],
             max_capture_bytes=suite.max_capture_bytes,
@@ -375,6 +386,11 @@ class _SuiteBuilder:
             )
         if not entries:
             raise doc.error("the task has no evaluators; add 'evaluate:'", at)
+        for path, entry in entries:
+            if isinstance(entry, dict) and isinstance(entry.get("file"), str):
+                ref = entry["file"]
+                resolved = (doc.path.parent / Path(ref).expanduser()).resolve()
+                self._confine(doc, (*path, "file"), spec.id, "file", ref, resolved)
         keys: set[str] = set()
         for path, entry in entries:  # AgentClash: a validator's key names it; two alike are an error
             explicit = entry.get("key") or entry.get("name") if isinstance(entry, dict) else None
@@ -384,6 +400,9 @@ class _SuiteBuilder:
                     raise doc.error(f"key '{explicit}' is used twice in this task", (*path, field))
                 keys.add(explicit)
         bound = [self.binder.bind(doc, path, entry) for path, entry in entries]
+        for (path, entry), evaluator in zip(entries, bound, strict=True):
+            if isinstance(entry, dict) and "file" not in entry:
+                self._confine_settings(doc, path, entry, spec.id, evaluator)
         names: dict[str, int] = {}
         for i, evaluator in enumerate(bound):
             count = names[evaluator.name] = names.get(evaluator.name, 0) + 1
@@ -443,22 +462,60 @@ class _SuiteBuilder:
         where: FieldPath = (*at, "repo") if spec.repo else ("repo",)
         if check and (spec.workspace or suite.defaults.workspace):
             raise doc.error("give workspace or repo, not both", where)
+        if spec.repo and source.startswith("file://"):
+            local = Path("/", unquote(urlsplit(source).path)).resolve()  # file://localhost/x is /x
+            self._confine(doc, where, spec.id, "repo", source, local)
         if not is_remote(source):
             resolved = (self.path.parent / source).resolve()
+            if spec.repo:
+                self._confine(doc, where, spec.id, "repo", source, resolved)
             if check and not resolved.is_dir():
                 raise doc.error(f"repository {source} is not a directory (resolved to {resolved})", where)
             source = str(resolved)
         return RepoSpec(source=source, branch=spec.branch or suite.branch, ref=spec.ref or suite.ref)
 
-    def _workspace(self, doc: YamlDocument, at: FieldPath, folder: str | None, check: bool) -> str | None:
+    def _workspace(
+        self, doc: YamlDocument, at: FieldPath, spec: TaskSpec, suite: SuiteFile, check: bool
+    ) -> str | None:
+        folder = spec.workspace or suite.defaults.workspace
         if folder is None:
             return None
         resolved = (self.path.parent / folder).resolve()
+        if spec.workspace:
+            self._confine(doc, (*at, "workspace"), spec.id, "workspace", folder, resolved)
         if check and not resolved.is_dir():
             raise doc.error(
                 f"workspace {folder} is not a directory (resolved to {resolved})", (*at, "workspace")
             )
         return str(resolved)
+
+    def _confine(
+        self, doc: YamlDocument, path: FieldPath, task_id: str, field: str, written: str, resolved: Path
+    ) -> None:
+        """Refuse a path from a data row that leads outside the suite's folder (B06)."""
+        if self.allow_outside_root or not isinstance(doc, RowsDocument):
+            return
+        real = Path(os.path.realpath(resolved))
+        if real == self.root or self.root in real.parents:
+            return
+        raise doc.error(
+            f"path escapes the suite folder: task '{task_id}' sets {field} {written} (resolved to {real}); "
+            f"a data row may only name paths inside {self.root} (pass --allow-outside-root to allow it)",
+            path,
+        )
+
+    def _confine_settings(
+        self, doc: YamlDocument, path: FieldPath, entry: dict[str, Any], task_id: str, bound: BoundEvaluator
+    ) -> None:
+        """Check the settings an evaluator type names as host paths (``path_settings``)."""
+        instance = bound.instance
+        for name in type(instance).path_settings:
+            value = getattr(instance.config, name, None)
+            if not isinstance(value, str):
+                continue
+            where = (*path, name) if name in entry else (*path, "config", name)
+            resolved = ((instance.folder or self.path.parent) / Path(value).expanduser()).resolve()
+            self._confine(doc, where, task_id, name, value, resolved)
 
     def _render(self, doc: YamlDocument, path: FieldPath, template: str, values: dict[str, Any]) -> str:
         try:
@@ -529,14 +586,16 @@ def load_suite(
     registry: Registry | None = None,
     *,
     repeat: int | None = None,
+    allow_outside_root: bool = False,
     progress: Callable[[int], None] | None = None,
 ) -> Plan:
     """Load and validate a suite file; raise ConfigError/InvalidSuite on any problem.
 
-    ``repeat`` runs every task that many times, whatever the suite says. ``progress`` is called
-    with the number of tasks checked so far, after each task.
+    ``repeat`` runs every task that many times, whatever the suite says. ``allow_outside_root``
+    lets rows of a tasks file name paths outside the suite's folder. ``progress`` is called with
+    the number of tasks checked so far, after each task.
     """
     registry = registry if registry is not None else get_registry()
     path = Path(path)
     doc = choose_loader(registry, path)
-    return _SuiteBuilder(path, doc, registry, repeat, progress).build()
+    return _SuiteBuilder(path, doc, registry, repeat, allow_outside_root, progress).build()

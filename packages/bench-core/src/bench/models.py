@@ -37,6 +37,11 @@ class Usage(BaseModel):
     cost_usd: float | None = None
     latency_ms: float | None = None
     ttft_ms: float | None = None
+    #: Model calls sent to produce the response, retries included (0: replayed from the cache).
+    attempts: int | None = None
+    #: Time spent waiting rather than working: for a call slot (concurrency, rate limits) and
+    #: between attempts (backoff, ``Retry-After``). ``latency_ms`` is the answering call alone.
+    wait_ms: float | None = None
 
 
 class Response(BaseModel):
@@ -54,7 +59,14 @@ class Response(BaseModel):
     messages: list[Message] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
     artifacts: dict[str, Any] = Field(default_factory=dict)
+    #: The output is incomplete (the model hit its token limit, a stream was cut, a cap applied).
     truncated: bool = False
+    #: Why ``truncated`` is set, in words.
+    truncation: str | None = None
+    #: Size in bytes and sha256 of the whole output, when ``output`` holds less than all of it
+    #: or was decoded with replacement characters (RELIABILITY D01, D02, C21).
+    output_bytes: int | None = None
+    output_sha256: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
 
     @property

@@ -1,33 +1,59 @@
-"""Secret redaction by value: the one choke point every report line and error message goes through.
+"""Secret redaction: the one choke point for everything bench writes or prints.
 
-Secrets are the values of environment variables whose names look like credentials (``*_KEY``,
-``*_TOKEN``, ``*_SECRET``, ``*PASSWORD*``, ...), plus anything shaped like a bearer token.
-Replacement is plain ``str.replace`` per value, so it is linear in the text (RELIABILITY H11).
+Secrets are found two ways. By value: the values of environment variables whose names look like
+credentials (``*_KEY``, ``*_TOKEN``, ``*_SECRET``, ``*PASSWORD*``, ...) and of every variable bench
+sends as a credential whatever its name (``api_key_env: LLM_AUTH``) become
+``[REDACTED:NAME]``. By shape: bearer tokens, secret-looking query parameters (``?key=...``) and
+passwords in URLs become ``[REDACTED]``. Value replacement is plain ``str.replace`` and the
+patterns have no nested repetition, so redaction is linear in the text (RELIABILITY H11).
+
+One redactor serves a whole command (:func:`current`): result lines, the manifest, reports,
+captured files, log records and, through :func:`redacting_output`, every byte printed on
+stdout and stderr (progress, summaries, warnings, tracebacks).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
-from collections.abc import Mapping
+import sys
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any, TextIO
 
 _SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)", re.IGNORECASE)
 _BEARER = re.compile(r"(?i)\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}")
+_QUERY = re.compile(
+    r"(?i)([?&](?:api[_-]?key|key|token|access[_-]?token|auth|secret|password|passwd|sig|signature)=)"
+    r"[^&\s#'\"<>]+"
+)
+_URL_PASSWORD = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@'\"]*:)[^/\s@'\"]+(@)")
+_API_KEY_ENV = re.compile(r"""\bapi_key_env["']?\s*:\s*["']?([A-Za-z_][A-Za-z0-9_]*)""")
 _MIN_LENGTH = 8
 
 
 class Redactor:
-    """Replaces known secret values with ``[REDACTED:NAME]``."""
+    """Replaces known secret values with ``[REDACTED:NAME]`` and secret-shaped text with ``[REDACTED]``."""
 
-    def __init__(self, environ: Mapping[str, str] | None = None) -> None:
-        env = os.environ if environ is None else environ
-        found = {
-            value: name
-            for name, value in env.items()
-            if _SECRET_NAME.search(name) and len(value) >= _MIN_LENGTH and value.strip() == value
-        }
-        self.secrets = sorted(found.items(), key=lambda item: -len(item[0]))
+    def __init__(self, environ: Mapping[str, str] | None = None, credentials: Iterable[str] = ()) -> None:
+        self.environ = os.environ if environ is None else environ
+        self.secrets: list[tuple[str, str]] = []
+        self._known: dict[str, str] = {}
+        self.add(name for name in self.environ if _SECRET_NAME.search(name))
+        self.add(credentials)
+
+    def add(self, names: Iterable[str]) -> None:
+        """Treat the values of these environment variables as secrets (names that are unset are ignored)."""
+        changed = False
+        for name in names:
+            value = self.environ.get(name)
+            if value and len(value) >= _MIN_LENGTH and value.strip() == value and value not in self._known:
+                self._known[value] = name
+                changed = True
+        if changed:
+            self.secrets = sorted(self._known.items(), key=lambda item: -len(item[0]))
 
     def __call__(self, text: str) -> str:
         for value, name in self.secrets:
@@ -35,21 +61,117 @@ class Redactor:
                 text = text.replace(value, f"[REDACTED:{name}]")
         if "earer" in text:
             text = _BEARER.sub(r"\1[REDACTED]", text)
+        if "=" in text:
+            text = _QUERY.sub(r"\1[REDACTED]", text)
+        if "://" in text:
+            text = _URL_PASSWORD.sub(r"\1[REDACTED]\2", text)
         return text
+
+    def finds(self, text: str) -> bool:
+        """Whether ``text`` holds anything this redactor would replace."""
+        return self(text) != text
 
     @property
     def active(self) -> bool:
-        return bool(self.secrets)
+        """Always true: secret-shaped text is redacted even when no secret value is known."""
+        return True
+
+    def values(self, data: Any) -> Any:
+        """``data`` (JSON-like) with every string redacted."""
+        if isinstance(data, str):
+            return self(data)
+        if isinstance(data, dict):
+            return {self(k) if isinstance(k, str) else k: self.values(v) for k, v in data.items()}
+        if isinstance(data, (list, tuple)):
+            return [self.values(v) for v in data]
+        return data
+
+
+_current: Redactor | None = None
+
+
+def current() -> Redactor:
+    """The redactor of this command (built from the environment on first use)."""
+    global _current
+    if _current is None:
+        _current = Redactor()
+    return _current
+
+
+def refresh(credentials: Iterable[str] = ()) -> Redactor:
+    """Start over from the environment as it is now (each command does, as tests change it)."""
+    global _current
+    _current = Redactor(credentials=credentials)
+    return _current
+
+
+def credential_names(paths: Iterable[Path]) -> set[str]:
+    """Variables that suite files name as credentials (``api_key_env: NAME``), whatever their names."""
+    names: set[str] = set()
+    for path in paths:
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            names.update(_API_KEY_ENV.findall(path.read_text(encoding="utf-8")))
+    return names
 
 
 class RedactingFilter(logging.Filter):
     """A logging filter that redacts each record's message (litellm logs request details)."""
 
-    def __init__(self, redactor: Redactor) -> None:
+    def __init__(self, redactor: Redactor | None = None) -> None:
         super().__init__()
         self.redactor = redactor
 
     def filter(self, record: logging.LogRecord) -> bool:
-        record.msg = self.redactor(record.getMessage())
+        redact = self.redactor or current()
+        record.msg = redact(record.getMessage())
         record.args = None
+        if record.exc_info and record.exc_info[1] is not None:
+            import traceback
+
+            record.msg += "\n" + redact("".join(traceback.format_exception(*record.exc_info)))
+            record.exc_info = None
+            record.exc_text = None
         return True
+
+
+_GUARD = RedactingFilter()
+
+
+def guard_loggers(names: Iterable[str]) -> None:
+    """Redact every record these loggers emit: the filter sits on each logger and on its handlers,
+    since a handler made before bench started (litellm's own) writes to the real stderr."""
+    for name in names:
+        logger = logging.getLogger(name)
+        for holder in (logger, *logger.handlers):
+            if _GUARD not in holder.filters:
+                holder.addFilter(_GUARD)
+
+
+class _RedactingStream:
+    """A text stream that redacts what is written to it and passes everything else through."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(current()(text))
+        return len(text)
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def redacting_output() -> Iterator[None]:
+    """Redact everything printed on stdout and stderr while the block runs."""
+    saved = sys.stdout, sys.stderr
+    sys.stdout = _RedactingStream(saved[0])
+    sys.stderr = _RedactingStream(saved[1])
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved

@@ -45,6 +45,12 @@ class TaskResult(BaseModel):
     passed: bool
     score: float | None = None
     response: str | None = None
+    #: ``response`` is incomplete; ``truncation`` says why (a token limit, a cut stream, a cap).
+    truncated: bool = False
+    truncation: str | None = None
+    #: Size in bytes and sha256 of the whole response, when ``response`` is not all of it.
+    response_bytes: int | None = None
+    response_sha256: str | None = None
     error: str | None = None
     evaluators: list[EvaluatorOutcome] = Field(default_factory=list)
     tool_calls: list[ToolCall] = Field(default_factory=list)

@@ -14,17 +14,17 @@ import dataclasses
 import inspect
 import itertools
 import math
-import re
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from bench import scorecard
-from bench.captures import store_captures
+from bench import killable, scorecard
+from bench.bounded import DEFAULT_MAX_RESPONSE_BYTES, bound_response
+from bench.captures import store_captures, task_folder
 from bench.checkout import Checkout, Workspaces
 from bench.errors import ConfigError, EvaluatorError, TargetError
-from bench.evaluator import Result, Sample
+from bench.evaluator import Evaluator, Result, Sample
 from bench.evidence import as_text
 from bench.git import GitError
 from bench.llm.client import LLMClient, RunStopped
@@ -82,6 +82,17 @@ def _with_evidence(evaluator: BoundEvaluator, sample: Sample) -> Sample:
     return dataclasses.replace(sample, **changes)
 
 
+def _isolated(instance: Evaluator[Any], sample: Sample) -> bool:
+    limit = instance.isolate_above
+    if limit is None:
+        return False
+    return len(sample.output) + len(sample.expected or "") > limit
+
+
+def _evaluate_in_worker(instance: Evaluator[Any], sample: Sample) -> Any:
+    return instance.evaluate(sample)
+
+
 async def evaluate(
     evaluator: BoundEvaluator, sample: Sample, timeout: float = EVALUATOR_TIMEOUT_S
 ) -> EvaluatorOutcome:
@@ -94,10 +105,16 @@ async def evaluate(
     try:
         if evaluator.target is not None or evaluator.expected_from is not None:
             sample = _with_evidence(evaluator, sample)
-        value = evaluator.instance.evaluate(sample)
+        if not evaluator.is_async and _isolated(evaluator.instance, sample):
+            alone = dataclasses.replace(sample, llm=None)  # the run's LLM client stays here
+            value = await killable.run_killable(
+                _evaluate_in_worker, evaluator.instance, alone, timeout=timeout
+            )
+        else:
+            # Sync code on the event loop cannot be pre-empted; types that can be slow opt in to a
+            # worker process above (``isolate_above``).
+            value = evaluator.instance.evaluate(sample)
         if inspect.isawaitable(value):
-            # Bounds async evaluators (LLM judges). Sync code cannot be pre-empted: a plugin that
-            # hangs in plain Python code hangs its task (RELIABILITY D13, not handled yet).
             value = await asyncio.wait_for(value, timeout)
         result = _check_result(evaluator, value)
     except RunStopped:
@@ -128,6 +145,8 @@ def _task_score(outcomes: list[EvaluatorOutcome]) -> float | None:
     return total / weight if weight else None
 
 
+#: How often (seconds) a worker running only fast sync tasks yields to the event loop.
+YIELD_EVERY_S = 0.02
 #: How many tasks the runner reads ahead to hand their recorded responses to batching evaluators.
 PREPARE_CHUNK = 512
 
@@ -136,20 +155,27 @@ class _Feed:
     """The shared task iterator. When a chunk of tasks is read, evaluators that batch (``batches``)
     receive the samples of its recorded responses at once (``prepare``) before any is evaluated."""
 
-    def __init__(self, tasks: Iterator[PlannedTask], llm: LLMClient | None) -> None:
+    def __init__(self, tasks: Iterator[PlannedTask], llm: LLMClient | None, max_response_bytes: int) -> None:
         self.tasks = tasks
         self.llm = llm
+        self.max_response_bytes = max_response_bytes
         self.buffer: list[PlannedTask] = []
         self.lock = asyncio.Lock()
         self.batching: bool | None = None
+        self.exhausted = False
 
     async def next(self) -> PlannedTask | None:
         async with self.lock:
-            if not self.buffer:
+            if not self.buffer and not self.exhausted:
                 self.buffer = list(itertools.islice(self.tasks, PREPARE_CHUNK))
+                self.exhausted = len(self.buffer) < PREPARE_CHUNK
                 self.buffer.reverse()
                 await self._prepare(self.buffer)
             return self.buffer.pop() if self.buffer else None
+
+    def has_more(self) -> bool:
+        """Whether another task may follow (false once the last one has been handed out)."""
+        return bool(self.buffer) or not self.exhausted
 
     async def _prepare(self, chunk: list[PlannedTask]) -> None:
         groups: dict[type[Any], list[tuple[Any, Sample]]] = {}
@@ -157,6 +183,7 @@ class _Feed:
             response = planned.task.response
             if response is None or response.error is not None:
                 continue  # responses not known yet: those are evaluated one by one
+            response = bound_response(response, self.max_response_bytes)  # as _run_task sees it
             base = Sample(planned.task, response, response.text, False, self.llm)
             for evaluator in planned.evaluators:
                 if not evaluator.instance.batches:
@@ -191,8 +218,11 @@ class Runner:
         keep_workspaces: bool = False,
         captures_dir: Path | None = None,
         redact: Callable[[str], str] | None = None,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
     ) -> None:
         self.metrics = metrics or {}
+        #: What evaluators see and the result keeps of a response (the head; D01).
+        self.max_response_bytes = max_response_bytes
         self.keep_workspaces = keep_workspaces
         #: Where captured files are kept (``<run>/captures/<task>/<path>``), secrets redacted.
         self.captures_dir = captures_dir
@@ -210,24 +240,42 @@ class Runner:
         #: Why the run stopped starting tasks (a budget, a failing provider), if it did.
         self.stopped: str | None = None
         self._workers: list[asyncio.Task[None]] = []
+        #: Tasks that only wait for their LLM judges, no longer holding a worker.
+        self._judging: set[asyncio.Task[None]] = set()
+        self._failure: BaseException | None = None
+        self._next_yield = 0.0
 
     def interrupt(self) -> None:
         """Stop starting tasks and cancel those in flight (they are recorded as interrupted)."""
         self.interrupted = True
-        for worker in self._workers:
-            worker.cancel()
+        for task in [*self._workers, *self._judging]:
+            task.cancel()
 
     async def run(self, tasks: Iterable[PlannedTask]) -> None:
-        feed = _Feed(iter(tasks), self.llm)
-        self._workers = [asyncio.ensure_future(self._worker(feed)) for _ in range(self.concurrency)]
+        feed = _Feed(iter(tasks), self.llm, self.max_response_bytes)
+        killable.set_size(self.concurrency)
+        self._spawn(feed)
         try:
-            outcomes = await asyncio.gather(*self._workers, return_exceptions=True)
+            # Workers are started one by one as tasks are handed out, never more than are needed.
+            while running := [t for t in (*self._workers, *self._judging) if not t.done()]:
+                await asyncio.wait(running)
+        except asyncio.CancelledError:
+            self.interrupt()
+            await asyncio.gather(*self._workers, *self._judging, return_exceptions=True)
+            raise
         finally:
             if self.workspaces is not None:
                 self.workspaces.close()
-        for outcome in outcomes:
-            if isinstance(outcome, BaseException) and not isinstance(outcome, asyncio.CancelledError):
-                raise outcome
+            killable.shutdown()
+        if self._failure is not None:
+            raise self._failure
+        for worker in self._workers:
+            failure = None if worker.cancelled() else worker.exception()
+            if failure is not None:
+                raise failure
+
+    def _spawn(self, feed: _Feed) -> None:
+        self._workers.append(asyncio.ensure_future(self._worker(feed)))
 
     def _should_stop(self) -> bool:
         if self.interrupted or self.stopped:
@@ -245,36 +293,77 @@ class Runner:
         while (planned := await feed.next()) is not None:
             if self._should_stop():
                 return
+            if len(self._workers) < self.concurrency and feed.has_more():
+                self._spawn(feed)
             for evaluator in planned.evaluators:
                 if evaluator.instance.aggregates:
                     self.aggregators.setdefault((evaluator.name, evaluator.type), {})[
                         id(evaluator.instance)
                     ] = evaluator.instance
-            try:
-                result = await self.run_task(planned)
-            except asyncio.CancelledError:
-                self.record(
-                    TaskResult(
-                        id=planned.task.id,
-                        repeat=planned.task.repeat,
-                        status=INTERRUPTED,
-                        passed=False,
-                        digest=planned.digest,
-                    )
-                )
-                raise
-            except RunStopped as stop:
-                # In-flight tasks finish; this one is left for --resume.
-                self.stopped = self.stopped or stop.reason
-                result = TaskResult(
+            if planned.task.repo is None and any(e.is_async for e in planned.evaluators):
+                await self._run_judged(planned)
+            else:
+                await self._run_and_record(planned)
+            if time.monotonic() >= self._next_yield:
+                # A run of fast sync tasks never suspends on its own: let signals, progress and
+                # the other workers in.
+                self._next_yield = time.monotonic() + YIELD_EVERY_S
+                await asyncio.sleep(0)
+
+    async def _run_judged(self, planned: PlannedTask) -> None:
+        """Run a task with async (LLM) evaluators; once it only waits for them, it goes on in the
+        background and this worker takes the next task (RELIABILITY G06, G02)."""
+        while len(self._judging) >= self.concurrency:  # judging is bounded like responding
+            await asyncio.wait(self._judging, return_when=asyncio.FIRST_COMPLETED)
+        released = asyncio.Event()
+        task = asyncio.ensure_future(self._run_and_record(planned, released))
+        waiting = asyncio.ensure_future(released.wait())
+        try:
+            await asyncio.wait({task, waiting}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            raise
+        finally:
+            waiting.cancel()
+        if task.done():
+            task.result()
+            return
+        self._judging.add(task)
+        task.add_done_callback(self._judged)
+
+    def _judged(self, task: asyncio.Task[None]) -> None:
+        self._judging.discard(task)
+        if not task.cancelled() and task.exception() is not None and self._failure is None:
+            self._failure = task.exception()  # the store failed: stop the run, say why
+            self.interrupt()
+
+    async def _run_and_record(self, planned: PlannedTask, released: asyncio.Event | None = None) -> None:
+        try:
+            result = await self.run_task(planned, released)
+        except asyncio.CancelledError:
+            self.record(
+                TaskResult(
                     id=planned.task.id,
                     repeat=planned.task.repeat,
                     status=INTERRUPTED,
                     passed=False,
-                    error=stop.reason,
                     digest=planned.digest,
                 )
-            self.record(result)
+            )
+            raise
+        except RunStopped as stop:
+            # In-flight tasks finish; this one is left for --resume.
+            self.stopped = self.stopped or stop.reason
+            result = TaskResult(
+                id=planned.task.id,
+                repeat=planned.task.repeat,
+                status=INTERRUPTED,
+                passed=False,
+                error=stop.reason,
+                digest=planned.digest,
+            )
+        self.record(result)
 
     async def _respond(self, planned: PlannedTask) -> Response:
         task = planned.task
@@ -294,10 +383,12 @@ class Runner:
         except Exception as exc:  # the target's own bug: the task errors, the run goes on
             return Response(error=f"target '{self.target.name}' raised {type(exc).__name__}: {exc}")
 
-    async def run_task(self, planned: PlannedTask) -> TaskResult:
-        """Produce, evaluate and score one task (in a fresh workspace when it names a repo)."""
+    async def run_task(self, planned: PlannedTask, released: asyncio.Event | None = None) -> TaskResult:
+        """Produce, evaluate and score one task (in a fresh workspace when it names a repo).
+
+        ``released`` is set once the task only waits for its async evaluators."""
         if planned.task.repo is None or planned.task.response is not None:
-            return await self._run_task(planned, None)
+            return await self._run_task(planned, None, released)
         started = time.perf_counter()
         if self.workspaces is None:
             self.workspaces = Workspaces(keep=self.keep_workspaces)
@@ -325,24 +416,30 @@ class Runner:
         try:
             found = await checkout.finish(task.post_execution_checks, task.max_capture_bytes)
             if self.captures_dir is not None and found.get("files"):
-                folder = self.captures_dir / re.sub(r"[^\w.@-]", "_", planned.key)
-                store_captures(found["files"], folder, self.redact)
+                store_captures(found["files"], task_folder(self.captures_dir, planned.key), self.redact)
         except (GitError, OSError) as exc:
             error = response.error or f"workspace: capturing the changes failed: {exc}"
             return response.model_copy(update={"error": error})
         return response.model_copy(update={"artifacts": {**response.artifacts, **found}})
 
-    async def _run_task(self, planned: PlannedTask, checkout: Checkout | None) -> TaskResult:
+    async def _run_task(
+        self, planned: PlannedTask, checkout: Checkout | None, released: asyncio.Event | None = None
+    ) -> TaskResult:
         started = time.perf_counter()
         response = await self._respond(planned)
         task = planned.task
         responded_ms = (time.perf_counter() - started) * 1000
         if checkout is not None:
             response = await self._captured(planned, response, checkout)
+        response = bound_response(response, self.max_response_bytes)
         common: dict[str, Any] = {
             "id": task.id,
             "repeat": task.repeat,
             "response": response.output,
+            "truncated": response.truncated,
+            "truncation": response.truncation,
+            "response_bytes": response.output_bytes,
+            "response_sha256": response.output_sha256,
             "error": response.error,
             "tool_calls": response.tool_calls,
             "usage": response.usage,
@@ -357,12 +454,15 @@ class Runner:
         output = response.error if is_error else response.text
         sample = Sample(task, response, output or "", is_error, self.llm)
         # Sync evaluators run inline; async ones (LLM judges) run concurrently. Order is kept.
+        timeout = self.evaluator_timeout
         slots: list[Any] = [
-            evaluate(e, sample, self.evaluator_timeout) if e.is_async else await evaluate(e, sample)
+            evaluate(e, sample, timeout) if e.is_async else await evaluate(e, sample, timeout)
             for e in planned.evaluators
         ]
         pending = [i for i, slot in enumerate(slots) if not isinstance(slot, EvaluatorOutcome)]
         if pending:
+            if released is not None:
+                released.set()
             for i, outcome in zip(pending, await asyncio.gather(*(slots[i] for i in pending)), strict=True):
                 slots[i] = outcome
         outcomes: list[EvaluatorOutcome] = slots

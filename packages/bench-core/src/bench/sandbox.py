@@ -4,15 +4,17 @@ Two levels, and every result says which one ran (``isolation``):
 
 ``namespaces``
     bench runs as root and ``unshare`` works: the program gets its own PID, network, mount, IPC
-    and UTS namespaces (no network at all, not even the host's loopback; a fresh ``/proc``), private
-    ``/tmp``, ``/var/tmp`` and ``/dev/shm``, its work folder bound at ``/mnt/work``, an empty
+    and UTS namespaces (no network at all, not even the host's loopback; a fresh ``/proc``), the
+    host's file systems read-only, private ``/tmp``, ``/var/tmp``, ``/dev/shm`` and ``/run/lock``,
+    its work folder bound at ``/mnt/work``, an empty
     environment, and runs under an unprivileged uid, so the process limit holds (RELIABILITY P2,
     P4: ``RLIMIT_NPROC`` does nothing for root). When the PID namespace's first process dies the
     kernel kills everything left in it, daemons included (P3), and ``unshare`` dies with bench
     (``PR_SET_PDEATHSIG``, E10).
 ``rlimits-only``
     anywhere else: resource limits, a new session killed as a group, an empty environment and a
-    fresh temporary folder, but the network and the file system are the host's; the result says so.
+    fresh temporary folder, but the network and the file system are the host's (world-writable
+    folders such as ``/tmp`` stay writable); the result's notes say so.
 
 Both levels apply ``RLIMIT_CPU``, ``RLIMIT_AS``, ``RLIMIT_FSIZE``, ``RLIMIT_NOFILE`` and
 ``RLIMIT_NPROC`` (P1), a wall-clock timeout, ``stdin`` from ``/dev/null`` and a cap on captured
@@ -26,6 +28,7 @@ import asyncio
 import contextlib
 import ctypes
 import functools
+import hashlib
 import itertools
 import os
 import resource
@@ -43,21 +46,33 @@ MIB = 1024 * 1024
 #: Where the program's work folder and interpreter appear inside the namespaces.
 WORK_MOUNT = "/mnt/work"
 PYTHON_MOUNT = "/mnt/python"
+SETUP_FAILED = 125  # the launcher's exit status when it could not build the sandbox
 _UID_BASE = 61000  # one unprivileged uid per concurrent program, so process limits do not collide
 _uids = itertools.count()
 
 _LAUNCHER = r"""
 set -e
 work=$1; uid=$2; prefix=$3; shift 3
+# Every mount inherited from the host becomes read-only (mount keeps nosuid, nodev, noexec), so
+# no world-writable host folder stays writable (E05). A mount that cannot be made read-only stops
+# the program from running; one hidden under another (not a mount point here) is out of reach.
+while read -r _ _ _ _ target _; do
+  case $target in *\\*) target=$(printf '%b' "$(printf '%s' "$target" | sed 's/\\/\\0/g')") ;; esac
+  if ! mount -o remount,bind,ro "$target" 2>/dev/null && mountpoint -q "$target"; then
+    echo "bench-sandbox: cannot make $target read-only" >&2
+    exit 125
+  fi
+done < /proc/self/mountinfo
 mount -t tmpfs -o size=1m,mode=755 bench /mnt
 mkdir /mnt/work /mnt/python
 mount --bind "$work" /mnt/work
+mount -o remount,bind,rw /mnt/work
 if [ -n "$prefix" ]; then
   mount --bind "$prefix" /mnt/python
   mount -o remount,bind,ro /mnt/python
 fi
-for d in /tmp /var/tmp /dev/shm; do
-  if [ -d "$d" ]; then mount -t tmpfs -o size=64m,mode=1777 bench "$d"; fi
+for d in /tmp /var/tmp /dev/shm /run/lock; do
+  if [ -d "$d" ]; then mount -t tmpfs -o size=64m,mode=1777,nosuid,nodev bench "$d"; fi
 done
 cd /mnt/work
 set +e
@@ -121,7 +136,7 @@ def isolation_level() -> str:
     """``namespaces`` when root and ``unshare`` can make namespaces here, else ``rlimits-only``."""
     if os.name != "posix" or os.geteuid() != 0:
         return "rlimits-only"
-    if not (shutil.which("unshare") and shutil.which("setpriv")):
+    if not all(shutil.which(tool) for tool in ("unshare", "setpriv", "mountpoint")):
         return "rlimits-only"
     try:
         probe = subprocess.run(
@@ -177,9 +192,12 @@ class Tail:
         self.limit = limit
         self.data = bytearray()
         self.total = 0
+        #: sha256 of everything read, not only the tail kept.
+        self.digest = hashlib.sha256()
 
     def add(self, chunk: bytes) -> None:
         self.total += len(chunk)
+        self.digest.update(chunk)
         self.data += chunk
         if len(self.data) > self.limit:
             del self.data[: len(self.data) - self.limit]
@@ -195,6 +213,14 @@ class Tail:
 
     def text(self) -> str:
         return self.data.decode("utf-8", errors="replace")
+
+    def is_utf8(self) -> bool:
+        """Whether the kept bytes are valid UTF-8 (``text()`` then replaced nothing)."""
+        try:
+            self.data.decode("utf-8")
+        except UnicodeDecodeError:
+            return False
+        return True
 
 
 async def run(
@@ -234,6 +260,7 @@ async def _run(argv: list[str], workdir: Path, limits: Limits, python: str | Non
         cwd = str(workdir)
         network = "on"
         notes.append("network and file system not isolated (needs root and unshare)")
+        notes.append("world-writable host folders (/tmp, /var/tmp, /dev/shm, /run/lock) stay writable")
         if os.geteuid() == 0:
             notes.append("process limit not enforced for root")
     started = time.perf_counter()
@@ -276,6 +303,8 @@ async def _run(argv: list[str], workdir: Path, limits: Limits, python: str | Non
     flooded_out = flooded.is_set()
     if flooded_out:
         notes.append(f"output cut at {limits.output_bytes:,} bytes; the program was stopped")
+    if level == "namespaces" and code == SETUP_FAILED and err.text().startswith("bench-sandbox: "):
+        notes.append(err.text().strip() + "; the program did not run")
     if "MemoryError" in err.text()[-4096:]:
         notes.append(f"memory limit {limits.memory_mb} MiB exceeded")
     signal_name = None

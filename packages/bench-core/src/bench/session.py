@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from bench import __version__
+from bench import __version__, killable, redact
 from bench.errors import ConfigError, StoreError
 from bench.estimate import check_prices
-from bench.llm.client import LLMClient, load_litellm
+from bench.llm.client import LLMClient
 from bench.plan import Plan, PlannedTask
 from bench.results import FINISHED_STATUSES, RunReport, Summary, TaskResult
 from bench.run_stats import StatsCollector
@@ -173,6 +173,9 @@ def _manifest(plan: Plan, store: RunStore, started: str, **fields: Any) -> dict[
 async def execute(plan: Plan, options: RunOptions, observer: Observer | None = None) -> RunOutcome:
     """Run a plan to completion (or interruption); every result lands in the run store."""
     observer = observer or _Silent()
+    # The environment as it is now; variables the suite sends as credentials are secrets
+    # whatever their names (H05).
+    redact.refresh(redact.credential_names([plan.path, *plan.referenced_files]))
     llm = make_client(plan, options)
     check_prices(plan, llm.prices)
     resumed: Resumed | None = None
@@ -206,14 +209,13 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
         metrics=plan.metrics,
         keep_workspaces=options.keep_workspaces,
         captures_dir=store.folder / "captures",
-        redact=llm.redact if llm.redact.active else None,
+        redact=llm.redact,
+        max_response_bytes=plan.max_response_bytes,
     )
-    redact = llm.redact
 
     def record(result: TaskResult) -> None:
         try:
-            line = serialize(result)
-            store.append(redact(line) if redact.active else line)
+            store.append(llm.redact(serialize(result)))
         except StoreWriteError:
             runner.interrupt()
             raise
@@ -223,7 +225,7 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
 
     runner.record = record
     if plan.target is not None and plan.target.llm_calls() and plan.needs_target:
-        load_litellm()  # seconds of import belong to start-up, not to the first task's timeout
+        await llm.warm_up()  # seconds of import belong to start-up, not to the first task's timeout
     clock = time.monotonic()
     status = "running"
     try:
@@ -271,7 +273,8 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
         llm.close()
 
     order = plan.tasks.ids
-    extra: dict[str, Any] = {"llm": llm.totals.as_dict()} if llm.totals.calls or llm.totals.cached else {}
+    used = llm.totals.calls or llm.totals.cached or llm.totals.attempts
+    extra: dict[str, Any] = {"llm": llm.totals.as_dict()} if used else {}
     statistics = collector.statistics()
     aggregates = _aggregates(runner)
     if aggregates:
@@ -287,40 +290,47 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
         started_at=started,
         finished_at=now_iso(),
         duration_s=time.monotonic() - clock,
-        stopped="interrupted" if runner.interrupted else runner.stopped,
-        extra=extra,
+        stopped="interrupted" if runner.interrupted else llm.redact.values(runner.stopped),
+        extra=llm.redact.values(extra),
     )
     return RunOutcome(report, store.folder, runner.interrupted, resumed, to_run)
 
 
 class _signals:
-    """First SIGINT/SIGTERM: stop cleanly and record what was in flight. Second: exit at once."""
+    """First SIGINT/SIGTERM: stop cleanly and record what was in flight. Second: exit at once.
+
+    A real signal handler, not ``loop.add_signal_handler``: that one runs only when the event loop
+    polls, and a loop busy with CPU-bound work (or blocked in a plugin) may not poll for minutes.
+    This one runs between two Python instructions wherever the main thread is: it sets the stop
+    flag and cancels the tasks in flight there (as ``asyncio.run``'s own SIGINT handler cancels
+    its main task), then wakes the loop.
+    """
 
     def __init__(self, runner: Runner, enabled: bool) -> None:
         self.runner = runner
         self.enabled = enabled
-        self.installed: list[int] = []
+        self.previous: dict[int, Any] = {}
+        self.loop: asyncio.AbstractEventLoop | None = None
 
-    def _handle(self) -> None:
+    def _handle(self, signum: int, frame: object) -> None:
         if self.runner.interrupted:
-            os._exit(130)
+            killable.kill_now()
+            os._exit(130)  # results are appended whole (one write per line): nothing is torn
         self.runner.interrupt()
+        if self.loop is not None:
+            self.loop.call_soon_threadsafe(lambda: None)
 
     def __enter__(self) -> None:
         if not self.enabled:
             return
-        loop = asyncio.get_running_loop()
+        self.loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
-            try:
-                loop.add_signal_handler(sig, self._handle)
-                self.installed.append(sig)
-            except (NotImplementedError, RuntimeError, ValueError):
-                pass
+            with contextlib.suppress(ValueError, OSError):  # not the main thread: the caller's job
+                self.previous[sig] = signal.signal(sig, self._handle)
 
     def __exit__(self, *exc: object) -> None:
-        loop = asyncio.get_running_loop()
-        for sig in self.installed:
-            loop.remove_signal_handler(sig)
+        for sig, previous in self.previous.items():
+            signal.signal(sig, previous)
 
 
 def run_plan(plan: Plan, options: RunOptions | None = None, observer: Observer | None = None) -> RunOutcome:

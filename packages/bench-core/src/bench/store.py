@@ -21,6 +21,7 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
+from bench import redact
 from bench.errors import BenchError, StoreError
 
 RESULTS = "results.jsonl"
@@ -110,7 +111,7 @@ class RunStore:
         tmp = self.folder / f".{MANIFEST}.tmp"
         try:
             with open(tmp, "w", encoding="utf-8") as fh:
-                json.dump(data, fh, indent=2, ensure_ascii=True)
+                fh.write(redact.current()(json.dumps(data, indent=2, ensure_ascii=True)))
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(tmp, self.manifest_path)

@@ -54,6 +54,9 @@ class SuiteFile(Strict):
     post_execution_checks: list[CaptureCheck] = Field(default_factory=list)
     #: Cap on all bytes captured from one run of a task.
     max_capture_bytes: PositiveInt = 10 * MIB
+    #: Cap on the response text evaluators see and reports keep (the head; full size and sha256
+    #: are recorded).
+    max_response_bytes: PositiveInt = 10 * MIB
 
 
 class TaskSpec(Strict):

@@ -9,12 +9,14 @@ and for BLEU, chrF and TER the corpus-level score over every task, as the librar
 from __future__ import annotations
 
 import functools
+from collections.abc import Awaitable
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
 from bench.errors import EvaluatorError
 from bench.evaluator import Evaluator, EvaluatorConfig, Result, Sample
+from bench.killable import run_killable
 from bench_nlp_metrics import squad
 
 
@@ -55,6 +57,9 @@ class CorpusMetric(Evaluator[Any]):
     aggregates: ClassVar[bool] = True
     #: The library's value scale (BLEU, chrF and TER are 0..100).
     scale: ClassVar[float] = 1.0
+    #: Characters of input (response plus references) above which scoring runs in a worker
+    #: process that the evaluator time limit, or an interrupted run, can kill (slow metrics).
+    worker_above: ClassVar[int | None] = None
 
     def __init__(self, config: Any) -> None:
         super().__init__(config)
@@ -63,12 +68,25 @@ class CorpusMetric(Evaluator[Any]):
     def score(self, hypothesis: str, refs: list[str]) -> tuple[float, dict[str, Any]]:
         raise NotImplementedError
 
-    def evaluate(self, sample: Sample) -> Result:
+    def evaluate(self, sample: Sample) -> Result | Awaitable[Result]:
         refs = references(self.config, sample)
-        score, details = self.score(sample.output, refs)
-        self.corpus.append((sample.output, refs, score))
+        size = len(sample.output) + sum(len(r) for r in refs)
+        if self.worker_above is not None and size > self.worker_above:
+            return self._score_in_worker(sample.output, refs)
+        return self.verdict(sample.output, refs, *self.score(sample.output, refs))
+
+    async def _score_in_worker(self, hypothesis: str, refs: list[str]) -> Result:
+        scored = await run_killable(_score, type(self), self.config, hypothesis, refs)
+        return self.verdict(hypothesis, refs, *scored)
+
+    def verdict(self, hypothesis: str, refs: list[str], score: float, details: dict[str, Any]) -> Result:
+        """The result for one scored sample, which joins the corpus."""
+        self.corpus.append((hypothesis, refs, score))
         score = min(1.0, max(0.0, score))
-        return Result(score > 0, score, f"{self.name} {score:.4f}", details)
+        reason = f"{self.name} {score:.4f}"
+        if "capped" in details:
+            reason += f"; {details['capped']}"
+        return Result(score > 0, score, reason, details)
 
     @classmethod
     def corpus_score(cls, hypotheses: list[str], refs: list[list[str]], config: Any) -> dict[str, Any]:
@@ -215,8 +233,10 @@ class Ter(CorpusMetric):
         ter = sacrebleu.sentence_ter(hypothesis, refs)
         return max(0.0, 1 - ter.score / 100), {"ter": round(ter.score, 4)}
 
-    def evaluate(self, sample: Sample) -> Result:
-        result = super().evaluate(sample)
+    worker_above = 20_000
+
+    def verdict(self, hypothesis: str, refs: list[str], score: float, details: dict[str, Any]) -> Result:
+        result = super().verdict(hypothesis, refs, score, details)
         result.passed = result.details["ter"] < 100
         return result
 
@@ -260,18 +280,58 @@ class Rouge(CorpusMetric):
           threshold: 0.6
     """
 
+    worker_above = 10_000
+
     def score(self, hypothesis: str, refs: list[str]) -> tuple[float, dict[str, Any]]:
         c = self.config
+        note = None
+        if c.rouge_type in ("rougeL", "rougeLsum"):
+            hypothesis, refs, note = _capped(hypothesis, refs)
         scorer = _scorer(c.rouge_type, c.use_stemmer)
         best = max(
             (scorer.score(ref, hypothesis)[c.rouge_type] for ref in refs), key=lambda s: getattr(s, c.measure)
         )
-        details = {
-            "precision": round(best.precision, 6),
-            "recall": round(best.recall, 6),
-            "fmeasure": round(best.fmeasure, 6),
+        details: dict[str, Any] = {
+            c.rouge_type: {
+                "precision": round(best.precision, 6),
+                "recall": round(best.recall, 6),
+                "fmeasure": round(best.fmeasure, 6),
+            }
         }
-        return float(getattr(best, c.measure)), {c.rouge_type: details}
+        if note:
+            details["capped"] = note
+        return float(getattr(best, c.measure)), details
+
+
+#: Words of each text ROUGE-L compares: its longest common subsequence takes time quadratic in
+#: the length (two 6,000-word texts: 15-30 s), so longer texts are cut (RELIABILITY N06).
+ROUGE_L_MAX_WORDS = 2_000
+
+
+def _capped(hypothesis: str, refs: list[str]) -> tuple[str, list[str], str | None]:
+    """The texts cut to ``ROUGE_L_MAX_WORDS`` words, and a note saying what was cut."""
+    lengths = [len(text.split()) for text in (hypothesis, *refs)]
+    if max(lengths) <= ROUGE_L_MAX_WORDS:
+        return hypothesis, refs, None
+
+    def cut(text: str) -> str:
+        return " ".join(text.split()[:ROUGE_L_MAX_WORDS])
+
+    longest_ref = max(lengths[1:])
+    parts = [
+        f"of {name} (of {n})"
+        for name, n in (("the response", lengths[0]), ("the reference", longest_ref))
+        if n > ROUGE_L_MAX_WORDS
+    ]
+    note = f"ROUGE-L is quadratic: it compared the first {ROUGE_L_MAX_WORDS} words {' and '.join(parts)}"
+    return cut(hypothesis), [cut(r) for r in refs], note
+
+
+def _score(
+    cls: type[CorpusMetric], config: Any, hypothesis: str, refs: list[str]
+) -> tuple[float, dict[str, Any]]:
+    """Score in a worker process (a fresh instance: the corpus stays in the parent's)."""
+    return cls(config).score(hypothesis, refs)
 
 
 @functools.lru_cache(maxsize=16)

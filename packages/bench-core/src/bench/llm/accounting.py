@@ -42,6 +42,8 @@ class Totals:
     """Calls, tokens and dollars, for all calls and for judge calls."""
 
     calls: int = 0
+    #: Requests sent, every retry included (RELIABILITY C16: equals the provider's count).
+    attempts: int = 0
     cached: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
@@ -54,6 +56,7 @@ class Totals:
     def as_dict(self) -> dict[str, Any]:
         return {
             "calls": self.calls,
+            "attempts": self.attempts,
             "cached": self.cached,
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,

@@ -1,7 +1,8 @@
 """The persistent response cache: SQLite in WAL mode, values stored as JSON (never pickle).
 
 A corrupt or locked database is a miss, never a crash: the corrupt file is moved aside once
-with a warning, and the run goes on uncached (RELIABILITY.md G07, G09, H09).
+with a warning, and the run goes on uncached (RELIABILITY.md G07, G09, H09). A cache folder that
+other users can write is not used at all.
 """
 
 from __future__ import annotations
@@ -38,6 +39,14 @@ class ResponseCache:
             return self._db
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            if self.path.parent.stat().st_mode & 0o022:
+                # Anyone who can write here can plant answers (RELIABILITY H09): not ours to trust.
+                self._broken = True
+                sys.stderr.write(
+                    f"warning: response cache folder {self.path.parent} is writable by other users; "
+                    "running uncached\n"
+                )
+                return None
             db = sqlite3.connect(self.path, timeout=5.0, isolation_level=None)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA busy_timeout=5000")

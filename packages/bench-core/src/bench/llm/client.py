@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-import logging
 import os
 import random
 import re
+import sys
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,10 +19,11 @@ from typing import Any
 from bench.errors import BenchError
 from bench.llm.accounting import Budget, Prices, Totals
 from bench.llm.cache import ResponseCache, cache_key
-from bench.llm.limits import Limits
+from bench.llm.limits import AdaptiveLimit, Limits
 from bench.llm.settings import JudgeLimits, LLMSettings, Pricing, RuntimeLimits
+from bench.llm.warmup import prime
 from bench.models import ToolCall, Usage
-from bench.redact import RedactingFilter, Redactor
+from bench.redact import Redactor, current, guard_loggers
 
 # Parameters that change the answer: they are sent to the model and are part of the cache key.
 ANSWER_PARAMS = (
@@ -41,6 +45,9 @@ _RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 529}
 # Quota and billing errors come as 429s but never clear up by waiting (RELIABILITY L3, C03).
 _FATAL_CODES = ("insufficient_quota", "billing_hard_limit", "exceeded your current quota")
 _litellm: Any = None
+#: The loggers of litellm and the HTTP clients under it (they log request details when verbose).
+LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "httpx", "httpcore", "openai")
+_warmed_up = False
 
 
 def load_litellm() -> Any:
@@ -51,10 +58,11 @@ def load_litellm() -> Any:
         import litellm
 
         litellm.suppress_debug_info = True
-        litellm.drop_params = True
-        redacting = RedactingFilter(Redactor())
-        for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "httpx", "openai"):
-            logging.getLogger(name).addFilter(redacting)
+        # Not drop_params: on a 422 it silently resends the request without the parameters the
+        # error names, then fails with a meaningless error (RELIABILITY C15); bench drops the
+        # parameters a provider does not take itself (``_supported_params``).
+        litellm.drop_params = False
+        guard_loggers(LOGGERS)
         _litellm = litellm
     return _litellm
 
@@ -64,11 +72,33 @@ class ModelCallError(BenchError):
 
     exit_code = 3
 
-    def __init__(self, message: str, *, model: str, status: int | None = None, attempts: int = 1) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        model: str,
+        status: int | None = None,
+        attempts: int = 1,
+        partial: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.model = model
         self.status = status
         self.attempts = attempts
+        #: The text a cut stream delivered before it ended (kept, flagged incomplete; C11).
+        self.partial = partial
+
+
+class StreamCut(ConnectionError):
+    """A stream ended without a finish_reason (RELIABILITY L8): retried; ``partial`` is its text."""
+
+    def __init__(self, partial: str) -> None:
+        super().__init__("the stream ended without a finish_reason")
+        self.partial = partial
+
+
+class QueueTimeout(ModelCallError):
+    """No call slot came free within ``llm.queue_timeout``; no request was sent."""
 
 
 class RunStopped(BenchError):
@@ -113,6 +143,13 @@ class LLMResult:
     cached: bool = False
     raw_message: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def truncation(self) -> str | None:
+        """Why the text is incomplete (the model hit its token limit; C13), else ``None``."""
+        if self.finish_reason == "length":
+            return "finish_reason=length: the model stopped at its token limit"
+        return None
+
     def to_cache(self) -> dict[str, Any]:
         return {
             "text": self.text,
@@ -124,8 +161,44 @@ class LLMResult:
 
 
 def _provider(model: str, api_base: str | None) -> str:
+    """``openai`` or ``openai@http://host/v1``: never the query or user info of ``api_base`` (N09)."""
     name = model.split("/", 1)[0] if "/" in model else "openai"
-    return f"{name}@{api_base}" if api_base else name
+    return f"{name}@{public_url(api_base)}" if api_base else name
+
+
+def public_url(url: str) -> str:
+    """``url`` without its query, fragment and ``user:password@`` (where keys are sometimes put)."""
+    base = url.split("?", 1)[0].split("#", 1)[0]
+    scheme, sep, rest = base.partition("://")
+    if sep:
+        host, slash, path = rest.partition("/")
+        base = f"{scheme}://{host.rpartition('@')[2]}{slash}{path}"
+    return base
+
+
+def _supported_params(litellm: Any, model: str, params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` without those the model's provider does not take (litellm would refuse them)."""
+    try:
+        supported = litellm.get_supported_openai_params(model=model)
+    except Exception:  # an unknown provider: send everything, the provider says what it refuses
+        supported = None
+    return {k: v for k, v in params.items() if k in supported} if supported else params
+
+
+# litellm's own variables for the providers whose key is one variable (litellm.validate_environment).
+_KEY_VARIABLES = {
+    p: f"{p.upper()}_API_KEY"
+    for p in ("openai", "anthropic", "azure", "cohere", "deepseek", "gemini", "groq", "mistral", "openrouter")
+}
+
+
+def _auth_hint(model: str, api_key_env: str | None) -> str:
+    """What to fix after a 401/403: the variable that holds the key, never its value (C14)."""
+    provider = model.split("/", 1)[0] if "/" in model else "openai"
+    variable = api_key_env or _KEY_VARIABLES.get(provider)
+    if variable:
+        return f"the key in {variable} was refused"
+    return f"the key litellm found for {provider} was refused; set api_key_env to name its variable"
 
 
 def _retry_after(exc: BaseException) -> float | None:
@@ -212,7 +285,8 @@ class LLMClient:
         self.budget = Budget(runtime_limits or RuntimeLimits(), judge_limits or JudgeLimits(), self.totals)
         self.limits = Limits(self.settings)
         self.cache = ResponseCache(cache_path) if cache_path is not None and self.settings.cache else None
-        self.redact = redactor or Redactor()
+        self.redact = redactor or current()
+        self._warming: asyncio.Future[None] | None = None
 
     def close(self) -> None:
         if self.cache is not None:
@@ -223,9 +297,11 @@ class LLMClient:
     async def complete(self, request: LLMRequest) -> LLMResult:
         """Make (or replay) one chat completion; raise ModelCallError or RunStopped."""
         params = {k: v for k, v in request.params.items() if k in ANSWER_PARAMS and v is not None}
+        if request.api_key_env:
+            self.redact.add([request.api_key_env])  # sent as a credential: a secret, whatever its name
         key = None
         if self.cache is not None and request.cache:
-            base = (request.api_base or "").split("?", 1)[0]  # never a key passed in a query string
+            base = public_url(request.api_base or "")  # never a key passed in the URL
             key = cache_key(
                 {
                     "model": request.model,
@@ -252,7 +328,11 @@ class LLMClient:
         self._account(request, result)
         if key is not None and result.finish_reason != "length":
             assert self.cache is not None
-            self.cache.put(key, result.to_cache())
+            value = result.to_cache()
+            # An answer holding a secret is not kept: the cache stays clean and a re-run asks
+            # again, so cached and fresh runs see the same response (RELIABILITY H01).
+            if not self.redact.finds(json.dumps(value)):
+                self.cache.put(key, value)
         return result
 
     async def _with_retries(self, request: LLMRequest, params: dict[str, Any], provider: str) -> LLMResult:
@@ -261,13 +341,16 @@ class LLMClient:
         estimate = sum(len(str(m.get("content") or "")) for m in request.messages) // 4 + int(
             params.get("max_tokens") or 256
         )
-        load_litellm()  # seconds on first use: never inside an attempt's timer or timeout
-        attempt = 0
+        await self.warm_up()
+        attempt, waited = 0, 0.0
         while True:
             attempt += 1
-            started = time.perf_counter()
+            queued = time.perf_counter()
             try:
-                async with self.limits.model(request.model, estimate), adaptive.slot():
+                async with self._slot(request.model, estimate, adaptive):
+                    started = time.perf_counter()  # the attempt's own time starts with its slot
+                    waited += started - queued
+                    self.totals.attempts += 1
                     response, ttft = await asyncio.wait_for(
                         self._call(request, params, started), settings.attempt_timeout
                     )
@@ -276,33 +359,80 @@ class LLMClient:
                 else:
                     result = self._parse(request.model, response, attempt, started)
                 result.usage.ttft_ms = ttft
+                result.usage.attempts = attempt
+                result.usage.wait_ms = round(waited * 1000, 3)
             except ModelCallError as exc:  # an empty completion: permanent, not the provider's fault
-                self.limits.breaker.success(provider)
+                if not isinstance(exc, QueueTimeout):
+                    self.limits.breaker.success(provider)
                 exc.attempts = attempt
                 raise
             except Exception as exc:
                 retryable, fatal, status = _classify(exc)
-                if status == 429:
-                    adaptive.rate_limited()
+                if status == 429 and adaptive.rate_limited():
+                    sys.stderr.write(
+                        f"note: {request.model} is rate-limited (429): at most {adaptive.limit} "
+                        f"call{'s' * (adaptive.limit > 1)} at a time now\n"
+                    )
                 reason = "timed out" if isinstance(exc, asyncio.TimeoutError) else _short(exc)
                 if reason.lower().startswith("connection error"):
                     # litellm reports a refused connection as a 500 (RELIABILITY L4): say what happened.
-                    url = (request.api_base or "the provider's API").split("?", 1)[0]
+                    url = public_url(request.api_base) if request.api_base else "the provider's API"
                     reason, status = f"cannot connect to {url}", None
+                if status in (401, 403):
+                    reason = f"{reason} ({_auth_hint(request.model, request.api_key_env)})"
                 if not retryable or attempt >= settings.max_attempts:
                     self.limits.breaker.failure(provider, self.redact(reason), fatal=fatal)
                     where = f"{status} from " if status else ""
                     message = f"{where}{request.model} after {attempt} attempt{'s' * (attempt > 1)}: {reason}"
                     raise ModelCallError(
-                        self.redact(message), model=request.model, status=status, attempts=attempt
+                        self.redact(message),
+                        model=request.model,
+                        status=status,
+                        attempts=attempt,
+                        partial=exc.partial if isinstance(exc, StreamCut) else None,
                     ) from None
+                # Full jitter, so tasks rate-limited together do not retry together (G04); the
+                # slot was given back above, so a task sleeping here holds no connection.
                 wait = min(settings.max_wait, random.uniform(0, min(settings.max_wait, 2 ** (attempt - 1))))
                 wait = max(wait, min(settings.max_wait, _retry_after(exc) or 0.0))
                 await asyncio.sleep(wait)
+                waited += wait
                 continue
             self.limits.breaker.success(provider)
             await adaptive.succeeded()
             return result
+
+    @asynccontextmanager
+    async def _slot(self, model: str, estimate: int, adaptive: AdaptiveLimit) -> AsyncIterator[None]:
+        """Hold the model's and the provider's call slots, waiting at most ``queue_timeout`` (G05)."""
+        async with contextlib.AsyncExitStack() as held:
+
+            async def acquire() -> None:
+                await held.enter_async_context(self.limits.model(model, estimate))
+                await held.enter_async_context(adaptive.slot())
+
+            try:
+                await asyncio.wait_for(acquire(), self.settings.queue_timeout)
+            except asyncio.TimeoutError:
+                limit = adaptive.limit
+                raise QueueTimeout(
+                    f"{model}: no free call slot after waiting {self.settings.queue_timeout:g} s "
+                    f"(at most {limit} call{'s' * (limit > 1)} at a time to this provider); "
+                    "raise llm.queue_timeout or llm.concurrency",
+                    model=model,
+                ) from None
+            yield
+
+    async def warm_up(self) -> None:
+        """Import litellm and run its first call in memory, once, before any attempt's timer
+        starts: that costs seconds, which must not time out an attempt or count as latency (N05)."""
+        global _warmed_up
+        if _warmed_up:
+            return
+        if self._warming is None:
+            self._warming = asyncio.ensure_future(prime(load_litellm()))
+        await asyncio.shield(self._warming)
+        _warmed_up = True
 
     async def _call(
         self, request: LLMRequest, params: dict[str, Any], started: float
@@ -315,7 +445,7 @@ class LLMClient:
             "num_retries": 0,  # bench owns retries (RELIABILITY L2)
             "max_retries": 0,
             "timeout": self.settings.attempt_timeout,
-            **params,
+            **_supported_params(litellm, request.model, params),
         }
         if request.moderation:
             return await self._moderate(litellm, request), None
@@ -332,11 +462,12 @@ class LLMClient:
         if not request.stream:
             return await litellm.acompletion(**kwargs), None
         stream = await litellm.acompletion(**kwargs, stream=True, stream_options={"include_usage": True})
-        chunks, ttft, finished = [], None, False
+        chunks, ttft, finished, parts = [], None, False, []
         async for chunk in stream:
             chunks.append(chunk)
             choice = chunk.choices[0] if chunk.choices else None
             delta = getattr(choice, "delta", None)
+            parts.append(getattr(delta, "content", None) or "")
             if (
                 ttft is None
                 and delta is not None
@@ -350,7 +481,7 @@ class LLMClient:
             finished = False
         if not finished:
             # A cut stream must not pass for a complete answer (RELIABILITY L8, C11).
-            raise ConnectionError("the stream ended without a finish_reason")
+            raise StreamCut("".join(parts))
         return litellm.stream_chunk_builder(chunks, messages=request.messages), ttft
 
     async def _moderate(self, litellm: Any, request: LLMRequest) -> Any:
@@ -472,7 +603,8 @@ class LLMClient:
         return LLMResult(model, text, calls, finish, usage, attempts=attempt, raw_message=raw_message)
 
     def _from_cache(self, model: str, hit: dict[str, Any]) -> LLMResult:
-        usage = Usage.model_validate({**hit.get("usage", {}), "cost_usd": 0.0, "latency_ms": 0.0})
+        replayed = {"cost_usd": 0.0, "latency_ms": 0.0, "attempts": 0, "wait_ms": 0.0}
+        usage = Usage.model_validate({**hit.get("usage", {}), **replayed})
         calls = [ToolCall.model_validate(c) for c in hit.get("tool_calls", [])]
         return LLMResult(
             model,

@@ -37,12 +37,15 @@ class AdaptiveLimit:
                 self.in_use -= 1
                 self._changed.notify_all()
 
-    def rate_limited(self) -> None:
+    def rate_limited(self) -> bool:
+        """Note a 429; True when this starts an episode that cut the limit."""
         now = time.monotonic()
-        if now - self._last_cut >= RATE_LIMIT_DEBOUNCE_S:
+        cut = now - self._last_cut >= RATE_LIMIT_DEBOUNCE_S
+        if cut:
             self.limit = max(1, self.limit // 2)
             self._last_cut = now
         self._successes = 0
+        return cut
 
     async def succeeded(self) -> None:
         self._successes += 1

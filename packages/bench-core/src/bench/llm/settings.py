@@ -33,6 +33,8 @@ class LLMSettings(_Strict):
     """Longest wait between attempts, ``Retry-After`` included."""
     concurrency: PositiveInt = 16
     """Calls in flight per provider; halved on a rate limit, grown back on success."""
+    queue_timeout: PositiveFloat = 300.0
+    """Longest wait for a call slot (concurrency, rpm, tpm) before the call fails."""
     max_consecutive_failures: PositiveInt = 5
     """Calls to one provider that may fail in a row before the run stops starting calls."""
     models: dict[str, ModelLimits] = Field(default_factory=dict)

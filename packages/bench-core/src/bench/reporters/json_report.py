@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from bench import jsonio
+from bench import jsonio, redact
 from bench.reporters.base import Reporter
 from bench.results import RunReport
 
@@ -30,7 +30,7 @@ class JsonReporter(Reporter):
         }
         tmp = path.with_name(f".{path.name}.tmp")
         with open(tmp, "w", encoding="utf-8") as out:
-            out.write(jsonio.dumps(head)[:-1] + ',"tasks":[')
+            out.write(redact.current()(jsonio.dumps(head))[:-1] + ',"tasks":[')
             lines = report.task_lines() if report.task_lines else map(jsonio.dumps, report.tasks())
             for i, line in enumerate(lines):
                 out.write(("," if i else "") + "\n" + line)

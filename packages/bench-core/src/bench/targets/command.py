@@ -6,30 +6,39 @@ runs in a workspace (``repo:``) the program runs there (``{workspace}``); ``{sui
 the suite's folder (where a scripted agent lives). An agent may report
 its trajectory and token usage in the file named by ``BENCH_TRAJECTORY_FILE`` (also
 ``{trajectory_file}``; format in ``bench.trajectory``). The program runs in its own process
-group, and the whole group is killed on timeout or when the program exits (so daemons it spawned
-die too).
+group, and the whole group is killed on timeout or when the program exits. On Linux it also runs
+under ``bench.reaper``, a child subreaper: daemons it started (double fork and ``setsid``
+included) are killed when it exits, on timeout, and when bench itself dies (RELIABILITY C21).
+The program keeps the network and the file system: an agent needs both.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import ctypes
+import functools
 import os
 import shlex
 import shutil
 import signal
+import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
 from pydantic import Field
 
-from bench import trajectory
+from bench import reaper, trajectory
 from bench.errors import ConfigError, TargetError
 from bench.models import Response, Task, Usage
 from bench.sandbox import Tail, kill_group, reap
 from bench.target import Target, TargetConfig
 
 PROMPT = "{prompt}"
+PR_SET_PDEATHSIG = 1
+STOP_GRACE_S = 3.0  # how long the reaper may take to kill a program's processes before bench does
 PLACEHOLDERS = ("{prompt_file}", "{trajectory_file}", "{workspace}", "{suite_dir}")
 MIB = 1024 * 1024
 
@@ -111,7 +120,9 @@ class CommandTarget(Target):
             "BENCH_TRAJECTORY_FILE": str(trajectory_file),
             **({"BENCH_WORKSPACE": str(cwd)} if task.workspace else {}),
         }
+        reaped = _reaper_argv()
         proc = await asyncio.create_subprocess_exec(
+            *reaped,
             *argv,
             stdin=asyncio.subprocess.DEVNULL if substituted else asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
@@ -119,6 +130,7 @@ class CommandTarget(Target):
             cwd=cwd,
             env=env,
             start_new_session=True,
+            preexec_fn=functools.partial(_die_with, os.getpid()) if reaped else None,
         )
         stdout, stderr = Tail(config.max_output_bytes), Tail(64 * 1024)
         try:
@@ -130,9 +142,7 @@ class CommandTarget(Target):
             await asyncio.gather(*readers)
             code = await proc.wait()
         finally:
-            kill_group(proc.pid)
-            if proc.returncode is None:
-                await reap(proc)  # not proc.wait(): it can hang on a pipe nobody reads (3.11)
+            await _stop(proc)
         if code < 0:
             hint = "; possibly out of memory" if code == -signal.SIGKILL else ""
             raise TargetError(f"command killed by signal {-code} ({_signal_name(-code)}{hint})")
@@ -140,14 +150,57 @@ class CommandTarget(Target):
             tail = stderr.text().strip()[-2000:] or stdout.text().strip()[-2000:]
             raise TargetError(f"command exited with status {code}" + (f": {tail}" if tail else ""))
         messages, usage = trajectory.read(trajectory_file)
+        cap = config.max_output_bytes
+        # The text is decoded with replacement characters (D02); when it is not exactly what the
+        # program wrote, the size and sha256 of what it wrote are kept.
+        exact = not stdout.truncated and stdout.is_utf8()
         return Response(
             output=stdout.text().rstrip("\n"),
             truncated=stdout.truncated,
+            truncation=f"stdout over max_output_bytes ({cap}): the last {cap} bytes kept"
+            if stdout.truncated
+            else None,
+            output_bytes=None if exact else stdout.total,
+            output_sha256=None if exact else stdout.digest.hexdigest(),
             messages=messages,
             tool_calls=trajectory.tool_calls(messages),
             usage=usage or Usage(),
-            metadata={"stdout_bytes": stdout.total} if stdout.truncated else {},
         )
+
+
+def _reaper_argv() -> list[str]:
+    """The words that run a program under ``bench.reaper`` (Linux), or none where it cannot."""
+    if not sys.platform.startswith("linux") or not sys.executable:
+        return []
+    return [sys.executable, "-I", "-S", reaper.__file__]
+
+
+def _die_with(parent: int) -> None:  # runs in the child between fork and exec
+    """SIGTERM the reaper when bench dies, even by SIGKILL; it then kills what the program started."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() != parent:  # bench died before the line above
+        os._exit(1)
+
+
+async def _stop(proc: asyncio.subprocess.Process) -> None:
+    """End a program and everything it started.
+
+    The reaper gets SIGTERM first, so it can kill the daemons that left the process group; the
+    group is SIGKILLed after it (or at once where no reaper runs).
+    """
+    try:
+        if proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.send_signal(signal.SIGTERM)
+            # returncode, not proc.wait(): that also waits for the pipes, which may never close
+            deadline = time.monotonic() + STOP_GRACE_S
+            while proc.returncode is None and time.monotonic() < deadline:
+                await asyncio.sleep(0.01)
+    finally:
+        kill_group(proc.pid)
+    if proc.returncode is None:
+        await reap(proc)  # not proc.wait(): it can hang on a pipe nobody reads (3.11)
 
 
 async def _feed(stdin: asyncio.StreamWriter | None, data: bytes) -> None:

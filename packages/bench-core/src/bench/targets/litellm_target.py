@@ -80,13 +80,23 @@ class LiteLLMTarget(Target):
         try:
             result = await self.llm.complete(request)
         except ModelCallError as exc:
-            raise TargetError(str(exc)) from None
+            if exc.partial is None:
+                raise TargetError(str(exc)) from None
+            # An error still, but what the cut stream delivered is kept, flagged incomplete (C11).
+            return Response(
+                output=exc.partial,
+                error=str(exc),
+                truncated=True,
+                truncation="the stream ended without a finish_reason",
+                metadata={"model": config.model, "attempts": exc.attempts},
+            )
         return Response(
             output=result.text,
             tool_calls=result.tool_calls,
             messages=[Message.model_validate(m) for m in messages]
             + [Message.model_validate(result.raw_message)],
             usage=result.usage,
-            truncated=result.finish_reason == "length",
+            truncated=result.truncation is not None,
+            truncation=result.truncation,
             metadata={"model": config.model, "attempts": result.attempts, "cached": result.cached},
         )

@@ -12,6 +12,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from bench import killable
 from bench.binding import Binder
 from bench.evaluator import Sample
 from bench.llm.client import LLMClient
@@ -43,7 +44,10 @@ def run_evaluator(
     >>> run_evaluator({"expected": 42}, "The answer is 42.").passed
     True
     """
-    return asyncio.run(evaluator_outcome(settings, response, task=task, registry=registry))
+    try:
+        return asyncio.run(evaluator_outcome(settings, response, task=task, registry=registry))
+    finally:
+        killable.shutdown()  # worker processes a slow evaluator started
 
 
 async def evaluator_outcome(

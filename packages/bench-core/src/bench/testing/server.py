@@ -44,7 +44,7 @@ class Reply:
 @dataclass
 class Fault:
     """A failure: an HTTP error status, or one of the kinds ``malformed``, ``hang``, ``drop``,
-    ``trickle``, ``cut_stream``."""
+    ``trickle``, ``cut_stream``, ``stall_stream`` (the first chunk, then ``hang_s`` of silence)."""
 
     status: int = 500
     kind: str = "http"
@@ -84,6 +84,8 @@ class Recorded:
     body: dict[str, Any]
     at: float
     headers: dict[str, str] = field(default_factory=dict)
+    #: Requests being answered when this one arrived, itself included.
+    in_flight: int = 0
 
     @property
     def last_user_text(self) -> str:
@@ -184,12 +186,9 @@ class FakeLLMServer:
 
     def _record(self, path: str, body: dict[str, Any], headers: dict[str, str]) -> None:
         with self._lock:
-            self.requests.append(Recorded(path, body, time.monotonic(), headers))
-
-    def _enter(self) -> None:
-        with self._lock:
             self._in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self._in_flight)
+            self.requests.append(Recorded(path, body, time.monotonic(), headers, self._in_flight))
 
     def _leave(self) -> None:
         with self._lock:
@@ -227,7 +226,6 @@ class _Handler(BaseHTTPRequestHandler):
             return
         path = "/v1" + self.path.split("/v1", 1)[-1] if "/v1" in self.path else self.path
         self.owner._record(path, body, {k.lower(): v for k, v in self.headers.items()})
-        self.owner._enter()
         try:
             if path.endswith("/embeddings"):
                 self._embeddings(body)
@@ -324,11 +322,14 @@ class _Handler(BaseHTTPRequestHandler):
         if fault.kind == "cut_stream":
             self._stream(Reply("The answer is"), body, cut=True)
             return
+        if fault.kind == "stall_stream":
+            self._stream(Reply("The answer is"), body, stall_s=fault.hang_s)
+            return
         headers = {"Retry-After": f"{fault.retry_after:g}"} if fault.retry_after is not None else {}
         error = {"message": fault.message, "type": "fake_error", "code": fault.code or str(fault.status)}
         self._json(fault.status, {"error": error}, headers)
 
-    def _stream(self, reply: Reply, body: dict[str, Any], cut: bool = False) -> None:
+    def _stream(self, reply: Reply, body: dict[str, Any], cut: bool = False, stall_s: float = 0.0) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Connection", "close")
@@ -347,6 +348,9 @@ class _Handler(BaseHTTPRequestHandler):
             chunk.pop("usage", None)
             self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
             self.wfile.flush()
+            if stall_s:
+                time.sleep(stall_s)
+                return
         if cut:
             return
         last = {
