@@ -85,7 +85,7 @@ def describe(
             message = f"{err['msg']} (got {_short(err.get('input'))})"
             if kind == "string_type" and isinstance(err.get("input"), (int, float)):
                 message += "; quote it to keep the text as written"
-            elif kind in _NUMBER_ERRORS and loc and (allowed := _allowed_range(model, loc)):
+            elif kind in _NUMBER_ERRORS and loc and (allowed := _allowed_range(model, loc, kind)):
                 message += f"; allowed: {allowed}"
         out.append((loc, message))
     return _dedupe(out)
@@ -108,8 +108,11 @@ def _number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else str(value)
 
 
-def _allowed_range(model: type[BaseModel], loc: tuple[Any, ...]) -> str:
-    """The range a numeric field accepts, in words (``0 to 1``, ``more than 0``), or ``""``."""
+def _allowed_range(model: type[BaseModel], loc: tuple[Any, ...], kind: str) -> str:
+    """The range a numeric field accepts, in words (``0 to 1``, ``more than 0``), or ``""``.
+
+    A bound error already names its one bound: the range is added only when it has two.
+    """
     name = loc[-1]
     found: dict[str, float] = {}
     for candidate in _models_at(model, loc[:-1]):
@@ -127,6 +130,8 @@ def _allowed_range(model: type[BaseModel], loc: tuple[Any, ...]) -> str:
         return f"{low} to {high}"
     lower = above or (f"{low} or more" if low is not None else None)
     upper = below or (f"at most {high}" if high is not None else None)
+    if kind != "finite_number" and not (lower and upper):
+        return ""
     return ", ".join(part for part in (lower, upper) if part)
 
 
