@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -334,3 +335,289 @@ def test_a15_misspelt_hook_is_reported_and_an_imported_module_is_not():
         "plugin 'typo' from bench-typo failed to load: unknown hook 'bench_register_evaluator' "
         "(did you mean 'bench_register_evaluators'?)"
     ]
+
+
+@pytest.mark.parametrize(
+    ("evaluate", "where", "message"),
+    [
+        (
+            "{expected: hi, weight: .inf}",
+            "4:30: tasks[0].evaluate.weight",
+            "Input should be a finite number (got inf); allowed: 0 to 1000000",
+        ),
+        (
+            "{expected: hi, weight: .nan}",
+            "4:30: tasks[0].evaluate.weight",
+            "Input should be a finite number (got nan); allowed: 0 to 1000000",
+        ),
+        (
+            "{expected: hi, weight: 1e308}",
+            "4:30: tasks[0].evaluate.weight",
+            "Input should be less than or equal to 1000000 (got 1e+308); allowed: 0 to 1000000",
+        ),
+        (
+            "{expected: hi, threshold: -.inf}",
+            "4:30: tasks[0].evaluate.threshold",
+            "Input should be a finite number (got -inf); allowed: 0 to 1",
+        ),
+        (
+            "{expected: hi, score_threshold: 1.5}",
+            "4:30: tasks[0].evaluate.score_threshold",
+            "Input should be less than or equal to 1 (got 1.5); allowed: 0 to 1",
+        ),
+        (
+            "{type: numeric_match, value: 1, absolute_tolerance: .inf}",
+            "4:47: tasks[0].evaluate.absolute_tolerance",
+            "Input should be a finite number (got inf); allowed: 0 or more "
+            "[evaluator 'numeric_match' from bench-deterministic]",
+        ),
+    ],
+)
+def test_n08_non_finite_or_out_of_range_evaluator_number_is_refused(
+    bench_cli, suite_file, evaluate, where, message
+):
+    path = suite_file(f"tasks:\n  - id: a\n    response: hi\n    evaluate: {evaluate}\n")
+    result = bench_cli("validate", path)
+    assert result.exit_code == 2, result.output
+    assert f"{path}:{where}: {message}" in result.stderr
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("setting", "where", "message"),
+    [
+        (
+            "defaults: {timeout: .inf}",
+            "1:12: defaults.timeout",
+            "Input should be a finite number (got inf); allowed: more than 0",
+        ),
+        (
+            "llm: {attempt_timeout: .inf}",
+            "1:7: llm.attempt_timeout",
+            "Input should be a finite number (got inf); allowed: more than 0",
+        ),
+        (
+            "runtime_limits: {max_cost_usd: .nan}",
+            "1:18: runtime_limits.max_cost_usd",
+            "Input should be a finite number (got nan); allowed: more than 0",
+        ),
+        (
+            "pricing: {models: [{model: m, input_cost_per_million_tokens: .inf, "
+            "output_cost_per_million_tokens: 1}]}",
+            "1:31: pricing.models[0].input_cost_per_million_tokens",
+            "Input should be a finite number (got inf); allowed: 0 or more",
+        ),
+        (
+            "scorecard: {dimensions: [correctness], pass_threshold: .inf}",
+            "1:40: scorecard.pass_threshold",
+            "Input should be a finite number (got inf); allowed: 0 to 1",
+        ),
+    ],
+)
+def test_n08_non_finite_suite_setting_is_refused(bench_cli, suite_file, setting, where, message):
+    path = suite_file(f"{setting}\ntasks:\n  - id: a\n    response: hi\n    evaluate: {{expected: hi}}\n")
+    result = bench_cli("validate", path)
+    assert result.exit_code == 2, result.output
+    assert f"{path}:{where}: {message}" in result.stderr
+
+
+def test_n08_infinite_task_timeout_is_refused(bench_cli, suite_file):
+    path = suite_file(
+        "tasks:\n  - id: a\n    response: hi\n    timeout: .inf\n    evaluate: {expected: hi}\n"
+    )
+    result = bench_cli("run", path)
+    assert result.exit_code == 2, result.output
+    assert (
+        f"{path}:4:5: tasks[0].timeout: Input should be a finite number (got inf); allowed: more than 0"
+        in result.stderr
+    )
+
+
+def test_a14_unset_variable_names_the_variable_and_the_field(bench_cli, suite_file, tmp_path, monkeypatch):
+    monkeypatch.delenv("BENCH_A14_UNSET", raising=False)
+    path = suite_file(
+        "tasks:\n  - id: a\n    prompt: 'Hello ${BENCH_A14_UNSET}'\n    response: hi\n"
+        "    evaluate: {expected: hi}\n"
+    )
+    result = bench_cli("run", path)
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        f"error: {path}:3:13: tasks[0].prompt: environment variable BENCH_A14_UNSET is not set "
+        "(write $${BENCH_A14_UNSET} for a literal)\n"
+    )
+    assert not (tmp_path / ".bench" / "runs").exists()
+
+
+def test_a14_set_variable_is_substituted_and_double_dollar_stays_literal(bench_cli, suite_file, monkeypatch):
+    from bench.loader import load_suite
+
+    monkeypatch.setenv("BENCH_A14_CITY", "Paris")
+    path = suite_file(
+        """
+        name: ${BENCH_A14_CITY}-suite
+        defaults: {vars: {city: "${BENCH_A14_CITY}"}}
+        tasks:
+          - id: a
+            prompt: "Is {city} in France, ${BENCH_A14_CITY}?"
+            response: "Paris, not ${BENCH_A14_CITY}"
+            evaluate: {expected: "$${BENCH_A14_CITY}", weight: "${BENCH_A14_WEIGHT}"}
+        """
+    )
+    monkeypatch.setenv("BENCH_A14_WEIGHT", "2")
+    plan = load_suite(path)
+    (planned,) = plan.tasks
+    assert plan.name == "Paris-suite"
+    assert planned.task.prompt == "Is Paris in France, Paris?"
+    assert planned.task.response.output == "Paris, not ${BENCH_A14_CITY}"  # a response is data
+    assert planned.evaluators[0].weight == 2
+    result = bench_cli("run", path)
+    assert result.exit_code == 0, result.output
+
+
+def test_a14_definition_file_is_interpolated_too(bench_cli, suite_file, tmp_path, monkeypatch):
+    monkeypatch.delenv("BENCH_A14_UNSET", raising=False)
+    (tmp_path / "check.yaml").write_text("name: contains\nconfig:\n  value: ${BENCH_A14_UNSET}\n")
+    path = suite_file("tasks:\n  - id: a\n    response: hi\n    evaluate: {file: check.yaml}\n")
+    result = bench_cli("validate", path)
+    assert result.exit_code == 2, result.output
+    assert (
+        f"{tmp_path / 'check.yaml'}:3:10: config.value: environment variable BENCH_A14_UNSET is not set "
+        "(write $${BENCH_A14_UNSET} for a literal)"
+    ) in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("${not a name}", "'${not a name}' is not an environment variable reference"),
+        ("${BENCH_A14", "'${BENCH_A14' is not an environment variable reference"),
+    ],
+)
+def test_a14_malformed_reference_is_an_error(bench_cli, suite_file, text, problem):
+    path = suite_file(
+        f"tasks:\n  - id: a\n    prompt: '{text}'\n    response: hi\n    evaluate: {{expected: hi}}\n"
+    )
+    result = bench_cli("validate", path)
+    assert result.exit_code == 2, result.output
+    assert (
+        f"{path}:3:13: tasks[0].prompt: {problem}: write ${{NAME}} (letters, digits, _) "
+        "or $${ for a literal ${"
+    ) in result.stderr
+
+
+def test_a14_task_rows_and_recorded_responses_are_never_interpolated(
+    bench_cli, suite_file, tmp_path, monkeypatch
+):
+    from bench.loader import load_suite
+
+    secret = "sk-a14-secret-value-0001"
+    monkeypatch.setenv("BENCH_A14_API_KEY", secret)
+    row = {
+        "id": "a",
+        "prompt": "Say {word}",
+        "vars": {"word": "${BENCH_A14_API_KEY}"},
+        "evaluate": {"expected": "${BENCH_A14_API_KEY}"},
+    }
+    (tmp_path / "tasks.jsonl").write_text(json.dumps(row) + "\n")
+    (tmp_path / "recorded.jsonl").write_text(
+        json.dumps({"id": "a", "response": "${BENCH_A14_API_KEY}"}) + "\n"
+    )
+    path = suite_file("target: {type: recorded, file: recorded.jsonl}\ntasks: tasks.jsonl\n")
+    (planned,) = load_suite(path).tasks
+    assert planned.task.prompt == "Say ${BENCH_A14_API_KEY}"
+    result = bench_cli("run", path, "--output", tmp_path / "report.json")
+    assert result.exit_code == 0, result.output  # the literal response matches the literal expected
+    assert secret not in result.output
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert written
+    assert not any(secret.encode() in p.read_bytes() for p in written)
+
+
+def test_n30_inline_recorded_response_is_data_and_never_interpolated(
+    bench_cli, suite_file, tmp_path, monkeypatch
+):
+    secret = "sk-n30-secret-value-0002"
+    monkeypatch.setenv("BENCH_N30_TOKEN", secret)
+    path = suite_file(
+        """
+        tasks:
+          - id: pasted
+            prompt: Write a shell line that prints the token
+            response: 'echo "${BENCH_N30_TOKEN}"'
+            evaluate: {expected: "$${BENCH_N30_TOKEN}"}
+        """
+    )
+    result = bench_cli("run", path, "-o", tmp_path / "report.json")
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["tasks"][0]["response"] == 'echo "${BENCH_N30_TOKEN}"'
+    assert not any(secret.encode() in p.read_bytes() for p in tmp_path.rglob("*") if p.is_file())
+
+
+def _validate_measuring_peak(path):
+    """``bench validate PATH`` in a fresh process that reports its own peak RSS (MiB).
+
+    VmHWM, not ``ru_maxrss``: Linux carries the parent's peak into a child's ``ru_maxrss`` across
+    exec, so after a long pytest session it reports the test runner's size.
+    """
+    if not Path("/proc/self/status").exists():
+        pytest.skip("needs Linux /proc to read the peak RSS")
+    script = (
+        "import sys\nfrom bench.cli import main\ntry:\n    main()\nfinally:\n"
+        "    hwm = next(line for line in open('/proc/self/status') if line.startswith('VmHWM:'))\n"
+        "    print('peak_kib=' + hwm.split()[1], file=sys.stderr)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script, "validate", str(path)],
+        cwd=path.parent,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    return result, int(result.stderr.rsplit("peak_kib=", 1)[1]) / 1024
+
+
+A17_TASKS = 12_000  # beyond TaskList.KEEP_LIMIT: the lazy path that a 100,000-task suite takes
+A17_HEAD = "name: big\nevaluators:\n  polite: {type: starts_with, value: Sure}\n"
+
+
+def _a17_listing_is_short(result, tasks_from):
+    assert "validating: 10,000 tasks checked\n" in result.stderr
+    assert "listing: 10,000 of 12,000 tasks\n" in result.stderr
+    out = result.stdout
+    assert out.startswith("suite 'big' is valid: 12000 tasks, target: recorded\n")
+    assert len(out.splitlines()) < 80
+    assert f"│ (inline) │ expected    │ bench-deterministic │ {tasks_from}" in out
+    assert "│ polite   │ starts_with │ bench-deterministic │ suite.yaml:3 " in out
+    assert "│ t49  │ recorded      │ expected, polite │" in out
+    assert "t50" not in out
+    assert "... and 11,950 more tasks\n" in out
+
+
+def test_a17_large_task_file_validates_in_bounded_memory_with_progress_and_a_short_listing(tmp_path):
+    with open(tmp_path / "tasks.jsonl", "w", encoding="utf-8") as rows:
+        for i in range(A17_TASKS):
+            evaluate = [{"expected": f"answer {i}"}, "polite"]
+            rows.write(
+                json.dumps({"id": f"t{i}", "response": f"Sure: answer {i}", "evaluate": evaluate}) + "\n"
+            )
+    path = tmp_path / "suite.yaml"
+    path.write_text(A17_HEAD + "tasks: tasks.jsonl\n")
+    result, peak_mib = _validate_measuring_peak(path)
+    assert peak_mib < 150, f"peak RSS {peak_mib:.0f} MiB"
+    _a17_listing_is_short(result, "tasks.jsonl  │ 12000 │")
+
+
+def test_a17_large_inline_task_list_is_streamed_in_bounded_memory(tmp_path):
+    path = tmp_path / "suite.yaml"
+    with open(path, "w", encoding="utf-8") as suite:
+        suite.write(A17_HEAD + "tasks:\n")
+        for i in range(A17_TASKS):
+            suite.write(
+                f"  - id: t{i}\n    prompt: What is answer {i}?\n    response: 'Sure: answer {i}'\n"
+                f"    evaluate: [{{expected: answer {i}}}, polite]\n"
+            )
+    result, peak_mib = _validate_measuring_peak(path)
+    assert peak_mib < 150, f"peak RSS {peak_mib:.0f} MiB"  # composed whole: 160 MiB here, 700 at 100k
+    _a17_listing_is_short(result, "suite.yaml   │ 12000 │")

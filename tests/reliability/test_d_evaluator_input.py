@@ -263,3 +263,29 @@ def test_n06_rouge_l_on_two_6000_word_texts_is_capped_with_a_note(bench_cli, sui
     )
     assert outcome["details"]["capped"] == note
     assert outcome["reason"].endswith(f"; {note} (score {outcome['score']:.3g}, at least 0 needed)")
+
+
+def test_d14_template_syntax_in_a_response_is_substituted_once_verbatim(
+    bench_cli, suite_file, tmp_path, fake_llm
+):
+    from bench.testing.verdicts import judge_verdict
+
+    fake_llm.add(judge_verdict(passed=True, reason="fine"))
+    response = "See {expected} and {0} and {{ 7*7 }} and ${HOME} and a lone { here, {response}."
+    judge = (
+        "{prompt: 'Expected: {expected}. Question: {input}. Answer: {response}', "
+        "expected: SECRET-ANSWER-42, model: openai/fake}"
+    )
+    path = suite_file(
+        f"tasks:\n  - id: t\n    prompt: Name it\n    response: {json.dumps(response)}\n    evaluate: {judge}\n"
+    )
+    result = bench_cli("run", path, "-o", "out.json")
+    assert result.exit_code == 0, result.output
+    (request,) = fake_llm.requests
+    prompt = request.body["messages"][1]["content"]
+    assert response in prompt  # verbatim: nothing in it was filled, escaped or evaluated
+    assert prompt.count("SECRET-ANSWER-42") == 1  # from the template only, not through the response
+    assert prompt.index("SECRET-ANSWER-42") < prompt.index("Question: Name it")
+    assert "49" not in prompt
+    task = json.loads((tmp_path / "out.json").read_text())["tasks"][0]
+    assert task["response"] == response

@@ -265,7 +265,7 @@ class Binder:
         definition = self.definitions.get(resolved)
         if definition is None:
             try:
-                definition = load_yaml(resolved, max_bytes=_DEFINITION_MAX_BYTES)
+                definition = load_yaml(resolved, max_bytes=_DEFINITION_MAX_BYTES, interpolate=True)
             except ConfigError as exc:
                 reason = exc.message if exc.file == str(resolved) and exc.line is None else exc.render()
                 raise doc.error(

@@ -215,11 +215,13 @@ def _reporters(
 @app.command()
 @handle_errors
 def validate(suite: SuiteArg, allow_outside_root: AllowOutsideRoot = False) -> None:
-    """Check a suite without running it; list the evaluators each task will use."""
-    from bench.console import print_plan
+    """Check a suite without running it; list the evaluators the tasks use."""
+    from bench.console import TaskCounter, print_plan
     from bench.loader import load_suite
 
-    plan = load_suite(suite, _registry(), allow_outside_root=allow_outside_root)
+    registry = _registry()
+    with TaskCounter("validating") as counter:
+        plan = load_suite(suite, registry, allow_outside_root=allow_outside_root, progress=counter)
     print_plan(plan)
 
 

@@ -20,7 +20,10 @@ class EvaluatorConfig(BaseModel):
     """Base of every evaluator's settings; unknown fields are errors."""
 
     # defer_build: a type's schema is built when a suite first uses it, not at start-up.
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, defer_build=True)
+    # allow_inf_nan: YAML's .inf and .nan are never a sensible setting (RELIABILITY N08).
+    model_config = ConfigDict(
+        extra="forbid", use_attribute_docstrings=True, defer_build=True, allow_inf_nan=False
+    )
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-from bench.yamlio import YamlDocument, load_yaml
+from bench.yamlio import YamlDocument
+from bench.yamlstream import load_suite_yaml
 
 
 class SuiteLoader:
@@ -29,7 +30,7 @@ class SuiteLoader:
 
 
 class NativeSuiteLoader(SuiteLoader):
-    """bench's own format: YAML (JSON is YAML too)."""
+    """bench's own format: YAML (JSON is YAML too), with ``${NAME}`` environment variables."""
 
     name = "bench"
     priority = 0
@@ -38,4 +39,4 @@ class NativeSuiteLoader(SuiteLoader):
         return path.suffix.lower() in {".yaml", ".yml", ".json"}
 
     def load(self, path: Path) -> YamlDocument:
-        return load_yaml(path)
+        return load_suite_yaml(path, interpolate=True)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -33,6 +33,7 @@ from bench.target import SuiteContext, Target
 from bench.templates import MissingPlaceholder, render
 from bench.validation import describe
 from bench.yamlio import MIB, UnreadableFile, YamlDocument, check_regular_file
+from bench.yamlstream import StreamedSuite
 
 MAX_ERRORS = 50
 DEFAULT_TARGET = "recorded"
@@ -89,11 +90,13 @@ class _SuiteBuilder:
         registry: Registry,
         repeat: int | None = None,
         allow_outside_root: bool = False,
+        progress: Callable[[int], None] | None = None,
     ) -> None:
         self.path = path
         self.root = Path(os.path.realpath(path.parent))
         self.allow_outside_root = allow_outside_root
         self.repeat = repeat
+        self.progress = progress
         self.doc = doc
         self.registry = registry
         self.binder = Binder(registry)
@@ -124,6 +127,8 @@ class _SuiteBuilder:
             if isinstance(suite.tasks, str):
                 rows_doc = _tasks_file(self.doc, suite.tasks)
                 return rows_doc, rows_doc.rows()
+            if isinstance(self.doc, StreamedSuite):
+                return self.doc.tasks, self.doc.tasks.rows()
             return self.doc, suite.tasks
 
         # Pass 1 validates every task and keeps only what identifies it.
@@ -141,6 +146,9 @@ class _SuiteBuilder:
             except ConfigError as exc:
                 self.fail(exc)
                 continue
+            finally:
+                if self.progress is not None:
+                    self.progress(index + 1)
             task_digests.append(planned.digest)
             max_repeat = max(max_repeat, planned.repeats)
             for run in _runs(planned):
@@ -579,13 +587,15 @@ def load_suite(
     *,
     repeat: int | None = None,
     allow_outside_root: bool = False,
+    progress: Callable[[int], None] | None = None,
 ) -> Plan:
     """Load and validate a suite file; raise ConfigError/InvalidSuite on any problem.
 
     ``repeat`` runs every task that many times, whatever the suite says. ``allow_outside_root``
-    lets rows of a tasks file name paths outside the suite's folder.
+    lets rows of a tasks file name paths outside the suite's folder. ``progress`` is called with
+    the number of tasks checked so far, after each task.
     """
     registry = registry if registry is not None else get_registry()
     path = Path(path)
     doc = choose_loader(registry, path)
-    return _SuiteBuilder(path, doc, registry, repeat, allow_outside_root).build()
+    return _SuiteBuilder(path, doc, registry, repeat, allow_outside_root, progress).build()

@@ -66,8 +66,12 @@ BEHAVIORAL_TYPES = frozenset(
 )
 
 
+#: Largest weight an evaluator or a dimension may have: larger sums overflow to infinity.
+MAX_WEIGHT = 1_000_000
+
+
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class Normalization(_Strict):
@@ -87,7 +91,7 @@ class Dimension(_Strict):
     judge_key: str | None = None
     better_direction: Literal["higher", "lower"] | None = None
     normalization: Normalization | None = None
-    weight: float = Field(default=1.0, ge=0)
+    weight: float = Field(default=1.0, ge=0, le=MAX_WEIGHT)
     gate: bool = False
     pass_threshold: float | None = Field(default=None, ge=0, le=1)
 

@@ -8,11 +8,12 @@ from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, f
 
 from bench.llm.settings import JudgeLimits, LLMSettings, Pricing, RuntimeLimits
 from bench.models import MIB, CaptureCheck, Message, Response
-from bench.scorecard import MetricDeclaration, Scorecard
+from bench.scorecard import MAX_WEIGHT, MetricDeclaration, Scorecard
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # allow_inf_nan: YAML's .inf and .nan are numbers to PyYAML, never sensible settings (N08).
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class Defaults(Strict):
@@ -101,9 +102,10 @@ class EvaluatorCommon(Strict):
     key: str | None = None
     type: str | None = None
     description: str | None = None
-    weight: float = Field(default=1.0, ge=0)
-    threshold: float | None = None
-    score_threshold: float | None = None
+    weight: float = Field(default=1.0, ge=0, le=MAX_WEIGHT)
+    #: Scores are on 0..1, so are the thresholds that judge them.
+    threshold: float | None = Field(default=None, ge=0, le=1)
+    score_threshold: float | None = Field(default=None, ge=0, le=1)
     negate: bool = False
     expect_error: bool = False
     target: str | None = None

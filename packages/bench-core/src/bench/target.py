@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 class TargetConfig(BaseModel):
     """Base of every target's settings; unknown fields are errors."""
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, allow_inf_nan=False)
 
 
 @dataclass(frozen=True)

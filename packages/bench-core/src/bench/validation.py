@@ -85,8 +85,54 @@ def describe(
             message = f"{err['msg']} (got {_short(err.get('input'))})"
             if kind == "string_type" and isinstance(err.get("input"), (int, float)):
                 message += "; quote it to keep the text as written"
+            elif kind in _NUMBER_ERRORS and loc and (allowed := _allowed_range(model, loc, kind)):
+                message += f"; allowed: {allowed}"
         out.append((loc, message))
     return _dedupe(out)
+
+
+_NUMBER_ERRORS = {"finite_number", "greater_than", "greater_than_equal", "less_than", "less_than_equal"}
+
+
+def _bounds(annotation: Any, found: dict[str, float]) -> None:
+    """Collect ge/gt/le/lt from ``Annotated[...]`` metadata anywhere inside a type."""
+    for part in typing.get_args(annotation):
+        for bound in ("ge", "gt", "le", "lt"):
+            value = getattr(part, bound, None)
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                found.setdefault(bound, value)
+        _bounds(part, found)
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def _allowed_range(model: type[BaseModel], loc: tuple[Any, ...], kind: str) -> str:
+    """The range a numeric field accepts, in words (``0 to 1``, ``more than 0``), or ``""``.
+
+    A bound error already names its one bound: the range is added only when it has two.
+    """
+    name = loc[-1]
+    found: dict[str, float] = {}
+    for candidate in _models_at(model, loc[:-1]):
+        info = candidate.model_fields.get(name) if isinstance(name, str) else None
+        if info is not None:
+            for item in info.metadata:
+                _bounds(typing.Annotated[Any, item], found)
+            _bounds(info.annotation, found)
+            break
+    low = f"{_number(found['ge'])}" if "ge" in found else None
+    above = f"more than {_number(found['gt'])}" if "gt" in found else None
+    high = _number(found["le"]) if "le" in found else None
+    below = f"less than {_number(found['lt'])}" if "lt" in found else None
+    if low is not None and high is not None:
+        return f"{low} to {high}"
+    lower = above or (f"{low} or more" if low is not None else None)
+    upper = below or (f"at most {high}" if high is not None else None)
+    if kind != "finite_number" and not (lower and upper):
+        return ""
+    return ", ".join(part for part in (lower, upper) if part)
 
 
 _TYPE_TAGS = {"str", "int", "float", "bool", "list", "dict", "none", "function-after"}

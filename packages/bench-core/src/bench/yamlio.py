@@ -12,6 +12,7 @@ import os
 import re
 import stat
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from bench import interpolation
 from bench.errors import ConfigError, FieldPath
 
 MAX_DEPTH = 64
@@ -32,13 +34,15 @@ class UnreadableFile(Exception):
     """A file that cannot be read as text; the message says why in a few words."""
 
 
-class _Problem(Exception):
+class Problem(Exception):
+    """Refused YAML content, with the node it is about."""
+
     def __init__(self, message: str, node: Node) -> None:
         super().__init__(message)
         self.node = node
 
 
-class _Loader(_BaseLoader):  # type: ignore[misc]
+class Loader(_BaseLoader):  # type: ignore[misc]
     """Safe loader with YAML 1.2 core-schema scalars and duplicate-key detection."""
 
     def construct_mapping(self, node: Node, deep: bool = False) -> dict[Any, Any]:
@@ -49,7 +53,7 @@ class _Loader(_BaseLoader):  # type: ignore[misc]
                     earlier = first_seen.setdefault(key_node.value, key_node)
                     if earlier is not key_node:
                         line = earlier.start_mark.line + 1
-                        raise _Problem(f"duplicate key '{key_node.value}' (first at line {line})", key_node)
+                        raise Problem(f"duplicate key '{key_node.value}' (first at line {line})", key_node)
         result: dict[Any, Any] = super().construct_mapping(node, deep=deep)
         return result
 
@@ -65,14 +69,14 @@ class _Loader(_BaseLoader):  # type: ignore[misc]
 
     def construct_undefined(self, node: Node) -> Any:
         tag = node.tag.replace("tag:yaml.org,2002:", "!!")
-        raise _Problem(f"unknown tag '{tag}'", node)
+        raise Problem(f"unknown tag '{tag}'", node)
 
 
-_Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)
-_Loader.add_constructor(None, _Loader.construct_undefined)
+Loader.add_constructor("tag:yaml.org,2002:int", Loader.construct_yaml_int)
+Loader.add_constructor(None, Loader.construct_undefined)
 # Replace YAML 1.1 implicit typing (yes/no/on/off booleans, octal 010, sexagesimal numbers,
 # timestamps) with the YAML 1.2 core schema.
-_Loader.yaml_implicit_resolvers = {}
+Loader.yaml_implicit_resolvers = {}
 for _tag, _pattern, _first in [
     ("tag:yaml.org,2002:null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
     ("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", list("tTfF")),
@@ -89,7 +93,7 @@ for _tag, _pattern, _first in [
     ),
     ("tag:yaml.org,2002:merge", r"^(?:<<)$", ["<"]),
 ]:
-    _Loader.add_implicit_resolver(_tag, re.compile(_pattern), _first)
+    Loader.add_implicit_resolver(_tag, re.compile(_pattern), _first)
 
 
 def _refuse_unless_small_regular(info: os.stat_result, max_bytes: int) -> None:
@@ -149,10 +153,13 @@ def _children(node: Node) -> Iterator[Node]:
             yield value
 
 
-def _check_shape(root: Node, text: str) -> None:
-    """Refuse nesting deeper than MAX_DEPTH and alias expansion beyond MAX_ALIAS_EXPANSION."""
+def check_shape(root: Node, text: str, depth: int = 1) -> None:
+    """Refuse nesting deeper than MAX_DEPTH and alias expansion beyond MAX_ALIAS_EXPANSION.
+
+    ``depth`` is the nesting level of ``root`` itself (1 for a document's root).
+    """
     sizes: dict[int, int] = {}
-    stack: list[tuple[Node, int, bool]] = [(root, 1, False)]
+    stack: list[tuple[Node, int, bool]] = [(root, depth, False)]
     aliases = "*" in text
     while stack:
         node, depth, done = stack.pop()
@@ -167,11 +174,11 @@ def _check_shape(root: Node, text: str) -> None:
         if aliases and id(node) in sizes:
             continue
         if depth > MAX_DEPTH:
-            raise _Problem(f"nested deeper than {MAX_DEPTH} levels", node)
+            raise Problem(f"nested deeper than {MAX_DEPTH} levels", node)
         stack.append((node, depth, True))
         stack.extend((child, depth + 1, False) for child in _children(node))
     if aliases and sizes[id(root)] - len(sizes) > MAX_ALIAS_EXPANSION:
-        raise _Problem(f"expands to more than {MAX_ALIAS_EXPANSION:,} nodes through aliases", root)
+        raise Problem(f"expands to more than {MAX_ALIAS_EXPANSION:,} nodes through aliases", root)
 
 
 @dataclass
@@ -211,21 +218,45 @@ class YamlDocument:
         return ConfigError(message, file=self.path, line=line, column=column, field=field)
 
 
-def load_yaml(path: Path, *, max_bytes: int = 256 * MIB, text: str | None = None) -> YamlDocument:
-    """Load one YAML document safely; every problem is a ConfigError with file, line and column."""
+def load_yaml(
+    path: Path, *, max_bytes: int = 256 * MIB, text: str | None = None, interpolate: bool = False
+) -> YamlDocument:
+    """Load one YAML document safely; every problem is a ConfigError with file, line and column.
+
+    ``interpolate`` substitutes ``${NAME}`` environment variables in string values: only for
+    trusted files (the suite, its definition files), never for data.
+    """
     if text is None:
         try:
             text = read_text(path, max_bytes=max_bytes)
         except UnreadableFile as exc:
             raise ConfigError(str(exc), file=path) from None
-    loader = _Loader(text)
+    loader = Loader(text)
     try:
-        root = loader.get_single_node()
-        if root is None:
-            return YamlDocument(path, None, None)
-        _check_shape(root, text)
-        data = loader.construct_document(root)
-    except _Problem as exc:
+        with reported(path):
+            root = loader.get_single_node()
+            if root is None:
+                return YamlDocument(path, None, None)
+            check_shape(root, text)
+            if interpolate and "${" in text:
+                interpolation.interpolate(root)
+            data = loader.construct_document(root)
+    finally:
+        loader.dispose()
+    return YamlDocument(path, data, root)
+
+
+@contextmanager
+def reported(path: Path) -> Iterator[None]:
+    """Turn every problem met while reading YAML into a ConfigError naming file, line and column."""
+    try:
+        yield
+    except interpolation.InterpolationError as exc:
+        mark = exc.node.start_mark
+        raise ConfigError(
+            str(exc), file=path, line=mark.line + 1, column=mark.column + 1, field=exc.field
+        ) from None
+    except Problem as exc:
         mark = exc.node.start_mark
         raise ConfigError(str(exc), file=path, line=mark.line + 1, column=mark.column + 1) from None
     except yaml.MarkedYAMLError as exc:
@@ -242,6 +273,3 @@ def load_yaml(path: Path, *, max_bytes: int = 256 * MIB, text: str | None = None
         raise ConfigError(f"invalid YAML: {exc}", file=path) from None
     except RecursionError:
         raise ConfigError(f"nested deeper than {MAX_DEPTH} levels", file=path) from None
-    finally:
-        loader.dispose()
-    return YamlDocument(path, data, root)
