@@ -6,12 +6,13 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-ROW = re.compile(r"^\| ([A-Z]\d\d) \|", re.MULTILINE)
+ROW = re.compile(r"^\| ([A-Z]\d\d) \|(.*)$", re.MULTILINE)
 TEST = re.compile(r"^\s*(?:async )?def test_((?:[a-z]\d\d_)+)", re.MULTILINE)
 
 
-def _catalogue() -> list[str]:
-    return ROW.findall((ROOT / "docs" / "reliability.md").read_text(encoding="utf-8"))
+def _catalogue(pending: bool = True) -> list[str]:
+    rows = ROW.findall((ROOT / "docs" / "reliability.md").read_text(encoding="utf-8"))
+    return [case for case, rest in rows if pending or "**Pending**" not in rest]
 
 
 def _named_in_tests() -> set[str]:
@@ -26,6 +27,10 @@ def test_the_catalogue_lists_each_id_once():
     assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
 
 
+def test_only_cases_waiting_for_a_missing_feature_are_pending():
+    assert [i for i in _catalogue() if i not in _catalogue(pending=False)] == ["H07"]
+
+
 def test_every_catalogue_case_has_a_test_named_by_its_id():
-    missing = [i for i in _catalogue() if i not in _named_in_tests()]
+    missing = [i for i in _catalogue(pending=False) if i not in _named_in_tests()]
     assert not missing, f"no test_<id>_... for: {' '.join(missing)}"
