@@ -79,7 +79,7 @@ def lint(session: nox.Session) -> None:
 @nox.session(python="3.11")
 def typecheck(session: nox.Session) -> None:
     """mypy, strict on the bench packages."""
-    session.install(*PACKAGES, "mypy==2.4.1", "types-PyYAML", "types-regex")
+    session.install(*PACKAGES, "mypy==2.4.1", "types-PyYAML", "types-regex", "types-psutil")
     session.run("mypy")
 
 

@@ -16,6 +16,7 @@ import pytest
 
 from bench.errors import BenchError
 from bench.testing import run_suite
+from bench.testing.processes import processes_with
 
 
 def _command_suite(suite_file, command, extra="", timeout=5):
@@ -136,17 +137,6 @@ if mode == "linger":
 """
 
 
-def _leftover(marker: str) -> list[psutil.Process]:
-    found = []
-    for proc in psutil.process_iter(["cmdline"]):
-        try:
-            if marker in " ".join(proc.info["cmdline"] or []):
-                found.append(proc)
-        except psutil.Error:
-            continue
-    return found
-
-
 def _gone(pids: list[int], deadline_s: float = 5.0) -> list[int]:
     """The pids still alive (not zombies) after waiting up to ``deadline_s``."""
     deadline = time.monotonic() + deadline_s
@@ -196,7 +186,7 @@ def test_c21_daemons_started_by_a_command_do_not_outlive_its_task(tmp_path):
     pids = [int(line) for line in pidfile.read_text().split()]
     assert len(pids) == 2, "the daemons never started"
     assert _gone(pids) == []
-    assert _leftover(marker) == []
+    assert processes_with(marker) == []
 
 
 def test_n15_a_daemon_holding_stdout_does_not_hold_the_task(tmp_path):
@@ -218,7 +208,7 @@ def test_c21_timeout_kills_daemons_that_left_the_process_group(tmp_path):
     pids = [int(line) for line in pidfile.read_text().split()]
     assert len(pids) == 2, "the daemons never started"
     assert _gone(pids) == []
-    assert _leftover(marker) == []
+    assert processes_with(marker) == []
 
 
 def test_c21_killing_bench_kills_the_command_and_its_daemons(tmp_path):
@@ -227,18 +217,18 @@ def test_c21_killing_bench_kills_the_command_and_its_daemons(tmp_path):
     bench = _bench(tmp_path, suite)
     try:
         deadline = time.monotonic() + 20
-        while len(_leftover(marker)) < 3 and time.monotonic() < deadline:
+        while len(processes_with(marker)) < 3 and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert len(_leftover(marker)) >= 3, "the command and its two daemons never all ran"
+        assert len(processes_with(marker)) >= 3, "the command and its two daemons never all ran"
     finally:
         bench.send_signal(signal.SIGKILL)
         bench.wait()
     pids = [int(line) for line in pidfile.read_text().split()]
     assert _gone(pids) == []
     deadline = time.monotonic() + 5
-    while _leftover(marker) and time.monotonic() < deadline:
+    while processes_with(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert _leftover(marker) == []
+    assert processes_with(marker) == []
 
 
 def test_c21_huge_output_is_capped_keeping_the_tail(suite_file):

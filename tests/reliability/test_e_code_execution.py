@@ -12,12 +12,12 @@ import time
 import uuid
 from pathlib import Path
 
-import psutil
 import pytest
 
 from bench import sandbox
 from bench.errors import BenchError
 from bench.testing import run_evaluator
+from bench.testing.processes import processes_with
 
 NAMESPACES = sandbox.isolation_level() == "namespaces"
 needs_namespaces = pytest.mark.skipif(
@@ -47,7 +47,7 @@ class Watch:
 
     def _poll(self) -> None:
         while not self._stop.is_set():
-            self.most = max(self.most, len(leftover(self.marker)))
+            self.most = max(self.most, len(processes_with(self.marker)))
             time.sleep(0.05)
 
     def __enter__(self) -> Watch:
@@ -57,17 +57,6 @@ class Watch:
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._thread.join()
-
-
-def leftover(marker: str) -> list[psutil.Process]:
-    found = []
-    for proc in psutil.process_iter(["cmdline"]):
-        try:
-            if marker in " ".join(proc.info["cmdline"] or []):
-                found.append(proc)
-        except psutil.Error:
-            continue
-    return found
 
 
 def test_passing_and_failing_programs():
@@ -122,7 +111,7 @@ def test_e03_fork_bomb_is_stopped_by_the_process_limit_and_nothing_is_left():
     refused_after = int(outcome.details["stdout"].split()[3])
     assert refused_after < 32
     time.sleep(0.2)
-    assert leftover(marker) == []
+    assert processes_with(marker) == []
 
 
 @needs_namespaces
@@ -273,7 +262,7 @@ def test_e09_a_setsid_daemon_dies_with_the_sandbox():
     assert outcome.passed
     assert watch.most == 1, "the daemon was never seen"
     time.sleep(0.3)
-    assert leftover(marker) == []
+    assert processes_with(marker) == []
 
 
 def test_e11_file_size_limit():
@@ -377,12 +366,12 @@ def test_e10_killing_bench_kills_the_sandboxed_program(tmp_path):
         stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 20
-    while not leftover(marker) and time.monotonic() < deadline:
+    while not processes_with(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert leftover(marker), "the program never started"
+    assert processes_with(marker), "the program never started"
     bench.send_signal(signal.SIGKILL)
     bench.wait()
     deadline = time.monotonic() + 5
-    while leftover(marker) and time.monotonic() < deadline:
+    while processes_with(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert leftover(marker) == []
+    assert processes_with(marker) == []
