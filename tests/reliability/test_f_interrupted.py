@@ -326,6 +326,56 @@ def test_f02_second_sigint_exits_at_once_and_every_written_line_is_intact(tmp_pa
     assert [json.loads(line)["id"] for line in text.splitlines()] == [f"t{i}" for i in range(30)]
 
 
+def test_n11_one_sigint_stops_a_run_stuck_in_a_plugins_uninterruptible_code(tmp_path):
+    rows = "".join(f"  - {{id: t{i}, response: ok, evaluate: {{expected: ok}}}}\n" for i in range(5))
+    (tmp_path / "suite.yaml").write_text(
+        f"name: stuck\ntasks:\n{rows}  - {{id: z, response: hang, evaluate: {{type: hang}}}}\n"
+    )
+    env = _with_plugin(tmp_path, "bench_test_hang", _HANG_PLUGIN)
+    command = [sys.executable, "-m", "bench", "run", "suite.yaml", "-q", "-j", "1"]
+    proc = subprocess.Popen(
+        command,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        env=env,
+    )
+    run_dir = _run_dir(tmp_path)
+    _wait_for_lines(run_dir / "results.jsonl", 5)
+    time.sleep(0.3)  # the last task is stuck in a plugin that never returns
+    started = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    try:
+        _, stderr = proc.communicate(timeout=10)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130
+    assert time.monotonic() - started < 4  # the 2 s the loop gets to answer, plus the exit
+    assert (
+        "bench: the run did not stop within 2 s (a task is stuck in code that cannot be interrupted); "
+        f"exiting now: the results written so far are kept, finish the run with --resume {run_dir.name}"
+    ) in stderr
+    assert [json.loads(line)["id"] for line in (run_dir / "results.jsonl").read_text().splitlines()] == [
+        f"t{i}" for i in range(5)
+    ]
+    (tmp_path / "suite.yaml").write_text(
+        f"name: stuck\ntasks:\n{rows}  - {{id: z, response: hang, evaluate: {{expected: hang}}}}\n"
+    )
+    resumed = subprocess.run(
+        [*command, "--resume", run_dir.name],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert "5 kept, 1 to run" in resumed.stderr
+
+
 def _quick_suite(tmp_path: Path, expected: str = "a") -> Path:
     path = tmp_path / "suite.yaml"
     path.write_text(

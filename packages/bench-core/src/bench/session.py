@@ -9,6 +9,7 @@ import os
 import shutil
 import signal
 import sys
+import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -26,6 +27,8 @@ from bench.runner import EVALUATOR_TIMEOUT_S, Runner
 from bench.store import RunStore, StoreWriteError, now_iso
 
 DEFAULT_CONCURRENCY = 8
+#: After a first Ctrl-C, how long the event loop may stay unresponsive before bench exits at once.
+STUCK_AFTER_S = 2.0
 DEFAULT_RUNS_DIR = Path(".bench") / "runs"
 
 
@@ -239,7 +242,7 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
                 raise
         store.write_manifest(_manifest(plan, store, started, status=status))
         observer.started(store.run_id, len(plan.tasks), summary.total, resumed)
-        with _signals(runner, options.handle_signals):
+        with _signals(runner, options.handle_signals, store.run_id):
             try:
                 await runner.run(tasks)
             finally:
@@ -303,12 +306,14 @@ class _signals:
     polls, and a loop busy with CPU-bound work (or blocked in a plugin) may not poll for minutes.
     This one runs between two Python instructions wherever the main thread is: it sets the stop
     flag and cancels the tasks in flight there (as ``asyncio.run``'s own SIGINT handler cancels
-    its main task), then wakes the loop.
+    its main task), then wakes the loop. A watchdog exits at once if the loop cannot answer within
+    ``STUCK_AFTER_S`` (a task stuck in code no cancellation reaches).
     """
 
-    def __init__(self, runner: Runner, enabled: bool) -> None:
+    def __init__(self, runner: Runner, enabled: bool, run_id: str = "") -> None:
         self.runner = runner
         self.enabled = enabled
+        self.run_id = run_id
         self.previous: dict[int, Any] = {}
         self.loop: asyncio.AbstractEventLoop | None = None
 
@@ -319,6 +324,26 @@ class _signals:
         self.runner.interrupt()
         if self.loop is not None:
             self.loop.call_soon_threadsafe(lambda: None)
+            threading.Thread(target=self._watch, args=(self.loop,), daemon=True).start()
+
+    def _watch(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Exit at once if the loop cannot even run a callback: a task is stuck in plain Python code
+        (a plugin's endless loop) that no cancellation reaches (RELIABILITY N11)."""
+        answered = threading.Event()
+        try:
+            loop.call_soon_threadsafe(answered.set)
+        except RuntimeError:  # the loop is closed: the run has ended
+            return
+        if answered.wait(STUCK_AFTER_S):
+            return
+        sys.stderr.write(
+            f"bench: the run did not stop within {STUCK_AFTER_S:g} s (a task is stuck in code that cannot "
+            "be interrupted); exiting now: the results written so far are kept, finish the run with "
+            f"--resume {self.run_id}\n"
+        )
+        sys.stderr.flush()
+        killable.kill_now()
+        os._exit(130)
 
     def __enter__(self) -> None:
         if not self.enabled:
