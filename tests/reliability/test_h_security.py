@@ -299,3 +299,37 @@ def test_h10_generated_code_cannot_read_host_secrets(monkeypatch):
     assert outcome.passed, outcome.details["stderr"]
     assert canary not in printed
     assert printed.count("hidden") == len(paths)
+
+
+def test_h09_a_cache_folder_another_user_owns_is_not_used(bench_cli, suite_file, fake_llm, tmp_path):
+    if os.getuid() != 0:
+        import pytest
+
+        pytest.skip("giving a folder to another user needs root")
+    folder = tmp_path / ".bench" / "cache"
+    folder.mkdir(parents=True, mode=0o755)
+    os.chown(folder, 65534, 65534)
+    path = suite_file(
+        "target: {type: litellm, model: openai/fake}\ntasks:\n  - {id: a, prompt: hi, evaluate: {expected: hi}}\n"
+    )
+    outcome = bench_cli("run", path)
+    assert outcome.exit_code == 0
+    assert (
+        "warning: response cache folder .bench/cache is writable by other users; running uncached"
+        in outcome.output
+    )
+    assert not (folder / "llm.sqlite3").exists()
+
+
+def test_h01_an_answer_with_a_secret_shaped_example_is_still_cached(
+    bench_cli, suite_file, fake_llm, tmp_path
+):
+    from bench.testing.server import Reply
+
+    fake_llm.add(Reply("connect with postgresql://user:password@localhost/db and Bearer YOUR_API_KEY"))
+    path = suite_file(
+        "target: {type: litellm, model: openai/fake}\ntasks:\n  - {id: a, prompt: how, evaluate: {expected: connect}}\n"
+    )
+    assert bench_cli("run", path).exit_code == 0
+    assert bench_cli("run", path).exit_code == 0
+    assert fake_llm.count() == 1  # no known secret in it: cached like any answer

@@ -85,3 +85,104 @@ def test_n09_provider_names_never_carry_the_api_base_query_or_user_info():
     assert public_url("http://127.0.0.1:8000/v1?key=abc&x=1#frag") == "http://127.0.0.1:8000/v1"
     assert public_url("https://user:pa55word@example.test/v1") == "https://example.test/v1"
     assert public_url("https://example.test") == "https://example.test"
+
+
+def test_n12_a_data_row_cannot_choose_where_model_calls_go_or_which_key_they_send(bench_cli, tmp_path):
+    row = {
+        "id": "a",
+        "response": "y",
+        "evaluate": {
+            "prompt": "Is {response} fine?",
+            "model": "openai/m",
+            "api_base": "http://127.0.0.1:9/v1",
+        },
+    }
+    (tmp_path / "tasks.jsonl").write_text(json.dumps(row) + "\n")
+    path = write_suite(tmp_path, "tasks: tasks.jsonl\n")
+    outcome = bench_cli("validate", path)
+    assert outcome.exit_code == 2
+    assert outcome.stderr.strip().endswith(
+        "tasks[0].evaluate.api_base: task 'a': a data row may not choose where model calls go or which key "
+        "they send; define this evaluator in the suite file and name it from the row"
+    )
+    row["evaluate"] = {
+        "type": "llm_judge",
+        "config": {"prompt": "ok? {response}", "model": "openai/m", "api_key_env": "AWS_SECRET"},
+    }
+    (tmp_path / "tasks.jsonl").write_text(json.dumps(row) + "\n")
+    outcome = bench_cli("run", path)
+    assert outcome.exit_code == 2
+    assert "tasks[0].evaluate.config.api_key_env: task 'a': a data row may not choose" in outcome.stderr
+    assert not (tmp_path / ".bench").exists()
+
+
+def test_n13_a_long_secret_in_the_console_summary_is_redacted_before_it_is_cut(
+    bench_cli, tmp_path, monkeypatch
+):
+    secret = "sk-proj-" + "A1b2C3d4" * 20
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    (tmp_path / "leaky.py").write_text(
+        "import os\ndef answer(task):\n    raise RuntimeError('provider said: invalid key ' + os.environ['OPENAI_API_KEY'])\n"
+    )
+    tasks = "".join(f"  - {{id: t{i}, prompt: x, evaluate: {{expected: x}}}}\n" for i in range(25))
+    path = write_suite(tmp_path, f"target: {{type: python, function: 'leaky:answer'}}\ntasks:\n{tasks}")
+    outcome = bench_cli("run", path)
+    assert outcome.exit_code == 3
+    assert "[REDACTED:OPENAI_API_KEY]" in outcome.output
+    assert "A1b2C3d4" not in outcome.output
+
+
+def test_n14_secrets_are_redacted_in_the_forms_json_writes_them(bench_cli, tmp_path, monkeypatch):
+    monkeypatch.setenv("DB_PASSWORD", 'C:\\secret\\pa"ss')
+    monkeypatch.setenv("HF_TOKEN", "hf_müllerGeheim12")
+    (tmp_path / "echo.py").write_text(
+        "import os\ndef answer(task):\n    return 'pw ' + os.environ['DB_PASSWORD'] + ' tok ' + os.environ['HF_TOKEN']\n"
+    )
+    path = write_suite(
+        tmp_path,
+        "target: {type: python, function: 'echo:answer'}\ntasks:\n  - {id: a, prompt: x, evaluate: {expected: pw}}\n",
+    )
+    outcome = bench_cli("run", path, "-o", "out.json")
+    assert outcome.exit_code == 0, outcome.output
+    (task,) = json.loads((tmp_path / "out.json").read_text())["tasks"]
+    assert task["response"] == "pw [REDACTED:DB_PASSWORD] tok [REDACTED:HF_TOKEN]"
+    written = b"".join(p.read_bytes() for p in tmp_path.rglob("*") if p.is_file() and p.suffix != ".py")
+    for form in (b'pa"ss', b'pa\\"ss', b"Geheim", b"m\\u00fcller"):
+        assert form not in written, form
+
+
+def test_n17_a_command_runs_with_default_signal_handling_and_its_own_locale(tmp_path, monkeypatch):
+    from bench.testing import run_suite
+
+    monkeypatch.delenv("LC_CTYPE", raising=False)
+    monkeypatch.delenv("LC_ALL", raising=False)
+    monkeypatch.setenv("LANG", "C")
+    script = "yes | head -c1 >/dev/null; echo status=$${PIPESTATUS[0]} lc=$${LC_CTYPE-unset}"
+    path = write_suite(
+        tmp_path,
+        f"target: {{type: command, command: [bash, -c, {json.dumps(script)}]}}\n"
+        "tasks:\n  - {id: a, prompt: x, evaluate: {expected: x}}\n",
+    )
+    (task,) = run_suite(path).report.tasks()
+    assert task["response"].strip() == "status=141 lc=unset"  # SIGPIPE killed `yes`, as in a shell
+
+
+def test_n18_a_file_url_repo_in_a_row_may_not_hide_its_path_behind_a_hash(bench_cli, tmp_path):
+    (tmp_path / "x#").mkdir()
+    git_repo(tmp_path.parent / f"{tmp_path.name}-outside", {"a.txt": "secret\n"})
+    url = f"file://{tmp_path}/x#/../../{tmp_path.name}-outside"
+    row = {"id": "a", "prompt": "p", "repo": url, "evaluate": {"expected": "p"}}
+    (tmp_path / "tasks.jsonl").write_text(json.dumps(row) + "\n")
+    path = write_suite(tmp_path, "target: {type: echo}\ntasks: tasks.jsonl\n")
+    outcome = bench_cli("validate", path)
+    assert outcome.exit_code == 2
+    assert outcome.stderr.strip().endswith("tasks[0].repo: task 'a': a file:// repo may not hold '?' or '#'")
+
+
+def test_n19_a_secret_with_a_trailing_newline_is_still_redacted():
+    from bench.redact import Redactor
+
+    redact = Redactor({"OPENAI_API_KEY": "sk-abcdef1234567890\n", "PIN_KEY": "12345678"})
+    assert redact("key sk-abcdef1234567890 here") == "key [REDACTED:OPENAI_API_KEY] here"
+    assert redact('{"tokens": 12345678}') == '{"tokens": 12345678}'  # numbers are left alone: JSON stays JSON
+    assert redact("AUTHORIZATION: BEARER sk-zyxwvu98765") == "AUTHORIZATION: BEARER [REDACTED]"

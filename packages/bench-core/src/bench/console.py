@@ -16,6 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
+from bench import redact
 from bench.estimate import Estimate
 from bench.plan import Plan
 from bench.plugins import Registry
@@ -36,8 +37,9 @@ stderr = Console(stderr=True, highlight=False)
 
 
 def plain(text: Any, limit: int = 200) -> Text:
-    """Untrusted text, made safe to print: no markup, no control characters, one line."""
-    cleaned = _CONTROL.sub("", "" if text is None else str(text)).replace("\n", " ")
+    """Untrusted text, made safe to print: no markup, no control characters, one line, no secret
+    (redacted before it is cut, or the cut would leave a piece of the secret that no longer matches)."""
+    cleaned = _CONTROL.sub("", redact.current()("" if text is None else str(text))).replace("\n", " ")
     return Text(cleaned if len(cleaned) <= limit else cleaned[: limit - 1] + "…")
 
 

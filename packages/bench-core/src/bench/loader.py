@@ -463,7 +463,13 @@ class _SuiteBuilder:
         if check and (spec.workspace or suite.defaults.workspace):
             raise doc.error("give workspace or repo, not both", where)
         if spec.repo and source.startswith("file://"):
-            local = Path("/", unquote(urlsplit(source).path)).resolve()  # file://localhost/x is /x
+            parts = urlsplit(source)
+            if (parts.query or parts.fragment or "#" in source or "?" in source) and isinstance(
+                doc, RowsDocument
+            ):
+                # git reads '#' and '?' as part of the path; this check would not see the same one
+                raise doc.error(f"task '{spec.id}': a file:// repo may not hold '?' or '#'", where)
+            local = Path("/", unquote(parts.path)).resolve()  # file://localhost/x is /x
             self._confine(doc, where, spec.id, "repo", source, local)
         if not is_remote(source):
             resolved = (self.path.parent / source).resolve()
@@ -507,7 +513,16 @@ class _SuiteBuilder:
     def _confine_settings(
         self, doc: YamlDocument, path: FieldPath, entry: dict[str, Any], task_id: str, bound: BoundEvaluator
     ) -> None:
-        """Check the settings an evaluator type names as host paths (``path_settings``)."""
+        """Check the settings an evaluator type names as host paths (``path_settings``), and keep
+        data rows from choosing where model calls go or which credential they carry."""
+        if isinstance(doc, RowsDocument):
+            found = _endpoint_setting(entry)
+            if found is not None:
+                raise doc.error(
+                    f"task '{task_id}': a data row may not choose where model calls go or which key "
+                    "they send; define this evaluator in the suite file and name it from the row",
+                    (*path, *found),
+                )
         instance = bound.instance
         for name in type(instance).path_settings:
             value = getattr(instance.config, name, None)
@@ -535,6 +550,27 @@ class _SuiteBuilder:
             content = self._render(doc, (*path, "content"), message.content, values)
             return message.model_copy(update={"content": content})
         return message
+
+
+#: Settings that pick a model call's destination or credential: the suite's to choose, not a row's.
+ENDPOINT_SETTINGS = ("api_base", "base_url", "api_key_env", "api_key")
+
+
+def _endpoint_setting(entry: Any, at: tuple[str | int, ...] = ()) -> tuple[str | int, ...] | None:
+    """Where in an evaluator mapping (panels and nested settings included) an endpoint setting is."""
+    if isinstance(entry, dict):
+        for key, value in entry.items():
+            if key in ENDPOINT_SETTINGS:
+                return (*at, key)
+            found = _endpoint_setting(value, (*at, key))
+            if found is not None:
+                return found
+    elif isinstance(entry, list):
+        for i, value in enumerate(entry):
+            found = _endpoint_setting(value, (*at, i))
+            if found is not None:
+                return found
+    return None
 
 
 #: AI Eval's ``expected:`` keys: the evaluator type that checks each, and the setting it fills.

@@ -21,6 +21,9 @@ import sys
 import time
 
 PR_SET_CHILD_SUBREAPER = 36
+#: The program's own LC_CTYPE (empty: unset), which Python's locale coercion may have changed in ours.
+LC_CTYPE_SAVED = "BENCH_REAPER_LC_CTYPE"
+UNSET = ""  # an empty LC_CTYPE means the same to setlocale as none
 KILL_ROUNDS_S = 5.0  # a fork bomb racing the kill loop gets this long before the wrapper gives up
 
 
@@ -89,6 +92,18 @@ def _on_term(number: int, frame: object) -> None:
     os.kill(os.getpid(), number)
 
 
+def _as_the_program_expects() -> None:
+    """Undo what starting Python changed: signal dispositions (it ignores SIGPIPE and SIGXFSZ, and
+    an ignored signal stays ignored across exec) and a coerced LC_CTYPE."""
+    for number in (signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE, signal.SIGXFSZ):
+        signal.signal(number, signal.SIG_DFL)
+    saved = os.environ.pop(LC_CTYPE_SAVED, None)
+    if saved == UNSET:
+        os.environ.pop("LC_CTYPE", None)
+    elif saved is not None:
+        os.environ["LC_CTYPE"] = saved
+
+
 def main(argv: list[str]) -> None:
     """Run ``argv`` as a child subreaper; never returns."""
     signal.signal(signal.SIGTERM, _on_term)
@@ -96,8 +111,7 @@ def main(argv: list[str]) -> None:
     ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     pid = os.fork()
     if pid == 0:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        signal.signal(signal.SIGHUP, signal.SIG_DFL)
+        _as_the_program_expects()
         try:
             os.execvp(argv[0], argv)
         except OSError as exc:

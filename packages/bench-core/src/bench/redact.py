@@ -15,6 +15,7 @@ stdout and stderr (progress, summaries, warnings, tracebacks).
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import re
@@ -45,13 +46,21 @@ class Redactor:
         self.add(credentials)
 
     def add(self, names: Iterable[str]) -> None:
-        """Treat the values of these environment variables as secrets (names that are unset are ignored)."""
+        """Treat the values of these environment variables as secrets (names that are unset are ignored).
+
+        Each value is also known in the forms JSON writes it in (escaped quotes and backslashes,
+        ``\\uXXXX``), since result lines and the manifest are redacted as JSON text. Surrounding
+        whitespace (a secret read from a file ends in a newline) is not part of the secret.
+        """
         changed = False
         for name in names:
-            value = self.environ.get(name)
-            if value and len(value) >= _MIN_LENGTH and value.strip() == value and value not in self._known:
-                self._known[value] = name
-                changed = True
+            value = (self.environ.get(name) or "").strip()
+            if len(value) < _MIN_LENGTH or value.isdigit():  # short or numeric: too likely ordinary
+                continue
+            for form in {value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]}:
+                if form not in self._known:
+                    self._known[form] = name
+                    changed = True
         if changed:
             self.secrets = sorted(self._known.items(), key=lambda item: -len(item[0]))
 
@@ -59,7 +68,7 @@ class Redactor:
         for value, name in self.secrets:
             if value in text:
                 text = text.replace(value, f"[REDACTED:{name}]")
-        if "earer" in text:
+        if "earer" in text or "EARER" in text:
             text = _BEARER.sub(r"\1[REDACTED]", text)
         if "=" in text:
             text = _QUERY.sub(r"\1[REDACTED]", text)
@@ -70,6 +79,10 @@ class Redactor:
     def finds(self, text: str) -> bool:
         """Whether ``text`` holds anything this redactor would replace."""
         return self(text) != text
+
+    def finds_known(self, text: str) -> bool:
+        """Whether ``text`` holds the value of a known secret (shapes such as ``Bearer x`` aside)."""
+        return any(value in text for value, _ in self.secrets)
 
     @property
     def active(self) -> bool:

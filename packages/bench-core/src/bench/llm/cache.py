@@ -39,7 +39,8 @@ class ResponseCache:
             return self._db
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            if self.path.parent.stat().st_mode & 0o022:
+            folder = self.path.parent.stat()
+            if folder.st_mode & 0o022 or folder.st_uid != os.getuid():
                 # Anyone who can write here can plant answers (RELIABILITY H09): not ours to trust.
                 self._broken = True
                 sys.stderr.write(
@@ -56,6 +57,12 @@ class ResponseCache:
             )
         except sqlite3.DatabaseError as exc:
             self._set_aside(exc)
+            return None
+        except OSError as exc:  # the folder cannot be made or read: run uncached, say why
+            self._broken = True
+            sys.stderr.write(
+                f"warning: response cache {self.path} is unusable ({exc.strerror}); running uncached\n"
+            )
             return None
         self._db = db
         return db

@@ -262,7 +262,7 @@ def _short(exc: BaseException) -> str:
     """The provider's reason without litellm's repeated class-name prefixes."""
     text = str(exc).replace("litellm.", "").strip()
     text = _REPEATED_NAMES.sub("", text).replace("OpenAIException - ", "")
-    text = text or type(exc).__name__
+    text = current()(text or type(exc).__name__)  # before cutting: a cut secret no longer matches
     return text[:300] + ("…" if len(text) > 300 else "")
 
 
@@ -331,7 +331,7 @@ class LLMClient:
             value = result.to_cache()
             # An answer holding a secret is not kept: the cache stays clean and a re-run asks
             # again, so cached and fresh runs see the same response (RELIABILITY H01).
-            if not self.redact.finds(json.dumps(value)):
+            if not self.redact.finds_known(json.dumps(value)):
                 self.cache.put(key, value)
         return result
 

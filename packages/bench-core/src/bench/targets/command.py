@@ -30,7 +30,7 @@ from typing import Any
 
 from pydantic import Field
 
-from bench import reaper, trajectory
+from bench import reaper, redact, trajectory
 from bench.errors import ConfigError, TargetError
 from bench.models import Response, Task, Usage
 from bench.sandbox import Tail, kill_group, reap
@@ -121,6 +121,8 @@ class CommandTarget(Target):
             **({"BENCH_WORKSPACE": str(cwd)} if task.workspace else {}),
         }
         reaped = _reaper_argv()
+        if reaped:  # the reaper is Python, which coerces a C locale: it gives the program this one back
+            env[reaper.LC_CTYPE_SAVED] = env.get("LC_CTYPE", reaper.UNSET)
         proc = await asyncio.create_subprocess_exec(
             *reaped,
             *argv,
@@ -147,7 +149,8 @@ class CommandTarget(Target):
             hint = "; possibly out of memory" if code == -signal.SIGKILL else ""
             raise TargetError(f"command killed by signal {-code} ({_signal_name(-code)}{hint})")
         if code != 0:
-            tail = stderr.text().strip()[-2000:] or stdout.text().strip()[-2000:]
+            # redacted before it is cut: the cut could leave part of a secret nobody recognises
+            tail = redact.current()(stderr.text().strip() or stdout.text().strip())[-2000:]
             raise TargetError(f"command exited with status {code}" + (f": {tail}" if tail else ""))
         messages, usage = trajectory.read(trajectory_file)
         cap = config.max_output_bytes
@@ -168,6 +171,15 @@ class CommandTarget(Target):
         )
 
 
+def _libc_prctl() -> Any:
+    with contextlib.suppress(OSError, AttributeError):
+        return ctypes.CDLL(None).prctl
+    return None
+
+
+_prctl = _libc_prctl() if sys.platform.startswith("linux") else None
+
+
 def _reaper_argv() -> list[str]:
     """The words that run a program under ``bench.reaper`` (Linux), or none where it cannot."""
     if not sys.platform.startswith("linux") or not sys.executable:
@@ -177,8 +189,8 @@ def _reaper_argv() -> list[str]:
 
 def _die_with(parent: int) -> None:  # runs in the child between fork and exec
     """SIGTERM the reaper when bench dies, even by SIGKILL; it then kills what the program started."""
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    if _prctl is not None:  # looked up before the fork: no dlopen in a forked child of a threaded process
+        _prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
     if os.getppid() != parent:  # bench died before the line above
         os._exit(1)
 
