@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import multiprocessing
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -243,6 +244,43 @@ def test_d13_sync_evaluator_that_hangs_is_killed_at_its_time_limit(suite_file, t
     assert multiprocessing.active_children() == []  # the worker was killed, none is left
 
 
+class InlineHang(Evaluator[_HangConfig]):
+    """Never answers, and has not opted in to a worker process: it runs on the event loop."""
+
+    name = "inline_hang"
+    Config = _HangConfig
+
+    def evaluate(self, sample):  # type: ignore[no-untyped-def]
+        while True:
+            try:
+                pass
+            except Exception:  # a plugin that swallows errors still cannot swallow its deadline
+                continue
+
+
+class _InlineHangPlugin:
+    @hookimpl
+    def bench_register_evaluators(self, register):  # type: ignore[no-untyped-def]
+        register(InlineHang)
+
+
+def test_d13_sync_evaluator_that_hangs_on_the_event_loop_is_stopped_at_its_time_limit(suite_file, tmp_path):
+    registry = build_registry([("bench-hang", "hang", _InlineHangPlugin())])
+    rows = "".join(
+        f"  - {{id: t{i}, response: ok, evaluate: [{{type: inline_hang}}, {{expected: ok}}]}}\n"
+        for i in range(2)
+    )
+    path = suite_file(f"tasks:\n{rows}")
+    options = RunOptions(runs_dir=tmp_path / "runs", handle_signals=False, evaluator_timeout=0.5)
+    started = time.monotonic()
+    outcome = run_plan(load_suite(path, registry), options)
+    assert time.monotonic() - started < 5
+    for task in outcome.report.tasks():
+        assert task["status"] == "error"
+        assert task["evaluators"][0]["error"] == "evaluator 'inline_hang' (inline_hang) exceeded 0.5 s"
+        assert task["evaluators"][1]["passed"] is True
+
+
 def _words(step: int, n: int) -> str:
     return " ".join(f"w{(i * step) % 997}" for i in range(n))
 
@@ -289,3 +327,29 @@ def test_d14_template_syntax_in_a_response_is_substituted_once_verbatim(
     assert "49" not in prompt
     task = json.loads((tmp_path / "out.json").read_text())["tasks"][0]
     assert task["response"] == response
+
+
+def test_d13_a_deadline_puts_back_the_alarm_someone_else_armed():
+    import signal
+
+    from bench.deadline import Exceeded, sync_deadline
+
+    def spin() -> None:
+        with sync_deadline(0.05):
+            while True:
+                pass
+
+    def outer_handler(*_: object) -> None:
+        raise AssertionError("the outer alarm fired early")
+
+    previous = signal.signal(signal.SIGALRM, outer_handler)
+    outer = signal.setitimer(signal.ITIMER_REAL, 5.0)
+    try:
+        with pytest.raises(Exceeded):
+            spin()
+        left, _ = signal.getitimer(signal.ITIMER_REAL)
+        assert 4.0 < left < 5.0  # the outer alarm is armed again, less the time spent
+        assert signal.getsignal(signal.SIGALRM) is outer_handler
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, *outer)
+        signal.signal(signal.SIGALRM, previous)

@@ -121,11 +121,13 @@ def test_n13_a_long_secret_in_the_console_summary_is_redacted_before_it_is_cut(
 ):
     secret = "sk-proj-" + "A1b2C3d4" * 20
     monkeypatch.setenv("OPENAI_API_KEY", secret)
-    (tmp_path / "leaky.py").write_text(
+    (tmp_path / "raises_with_key.py").write_text(
         "import os\ndef answer(task):\n    raise RuntimeError('provider said: invalid key ' + os.environ['OPENAI_API_KEY'])\n"
     )
     tasks = "".join(f"  - {{id: t{i}, prompt: x, evaluate: {{expected: x}}}}\n" for i in range(25))
-    path = write_suite(tmp_path, f"target: {{type: python, function: 'leaky:answer'}}\ntasks:\n{tasks}")
+    path = write_suite(
+        tmp_path, f"target: {{type: python, function: 'raises_with_key:answer'}}\ntasks:\n{tasks}"
+    )
     outcome = bench_cli("run", path)
     assert outcome.exit_code == 3
     assert "[REDACTED:OPENAI_API_KEY]" in outcome.output
@@ -135,12 +137,12 @@ def test_n13_a_long_secret_in_the_console_summary_is_redacted_before_it_is_cut(
 def test_n14_secrets_are_redacted_in_the_forms_json_writes_them(bench_cli, tmp_path, monkeypatch):
     monkeypatch.setenv("DB_PASSWORD", 'C:\\secret\\pa"ss')
     monkeypatch.setenv("HF_TOKEN", "hf_müllerGeheim12")
-    (tmp_path / "echo.py").write_text(
+    (tmp_path / "echo_escaped_secrets.py").write_text(
         "import os\ndef answer(task):\n    return 'pw ' + os.environ['DB_PASSWORD'] + ' tok ' + os.environ['HF_TOKEN']\n"
     )
     path = write_suite(
         tmp_path,
-        "target: {type: python, function: 'echo:answer'}\ntasks:\n  - {id: a, prompt: x, evaluate: {expected: pw}}\n",
+        "target: {type: python, function: 'echo_escaped_secrets:answer'}\ntasks:\n  - {id: a, prompt: x, evaluate: {expected: pw}}\n",
     )
     outcome = bench_cli("run", path, "-o", "out.json")
     assert outcome.exit_code == 0, outcome.output

@@ -233,6 +233,22 @@ def test_b09_a_sparse_5_gb_file_is_not_snapshotted_whole(tmp_path, repo):
     assert set(files) == {"huge.bin", "a.txt", ".gitignore"}  # ignored files stay ignored
 
 
+def test_b09_a_huge_file_inside_a_nested_repository_leaves_the_repository_in_the_diff(tmp_path, repo):
+    command = agent(
+        tmp_path,
+        "import subprocess\nPath('sub').mkdir()\n"
+        "subprocess.run(['git', 'init', '-q', 'sub'], check=True)\n"
+        "Path('sub/a.txt').write_text('x')\n"
+        "subprocess.run(['git', '-C', 'sub', 'add', 'a.txt'], check=True)\n"
+        "subprocess.run(['git', '-C', 'sub', '-c', 'user.name=a', '-c', 'user.email=a@b', 'commit', '-qm', 'x'], check=True)\n"
+        "with open('sub/big.bin', 'wb') as f:\n    f.truncate(101 * 1024**2)\n"
+        "print('done')\n",
+    )
+    files = {f["path"]: f for f in result(run_suite(suite(tmp_path, command)))["workspace"]["files"]}
+    assert set(files) == {"sub"}  # git records a nested repository as one commit, big file or not
+    assert files["sub"]["status"] == "added"
+
+
 def test_writes_outside_the_workspace_through_dotdot_or_a_symlink_are_reported(tmp_path, repo):
     command = agent(
         tmp_path,

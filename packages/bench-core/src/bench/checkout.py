@@ -117,7 +117,8 @@ async def patch(git_dir: Path, old: str, new: str, limit: int = MAX_PATCH_BYTES)
 def oversized(root: Path, limit: int = MAX_SNAPSHOT_FILE_BYTES) -> dict[bytes, os.stat_result]:
     """Regular files under ``root`` larger than ``limit`` (relative path -> ``lstat``), never read.
 
-    Links are not followed and ``.git`` folders are skipped, as git itself does.
+    Links are not followed and ``.git`` folders are skipped, as git itself does; nor is a nested
+    repository entered (a folder holding ``.git`` below the root): git records it as one commit.
     """
     found: dict[bytes, os.stat_result] = {}
     top = os.fsencode(root)
@@ -131,7 +132,7 @@ def oversized(root: Path, limit: int = MAX_SNAPSHOT_FILE_BYTES) -> dict[bytes, o
         for entry in entries:
             try:
                 if entry.is_dir(follow_symlinks=False):
-                    if entry.name != b".git":
+                    if entry.name != b".git" and not os.path.lexists(os.path.join(entry.path, b".git")):
                         stack.append(entry.path)
                     continue
                 info = entry.stat(follow_symlinks=False)

@@ -23,6 +23,7 @@ from bench import killable, scorecard
 from bench.bounded import DEFAULT_MAX_RESPONSE_BYTES, bound_response
 from bench.captures import store_captures, task_folder
 from bench.checkout import Checkout, Workspaces
+from bench.deadline import Exceeded, sync_deadline
 from bench.errors import ConfigError, EvaluatorError, TargetError
 from bench.evaluator import Evaluator, Result, Sample
 from bench.evidence import as_text
@@ -84,7 +85,7 @@ def _with_evidence(evaluator: BoundEvaluator, sample: Sample) -> Sample:
 
 def _isolated(instance: Evaluator[Any], sample: Sample) -> bool:
     limit = instance.isolate_above
-    if limit is None:
+    if limit is None or instance.aggregates:  # what it keeps for the suite would stay in the worker
         return False
     return len(sample.output) + len(sample.expected or "") > limit
 
@@ -107,19 +108,24 @@ async def evaluate(
             sample = _with_evidence(evaluator, sample)
         if not evaluator.is_async and _isolated(evaluator.instance, sample):
             alone = dataclasses.replace(sample, llm=None)  # the run's LLM client stays here
-            value = await killable.run_killable(
-                _evaluate_in_worker, evaluator.instance, alone, timeout=timeout
+            # The deadline counts the time queued for a worker, not only the time in one.
+            value = await asyncio.wait_for(
+                killable.run_killable(_evaluate_in_worker, evaluator.instance, alone, timeout=timeout),
+                timeout,
             )
-        else:
-            # Sync code on the event loop cannot be pre-empted; types that can be slow opt in to a
-            # worker process above (``isolate_above``).
+        elif evaluator.is_async:
             value = evaluator.instance.evaluate(sample)
+        else:
+            # Sync code on the event loop: an interval timer interrupts it at the deadline. Types
+            # that can be slow also opt in to a killable worker process (``isolate_above``).
+            with sync_deadline(timeout):
+                value = evaluator.instance.evaluate(sample)
         if inspect.isawaitable(value):
             value = await asyncio.wait_for(value, timeout)
         result = _check_result(evaluator, value)
     except RunStopped:
         raise  # a budget or the circuit breaker: the task is not evaluated at all
-    except asyncio.TimeoutError:
+    except (asyncio.TimeoutError, Exceeded):
         error = f"evaluator '{evaluator.name}' ({evaluator.type}) exceeded {timeout:g} s"
         return EvaluatorOutcome(**base, passed=False, error=error)
     except EvaluatorError as exc:

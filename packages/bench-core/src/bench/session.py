@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from bench import __version__, killable, redact
+from bench.deadline import Exceeded, sync_deadline
 from bench.errors import ConfigError, StoreError
 from bench.estimate import check_prices
 from bench.llm.client import LLMClient
@@ -116,13 +117,18 @@ def _select(plan: Plan, store: RunStore, collector: StatsCollector) -> tuple[set
     return to_run, summary, resumed
 
 
-def _aggregates(runner: Runner) -> dict[str, Any]:
-    """Suite-level figures of evaluators that have them (corpus BLEU, mean similarity, ...)."""
+def _aggregates(runner: Runner, timeout: float) -> dict[str, Any]:
+    """Suite-level figures of evaluators that have them (corpus BLEU, mean similarity, ...), each
+    within the evaluator time limit."""
     out: dict[str, Any] = {}
     for (name, type_name), instances in runner.aggregators.items():
         listed = list(instances.values())
         try:
-            figures = type(listed[0]).aggregate(listed)
+            with sync_deadline(timeout):
+                figures = type(listed[0]).aggregate(listed)
+        except Exceeded:
+            out[name] = {"type": type_name, "error": f"the suite-level figures took more than {timeout:g} s"}
+            continue
         except Exception as exc:  # a plugin's bug: say so in the report, keep the run's results
             out[name] = {"type": type_name, "error": f"{type(exc).__name__}: {exc}"}
             continue
@@ -279,7 +285,7 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
     used = llm.totals.calls or llm.totals.cached or llm.totals.attempts
     extra: dict[str, Any] = {"llm": llm.totals.as_dict()} if used else {}
     statistics = collector.statistics()
-    aggregates = _aggregates(runner)
+    aggregates = _aggregates(runner, options.evaluator_timeout)
     if aggregates:
         extra["aggregates"] = aggregates
     if statistics is not None:
