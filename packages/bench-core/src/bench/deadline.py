@@ -5,6 +5,9 @@ would hang its run. ``sync_deadline`` arms a real-time interval timer; when it f
 ``SIGALRM`` handler raises :class:`Exceeded` inside that code, between two of its bytecodes.
 ``Exceeded`` is a ``BaseException``, so a plugin's ``except Exception`` cannot swallow it. Off the
 main thread, or where the platform has no interval timer, the block runs without a deadline.
+On Python 3.10 a loop whose body begins with ``try:`` runs no signal handler at all (CPython skips
+them on a jump to a ``try``), so neither this deadline nor Ctrl-C stops that one loop there; the
+plugin should isolate such work (``isolate_above``).
 """
 
 from __future__ import annotations
