@@ -216,10 +216,16 @@ def test_c21_killing_bench_kills_the_command_and_its_daemons(tmp_path):
     suite, pidfile = _daemon_suite(tmp_path, marker, "linger", timeout=60)
     bench = _bench(tmp_path, suite)
     try:
-        deadline = time.monotonic() + 20
-        while len(processes_with(marker)) < 3 and time.monotonic() < deadline:
+        deadline = time.monotonic() + 30  # a loaded machine may take a while to start them all
+
+        def started() -> list[int]:
+            written = pidfile.read_text().split() if pidfile.exists() else []
+            return [int(pid) for pid in written if psutil.pid_exists(int(pid))]
+
+        while len(started()) < 2 and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert len(processes_with(marker)) >= 3, "the command and its two daemons never all ran"
+        assert len(started()) == 2, "the two daemons never ran"
+        assert processes_with(marker), "the command is not running"
     finally:
         bench.send_signal(signal.SIGKILL)
         bench.wait()
