@@ -244,6 +244,8 @@ def test_e09_a_setsid_daemon_dies_with_the_sandbox():
 
     def running():
         for pid in filter(str.isdigit, os.listdir("/proc")):
+            if int(pid) == os.getpid():
+                continue
             try:
                 if b"{marker}" in open(f"/proc/{{pid}}/cmdline", "rb").read():
                     return True
@@ -260,7 +262,7 @@ def test_e09_a_setsid_daemon_dies_with_the_sandbox():
     with Watch(marker) as watch:
         outcome = run_code(code)
     assert outcome.passed
-    assert watch.most == 1, "the daemon was never seen"
+    assert watch.most >= 1, "the daemon was never seen"  # (a fork mid-exec may show the marker too)
     time.sleep(0.3)
     assert processes_with(marker) == []
 
