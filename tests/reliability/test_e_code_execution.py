@@ -132,11 +132,9 @@ def test_e04_no_network_not_even_the_hosts_loopback(fake_llm):
     assert outcome.details["network"] == "off"
 
 
-@needs_namespaces
-def test_e05_writes_outside_the_work_folder_are_refused_or_private(tmp_path):
-    marker = f"bench-escape-{uuid.uuid4().hex}"
-    targets = ["../escape", f"/tmp/{marker}", os.path.expanduser(f"~/{marker}"), str(tmp_path / marker)]
-    code = f"""
+def _write_each(targets: list[str]) -> str:
+    """Sandboxed code that tries to write each path and prints "wrote" or "refused" for it."""
+    return f"""
     for path in {targets!r}:
         try:
             open(path, "w").write("x")
@@ -144,6 +142,13 @@ def test_e05_writes_outside_the_work_folder_are_refused_or_private(tmp_path):
         except OSError as exc:
             print("refused", path, type(exc).__name__)
     """
+
+
+@needs_namespaces
+def test_e05_writes_outside_the_work_folder_are_refused_or_private(tmp_path):
+    marker = f"bench-escape-{uuid.uuid4().hex}"
+    targets = ["../escape", f"/tmp/{marker}", os.path.expanduser(f"~/{marker}"), str(tmp_path / marker)]
+    code = _write_each(targets)
     outcome = run_code(code)
     for path in targets[2:]:
         assert f"refused {path}" in outcome.details["stdout"]
@@ -161,14 +166,7 @@ def test_e05_world_writable_host_folders_stay_untouched():
     shared.chmod(0o1777)
     folders = [shared, *(Path(p) for p in ("/tmp", "/var/tmp", "/dev/shm", "/run/lock") if Path(p).is_dir())]
     targets = [str(folder / f"{marker}.txt") for folder in folders]
-    code = f"""
-    for path in {targets!r}:
-        try:
-            open(path, "w").write("x")
-            print("wrote", path)
-        except OSError as exc:
-            print("refused", path, type(exc).__name__)
-    """
+    code = _write_each(targets)
     try:
         outcome = run_code(code)
         assert f"refused {targets[0]} OSError" in outcome.details["stdout"]  # EROFS: the host is read-only

@@ -84,11 +84,6 @@ class Redactor:
         """Whether ``text`` holds the value of a known secret (shapes such as ``Bearer x`` aside)."""
         return any(value in text for value, _ in self.secrets)
 
-    @property
-    def active(self) -> bool:
-        """Always true: secret-shaped text is redacted even when no secret value is known."""
-        return True
-
     def values(self, data: Any) -> Any:
         """``data`` (JSON-like) with every string redacted."""
         if isinstance(data, str):
