@@ -131,6 +131,8 @@ def daemon(tag, detach):
     os.wait()
 daemon("detached", True)
 daemon("holding-stdout", False)
+while len(open(sys.argv[3]).read().split()) < 2:  # both daemons run before the command exits
+    time.sleep(0.01)
 print("hello", flush=True)
 if mode == "linger":
     time.sleep(60)
