@@ -20,12 +20,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench.binding import Binder
 from bench.evaluator import Sample
 from bench.models import Response, Task, ToolCall
-from bench.plugins import get_registry
-from bench.runner import evaluate
-from bench.yamlio import YamlDocument
+from bench.plugins.registry import get_registry
+from bench.run.runner import evaluate
+from bench.suite.binding import Binder
+from bench.suite.yamlio import YamlDocument
 
 
 def _person(i: int) -> str:

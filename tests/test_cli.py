@@ -114,12 +114,12 @@ def _modules_after(*argv: str) -> set[str]:
 
 def test_help_imports_no_heavy_module():
     modules = _modules_after("--help")
-    for heavy in ("litellm", "torch", "sentence_transformers", "pydantic", "yaml", "bench.loader"):
+    for heavy in ("litellm", "torch", "sentence_transformers", "pydantic", "yaml", "bench.suite.loader"):
         assert heavy not in modules, heavy
 
 
 def test_validate_imports_neither_litellm_nor_torch():
     modules = _modules_after("validate", str(QUICKSTART))
-    assert "bench.loader" in modules  # the command really ran
+    assert "bench.suite.loader" in modules  # the command really ran
     for heavy in ("litellm", "torch", "sentence_transformers"):
         assert heavy not in modules, heavy

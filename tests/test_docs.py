@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from bench import hookspecs
-from bench.plugins import get_registry
-from bench.reference import evaluator_reference
+from bench.plugins.registry import get_registry
+from bench.report.reference import evaluator_reference
 from bench.testing import run_suite, write_suite
 from bench.testing.verdicts import judge_verdict
 

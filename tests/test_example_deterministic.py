@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bench.plugins import get_registry
+from bench.plugins.registry import get_registry
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "deterministic" / "suite.yaml"
 

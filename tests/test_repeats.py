@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from bench.run_stats import run_statistics
+from bench.scoring.run_stats import run_statistics
 
 FLAKY_TARGET = """
 import itertools

@@ -246,13 +246,13 @@ def test_a13_judge_selected_by_prompt_requires_a_model(bench_cli, suite_file):
 def test_a15_broken_plugin_is_reported_once_and_the_rest_works(tmp_path):
     from importlib.metadata import EntryPoint
 
-    from bench.plugins import _Builder
+    from bench.plugins.registry import _Builder
 
     builder = _Builder()
     builder.load(
         [
             EntryPoint(name="broken", value="bench_no_such_module_xyz.plugin", group="bench"),
-            EntryPoint(name="core", value="bench.builtin", group="bench"),
+            EntryPoint(name="core", value="bench.plugins.builtin", group="bench"),
         ]
     )
     registry = builder.collect()
@@ -267,7 +267,7 @@ def test_a16_two_plugins_with_one_type_name_name_both_distributions():
     from bench import Evaluator
     from bench.errors import PluginError
     from bench.hookspecs import hookimpl
-    from bench.plugins import build_registry
+    from bench.plugins.registry import build_registry
 
     class Clash(Evaluator):  # type: ignore[type-arg]
         name = "expected"
@@ -318,7 +318,7 @@ def test_d06_invalid_regex_fails_at_validate(bench_cli, suite_file):
 
 def test_a15_misspelt_hook_is_reported_and_an_imported_module_is_not():
     from bench.hookspecs import hookimpl
-    from bench.plugins import build_registry
+    from bench.plugins.registry import build_registry
 
     class Typo:
         bench_deterministic = object()  # e.g. an imported module whose name starts with bench_
@@ -449,7 +449,7 @@ def test_a14_unset_variable_names_the_variable_and_the_field(bench_cli, suite_fi
 
 
 def test_a14_set_variable_is_substituted_and_double_dollar_stays_literal(bench_cli, suite_file, monkeypatch):
-    from bench.loader import load_suite
+    from bench.suite.loader import load_suite
 
     monkeypatch.setenv("BENCH_A14_CITY", "Paris")
     path = suite_file(
@@ -508,7 +508,7 @@ def test_a14_malformed_reference_is_an_error(bench_cli, suite_file, text, proble
 def test_a14_task_rows_and_recorded_responses_are_never_interpolated(
     bench_cli, suite_file, tmp_path, monkeypatch
 ):
-    from bench.loader import load_suite
+    from bench.suite.loader import load_suite
 
     secret = "sk-a14-secret-value-0001"
     monkeypatch.setenv("BENCH_A14_API_KEY", secret)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bench.errors import BenchError
-from bench.loader import load_suite
+from bench.suite.loader import load_suite
 
 DEFINITION = """
 name: polite

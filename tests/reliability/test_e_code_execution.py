@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from bench import sandbox
 from bench.errors import BenchError
 from bench.testing import run_evaluator
 from bench.testing.processes import processes_with
+from bench.workspace import sandbox
 
 NAMESPACES = sandbox.isolation_level() == "namespaces"
 needs_namespaces = pytest.mark.skipif(

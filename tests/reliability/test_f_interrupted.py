@@ -436,14 +436,14 @@ def test_f08_corrupt_manifest(bench_cli, tmp_path):
 
 
 def test_large_suites_are_rebuilt_lazily_and_run_the_same(tmp_path, monkeypatch):
-    from bench.plan import TaskList
+    from bench.suite.plan import TaskList
 
     path = tmp_path / "suite.yaml"
     rows = "".join(f"  - {{id: t{i}, response: 'n {i}', evaluate: {{expected: {i}}}}}\n" for i in range(30))
     path.write_text("tasks:\n" + rows)
     kept = run_suite(path)
     monkeypatch.setattr(TaskList, "KEEP_LIMIT", 10)
-    from bench.loader import load_suite
+    from bench.suite.loader import load_suite
 
     assert not load_suite(path).tasks.kept
     lazy = run_suite(path)

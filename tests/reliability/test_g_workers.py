@@ -8,9 +8,9 @@ from typing import Any
 
 from bench import Evaluator, EvaluatorConfig, Result
 from bench.hookspecs import hookimpl
-from bench.loader import load_suite
-from bench.plugins import build_registry
-from bench.session import RunOptions, run_plan
+from bench.plugins.registry import build_registry
+from bench.run.session import RunOptions, run_plan
+from bench.suite.loader import load_suite
 from bench.testing.server import Reply
 from bench.testing.verdicts import judge_verdict
 

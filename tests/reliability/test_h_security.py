@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from bench import sandbox
 from bench.testing import run_evaluator
 from bench.testing.pytest_plugin import CANARY_KEY
 from bench.testing.server import Fault
 from bench.testing.verdicts import judge_verdict
+from bench.workspace import sandbox
 
 
 def _every_byte(folder: Path) -> bytes:
@@ -151,7 +151,7 @@ def test_h03_litellm_debug_logging_prints_no_key(suite_file, fake_llm, tmp_path)
 def test_h04_an_internal_error_prints_its_traceback_redacted(
     bench_cli, suite_file, fake_llm, tmp_path, monkeypatch
 ):
-    from bench.reporters.json_report import JsonReporter
+    from bench.report.json_report import JsonReporter
 
     def broken(self, report, path):
         raise RuntimeError(f"reporter broke while holding {os.environ['OPENAI_API_KEY']}")

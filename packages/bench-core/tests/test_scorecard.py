@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.scorecard import (
+from bench.scoring.scorecard import (
     Evidence,
     Scorecard,
     check,

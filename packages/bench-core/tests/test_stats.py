@@ -7,7 +7,7 @@ import statistics
 
 import pytest
 
-from bench.stats import (
+from bench.scoring.stats import (
     binomial_two_sided,
     bootstrap_ci,
     mcnemar,

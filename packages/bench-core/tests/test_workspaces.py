@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.captures import task_folder
 from bench.testing import commit, git_repo, run_suite, write_suite
+from bench.workspace.captures import task_folder
 
 PY = sys.executable
 

@@ -205,7 +205,7 @@ def test_agentic_judge_scores_every_assertion(suite_file, fake_llm, tmp_path):
 
 
 def test_judge_without_model_is_a_config_error(suite_file):
-    from bench.loader import load_suite
+    from bench.suite.loader import load_suite
 
     with pytest.raises(BenchError, match="model is required: a judge has no default model"):
         load_suite(_judge_suite(suite_file, "{type: factuality, ground_truth: x}"))

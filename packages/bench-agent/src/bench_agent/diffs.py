@@ -7,10 +7,17 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from bench.checkout import changes, summarize
-from bench.errors import EvaluatorError
-from bench.evaluator import Evaluator, EvaluatorConfig, Result, Sample
-from bench.git import GitError, git
+from bench import (
+    Evaluator,
+    EvaluatorConfig,
+    EvaluatorError,
+    GitError,
+    Result,
+    Sample,
+    changes,
+    git,
+    summarize,
+)
 
 NO_DIFF = (
     "needs the task's workspace diff: give the task a repo: (bench records the agent's change), "

@@ -12,11 +12,18 @@ from typing import Any, ClassVar
 
 from pydantic import Field, model_validator
 
-from bench.errors import EvaluatorError
-from bench.evaluator import Evaluator, EvaluatorConfig, Result, Sample
-from bench.git import GitError, git
-from bench.models import Task
-from bench.workspace import list_inside, read_inside
+from bench import (
+    Evaluator,
+    EvaluatorConfig,
+    EvaluatorError,
+    GitError,
+    Result,
+    Sample,
+    Task,
+    git,
+    list_inside,
+    read_inside,
+)
 
 #: Files larger than this are compared byte for byte, not line by line.
 LINE_COMPARE_BYTES = 256 * 1024

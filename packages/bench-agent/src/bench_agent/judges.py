@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from bench.errors import EvaluatorError
-from bench.evaluator import Result, Sample
-from bench.llm.judging import TemplateJudge, TemplateJudgeConfig
+from bench import EvaluatorError, Result, Sample, TemplateJudge, TemplateJudgeConfig
 from bench_agent import prompts
 from bench_agent.signals import SignalConfig
 from bench_agent.steps import final_message, steps

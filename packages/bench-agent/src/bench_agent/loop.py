@@ -1,7 +1,7 @@
 """The ``agent`` target: a plain model made into a tool-calling agent working in the task's workspace.
 
 Each step sends the conversation to the model through bench's LLM client (retries, limits,
-cache, cost) with the workspace tools (``bench.workspace_tools``); the tool calls it makes are
+cache, cost) with the workspace tools (``bench.workspace.tools``); the tool calls it makes are
 run and their results appended, until the model answers without a tool call or ``max_steps``
 is reached. The response holds the final answer, every message (the trajectory), every tool
 call and the summed token usage and cost.
@@ -15,11 +15,20 @@ from typing import Any, Literal, get_args
 
 from pydantic import Field
 
-from bench.errors import TargetError
-from bench.llm.client import LLMRequest, ModelCallError
-from bench.models import Message, Response, Task, ToolCall, Usage
-from bench.target import Target, TargetConfig
-from bench.workspace_tools import Workbench, specs
+from bench import (
+    LLMRequest,
+    Message,
+    ModelCallError,
+    Response,
+    Target,
+    TargetConfig,
+    TargetError,
+    Task,
+    ToolCall,
+    Usage,
+    Workbench,
+    specs,
+)
 
 SYSTEM = (
     "You are a software agent working in a repository. Use the tools to inspect and change files "

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from bench.hookspecs import hookimpl
+from bench import hookimpl
 from bench_agent.diffs import GitDiff
 from bench_agent.expected import ExpectedDiff
 from bench_agent.judges import ConfidenceCalibration, TaskCompletion

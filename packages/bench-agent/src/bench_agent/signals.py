@@ -25,8 +25,7 @@ from typing import Any
 
 from pydantic import Field
 
-from bench.errors import EvaluatorError
-from bench.evaluator import Evaluator, EvaluatorConfig, Result, Sample
+from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample
 from bench_agent.steps import Step, steps
 
 

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from bench.models import Response
+from bench import Response
 
 _FAILED = re.compile(
     r"^\s*(error\b|exit (code|status) [1-9])|Traceback \(most recent call last\)", re.IGNORECASE

@@ -7,8 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from bench.errors import EvaluatorError
-from bench.evaluator import Evaluator, EvaluatorConfig, Result, Sample
+from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample
 from bench_agent.steps import Step, assistant_turns, steps
 
 

@@ -1,48 +1,196 @@
 """bench: evaluate what LLMs and agents produce.
 
-The public API for plugin authors is importable from here; heavy modules load on first use so
-that ``bench --help`` stays instant.
+This module is the public API for plugin authors: everything a plugin needs is importable from
+``bench`` (plugins never import ``bench.<folder>`` modules, whose layout may change). Names load
+on first use so that ``bench --help`` stays instant. ``bench.testing`` is the public API for
+testing a plugin.
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from bench.errors import BenchError, ConfigError, EvaluatorError, TargetError
-    from bench.evaluator import Evaluator, EvaluatorConfig, Result, Sample
-    from bench.hookspecs import hookimpl
-    from bench.models import Message, Response, Task, ToolCall, Usage
-    from bench.target import Target, TargetConfig
+    from bench.errors import (
+        BenchError as BenchError,
+    )
+    from bench.errors import (
+        ConfigError as ConfigError,
+    )
+    from bench.errors import (
+        EvaluatorError as EvaluatorError,
+    )
+    from bench.errors import (
+        PluginError as PluginError,
+    )
+    from bench.errors import (
+        TargetError as TargetError,
+    )
+    from bench.evaluator import (
+        Evaluator as Evaluator,
+    )
+    from bench.evaluator import (
+        EvaluatorConfig as EvaluatorConfig,
+    )
+    from bench.evaluator import (
+        Result as Result,
+    )
+    from bench.evaluator import (
+        Sample as Sample,
+    )
+    from bench.evidence import (
+        EvidenceUnavailable as EvidenceUnavailable,
+    )
+    from bench.evidence import (
+        NoFiles as NoFiles,
+    )
+    from bench.evidence import (
+        as_text as as_text,
+    )
+    from bench.evidence import (
+        parse_reference as parse_reference,
+    )
+    from bench.hookspecs import hookimpl as hookimpl
+    from bench.jsonio import dumps as dumps
+    from bench.jsonio import loads_strict as loads_strict
+    from bench.llm.client import (
+        LLMClient as LLMClient,
+    )
+    from bench.llm.client import (
+        LLMRequest as LLMRequest,
+    )
+    from bench.llm.client import (
+        ModelCallError as ModelCallError,
+    )
+    from bench.llm.client import (
+        RunStopped as RunStopped,
+    )
+    from bench.llm.judging import (
+        TemplateJudge as TemplateJudge,
+    )
+    from bench.llm.judging import (
+        TemplateJudgeConfig as TemplateJudgeConfig,
+    )
+    from bench.llm.judging import (
+        framed as framed,
+    )
+    from bench.llm.verdict import ask_verdict as ask_verdict
+    from bench.llm.verdict import data_rule as data_rule
+    from bench.llm.verdict import delimit as delimit
+    from bench.models import (
+        Message as Message,
+    )
+    from bench.models import (
+        Response as Response,
+    )
+    from bench.models import (
+        Task as Task,
+    )
+    from bench.models import (
+        ToolCall as ToolCall,
+    )
+    from bench.models import (
+        Usage as Usage,
+    )
+    from bench.reporter import Reporter as Reporter
+    from bench.results import RunReport as RunReport
+    from bench.run.killable import run_killable as run_killable
+    from bench.suite.templates import (
+        MissingPlaceholder as MissingPlaceholder,
+    )
+    from bench.suite.templates import (
+        placeholders as placeholders,
+    )
+    from bench.suite.templates import (
+        render as render,
+    )
+    from bench.suite.yamlio import YamlDocument as YamlDocument
+    from bench.suite_loader import SuiteLoader as SuiteLoader
+    from bench.target import Target as Target
+    from bench.target import TargetConfig as TargetConfig
+    from bench.workspace import sandbox as sandbox
+    from bench.workspace.checkout import changes as changes
+    from bench.workspace.checkout import summarize as summarize
+    from bench.workspace.confined import list_inside as list_inside
+    from bench.workspace.confined import read_inside as read_inside
+    from bench.workspace.git import GitError as GitError
+    from bench.workspace.git import git as git
+    from bench.workspace.tools import (
+        READ_ONLY_TOOLS as READ_ONLY_TOOLS,
+    )
+    from bench.workspace.tools import (
+        Workbench as Workbench,
+    )
+    from bench.workspace.tools import (
+        specs as specs,
+    )
 
+#: name -> the module that defines it
 _EXPORTS = {
     "hookimpl": "bench.hookspecs",
+    "BenchError": "bench.errors",
+    "ConfigError": "bench.errors",
+    "EvaluatorError": "bench.errors",
+    "PluginError": "bench.errors",
+    "TargetError": "bench.errors",
     "Evaluator": "bench.evaluator",
     "EvaluatorConfig": "bench.evaluator",
     "Result": "bench.evaluator",
     "Sample": "bench.evaluator",
     "Target": "bench.target",
     "TargetConfig": "bench.target",
-    "Task": "bench.models",
-    "Response": "bench.models",
     "Message": "bench.models",
+    "Response": "bench.models",
+    "Task": "bench.models",
     "ToolCall": "bench.models",
     "Usage": "bench.models",
-    "BenchError": "bench.errors",
-    "ConfigError": "bench.errors",
-    "EvaluatorError": "bench.errors",
-    "TargetError": "bench.errors",
+    "EvidenceUnavailable": "bench.evidence",
+    "NoFiles": "bench.evidence",
+    "as_text": "bench.evidence",
+    "parse_reference": "bench.evidence",
+    "Reporter": "bench.reporter",
+    "RunReport": "bench.results",
+    "SuiteLoader": "bench.suite_loader",
+    "YamlDocument": "bench.suite.yamlio",
+    "dumps": "bench.jsonio",
+    "loads_strict": "bench.jsonio",
+    "MissingPlaceholder": "bench.suite.templates",
+    "placeholders": "bench.suite.templates",
+    "render": "bench.suite.templates",
+    "LLMClient": "bench.llm.client",
+    "LLMRequest": "bench.llm.client",
+    "ModelCallError": "bench.llm.client",
+    "RunStopped": "bench.llm.client",
+    "TemplateJudge": "bench.llm.judging",
+    "TemplateJudgeConfig": "bench.llm.judging",
+    "framed": "bench.llm.judging",
+    "ask_verdict": "bench.llm.verdict",
+    "data_rule": "bench.llm.verdict",
+    "delimit": "bench.llm.verdict",
+    "run_killable": "bench.run.killable",
+    "changes": "bench.workspace.checkout",
+    "summarize": "bench.workspace.checkout",
+    "list_inside": "bench.workspace.confined",
+    "read_inside": "bench.workspace.confined",
+    "GitError": "bench.workspace.git",
+    "git": "bench.workspace.git",
+    "READ_ONLY_TOOLS": "bench.workspace.tools",
+    "Workbench": "bench.workspace.tools",
+    "specs": "bench.workspace.tools",
 }
+#: modules exported whole: name -> module
+_MODULES = {"sandbox": "bench.workspace.sandbox"}
 
-__all__ = ["__version__", *_EXPORTS]
+__all__ = ["__version__", *_EXPORTS, *_MODULES]
 
 
 def __getattr__(name: str) -> Any:
+    if name in _MODULES:
+        return importlib.import_module(_MODULES[name])
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'bench' has no attribute {name!r}")
-    import importlib
-
     return getattr(importlib.import_module(module), name)

@@ -72,7 +72,7 @@ def _reporting_errors(func: Callable[..., Any], *args: Any, **kwargs: Any) -> An
 
 
 def _registry() -> Any:
-    from bench.plugins import get_registry
+    from bench.plugins.registry import get_registry
 
     registry = get_registry()
     for failure in registry.failures:
@@ -128,9 +128,9 @@ def run(
     allow_outside_root: AllowOutsideRoot = False,
 ) -> None:
     """Run a suite: produce each task's response, evaluate it, record and report the results."""
-    from bench.console import ConsoleObserver, print_summary
-    from bench.loader import load_suite
-    from bench.session import RunOptions, run_plan
+    from bench.report.console import ConsoleObserver, print_summary
+    from bench.run.session import RunOptions, run_plan
+    from bench.suite.loader import load_suite
 
     if verbose:
         _verbose_logging()
@@ -150,9 +150,9 @@ def run(
         keep_workspaces=keep_workspaces,
     )
     if dry_run:
-        from bench.console import print_estimate
-        from bench.estimate import estimate
-        from bench.session import make_client
+        from bench.report.console import print_estimate
+        from bench.run.estimate import estimate
+        from bench.run.session import make_client
 
         print_estimate(plan, estimate(plan, make_client(plan, options).prices))
         raise typer.Exit(EXIT_OK)
@@ -216,8 +216,8 @@ def _reporters(
 @handle_errors
 def validate(suite: SuiteArg, allow_outside_root: AllowOutsideRoot = False) -> None:
     """Check a suite without running it; list the evaluators the tasks use."""
-    from bench.console import TaskCounter, print_plan
-    from bench.loader import load_suite
+    from bench.report.console import TaskCounter, print_plan
+    from bench.suite.loader import load_suite
 
     registry = _registry()
     with TaskCounter("validating") as counter:
@@ -233,8 +233,8 @@ def evaluators(
     ] = False,
 ) -> None:
     """List every evaluator type with the distribution that provides it."""
-    from bench.console import print_evaluators
-    from bench.reference import evaluator_reference
+    from bench.report.console import print_evaluators
+    from bench.report.reference import evaluator_reference
 
     registry = _registry()
     if markdown:
@@ -268,8 +268,8 @@ def compare(
     runs have too few tasks to tell (the output says how many would be needed).
     """
     from bench import jsonio
-    from bench.compare import EXIT_FOR, compare_runs, load_run
-    from bench.console import print_comparison
+    from bench.report.compare import EXIT_FOR, compare_runs, load_run
+    from bench.report.console import print_comparison
 
     result = compare_runs(
         load_run(run_a, runs_dir), load_run(run_b, runs_dir), alpha=alpha, min_effect=min_effect

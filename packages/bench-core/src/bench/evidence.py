@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from bench.errors import EvaluatorError
 from bench.jsonio import dumps
-from bench.workspace import read_inside
+from bench.workspace.confined import read_inside
 
 if TYPE_CHECKING:
     from bench.models import Response, Task

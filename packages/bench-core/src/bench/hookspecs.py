@@ -43,7 +43,7 @@ def bench_register_targets(register: Callable[[Any], None]) -> None:
 def bench_register_reporters(register: Callable[[Any], None]) -> None:
     """Register report writers.
 
-    ``register(cls)`` takes a subclass of ``bench.reporters.Reporter`` with a ``name``; the user
+    ``register(cls)`` takes a subclass of ``bench.report.Reporter`` with a ``name``; the user
     selects it with ``bench run SUITE --report NAME=PATH``.
     """
 
@@ -52,6 +52,6 @@ def bench_register_reporters(register: Callable[[Any], None]) -> None:
 def bench_register_suite_loaders(register: Callable[[Any], None]) -> None:
     """Register readers of suite files in other tools' formats.
 
-    ``register(cls)`` takes a subclass of ``bench.formats.SuiteLoader``. The first registered
+    ``register(cls)`` takes a subclass of ``bench.SuiteLoader``. The first registered
     loader whose ``claims(path)`` is true reads the file and returns bench's native suite data.
     """

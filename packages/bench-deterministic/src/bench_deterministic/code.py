@@ -12,10 +12,7 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from bench import sandbox
-from bench.errors import EvaluatorError
-from bench.evaluator import Evaluator, EvaluatorConfig, Result, Sample
-from bench.jsonio import loads_strict
+from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample, loads_strict, sandbox
 
 TAIL = 2000
 

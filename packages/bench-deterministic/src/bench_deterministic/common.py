@@ -6,8 +6,7 @@ from typing import Any, ClassVar
 
 from pydantic import model_validator
 
-from bench.errors import EvaluatorError
-from bench.evaluator import EvaluatorConfig, Result, Sample
+from bench import EvaluatorConfig, EvaluatorError, Result, Sample
 
 
 class CompareConfig(EvaluatorConfig):

@@ -8,8 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
-from bench.evaluator import Evaluator, EvaluatorConfig, Result, Sample
-from bench.patterns import Pattern, PatternError, compile_pattern
+from bench import Evaluator, EvaluatorConfig, Result, Sample
+from bench_deterministic.patterns import Pattern, PatternError, compile_pattern
 
 # A number standing on its own: not part of a word or of a longer number ("420", "1.42", "x42").
 _NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w])")

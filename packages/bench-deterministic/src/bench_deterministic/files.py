@@ -13,15 +13,21 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
-from bench.errors import EvaluatorError
-from bench.evaluator import Evaluator, EvaluatorConfig, Result, Sample
-from bench.evidence import EvidenceUnavailable, NoFiles
-from bench.jsonio import loads_strict
-from bench.patterns import PatternError, compile_pattern
-from bench.workspace import list_inside
+from bench import (
+    Evaluator,
+    EvaluatorConfig,
+    EvaluatorError,
+    EvidenceUnavailable,
+    NoFiles,
+    Result,
+    Sample,
+    list_inside,
+    loads_strict,
+)
 from bench_deterministic.common import expected_of, short, verdict
 from bench_deterministic.jsondoc import json_equal
 from bench_deterministic.normalize import collapse_whitespace
+from bench_deterministic.patterns import PatternError, compile_pattern
 from bench_deterministic.schemas import Schema
 
 

@@ -8,9 +8,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
-from bench.errors import EvaluatorError
-from bench.evaluator import Evaluator, EvaluatorConfig, Result, Sample
-from bench.jsonio import dumps, loads_strict
+from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample, dumps, loads_strict
 from bench_deterministic.common import CompareConfig, short, verdict
 from bench_deterministic.schemas import Schema, schema_from_text
 

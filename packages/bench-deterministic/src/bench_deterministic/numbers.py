@@ -9,8 +9,7 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from bench.errors import EvaluatorError
-from bench.evaluator import Evaluator, Result, Sample
+from bench import Evaluator, EvaluatorError, Result, Sample
 from bench_deterministic.common import CompareConfig, expected_of, short, verdict
 from bench_deterministic.normalize import strip_currency
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from bench.hookspecs import hookimpl
+from bench import hookimpl
 from bench_deterministic.code import CodeExecution
 from bench_deterministic.expected import ExpectedMatcher
 from bench_deterministic.files import DirectoryStructure, FileContentMatch, FileExists, FileJsonSchema

@@ -6,13 +6,18 @@ from typing import Any, Literal
 
 from pydantic import model_validator
 
-from bench.errors import EvaluatorError
-from bench.evaluator import Evaluator, EvaluatorConfig, Result, Sample
-from bench.evidence import EvidenceUnavailable
-from bench.jsonio import loads_strict
-from bench.patterns import PatternError, compile_pattern
+from bench import (
+    Evaluator,
+    EvaluatorConfig,
+    EvaluatorError,
+    EvidenceUnavailable,
+    Result,
+    Sample,
+    loads_strict,
+)
 from bench_deterministic.common import short, verdict
 from bench_deterministic.jsondoc import compare, compile_path, json_equal
+from bench_deterministic.patterns import PatternError, compile_pattern
 
 Condition = Literal[
     "exists", "not_exists", "contains", "not_contains", "regex_match", "json_path_match", "equals"

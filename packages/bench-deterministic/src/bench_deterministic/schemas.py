@@ -13,8 +13,8 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from bench.errors import EvaluatorError
-from bench.patterns import PatternError, compile_pattern
+from bench import EvaluatorError
+from bench_deterministic.patterns import PatternError, compile_pattern
 
 
 def _search(pattern: str, text: str) -> bool:

@@ -6,10 +6,9 @@ from typing import ClassVar, Literal
 
 from pydantic import field_validator
 
-from bench.errors import EvaluatorError
-from bench.evaluator import Evaluator, Result, Sample
-from bench.patterns import PatternError, compile_pattern
+from bench import Evaluator, EvaluatorError, Result, Sample
 from bench_deterministic.common import CompareConfig, as_list, expected_of, short, verdict
+from bench_deterministic.patterns import PatternError, compile_pattern
 
 
 class ExactConfig(CompareConfig):

@@ -8,11 +8,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from bench.errors import EvaluatorError
-from bench.evaluator import Evaluator, EvaluatorConfig, Result, Sample
-from bench.models import Response
-from bench.patterns import PatternError, compile_pattern
+from bench import Evaluator, EvaluatorConfig, EvaluatorError, Response, Result, Sample
 from bench_deterministic.jsondoc import json_equal
+from bench_deterministic.patterns import PatternError, compile_pattern
 
 REGEX_PREFIX = "regex:"
 

@@ -1,7 +1,7 @@
 """youBencha's agentic judge (``agentic-judge:*``): named assertions, each scored 0, 0.5 or 1.
 
 When the task ran in a workspace, the judge is an agent itself: it gets the diff in its prompt and
-read-only tools (``read_file``, ``list_dir`` from ``bench.workspace_tools``) to look at the
+read-only tools (``read_file``, ``list_dir`` from ``bench.workspace.tools``) to look at the
 repository as the agent left it, for up to ``max_tool_calls`` calls, then gives its verdict.
 """
 
@@ -13,12 +13,19 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
-from bench.errors import EvaluatorError
-from bench.evaluator import Result, Sample
-from bench.llm.client import LLMClient, LLMRequest, ModelCallError
-from bench.llm.verdict import delimit
-from bench.templates import render
-from bench.workspace_tools import READ_ONLY_TOOLS, Workbench, specs
+from bench import (
+    READ_ONLY_TOOLS,
+    EvaluatorError,
+    LLMClient,
+    LLMRequest,
+    ModelCallError,
+    Result,
+    Sample,
+    Workbench,
+    delimit,
+    render,
+    specs,
+)
 from bench_llm_judge import prompts
 from bench_llm_judge.base import JudgeConfig, JudgeEvaluator, Vote
 

@@ -9,10 +9,17 @@ from typing import Any, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, Field, PositiveInt, model_validator
 
-from bench.errors import EvaluatorError
-from bench.evaluator import Evaluator, EvaluatorConfig, Result, Sample
-from bench.llm.client import LLMClient, RunStopped
-from bench.llm.verdict import ask_verdict, data_rule
+from bench import (
+    Evaluator,
+    EvaluatorConfig,
+    EvaluatorError,
+    LLMClient,
+    Result,
+    RunStopped,
+    Sample,
+    ask_verdict,
+    data_rule,
+)
 from bench_llm_judge import prompts
 from bench_llm_judge.prompts import PROMPT_VERSION
 

@@ -6,11 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, PositiveInt, model_validator
 
-from bench.errors import EvaluatorError
-from bench.evaluator import Sample
-from bench.llm.verdict import delimit
-from bench.models import Task
-from bench.templates import MissingPlaceholder, placeholders, render
+from bench import EvaluatorError, MissingPlaceholder, Sample, Task, delimit, placeholders, render
 from bench_llm_judge import prompts
 from bench_llm_judge.base import JudgeConfig, JudgeEvaluator, Verdict, Vote
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from bench.hookspecs import hookimpl
+from bench import hookimpl
 from bench_llm_judge.agentic import AgenticJudge
 from bench_llm_judge.judges import Factuality, LLMJudge
 

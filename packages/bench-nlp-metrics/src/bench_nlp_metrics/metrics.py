@@ -14,9 +14,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
-from bench.errors import EvaluatorError
-from bench.evaluator import Evaluator, EvaluatorConfig, Result, Sample
-from bench.killable import run_killable
+from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample, run_killable
 from bench_nlp_metrics import squad
 
 

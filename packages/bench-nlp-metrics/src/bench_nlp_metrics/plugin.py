@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from bench.hookspecs import hookimpl
+from bench import hookimpl
 from bench_nlp_metrics.metrics import Bleu, Chrf, Rouge, SquadExactMatch, Ter, TokenF1
 from bench_nlp_metrics.similarity import Similarity
 

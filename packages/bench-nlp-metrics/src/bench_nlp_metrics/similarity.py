@@ -18,8 +18,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from bench.errors import EvaluatorError
-from bench.evaluator import Evaluator, EvaluatorConfig, Result, Sample
+from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 _BUNDLED = {"all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"}

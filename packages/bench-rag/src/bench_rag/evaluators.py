@@ -6,10 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from bench.errors import EvaluatorError
-from bench.evaluator import Result, Sample
-from bench.evidence import as_text, parse_reference
-from bench.llm.judging import TemplateJudge, TemplateJudgeConfig
+from bench import EvaluatorError, Result, Sample, TemplateJudge, TemplateJudgeConfig, as_text, parse_reference
 from bench_rag import prompts
 
 

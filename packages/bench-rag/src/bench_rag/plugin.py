@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from bench.hookspecs import hookimpl
+from bench import hookimpl
 from bench_rag.evaluators import Faithfulness, Precision, Recall, Relevancy
 
 

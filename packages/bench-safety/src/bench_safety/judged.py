@@ -6,10 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from bench.errors import EvaluatorError
-from bench.evaluator import Result, Sample
-from bench.llm.client import ModelCallError
-from bench.llm.judging import TemplateJudge, TemplateJudgeConfig
+from bench import EvaluatorError, ModelCallError, Result, Sample, TemplateJudge, TemplateJudgeConfig
 from bench_safety import prompts
 
 

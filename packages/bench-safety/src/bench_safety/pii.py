@@ -26,10 +26,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from bench.errors import EvaluatorError
-from bench.evaluator import Evaluator, EvaluatorConfig, Result, Sample
-from bench.llm.judging import framed
-from bench.llm.verdict import ask_verdict
+from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample, ask_verdict, framed
 from bench_safety import prompts
 
 Kind = Literal["email", "phone", "card", "iban", "us_ssn", "es_dni", "it_codice_fiscale", "in_aadhaar"]

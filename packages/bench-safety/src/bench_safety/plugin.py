@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from bench.hookspecs import hookimpl
+from bench import hookimpl
 from bench_safety.judged import Bias, Hallucination, Toxicity
 from bench_safety.pii import Pii
 

@@ -12,20 +12,20 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from bench import killable
-from bench.binding import Binder
 from bench.evaluator import Sample
 from bench.llm.client import LLMClient
 from bench.llm.settings import LLMSettings
-from bench.loader import load_suite
 from bench.models import Response, Task
-from bench.plan import Plan
-from bench.plugins import Registry, get_registry
+from bench.plugins.registry import Registry, get_registry
 from bench.results import EvaluatorOutcome
-from bench.runner import evaluate
-from bench.session import RunOptions, RunOutcome, run_plan
+from bench.run import killable
+from bench.run.runner import evaluate
+from bench.run.session import RunOptions, RunOutcome, run_plan
+from bench.suite.binding import Binder
+from bench.suite.loader import load_suite
+from bench.suite.plan import Plan
+from bench.suite.yamlio import YamlDocument
 from bench.testing.repos import commit, git_repo
-from bench.yamlio import YamlDocument
 
 __all__ = ["commit", "evaluator_outcome", "git_repo", "run_evaluator", "run_suite", "write_suite"]
 

@@ -1,0 +1,36 @@
+"""bench-core's own plugin: built-in targets, reporters and the native suite format.
+
+It is registered through the ``bench`` entry-point group like any third-party plugin.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from bench.hookspecs import hookimpl
+from bench.report.json_report import JsonReporter
+from bench.report.junit import JunitReporter
+from bench.run.targets.command import CommandTarget
+from bench.run.targets.echo import EchoTarget
+from bench.run.targets.litellm_target import LiteLLMTarget
+from bench.run.targets.python import PythonTarget
+from bench.run.targets.recorded import RecordedTarget
+from bench.suite.native import NativeSuiteLoader
+
+
+@hookimpl
+def bench_register_targets(register: Callable[[Any], None]) -> None:
+    for target in (RecordedTarget, EchoTarget, PythonTarget, CommandTarget, LiteLLMTarget):
+        register(target)
+
+
+@hookimpl
+def bench_register_reporters(register: Callable[[Any], None]) -> None:
+    register(JsonReporter)
+    register(JunitReporter)
+
+
+@hookimpl
+def bench_register_suite_loaders(register: Callable[[Any], None]) -> None:
+    register(NativeSuiteLoader)

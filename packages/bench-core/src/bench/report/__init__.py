@@ -1,0 +1,1 @@
+"""From results to what people read: the console, reporters, compare, the evaluator reference."""

@@ -1,0 +1,196 @@
+"""``bench compare A B``: is B's difference from A real?
+
+Tasks are matched by id. Pass/fail is compared with McNemar's exact test on the tasks whose
+verdict changed (one run per task), or, with repeats, with a paired bootstrap over tasks (each
+task a cluster of its runs); mean scores with a paired bootstrap. The verdict is one of:
+
+``regression``            B is significantly worse (exit 1)
+``improvement``           B is significantly better and nowhere significantly worse (exit 0)
+``no significant change`` the test had the power to see a change of ``min_effect`` and saw none (exit 0)
+``insufficient evidence`` it had not: the report says how many tasks it would need (exit 3)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench.errors import StoreError
+from bench.results import FINISHED_STATUSES
+from bench.scoring.stats import Z, mcnemar, mcnemar_sample_size, paired_bootstrap, z_value
+from bench.store import latest_lines
+
+EXIT_FOR = {"regression": 1, "improvement": 0, "no significant change": 0, "insufficient evidence": 3}
+
+
+@dataclass
+class RunResults:
+    """One side of a comparison: per task id, the pass flags and scores of its runs."""
+
+    label: str
+    passes: dict[str, list[bool]] = field(default_factory=dict)
+    scores: dict[str, list[float]] = field(default_factory=dict)
+
+    def add(self, result: dict[str, Any]) -> None:
+        if result.get("status") not in FINISHED_STATUSES:
+            return
+        task = str(result["id"])
+        self.passes.setdefault(task, []).append(bool(result.get("passed")))
+        if isinstance(result.get("score"), (int, float)):
+            self.scores.setdefault(task, []).append(float(result["score"]))
+
+
+def load_run(ref: str, runs_dir: Path) -> RunResults:
+    """A run from an ``--output`` JSON file, a run folder or ``results.jsonl``, or a run id."""
+    path = Path(ref)
+    run = RunResults(ref)
+    if path.is_file() and path.suffix == ".json":
+        try:
+            report = json.loads(path.read_text(encoding="utf-8"))
+            tasks = report["tasks"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise StoreError(f"{ref}: not a bench --output report ({exc})") from None
+        run.label = str(report.get("run_id") or ref)
+        for task in tasks:
+            run.add(task)
+        return run
+    results = (
+        path / "results.jsonl"
+        if path.is_dir()
+        else path
+        if path.is_file()
+        else runs_dir / ref / "results.jsonl"
+    )
+    if not results.is_file():
+        known = sorted(p.name for p in runs_dir.iterdir() if p.is_dir()) if runs_dir.is_dir() else []
+        listed = ", ".join(known[-10:]) or "none"
+        raise StoreError(
+            f"no run '{ref}': not a report file, a run folder, or a run id in {runs_dir} (runs: {listed})"
+        )
+    # Read-only: the run may be in use, so no lock and no repair (RunStore.read_results does both).
+    with open(results, encoding="utf-8", errors="replace") as lines:
+        latest = latest_lines(lines)
+    for line in latest.values():
+        try:
+            run.add(json.loads(line))
+        except ValueError:
+            continue  # a torn last line
+    return run
+
+
+@dataclass
+class Comparison:
+    """What ``bench compare`` reports."""
+
+    verdict: str
+    matched: int
+    only_in_a: list[str]
+    only_in_b: list[str]
+    regressions: list[str]
+    improvements: list[str]
+    pass_rate: dict[str, Any]
+    score: dict[str, Any] | None
+    needed_tasks: int | None = None
+    note: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def _rate(flags: list[bool]) -> float:
+    return sum(flags) / len(flags)
+
+
+def compare_runs(
+    a: RunResults, b: RunResults, *, alpha: float = 0.05, min_effect: float = 0.05, power: float = 0.8
+) -> Comparison:
+    """Compare B against A, task by task."""
+    tasks = sorted(set(a.passes) & set(b.passes))
+    only_a = sorted(set(a.passes) - set(b.passes))
+    only_b = sorted(set(b.passes) - set(a.passes))
+    rate_a = [_rate(a.passes[t]) for t in tasks]
+    rate_b = [_rate(b.passes[t]) for t in tasks]
+    regressions = [t for t, x, y in zip(tasks, rate_a, rate_b, strict=True) if y < x]
+    improvements = [t for t, x, y in zip(tasks, rate_a, rate_b, strict=True) if y > x]
+    if len(tasks) < 2:
+        return Comparison(
+            "insufficient evidence", len(tasks), only_a, only_b, regressions, improvements,
+            {"a": None, "b": None}, None, None, "fewer than 2 tasks in common",
+        )  # fmt: skip
+    repeated = any(len(a.passes[t]) > 1 or len(b.passes[t]) > 1 for t in tasks)
+    diff = paired_bootstrap(rate_a, rate_b, confidence=1 - alpha)
+    pass_rate: dict[str, Any] = {
+        "a": sum(rate_a) / len(tasks),
+        "b": sum(rate_b) / len(tasks),
+        "difference": diff.mean,
+        "interval": [diff.low, diff.high],
+    }
+    if repeated:
+        pass_rate.update(test="paired bootstrap over tasks (clusters of repeats)", p_value=diff.p_value)
+        p_rate = diff.p_value
+    else:
+        test = mcnemar(len(regressions), len(improvements))
+        pass_rate.update(
+            test="McNemar (exact)",
+            p_value=test.p_value,
+            regressed=test.b,
+            improved=test.c,
+            statistic=test.statistic,
+        )
+        p_rate = test.p_value
+    score: dict[str, Any] | None = None
+    scored = [t for t in tasks if a.scores.get(t) and b.scores.get(t)]
+    p_score = 1.0
+    if len(scored) >= 2:
+        mean_a = [sum(a.scores[t]) / len(a.scores[t]) for t in scored]
+        mean_b = [sum(b.scores[t]) / len(b.scores[t]) for t in scored]
+        sdiff = paired_bootstrap(mean_a, mean_b, confidence=1 - alpha)
+        p_score = sdiff.p_value
+        score = {
+            "a": sum(mean_a) / len(scored),
+            "b": sum(mean_b) / len(scored),
+            "difference": sdiff.mean,
+            "interval": [sdiff.low, sdiff.high],
+            "test": "paired bootstrap",
+            "p_value": sdiff.p_value,
+            "tasks": len(scored),
+        }
+    worse = (p_rate < alpha and pass_rate["difference"] < 0) or (
+        score is not None and p_score < alpha and score["difference"] < 0
+    )
+    better = (p_rate < alpha and pass_rate["difference"] > 0) or (
+        score is not None and p_score < alpha and score["difference"] > 0
+    )
+    common = (len(tasks), only_a, only_b, regressions, improvements, pass_rate, score)
+    if worse:
+        return Comparison("regression", *common)
+    if better:
+        return Comparison("improvement", *common)
+    needed = _needed_tasks(rate_a, rate_b, repeated, alpha, min_effect, power)
+    if needed is None or needed > len(tasks):
+        note = (
+            f"{len(tasks)} tasks cannot show a change of {min_effect:.0%} in pass rate "
+            f"(alpha {alpha:g}, power {power:.0%})"
+        )
+        return Comparison("insufficient evidence", *common, needed, note)
+    return Comparison("no significant change", *common, needed)
+
+
+def _needed_tasks(
+    rate_a: list[float], rate_b: list[float], repeated: bool, alpha: float, min_effect: float, power: float
+) -> int | None:
+    """Tasks needed to detect a pass-rate change of ``min_effect``; None when no estimate exists."""
+    n = len(rate_a)
+    diffs = [y - x for x, y in zip(rate_a, rate_b, strict=True)]
+    if not repeated:
+        discordant = sum(d != 0 for d in diffs)
+        # The observed share of changed verdicts, floored at min_effect (a change needs that many).
+        return mcnemar_sample_size(max(discordant / n, min_effect), min_effect, alpha, power)
+    mean = sum(diffs) / n
+    sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1)) if n > 1 else 0.0
+    sd = max(sd, min_effect)  # no observed spread is no proof of none
+    return math.ceil(((z_value(1 - alpha) + Z.inv_cdf(power)) * sd / min_effect) ** 2)

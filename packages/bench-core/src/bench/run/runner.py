@@ -1,0 +1,528 @@
+"""The runner: produce each task's response, evaluate it and record the result.
+
+Workers pull tasks from one shared iterator (never one coroutine per task up front), so memory
+stays flat however many tasks a suite has. A finished task is appended to the store before the
+progress callback runs. Interruption cancels in-flight tasks, which are recorded as
+``interrupted`` and run again on resume.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import inspect
+import itertools
+import math
+import time
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from bench.errors import ConfigError, EvaluatorError, TargetError
+from bench.evaluator import Evaluator, Result, Sample
+from bench.evidence import as_text
+from bench.llm.client import LLMClient, RunStopped
+from bench.models import Response
+from bench.results import ERROR, FAILED, INTERRUPTED, PASSED, EvaluatorOutcome, TaskResult
+from bench.run import killable
+from bench.run.bounded import DEFAULT_MAX_RESPONSE_BYTES, bound_response
+from bench.run.deadline import Exceeded, sync_deadline
+from bench.scoring import scorecard
+from bench.suite.plan import BoundEvaluator, PlannedTask
+from bench.target import Target
+from bench.workspace.captures import store_captures, task_folder
+from bench.workspace.checkout import Checkout, Workspaces
+from bench.workspace.git import GitError
+
+DEFAULT_TIMEOUT_S = 300.0
+#: How long an async evaluator (an LLM judge with its retries, samples and panel) may take.
+EVALUATOR_TIMEOUT_S = 600.0
+
+
+def _check_result(evaluator: BoundEvaluator, value: Any) -> Result:
+    """Reject malformed verdicts from a plugin instead of trusting them."""
+    who = f"evaluator '{evaluator.name}' ({evaluator.type} from {evaluator.distribution})"
+    if not isinstance(value, Result):
+        raise EvaluatorError(f"{who} returned {type(value).__name__}, not a bench.Result")
+    if not isinstance(value.passed, bool):
+        raise EvaluatorError(f"{who} returned passed={value.passed!r}, not a bool")
+    score = value.score
+    if score is not None:
+        if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
+            raise EvaluatorError(f"{who} returned score={score!r}, not a number")
+        if not 0.0 <= score <= 1.0:
+            raise EvaluatorError(f"{who} returned score={score!r}, outside 0..1")
+    return value
+
+
+def _apply_settings(evaluator: BoundEvaluator, result: Result) -> tuple[bool, float | None, str]:
+    passed, score, reason = result.passed, result.score, result.reason
+    if evaluator.threshold is not None and score is not None:
+        if evaluator.threshold_direction == "max":
+            passed = score <= evaluator.threshold
+            reason = f"{reason} (score {score:.3g}, at most {evaluator.threshold:g} allowed)"
+        else:
+            passed = score >= evaluator.threshold
+            reason = f"{reason} (score {score:.3g}, at least {evaluator.threshold:g} needed)"
+    if evaluator.negate:
+        passed = not passed
+        score = None if score is None else 1.0 - score
+        reason = f"negated: {reason}"
+    return passed, score, reason.strip()
+
+
+def _with_evidence(evaluator: BoundEvaluator, sample: Sample) -> Sample:
+    evidence = sample.evidence
+    changes: dict[str, Any] = {"target": evaluator.target}
+    if evaluator.target is not None and not evaluator.instance.resolves_target:
+        changes["output"] = evidence.resolve(evaluator.target)
+    if evaluator.expected_from is not None:
+        value = evidence.value(evaluator.expected_from)
+        changes["expected"] = as_text(value)
+        changes["expected_value"] = value
+    return dataclasses.replace(sample, **changes)
+
+
+def _isolated(instance: Evaluator[Any], sample: Sample) -> bool:
+    limit = instance.isolate_above
+    if limit is None or instance.aggregates:  # what it keeps for the suite would stay in the worker
+        return False
+    return len(sample.output) + len(sample.expected or "") > limit
+
+
+def _evaluate_in_worker(instance: Evaluator[Any], sample: Sample) -> Any:
+    return instance.evaluate(sample)
+
+
+async def evaluate(
+    evaluator: BoundEvaluator, sample: Sample, timeout: float = EVALUATOR_TIMEOUT_S
+) -> EvaluatorOutcome:
+    """Run one evaluator; any failure to reach a verdict becomes an outcome with ``error`` set."""
+    base: dict[str, Any] = {"name": evaluator.name, "type": evaluator.type, "weight": evaluator.weight}
+    if evaluator.expect_error and not sample.is_error:
+        return EvaluatorOutcome(
+            **base, passed=False, reason="expected an error, but the target returned a response"
+        )
+    try:
+        if evaluator.target is not None or evaluator.expected_from is not None:
+            sample = _with_evidence(evaluator, sample)
+        if not evaluator.is_async and _isolated(evaluator.instance, sample):
+            alone = dataclasses.replace(sample, llm=None)  # the run's LLM client stays here
+            # The deadline counts the time queued for a worker, not only the time in one.
+            value = await asyncio.wait_for(
+                killable.run_killable(_evaluate_in_worker, evaluator.instance, alone, timeout=timeout),
+                timeout,
+            )
+        elif evaluator.is_async:
+            value = evaluator.instance.evaluate(sample)
+        else:
+            # Sync code on the event loop: an interval timer interrupts it at the deadline. Types
+            # that can be slow also opt in to a killable worker process (``isolate_above``).
+            with sync_deadline(timeout):
+                value = evaluator.instance.evaluate(sample)
+        if inspect.isawaitable(value):
+            value = await asyncio.wait_for(value, timeout)
+        result = _check_result(evaluator, value)
+    except RunStopped:
+        raise  # a budget or the circuit breaker: the task is not evaluated at all
+    except (asyncio.TimeoutError, Exceeded):
+        error = f"evaluator '{evaluator.name}' ({evaluator.type}) exceeded {timeout:g} s"
+        return EvaluatorOutcome(**base, passed=False, error=error)
+    except EvaluatorError as exc:
+        return EvaluatorOutcome(**base, passed=False, error=str(exc))
+    except Exception as exc:  # a bug in a plugin is its error, not the system's failure
+        error = (
+            f"evaluator '{evaluator.name}' ({evaluator.type} from {evaluator.distribution}) "
+            f"raised {type(exc).__name__}: {exc}"
+        )
+        return EvaluatorOutcome(**base, passed=False, error=error)
+    passed, score, reason = _apply_settings(evaluator, result)
+    return EvaluatorOutcome(**base, passed=passed, score=score, reason=reason, details=result.details)
+
+
+def _task_score(outcomes: list[EvaluatorOutcome]) -> float | None:
+    total = weight = 0.0
+    for o in outcomes:
+        if o.error is not None:
+            continue
+        value = o.score if o.score is not None else (1.0 if o.passed else 0.0)
+        total += value * o.weight
+        weight += o.weight
+    return total / weight if weight else None
+
+
+#: How often (seconds) a worker running only fast sync tasks yields to the event loop.
+YIELD_EVERY_S = 0.02
+#: How many tasks the runner reads ahead to hand their recorded responses to batching evaluators.
+PREPARE_CHUNK = 512
+
+
+class _Feed:
+    """The shared task iterator. When a chunk of tasks is read, evaluators that batch (``batches``)
+    receive the samples of its recorded responses at once (``prepare``) before any is evaluated."""
+
+    def __init__(self, tasks: Iterator[PlannedTask], llm: LLMClient | None, max_response_bytes: int) -> None:
+        self.tasks = tasks
+        self.llm = llm
+        self.max_response_bytes = max_response_bytes
+        self.buffer: list[PlannedTask] = []
+        self.lock = asyncio.Lock()
+        self.batching: bool | None = None
+        self.exhausted = False
+
+    async def next(self) -> PlannedTask | None:
+        async with self.lock:
+            if not self.buffer and not self.exhausted:
+                self.buffer = list(itertools.islice(self.tasks, PREPARE_CHUNK))
+                self.exhausted = len(self.buffer) < PREPARE_CHUNK
+                self.buffer.reverse()
+                await self._prepare(self.buffer)
+            return self.buffer.pop() if self.buffer else None
+
+    def has_more(self) -> bool:
+        """Whether another task may follow (false once the last one has been handed out)."""
+        return bool(self.buffer) or not self.exhausted
+
+    async def _prepare(self, chunk: list[PlannedTask]) -> None:
+        groups: dict[type[Any], list[tuple[Any, Sample]]] = {}
+        for planned in chunk:
+            response = planned.task.response
+            if response is None or response.error is not None:
+                continue  # responses not known yet: those are evaluated one by one
+            response = bound_response(response, self.max_response_bytes)  # as _run_task sees it
+            base = Sample(planned.task, response, response.text, False, self.llm)
+            for evaluator in planned.evaluators:
+                if not evaluator.instance.batches:
+                    continue
+                try:
+                    sample = (
+                        _with_evidence(evaluator, base)
+                        if evaluator.target or evaluator.expected_from
+                        else base
+                    )
+                except EvaluatorError:
+                    continue  # evaluate() reports it
+                groups.setdefault(type(evaluator.instance), []).append((evaluator.instance, sample))
+        for cls, items in groups.items():
+            with contextlib.suppress(Exception):  # evaluate() redoes the work and reports any error
+                await cls.prepare(items)
+
+
+class Runner:
+    """Runs planned tasks with a concurrency limit and hands each result to ``record``."""
+
+    def __init__(
+        self,
+        target: Target | None,
+        record: Callable[[TaskResult], None],
+        *,
+        concurrency: int = 8,
+        default_timeout: float = DEFAULT_TIMEOUT_S,
+        llm: LLMClient | None = None,
+        evaluator_timeout: float = EVALUATOR_TIMEOUT_S,
+        metrics: dict[str, str] | None = None,
+        keep_workspaces: bool = False,
+        captures_dir: Path | None = None,
+        redact: Callable[[str], str] | None = None,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+    ) -> None:
+        self.metrics = metrics or {}
+        #: What evaluators see and the result keeps of a response (the head; D01).
+        self.max_response_bytes = max_response_bytes
+        self.keep_workspaces = keep_workspaces
+        #: Where captured files are kept (``<run>/captures/<task>/<path>``), secrets redacted.
+        self.captures_dir = captures_dir
+        self.redact = redact
+        self.workspaces: Workspaces | None = None
+        self.evaluator_timeout = evaluator_timeout
+        self.target = target
+        self.record = record
+        self.concurrency = max(1, concurrency)
+        self.default_timeout = default_timeout
+        self.llm = llm
+        self.interrupted = False
+        #: Evaluator instances with suite-level figures, by (name, type).
+        self.aggregators: dict[tuple[str, str], dict[int, Any]] = {}
+        #: Why the run stopped starting tasks (a budget, a failing provider), if it did.
+        self.stopped: str | None = None
+        self._workers: list[asyncio.Task[None]] = []
+        #: Tasks that only wait for their LLM judges, no longer holding a worker.
+        self._judging: set[asyncio.Task[None]] = set()
+        self._failure: BaseException | None = None
+        self._next_yield = 0.0
+
+    def interrupt(self) -> None:
+        """Stop starting tasks and cancel those in flight (they are recorded as interrupted)."""
+        self.interrupted = True
+        for task in [*self._workers, *self._judging]:
+            task.cancel()
+
+    async def run(self, tasks: Iterable[PlannedTask]) -> None:
+        feed = _Feed(iter(tasks), self.llm, self.max_response_bytes)
+        killable.set_size(self.concurrency)
+        self._spawn(feed)
+        try:
+            # Workers are started one by one as tasks are handed out, never more than are needed.
+            while running := [t for t in (*self._workers, *self._judging) if not t.done()]:
+                await asyncio.wait(running)
+        except asyncio.CancelledError:
+            self.interrupt()
+            await asyncio.gather(*self._workers, *self._judging, return_exceptions=True)
+            raise
+        finally:
+            if self.workspaces is not None:
+                self.workspaces.close()
+            killable.shutdown()
+        if self._failure is not None:
+            raise self._failure
+        for worker in self._workers:
+            failure = None if worker.cancelled() else worker.exception()
+            if failure is not None:
+                raise failure
+
+    def _spawn(self, feed: _Feed) -> None:
+        self._workers.append(asyncio.ensure_future(self._worker(feed)))
+
+    def _should_stop(self) -> bool:
+        if self.interrupted or self.stopped:
+            return True
+        if self.llm is not None:
+            reached = self.llm.budget.exhausted()
+            broken = self.llm.limits.breaker.open
+            if reached:
+                self.stopped = f"budget {reached} reached"
+            elif broken:
+                self.stopped = f"provider stopped: {next(iter(broken.values()))}"
+        return self.stopped is not None
+
+    async def _worker(self, feed: _Feed) -> None:
+        while (planned := await feed.next()) is not None:
+            if self._should_stop():
+                return
+            if len(self._workers) < self.concurrency and feed.has_more():
+                self._spawn(feed)
+            for evaluator in planned.evaluators:
+                if evaluator.instance.aggregates:
+                    self.aggregators.setdefault((evaluator.name, evaluator.type), {})[
+                        id(evaluator.instance)
+                    ] = evaluator.instance
+            if planned.task.repo is None and any(e.is_async for e in planned.evaluators):
+                await self._run_judged(planned)
+            else:
+                await self._run_and_record(planned)
+            if time.monotonic() >= self._next_yield:
+                # A run of fast sync tasks never suspends on its own: let signals, progress and
+                # the other workers in.
+                self._next_yield = time.monotonic() + YIELD_EVERY_S
+                await asyncio.sleep(0)
+
+    async def _run_judged(self, planned: PlannedTask) -> None:
+        """Run a task with async (LLM) evaluators; once it only waits for them, it goes on in the
+        background and this worker takes the next task (RELIABILITY G06, G02)."""
+        while len(self._judging) >= self.concurrency:  # judging is bounded like responding
+            await asyncio.wait(self._judging, return_when=asyncio.FIRST_COMPLETED)
+        if self._should_stop():
+            return  # a budget or the breaker stopped the run while this task waited: not started
+        released = asyncio.Event()
+        task = asyncio.ensure_future(self._run_and_record(planned, released))
+        waiting = asyncio.ensure_future(released.wait())
+        try:
+            await asyncio.wait({task, waiting}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            raise
+        finally:
+            waiting.cancel()
+        if task.done():
+            task.result()
+            return
+        self._judging.add(task)
+        task.add_done_callback(self._judged)
+
+    def _judged(self, task: asyncio.Task[None]) -> None:
+        self._judging.discard(task)
+        if not task.cancelled() and task.exception() is not None and self._failure is None:
+            self._failure = task.exception()  # the store failed: stop the run, say why
+            self.interrupt()
+
+    async def _run_and_record(self, planned: PlannedTask, released: asyncio.Event | None = None) -> None:
+        try:
+            result = await self.run_task(planned, released)
+        except asyncio.CancelledError:
+            self.record(
+                TaskResult(
+                    id=planned.task.id,
+                    repeat=planned.task.repeat,
+                    status=INTERRUPTED,
+                    passed=False,
+                    digest=planned.digest,
+                )
+            )
+            raise
+        except RunStopped as stop:
+            # In-flight tasks finish; this one is left for --resume.
+            self.stopped = self.stopped or stop.reason
+            result = TaskResult(
+                id=planned.task.id,
+                repeat=planned.task.repeat,
+                status=INTERRUPTED,
+                passed=False,
+                error=stop.reason,
+                digest=planned.digest,
+            )
+        self.record(result)
+
+    async def _respond(self, planned: PlannedTask) -> Response:
+        task = planned.task
+        if task.response is not None:
+            return task.response
+        if self.target is None:
+            return Response(error="the task has no recorded response and the suite has no target")
+        timeout = task.timeout or self.default_timeout
+        try:
+            return await asyncio.wait_for(self.target.respond(task), timeout)
+        except asyncio.TimeoutError:
+            return Response(error=f"timed out after {timeout:g} s")
+        except TargetError as exc:
+            return Response(error=str(exc))
+        except (ConfigError, RunStopped):
+            raise
+        except Exception as exc:  # the target's own bug: the task errors, the run goes on
+            return Response(error=f"target '{self.target.name}' raised {type(exc).__name__}: {exc}")
+
+    async def run_task(self, planned: PlannedTask, released: asyncio.Event | None = None) -> TaskResult:
+        """Produce, evaluate and score one task (in a fresh workspace when it names a repo).
+
+        ``released`` is set once the task only waits for its async evaluators."""
+        if planned.task.repo is None or planned.task.response is not None:
+            return await self._run_task(planned, None, released)
+        started = time.perf_counter()
+        if self.workspaces is None:
+            self.workspaces = Workspaces(keep=self.keep_workspaces)
+        try:
+            checkout = await self.workspaces.prepare(planned.task.repo)
+        except (GitError, OSError) as exc:
+            return TaskResult(
+                id=planned.task.id,
+                repeat=planned.task.repeat,
+                status=ERROR,
+                passed=False,
+                error=f"workspace: {exc}",
+                digest=planned.digest,
+                duration_ms=(time.perf_counter() - started) * 1000,
+            )
+        task = planned.task.model_copy(update={"workspace": str(checkout.path)})
+        try:
+            return await self._run_task(dataclasses.replace(planned, task=task), checkout)
+        finally:
+            self.workspaces.release(checkout)
+
+    async def _captured(self, planned: PlannedTask, response: Response, checkout: Checkout) -> Response:
+        """The response with what the target did to its workspace (diff, captures, escapes)."""
+        task = planned.task
+        try:
+            found = await checkout.finish(task.post_execution_checks, task.max_capture_bytes)
+            if self.captures_dir is not None and found.get("files"):
+                store_captures(found["files"], task_folder(self.captures_dir, planned.key), self.redact)
+        except (GitError, OSError) as exc:
+            error = response.error or f"workspace: capturing the changes failed: {exc}"
+            return response.model_copy(update={"error": error})
+        return response.model_copy(update={"artifacts": {**response.artifacts, **found}})
+
+    async def _run_task(
+        self, planned: PlannedTask, checkout: Checkout | None, released: asyncio.Event | None = None
+    ) -> TaskResult:
+        started = time.perf_counter()
+        response = await self._respond(planned)
+        task = planned.task
+        responded_ms = (time.perf_counter() - started) * 1000
+        if checkout is not None:
+            response = await self._captured(planned, response, checkout)
+        response = bound_response(response, self.max_response_bytes)
+        common: dict[str, Any] = {
+            "id": task.id,
+            "repeat": task.repeat,
+            "response": response.output,
+            "truncated": response.truncated,
+            "truncation": response.truncation,
+            "response_bytes": response.output_bytes,
+            "response_sha256": response.output_sha256,
+            "error": response.error,
+            "tool_calls": response.tool_calls,
+            "usage": response.usage,
+            "digest": planned.digest,
+            "workspace": checkout.summary(response.artifacts, self.keep_workspaces) if checkout else None,
+        }
+        if response.error is not None and not planned.expects_error:
+            return TaskResult(
+                **common, status=ERROR, passed=False, duration_ms=(time.perf_counter() - started) * 1000
+            )
+        is_error = response.error is not None
+        output = response.error if is_error else response.text
+        sample = Sample(task, response, output or "", is_error, self.llm)
+        # Sync evaluators run inline; async ones (LLM judges) run concurrently. Order is kept.
+        timeout = self.evaluator_timeout
+        slots: list[Any] = [
+            evaluate(e, sample, timeout) if e.is_async else await evaluate(e, sample, timeout)
+            for e in planned.evaluators
+        ]
+        pending = [i for i, slot in enumerate(slots) if not isinstance(slot, EvaluatorOutcome)]
+        if pending:
+            if released is not None:
+                released.set()
+            for i, outcome in zip(pending, await asyncio.gather(*(slots[i] for i in pending)), strict=True):
+                slots[i] = outcome
+        outcomes: list[EvaluatorOutcome] = slots
+        if any(o.error is not None for o in outcomes):
+            status = ERROR
+        elif all(o.passed for o in outcomes):
+            status = PASSED
+        else:
+            status = FAILED
+        score = _task_score(outcomes)
+        card = None
+        if planned.scorecard is not None:
+            # What the system reports wins; else the measured call (nothing for a recorded response).
+            latency = response.usage.latency_ms
+            if latency is None and task.response is None:
+                latency = responded_ms
+            card = self._scorecard(planned, outcomes, response, latency)
+            score = card["score"]
+            status = ERROR if card["passed"] is None else PASSED if card["passed"] else FAILED
+        return TaskResult(
+            **common,
+            status=status,
+            passed=status == PASSED,
+            score=score,
+            evaluators=outcomes,
+            scorecard=card,
+            duration_ms=(time.perf_counter() - started) * 1000,
+        )
+
+    def _scorecard(
+        self,
+        planned: PlannedTask,
+        outcomes: list[EvaluatorOutcome],
+        response: Response,
+        latency: float | None,
+    ) -> dict[str, Any]:
+        """The task's scorecard: it, not the evaluators' conjunction, decides pass or fail."""
+        assert planned.scorecard is not None
+        rows = [
+            {
+                **o.model_dump(include={"name", "type", "passed", "score", "error", "weight"}),
+                "gate": o.details.get("gate"),
+            }
+            for o in outcomes
+        ]
+        metrics = scorecard.collect_metrics(
+            latency_ms=latency,
+            usage=response.usage.model_dump(),
+            target_error=response.error is not None,
+            outcomes=rows,
+        )
+        card = scorecard.compute(planned.scorecard, scorecard.Evidence(rows, metrics), self.metrics)
+        card["metrics"] = metrics
+        return card

@@ -1,0 +1,57 @@
+"""The ``recorded`` target: responses written down in advance, in the suite or a JSONL file."""
+
+from __future__ import annotations
+
+import json
+
+from pydantic import ValidationError
+
+from bench.errors import ConfigError, TargetError
+from bench.models import Response, Task
+from bench.suite.yamlio import MIB, UnreadableFile, read_text
+from bench.target import Target, TargetConfig
+
+
+class RecordedConfig(TargetConfig):
+    """Settings of the recorded target."""
+
+    file: str | None = None
+    """JSON Lines of ``{"id": ..., "response": ...}``, relative to the suite's folder."""
+
+
+class RecordedTarget(Target):
+    """Replays recorded responses; a task's own ``response:`` always wins over the file."""
+
+    name = "recorded"
+    Config = RecordedConfig
+
+    async def open(self) -> None:
+        self.responses: dict[str, Response] = {}
+        config = self.config
+        assert isinstance(config, RecordedConfig)
+        if config.file is None:
+            return
+        path = self.suite.folder / config.file
+        try:
+            text = read_text(path, max_bytes=4096 * MIB)
+        except UnreadableFile as exc:
+            raise ConfigError(f"cannot read recorded responses: {exc}", file=path) from None
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                task_id, value = str(row["id"]), row["response"]
+                response = (
+                    Response(output=value) if isinstance(value, str) else Response.model_validate(value)
+                )
+            except (ValueError, KeyError, TypeError, ValidationError) as exc:
+                message = f'expected {{"id": ..., "response": ...}}: {type(exc).__name__}: {exc}'
+                raise ConfigError(message, file=path, line=number) from None
+            self.responses[task_id] = response
+
+    async def respond(self, task: Task) -> Response:
+        try:
+            return self.responses[task.id]
+        except KeyError:
+            raise TargetError(f"no recorded response for task '{task.id}'") from None

@@ -1,0 +1,1 @@
+"""Scorecards and a run's statistics."""

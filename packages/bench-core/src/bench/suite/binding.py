@@ -1,0 +1,309 @@
+"""Resolve evaluator entries (names, inline mappings, definition files) into configured instances.
+
+An entry is one of:
+
+- a name: an evaluator under the suite's ``evaluators:``, or a registered type with no settings;
+- a mapping: ``type:`` names a registered type; without it ``expected``/``expect_error`` select
+  the bench ``expected`` matcher and ``prompt`` selects the LLM judge (seed 000);
+- ``{file: PATH}``: a youBencha definition file (``name``, ``description``, ``config``);
+- ``{name: NAME, config: {...}}``: youBencha's inline form; ``key:`` (AgentClash) also names it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from bench.errors import ConfigError, FieldPath, did_you_mean
+from bench.evaluator import Evaluator
+from bench.evidence import parse_reference
+from bench.plugins.registry import Provided, Registry
+from bench.suite.document import DefinitionFile, EvaluatorCommon
+from bench.suite.plan import BoundEvaluator
+from bench.suite.validation import describe
+from bench.suite.yamlio import YamlDocument, load_yaml
+
+EXPECTED_TYPE = "expected"
+NEGATION_PREFIX = "not-"
+JUDGE_TYPE = "llm_judge"
+# Fields that select a type when a mapping has no ``type:`` (seed 000), in order of precedence.
+INFERRED_TYPES = (("prompt", JUDGE_TYPE), ("expected", EXPECTED_TYPE), ("expect_error", EXPECTED_TYPE))
+# Where the evaluator types of bench's own plugins live, for "pip install ..." hints.
+PROVIDERS = {
+    "bench-deterministic": "expected exact_match contains icontains not_contains starts_with regex "
+    "regex_match is_json json_schema json_path_match boolean_assert numeric_match normalized_match "
+    "math_equivalence file_content_match file_exists file_json_schema directory_structure "
+    "code_execution tool_calls tool_call tool_call_assertion postcondition fuzzy_match",
+    "bench-llm-judge": "llm_judge factuality g_eval agentic-judge",
+    "bench-nlp-metrics": "bleu bleu_score chrf chrf_score ter rouge rouge_score token_f1 f1 similarity "
+    "semantic_similarity squad_exact_match squad_em",
+    "bench-rag": "faithfulness relevancy precision recall context_precision context_recall",
+    "bench-agent": "task_completion tool_selection efficiency trajectory trajectory_match git-diff git_diff "
+    "expected-diff expected_diff "
+    "recovery_behavior exploration_efficiency error_cascade scope_adherence confidence_calibration",
+    "bench-safety": "toxicity bias hallucination pii",
+}
+#: Target types that bench's own packages provide (for the same hint).
+TARGET_PROVIDERS = {"agent": "bench-agent"}
+_PROVIDER_OF = {name: dist for dist, names in PROVIDERS.items() for name in names.split()}
+_COMMON = set(EvaluatorCommon.model_fields)
+_DEFINITION_MAX_BYTES = 10 * 1024 * 1024
+_NO_COMMON = EvaluatorCommon()
+
+
+_ASYNC: dict[type[Any], bool] = {}
+
+
+def _is_async(cls: type[Evaluator[Any]]) -> bool:
+    if cls not in _ASYNC:
+        _ASYNC[cls] = inspect.iscoroutinefunction(cls.evaluate)
+    return _ASYNC[cls]
+
+
+class Binder:
+    """Binds evaluator entries against the registry; caches definition files by real path."""
+
+    def __init__(self, registry: Registry) -> None:
+        self.registry = registry
+        self.named: dict[str, BoundEvaluator] = {}
+        self.definitions: dict[Path, YamlDocument] = {}
+
+    # -- entry points -------------------------------------------------------------------------
+
+    def bind_named(self, doc: YamlDocument, evaluators: dict[str, Any]) -> None:
+        """Bind the suite's ``evaluators:`` mapping; each becomes usable by name."""
+        for name, entry in evaluators.items():
+            path: FieldPath = ("evaluators", name)
+            if not isinstance(entry, dict):
+                raise doc.error("an evaluator is a mapping of settings", path)
+            self.named[name] = self.bind_mapping(doc, path, entry, default_name=name)
+
+    def bind(self, doc: YamlDocument, path: FieldPath, entry: Any) -> BoundEvaluator:
+        """Bind one entry of a task's ``evaluate:`` (a name or a mapping)."""
+        if isinstance(entry, str):
+            return self._bind_name(doc, path, entry)
+        if isinstance(entry, dict):
+            return self.bind_mapping(doc, path, entry)
+        raise doc.error("an evaluator is a name or a mapping", path)
+
+    # -- names --------------------------------------------------------------------------------
+
+    def _bind_name(self, doc: YamlDocument, path: FieldPath, name: str) -> BoundEvaluator:
+        if name in self.named:
+            return self.named[name]
+        if name in self.registry.evaluators:
+            return self.bind_mapping(doc, path, {"type": name})
+        choices = [*self.named, *self.registry.evaluators]
+        hint = self._install_hint(name) or did_you_mean(name, choices)
+        raise doc.error(f"unknown evaluator '{name}'{hint}", path)
+
+    def _install_hint(self, type_name: str) -> str:
+        dist = _PROVIDER_OF.get(type_name)
+        return f" (pip install {dist} provides '{type_name}')" if dist else ""
+
+    # -- mappings -----------------------------------------------------------------------------
+
+    def bind_mapping(
+        self,
+        doc: YamlDocument,
+        path: FieldPath,
+        entry: dict[str, Any],
+        *,
+        default_name: str | None = None,
+        default_type: str | None = None,
+        in_definition: str | None = None,
+    ) -> BoundEvaluator:
+        path = tuple(path)
+        if "file" in entry:
+            if "name" in entry:
+                raise doc.error("Evaluator config with both name and file", path)
+            if in_definition is not None:
+                raise doc.error(
+                    "a definition file cannot reference another definition file "
+                    f"({in_definition} -> {entry['file']})",
+                    (*path, "file"),
+                )
+            extra = sorted(set(entry) - {"file"})
+            if extra:
+                raise doc.error("unknown field next to 'file'", (*path, extra[0]))
+            return self._bind_file(doc, (*path, "file"), entry["file"])
+
+        settings, origin = self._flatten(doc, path, entry)
+        if "file" in settings and in_definition is not None:
+            raise doc.error(
+                "a definition file cannot reference another definition file "
+                f"({in_definition} -> {settings['file']})",
+                origin["file"],
+            )
+        common_values = {k: v for k, v in settings.items() if k in _COMMON}
+        try:
+            common = EvaluatorCommon.model_validate(common_values) if common_values else _NO_COMMON
+        except ValidationError as exc:
+            loc, message = describe(exc, EvaluatorCommon)[0]
+            raise doc.error(message, origin.get(str(loc[0]), path) if loc else path) from None
+        for ref_field in ("target", "expected_from"):
+            ref = getattr(common, ref_field)
+            if ref is not None:
+                try:
+                    parse_reference(ref)
+                except ValueError as exc:
+                    raise doc.error(str(exc), origin[ref_field]) from None
+        if common.threshold is not None and common.score_threshold is not None:
+            raise doc.error("give threshold or score_threshold, not both", origin["threshold"])
+        threshold = common.threshold if common.threshold is not None else common.score_threshold
+
+        name = common.name or common.key or default_name
+        type_name = common.type if common.type in self.registry.evaluators else None
+        # youBencha definitions put their agent's type under config.type ("copilot-cli"): when
+        # that is no evaluator type but the name is ("agentic-judge:x"), the name decides.
+        type_name = (
+            type_name or self._type_from_name(common.name or common.key) or common.type or default_type
+        )
+        if type_name is None:
+            type_name = next((t for key, t in INFERRED_TYPES if key in settings), None)
+        # A key under the suite's evaluators: names a type only when the fields do not.
+        type_name = type_name or self._type_from_name(default_name)
+        if type_name is None:
+            hint = did_you_mean(name, self.registry.evaluators) if name else ""
+            raise doc.error(f"cannot tell the evaluator type; add 'type:'{hint}", path)
+        provided = self.registry.evaluators.get(type_name)
+        negate = common.negate
+        if provided is None and type_name.startswith(NEGATION_PREFIX):
+            # promptfoo's spelling: "not-is_json" is is_json with negate: true
+            provided = self.registry.evaluators.get(type_name[len(NEGATION_PREFIX) :])
+            negate = provided is not None and not negate
+        if provided is None:
+            where = origin.get("type", path)
+            hint = self._install_hint(type_name) or did_you_mean(type_name, self.registry.evaluators)
+            raise doc.error(f"unknown evaluator type '{type_name}'{hint}", where)
+
+        cls = provided.cls
+        # A type sees a common setting (say expect_error) only when its Config declares it.
+        own = cls.Config.model_fields
+        type_settings = {k: v for k, v in settings.items() if k not in _COMMON or k in own}
+        instance = self._configure(doc, path, origin, provided, type_settings)
+        spec = {k: v for k, v in settings.items() if k not in ("name", "key", "description")}
+        spec["type"] = cls.name
+        spec["negate"] = negate
+        mark = doc.mark(path)
+        return BoundEvaluator(
+            name=name or cls.name,
+            type=cls.name,
+            distribution=provided.distribution,
+            instance=instance,
+            is_async=_is_async(cls),
+            weight=common.weight,
+            threshold=threshold,
+            threshold_direction=cls.threshold_direction,
+            negate=negate,
+            expect_error=common.expect_error,
+            origin=f"{doc.path}:{mark[0]}" if mark else str(doc.path),
+            spec=spec,
+            target=common.target,
+            expected_from=common.expected_from,
+        )
+
+    def _flatten(
+        self, doc: YamlDocument, path: tuple[Any, ...], entry: dict[str, Any]
+    ) -> tuple[dict[str, Any], dict[str, tuple[Any, ...]]]:
+        """Merge flat settings with those under ``config:``, remembering where each was written."""
+        settings = {k: v for k, v in entry.items() if k != "config"}
+        origin = {k: (*path, k) for k in settings}
+        config = entry.get("config")
+        if config is None:
+            return settings, origin
+        if not isinstance(config, dict):
+            raise doc.error("config must be a mapping of settings", (*path, "config"))
+        for key, value in config.items():
+            if key in settings:
+                raise doc.error(f"'{key}' is given both here and under config", (*path, key))
+            settings[key] = value
+            origin[key] = (*path, "config", key)
+        return settings, origin
+
+    def _type_from_name(self, name: str | None) -> str | None:
+        if not name:
+            return None
+        for candidate in (name, name.split(":", 1)[0]):
+            if candidate in self.registry.evaluators:
+                return candidate
+        return None
+
+    def _configure(
+        self,
+        doc: YamlDocument,
+        path: tuple[Any, ...],
+        origin: dict[str, tuple[Any, ...]],
+        provided: Provided[type[Evaluator[Any]]],
+        settings: dict[str, Any],
+    ) -> Evaluator[Any]:
+        cls = provided.cls
+        try:
+            config = cls.Config.model_validate(settings)
+        except ValidationError as exc:
+            errors = []
+            for loc, message in describe(exc, cls.Config, also_valid=_COMMON):
+                field = (*origin.get(str(loc[0]), (*path, loc[0])), *loc[1:]) if loc else path
+                errors.append(
+                    doc.error(f"{message} [evaluator '{cls.name}' from {provided.distribution}]", field)
+                )
+            raise errors[0] from None
+        instance = cls(config)
+        instance.folder = doc.path.parent
+        return instance
+
+    # -- definition files ---------------------------------------------------------------------
+
+    def _bind_file(self, doc: YamlDocument, path: tuple[Any, ...], ref: Any) -> BoundEvaluator:
+        if not isinstance(ref, str) or not ref.strip():
+            raise doc.error("file must be a path to an evaluator definition", path)
+        resolved = (doc.path.parent / Path(ref).expanduser()).resolve()
+        definition = self.definitions.get(resolved)
+        if definition is None:
+            try:
+                definition = load_yaml(resolved, max_bytes=_DEFINITION_MAX_BYTES, interpolate=True)
+            except ConfigError as exc:
+                reason = exc.message if exc.file == str(resolved) and exc.line is None else exc.render()
+                raise doc.error(
+                    f"Failed to load evaluator definition from {ref}: {reason} (resolved to {resolved})",
+                    path,
+                ) from None
+            self.definitions[resolved] = definition
+        data = definition.data
+        if not isinstance(data, dict):
+            raise definition.error(
+                "Invalid evaluator definition: a mapping with name, description and config"
+            )
+        try:
+            parsed = DefinitionFile.model_validate(data)
+        except ValidationError as exc:
+            loc, message = describe(exc, DefinitionFile)[0]
+            if message == "required field missing":
+                message = "Required"
+            field = ".".join(str(p) for p in loc)
+            line, column = definition.mark(loc) or (None, None)
+            raise ConfigError(
+                f"Invalid evaluator definition: {field}: {message}",
+                file=definition.path,
+                line=line,
+                column=column,
+            ) from None
+        return self.bind_mapping(
+            definition,
+            (),
+            {"name": parsed.name, "config": parsed.config or {}},
+            in_definition=str(resolved),
+        )
+
+
+def digest(*parts: Any) -> str:
+    """A short hash of plain data (used to notice edited tasks on resume).
+
+    ``repr`` of the YAML/JSON values is stable across processes and much cheaper than sorted
+    JSON; reordering keys in the file changes it, which only means a task is run again.
+    """
+    return hashlib.blake2b(repr(parts).encode(), digest_size=8).hexdigest()

@@ -1,0 +1,120 @@
+"""Pydantic models of the suite file as a user writes it (before evaluators are resolved)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, field_validator
+
+from bench.llm.settings import JudgeLimits, LLMSettings, Pricing, RuntimeLimits
+from bench.models import MIB, CaptureCheck, Message, Response
+from bench.scoring.scorecard import MAX_WEIGHT, MetricDeclaration, Scorecard
+
+
+class Strict(BaseModel):
+    # allow_inf_nan: YAML's .inf and .nan are numbers to PyYAML, never sensible settings (N08).
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+
+class Defaults(Strict):
+    """Values every task inherits unless it sets its own."""
+
+    timeout: PositiveFloat | None = None
+    vars: dict[str, Any] = Field(default_factory=dict)
+    workspace: str | None = None
+
+
+class SuiteFile(Strict):
+    """The top level of a suite file."""
+
+    name: str | None = None
+    description: str | None = None
+    version: str | None = None
+    target: dict[str, Any] | None = None
+    defaults: Defaults = Field(default_factory=Defaults)
+    concurrency: PositiveInt | None = None
+    #: Run every task this many times (``--repeat`` overrides it).
+    repeat: PositiveInt | None = None
+    evaluators: dict[str, Any] = Field(default_factory=dict)
+    tasks: list[Any] | str
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    pricing: Pricing = Field(default_factory=Pricing)
+    runtime_limits: RuntimeLimits = Field(default_factory=RuntimeLimits)
+    judge_limits: JudgeLimits = Field(default_factory=JudgeLimits)
+    #: AgentClash: which kinds of evaluators the suite may use.
+    judge_mode: Literal["deterministic", "llm_judge", "hybrid"] | None = None
+    #: AgentClash: named metrics (a collector under a key) for scorecard dimensions.
+    metrics: list[MetricDeclaration] = Field(default_factory=list)
+    scorecard: Scorecard | None = None
+    #: youBencha: the repository every task runs in (a git URL or a local path) and its branch/ref.
+    repo: str | None = None
+    branch: str | None = None
+    ref: str | None = None
+    #: AgentClash: what to capture from each task's workspace after the target ran.
+    post_execution_checks: list[CaptureCheck] = Field(default_factory=list)
+    #: Cap on all bytes captured from one run of a task.
+    max_capture_bytes: PositiveInt = 10 * MIB
+    #: Cap on the response text evaluators see and reports keep (the head; full size and sha256
+    #: are recorded).
+    max_response_bytes: PositiveInt = 10 * MIB
+
+
+class TaskSpec(Strict):
+    """One task as written: its input, optional recorded response and its evaluators."""
+
+    id: str
+    description: str | None = None
+    prompt: str | None = None
+    input: str | list[Message] | dict[str, Any] | None = None
+    vars: dict[str, Any] = Field(default_factory=dict)
+    response: str | Response | None = None
+    timeout: PositiveFloat | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    evaluate: str | dict[str, Any] | list[str | dict[str, Any]] | None = None
+    evaluators: list[dict[str, Any]] | None = None
+    expected: Any = None
+    #: AgentClash case fields, read by evidence references (``case.inputs.name``).
+    inputs: dict[str, Any] = Field(default_factory=dict)
+    expectations: dict[str, Any] = Field(default_factory=dict)
+    #: A directory (relative to the suite) that file evaluators read.
+    workspace: str | None = None
+    #: Run this task this many times (default: the suite's ``repeat``, else 1).
+    repeat: PositiveInt | None = None
+    #: This task's own scorecard (default: the suite's).
+    scorecard: Scorecard | None = None
+    #: This task's repository, branch and ref (default: the suite's).
+    repo: str | None = None
+    branch: str | None = None
+    ref: str | None = None
+    #: Captures for this task, added to the suite's.
+    post_execution_checks: list[CaptureCheck] = Field(default_factory=list)
+
+    @field_validator("id", mode="before")
+    @classmethod
+    def _integer_id(cls, value: Any) -> Any:
+        return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+class EvaluatorCommon(Strict):
+    """Settings that belong to every evaluator, whatever its type."""
+
+    name: str | None = None
+    key: str | None = None
+    type: str | None = None
+    description: str | None = None
+    weight: float = Field(default=1.0, ge=0, le=MAX_WEIGHT)
+    #: Scores are on 0..1, so are the thresholds that judge them.
+    threshold: float | None = Field(default=None, ge=0, le=1)
+    score_threshold: float | None = Field(default=None, ge=0, le=1)
+    negate: bool = False
+    expect_error: bool = False
+    target: str | None = None
+    expected_from: str | None = None
+
+
+class DefinitionFile(Strict):
+    """A youBencha evaluator definition file: ``name``, ``description``, ``config``."""
+
+    name: str
+    description: str | None = None
+    config: dict[str, Any] | None = None

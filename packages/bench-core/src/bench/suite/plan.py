@@ -1,0 +1,135 @@
+"""A loaded suite, ready to run: tasks with their evaluators resolved and configured."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from bench.evaluator import Evaluator
+from bench.llm.settings import JudgeLimits, LLMSettings, Pricing, RuntimeLimits
+from bench.models import Task
+from bench.scoring.scorecard import Scorecard
+from bench.target import Target
+
+
+@dataclass(eq=False)
+class BoundEvaluator:
+    """An evaluator instance plus the settings bench applies around it."""
+
+    name: str
+    type: str
+    distribution: str
+    instance: Evaluator[Any]
+    is_async: bool
+    weight: float = 1.0
+    threshold: float | None = None
+    threshold_direction: Literal["min", "max"] = "min"
+    negate: bool = False
+    expect_error: bool = False
+    origin: str = ""
+    spec: dict[str, Any] = field(default_factory=dict)
+    #: Evidence references (bench.evidence): what is judged, and what it is compared against.
+    target: str | None = None
+    expected_from: str | None = None
+
+
+@dataclass(eq=False)
+class PlannedTask:
+    """A task and the evaluators that judge it; ``digest`` changes when either changes."""
+
+    task: Task
+    evaluators: list[BoundEvaluator]
+    digest: str
+    line: int | None = None
+    #: How many times the task runs (``repeat:``).
+    repeats: int = 1
+    scorecard: Scorecard | None = None
+
+    @property
+    def expects_error(self) -> bool:
+        return any(e.expect_error for e in self.evaluators)
+
+    @property
+    def key(self) -> str:
+        """What the run store files the result under: the id, then ``id@N`` for repeat N > 0."""
+        return task_key(self.task.id, self.task.repeat)
+
+    def with_repeat(self, repeat: int) -> PlannedTask:
+        """The same task as its ``repeat``-th run (a distinct cache key for model calls)."""
+        task = self.task.model_copy(update={"repeat": repeat})
+        return PlannedTask(task, self.evaluators, self.digest, self.line, self.repeats, self.scorecard)
+
+
+def task_key(task_id: str, repeat: int) -> str:
+    return task_id if repeat == 0 else f"{task_id}@{repeat}"
+
+
+class TaskList:
+    """The suite's tasks, validated once; kept built when few, rebuilt on demand when many.
+
+    A configured task costs a few kilobytes, so a run of a million would not fit in memory. Up to
+    ``KEEP_LIMIT`` tasks the loader keeps them built (the fastest way to run them); beyond that it
+    keeps only each task's id and digest and rebuilds the tasks one at a time whenever they are
+    iterated, so memory stays bounded however large the suite.
+    """
+
+    KEEP_LIMIT = 10_000
+
+    def __init__(
+        self,
+        ids: list[str],
+        digests: list[str],
+        build: Callable[[], Iterator[PlannedTask]],
+        built: list[PlannedTask] | None = None,
+    ) -> None:
+        self.ids = ids
+        self.digests = digests
+        self._build = build
+        self._built = built
+
+    @property
+    def kept(self) -> bool:
+        """Whether the tasks are held built in memory (False: rebuilt on each iteration)."""
+        return self._built is not None
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __iter__(self) -> Iterator[PlannedTask]:
+        return iter(self._built) if self._built is not None else self._build()
+
+    def __getitem__(self, index: int) -> PlannedTask:
+        for i, planned in enumerate(self):
+            if i == index:
+                return planned
+        raise IndexError(index)
+
+
+@dataclass
+class Plan:
+    """Everything ``bench run`` needs, with no YAML left to read."""
+
+    name: str
+    path: Path
+    target_type: str
+    target: Target | None
+    tasks: TaskList
+    named_evaluators: dict[str, BoundEvaluator] = field(default_factory=dict)
+    concurrency: int | None = None
+    referenced_files: list[Path] = field(default_factory=list)
+    #: How many tasks have no recorded response (so the target must be called).
+    needs_target: int = 0
+    llm: LLMSettings = field(default_factory=LLMSettings)
+    pricing: Pricing = field(default_factory=Pricing)
+    runtime_limits: RuntimeLimits = field(default_factory=RuntimeLimits)
+    judge_limits: JudgeLimits = field(default_factory=JudgeLimits)
+    #: The most runs any task has (``repeat:``).
+    max_repeat: int = 1
+    #: The suite-level scorecard's strategy, when the suite has one.
+    scorecard_strategy: str | None = None
+    #: Declared metric keys -> collector names (scorecard ``metric`` dimensions).
+    metrics: dict[str, str] = field(default_factory=dict)
+    #: What evaluators see and reports keep of a response, in bytes (``max_response_bytes:``).
+    max_response_bytes: int = 10 * 1024 * 1024

@@ -1,0 +1,1 @@
+"""Agent workspaces: git copies, captures, confined file access, tools, trajectories, the sandbox."""

@@ -1,0 +1,363 @@
+"""Fresh copies of a git repository, one per task, and what the agent changed in them.
+
+Per run, each repository is cloned once into a bench-owned mirror; per task, the mirror is
+cloned (``--no-hardlinks``, so nothing the agent does reaches the mirror or the source) into
+``<home>/work``, the workspace the target runs in. Before the target runs, the starting tree is
+snapshotted into a git directory bench owns outside the workspace; afterwards the diff is
+computed there (see ``bench.workspace.git`` for why). Anything that appears in ``<home>`` besides
+``work`` was written outside the workspace (``../x``) and is reported, as are symlinks the
+agent made that point outside it. Workspaces are removed after evaluation unless kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import os
+import shutil
+import stat
+import sys
+import tempfile
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from bench.models import CaptureCheck, RepoSpec
+from bench.workspace.captures import capture, shown
+from bench.workspace.git import GitError, git
+
+#: How much of the patch text the response keeps.
+MAX_PATCH_BYTES = 1024 * 1024
+#: Files larger than this are never read into the snapshot (a sparse 5 GB file would be hashed
+#: whole): a placeholder naming the size stands in for them and the change says ``truncated``.
+MAX_SNAPSHOT_FILE_BYTES = 100 * 1024 * 1024
+SYMLINK_MODE = "120000"
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One changed path between two trees (``old_path`` set for a rename or copy)."""
+
+    path: str
+    status: str  # added, modified, deleted, renamed, copied, type_changed
+    added: int = 0
+    removed: int = 0
+    binary: bool = False
+    old_path: str | None = None
+    mode: str | None = None
+    #: Set when the file was too large to snapshot: its size in bytes (its lines are not counted).
+    size: int | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "path": self.path,
+            "status": self.status,
+            "added": self.added,
+            "removed": self.removed,
+        }
+        if self.binary:
+            data["binary"] = True
+        if self.old_path is not None:
+            data["old_path"] = self.old_path
+        if self.size is not None:
+            data["truncated"] = True
+            data["size"] = self.size
+            data["reason"] = (
+                f"larger than the {MAX_SNAPSHOT_FILE_BYTES // (1024 * 1024)} MiB snapshot cap: not compared"
+            )
+        return data
+
+
+_STATUS = {"A": "added", "M": "modified", "D": "deleted", "R": "renamed", "C": "copied", "T": "type_changed"}
+
+
+async def changes(git_dir: Path, old: str, new: str) -> list[FileChange]:
+    """Every path that differs between two trees (renames detected), with line counts."""
+    common = ("-r", "-z", "-M", "--no-ext-diff", "--no-textconv", old, new, "--")
+    raw = (await git("diff-tree", "--raw", *common, git_dir=git_dir)).split(b"\0")
+    numstat = (await git("diff-tree", "--numstat", *common, git_dir=git_dir)).split(b"\0")
+    counts: dict[str, tuple[int, int, bool]] = {}
+    i = 0
+    while i < len(numstat) and numstat[i]:
+        added, removed, rest = numstat[i].split(b"\t", 2)
+        if rest:  # a plain path
+            name, i = rest, i + 1
+        else:  # a rename: "added\tremoved\t\0old\0new"
+            name, i = numstat[i + 2], i + 3
+        binary = added == b"-"
+        counts[shown(name)] = (0 if binary else int(added), 0 if binary else int(removed), binary)
+    result: list[FileChange] = []
+    i = 0
+    while i < len(raw) and raw[i]:
+        meta = raw[i].decode().lstrip(":").split()  # ":oldmode newmode oldsha newsha STATUS"
+        letter = meta[4][0]
+        if letter in "RC":
+            old_path, path, i = shown(raw[i + 1]), shown(raw[i + 2]), i + 3
+        else:
+            old_path, path, i = None, shown(raw[i + 1]), i + 2
+        lines_added, lines_removed, binary = counts.get(path, (0, 0, False))
+        mode = meta[1] if letter != "D" else meta[0]
+        result.append(
+            FileChange(
+                path, _STATUS.get(letter, "modified"), lines_added, lines_removed, binary, old_path, mode
+            )
+        )
+    return result
+
+
+async def patch(git_dir: Path, old: str, new: str, limit: int = MAX_PATCH_BYTES) -> tuple[str, bool]:
+    """The unified diff between two trees (cut at ``limit`` bytes; second value: whether cut)."""
+    text = await git(
+        "diff-tree", "-p", "-r", "-M", "--no-ext-diff", "--no-textconv", old, new, "--", git_dir=git_dir
+    )
+    return text[:limit].decode("utf-8", "replace"), len(text) > limit
+
+
+def oversized(root: Path, limit: int = MAX_SNAPSHOT_FILE_BYTES) -> dict[bytes, os.stat_result]:
+    """Regular files under ``root`` larger than ``limit`` (relative path -> ``lstat``), never read.
+
+    Links are not followed and ``.git`` folders are skipped, as git itself does; nor is a nested
+    repository entered (a folder holding ``.git`` below the root): git records it as one commit.
+    """
+    found: dict[bytes, os.stat_result] = {}
+    top = os.fsencode(root)
+    stack = [top]
+    while stack:
+        current = stack.pop()
+        try:
+            entries = list(os.scandir(current))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name != b".git" and not os.path.lexists(os.path.join(entry.path, b".git")):
+                        stack.append(entry.path)
+                    continue
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if stat.S_ISREG(info.st_mode) and info.st_size > limit:
+                found[os.path.relpath(entry.path, top)] = info
+    return found
+
+
+def summarize(files: list[FileChange]) -> dict[str, Any]:
+    """youBencha's git-diff figures: files changed, lines added and removed."""
+    return {
+        "files_changed": len(files),
+        "lines_added": sum(f.added for f in files),
+        "lines_removed": sum(f.removed for f in files),
+        "files": [f.as_dict() for f in files],
+    }
+
+
+@dataclass
+class Checkout:
+    """One task's workspace and bench's snapshot of where it started."""
+
+    repo: RepoSpec
+    home: Path
+    snapshot: Path
+    mirror: Path
+    base_commit: str
+    start_tree: str = ""
+    end_tree: str = ""
+    #: Files too large to snapshot at the last ``tree()`` (shown path -> size in bytes).
+    too_large: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def path(self) -> Path:
+        """The workspace folder (where the target runs)."""
+        return self.home / "work"
+
+    async def tree(self) -> str:
+        """Snapshot the workspace as it is now into bench's git directory; return the tree id.
+
+        Files over ``MAX_SNAPSHOT_FILE_BYTES`` are left out of ``git add`` and a placeholder blob
+        naming their size and modification time stands in for them (B09).
+        """
+        snap, work = self.snapshot, self.path
+        big = await self._unignored(oversized(self.path))
+        pathspecs = b".\0" + b"".join(b":(top,exclude,literal)" + name + b"\0" for name in big)
+        await git(
+            "add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul",
+            stdin=pathspecs, git_dir=snap, work_tree=work,
+        )  # fmt: skip
+        entries = b""
+        for name, info in big.items():
+            note = f"bench: not snapshotted: {info.st_size} bytes, modified {info.st_mtime_ns}\n"
+            blob = await git("hash-object", "-w", "--stdin", stdin=note.encode(), git_dir=snap)
+            entries += b"100644 " + blob.strip() + b"\t" + name + b"\0"
+        if entries:
+            await git("update-index", "-z", "--index-info", stdin=entries, git_dir=snap, work_tree=work)
+        self.too_large = {shown(name): info.st_size for name, info in big.items()}
+        return (await git("write-tree", git_dir=snap, work_tree=work)).decode().strip()
+
+    async def _unignored(self, found: dict[bytes, os.stat_result]) -> dict[bytes, os.stat_result]:
+        """Leave out files ``git add -A`` would ignore anyway (``.gitignore``, not tracked)."""
+        if not found:
+            return found
+        names = b"".join(name + b"\0" for name in found)
+        try:
+            ignored = await git(
+                "check-ignore", "-z", "--stdin", stdin=names, git_dir=self.snapshot, work_tree=self.path,
+                cwd=self.path,
+            )  # fmt: skip
+        except GitError:  # exit status 1: none is ignored
+            return found
+        skip = set(ignored.split(b"\0"))
+        return {name: info for name, info in found.items() if name not in skip}
+
+    async def finish(self, checks: list[CaptureCheck], max_capture_bytes: int) -> dict[str, Any]:
+        """What the target did: the diff, captures and anything that left the workspace."""
+        self.end_tree = await self.tree()
+        files = [
+            replace(f, added=0, removed=0, size=self.too_large[f.path]) if f.path in self.too_large else f
+            for f in await changes(self.snapshot, self.start_tree, self.end_tree)
+        ]
+        text, cut = await patch(self.snapshot, self.start_tree, self.end_tree)
+        diff = {"base_commit": self.base_commit, **summarize(files), "patch": text, "patch_truncated": cut}
+        artifacts: dict[str, Any] = {
+            "diff": diff,
+            "workspace": {
+                "repo": self.repo.source,
+                "revision": self.repo.revision,
+                "base_commit": self.base_commit,
+                "path": str(self.path),
+                "snapshot": str(self.snapshot),
+                "mirror": str(self.mirror),
+                "start_tree": self.start_tree,
+                "end_tree": self.end_tree,
+            },
+            "escapes": self._escapes(files),
+        }
+        if checks:
+            artifacts.update(capture(self.path, checks, max_capture_bytes))
+        return artifacts
+
+    def _escapes(self, files: list[FileChange]) -> list[dict[str, str]]:
+        found: list[dict[str, str]] = []
+        for name in sorted(os.listdir(self.home)):
+            if name != "work":
+                found.append({"path": f"../{shown(name)}", "kind": "written outside the workspace"})
+        root = self.path.resolve()
+        for change in files:
+            if change.status == "deleted" or change.mode != SYMLINK_MODE:
+                continue
+            link = self.path / change.path
+            try:
+                target = os.readlink(link)
+            except OSError:
+                continue
+            resolved = Path(os.path.normpath(link.parent / target))
+            if os.path.isabs(target) or (resolved != root and root not in resolved.parents):
+                found.append(
+                    {"path": change.path, "kind": "symlink leading outside", "target": shown(target)}
+                )
+        return found
+
+    def summary(self, artifacts: dict[str, Any], keep: bool) -> dict[str, Any]:
+        """What a task's result says about its workspace: the change, escapes, captured sizes."""
+        diff = artifacts.get("diff") or {}
+        found: dict[str, Any] = {
+            "repo": self.repo.source,
+            "revision": self.repo.revision,
+            "base_commit": self.base_commit,
+            **{k: diff[k] for k in ("files_changed", "lines_added", "lines_removed", "files") if k in diff},
+            "escapes": artifacts.get("escapes", []),
+        }
+        captured = artifacts.get("files")
+        if isinstance(captured, dict) and captured:
+            found["captured"] = {
+                path: {k: v for k, v in record.items() if k != "content"} for path, record in captured.items()
+            }
+        if keep:
+            found["path"] = str(self.path)
+        return found
+
+    def cleanup(self) -> None:
+        """Remove the workspace and the snapshot (the agent may have made files read-only)."""
+        _remove(self.home)
+        _remove(self.snapshot)
+
+
+def _remove(path: Path) -> None:
+    def writable(function: Any, name: str, _exc: Any) -> None:
+        parent = os.path.dirname(name)
+        os.chmod(parent, stat.S_IRWXU)
+        if os.path.isdir(name) and not os.path.islink(name):
+            os.chmod(name, stat.S_IRWXU)
+            shutil.rmtree(name, ignore_errors=True)
+        else:
+            os.unlink(name)
+
+    if os.path.lexists(path):
+        handler = {"onexc" if sys.version_info >= (3, 12) else "onerror": writable}
+        shutil.rmtree(path, **handler)  # type: ignore[arg-type]
+
+
+class Workspaces:
+    """Prepares workspaces for a run; ``close`` removes the mirrors (and workspaces not kept)."""
+
+    def __init__(self, keep: bool = False, root: Path | None = None) -> None:
+        self.keep = keep
+        self.root = Path(tempfile.mkdtemp(prefix="bench-ws-", dir=root))
+        self._mirrors: dict[str, asyncio.Task[Path]] = {}
+        self._count = 0
+
+    async def _mirror(self, source: str) -> Path:
+        key = hashlib.sha256(source.encode()).hexdigest()[:16]
+        mirror = self.root / "mirrors" / f"{key}.git"
+        mirror.parent.mkdir(exist_ok=True)
+        await git("clone", "--mirror", "--quiet", "--no-hardlinks", "--", source, str(mirror), timeout=600)
+        return mirror
+
+    async def prepare(self, repo: RepoSpec) -> Checkout:
+        """A fresh workspace at ``repo``'s revision, snapshotted; raise GitError if git fails."""
+        if repo.source not in self._mirrors:
+            self._mirrors[repo.source] = asyncio.ensure_future(self._mirror(repo.source))
+        mirror = await asyncio.shield(self._mirrors[repo.source])
+        commit = (
+            (
+                await git(
+                    "rev-parse", "--verify", "--end-of-options", f"{repo.revision}^{{commit}}", git_dir=mirror
+                )
+            )
+            .decode()
+            .strip()
+        )
+        self._count += 1
+        home = self.root / "tasks" / str(self._count)
+        home.mkdir(parents=True)
+        snapshot = self.root / "snapshots" / f"{self._count}.git"
+        snapshot.parent.mkdir(exist_ok=True)
+        checkout = Checkout(repo, home, snapshot, mirror, commit)
+        work = str(checkout.path)
+        await git("clone", "--quiet", "--no-hardlinks", "--no-checkout", "--", str(mirror), work)
+        if repo.branch and not repo.ref:
+            await git("checkout", "--quiet", "-B", repo.branch, commit, cwd=work)
+        else:
+            await git("checkout", "--quiet", "--detach", commit, cwd=work)
+        await git("init", "--quiet", "--bare", str(snapshot))
+        (snapshot / "objects" / "info" / "alternates").write_text(f"{mirror / 'objects'}\n")
+        checkout.start_tree = await checkout.tree()
+        return checkout
+
+    def release(self, checkout: Checkout) -> None:
+        """Remove a task's workspace unless workspaces are kept."""
+        if self.keep:
+            return
+        with contextlib.suppress(OSError):  # what is left goes with the run's folder in close()
+            checkout.cleanup()
+
+    def close(self) -> None:
+        """Remove the mirrors; remove everything when workspaces are not kept."""
+        for task in self._mirrors.values():
+            task.cancel()
+        if self.keep:  # only the workspaces stay; the snapshots need the mirrors
+            _remove(self.root / "mirrors")
+            _remove(self.root / "snapshots")
+        else:
+            _remove(self.root)

@@ -1,0 +1,89 @@
+"""Plugins use only the public API: ``from bench import NAME`` with NAME in ``bench.__all__``.
+
+Every package in the repository and the example third-party plugin are checked, module by
+module, and each module is imported to show that the names it takes from ``bench`` exist.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+
+import pytest
+
+import bench
+
+ROOT = Path(__file__).resolve().parents[1]
+PLUGIN_SOURCES = sorted(
+    [p for p in (ROOT / "packages").glob("*/src/*") if p.is_dir() and p.name != "bench"]
+    + [p for p in (ROOT / "examples" / "plugin-example" / "src").glob("*") if p.is_dir()],
+    key=lambda p: p.name,
+)
+
+
+def bench_imports(module: Path) -> list[tuple[int, str, list[str]]]:
+    """(line, module, names) of each import of bench or one of its modules."""
+    found = []
+    for node in ast.walk(ast.parse(module.read_text(), str(module))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "bench":
+            found.append((node.lineno, node.module, [a.name for a in node.names]))
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, a.name, []) for a in node.names if a.name.split(".")[0] == "bench"]
+    return found
+
+
+def test_the_plugin_packages_are_all_found():
+    assert [p.name for p in PLUGIN_SOURCES] == [
+        "bench_agent",
+        "bench_deterministic",
+        "bench_llm_judge",
+        "bench_nlp_metrics",
+        "bench_rag",
+        "bench_safety",
+        "bench_wordcount",
+    ]
+
+
+@pytest.mark.parametrize("package", PLUGIN_SOURCES, ids=lambda p: p.name)
+def test_a_plugin_imports_only_public_names_of_bench(package: Path):
+    public = set(bench.__all__)
+    misuse = []
+    for module in sorted(package.rglob("*.py")):
+        for line, name, names in bench_imports(module):
+            where = f"{module.relative_to(ROOT)}:{line}"
+            if name != "bench":
+                misuse.append(f"{where}: imports {name} (use `from bench import ...`)")
+            misuse += [f"{where}: bench has no public {n}" for n in names if n not in public]
+    assert misuse == []
+
+
+@pytest.mark.parametrize("package", PLUGIN_SOURCES, ids=lambda p: p.name)
+def test_each_plugin_module_imports_and_the_package_is_typed(package: Path, monkeypatch):
+    monkeypatch.syspath_prepend(str(package.parent))  # the example plugin is not installed here
+    assert (package / "py.typed").is_file()
+    for module in sorted(package.rglob("*.py")):
+        parts = module.relative_to(package.parent).with_suffix("").parts
+        importlib.import_module(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+
+
+def test_every_public_name_resolves_and_is_declared_for_type_checkers():
+    for name in bench.__all__:
+        assert getattr(bench, name) is not None
+    # The TYPE_CHECKING block names exactly what __getattr__ serves.
+    tree = ast.parse(Path(bench.__file__).read_text())
+    declared = {
+        alias.asname or alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING"
+        for stmt in node.body
+        if isinstance(stmt, ast.ImportFrom)
+        for alias in stmt.names
+    }
+    assert declared == set(bench.__all__) - {"__version__"}
+    assert (Path(bench.__file__).parent / "py.typed").is_file()
+
+
+def test_an_unknown_name_says_so():
+    with pytest.raises(AttributeError, match="module 'bench' has no attribute 'Nope'"):
+        _ = bench.Nope  # type: ignore[attr-defined]
