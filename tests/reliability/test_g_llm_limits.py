@@ -6,7 +6,9 @@ import asyncio
 import statistics
 import time
 
-from bench.llm.client import LLMClient, LLMRequest, ModelCallError
+from bench.errors import ModelCallError
+from bench.llm.client import LLMClient
+from bench.llm.request import LLMRequest
 from bench.llm.settings import LLMSettings
 from bench.testing import run_suite
 from bench.testing.server import FakeLLMServer, Fault, Reply

@@ -80,7 +80,7 @@ def test_n02_a_300_character_task_id_is_captured_like_any_other(bench_cli, tmp_p
 
 
 def test_n09_provider_names_never_carry_the_api_base_query_or_user_info():
-    from bench.llm.client import public_url
+    from bench.llm.failures import public_url
 
     assert public_url("http://127.0.0.1:8000/v1?key=abc&x=1#frag") == "http://127.0.0.1:8000/v1"
     assert public_url("https://user:pa55word@example.test/v1") == "https://example.test/v1"

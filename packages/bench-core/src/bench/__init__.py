@@ -23,9 +23,11 @@ if TYPE_CHECKING:
     from bench.errors import (
         EvaluatorError as EvaluatorError,
     )
+    from bench.errors import ModelCallError as ModelCallError
     from bench.errors import (
         PluginError as PluginError,
     )
+    from bench.errors import RunStopped as RunStopped
     from bench.errors import (
         TargetError as TargetError,
     )
@@ -59,15 +61,6 @@ if TYPE_CHECKING:
     from bench.llm.client import (
         LLMClient as LLMClient,
     )
-    from bench.llm.client import (
-        LLMRequest as LLMRequest,
-    )
-    from bench.llm.client import (
-        ModelCallError as ModelCallError,
-    )
-    from bench.llm.client import (
-        RunStopped as RunStopped,
-    )
     from bench.llm.judging import (
         TemplateJudge as TemplateJudge,
     )
@@ -77,6 +70,7 @@ if TYPE_CHECKING:
     from bench.llm.judging import (
         framed as framed,
     )
+    from bench.llm.request import LLMRequest as LLMRequest
     from bench.llm.verdict import ask_verdict as ask_verdict
     from bench.llm.verdict import data_rule as data_rule
     from bench.llm.verdict import delimit as delimit
@@ -161,9 +155,9 @@ _EXPORTS = {
     "placeholders": "bench.suite.templates",
     "render": "bench.suite.templates",
     "LLMClient": "bench.llm.client",
-    "LLMRequest": "bench.llm.client",
-    "ModelCallError": "bench.llm.client",
-    "RunStopped": "bench.llm.client",
+    "LLMRequest": "bench.llm.request",
+    "ModelCallError": "bench.errors",
+    "RunStopped": "bench.errors",
     "TemplateJudge": "bench.llm.judging",
     "TemplateJudgeConfig": "bench.llm.judging",
     "framed": "bench.llm.judging",

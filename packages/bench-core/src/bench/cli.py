@@ -175,7 +175,7 @@ def _verbose_logging() -> None:
     import logging
     import sys
 
-    from bench.llm.client import LOGGERS
+    from bench.llm.loader import LOGGERS
     from bench.redact import guard_loggers
 
     handler = logging.StreamHandler(sys.stderr)  # the redacting stream of this command

@@ -103,3 +103,35 @@ class InvalidSuite(BenchError):
         self.errors = errors
         more = "" if len(errors) < 2 else f"\n({len(errors)} errors)"
         super().__init__("\n".join(e.render() for e in errors) + more)
+
+
+class ModelCallError(BenchError):
+    """A model call failed for good (after retries, or at once for a permanent error)."""
+
+    exit_code = 3
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        model: str,
+        status: int | None = None,
+        attempts: int = 1,
+        partial: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.model = model
+        self.status = status
+        self.attempts = attempts
+        #: The text a cut stream delivered before it ended (kept, flagged incomplete; C11).
+        self.partial = partial
+
+
+class RunStopped(BenchError):
+    """A budget or the circuit breaker stopped the run from starting calls (resumable)."""
+
+    exit_code = 3
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason

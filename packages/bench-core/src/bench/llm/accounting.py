@@ -20,7 +20,7 @@ class Prices:
         row = self.rows.get(model)
         if row is not None:
             return row.input_cost_per_million_tokens / 1e6, row.output_cost_per_million_tokens / 1e6
-        from bench.llm.client import load_litellm  # offline-safe: never fetches litellm's cost map
+        from bench.llm.loader import load_litellm  # offline-safe: never fetches litellm's cost map
 
         litellm = load_litellm()
         for name in (model, model.split("/", 1)[-1]):

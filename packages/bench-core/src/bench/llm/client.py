@@ -7,23 +7,33 @@ import contextlib
 import json
 import os
 import random
-import re
 import sys
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.errors import BenchError
+from bench.errors import ModelCallError, RunStopped
 from bench.llm.accounting import Budget, Prices, Totals
 from bench.llm.cache import ResponseCache, cache_key
+from bench.llm.failures import (
+    QueueTimeout,
+    StreamCut,
+    auth_hint,
+    classify,
+    provider_name,
+    public_url,
+    retry_after,
+    short_reason,
+)
 from bench.llm.limits import AdaptiveLimit, Limits
+from bench.llm.loader import load_litellm
+from bench.llm.request import LLMRequest, LLMResult
 from bench.llm.settings import JudgeLimits, LLMSettings, Pricing, RuntimeLimits
 from bench.llm.warmup import prime
 from bench.models import ToolCall, Usage
-from bench.redact import Redactor, current, guard_loggers
+from bench.redact import Redactor, current
 
 # Parameters that change the answer: they are sent to the model and are part of the cache key.
 ANSWER_PARAMS = (
@@ -41,139 +51,7 @@ ANSWER_PARAMS = (
     "reasoning_effort",
     "n",
 )
-_RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 529}
-# Quota and billing errors come as 429s but never clear up by waiting (RELIABILITY L3, C03).
-_FATAL_CODES = ("insufficient_quota", "billing_hard_limit", "exceeded your current quota")
-_litellm: Any = None
-#: The loggers of litellm and the HTTP clients under it (they log request details when verbose).
-LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "httpx", "httpcore", "openai")
 _warmed_up = False
-
-
-def load_litellm() -> Any:
-    """Import litellm once, offline-safe and quiet (it fetches its cost map at import otherwise)."""
-    global _litellm
-    if _litellm is None:
-        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-        import litellm
-
-        litellm.suppress_debug_info = True
-        # Not drop_params: on a 422 it silently resends the request without the parameters the
-        # error names, then fails with a meaningless error (RELIABILITY C15); bench drops the
-        # parameters a provider does not take itself (``_supported_params``).
-        litellm.drop_params = False
-        guard_loggers(LOGGERS)
-        _litellm = litellm
-    return _litellm
-
-
-class ModelCallError(BenchError):
-    """A model call failed for good (after retries, or at once for a permanent error)."""
-
-    exit_code = 3
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        model: str,
-        status: int | None = None,
-        attempts: int = 1,
-        partial: str | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.model = model
-        self.status = status
-        self.attempts = attempts
-        #: The text a cut stream delivered before it ended (kept, flagged incomplete; C11).
-        self.partial = partial
-
-
-class StreamCut(ConnectionError):
-    """A stream ended without a finish_reason (RELIABILITY L8): retried; ``partial`` is its text."""
-
-    def __init__(self, partial: str) -> None:
-        super().__init__("the stream ended without a finish_reason")
-        self.partial = partial
-
-
-class QueueTimeout(ModelCallError):
-    """No call slot came free within ``llm.queue_timeout``; no request was sent."""
-
-
-class RunStopped(BenchError):
-    """A budget or the circuit breaker stopped the run from starting calls (resumable)."""
-
-    exit_code = 3
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
-@dataclass
-class LLMRequest:
-    """One chat completion to make."""
-
-    model: str
-    messages: list[dict[str, Any]]
-    params: dict[str, Any] = field(default_factory=dict)
-    api_base: str | None = None
-    api_key_env: str | None = None
-    purpose: str = "target"
-    #: Repeat or sample index: part of the cache key, so K repeats are K independent answers.
-    index: int = 0
-    cache: bool = True
-    #: Stream the answer, which measures time to first token.
-    stream: bool = False
-    #: A moderation call (the first message's text is the input), not a chat completion.
-    moderation: bool = False
-
-
-@dataclass
-class LLMResult:
-    """A completion and what it cost."""
-
-    model: str
-    text: str | None
-    tool_calls: list[ToolCall]
-    finish_reason: str | None
-    usage: Usage
-    attempts: int = 1
-    cached: bool = False
-    raw_message: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def truncation(self) -> str | None:
-        """Why the text is incomplete (the model hit its token limit; C13), else ``None``."""
-        if self.finish_reason == "length":
-            return "finish_reason=length: the model stopped at its token limit"
-        return None
-
-    def to_cache(self) -> dict[str, Any]:
-        return {
-            "text": self.text,
-            "tool_calls": [c.model_dump() for c in self.tool_calls],
-            "finish_reason": self.finish_reason,
-            "usage": self.usage.model_dump(),
-            "raw_message": self.raw_message,
-        }
-
-
-def _provider(model: str, api_base: str | None) -> str:
-    """``openai`` or ``openai@http://host/v1``: never the query or user info of ``api_base`` (N09)."""
-    name = model.split("/", 1)[0] if "/" in model else "openai"
-    return f"{name}@{public_url(api_base)}" if api_base else name
-
-
-def public_url(url: str) -> str:
-    """``url`` without its query, fragment and ``user:password@`` (where keys are sometimes put)."""
-    base = url.split("?", 1)[0].split("#", 1)[0]
-    scheme, sep, rest = base.partition("://")
-    if sep:
-        host, slash, path = rest.partition("/")
-        base = f"{scheme}://{host.rpartition('@')[2]}{slash}{path}"
-    return base
 
 
 def _supported_params(litellm: Any, model: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -183,87 +61,6 @@ def _supported_params(litellm: Any, model: str, params: dict[str, Any]) -> dict[
     except Exception:  # an unknown provider: send everything, the provider says what it refuses
         supported = None
     return {k: v for k, v in params.items() if k in supported} if supported else params
-
-
-# litellm's own variables for the providers whose key is one variable (litellm.validate_environment).
-_KEY_VARIABLES = {
-    p: f"{p.upper()}_API_KEY"
-    for p in ("openai", "anthropic", "azure", "cohere", "deepseek", "gemini", "groq", "mistral", "openrouter")
-}
-
-
-def _auth_hint(model: str, api_key_env: str | None) -> str:
-    """What to fix after a 401/403: the variable that holds the key, never its value (C14)."""
-    provider = model.split("/", 1)[0] if "/" in model else "openai"
-    variable = api_key_env or _KEY_VARIABLES.get(provider)
-    if variable:
-        return f"the key in {variable} was refused"
-    return f"the key litellm found for {provider} was refused; set api_key_env to name its variable"
-
-
-def _retry_after(exc: BaseException) -> float | None:
-    headers = getattr(exc, "litellm_response_headers", None)
-    if headers is None:
-        response = getattr(exc, "response", None)
-        headers = getattr(response, "headers", None)
-    if not headers:
-        return None
-    try:
-        if headers.get("retry-after-ms"):
-            return float(headers["retry-after-ms"]) / 1000
-        value = headers.get("retry-after")
-    except (TypeError, ValueError):
-        return None
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    import email.utils
-
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
-
-
-def _classify(exc: BaseException) -> tuple[bool, bool, int | None]:
-    """(retryable, fatal for the provider, HTTP status)."""
-    if isinstance(exc, asyncio.TimeoutError):
-        return True, False, None
-    status = getattr(exc, "status_code", None)
-    body = getattr(exc, "body", None)
-    code = str(body.get("code") or body.get("type") or "") if isinstance(body, dict) else ""
-    text = f"{exc} {code}"
-    if any(fatal in text for fatal in _FATAL_CODES) or status in (401, 403):
-        return False, True, status
-    if status in _RETRYABLE_STATUS:
-        return True, False, status
-    if isinstance(exc, ConnectionError):
-        return True, False, None
-    name = type(exc).__name__
-    if name in (
-        "APIConnectionError",
-        "InternalServerError",
-        "ServiceUnavailableError",
-        "Timeout",
-        "APIError",
-    ):
-        return status is None or status >= 500, False, status
-    return False, False, status
-
-
-_REPEATED_NAMES = re.compile(r"^(?:(\w+(?:Error|Exception|Timeout)): )+")
-
-
-def _short(exc: BaseException) -> str:
-    """The provider's reason without litellm's repeated class-name prefixes."""
-    text = str(exc).replace("litellm.", "").strip()
-    text = _REPEATED_NAMES.sub("", text).replace("OpenAIException - ", "")
-    text = current()(text or type(exc).__name__)  # before cutting: a cut secret no longer matches
-    return text[:300] + ("…" if len(text) > 300 else "")
 
 
 class LLMClient:
@@ -317,7 +114,7 @@ class LLMClient:
                 self.totals.cached += 1
                 return self._from_cache(request.model, hit)
 
-        provider = _provider(request.model, request.api_base)
+        provider = provider_name(request.model, request.api_base)
         stopped = self.budget.exhausted(request.purpose)
         if stopped:
             raise RunStopped(f"budget {stopped} reached")
@@ -367,19 +164,19 @@ class LLMClient:
                 exc.attempts = attempt
                 raise
             except Exception as exc:
-                retryable, fatal, status = _classify(exc)
+                retryable, fatal, status = classify(exc)
                 if status == 429 and adaptive.rate_limited():
                     sys.stderr.write(
                         f"note: {request.model} is rate-limited (429): at most {adaptive.limit} "
                         f"call{'s' * (adaptive.limit > 1)} at a time now\n"
                     )
-                reason = "timed out" if isinstance(exc, asyncio.TimeoutError) else _short(exc)
+                reason = "timed out" if isinstance(exc, asyncio.TimeoutError) else short_reason(exc)
                 if reason.lower().startswith("connection error"):
                     # litellm reports a refused connection as a 500 (RELIABILITY L4): say what happened.
                     url = public_url(request.api_base) if request.api_base else "the provider's API"
                     reason, status = f"cannot connect to {url}", None
                 if status in (401, 403):
-                    reason = f"{reason} ({_auth_hint(request.model, request.api_key_env)})"
+                    reason = f"{reason} ({auth_hint(request.model, request.api_key_env)})"
                 if not retryable or attempt >= settings.max_attempts:
                     self.limits.breaker.failure(provider, self.redact(reason), fatal=fatal)
                     where = f"{status} from " if status else ""
@@ -394,7 +191,7 @@ class LLMClient:
                 # Full jitter, so tasks rate-limited together do not retry together (G04); the
                 # slot was given back above, so a task sleeping here holds no connection.
                 wait = min(settings.max_wait, random.uniform(0, min(settings.max_wait, 2 ** (attempt - 1))))
-                wait = max(wait, min(settings.max_wait, _retry_after(exc) or 0.0))
+                wait = max(wait, min(settings.max_wait, retry_after(exc) or 0.0))
                 await asyncio.sleep(wait)
                 waited += wait
                 continue
@@ -535,7 +332,7 @@ class LLMClient:
     async def embed(self, model: str, texts: list[str], *, api_base: str | None = None) -> list[list[float]]:
         """Embeddings for ``texts`` from an API model (litellm), with bench's bounded retries."""
         litellm = load_litellm()
-        provider = _provider(model, api_base)
+        provider = provider_name(model, api_base)
         attempt = 0
         while True:
             attempt += 1
@@ -548,8 +345,8 @@ class LLMClient:
                 self.limits.breaker.success(provider)
                 return [list(map(float, item["embedding"])) for item in response.data]
             except Exception as exc:
-                retryable, fatal, status = _classify(exc)
-                reason = "timed out" if isinstance(exc, asyncio.TimeoutError) else _short(exc)
+                retryable, fatal, status = classify(exc)
+                reason = "timed out" if isinstance(exc, asyncio.TimeoutError) else short_reason(exc)
                 if not retryable or attempt >= self.settings.max_attempts:
                     self.limits.breaker.failure(provider, self.redact(reason), fatal=fatal)
                     raise ModelCallError(

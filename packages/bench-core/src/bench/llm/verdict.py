@@ -16,8 +16,10 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from bench.errors import EvaluatorError
-from bench.llm.client import LLMClient, LLMRequest, ModelCallError, load_litellm
+from bench.errors import EvaluatorError, ModelCallError
+from bench.llm.client import LLMClient
+from bench.llm.loader import load_litellm
+from bench.llm.request import LLMRequest
 
 V = TypeVar("V", bound=BaseModel)
 TOOL_NAME = "submit_verdict"

@@ -19,10 +19,10 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from bench.errors import ConfigError, EvaluatorError, TargetError
+from bench.errors import ConfigError, EvaluatorError, RunStopped, TargetError
 from bench.evaluator import Evaluator, Result, Sample
 from bench.evidence import as_text
-from bench.llm.client import LLMClient, RunStopped
+from bench.llm.client import LLMClient
 from bench.models import Response
 from bench.results import ERROR, FAILED, INTERRUPTED, PASSED, EvaluatorOutcome, TaskResult
 from bench.run import killable

@@ -6,8 +6,8 @@ from typing import Any
 
 from pydantic import Field
 
-from bench.errors import TargetError
-from bench.llm.client import LLMRequest, ModelCallError
+from bench.errors import ModelCallError, TargetError
+from bench.llm.request import LLMRequest
 from bench.models import Message, Response, Task
 from bench.target import Target, TargetConfig
 
