@@ -82,10 +82,12 @@ def check(name: str, result: Any, report: Path, folder: Path) -> None:
         "report": json.loads(console(json.dumps(stable(json.loads(report.read_text()))), folder)),
     }
     golden = GOLDEN / f"{name}.json"
+    text = json.dumps(actual, indent=1, ensure_ascii=False) + "\n"
     if os.environ.get("BENCH_RECORD_GOLDEN"):
         golden.parent.mkdir(parents=True, exist_ok=True)
-        golden.write_text(json.dumps(actual, indent=1, ensure_ascii=False) + "\n")
-    assert actual == json.loads(golden.read_text())
+        golden.write_text(text)
+    # Line by line, so that a failure shows the lines that differ.
+    assert text.splitlines() == golden.read_text().splitlines()
 
 
 @pytest.mark.parametrize(

@@ -128,3 +128,25 @@ def test_large_samples_use_the_normal_interval_the_bootstrap_converges_to():
     )
     assert shifted.mean == pytest.approx(-0.01)
     assert shifted.p_value < 1e-6
+
+
+def test_statistics_do_not_depend_on_the_order_tasks_finished_in():
+    from bench.scoring.run_stats import run_statistics
+
+    rows = [
+        {
+            "id": f"t{i}",
+            "repeat": r,
+            "status": "passed" if (i + r) % 3 else "failed",
+            "passed": bool((i + r) % 3),
+        }
+        for i in range(12)
+        for r in range(2)
+    ]
+    for row in rows:
+        row["score"] = 1.0 if row["passed"] else 0.25 * (int(row["id"][1:]) % 3)
+    forward, backward = run_statistics(rows), run_statistics(list(reversed(rows)))
+    assert forward == backward
+    assert list(forward["per_task"]) == sorted(forward["per_task"])
+    values = [0.1, 0.9, 0.4, 0.4, 1.0, 0.0, 0.7]
+    assert bootstrap_ci(values) == bootstrap_ci(sorted(values, reverse=True))

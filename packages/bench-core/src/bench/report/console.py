@@ -20,7 +20,8 @@ from bench import redact
 from bench.plugins.registry import Registry
 from bench.results import PASSED, TaskResult
 from bench.run.estimate import Estimate
-from bench.run.session import Resumed, RunOutcome
+from bench.run.resume import Resumed
+from bench.run.session import RunOutcome
 from bench.suite.plan import Plan
 
 if TYPE_CHECKING:

@@ -5,11 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import shutil
-import signal
 import sys
-import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -17,20 +14,20 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from bench import __version__, redact
-from bench.errors import ConfigError, StoreError
+from bench.errors import ConfigError
 from bench.llm.client import LLMClient
-from bench.results import FINISHED_STATUSES, RunReport, Summary, TaskResult
-from bench.run import killable
-from bench.run.deadline import Exceeded, sync_deadline
+from bench.results import RunReport, Summary, TaskResult
 from bench.run.estimate import check_prices
-from bench.run.runner import EVALUATOR_TIMEOUT_S, Runner
+from bench.run.evaluation import EVALUATOR_TIMEOUT_S
+from bench.run.figures import suite_figures
+from bench.run.resume import Resumed, select_tasks
+from bench.run.runner import Runner
+from bench.run.signals import StopOnSignal
 from bench.scoring.run_stats import StatsCollector
 from bench.store import RunStore, StoreWriteError, now_iso
 from bench.suite.plan import Plan, PlannedTask
 
 DEFAULT_CONCURRENCY = 8
-#: After a first Ctrl-C, how long the event loop may stay unresponsive before bench exits at once.
-STUCK_AFTER_S = 2.0
 DEFAULT_RUNS_DIR = Path(".bench") / "runs"
 
 
@@ -49,15 +46,6 @@ class RunOptions:
     cache_path: Path | None = None
     #: Leave each task's workspace on disk (its path is in the result).
     keep_workspaces: bool = False
-
-
-@dataclass
-class Resumed:
-    """What a resume found: tasks kept from earlier attempts and why others run again."""
-
-    kept: int = 0
-    changed: int = 0
-    removed: int = 0
 
 
 @dataclass
@@ -94,48 +82,6 @@ def serialize(result: TaskResult) -> str:
         return result.model_dump_json()
     except ValueError:
         return json.dumps(result.model_dump(mode="python"), ensure_ascii=True, allow_nan=False)
-
-
-def _select(plan: Plan, store: RunStore, collector: StatsCollector) -> tuple[set[str], Summary, Resumed]:
-    """The ids to run again: never finished, or changed since they finished."""
-    manifest = store.read_manifest()
-    if manifest.get("suite") != plan.name:
-        raise StoreError(f"run {store.run_id} is of suite '{manifest.get('suite')}', not '{plan.name}'")
-    recorded = store.read_results()
-    summary, resumed, to_run = Summary(), Resumed(), set()
-    for task_id, task_digest in zip(plan.tasks.ids, plan.tasks.digests, strict=True):
-        line = recorded.pop(task_id, None)
-        previous = json.loads(line) if line else None
-        if previous and previous.get("status") in FINISHED_STATUSES:
-            if previous.get("digest") == task_digest:
-                summary.add(previous["status"])
-                collector.add(previous)
-                resumed.kept += 1
-                continue
-            resumed.changed += 1
-        to_run.add(task_id)
-    resumed.removed = len(recorded)
-    return to_run, summary, resumed
-
-
-def _aggregates(runner: Runner, timeout: float) -> dict[str, Any]:
-    """Suite-level figures of evaluators that have them (corpus BLEU, mean similarity, ...), each
-    within the evaluator time limit."""
-    out: dict[str, Any] = {}
-    for (name, type_name), instances in runner.aggregators.items():
-        listed = list(instances.values())
-        try:
-            with sync_deadline(timeout):
-                figures = type(listed[0]).aggregate(listed)
-        except Exceeded:
-            out[name] = {"type": type_name, "error": f"the suite-level figures took more than {timeout:g} s"}
-            continue
-        except Exception as exc:  # a plugin's bug: say so in the report, keep the run's results
-            out[name] = {"type": type_name, "error": f"{type(exc).__name__}: {exc}"}
-            continue
-        if figures:
-            out[name] = {"type": type_name, **figures}
-    return out
 
 
 def _for_statistics(result: TaskResult, repeats: bool) -> dict[str, Any]:
@@ -194,7 +140,7 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
     if options.resume:
         store = RunStore.open_existing(options.runs_dir, options.resume)
         try:
-            selected, summary, resumed = _select(plan, store, collector)
+            selected, summary, resumed = select_tasks(plan, store, collector)
             started = store.read_manifest().get("started_at", now_iso())
         except BaseException:
             store.close()
@@ -249,7 +195,7 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
                 raise
         store.write_manifest(_manifest(plan, store, started, status=status))
         observer.started(store.run_id, len(plan.tasks), summary.total, resumed)
-        with _signals(runner, options.handle_signals, store.run_id):
+        with StopOnSignal(runner, options.handle_signals, store.run_id):
             try:
                 await runner.run(tasks)
             finally:
@@ -286,7 +232,7 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
     used = llm.totals.calls or llm.totals.cached or llm.totals.attempts
     extra: dict[str, Any] = {"llm": llm.totals.as_dict()} if used else {}
     statistics = collector.statistics()
-    aggregates = _aggregates(runner, options.evaluator_timeout)
+    aggregates = suite_figures(runner.aggregators, options.evaluator_timeout)
     if aggregates:
         extra["aggregates"] = aggregates
     if statistics is not None:
@@ -304,65 +250,6 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
         extra=llm.redact.values(extra),
     )
     return RunOutcome(report, store.folder, runner.interrupted, resumed, to_run)
-
-
-class _signals:
-    """First SIGINT/SIGTERM: stop cleanly and record what was in flight. Second: exit at once.
-
-    A real signal handler, not ``loop.add_signal_handler``: that one runs only when the event loop
-    polls, and a loop busy with CPU-bound work (or blocked in a plugin) may not poll for minutes.
-    This one runs between two Python instructions wherever the main thread is: it sets the stop
-    flag and cancels the tasks in flight there (as ``asyncio.run``'s own SIGINT handler cancels
-    its main task), then wakes the loop. A watchdog exits at once if the loop cannot answer within
-    ``STUCK_AFTER_S`` (a task stuck in code no cancellation reaches).
-    """
-
-    def __init__(self, runner: Runner, enabled: bool, run_id: str = "") -> None:
-        self.runner = runner
-        self.enabled = enabled
-        self.run_id = run_id
-        self.previous: dict[int, Any] = {}
-        self.loop: asyncio.AbstractEventLoop | None = None
-
-    def _handle(self, signum: int, frame: object) -> None:
-        if self.runner.interrupted:
-            killable.kill_now()
-            os._exit(130)  # results are appended whole (one write per line): nothing is torn
-        self.runner.interrupt()
-        if self.loop is not None:
-            self.loop.call_soon_threadsafe(lambda: None)
-            threading.Thread(target=self._watch, args=(self.loop,), daemon=True).start()
-
-    def _watch(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Exit at once if the loop cannot even run a callback: a task is stuck in plain Python code
-        (a plugin's endless loop) that no cancellation reaches (RELIABILITY N11)."""
-        answered = threading.Event()
-        try:
-            loop.call_soon_threadsafe(answered.set)
-        except RuntimeError:  # the loop is closed: the run has ended
-            return
-        if answered.wait(STUCK_AFTER_S):
-            return
-        sys.stderr.write(
-            f"bench: the run did not stop within {STUCK_AFTER_S:g} s (a task is stuck in code that cannot "
-            "be interrupted); exiting now: the results written so far are kept, finish the run with "
-            f"--resume {self.run_id}\n"
-        )
-        sys.stderr.flush()
-        killable.kill_now()
-        os._exit(130)
-
-    def __enter__(self) -> None:
-        if not self.enabled:
-            return
-        self.loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            with contextlib.suppress(ValueError, OSError):  # not the main thread: the caller's job
-                self.previous[sig] = signal.signal(sig, self._handle)
-
-    def __exit__(self, *exc: object) -> None:
-        for sig, previous in self.previous.items():
-            signal.signal(sig, previous)
 
 
 def run_plan(plan: Plan, options: RunOptions | None = None, observer: Observer | None = None) -> RunOutcome:

@@ -129,7 +129,7 @@ def _repeated(tasks: dict[str, _Task], confidence: float) -> dict[str, Any]:
     block["pass_at_k"] = _at_k(tasks, repeats, pass_at_k)
     block["pass_hat_k"] = _at_k(tasks, repeats, pass_hat_k)
     block["flaky"] = sorted(i for i, t in tasks.items() if 0 < t.passes < t.runs)
-    block["per_task"] = {i: {"runs": t.runs, "passed": t.passes} for i, t in tasks.items()}
+    block["per_task"] = {i: {"runs": t.runs, "passed": t.passes} for i, t in sorted(tasks.items())}
     sources = _variance_sources(tasks)
     if sources is not None:
         block["variance"] = sources

@@ -96,9 +96,13 @@ def normal_ci(values: Sequence[float], confidence: float = 0.95) -> Interval:
 def bootstrap_ci(
     values: Sequence[float], confidence: float = 0.95, resamples: int = 2000, seed: int = 0
 ) -> Interval:
-    """Percentile bootstrap interval for the mean of ``values`` (each value one cluster)."""
+    """Percentile bootstrap interval for the mean of ``values`` (each value one cluster).
+
+    The interval depends on the values only, not on their order (tasks finish in any order).
+    """
     if not values:
         raise ValueError("no values")
+    values = sorted(values)
     mean = sum(values) / len(values)
     if len(values) == 1:
         return Interval(mean, mean, mean, "bootstrap")

@@ -19,7 +19,7 @@ from bench.models import Response, Task
 from bench.plugins.registry import Registry, get_registry
 from bench.results import EvaluatorOutcome
 from bench.run import killable
-from bench.run.runner import evaluate
+from bench.run.evaluation import evaluate
 from bench.run.session import RunOptions, RunOutcome, run_plan
 from bench.suite.binding import Binder
 from bench.suite.loader import load_suite

@@ -1,0 +1,132 @@
+"""Evaluating one response: each evaluator under its time limit, its verdict checked and weighed."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import inspect
+import math
+from typing import Any
+
+from bench.errors import EvaluatorError, RunStopped
+from bench.evaluator import Evaluator, Result, Sample
+from bench.evidence import as_text
+from bench.results import EvaluatorOutcome
+from bench.run import killable
+from bench.run.deadline import Exceeded, sync_deadline
+from bench.suite.plan import BoundEvaluator
+
+#: How long an async evaluator (an LLM judge with its retries, samples and panel) may take.
+EVALUATOR_TIMEOUT_S = 600.0
+
+
+def _check_result(evaluator: BoundEvaluator, value: Any) -> Result:
+    """Reject malformed verdicts from a plugin instead of trusting them."""
+    who = f"evaluator '{evaluator.name}' ({evaluator.type} from {evaluator.distribution})"
+    if not isinstance(value, Result):
+        raise EvaluatorError(f"{who} returned {type(value).__name__}, not a bench.Result")
+    if not isinstance(value.passed, bool):
+        raise EvaluatorError(f"{who} returned passed={value.passed!r}, not a bool")
+    score = value.score
+    if score is not None:
+        if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
+            raise EvaluatorError(f"{who} returned score={score!r}, not a number")
+        if not 0.0 <= score <= 1.0:
+            raise EvaluatorError(f"{who} returned score={score!r}, outside 0..1")
+    return value
+
+
+def _apply_settings(evaluator: BoundEvaluator, result: Result) -> tuple[bool, float | None, str]:
+    passed, score, reason = result.passed, result.score, result.reason
+    if evaluator.threshold is not None and score is not None:
+        if evaluator.threshold_direction == "max":
+            passed = score <= evaluator.threshold
+            reason = f"{reason} (score {score:.3g}, at most {evaluator.threshold:g} allowed)"
+        else:
+            passed = score >= evaluator.threshold
+            reason = f"{reason} (score {score:.3g}, at least {evaluator.threshold:g} needed)"
+    if evaluator.negate:
+        passed = not passed
+        score = None if score is None else 1.0 - score
+        reason = f"negated: {reason}"
+    return passed, score, reason.strip()
+
+
+def with_evidence(evaluator: BoundEvaluator, sample: Sample) -> Sample:
+    evidence = sample.evidence
+    changes: dict[str, Any] = {"target": evaluator.target}
+    if evaluator.target is not None and not evaluator.instance.resolves_target:
+        changes["output"] = evidence.resolve(evaluator.target)
+    if evaluator.expected_from is not None:
+        value = evidence.value(evaluator.expected_from)
+        changes["expected"] = as_text(value)
+        changes["expected_value"] = value
+    return dataclasses.replace(sample, **changes)
+
+
+def _isolated(instance: Evaluator[Any], sample: Sample) -> bool:
+    limit = instance.isolate_above
+    if limit is None or instance.aggregates:  # what it keeps for the suite would stay in the worker
+        return False
+    return len(sample.output) + len(sample.expected or "") > limit
+
+
+def _evaluate_in_worker(instance: Evaluator[Any], sample: Sample) -> Any:
+    return instance.evaluate(sample)
+
+
+async def evaluate(
+    evaluator: BoundEvaluator, sample: Sample, timeout: float = EVALUATOR_TIMEOUT_S
+) -> EvaluatorOutcome:
+    """Run one evaluator; any failure to reach a verdict becomes an outcome with ``error`` set."""
+    base: dict[str, Any] = {"name": evaluator.name, "type": evaluator.type, "weight": evaluator.weight}
+    if evaluator.expect_error and not sample.is_error:
+        return EvaluatorOutcome(
+            **base, passed=False, reason="expected an error, but the target returned a response"
+        )
+    try:
+        if evaluator.target is not None or evaluator.expected_from is not None:
+            sample = with_evidence(evaluator, sample)
+        if not evaluator.is_async and _isolated(evaluator.instance, sample):
+            alone = dataclasses.replace(sample, llm=None)  # the run's LLM client stays here
+            # The deadline counts the time queued for a worker, not only the time in one.
+            value = await asyncio.wait_for(
+                killable.run_killable(_evaluate_in_worker, evaluator.instance, alone, timeout=timeout),
+                timeout,
+            )
+        elif evaluator.is_async:
+            value = evaluator.instance.evaluate(sample)
+        else:
+            # Sync code on the event loop: an interval timer interrupts it at the deadline. Types
+            # that can be slow also opt in to a killable worker process (``isolate_above``).
+            with sync_deadline(timeout):
+                value = evaluator.instance.evaluate(sample)
+        if inspect.isawaitable(value):
+            value = await asyncio.wait_for(value, timeout)
+        result = _check_result(evaluator, value)
+    except RunStopped:
+        raise  # a budget or the circuit breaker: the task is not evaluated at all
+    except (asyncio.TimeoutError, Exceeded):
+        error = f"evaluator '{evaluator.name}' ({evaluator.type}) exceeded {timeout:g} s"
+        return EvaluatorOutcome(**base, passed=False, error=error)
+    except EvaluatorError as exc:
+        return EvaluatorOutcome(**base, passed=False, error=str(exc))
+    except Exception as exc:  # a bug in a plugin is its error, not the system's failure
+        error = (
+            f"evaluator '{evaluator.name}' ({evaluator.type} from {evaluator.distribution}) "
+            f"raised {type(exc).__name__}: {exc}"
+        )
+        return EvaluatorOutcome(**base, passed=False, error=error)
+    passed, score, reason = _apply_settings(evaluator, result)
+    return EvaluatorOutcome(**base, passed=passed, score=score, reason=reason, details=result.details)
+
+
+def task_score(outcomes: list[EvaluatorOutcome]) -> float | None:
+    total = weight = 0.0
+    for o in outcomes:
+        if o.error is not None:
+            continue
+        value = o.score if o.score is not None else (1.0 if o.passed else 0.0)
+        total += value * o.weight
+        weight += o.weight
+    return total / weight if weight else None

@@ -1,0 +1,43 @@
+"""Resuming a run: which tasks finished unchanged and which run again."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from bench.errors import StoreError
+from bench.results import FINISHED_STATUSES, Summary
+from bench.scoring.run_stats import StatsCollector
+from bench.store import RunStore
+from bench.suite.plan import Plan
+
+
+@dataclass
+class Resumed:
+    """What a resume found: tasks kept from earlier attempts and why others run again."""
+
+    kept: int = 0
+    changed: int = 0
+    removed: int = 0
+
+
+def select_tasks(plan: Plan, store: RunStore, collector: StatsCollector) -> tuple[set[str], Summary, Resumed]:
+    """The ids to run again: never finished, or changed since they finished."""
+    manifest = store.read_manifest()
+    if manifest.get("suite") != plan.name:
+        raise StoreError(f"run {store.run_id} is of suite '{manifest.get('suite')}', not '{plan.name}'")
+    recorded = store.read_results()
+    summary, resumed, to_run = Summary(), Resumed(), set()
+    for task_id, task_digest in zip(plan.tasks.ids, plan.tasks.digests, strict=True):
+        line = recorded.pop(task_id, None)
+        previous = json.loads(line) if line else None
+        if previous and previous.get("status") in FINISHED_STATUSES:
+            if previous.get("digest") == task_digest:
+                summary.add(previous["status"])
+                collector.add(previous)
+                resumed.kept += 1
+                continue
+            resumed.changed += 1
+        to_run.add(task_id)
+    resumed.removed = len(recorded)
+    return to_run, summary, resumed
