@@ -92,19 +92,19 @@ if TYPE_CHECKING:
     from bench.reporter import Reporter as Reporter
     from bench.results import RunReport as RunReport
     from bench.run.killable import run_killable as run_killable
-    from bench.suite.templates import (
-        MissingPlaceholder as MissingPlaceholder,
-    )
-    from bench.suite.templates import (
-        placeholders as placeholders,
-    )
-    from bench.suite.templates import (
-        render as render,
-    )
     from bench.suite.yamlio import YamlDocument as YamlDocument
     from bench.suite_loader import SuiteLoader as SuiteLoader
     from bench.target import Target as Target
     from bench.target import TargetConfig as TargetConfig
+    from bench.templates import (
+        MissingPlaceholder as MissingPlaceholder,
+    )
+    from bench.templates import (
+        placeholders as placeholders,
+    )
+    from bench.templates import (
+        render as render,
+    )
     from bench.workspace import sandbox as sandbox
     from bench.workspace.checkout import changes as changes
     from bench.workspace.checkout import summarize as summarize
@@ -151,9 +151,9 @@ _EXPORTS = {
     "YamlDocument": "bench.suite.yamlio",
     "dumps": "bench.jsonio",
     "loads_strict": "bench.jsonio",
-    "MissingPlaceholder": "bench.suite.templates",
-    "placeholders": "bench.suite.templates",
-    "render": "bench.suite.templates",
+    "MissingPlaceholder": "bench.templates",
+    "placeholders": "bench.templates",
+    "render": "bench.templates",
     "LLMClient": "bench.llm.client",
     "LLMRequest": "bench.llm.request",
     "ModelCallError": "bench.errors",

@@ -18,7 +18,7 @@ from bench.errors import EvaluatorError
 from bench.evaluator import Evaluator, EvaluatorConfig, Sample
 from bench.llm.verdict import ask_verdict, data_rule, delimit
 from bench.models import Task
-from bench.suite.templates import MissingPlaceholder, placeholders, render
+from bench.templates import MissingPlaceholder, placeholders, render
 
 
 def framed(template: str, values: dict[str, str], untrusted: tuple[str, ...]) -> list[dict[str, str]]:

@@ -29,11 +29,11 @@ from bench.scoring.scorecard import check as check_scorecard
 from bench.suite.binding import TARGET_PROVIDERS, Binder, digest
 from bench.suite.document import SuiteFile, TaskSpec
 from bench.suite.plan import BoundEvaluator, Plan, PlannedTask, TaskList
-from bench.suite.templates import MissingPlaceholder, render
 from bench.suite.validation import describe
 from bench.suite.yamlio import MIB, UnreadableFile, YamlDocument, check_regular_file
 from bench.suite.yamlstream import StreamedSuite
 from bench.target import SuiteContext, Target
+from bench.templates import MissingPlaceholder, render
 
 MAX_ERRORS = 50
 DEFAULT_TARGET = "recorded"

@@ -1,0 +1,95 @@
+"""bench-core's folders are the steps of docs/architecture.md, and imports go one way between them."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "packages" / "bench-core" / "src" / "bench"
+DOC = ROOT / "docs" / "architecture.md"
+FOLDERS = {"suite", "run", "scoring", "report", "plugins", "llm", "workspace", "testing"}
+#: The shared vocabulary: every step speaks it, so it imports no step.
+VOCABULARY = {"errors", "models", "results", "store", "jsonio", "redact", "templates"}
+#: What each folder may import besides the top modules. ``plugins.builtin`` (it registers the
+#: core's own targets, reporters and suite format), ``cli`` and ``testing`` compose everything.
+ALLOWED = {
+    "workspace": set(),
+    "llm": set(),
+    "scoring": set(),
+    "suite": {"llm", "plugins", "scoring", "workspace"},
+    "run": {"suite", "llm", "scoring", "workspace"},
+    "report": {"suite", "run", "scoring", "plugins"},
+    "plugins": set(),
+}
+COMPOSERS = {"bench", "bench.plugins.builtin", "bench.cli", "bench.__main__"}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def step(module: str) -> str:
+    """The folder a module belongs to, or ``top``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 or (len(parts) == 2 and parts[1] in FOLDERS) else "top"
+
+
+def imports(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "bench":
+            found.add(node.module)
+            if node.module == "bench":  # ``from bench import x`` may name a module
+                found |= {f"bench.{a.name}" for a in node.names if (PACKAGE / f"{a.name}.py").exists()}
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.split(".")[0] == "bench"}
+    return found
+
+
+MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def test_the_package_is_folders_of_steps_with_the_contract_on_top():
+    folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert folders == FOLDERS
+    top = {p.stem for p in PACKAGE.glob("*.py")} - {"__init__", "__main__", "cli"}
+    contract = {"hookspecs", "evaluator", "target", "evidence", "reporter", "suite_loader"}
+    assert top == contract | VOCABULARY
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_imports_go_one_way(module):
+    if module in COMPOSERS or step(module) == "testing":
+        return
+    here = step(module)
+    wrong = []
+    for target in imports(MODULES[module]):
+        there = step(target)
+        if target in ("bench",) or there == here:
+            continue
+        if here == "top" and module.split(".")[1] in VOCABULARY:
+            ok = there == "top" and target.split(".")[1] in VOCABULARY | {"__init__"}
+        elif here == "top":
+            ok = there not in {"run", "report", "scoring", "plugins", "testing"}
+        else:
+            ok = there == "top" or there in ALLOWED[here]
+        if not ok:
+            wrong.append(target)
+    assert wrong == [], f"{module} reaches {wrong}"
+
+
+def test_the_architecture_doc_has_one_row_per_folder_listing_its_modules():
+    rows = re.findall(r"^\| `(\w+)/` \| .* \| (.*) \|$", DOC.read_text(), flags=re.M)
+    documented = {folder: set(re.findall(r"`([\w/*]+)`", modules)) for folder, modules in rows}
+    assert set(documented) == FOLDERS
+    for folder, listed in documented.items():
+        actual = {p.stem for p in (PACKAGE / folder).glob("*.py")} - {"__init__"}
+        actual |= {
+            f"{p.name}/*" for p in (PACKAGE / folder).iterdir() if p.is_dir() and p.name != "__pycache__"
+        }
+        assert listed == actual, folder
