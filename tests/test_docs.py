@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import inspect
+import re
 import textwrap
+import types
 from pathlib import Path
 
 import pytest
 
 from bench import hookspecs
-from bench.plugins.registry import get_registry
+from bench.plugins.registry import HOOKS as HOOK_KINDS
+from bench.plugins.registry import build_registry, get_registry
 from bench.report.reference import evaluator_reference
 from bench.testing import run_suite, write_suite
+from bench.testing.distributions import hook_example
 from bench.testing.verdicts import judge_verdict
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,12 +51,52 @@ def test_each_evaluator_type_has_a_runnable_example(provided, tmp_path, fake_llm
     assert not failed, f"the {cls.name} example should pass as documented; failed: {failed}"
 
 
+HOOKS = [f for name, f in inspect.getmembers(hookspecs, inspect.isfunction) if name.startswith("bench_")]
+
+
+def _hook_sections() -> dict[str, list[str]]:
+    """docs/plugins.md's ``### `bench_...` `` sections: hook name -> its python code blocks."""
+    text = (ROOT / "docs" / "plugins.md").read_text()
+    sections = re.split(r"^### `(bench_\w+)`\n", text, flags=re.MULTILINE)
+    found = {}
+    for name, body in zip(sections[1::2], sections[2::2], strict=True):
+        body = re.split(r"^##", body, flags=re.MULTILINE)[0]
+        found[name] = re.findall(r"^```python\n(.*?)^```$", body, flags=re.MULTILINE | re.DOTALL)
+    return found
+
+
 def test_every_hook_is_documented():
-    hooks = [f for name, f in inspect.getmembers(hookspecs, inspect.isfunction) if name.startswith("bench_")]
-    assert len(hooks) == 4
-    for hook in hooks:
-        assert hook.__doc__ is not None, hook.__name__
-        assert len(hook.__doc__.strip()) > 40, hook.__name__
+    assert len(HOOKS) == 4
+    assert sorted(_hook_sections()) == sorted(hook.__name__ for hook in HOOKS)
+    for hook in HOOKS:
+        doc = hook.__doc__
+        assert doc is not None, hook.__name__
+        assert len(doc.strip()) > 40, hook.__name__
+        for parameter in inspect.signature(hook).parameters:
+            assert f"    {parameter} (``" in doc, f"{hook.__name__} does not describe {parameter}"
+
+
+@pytest.mark.parametrize("hook", HOOKS, ids=lambda h: h.__name__)
+def test_hook_section_shows_the_signature_and_the_docstring_example(hook):
+    signature, example = _hook_sections()[hook.__name__]
+    spec = inspect.signature(hook)
+    params = ", ".join(f"{p.name}: {p.annotation}" for p in spec.parameters.values())
+    assert signature == f"{hook.__name__}({params}) -> {spec.return_annotation}\n"
+    assert example == hook_example(hook)
+
+
+@pytest.mark.parametrize("hook", HOOKS, ids=lambda h: h.__name__)
+def test_hook_example_registers_what_it_defines(hook):
+    """Each section's example, as a plugin module, registers its one class under its name."""
+    module = types.ModuleType(f"docs_example_{hook.__name__}")
+    exec(compile(_hook_sections()[hook.__name__][1], module.__name__, "exec"), module.__dict__)
+    registry = build_registry([("docs-example", hook.__name__, module)])
+    assert registry.failures == []
+    plugin = registry.plugins[f"docs-example:{hook.__name__}"]
+    assert plugin.hooks == [hook.__name__]
+    [(kind, [cls])] = plugin.registered.items()
+    assert kind == HOOK_KINDS[hook.__name__][0]
+    assert registry.table(hook.__name__)[cls.name].distribution == "docs-example"
 
 
 def test_security_example_redacts_what_the_agent_prints(bench_cli, tmp_path, monkeypatch):

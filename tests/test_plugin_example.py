@@ -10,29 +10,15 @@ from pathlib import Path
 
 import pytest
 
+from bench.testing.distributions import install
+
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "plugin-example"
 
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     target = tmp_path_factory.mktemp("site")
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--no-deps",
-            "--no-build-isolation",
-            "--target",
-            str(target),
-            str(EXAMPLE),
-        ],
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
+    install(target, EXAMPLE)
     return {**os.environ, "PYTHONPATH": str(target)}
 
 

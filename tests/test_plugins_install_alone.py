@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from bench.testing.distributions import install as install_distributions
+
 ROOT = Path(__file__).resolve().parents[1]
 PLUGINS = {
     "bench-deterministic": ("exact_match", "code_execution"),
@@ -41,11 +43,7 @@ def third_party(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def install(target: Path, *packages: str) -> None:
-    subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-         "--target", str(target), *(str(ROOT / "packages" / p) for p in packages)],
-        check=True, capture_output=True, timeout=300,
-    )  # fmt: skip
+    install_distributions(target, *(ROOT / "packages" / p for p in packages))
 
 
 def bench(target: Path, deps: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

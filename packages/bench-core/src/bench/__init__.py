@@ -55,6 +55,10 @@ if TYPE_CHECKING:
     from bench.evidence import (
         parse_reference as parse_reference,
     )
+    from bench.hookspecs import RegisterEvaluator as RegisterEvaluator
+    from bench.hookspecs import RegisterReporter as RegisterReporter
+    from bench.hookspecs import RegisterSuiteLoader as RegisterSuiteLoader
+    from bench.hookspecs import RegisterTarget as RegisterTarget
     from bench.hookspecs import hookimpl as hookimpl
     from bench.jsonio import dumps as dumps
     from bench.jsonio import loads_strict as loads_strict
@@ -125,6 +129,10 @@ if TYPE_CHECKING:
 #: name -> the module that defines it
 _EXPORTS = {
     "hookimpl": "bench.hookspecs",
+    "RegisterEvaluator": "bench.hookspecs",
+    "RegisterTarget": "bench.hookspecs",
+    "RegisterReporter": "bench.hookspecs",
+    "RegisterSuiteLoader": "bench.hookspecs",
     "BenchError": "bench.errors",
     "ConfigError": "bench.errors",
     "EvaluatorError": "bench.errors",

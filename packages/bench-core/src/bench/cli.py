@@ -1,4 +1,4 @@
-"""The ``bench`` command line: run, validate, evaluators, compare.
+"""The ``bench`` command line: run, validate, evaluators, plugins, compare.
 
 Only typer is imported at start-up; everything else loads inside the command that needs it, so
 ``bench --help`` stays instant. Exit codes follow DESIGN.md: 0 all passed, 1 some task failed,
@@ -241,6 +241,16 @@ def evaluators(
         typer.echo(evaluator_reference(registry), nl=False)
     else:
         print_evaluators(registry)
+
+
+@app.command()
+@handle_errors
+def plugins() -> None:
+    """List the installed plugins: distribution, version, hooks, what each registered, failures."""
+    from bench.plugins.listing import describe
+    from bench.plugins.registry import get_registry
+
+    typer.echo(describe(get_registry()), nl=False)
 
 
 @app.command()

@@ -1,57 +1,203 @@
-"""The hooks a bench plugin implements.
+"""The hooks a bench plugin implements; each docstring is that hook's reference.
 
 A plugin is a module named by an entry point in the ``bench`` group::
 
     [project.entry-points.bench]
     my_plugin = "my_package.plugin"
 
-and implements any of the hooks below with ``@bench.hookimpl``. Each hook receives a
-``register`` callback; call it once per thing the plugin provides. bench calls every plugin's
-hook with its own ``register``, so a name registered by two distributions is reported with both.
+and implements any of the hooks below with ``@hookimpl`` (``from bench import hookimpl``). Each
+hook receives a ``register`` callback; call it once per class the plugin provides. bench calls
+every plugin's hook with a ``register`` of its own, so it knows which distribution registered
+what: ``bench plugins`` lists it, and a name registered by two distributions is reported with
+both when a suite uses it. A function marked ``@hookimpl`` whose name is no hook below is an
+error naming the nearest hook. docs/plugins.md has one section per hook, checked against these
+signatures by bench's tests.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeAlias
 
 import pluggy
+
+from bench.evaluator import Evaluator
+from bench.reporter import Reporter
+from bench.suite_loader import SuiteLoader
+from bench.target import Target
 
 hookspec = pluggy.HookspecMarker("bench")
 hookimpl = pluggy.HookimplMarker("bench")
 
+RegisterEvaluator: TypeAlias = Callable[[type[Evaluator[Any]]], None]
+"""The ``register`` of ``bench_register_evaluators``: takes one evaluator class."""
+RegisterTarget: TypeAlias = Callable[[type[Target]], None]
+"""The ``register`` of ``bench_register_targets``: takes one target class."""
+RegisterReporter: TypeAlias = Callable[[type[Reporter]], None]
+"""The ``register`` of ``bench_register_reporters``: takes one reporter class."""
+RegisterSuiteLoader: TypeAlias = Callable[[type[SuiteLoader]], None]
+"""The ``register`` of ``bench_register_suite_loaders``: takes one suite loader class."""
+
 
 @hookspec
-def bench_register_evaluators(register: Callable[[Any], None]) -> None:
-    """Register evaluator types.
+def bench_register_evaluators(register: RegisterEvaluator) -> None:
+    """Register evaluator types: what a suite names in ``evaluate: {type: NAME, ...}``.
 
-    ``register(cls)`` takes a subclass of ``bench.Evaluator`` with a ``name``, optional
-    ``aliases`` and a ``Config`` model. Names and aliases share one namespace across plugins.
+    Parameters:
+        register (``RegisterEvaluator = Callable[[type[Evaluator[Any]]], None]``): call it once
+            per class. The class subclasses ``bench.Evaluator``, sets ``name`` (and optionally
+            ``aliases``, a tuple of other names), a ``Config`` model (a subclass of
+            ``bench.EvaluatorConfig``; its fields are the settings), and implements
+            ``evaluate(self, sample) -> bench.Result`` (plain or ``async``).
+
+    The plugin must register classes, not instances: bench makes one instance per evaluator
+    written in a suite. A name (or alias) is letters, digits and ``_ . : -``, starting with a
+    letter. Registering something that is not a subclass of ``bench.Evaluator``, or a name of
+    another form, raises ``bench.PluginError`` naming the distribution, and every command stops
+    with it. A name that another distribution registers too is a clash: the suites that use it
+    fail with a ``PluginError`` naming both distributions, the others run. Any other exception
+    raised by the hook is recorded as a failure of the plugin (a warning on every command);
+    what it registered before that stays registered.
+
+    Example::
+
+        from bench import Evaluator, Result, Sample, hookimpl
+
+
+        class Shouting(Evaluator):
+            \"\"\"Passes when the output is in upper case.\"\"\"
+
+            name = "shouting"
+
+            def evaluate(self, sample: Sample) -> Result:
+                loud = sample.output.isupper()
+                return Result(passed=loud, reason="upper case" if loud else "not upper case")
+
+
+        @hookimpl
+        def bench_register_evaluators(register):
+            register(Shouting)
     """
 
 
 @hookspec
-def bench_register_targets(register: Callable[[Any], None]) -> None:
-    """Register target types (systems under test).
+def bench_register_targets(register: RegisterTarget) -> None:
+    """Register target types (systems under test): what a suite names in ``target: {type: NAME}``.
 
-    ``register(cls)`` takes a subclass of ``bench.Target`` with a ``name`` and a ``Config``
-    model; a suite selects it with ``target: {type: NAME, ...}``.
+    Parameters:
+        register (``RegisterTarget = Callable[[type[Target]], None]``): call it once per class.
+            The class subclasses ``bench.Target``, sets ``name`` and optionally a ``Config``
+            model (a subclass of ``bench.TargetConfig``; the suite's other ``target:`` fields),
+            and implements ``async respond(self, task: bench.Task) -> bench.Response``;
+            ``open`` and ``close`` (both async) run once before the first and after the last task.
+
+    The plugin must register classes: bench makes one instance per run, with the validated
+    config and the suite's context. ``respond`` raises ``bench.TargetError`` for a failure the
+    user should see as that task's error. Misuse (not a ``bench.Target`` subclass, an invalid
+    name, a name clash, an exception in the hook) is reported as for
+    ``bench_register_evaluators``.
+
+    Example::
+
+        from bench import Response, Target, Task, hookimpl
+
+
+        class Reverse(Target):
+            \"\"\"Answers each prompt with its text reversed.\"\"\"
+
+            name = "reverse"
+
+            async def respond(self, task: Task) -> Response:
+                return Response(output=task.text[::-1])
+
+
+        @hookimpl
+        def bench_register_targets(register):
+            register(Reverse)
     """
 
 
 @hookspec
-def bench_register_reporters(register: Callable[[Any], None]) -> None:
-    """Register report writers.
+def bench_register_reporters(register: RegisterReporter) -> None:
+    """Register report writers: what the user names in ``bench run SUITE --report NAME=PATH``.
 
-    ``register(cls)`` takes a subclass of ``bench.report.Reporter`` with a ``name``; the user
-    selects it with ``bench run SUITE --report NAME=PATH``.
+    Parameters:
+        register (``RegisterReporter = Callable[[type[Reporter]], None]``): call it once per
+            class. The class subclasses ``bench.Reporter``, sets ``name`` (and optionally a
+            one-line ``description``) and implements ``write(self, report: bench.RunReport,
+            path: pathlib.Path) -> None``.
+
+    bench makes the instance (no arguments) and calls ``write`` once, after the run, with the
+    finished report; ``write`` replaces what is at ``path``. ``report.tasks()`` streams the
+    task results as dicts, so a reporter need not hold a large run in memory. Misuse is
+    reported as for ``bench_register_evaluators``; a clash fails the runs that ask for that
+    reporter.
+
+    Example::
+
+        from pathlib import Path
+
+        from bench import Reporter, RunReport, hookimpl
+
+
+        class PassCount(Reporter):
+            \"\"\"Writes one line: tasks passed / tasks run.\"\"\"
+
+            name = "pass-count"
+
+            def write(self, report: RunReport, path: Path) -> None:
+                path.write_text(f"{report.summary.passed}/{report.summary.total}\\n")
+
+
+        @hookimpl
+        def bench_register_reporters(register):
+            register(PassCount)
     """
 
 
 @hookspec
-def bench_register_suite_loaders(register: Callable[[Any], None]) -> None:
-    """Register readers of suite files in other tools' formats.
+def bench_register_suite_loaders(register: RegisterSuiteLoader) -> None:
+    """Register readers of suite files in other formats than bench's YAML.
 
-    ``register(cls)`` takes a subclass of ``bench.SuiteLoader``. The first registered
-    loader whose ``claims(path)`` is true reads the file and returns bench's native suite data.
+    Parameters:
+        register (``RegisterSuiteLoader = Callable[[type[SuiteLoader]], None]``): call it once
+            per class. The class subclasses ``bench.SuiteLoader``, sets ``name`` and optionally
+            ``priority`` (default 10; bench's own YAML loader has 0), and implements
+            ``claims(self, path) -> bool`` and ``load(self, path) -> bench.YamlDocument``.
+
+    For each suite file bench asks the loaders in order of falling ``priority`` and the first
+    whose ``claims(path)`` is true reads it. ``load`` returns a ``bench.YamlDocument(path, data,
+    root)`` whose ``data`` is a native suite mapping (what bench's YAML would hold); ``root``
+    is the YAML node tree when there is one, else ``None`` (errors then name the file and field
+    but no line). Raise ``bench.ConfigError(message, file=path)`` for a file that cannot be
+    read. Misuse is reported as for ``bench_register_evaluators``; a clash fails the suites
+    the clashing loader claims.
+
+    Example::
+
+        from pathlib import Path
+
+        from bench import SuiteLoader, YamlDocument, hookimpl
+
+
+        class LinesLoader(SuiteLoader):
+            \"\"\"A ``.lines`` file: one prompt per line; each answer must repeat it.\"\"\"
+
+            name = "lines"
+
+            def claims(self, path: Path) -> bool:
+                return path.suffix == ".lines"
+
+            def load(self, path: Path) -> YamlDocument:
+                lines = [line for line in path.read_text().splitlines() if line.strip()]
+                tasks = [
+                    {"id": f"line-{i}", "prompt": line, "evaluate": {"expected": line}}
+                    for i, line in enumerate(lines, 1)
+                ]
+                return YamlDocument(path, {"target": {"type": "echo"}, "tasks": tasks}, None)
+
+
+        @hookimpl
+        def bench_register_suite_loaders(register):
+            register(LinesLoader)
     """

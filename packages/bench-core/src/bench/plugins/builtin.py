@@ -5,10 +5,7 @@ It is registered through the ``bench`` entry-point group like any third-party pl
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
-from bench.hookspecs import hookimpl
+from bench.hookspecs import RegisterReporter, RegisterSuiteLoader, RegisterTarget, hookimpl
 from bench.report.json_report import JsonReporter
 from bench.report.junit import JunitReporter
 from bench.run.targets.command import CommandTarget
@@ -20,17 +17,17 @@ from bench.suite.native import NativeSuiteLoader
 
 
 @hookimpl
-def bench_register_targets(register: Callable[[Any], None]) -> None:
+def bench_register_targets(register: RegisterTarget) -> None:
     for target in (RecordedTarget, EchoTarget, PythonTarget, CommandTarget, LiteLLMTarget):
         register(target)
 
 
 @hookimpl
-def bench_register_reporters(register: Callable[[Any], None]) -> None:
+def bench_register_reporters(register: RegisterReporter) -> None:
     register(JsonReporter)
     register(JunitReporter)
 
 
 @hookimpl
-def bench_register_suite_loaders(register: Callable[[Any], None]) -> None:
+def bench_register_suite_loaders(register: RegisterSuiteLoader) -> None:
     register(NativeSuiteLoader)

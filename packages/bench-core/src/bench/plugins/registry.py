@@ -2,8 +2,8 @@
 
 Built-in plugins (bench-core's own targets and reporters, bench-deterministic, ...) are found
 the same way as third-party ones. A plugin that fails to import is recorded with its
-distribution name and the rest of bench keeps working. Two distributions registering the same
-name is an error naming both.
+distribution name and the rest of bench keeps working. A name two distributions register is
+recorded as a clash: looking it up raises an error naming both (``bench.plugins.names``).
 
 Environment switches (handy in tests): ``BENCH_PLUGINS`` loads only the named distributions or
 entry points (comma-separated); ``BENCH_DISABLE_PLUGINS`` skips the named ones.
@@ -16,38 +16,31 @@ import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from importlib.metadata import EntryPoint, entry_points
+from importlib.metadata import EntryPoint, PackageNotFoundError, entry_points, version
 from types import ModuleType
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 import pluggy
 
 from bench import hookspecs
 from bench.errors import PluginError, did_you_mean
 from bench.evaluator import Evaluator
+from bench.plugins.names import Clash, NameTable, Provided
 from bench.reporter import Reporter
 from bench.suite_loader import SuiteLoader
 from bench.target import Target
 
+__all__ = ["Clash", "PluginFailure", "PluginInfo", "Provided", "Registry", "build_registry", "get_registry"]
+
 GROUP = "bench"
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.:-]*$")
-_HOOKS = {
+#: hook name -> (the kind of thing it registers, the base class each registered class extends)
+HOOKS: dict[str, tuple[str, type[Any]]] = {
     "bench_register_evaluators": ("evaluator", Evaluator),
     "bench_register_targets": ("target", Target),
     "bench_register_reporters": ("reporter", Reporter),
     "bench_register_suite_loaders": ("suite loader", SuiteLoader),
 }
-
-T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Provided(Generic[T]):
-    """A registered class, the name it answers to and the distribution that provides it."""
-
-    name: str
-    cls: T
-    distribution: str
 
 
 @dataclass(frozen=True)
@@ -63,15 +56,28 @@ class PluginFailure:
 
 
 @dataclass
+class PluginInfo:
+    """One loaded plugin: its distribution, the hooks it implements and what it registered."""
+
+    distribution: str
+    version: str | None
+    entry_point: str
+    hooks: list[str]
+    #: kind ("evaluator", "target", ...) -> the classes registered, in registration order
+    registered: dict[str, list[type[Any]]] = field(default_factory=dict)
+
+
+@dataclass
 class Registry:
     """Everything the installed plugins provide."""
 
-    evaluators: dict[str, Provided[type[Evaluator[Any]]]] = field(default_factory=dict)
-    targets: dict[str, Provided[type[Target]]] = field(default_factory=dict)
-    reporters: dict[str, Provided[type[Reporter]]] = field(default_factory=dict)
-    suite_loaders: dict[str, Provided[type[SuiteLoader]]] = field(default_factory=dict)
+    evaluators: NameTable[type[Evaluator[Any]]] = field(default_factory=lambda: NameTable("evaluator"))
+    targets: NameTable[type[Target]] = field(default_factory=lambda: NameTable("target"))
+    reporters: NameTable[type[Reporter]] = field(default_factory=lambda: NameTable("reporter"))
+    suite_loaders: NameTable[type[SuiteLoader]] = field(default_factory=lambda: NameTable("suite loader"))
     failures: list[PluginFailure] = field(default_factory=list)
-    plugins: dict[str, list[str]] = field(default_factory=dict)
+    #: "distribution:entry point" -> the plugin, in load order
+    plugins: dict[str, PluginInfo] = field(default_factory=dict)
 
     def evaluator_types(self) -> list[Provided[type[Evaluator[Any]]]]:
         """One entry per evaluator class (aliases folded), sorted by name."""
@@ -80,6 +86,21 @@ class Registry:
             if provided.cls.name == provided.name:
                 seen[provided.cls] = provided
         return sorted(seen.values(), key=lambda p: p.name)
+
+    def table(self, hook_name: str) -> NameTable[Any]:
+        """The names a hook fills."""
+        tables: dict[str, NameTable[Any]] = {
+            "bench_register_evaluators": self.evaluators,
+            "bench_register_targets": self.targets,
+            "bench_register_reporters": self.reporters,
+            "bench_register_suite_loaders": self.suite_loaders,
+        }
+        return tables[hook_name]
+
+    @property
+    def clashes(self) -> list[Clash]:
+        """Every name registered by more than one distribution, in hook order."""
+        return [clash for hook in HOOKS for clash in self.table(hook).clashes.values()]
 
 
 def _entry_point_selected(ep: EntryPoint, dist: str) -> bool:
@@ -92,9 +113,19 @@ def _entry_point_selected(ep: EntryPoint, dist: str) -> bool:
     return not ({dist, ep.name} & disabled)
 
 
-def _distribution(ep: EntryPoint) -> str:
+def _distribution(ep: EntryPoint) -> tuple[str, str | None]:
+    """The name and version of the distribution an entry point comes from."""
     dist = getattr(ep, "dist", None)
-    return str(dist.name) if dist is not None else ep.value.split(":")[0]
+    if dist is None:
+        return ep.value.split(":")[0], None
+    return str(dist.name), str(dist.version)
+
+
+def _version(dist: str) -> str | None:
+    try:
+        return version(dist)
+    except PackageNotFoundError:  # a plugin object passed to build_registry, not installed
+        return None
 
 
 class _Builder:
@@ -102,12 +133,11 @@ class _Builder:
         self.registry = Registry()
         self.pm = pluggy.PluginManager("bench")
         self.pm.add_hookspecs(hookspecs)
-        self.dist_of: dict[str, str] = {}
 
     def load(self, eps: Iterable[EntryPoint]) -> None:
         seen: set[tuple[str, str]] = set()
         for ep in eps:
-            dist = _distribution(ep)
+            dist, dist_version = _distribution(ep)
             if (dist, ep.name) in seen or not _entry_point_selected(ep, dist):
                 continue
             seen.add((dist, ep.name))
@@ -116,20 +146,20 @@ class _Builder:
             except Exception as exc:  # a broken plugin must not break bench
                 self._fail(dist, ep.name, f"{type(exc).__name__}: {exc}")
                 continue
-            self.add(module, dist, ep.name)
+            self.add(module, dist, ep.name, dist_version)
 
-    def add(self, plugin: ModuleType | object, dist: str, name: str) -> None:
+    def add(self, plugin: ModuleType | object, dist: str, name: str, dist_version: str | None = None) -> None:
         """Register one plugin object (a module or an instance with hook methods)."""
         # A function marked @hookimpl whose name is no hook is a typo (pluggy would ignore it).
         unknown = [
             attr
             for attr in dir(plugin)
             if attr.startswith("bench_")
-            and attr not in _HOOKS
+            and attr not in HOOKS
             and getattr(getattr(plugin, attr), "bench_impl", None) is not None
         ]
         if unknown:
-            hint = did_you_mean(unknown[0], _HOOKS)
+            hint = did_you_mean(unknown[0], HOOKS)
             self._fail(dist, name, f"unknown hook '{unknown[0]}'{hint}")
             return
         key = f"{dist}:{name}"
@@ -138,61 +168,55 @@ class _Builder:
         except (pluggy.PluginValidationError, ValueError) as exc:
             self._fail(dist, name, str(exc))
             return
-        self.dist_of[key] = dist
-        self.registry.plugins[key] = [h for h in _HOOKS if hasattr(plugin, h)]
+        hooks = [h for h in HOOKS if hasattr(plugin, h)]
+        self.registry.plugins[key] = PluginInfo(dist, dist_version or _version(dist), name, hooks)
 
     def _fail(self, dist: str, name: str, error: str) -> None:
         self.registry.failures.append(PluginFailure(dist, name, error))
 
     def collect(self) -> Registry:
-        tables: dict[str, dict[str, Provided[Any]]] = {
-            "bench_register_evaluators": self.registry.evaluators,
-            "bench_register_targets": self.registry.targets,
-            "bench_register_reporters": self.registry.reporters,
-            "bench_register_suite_loaders": self.registry.suite_loaders,
-        }
-        for hook_name, table in tables.items():
-            kind, base = _HOOKS[hook_name]
+        for hook_name, (kind, base) in HOOKS.items():
+            table = self.registry.table(hook_name)
             for impl in getattr(self.pm.hook, hook_name).get_hookimpls():
-                dist = self.dist_of[impl.plugin_name]
-                register = self._registrar(kind, base, table, dist)
+                plugin = self.registry.plugins[impl.plugin_name]
+                register = _registrar(kind, base, table, plugin)
                 try:
                     impl.function(register=register)
                 except PluginError:
                     raise
                 except Exception as exc:
-                    entry = impl.plugin_name.split(":", 1)[1]
-                    self._fail(dist, entry, f"{hook_name} raised {type(exc).__name__}: {exc}")
+                    self._fail(
+                        plugin.distribution,
+                        plugin.entry_point,
+                        f"{hook_name} raised {type(exc).__name__}: {exc}",
+                    )
         return self.registry
 
-    @staticmethod
-    def _registrar(
-        kind: str, base: type[Any], table: dict[str, Provided[Any]], dist: str
-    ) -> Callable[[Any], None]:
-        def register(cls: Any) -> None:
-            if not (isinstance(cls, type) and issubclass(cls, base)):
-                raise PluginError(
-                    f"{dist} registered {cls!r} as a {kind}, "
-                    f"but it is not a subclass of {base.__module__}.{base.__qualname__}",
-                    distribution=dist,
-                )
-            names = [getattr(cls, "name", None), *getattr(cls, "aliases", ())]
-            for name in names:
-                if not isinstance(name, str) or not _NAME.match(name):
-                    raise PluginError(
-                        f"{dist} registered a {kind} with an invalid name {name!r}",
-                        distribution=dist,
-                    )
-                other = table.get(name)
-                if other is not None and other.cls is not cls:
-                    raise PluginError(
-                        f"{kind} type '{name}' is registered by two distributions: "
-                        f"{other.distribution} and {dist}; uninstall one of them",
-                        distribution=dist,
-                    )
-                table[name] = Provided(name, cls, dist)
 
-        return register
+def _registrar(
+    kind: str, base: type[Any], table: NameTable[Any], plugin: PluginInfo
+) -> Callable[[Any], None]:
+    """The ``register`` one plugin's hook receives: checks each class and records who gave it."""
+    dist = plugin.distribution
+
+    def register(cls: Any) -> None:
+        if not (isinstance(cls, type) and issubclass(cls, base)):
+            raise PluginError(
+                f"{dist} registered {cls!r} as a {kind}, "
+                f"but it is not a subclass of {base.__module__}.{base.__qualname__}",
+                distribution=dist,
+            )
+        names = [getattr(cls, "name", None), *getattr(cls, "aliases", ())]
+        for name in names:
+            if not isinstance(name, str) or not _NAME.match(name):
+                raise PluginError(
+                    f"{dist} registered a {kind} with an invalid name {name!r}", distribution=dist
+                )
+        for name in names:
+            table.add(Provided(name, cls, dist))
+        plugin.registered.setdefault(kind, []).append(cls)
+
+    return register
 
 
 def build_registry(plugins: Iterable[tuple[str, str, object]] = ()) -> Registry:

@@ -606,6 +606,7 @@ def choose_loader(registry: Registry, path: Path) -> YamlDocument:
     for provided in loaders:
         loader = provided.cls()
         if loader.claims(path):
+            registry.suite_loaders.check(provided.name)  # a name two distributions register fails here
             return loader.load(path)
     raise ConfigError("no suite loader reads this kind of file (expected .yaml, .yml or .json)", file=path)
 
