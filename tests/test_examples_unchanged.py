@@ -69,7 +69,7 @@ def stable(value: Any) -> Any:
 
 
 def console(text: str, folder: Path) -> str:
-    text = text.replace(str(folder), "<tmp>")
+    text = text.replace(str(folder), "<tmp>").replace(sys.executable, "<python>")
     text = re.sub(r"\b[0-9a-f]{40}\b", "<commit>", text)  # the example repository's commits carry dates
     text = re.sub(r"\d{8}-\d{6}-[0-9a-f]{6}", "<run>", text)
     return re.sub(r"in \d+(\.\d+)? s\b", "in <t> s", text)
