@@ -68,14 +68,26 @@ if TYPE_CHECKING:
     from bench.llm.client import (
         RunStopped as RunStopped,
     )
-    from bench.llm.judging import (
-        TemplateJudge as TemplateJudge,
+    from bench.llm.judge import (
+        Judge as Judge,
     )
-    from bench.llm.judging import (
+    from bench.llm.judge import (
+        JudgeConfig as JudgeConfig,
+    )
+    from bench.llm.judge import (
         TemplateJudgeConfig as TemplateJudgeConfig,
     )
-    from bench.llm.judging import (
+    from bench.llm.judge import (
+        Vote as Vote,
+    )
+    from bench.llm.judge import (
         framed as framed,
+    )
+    from bench.llm.tool_loop import (
+        ToolLoopOutcome as ToolLoopOutcome,
+    )
+    from bench.llm.tool_loop import (
+        tool_loop as tool_loop,
     )
     from bench.llm.verdict import ask_verdict as ask_verdict
     from bench.llm.verdict import data_rule as data_rule
@@ -164,9 +176,13 @@ _EXPORTS = {
     "LLMRequest": "bench.llm.client",
     "ModelCallError": "bench.llm.client",
     "RunStopped": "bench.llm.client",
-    "TemplateJudge": "bench.llm.judging",
-    "TemplateJudgeConfig": "bench.llm.judging",
-    "framed": "bench.llm.judging",
+    "Judge": "bench.llm.judge",
+    "JudgeConfig": "bench.llm.judge",
+    "TemplateJudgeConfig": "bench.llm.judge",
+    "Vote": "bench.llm.judge",
+    "framed": "bench.llm.judge",
+    "ToolLoopOutcome": "bench.llm.tool_loop",
+    "tool_loop": "bench.llm.tool_loop",
     "ask_verdict": "bench.llm.verdict",
     "data_rule": "bench.llm.verdict",
     "delimit": "bench.llm.verdict",
