@@ -83,6 +83,12 @@ if TYPE_CHECKING:
     from bench.llm.judge import (
         framed as framed,
     )
+    from bench.llm.tool_calls import (
+        decode_arguments as decode_arguments,
+    )
+    from bench.llm.tool_calls import (
+        parse_tool_call as parse_tool_call,
+    )
     from bench.llm.tool_loop import (
         ToolLoopOutcome as ToolLoopOutcome,
     )
@@ -181,6 +187,8 @@ _EXPORTS = {
     "TemplateJudgeConfig": "bench.llm.judge",
     "Vote": "bench.llm.judge",
     "framed": "bench.llm.judge",
+    "decode_arguments": "bench.llm.tool_calls",
+    "parse_tool_call": "bench.llm.tool_calls",
     "ToolLoopOutcome": "bench.llm.tool_loop",
     "tool_loop": "bench.llm.tool_loop",
     "ask_verdict": "bench.llm.verdict",
