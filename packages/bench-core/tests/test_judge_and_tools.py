@@ -61,12 +61,18 @@ class Scripted:
 
 def calls(*names: str) -> LLMResult:
     made = [ToolCall(name=n, arguments={"path": "."}, id=None) for n in names]
-    raw = {"role": "assistant", "content": None, "tool_calls": [{"id": None, "function": {"name": n}} for n in names]}
+    raw = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [{"id": None, "function": {"name": n}} for n in names],
+    }
     return LLMResult("m", None, made, "tool_calls", Usage(input_tokens=2, output_tokens=1), raw_message=raw)
 
 
 def answer(text: str) -> LLMResult:
-    return LLMResult("m", text, [], "stop", Usage(input_tokens=3), raw_message={"role": "assistant", "content": text})
+    return LLMResult(
+        "m", text, [], "stop", Usage(input_tokens=3), raw_message={"role": "assistant", "content": text}
+    )
 
 
 def run(llm: Scripted, tmp_path: Path, **limits: Any) -> Any:
@@ -108,7 +114,10 @@ def test_a_failed_model_call_in_the_tool_loop_says_at_which_turn(tmp_path):
 @pytest.mark.parametrize(
     ("raw", "expected"),
     [
-        ({"id": "c1", "function": {"name": "f", "arguments": '{"a": 1}'}}, ToolCall(name="f", arguments={"a": 1}, id="c1")),
+        (
+            {"id": "c1", "function": {"name": "f", "arguments": '{"a": 1}'}},
+            ToolCall(name="f", arguments={"a": 1}, id="c1"),
+        ),
         ({"name": "f", "arguments": {"a": 1}}, ToolCall(name="f", arguments={"a": 1})),
         ({"id": 7, "function": {"name": "f", "arguments": ""}}, ToolCall(name="f", arguments={}, id="7")),
         ({"function": {"name": "f", "arguments": "{not json"}}, ToolCall(name="f", arguments="{not json")),
