@@ -13,12 +13,12 @@ PACKAGE = ROOT / "packages" / "bench-core" / "src" / "bench"
 DOC = ROOT / "docs" / "architecture.md"
 FOLDERS = {"suite", "run", "scoring", "report", "plugins", "llm", "workspace", "testing"}
 #: The shared vocabulary: every step speaks it, so it imports no step.
-VOCABULARY = {"errors", "models", "results", "store", "jsonio", "redact", "templates"}
+VOCABULARY = {"errors", "models", "results", "store", "jsonio", "redact", "templates", "tool_calls"}
 #: What each folder may import besides the top modules. ``plugins.builtin`` (it registers the
 #: core's own targets, reporters and suite format), ``cli`` and ``testing`` compose everything.
 ALLOWED = {
     "workspace": set(),
-    "llm": set(),
+    "llm": {"workspace"},  # the tool loop runs a workspace's tools
     "scoring": set(),
     "suite": {"llm", "plugins", "scoring", "workspace"},
     "run": {"suite", "llm", "scoring", "workspace"},

@@ -115,3 +115,24 @@ def test_security_example_redacts_what_the_agent_prints(bench_cli, tmp_path, mon
     assert secret.encode() not in written
     assert secret not in outcome.output
     assert "examples/security/suite.yaml" in (ROOT / "docs" / "security.md").read_text()
+
+
+def test_the_judge_panel_example_in_rag_and_safety_runs(tmp_path, fake_llm):
+    """docs/rag-and-safety.md's panel example: two faithfulness judges, three toxicity samples."""
+    page = (ROOT / "docs" / "rag-and-safety.md").read_text()
+    section = page.split("## Judge panels and samples", 1)[1]
+    example = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    fake_llm.add(judge_verdict(score=0.0), match="toxic")
+    fake_llm.default = judge_verdict(
+        claims=[{"claim": "Returns within 30 days.", "supported": True, "reason": "stated"}]
+    )
+    outcome = run_suite(write_suite(tmp_path, example))
+    task = next(iter(outcome.report.tasks()))
+    assert task["status"] == "passed", task
+    faithful, toxic = task["evaluators"]
+    assert sorted(v["model"] for v in faithful["details"]["verdicts"]) == [
+        "openai/gpt-4.1-mini",
+        "openai/gpt-4o-mini",
+    ]
+    assert [v["sample"] for v in toxic["details"]["verdicts"]] == [0, 1, 2]
+    assert sorted(r.body["model"] for r in fake_llm.requests) == ["gpt-4.1-mini"] + ["gpt-4o-mini"] * 4

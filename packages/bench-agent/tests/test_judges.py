@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bench.models import Response
 from bench.testing import run_evaluator
 from bench.testing.verdicts import judge_verdict
@@ -71,3 +73,26 @@ def test_confidence_calibration_is_a_gated_signal_judged_by_a_model(fake_llm):
     assert (outcome.passed, outcome.score) == (False, 0.2)
     assert outcome.details["gate"] is True
     assert "Fixed add() and all tests pass." in prompt_of(fake_llm)
+
+
+def test_confidence_calibration_with_a_panel_keeps_its_gate_and_threshold(fake_llm):
+    fake_llm.add(judge_verdict(score=0.9, reason="honest"), model="judge-a")
+    fake_llm.add(judge_verdict(score=0.3, reason="overconfident"), model="judge-b")
+    settings = {
+        "type": "confidence_calibration",
+        "models": ["openai/judge-a", "openai/judge-b"],
+        "panel": "median",
+        "pass_threshold": 0.7,
+        "gate": True,
+    }
+    outcome = run_evaluator(settings, RESPONSE)
+    assert outcome.error is None, outcome.error
+    assert sorted(r.body["model"] for r in fake_llm.requests) == ["judge-a", "judge-b"]
+    # per model: 0.9 passes and 0.3 fails at pass_threshold 0.7; the median 0.6 fails too
+    assert outcome.details["panel"] == {
+        "openai/judge-a": {"passed": True, "score": 0.9},
+        "openai/judge-b": {"passed": False, "score": 0.3},
+    }
+    assert outcome.passed is False
+    assert outcome.score == pytest.approx(0.6)
+    assert (outcome.details["gate"], outcome.details["pass_threshold"]) == (True, 0.7)

@@ -150,3 +150,45 @@ def test_the_prompt_can_be_overridden_and_its_placeholders_are_checked(fake_llm,
     details = json.loads((tmp_path / "out.json").read_text())["tasks"][0]["evaluators"][0]["details"]
     assert details["prompt_version"] == "custom"
     assert last_prompt(fake_llm).startswith("MY PROMPT")
+
+
+def test_faithfulness_with_a_panel_of_two_models_combines_their_verdicts(fake_llm):
+    supported = {"claim": "Returns within 30 days.", "supported": True, "reason": "stated"}
+    invented = {"claim": "Shipping is free.", "supported": False, "reason": "not in the context"}
+    fake_llm.add(judge_verdict(claims=[supported]), model="judge-a")
+    fake_llm.add(judge_verdict(claims=[supported, invented]), model="judge-b")
+    settings = {
+        "type": "faithfulness",
+        "context": CONTEXT,
+        "models": ["openai/judge-a", "openai/judge-b"],
+        "panel": "mean",
+    }
+    outcome = judged(settings, "Returns within 30 days; shipping is free.")
+    assert outcome.error is None, outcome.error
+    # judge-a: every claim supported (1.0); judge-b: one of two (0.5); the mean 0.75 is not "all supported"
+    assert (outcome.passed, outcome.score) == (False, 0.75)
+    assert sorted(r.body["model"] for r in fake_llm.requests) == ["judge-a", "judge-b"]
+    assert outcome.details["panel"] == {
+        "openai/judge-a": {"passed": True, "score": 1.0},
+        "openai/judge-b": {"passed": False, "score": 0.5},
+    }
+    assert outcome.details["disagreement"] is True
+    assert outcome.reason == (
+        "panel 1/2 pass (judges disagree): 1 of 2 claims not supported by the context: Shipping is free."
+    )
+    by_model = {v["model"]: v for v in outcome.details["verdicts"]}
+    assert by_model["openai/judge-b"]["unsupported"] == ["Shipping is free."]
+    assert by_model["openai/judge-a"]["unsupported"] == []
+    assert outcome.details["prompt_version"] == "rag-1"
+
+
+def test_relevancy_samples_one_model_several_times(fake_llm):
+    fake_llm.default = judge_verdict(score=0.8, reason="answers it")
+    settings = {"type": "relevancy", "model": MODEL, "samples": 3}
+    outcome = judged(settings, "Within 30 days.", task=Task(id="q", prompt="What is the return policy?"))
+    assert outcome.error is None, outcome.error
+    assert outcome.passed is True
+    assert outcome.score == pytest.approx(0.8)
+    assert fake_llm.count() == 3
+    assert [v["sample"] for v in outcome.details["verdicts"]] == [0, 1, 2]
+    assert outcome.details["spread"] == {"min": 0.8, "max": 0.8, "stdev": 0.0}

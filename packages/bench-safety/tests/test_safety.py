@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from bench.errors import BenchError
 from bench.testing import run_evaluator
 from bench.testing.server import Reply
 from bench.testing.verdicts import judge_verdict
@@ -138,3 +139,37 @@ def test_toxicity_through_the_moderation_endpoint(fake_llm):
         "You are a useless idiot.",
         "Thank you for your patience.",
     ]
+
+
+def test_toxicity_with_a_panel_of_two_models_keeps_lower_is_better(fake_llm):
+    fake_llm.add(judge_verdict(score=0.1, reason="polite", kinds=[]), model="judge-a")
+    fake_llm.add(judge_verdict(score=0.7, reason="an insult", kinds=["insult"]), model="judge-b")
+    settings = {"type": "toxicity", "models": ["openai/judge-a", "openai/judge-b"], "panel": "unanimous"}
+    outcome = run_evaluator(settings, "some response")
+    assert outcome.error is None, outcome.error
+    # unanimous: every judge must pass, and the score is the worst one (the highest toxicity)
+    assert (outcome.passed, outcome.score) == (False, 0.7)
+    assert sorted(r.body["model"] for r in fake_llm.requests) == ["judge-a", "judge-b"]
+    assert outcome.details["panel"] == {
+        "openai/judge-a": {"passed": True, "score": 0.1},
+        "openai/judge-b": {"passed": False, "score": 0.7},
+    }
+    assert outcome.reason == "panel 1/2 pass (judges disagree): an insult"
+    assert {v["model"]: v["kinds"] for v in outcome.details["verdicts"]} == {
+        "openai/judge-a": [],
+        "openai/judge-b": ["insult"],
+    }
+    fake_llm.requests.clear()
+    outcome = run_evaluator({**settings, "panel": "mean"}, "some response")
+    assert outcome.passed is True  # the mean toxicity 0.4 is at most 0.5
+    assert outcome.score == pytest.approx(0.4)
+
+
+def test_toxicity_by_moderation_takes_one_model():
+    settings = {"type": "toxicity", "provider": "moderation", "models": ["openai/a", "openai/b"]}
+    with pytest.raises(BenchError) as raised:
+        run_evaluator(settings, "x")
+    assert str(raised.value) == (
+        "<test>: Value error, provider: moderation takes one model (no models panel, no samples) "
+        "(got {'provider': 'moderation', 'models': ['openai/a', 'openai...) [evaluator 'toxicity' from bench-safety]"
+    )

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, Field
 
-from bench import EvaluatorError, Result, Sample, TemplateJudge, TemplateJudgeConfig
+from bench import EvaluatorError, Judge, Sample, TemplateJudgeConfig, Vote
 from bench_agent import prompts
 from bench_agent.signals import SignalConfig
 from bench_agent.steps import final_message, steps
@@ -57,7 +59,7 @@ class CompletionVerdict(BaseModel):
     reason: str
 
 
-class TaskCompletion(TemplateJudge[TaskCompletionConfig]):
+class TaskCompletion(Judge[TaskCompletionConfig]):
     """Did the agent complete its task? A judge reads the task, the criteria, the agent's tool
     calls, its diff and its answer (AI Eval ``004``).
 
@@ -98,15 +100,14 @@ class TaskCompletion(TemplateJudge[TaskCompletionConfig]):
             "response": final_message(sample.response) if not sample.is_error else sample.output,
         }
 
-    async def evaluate(self, sample: Sample) -> Result:
-        verdict, details = await self.ask(sample)
+    def vote(self, sample: Sample, verdict: CompletionVerdict, model: str) -> Vote:
         wanted = self.config.criteria_list
-        details["criteria"] = [c.model_dump() for c in verdict.criteria]
+        details = {"criteria": [c.model_dump() for c in verdict.criteria]}
         if wanted:
             if len(verdict.criteria) != len(wanted):
                 given = len(verdict.criteria)
                 raise EvaluatorError(
-                    f"judge {self.config.model} gave {given} criterion verdicts for {len(wanted)} criteria"
+                    f"judge {model} gave {given} criterion verdicts for {len(wanted)} criteria"
                 )
             met = sum(c.met for c in verdict.criteria)
             score = met / len(wanted)
@@ -114,8 +115,8 @@ class TaskCompletion(TemplateJudge[TaskCompletionConfig]):
             reason = f"{met} of {len(wanted)} criteria met" + (
                 f"; not met: {'; '.join(unmet)}" if unmet else ""
             )
-            return Result(score >= 0.5, score, f"{reason} ({verdict.reason})", details)
-        return Result(verdict.score >= 0.5, verdict.score, verdict.reason, details)
+            return Vote(score >= 0.5, score, f"{reason} ({verdict.reason})", details)
+        return Vote(verdict.score >= 0.5, verdict.score, verdict.reason, details)
 
 
 class CalibrationConfig(TemplateJudgeConfig, SignalConfig):
@@ -127,7 +128,7 @@ class ScoreVerdict(BaseModel):
     reason: str
 
 
-class ConfidenceCalibration(TemplateJudge[CalibrationConfig]):
+class ConfidenceCalibration(Judge[CalibrationConfig]):
     """Does the confidence the agent expresses match the evidence? A behavioural signal judged by
     a model: it reads the agent's final report, its tool calls (failures marked) and its diff,
     and scores 0..1 (a confident "all tests pass" after failing tests scores 0).
@@ -165,8 +166,11 @@ class ConfidenceCalibration(TemplateJudge[CalibrationConfig]):
             "response": final_message(sample.response) if not sample.is_error else sample.output,
         }
 
-    async def evaluate(self, sample: Sample) -> Result:
-        verdict, details = await self.ask(sample)
-        config = self.config
-        details.update({"gate": config.gate, "pass_threshold": config.pass_threshold})
-        return Result(verdict.score >= config.pass_threshold, verdict.score, verdict.reason, details)
+    def passes(self, score: float) -> bool:
+        return score >= self.config.pass_threshold
+
+    def settings_details(self) -> dict[str, Any]:
+        return {"gate": self.config.gate, "pass_threshold": self.config.pass_threshold}
+
+    def vote(self, sample: Sample, verdict: ScoreVerdict, model: str) -> Vote:
+        return Vote(self.passes(verdict.score), verdict.score, verdict.reason)

@@ -18,16 +18,14 @@ from pydantic import Field
 from bench import (
     LLMRequest,
     Message,
-    ModelCallError,
     Response,
     Target,
     TargetConfig,
     TargetError,
     Task,
-    ToolCall,
-    Usage,
     Workbench,
     specs,
+    tool_loop,
 )
 
 SYSTEM = (
@@ -61,19 +59,6 @@ class AgentConfig(TargetConfig):
     seed: int | None = None
 
 
-def _add(total: Usage, part: Usage) -> Usage:
-    def plus(a: float | None, b: float | None) -> float | None:
-        return None if a is None and b is None else (a or 0) + (b or 0)
-
-    return Usage(
-        input_tokens=plus(total.input_tokens, part.input_tokens),  # type: ignore[arg-type]
-        output_tokens=plus(total.output_tokens, part.output_tokens),  # type: ignore[arg-type]
-        total_tokens=plus(total.total_tokens, part.total_tokens),  # type: ignore[arg-type]
-        cost_usd=plus(total.cost_usd, part.cost_usd),
-        latency_ms=plus(total.latency_ms, part.latency_ms),
-    )
-
-
 class AgentTarget(Target):
     """Runs a model as a tool-calling agent in the task's workspace (or a scratch folder)."""
 
@@ -100,34 +85,24 @@ class AgentTarget(Target):
         messages: list[dict[str, Any]] = [{"role": "system", "content": config.system}, *task.chat()]
         params = config.model_dump(include={"temperature", "max_tokens", "seed"}, exclude_none=True)
         params["tools"] = specs(config.tools)
-        usage = Usage()
-        calls: list[ToolCall] = []
-        answer: str | None = None
-        truncation: str | None = None
-        for step in range(config.max_steps):
-            request = LLMRequest(
-                model=config.model,
-                messages=messages,
-                params=params,
-                api_base=config.api_base,
-                api_key_env=config.api_key_env,
-                index=task.repeat,
-            )
-            try:
-                result = await self.llm.complete(request)
-            except ModelCallError as exc:
-                raise TargetError(f"step {step + 1}: {exc}") from None
-            usage = _add(usage, result.usage)
-            messages.append(result.raw_message)
-            if not result.tool_calls:
-                answer, truncation = result.text, result.truncation
-                break
-            for number, call in enumerate(result.tool_calls):
-                calls.append(call)
-                outcome = await bench.call(call.name, call.arguments)
-                call_id = call.id or f"call_{step}_{number}"
-                # A failure's text starts with "error:" or "exit code N" (what bench_agent.steps reads).
-                messages.append({"role": "tool", "tool_call_id": call_id, "content": outcome.text})
+        request = LLMRequest(
+            model=config.model,
+            messages=messages,
+            params=params,
+            api_base=config.api_base,
+            api_key_env=config.api_key_env,
+            index=task.repeat,
+        )
+        done = await tool_loop(
+            self.llm,
+            request,
+            bench,
+            max_turns=config.max_steps,
+            on_error=lambda step, exc: TargetError(f"step {step}: {exc}"),
+        )
+        messages = done.messages
+        answer = done.final.text if done.final is not None else None
+        truncation = done.final.truncation if done.final is not None else None
         metadata: dict[str, Any] = {
             "model": config.model,
             "steps": sum(m["role"] == "assistant" for m in messages),
@@ -136,9 +111,9 @@ class AgentTarget(Target):
             metadata["stopped"] = f"max_steps ({config.max_steps}) reached"
         return Response(
             output=answer if answer is not None else f"(stopped: max_steps {config.max_steps} reached)",
-            tool_calls=calls,
+            tool_calls=done.calls,
             messages=[Message.model_validate(m) for m in messages],
-            usage=usage,
+            usage=done.usage,
             truncated=truncation is not None,
             truncation=truncation,
             metadata=metadata,

@@ -9,13 +9,12 @@ non-zero ``exit code``, or holds a Python traceback.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
 from dataclasses import dataclass
 from typing import Any
 
-from bench import Response
+from bench import Response, parse_tool_call
 
 _FAILED = re.compile(
     r"^\s*(error\b|exit (code|status) [1-9])|Traceback \(most recent call last\)", re.IGNORECASE
@@ -65,20 +64,15 @@ def steps(response: Response) -> list[Step]:
     for message in messages:
         if message["role"] != "assistant":
             continue
-        for call in message.get("tool_calls") or []:
-            function = call.get("function", call) if isinstance(call, dict) else {}
-            name = function.get("name")
-            if not isinstance(name, str):
+        for raw in message.get("tool_calls") or []:
+            call = parse_tool_call(raw)
+            if call is None:
                 continue
-            arguments = function.get("arguments", {})
-            if isinstance(arguments, str):
-                with contextlib.suppress(ValueError):
-                    arguments = json.loads(arguments) if arguments else {}
-            answer = results.get(str(call.get("id"))) if call.get("id") else None
+            answer = results.get(call.id) if call.id else None
             if answer is None and unnamed:
                 answer = unnamed.pop(0)
             text = _text(answer.get("content")) if answer is not None else None
-            found.append(Step(name, arguments, text, text is not None and failed(answer, text)))
+            found.append(Step(call.name, call.arguments, text, text is not None and failed(answer, text)))
     if not found:
         found = [Step(c.name, c.arguments, None, False) for c in response.tool_calls]
     return found

@@ -14,47 +14,21 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from bench.errors import (
-        BenchError as BenchError,
-    )
-    from bench.errors import (
-        ConfigError as ConfigError,
-    )
-    from bench.errors import (
-        EvaluatorError as EvaluatorError,
-    )
+    from bench.errors import BenchError as BenchError
+    from bench.errors import ConfigError as ConfigError
+    from bench.errors import EvaluatorError as EvaluatorError
     from bench.errors import ModelCallError as ModelCallError
-    from bench.errors import (
-        PluginError as PluginError,
-    )
+    from bench.errors import PluginError as PluginError
     from bench.errors import RunStopped as RunStopped
-    from bench.errors import (
-        TargetError as TargetError,
-    )
-    from bench.evaluator import (
-        Evaluator as Evaluator,
-    )
-    from bench.evaluator import (
-        EvaluatorConfig as EvaluatorConfig,
-    )
-    from bench.evaluator import (
-        Result as Result,
-    )
-    from bench.evaluator import (
-        Sample as Sample,
-    )
-    from bench.evidence import (
-        EvidenceUnavailable as EvidenceUnavailable,
-    )
-    from bench.evidence import (
-        NoFiles as NoFiles,
-    )
-    from bench.evidence import (
-        as_text as as_text,
-    )
-    from bench.evidence import (
-        parse_reference as parse_reference,
-    )
+    from bench.errors import TargetError as TargetError
+    from bench.evaluator import Evaluator as Evaluator
+    from bench.evaluator import EvaluatorConfig as EvaluatorConfig
+    from bench.evaluator import Result as Result
+    from bench.evaluator import Sample as Sample
+    from bench.evidence import EvidenceUnavailable as EvidenceUnavailable
+    from bench.evidence import NoFiles as NoFiles
+    from bench.evidence import as_text as as_text
+    from bench.evidence import parse_reference as parse_reference
     from bench.hookspecs import RegisterEvaluator as RegisterEvaluator
     from bench.hookspecs import RegisterReporter as RegisterReporter
     from bench.hookspecs import RegisterSuiteLoader as RegisterSuiteLoader
@@ -62,37 +36,23 @@ if TYPE_CHECKING:
     from bench.hookspecs import hookimpl as hookimpl
     from bench.jsonio import dumps as dumps
     from bench.jsonio import loads_strict as loads_strict
-    from bench.llm.client import (
-        LLMClient as LLMClient,
-    )
-    from bench.llm.judging import (
-        TemplateJudge as TemplateJudge,
-    )
-    from bench.llm.judging import (
-        TemplateJudgeConfig as TemplateJudgeConfig,
-    )
-    from bench.llm.judging import (
-        framed as framed,
-    )
+    from bench.llm.client import LLMClient as LLMClient
+    from bench.llm.judge import Judge as Judge
+    from bench.llm.judge import JudgeConfig as JudgeConfig
+    from bench.llm.judge import TemplateJudgeConfig as TemplateJudgeConfig
+    from bench.llm.judge import Vote as Vote
+    from bench.llm.judge import framed as framed
     from bench.llm.request import LLMRequest as LLMRequest
+    from bench.llm.tool_loop import ToolLoopOutcome as ToolLoopOutcome
+    from bench.llm.tool_loop import tool_loop as tool_loop
     from bench.llm.verdict import ask_verdict as ask_verdict
     from bench.llm.verdict import data_rule as data_rule
     from bench.llm.verdict import delimit as delimit
-    from bench.models import (
-        Message as Message,
-    )
-    from bench.models import (
-        Response as Response,
-    )
-    from bench.models import (
-        Task as Task,
-    )
-    from bench.models import (
-        ToolCall as ToolCall,
-    )
-    from bench.models import (
-        Usage as Usage,
-    )
+    from bench.models import Message as Message
+    from bench.models import Response as Response
+    from bench.models import Task as Task
+    from bench.models import ToolCall as ToolCall
+    from bench.models import Usage as Usage
     from bench.reporter import Reporter as Reporter
     from bench.results import RunReport as RunReport
     from bench.run.killable import run_killable as run_killable
@@ -100,15 +60,11 @@ if TYPE_CHECKING:
     from bench.suite_loader import SuiteLoader as SuiteLoader
     from bench.target import Target as Target
     from bench.target import TargetConfig as TargetConfig
-    from bench.templates import (
-        MissingPlaceholder as MissingPlaceholder,
-    )
-    from bench.templates import (
-        placeholders as placeholders,
-    )
-    from bench.templates import (
-        render as render,
-    )
+    from bench.templates import MissingPlaceholder as MissingPlaceholder
+    from bench.templates import placeholders as placeholders
+    from bench.templates import render as render
+    from bench.tool_calls import decode_arguments as decode_arguments
+    from bench.tool_calls import parse_tool_call as parse_tool_call
     from bench.workspace import sandbox as sandbox
     from bench.workspace.checkout import changes as changes
     from bench.workspace.checkout import summarize as summarize
@@ -116,15 +72,10 @@ if TYPE_CHECKING:
     from bench.workspace.confined import read_inside as read_inside
     from bench.workspace.git import GitError as GitError
     from bench.workspace.git import git as git
-    from bench.workspace.tools import (
-        READ_ONLY_TOOLS as READ_ONLY_TOOLS,
-    )
-    from bench.workspace.tools import (
-        Workbench as Workbench,
-    )
-    from bench.workspace.tools import (
-        specs as specs,
-    )
+    from bench.workspace.tools import READ_ONLY_TOOLS as READ_ONLY_TOOLS
+    from bench.workspace.tools import Workbench as Workbench
+    from bench.workspace.tools import specs as specs
+
 
 #: name -> the module that defines it
 _EXPORTS = {
@@ -166,9 +117,15 @@ _EXPORTS = {
     "LLMRequest": "bench.llm.request",
     "ModelCallError": "bench.errors",
     "RunStopped": "bench.errors",
-    "TemplateJudge": "bench.llm.judging",
-    "TemplateJudgeConfig": "bench.llm.judging",
-    "framed": "bench.llm.judging",
+    "Judge": "bench.llm.judge",
+    "JudgeConfig": "bench.llm.judge",
+    "TemplateJudgeConfig": "bench.llm.judge",
+    "Vote": "bench.llm.judge",
+    "framed": "bench.llm.judge",
+    "decode_arguments": "bench.tool_calls",
+    "parse_tool_call": "bench.tool_calls",
+    "ToolLoopOutcome": "bench.llm.tool_loop",
+    "tool_loop": "bench.llm.tool_loop",
     "ask_verdict": "bench.llm.verdict",
     "data_rule": "bench.llm.verdict",
     "delimit": "bench.llm.verdict",

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from bench import Evaluator, EvaluatorConfig, EvaluatorError, Response, Result, Sample
+from bench import Evaluator, EvaluatorConfig, EvaluatorError, Response, Result, Sample, parse_tool_call
 from bench_deterministic.jsondoc import json_equal
 from bench_deterministic.patterns import PatternError, compile_pattern
 
@@ -30,9 +30,10 @@ def calls_of(response: Response) -> list[Call]:
     found: list[tuple[str, Any]] = [(c.name, c.arguments) for c in response.tool_calls]
     if not found:
         for message in response.messages:
-            for call in message.model_extra.get("tool_calls", []) if message.model_extra else []:
-                function = call.get("function", call) if isinstance(call, dict) else {}
-                found.append((str(function.get("name", "")), function.get("arguments", {})))
+            for raw in message.model_extra.get("tool_calls", []) if message.model_extra else []:
+                call = parse_tool_call(raw, decode=False)  # the arguments as written, for the details
+                if call is not None:
+                    found.append((call.name, call.arguments))
     calls = []
     for position, (name, raw) in enumerate(found, start=1):
         arguments: Any = raw

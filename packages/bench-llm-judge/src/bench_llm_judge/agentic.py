@@ -16,18 +16,21 @@ from pydantic import BaseModel, Field, field_validator
 from bench import (
     READ_ONLY_TOOLS,
     EvaluatorError,
+    Judge,
+    JudgeConfig,
     LLMClient,
     LLMRequest,
-    ModelCallError,
     Result,
     Sample,
+    Vote,
     Workbench,
     delimit,
     render,
     specs,
+    tool_loop,
 )
 from bench_llm_judge import prompts
-from bench_llm_judge.base import JudgeConfig, JudgeEvaluator, Vote
+from bench_llm_judge.judges import conversation
 
 
 class AgenticJudgeConfig(JudgeConfig):
@@ -70,7 +73,7 @@ class AssertionsVerdict(BaseModel):
     assertions: list[AssertionScore]
 
 
-class AgenticJudge(JudgeEvaluator[AgenticJudgeConfig]):
+class AgenticJudge(Judge[AgenticJudgeConfig]):
     """Scores each named assertion about the response 0, 0.5 or 1 with a reason (youBencha).
 
     The score is the mean over assertions, and every assertion's score and reason are listed in
@@ -80,7 +83,9 @@ class AgenticJudge(JudgeEvaluator[AgenticJudgeConfig]):
 
     name = "agentic-judge"
     Config = AgenticJudgeConfig
-    schema = AssertionsVerdict
+    Verdict = AssertionsVerdict
+    prompt_version = prompts.PROMPT_VERSION
+    lists_verdicts = True
     example = """
     name: agentic-judge-example
     target: {type: echo}
@@ -101,68 +106,54 @@ class AgenticJudge(JudgeEvaluator[AgenticJudgeConfig]):
         if sample.task.workspace is None and not isinstance(diff, dict):
             block, tag = delimit(sample.output)
             body = render(prompts.ASSERTIONS, {"assertions": listed, "response": block})
-            return self.conversation(tag, body)
+            return conversation(tag, body)
         patch = str(diff.get("patch") or "(no changes)") if isinstance(diff, dict) else "(not recorded)"
         block, tag = delimit(f"{patch[:MAX_DIFF_CHARS]}\n\n[final answer]\n{sample.output}")
         body = render(
             prompts.WORKSPACE_ASSERTIONS,
             {"assertions": listed, "diff": block, "response": "(in the block above)"},
         )
-        return self.conversation(tag, body)
+        return conversation(tag, body)
 
-    async def _one(self, llm: LLMClient, model: str, index: int, messages: list[dict[str, Any]]) -> Vote:
+    async def ask(self, llm: LLMClient, model: str, index: int, messages: list[dict[str, Any]]) -> Any:
         workspace = _WORKSPACE.get()
         if workspace is None or self.config.max_tool_calls == 0:
-            return await super()._one(llm, model, index, messages)
-        return await super()._one(
-            llm, model, index, await self._explore(llm, model, index, messages, workspace)
-        )
+            return await super().ask(llm, model, index, messages)
+        explored = await self._explore(llm, model, index, messages, workspace)
+        return await super().ask(llm, model, index, explored)
 
     async def _explore(
         self, llm: LLMClient, model: str, index: int, messages: list[dict[str, Any]], workspace: str
     ) -> list[dict[str, Any]]:
         """Let the judge read the workspace until it stops calling tools; the conversation so far."""
-        bench = Workbench(workspace, allowed=READ_ONLY_TOOLS)
-        conversation = list(messages)
-        calls = 0
-        while calls < self.config.max_tool_calls:
-            request = LLMRequest(
-                model=model,
-                messages=conversation,
-                params={
-                    "tools": specs(READ_ONLY_TOOLS),
-                    **(
-                        {"temperature": self.config.temperature}
-                        if self.config.temperature is not None
-                        else {}
-                    ),
-                },
-                api_base=self.config.api_base,
-                api_key_env=self.config.api_key_env,
-                purpose="judge",
-                index=index,
-            )
-            try:
-                result = await llm.complete(request)
-            except ModelCallError as exc:
-                raise EvaluatorError(f"judge {model}: {exc}") from None
-            conversation.append(result.raw_message)
-            if not result.tool_calls:
-                break
-            for number, call in enumerate(result.tool_calls):
-                calls += 1
-                outcome = await bench.call(call.name, call.arguments)
-                call_id = call.id or f"judge_{calls}_{number}"
-                conversation.append({"role": "tool", "tool_call_id": call_id, "content": outcome.text})
-        conversation.append({"role": "user", "content": "Now give your verdict on every assertion."})
-        return conversation
+        temperature = self.config.temperature
+        request = LLMRequest(
+            model=model,
+            messages=messages,
+            params={
+                "tools": specs(READ_ONLY_TOOLS),
+                **({"temperature": temperature} if temperature is not None else {}),
+            },
+            api_base=self.config.api_base,
+            api_key_env=self.config.api_key_env,
+            purpose="judge",
+            index=index,
+        )
+        done = await tool_loop(
+            llm,
+            request,
+            Workbench(workspace, allowed=READ_ONLY_TOOLS),
+            max_calls=self.config.max_tool_calls,
+            id_prefix="judge",
+            on_error=lambda _turn, exc: EvaluatorError(f"judge {model}: {exc}"),
+        )
+        return [*done.messages, {"role": "user", "content": "Now give your verdict on every assertion."}]
 
     async def evaluate(self, sample: Sample) -> Result:
         _WORKSPACE.set(sample.task.workspace)  # this task's (and its judge calls') own context
         return await super().evaluate(sample)
 
-    def vote(self, model: str, index: int, verdict: Any) -> Vote:
-        assert isinstance(verdict, AssertionsVerdict)
+    def vote(self, sample: Sample, verdict: AssertionsVerdict, model: str) -> Vote:
         scored = {a.name: a for a in verdict.assertions}
         missing = [name for name in self.config.assertions if name not in scored]
         if missing:
@@ -171,4 +162,4 @@ class AgenticJudge(JudgeEvaluator[AgenticJudgeConfig]):
         score = statistics.fmean(float(a.score) for a in items)
         reason = "; ".join(f"{a.name}: {a.score:g} ({a.reason})" for a in items)
         extra = {"assertions": {a.name: {"score": a.score, "reason": a.reason} for a in items}}
-        return Vote(model, index, all(a.score == 1 for a in items), score, reason, extra)
+        return Vote(all(a.score == 1 for a in items), score, reason, extra)

@@ -6,9 +6,40 @@ from typing import Any
 
 from pydantic import BaseModel, Field, PositiveInt, model_validator
 
-from bench import EvaluatorError, MissingPlaceholder, Sample, Task, delimit, placeholders, render
+from bench import (
+    EvaluatorError,
+    Judge,
+    JudgeConfig,
+    MissingPlaceholder,
+    Sample,
+    Task,
+    Vote,
+    data_rule,
+    delimit,
+    placeholders,
+    render,
+)
 from bench_llm_judge import prompts
-from bench_llm_judge.base import JudgeConfig, JudgeEvaluator, Verdict, Vote
+
+
+def conversation(tag: str, body: str) -> list[dict[str, Any]]:
+    """The judge's messages: the shared system prompt with the data rule for ``tag``, then ``body``."""
+    return [
+        {"role": "system", "content": f"{prompts.SYSTEM}\n{data_rule(tag)}"},
+        {"role": "user", "content": body},
+    ]
+
+
+class Verdict(BaseModel):
+    """A judge's verdict on one response."""
+
+    reason: str = Field(description="One or two sentences explaining the verdict.")
+    score: float = Field(ge=0, description="The score, on the scale the instructions give.")
+    passed: bool = Field(description="Whether the response passes.")
+
+
+#: ``Verdict`` under a name that LLMJudge's own ``Verdict`` attribute does not shadow.
+ScoredVerdict = Verdict
 
 
 class LLMJudgeConfig(JudgeConfig):
@@ -34,7 +65,7 @@ class LLMJudgeConfig(JudgeConfig):
         return self
 
 
-class LLMJudge(JudgeEvaluator[LLMJudgeConfig]):
+class LLMJudge(Judge[LLMJudgeConfig]):
     """Asks a judge model whether the response is good, by your prompt or your criteria.
 
     With ``prompt`` (seed 000), the template's ``{response}`` is replaced by the response (fenced
@@ -49,6 +80,9 @@ class LLMJudge(JudgeEvaluator[LLMJudgeConfig]):
     name = "llm_judge"
     aliases = ("judge",)
     Config = LLMJudgeConfig
+    Verdict = Verdict
+    prompt_version = prompts.PROMPT_VERSION
+    lists_verdicts = True
     example = """
     name: llm-judge-example
     target: {type: echo}
@@ -93,16 +127,15 @@ class LLMJudge(JudgeEvaluator[LLMJudgeConfig]):
                     "response": block,
                 },
             )
-        return self.conversation(tag, body)
+        return conversation(tag, body)
 
-    def vote(self, model: str, index: int, verdict: Any) -> Vote:
-        assert isinstance(verdict, Verdict)
+    def vote(self, sample: Sample, verdict: ScoredVerdict, model: str) -> Vote:
         scale = self.config.score_scale if self.config.criteria is not None else 1
         if verdict.score > scale:
             raise EvaluatorError(
                 f"judge {model} gave score {verdict.score:g}, above the scale's maximum {scale}"
             )
-        return Vote(model, index, verdict.passed, verdict.score / scale, verdict.reason)
+        return Vote(verdict.passed, verdict.score / scale, verdict.reason)
 
 
 class FactualityConfig(JudgeConfig):
@@ -121,7 +154,7 @@ class FactualityVerdict(BaseModel):
     passed: bool = Field(description="True when nothing contradicts the ground truth.")
 
 
-class Factuality(JudgeEvaluator[FactualityConfig]):
+class Factuality(Judge[FactualityConfig]):
     """Checks the response's factual claims against ``ground_truth`` (AI Eval).
 
     The judge scores consistency from 0 (contradicts) to 1 and lists contradicting claims in the
@@ -130,7 +163,9 @@ class Factuality(JudgeEvaluator[FactualityConfig]):
 
     name = "factuality"
     Config = FactualityConfig
-    schema = FactualityVerdict
+    Verdict = FactualityVerdict
+    prompt_version = prompts.PROMPT_VERSION
+    lists_verdicts = True
     example = """
     name: factuality-example
     target: {type: echo}
@@ -147,15 +182,7 @@ class Factuality(JudgeEvaluator[FactualityConfig]):
         block, tag = delimit(sample.output)
         truth, _ = delimit(self.config.ground_truth, "ground-truth")
         body = render(prompts.FACTUALITY, {"ground_truth": truth, "response": block})
-        return self.conversation(tag, body)
+        return conversation(tag, body)
 
-    def vote(self, model: str, index: int, verdict: Any) -> Vote:
-        assert isinstance(verdict, FactualityVerdict)
-        return Vote(
-            model,
-            index,
-            verdict.passed,
-            verdict.score,
-            verdict.reason,
-            {"contradictions": verdict.contradictions},
-        )
+    def vote(self, sample: Sample, verdict: FactualityVerdict, model: str) -> Vote:
+        return Vote(verdict.passed, verdict.score, verdict.reason, {"contradictions": verdict.contradictions})

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from bench import EvaluatorError, Result, Sample, TemplateJudge, TemplateJudgeConfig, as_text, parse_reference
+from bench import EvaluatorError, Judge, Sample, TemplateJudgeConfig, Vote, as_text, parse_reference
 from bench_rag import prompts
 
 
@@ -68,7 +68,7 @@ class ClaimsVerdict(BaseModel):
     )
 
 
-class Faithfulness(TemplateJudge[ContextConfig]):
+class Faithfulness(Judge[ContextConfig]):
     """Is every claim in the response supported by the retrieved context?
 
     The judge lists the response's factual claims and marks each supported or not by the context;
@@ -98,21 +98,22 @@ class Faithfulness(TemplateJudge[ContextConfig]):
     def values(self, sample: Sample) -> dict[str, str]:
         return {"response": sample.output, "context": numbered(context_of(self.config, sample))}
 
-    async def evaluate(self, sample: Sample) -> Result:
-        verdict, details = await self.ask(sample)
+    def passes(self, score: float) -> bool:
+        return score >= 1  # every claim supported
+
+    def vote(self, sample: Sample, verdict: ClaimsVerdict, model: str) -> Vote:
         claims = verdict.claims
         unsupported = [c for c in claims if not c.supported]
         score = 1.0 if not claims else 1 - len(unsupported) / len(claims)
-        details["claims"] = [c.model_dump() for c in claims]
-        details["unsupported"] = [c.claim for c in unsupported]
+        details = {"claims": [c.model_dump() for c in claims], "unsupported": [c.claim for c in unsupported]}
         if unsupported:
             listed = "; ".join(c.claim for c in unsupported[:3])
             reason = f"{len(unsupported)} of {len(claims)} claims not supported by the context: {listed}"
-            return Result(False, score, reason, details)
+            return Vote(False, score, reason, details)
         reason = (
             f"all {len(claims)} claims supported by the context" if claims else "the response makes no claims"
         )
-        return Result(True, score, reason, details)
+        return Vote(True, score, reason, details)
 
 
 class QuestionConfig(TemplateJudgeConfig):
@@ -127,7 +128,7 @@ class ScoreVerdict(BaseModel):
     reason: str
 
 
-class Relevancy(TemplateJudge[QuestionConfig]):
+class Relevancy(Judge[QuestionConfig]):
     """Does the response answer the question, and only the question? The judge scores 0..1.
 
     Placeholders: ``{response}``, ``{question}``.
@@ -152,9 +153,8 @@ class Relevancy(TemplateJudge[QuestionConfig]):
     def values(self, sample: Sample) -> dict[str, str]:
         return {"response": sample.output, "question": self.config.question or sample.task.text}
 
-    async def evaluate(self, sample: Sample) -> Result:
-        verdict, details = await self.ask(sample)
-        return Result(verdict.score >= 0.5, verdict.score, verdict.reason, details)
+    def vote(self, sample: Sample, verdict: ScoreVerdict, model: str) -> Vote:
+        return Vote(verdict.score >= 0.5, verdict.score, verdict.reason)
 
 
 class PrecisionConfig(ContextConfig):
@@ -183,7 +183,7 @@ def average_precision(relevant: list[bool]) -> float:
     return total / hits if hits else 0.0
 
 
-class Precision(TemplateJudge[PrecisionConfig]):
+class Precision(Judge[PrecisionConfig]):
     """Context precision: are the retrieved chunks relevant to the question, and ranked first?
 
     The judge marks each chunk relevant or not; the score is the average precision over the
@@ -217,23 +217,21 @@ class Precision(TemplateJudge[PrecisionConfig]):
             "context": numbered(context_of(self.config, sample)),
         }
 
-    async def evaluate(self, sample: Sample) -> Result:
+    def vote(self, sample: Sample, verdict: ChunksVerdict, model: str) -> Vote:
         chunks = context_of(self.config, sample)
-        verdict, details = await self.ask(sample)
         if len(verdict.chunks) != len(chunks):
             raise EvaluatorError(
-                f"judge {self.config.model} judged {len(verdict.chunks)} chunks, but there are {len(chunks)}"
+                f"judge {model} judged {len(verdict.chunks)} chunks, but there are {len(chunks)}"
             )
         relevant = [c.relevant for c in verdict.chunks]
         score = average_precision(relevant)
-        details["relevant"] = relevant
         ranks = [i for i, r in enumerate(relevant, start=1) if r]
         reason = (
             f"relevant chunks at ranks {ranks} of {len(chunks)}"
             if ranks
             else "no retrieved chunk is relevant"
         )
-        return Result(score >= 0.5, score, reason, details)
+        return Vote(score >= 0.5, score, reason, {"relevant": relevant})
 
 
 class RecallConfig(ContextConfig):
@@ -255,7 +253,7 @@ class StatementsVerdict(BaseModel):
     )
 
 
-class Recall(TemplateJudge[RecallConfig]):
+class Recall(Judge[RecallConfig]):
     """Context recall: how much of the reference answer can be found in the retrieved context?
 
     The judge splits the reference into statements and marks each attributable to the context
@@ -285,14 +283,13 @@ class Recall(TemplateJudge[RecallConfig]):
     def values(self, sample: Sample) -> dict[str, str]:
         return {"reference": self.config.reference, "context": numbered(context_of(self.config, sample))}
 
-    async def evaluate(self, sample: Sample) -> Result:
-        verdict, details = await self.ask(sample)
+    def vote(self, sample: Sample, verdict: StatementsVerdict, model: str) -> Vote:
         statements = verdict.statements
         if not statements:
-            raise EvaluatorError(f"judge {self.config.model} found no statement in the reference")
+            raise EvaluatorError(f"judge {model} found no statement in the reference")
         missing = [s.statement for s in statements if not s.attributed]
         score = 1 - len(missing) / len(statements)
-        details["statements"] = [s.model_dump() for s in statements]
+        details = {"statements": [s.model_dump() for s in statements]}
         if missing:
-            return Result(score >= 0.5, score, f"not in the context: {'; '.join(missing[:3])}", details)
-        return Result(True, score, f"all {len(statements)} reference statements are in the context", details)
+            return Vote(score >= 0.5, score, f"not in the context: {'; '.join(missing[:3])}", details)
+        return Vote(True, score, f"all {len(statements)} reference statements are in the context", details)

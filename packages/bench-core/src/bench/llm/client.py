@@ -34,6 +34,7 @@ from bench.llm.settings import JudgeLimits, LLMSettings, Pricing, RuntimeLimits
 from bench.llm.warmup import prime
 from bench.models import ToolCall, Usage
 from bench.redact import Redactor, current
+from bench.tool_calls import decode_arguments
 
 # Parameters that change the answer: they are sent to the model and are part of the cache key.
 ANSWER_PARAMS = (
@@ -362,11 +363,7 @@ class LLMClient:
         message = choice.message
         calls = []
         for call in getattr(message, "tool_calls", None) or []:
-            raw = call.function.arguments
-            try:
-                arguments: Any = json.loads(raw) if isinstance(raw, str) and raw else raw or {}
-            except ValueError:
-                arguments = raw  # kept as text; tool-call evaluators report it (RELIABILITY C20)
+            arguments = decode_arguments(call.function.arguments)  # text that is not JSON stays (C20)
             calls.append(ToolCall(name=call.function.name, arguments=arguments, id=getattr(call, "id", None)))
         text = message.content
         finish = getattr(choice, "finish_reason", None)

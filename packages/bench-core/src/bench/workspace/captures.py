@@ -18,6 +18,7 @@ from typing import Any
 from bench.errors import EvaluatorError
 from bench.models import CaptureCheck
 from bench.workspace.confined import inside
+from bench.workspace.walk import walk
 
 
 def shown(name: str | bytes) -> str:
@@ -118,25 +119,22 @@ def _listing(root: Path, check: CaptureCheck) -> dict[str, Any]:
         return {"entries": [], "error": str(exc)}
     if not top.is_dir():
         return {"entries": [], "error": f"{check.path} is not a directory"}
+
+    def repository(entry: os.DirEntry[str]) -> bool:
+        """The workspace's own ``.git``: neither listed nor entered."""
+        return entry.name == ".git" and Path(os.path.dirname(entry.path)) == root
+
     entries: list[str] = []
-    stack = [top]
-    while stack:
-        current = stack.pop()
-        try:
-            scan = sorted(os.scandir(current), key=lambda e: e.name)
-        except OSError:
-            continue
-        for entry in scan:
-            rel = shown(os.path.relpath(entry.path, top))
-            if entry.is_symlink():
-                entries.append(f"{rel} -> {shown(os.readlink(entry.path))}")
-            elif entry.is_dir(follow_symlinks=False):
-                if entry.name == ".git" and current == root:
-                    continue
-                entries.append(rel + "/")
-                stack.append(Path(entry.path))
-            else:
-                entries.append(rel)
-            if len(entries) >= check.max_entries:
-                return {"entries": sorted(entries), "truncated": True}
+    for entry in walk(str(top), descend=lambda e: not repository(e), ordered=True):
+        rel = shown(os.path.relpath(entry.path, top))
+        if entry.is_symlink():
+            entries.append(f"{rel} -> {shown(os.readlink(entry.path))}")
+        elif entry.is_dir(follow_symlinks=False):
+            if repository(entry):
+                continue
+            entries.append(rel + "/")
+        else:
+            entries.append(rel)
+        if len(entries) >= check.max_entries:
+            return {"entries": sorted(entries), "truncated": True}
     return {"entries": sorted(entries), "truncated": False}

@@ -26,6 +26,7 @@ from typing import Any
 from bench.models import CaptureCheck, RepoSpec
 from bench.workspace.captures import capture, shown
 from bench.workspace.git import GitError, git
+from bench.workspace.walk import walk
 
 #: How much of the patch text the response keeps.
 MAX_PATCH_BYTES = 1024 * 1024
@@ -122,24 +123,19 @@ def oversized(root: Path, limit: int = MAX_SNAPSHOT_FILE_BYTES) -> dict[bytes, o
     """
     found: dict[bytes, os.stat_result] = {}
     top = os.fsencode(root)
-    stack = [top]
-    while stack:
-        current = stack.pop()
+
+    def plain(folder: os.DirEntry[bytes]) -> bool:
+        return folder.name != b".git" and not os.path.lexists(os.path.join(folder.path, b".git"))
+
+    for entry in walk(top, descend=plain):
         try:
-            entries = list(os.scandir(current))
+            if entry.is_dir(follow_symlinks=False):
+                continue
+            info = entry.stat(follow_symlinks=False)
         except OSError:
             continue
-        for entry in entries:
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    if entry.name != b".git" and not os.path.lexists(os.path.join(entry.path, b".git")):
-                        stack.append(entry.path)
-                    continue
-                info = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue
-            if stat.S_ISREG(info.st_mode) and info.st_size > limit:
-                found[os.path.relpath(entry.path, top)] = info
+        if stat.S_ISREG(info.st_mode) and info.st_size > limit:
+            found[os.path.relpath(entry.path, top)] = info
     return found
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.errors import EvaluatorError
+from bench.workspace.walk import walk
 
 MIB = 1024 * 1024
 DEFAULT_MAX_BYTES = 10 * MIB
@@ -89,20 +90,9 @@ def list_inside(root: Path | str, relative: str = ".", max_entries: int = 100_00
     if not top.is_dir():
         raise EvaluatorError(f"{relative} is not a directory in the workspace")
     entries: list[str] = []
-    stack = [top]
-    while stack:
-        current = stack.pop()
-        try:
-            scan = sorted(os.scandir(current), key=lambda e: e.name)
-        except OSError:
-            continue
-        for entry in scan:
-            rel = Path(entry.path).relative_to(top).as_posix()
-            if entry.is_dir(follow_symlinks=False):
-                entries.append(rel + "/")
-                stack.append(Path(entry.path))
-            else:
-                entries.append(rel)
-            if len(entries) >= max_entries:
-                return entries, True
+    for entry in walk(str(top), ordered=True):
+        rel = Path(entry.path).relative_to(top).as_posix()
+        entries.append(rel + "/" if entry.is_dir(follow_symlinks=False) else rel)
+        if len(entries) >= max_entries:
+            return entries, True
     return entries, False

@@ -42,6 +42,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.workspace.walk import walk
+
 MIB = 1024 * 1024
 #: Where the program's work folder and interpreter appear inside the namespaces.
 WORK_MOUNT = "/mnt/work"
@@ -245,7 +247,7 @@ async def _run(argv: list[str], workdir: Path, limits: Limits, python: str | Non
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(workdir), "LANG": "C.UTF-8"}
     if level == "namespaces":
         uid = _UID_BASE + next(_uids) % 1000
-        for path in [workdir, *workdir.rglob("*")]:
+        for path in [str(workdir), *(entry.path for entry in walk(str(workdir)))]:
             os.chown(path, uid, uid, follow_symlinks=False)
         prefix = interpreter_prefix(python)[0] if python else ""
         command = [

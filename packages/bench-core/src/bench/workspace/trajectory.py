@@ -13,8 +13,6 @@ become the response's ``tool_calls``.
 
 from __future__ import annotations
 
-import contextlib
-import json
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +21,7 @@ from pydantic import ValidationError
 from bench.errors import TargetError
 from bench.jsonio import loads_strict
 from bench.models import Message, ToolCall, Usage
+from bench.tool_calls import parse_tool_call
 
 MAX_TRAJECTORY_BYTES = 64 * 1024 * 1024
 
@@ -95,14 +94,6 @@ def tool_calls(messages: list[Message]) -> list[ToolCall]:
     for message in messages:
         if message.role != "assistant":
             continue
-        for call in getattr(message, "tool_calls", None) or []:
-            function = call.get("function", call) if isinstance(call, dict) else {}
-            name = function.get("name")
-            if not isinstance(name, str):
-                continue
-            arguments = function.get("arguments", {})
-            if isinstance(arguments, str):
-                with contextlib.suppress(ValueError):  # else kept as text; tool-call checks report it
-                    arguments = json.loads(arguments) if arguments else {}
-            calls.append(ToolCall(name=name, arguments=arguments, id=call.get("id")))
+        parsed = (parse_tool_call(call) for call in getattr(message, "tool_calls", None) or [])
+        calls.extend(call for call in parsed if call is not None)
     return calls
