@@ -137,6 +137,7 @@ class ConfidenceCalibration(TemplateJudge[CalibrationConfig]):
     """
 
     name = "confidence_calibration"
+    signal_collector = "behavioral_confidence_score"
     Config = CalibrationConfig
     template = prompts.CONFIDENCE_CALIBRATION
     prompt_version = prompts.VERSION

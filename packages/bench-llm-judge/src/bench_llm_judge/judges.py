@@ -47,6 +47,7 @@ class LLMJudge(JudgeEvaluator[LLMJudgeConfig]):
     """
 
     name = "llm_judge"
+    infer_from = ("prompt",)
     aliases = ("judge",)
     Config = LLMJudgeConfig
     example = """
