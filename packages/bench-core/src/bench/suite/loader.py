@@ -1,5 +1,246 @@
-"""Load a suite file into a Plan (the builder moves to ``bench.suite.tasks`` while it is split)."""
+"""Load a suite file into a Plan: validate everything, resolve evaluators, build the target.
 
-from bench.suite.tasks import choose_loader, load_suite
+Errors are collected across tasks (up to ``MAX_ERRORS``) so one pass shows most problems; each
+names the file, the line and column, and the field path. Each task is built by
+``bench.suite.tasks``; the rows of a JSON Lines tasks file are read by ``bench.suite.rows``.
+"""
 
-__all__ = ["choose_loader", "load_suite"]
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from bench.errors import ConfigError, FieldPath, InvalidSuite, did_you_mean
+from bench.plugins import catalogue
+from bench.plugins.registry import Registry, get_registry
+from bench.scoring.collectors import COLLECTORS, signal_collectors
+from bench.scoring.scorecard import Scorecard
+from bench.scoring.scorecard import check as check_scorecard
+from bench.suite.binding import Binder
+from bench.suite.document import SuiteFile
+from bench.suite.plan import Plan, PlannedTask, TaskList
+from bench.suite.rows import RowRules, tasks_file
+from bench.suite.tasks import TaskBuilder, validation_errors
+from bench.suite.yamlio import YamlDocument
+from bench.suite.yamlstream import StreamedSuite
+from bench.target import SuiteContext, Target
+
+MAX_ERRORS = 50
+DEFAULT_TARGET = "recorded"
+
+
+class _SuiteBuilder:
+    """Builds the plan of one suite: its settings, target, scorecard and every task."""
+
+    def __init__(
+        self,
+        path: Path,
+        doc: YamlDocument,
+        registry: Registry,
+        repeat: int | None = None,
+        allow_outside_root: bool = False,
+        progress: Callable[[int], None] | None = None,
+    ) -> None:
+        self.path = path
+        self.rows = RowRules(path, allow_outside_root)
+        self.repeat = repeat
+        self.progress = progress
+        self.doc = doc
+        self.registry = registry
+        self.binder = Binder(registry)
+        self.errors: list[ConfigError] = []
+        #: Evaluator type -> the metric collector of its score, for behavioural signals.
+        self.signals = signal_collectors(p.cls for p in registry.evaluators.values())
+        self.collectors = (*COLLECTORS, *self.signals.values())
+
+    def fail(self, error: ConfigError) -> None:
+        self.errors.append(error)
+        if len(self.errors) >= MAX_ERRORS:
+            raise InvalidSuite(self.errors)
+
+    def build(self) -> Plan:
+        data = self.doc.data
+        if not isinstance(data, dict) or "tasks" not in data:
+            raise ConfigError("a suite is a mapping with 'tasks:'", file=self.path)
+        try:
+            suite = SuiteFile.model_validate(data, context={"collectors": self.collectors})
+        except ValidationError as exc:
+            raise InvalidSuite(validation_errors(self.doc, exc, SuiteFile, ())) from None
+        name = suite.name or self.path.stem
+        self.binder.bind_named(self.doc, suite.evaluators)
+        self.metrics = self._metrics(suite)
+        self.runtime_limits = suite.runtime_limits
+        if suite.scorecard is not None:
+            self._check_card(self.doc, ("scorecard",), suite.scorecard)
+        target_type, target = self._target(suite, name)
+        tasks = TaskBuilder(
+            self.path,
+            suite,
+            self.binder,
+            self.rows,
+            repeat=self.repeat,
+            fail=self.fail,
+            check_card=self._check_card,
+        )
+
+        def source() -> tuple[YamlDocument, Iterable[Any]]:
+            if isinstance(suite.tasks, str):
+                rows_doc = tasks_file(self.doc, suite.tasks)
+                return rows_doc, rows_doc.rows()
+            if isinstance(self.doc, StreamedSuite):
+                return self.doc.tasks, self.doc.tasks.rows()
+            return self.doc, suite.tasks
+
+        # Pass 1 validates every task and keeps only what identifies it.
+        ids: list[str] = []  # one key per run of a task (id, id@1, ... with repeats)
+        digests: list[str] = []
+        task_digests: list[str] = []  # one per task as written
+        built: list[PlannedTask] | None = []
+        needs_target = 0
+        max_repeat = 1
+        seen: dict[str, int] = {}
+        task_doc, rows = source()
+        for index, raw in enumerate(rows):
+            try:
+                planned = tasks.build(task_doc, index, raw, seen, has_target=target is not None)
+            except ConfigError as exc:
+                self.fail(exc)
+                continue
+            finally:
+                if self.progress is not None:
+                    self.progress(index + 1)
+            task_digests.append(planned.digest)
+            max_repeat = max(max_repeat, planned.repeats)
+            for run in _runs(planned):
+                ids.append(run.key)
+                digests.append(run.digest)
+                needs_target += run.task.response is None
+                if built is not None:
+                    built.append(run)
+                    if len(built) > TaskList.KEEP_LIMIT:
+                        built = None  # too many to hold: rebuild them one at a time as they run
+        if self.errors:
+            raise InvalidSuite(self.errors)
+        if not ids:
+            raise self.doc.error("the suite has no tasks", ("tasks",))
+
+        def rebuild() -> Iterator[PlannedTask]:
+            # Already validated: no duplicate check, and the digest is the one computed above.
+            again, rows = source()
+            for index, raw in enumerate(rows):
+                yield from _runs(
+                    tasks.build(again, index, raw, None, target is not None, task_digests[index])
+                )
+
+        return Plan(
+            name=name,
+            path=self.path,
+            target_type=target_type,
+            target=target,
+            tasks=TaskList(ids, digests, rebuild, built),
+            needs_target=needs_target,
+            llm=suite.llm,
+            pricing=suite.pricing,
+            runtime_limits=suite.runtime_limits,
+            judge_limits=suite.judge_limits,
+            metrics=self.metrics,
+            signals=self.signals,
+            max_response_bytes=suite.max_response_bytes,
+            max_repeat=max_repeat,
+            scorecard_strategy=suite.scorecard.strategy if suite.scorecard is not None else None,
+            named_evaluators=self.binder.named,
+            concurrency=suite.concurrency,
+            referenced_files=list(self.binder.definitions),
+        )
+
+    def _target(self, suite: SuiteFile, name: str) -> tuple[str, Target | None]:
+        spec = dict(suite.target or {})
+        explicit = suite.target is not None
+        type_name = spec.pop("type", None if explicit else DEFAULT_TARGET)
+        if not isinstance(type_name, str):
+            raise self.doc.error("required field missing: the target's type", ("target", "type"))
+        provided = self.registry.targets.get(type_name)
+        if provided is None:
+            dist = catalogue.provider("targets", type_name)
+            hint = (
+                f" (pip install {dist} provides it)"
+                if dist
+                else did_you_mean(type_name, self.registry.targets)
+            )
+            raise self.doc.error(f"unknown target type '{type_name}'{hint}", ("target", "type"))
+        cls = provided.cls
+        try:
+            config = cls.Config.model_validate(spec)
+        except ValidationError as exc:
+            raise InvalidSuite(validation_errors(self.doc, exc, cls.Config, ("target",))) from None
+        if not explicit and not spec:
+            return type_name, None
+        return type_name, cls(config, SuiteContext(name=name, path=self.path))
+
+    def _metrics(self, suite: SuiteFile) -> dict[str, str]:
+        metrics: dict[str, str] = {}
+        for i, metric in enumerate(suite.metrics):
+            if metric.key in metrics:
+                raise self.doc.error(f"metric key '{metric.key}' is used twice", ("metrics", i, "key"))
+            if metric.key in self.binder.named:
+                raise self.doc.error(
+                    f"metric key '{metric.key}' is also an evaluator's name; keys must be unique across "
+                    "evaluators, metrics and judges",
+                    ("metrics", i, "key"),
+                )
+            metrics[metric.key] = metric.collector
+        return metrics
+
+    def _check_card(self, doc: YamlDocument, at: FieldPath, card: Scorecard) -> None:
+        limits = self.runtime_limits
+        problems = check_scorecard(
+            card,
+            metrics=self.metrics,
+            max_duration_ms=limits.max_duration_ms,
+            max_cost_usd=limits.max_cost_usd,
+            collectors=self.collectors,
+        )
+        for path, message in problems:
+            self.fail(doc.error(message, (*at, *path)))
+        if problems:
+            raise InvalidSuite(self.errors)
+
+
+def choose_loader(registry: Registry, path: Path) -> YamlDocument:
+    """Read a suite file with the first registered loader that claims it."""
+    loaders = sorted(registry.suite_loaders.values(), key=lambda p: -p.cls.priority)
+    for provided in loaders:
+        loader = provided.cls()
+        if loader.claims(path):
+            return loader.load(path)
+    raise ConfigError("no suite loader reads this kind of file (expected .yaml, .yml or .json)", file=path)
+
+
+def _runs(planned: PlannedTask) -> Iterator[PlannedTask]:
+    """A task once per repeat: the task itself, then copies with repeat 1..K-1."""
+    yield planned
+    for repeat in range(1, planned.repeats):
+        yield planned.with_repeat(repeat)
+
+
+def load_suite(
+    path: Path | str,
+    registry: Registry | None = None,
+    *,
+    repeat: int | None = None,
+    allow_outside_root: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> Plan:
+    """Load and validate a suite file; raise ConfigError/InvalidSuite on any problem.
+
+    ``repeat`` runs every task that many times, whatever the suite says. ``allow_outside_root``
+    lets rows of a tasks file name paths outside the suite's folder. ``progress`` is called with
+    the number of tasks checked so far, after each task.
+    """
+    registry = registry if registry is not None else get_registry()
+    path = Path(path)
+    doc = choose_loader(registry, path)
+    return _SuiteBuilder(path, doc, registry, repeat, allow_outside_root, progress).build()
