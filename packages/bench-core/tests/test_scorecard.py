@@ -4,15 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from bench.scoring.scorecard import (
-    Evidence,
-    Scorecard,
-    check,
-    collect_metrics,
-    compute,
-    higher_is_better,
-    lower_is_better,
-)
+from bench.scoring.collectors import collect_metrics
+from bench.scoring.compute import Evidence, compute, higher_is_better, lower_is_better
+from bench.scoring.scorecard import Scorecard, check
 
 
 def outcome(name: str, score: float | None, passed: bool = True, error: str | None = None, type_: str = "x"):

@@ -138,6 +138,7 @@ class ConfidenceCalibration(Judge[CalibrationConfig]):
     """
 
     name = "confidence_calibration"
+    signal_collector = "behavioral_confidence_score"
     Config = CalibrationConfig
     template = prompts.CONFIDENCE_CALIBRATION
     prompt_version = prompts.VERSION

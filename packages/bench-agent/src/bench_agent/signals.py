@@ -88,6 +88,7 @@ class RecoveryBehavior(Signal):
     call of the same tool, as a share of failed calls (1 when nothing failed)."""
 
     name = "recovery_behavior"
+    signal_collector = "behavioral_recovery_score"
     example = _example("recovery_behavior")
 
     def measure(self, sample: Sample) -> tuple[float, str, dict[str, Any]]:
@@ -124,6 +125,7 @@ class ExplorationEfficiency(Signal):
     not an exact repeat (same tool, same arguments) of an earlier one."""
 
     name = "exploration_efficiency"
+    signal_collector = "behavioral_exploration_score"
     Config = ExplorationConfig
     example = _example("exploration_efficiency")
 
@@ -156,6 +158,7 @@ class ErrorCascade(Signal):
     after another failed call (1 when nothing failed)."""
 
     name = "error_cascade"
+    signal_collector = "behavioral_error_cascade_score"
     example = _example("error_cascade")
 
     def measure(self, sample: Sample) -> tuple[float, str, dict[str, Any]]:
@@ -188,6 +191,7 @@ class ScopeAdherence(Signal):
     leading out)."""
 
     name = "scope_adherence"
+    signal_collector = "behavioral_scope_score"
     Config = ScopeConfig
     example = """
     name: scope-adherence-example

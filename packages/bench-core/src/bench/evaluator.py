@@ -101,6 +101,18 @@ class Evaluator(Generic[ConfigT]):
     #: Settings that name a host path relative to ``folder``. Set in a row of a tasks file (data,
     #: not the trusted suite file), such a path must stay inside the suite's folder (B06).
     path_settings: ClassVar[tuple[str, ...]] = ()
+    #: Settings that select this type for a mapping written without ``type:`` (bench's shorthand:
+    #: ``{prompt: ...}`` is an LLM judge). When keys of several types are present, the type whose
+    #: settings accept all of them is chosen. Subclasses inherit it: set ``()`` to opt out.
+    infer_from: ClassVar[tuple[str, ...]] = ()
+    #: AI Eval's task-level ``expected:`` block: the setting that the block's entry named after this
+    #: type fills (``value``). The type then checks that entry, and an ``evaluators:`` entry of this
+    #: type without its own value takes it from the block. Subclasses inherit it: set ``None`` to opt out.
+    expected_block: ClassVar[str | None] = None
+    #: Behavioural signals set this: the metric collector their score is published under
+    #: (``behavioral_recovery_score``). A scorecard's ``behavioral`` dimension weighs every
+    #: evaluator of a type that sets it.
+    signal_collector: ClassVar[str | None] = None
 
     def __init__(self, config: ConfigT) -> None:
         self.config = config

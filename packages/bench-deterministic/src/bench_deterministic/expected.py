@@ -91,6 +91,7 @@ class ExpectedMatcher(Evaluator[ExpectedConfig]):
     """
 
     name = "expected"
+    infer_from = ("expected", "expect_error")
     Config = ExpectedConfig
     example = """
     name: expected-example

@@ -83,6 +83,7 @@ class JsonSchema(Evaluator[SchemaConfig]):
 
     name = "json_schema"
     aliases = ("is-valid-json-schema",)
+    expected_block = "schema"
     Config = SchemaConfig
     example = """
     name: json-schema-example

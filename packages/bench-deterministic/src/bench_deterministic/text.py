@@ -27,6 +27,7 @@ class ExactMatch(Evaluator[ExactConfig]):
 
     name = "exact_match"
     aliases = ("exact", "equals")
+    expected_block = "value"
     Config = ExactConfig
     example = """
     name: exact-match-example
@@ -78,6 +79,7 @@ class Contains(Evaluator[ContainsConfig]):
 
     name = "contains"
     aliases: ClassVar[tuple[str, ...]] = ("contains_all", "contains-all")
+    expected_block: ClassVar[str | None] = "value"
     Config = ContainsConfig
     example = """
     name: contains-example
@@ -120,6 +122,7 @@ class IContains(Contains):
 
     name = "icontains"
     aliases: ClassVar[tuple[str, ...]] = ()
+    expected_block: ClassVar[str | None] = None  # AI Eval's block has no icontains entry
     Config = IContainsConfig
     example = """
     name: icontains-example
@@ -135,6 +138,7 @@ class NotContains(Evaluator[ContainsConfig]):
 
     name = "not_contains"
     aliases = ("not-contains",)
+    expected_block = "value"
     Config = ContainsConfig
     example = """
     name: not-contains-example
@@ -220,6 +224,7 @@ class Regex(Evaluator[RegexConfig]):
 
     name = "regex"
     aliases = ("regex_match", "regex-match")
+    expected_block = "value"
     Config = RegexConfig
     example = """
     name: regex-example

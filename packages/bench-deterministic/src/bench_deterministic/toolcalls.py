@@ -107,6 +107,7 @@ class ToolCalls(Evaluator[ToolCallsConfig]):
 
     name = "tool_calls"
     aliases = ("tool_call",)
+    expected_block = "calls"
     Config = ToolCallsConfig
     example = """
     name: tool-calls-example

@@ -78,6 +78,7 @@ class LLMJudge(Judge[LLMJudgeConfig]):
     """
 
     name = "llm_judge"
+    infer_from = ("prompt",)
     aliases = ("judge",)
     Config = LLMJudgeConfig
     Verdict = Verdict

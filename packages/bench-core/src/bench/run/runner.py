@@ -25,7 +25,8 @@ from bench.results import ERROR, FAILED, INTERRUPTED, PASSED, EvaluatorOutcome, 
 from bench.run import killable
 from bench.run.bounded import DEFAULT_MAX_RESPONSE_BYTES, bound_response
 from bench.run.evaluation import EVALUATOR_TIMEOUT_S, evaluate, task_score, with_evidence
-from bench.scoring import scorecard
+from bench.scoring.collectors import collect_metrics
+from bench.scoring.compute import Evidence, compute
 from bench.suite.plan import PlannedTask
 from bench.target import Target
 from bench.workspace.captures import store_captures, task_folder
@@ -103,12 +104,15 @@ class Runner:
         llm: LLMClient | None = None,
         evaluator_timeout: float = EVALUATOR_TIMEOUT_S,
         metrics: dict[str, str] | None = None,
+        signals: dict[str, str] | None = None,
         keep_workspaces: bool = False,
         captures_dir: Path | None = None,
         redact: Callable[[str], str] | None = None,
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
     ) -> None:
         self.metrics = metrics or {}
+        #: Behavioural signal types -> their metric collectors (the plan's ``signals``).
+        self.signals = signals or {}
         #: What evaluators see and the result keeps of a response (the head; D01).
         self.max_response_bytes = max_response_bytes
         self.keep_workspaces = keep_workspaces
@@ -398,12 +402,13 @@ class Runner:
             }
             for o in outcomes
         ]
-        metrics = scorecard.collect_metrics(
+        metrics = collect_metrics(
             latency_ms=latency,
             usage=response.usage.model_dump(),
             target_error=response.error is not None,
             outcomes=rows,
+            signals=self.signals,
         )
-        card = scorecard.compute(planned.scorecard, scorecard.Evidence(rows, metrics), self.metrics)
+        card = compute(planned.scorecard, Evidence(rows, metrics, self.signals), self.metrics)
         card["metrics"] = metrics
         return card

@@ -163,6 +163,7 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
         llm=llm,
         evaluator_timeout=options.evaluator_timeout,
         metrics=plan.metrics,
+        signals=plan.signals,
         keep_workspaces=options.keep_workspaces,
         captures_dir=store.folder / "captures",
         redact=llm.redact,

@@ -1,4 +1,7 @@
-"""Scorecards (AgentClash ``002``): weigh correctness against reliability, latency and cost.
+"""Scorecards as written (AgentClash ``002``), and the rules a suite's scorecard must follow.
+
+A scorecard weighs correctness against reliability, latency and cost (``bench.scoring.compute``
+computes it for a task).
 
 A scorecard has dimensions; each reads one source of evidence for a task and normalises it to
 0..1. A strategy combines them (semantics of AgentClash's ``runtime/scoring``):
@@ -17,10 +20,13 @@ A scorecard has dimensions; each reads one source of evidence for a task and nor
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic_core import PydanticCustomError
+
+from bench.scoring.collectors import COLLECTORS
 
 Source = Literal["validators", "metric", "reliability", "latency", "cost", "behavioral", "llm_judge"]
 BUILTIN: dict[str, Source] = {
@@ -30,41 +36,6 @@ BUILTIN: dict[str, Source] = {
     "cost": "cost",
     "behavioral": "behavioral",
 }
-#: Metric collectors (AgentClash's names) every task result provides.
-COLLECTORS = (
-    "run_total_latency_ms",
-    "run_ttft_ms",
-    "run_input_tokens",
-    "run_output_tokens",
-    "run_total_tokens",
-    "run_model_cost_usd",
-    "run_completed_successfully",
-    "run_failure_count",
-    "validator_pass_rate",
-    "behavioral_recovery_score",
-    "behavioral_exploration_score",
-    "behavioral_error_cascade_score",
-    "behavioral_scope_score",
-    "behavioral_confidence_score",
-)
-#: The collector of each behavioural signal's score (bench-agent's evaluator types).
-SIGNAL_COLLECTORS = {
-    "recovery_behavior": "behavioral_recovery_score",
-    "exploration_efficiency": "behavioral_exploration_score",
-    "error_cascade": "behavioral_error_cascade_score",
-    "scope_adherence": "behavioral_scope_score",
-    "confidence_calibration": "behavioral_confidence_score",
-}
-BEHAVIORAL_TYPES = frozenset(
-    {
-        "recovery_behavior",
-        "exploration_efficiency",
-        "error_cascade",
-        "scope_adherence",
-        "confidence_calibration",
-    }
-)
-
 
 #: Largest weight an evaluator or a dimension may have: larger sums overflow to infinity.
 MAX_WEIGHT = 1_000_000
@@ -118,8 +89,19 @@ class MetricDeclaration(_Strict):
 
     key: str
     type: Literal["numeric", "text", "boolean"] = "numeric"
-    collector: Literal[COLLECTORS]  # type: ignore[valid-type]
+    #: One of the collectors known when the suite is validated (``context={"collectors": ...}``).
+    collector: str
     unit: str | None = None
+
+    @field_validator("collector", mode="before")
+    @classmethod
+    def _known(cls, value: Any, info: ValidationInfo) -> Any:
+        known: Sequence[str] = (info.context or {}).get("collectors", COLLECTORS)
+        if value not in known:
+            quoted = [repr(k) for k in known]
+            choices = f"{', '.join(quoted[:-1])} or {quoted[-1]}" if len(quoted) > 1 else quoted[0]
+            raise PydanticCustomError("literal_error", "Input should be {choices}", {"choices": choices})
+        return value
 
 
 class Scorecard(_Strict):
@@ -161,11 +143,13 @@ def check(
     metrics: dict[str, str],
     max_duration_ms: float | None,
     max_cost_usd: float | None,
+    collectors: Sequence[str] = COLLECTORS,
 ) -> list[tuple[tuple[Any, ...], str]]:
     """AgentClash's evaluation_spec rules; returns (field path under the scorecard, message) pairs.
 
     Also fills each latency/cost dimension's normalisation from the legacy block and the runtime
-    limits, so the scorecard is ready to compute afterwards.
+    limits, so the scorecard is ready to compute afterwards. ``collectors`` are the metric
+    collectors known (bench-core's own, then the installed behavioural signals').
     """
     problems: list[tuple[tuple[Any, ...], str]] = []
     seen: set[str] = set()
@@ -194,8 +178,8 @@ def check(
                 problems.append(
                     ((*at, "metric"), "a metric dimension needs metric (a declared metric or a collector)")
                 )
-            elif dim.metric not in metrics and dim.metric not in COLLECTORS:
-                known = ", ".join([*metrics, *COLLECTORS])
+            elif dim.metric not in metrics and dim.metric not in collectors:
+                known = ", ".join([*metrics, *collectors])
                 problems.append(((*at, "metric"), f"unknown metric '{dim.metric}'; known: {known}"))
             if dim.better_direction is None:
                 problems.append(
@@ -242,203 +226,3 @@ def _migrate(card: Scorecard, dim: Dimension, limit: float | None) -> None:
         target=norm.target if norm.target is not None else target,
         max=norm.max if norm.max is not None else maximum if maximum is not None else limit,
     )
-
-
-# -- computing ---------------------------------------------------------------------------------
-
-
-def lower_is_better(value: float, target: float, maximum: float) -> float:
-    if value <= target:
-        return 1.0
-    if value >= maximum or maximum <= target:
-        return 0.0
-    return 1.0 - (value - target) / (maximum - target)
-
-
-def higher_is_better(value: float, target: float, floor: float) -> float:
-    if value >= target:
-        return 1.0
-    if value <= floor or target <= floor:
-        return 0.0
-    return (value - floor) / (target - floor)
-
-
-@dataclass
-class Evidence:
-    """What a task produced, as scorecards read it."""
-
-    outcomes: list[dict[str, Any]]  # evaluator outcomes: name, type, passed, score, error
-    metrics: dict[str, float | None]
-
-
-def collect_metrics(
-    *, latency_ms: float | None, usage: dict[str, Any], target_error: bool, outcomes: list[dict[str, Any]]
-) -> dict[str, float | None]:
-    """The metric collectors' values for one task (``None`` where unknown, never a made-up 0)."""
-    errors = sum(o.get("error") is not None for o in outcomes)
-    judged = [o for o in outcomes if o.get("error") is None]
-    signals: dict[str, float | None] = dict.fromkeys(SIGNAL_COLLECTORS.values())
-    for o in judged:
-        key = SIGNAL_COLLECTORS.get(o["type"])
-        if key is not None and signals[key] is None:
-            signals[key] = _outcome_score(o)
-    return {
-        "run_total_latency_ms": latency_ms,
-        "run_ttft_ms": usage.get("ttft_ms"),
-        "run_input_tokens": usage.get("input_tokens"),
-        "run_output_tokens": usage.get("output_tokens"),
-        "run_total_tokens": usage.get("total_tokens"),
-        "run_model_cost_usd": usage.get("cost_usd"),
-        "run_completed_successfully": 0.0 if target_error else 1.0,
-        "run_failure_count": float(int(target_error) + errors),
-        "validator_pass_rate": sum(bool(o["passed"]) for o in judged) / len(judged) if judged else None,
-        **signals,
-    }
-
-
-def _outcome_score(outcome: dict[str, Any]) -> float:
-    score = outcome.get("score")
-    return float(score) if score is not None else (1.0 if outcome["passed"] else 0.0)
-
-
-def _dimension(
-    dim: Dimension, evidence: Evidence, metrics: dict[str, str]
-) -> tuple[float | None, float | None, str]:
-    """(raw value, normalised score, reason when unavailable) of one dimension."""
-    outcomes = evidence.outcomes
-    if dim.source == "validators":
-        selected = [o for o in outcomes if not dim.validators or o["name"] in dim.validators]
-        if not selected:
-            return None, None, "no evaluators in scope"
-        for o in selected:
-            if o.get("error") is not None:
-                return None, None, f"evaluator '{o['name']}' errored: {o['error']}"
-        value = sum(_outcome_score(o) for o in selected) / len(selected)
-        return value, value, ""
-    if dim.source == "llm_judge":
-        judge = next((o for o in outcomes if o["name"] == dim.judge_key), None)
-        if judge is None or judge.get("error") is not None:
-            return None, None, f"llm judge '{dim.judge_key}' is unavailable"
-        value = _outcome_score(judge)
-        return value, value, ""
-    if dim.source == "behavioral":
-        signals = [o for o in outcomes if o["type"] in BEHAVIORAL_TYPES and o.get("error") is None]
-        if not signals:
-            return None, None, "no behavioral signal evaluators (bench-agent) on this task"
-        gates = [o["name"] for o in signals if o.get("gate") is True and not o["passed"]]
-        if gates:  # a failed gate signal fails the dimension (AgentClash's per-signal gate)
-            return 0.0, 0.0, ""
-        weight = sum(o.get("weight", 1.0) for o in signals)
-        if weight == 0:
-            return None, None, "every behavioral signal has weight 0"
-        value = sum(_outcome_score(o) * o.get("weight", 1.0) for o in signals) / weight
-        return value, value, ""
-    if dim.source == "reliability":
-        completed = evidence.metrics["run_completed_successfully"]
-        failures = evidence.metrics["run_failure_count"]
-        value = 1.0 if completed == 1.0 and failures == 0 else 0.0
-        return value, value, ""
-    collector = {"latency": "run_total_latency_ms", "cost": "run_model_cost_usd"}.get(str(dim.source))
-    if collector is None:
-        collector = metrics.get(str(dim.metric), str(dim.metric))
-    raw = evidence.metrics.get(collector)
-    if raw is None:
-        return None, None, f"{collector} is unknown for this task"
-    norm = dim.normalization
-    assert norm is not None  # checked when the suite is loaded
-    assert norm.target is not None
-    assert norm.max is not None
-    if dim.source == "metric" and dim.better_direction == "higher":
-        return raw, higher_is_better(raw, norm.target, norm.max), ""
-    return raw, lower_is_better(raw, norm.target, norm.max), ""
-
-
-def compute(card: Scorecard, evidence: Evidence, metrics: dict[str, str] | None = None) -> dict[str, Any]:
-    """The scorecard of one task: every dimension's raw value, score, weight and gate verdict."""
-    metrics = metrics or {}
-    rows: list[dict[str, Any]] = []
-    for dim in card.dims:
-        raw, score, reason = _dimension(dim, evidence, metrics)
-        gated = dim.gate or card.strategy == "binary"
-        row: dict[str, Any] = {
-            "key": dim.key,
-            "source": dim.source,
-            "raw": raw,
-            "score": None if score is None else round(score, 6),
-            "weight": dim.weight,
-            "gate": gated,
-            "pass_threshold": dim.pass_threshold,
-            "state": "available" if score is not None else "unavailable",
-        }
-        if dim.pass_threshold is not None:
-            row["passed"] = score is not None and score >= dim.pass_threshold
-        if reason:
-            row["reason"] = reason
-        rows.append(row)
-    overall, passed, reason = _combine(card, rows)
-    return {
-        "strategy": card.strategy,
-        "score": overall,
-        "passed": passed,
-        "reason": reason,
-        "dimensions": rows,
-    }
-
-
-def _mean(rows: list[dict[str, Any]]) -> float | None:
-    available = [r for r in rows if r["score"] is not None]
-    weight = float(sum(r["weight"] for r in available))
-    if not available or weight == 0:
-        return None
-    total = float(sum(r["score"] * r["weight"] for r in available))
-    return round(total / weight, 6)
-
-
-def _gate_failures(rows: list[dict[str, Any]]) -> list[str]:
-    failures = []
-    for row in rows:
-        if not row["gate"]:
-            continue
-        if row["score"] is None:
-            failures.append(f'"{row["key"]}" is unavailable ({row.get("reason", "no evidence")})')
-        elif not row["passed"]:
-            failures.append(
-                f'"{row["key"]}" scored {row["score"]:.3g}, '
-                f"below its pass_threshold {row['pass_threshold']:g}"
-            )
-    return failures
-
-
-def _combine(card: Scorecard, rows: list[dict[str, Any]]) -> tuple[float | None, bool | None, str]:
-    failures = _gate_failures(rows)
-    if card.strategy == "binary":
-        if failures:
-            return 0.0, False, "binary: " + "; ".join(failures)
-        return 1.0, True, "binary: every dimension cleared its threshold"
-    overall = _mean(rows)
-    if card.strategy == "hybrid":
-        if failures:
-            return 0.0, False, "hybrid: gate " + "; ".join(failures)
-        rest = _mean([r for r in rows if not r["gate"]])
-        if card.pass_threshold is not None:
-            if rest is None:
-                return overall, False, "hybrid: no non-gate dimension available to weigh"
-            if rest < card.pass_threshold:
-                return (
-                    overall,
-                    False,
-                    f"hybrid: the other dimensions' weighted score {rest:.3g} "
-                    f"is below {card.pass_threshold:g}",
-                )
-        return (
-            overall,
-            True,
-            "hybrid: gates passed" + (f"; other dimensions {rest:.3g}" if rest is not None else ""),
-        )
-    if overall is None:
-        return None, None, "no dimension has evidence for this task"
-    if failures:
-        return overall, False, "weighted: gate " + "; ".join(failures)
-    if card.pass_threshold is not None and overall < card.pass_threshold:
-        return overall, False, f"weighted score {overall:.3g} is below {card.pass_threshold:g}"
-    return overall, True, f"weighted score {overall:.3g}"

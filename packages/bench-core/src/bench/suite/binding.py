@@ -3,8 +3,8 @@
 An entry is one of:
 
 - a name: an evaluator under the suite's ``evaluators:``, or a registered type with no settings;
-- a mapping: ``type:`` names a registered type; without it ``expected``/``expect_error`` select
-  the bench ``expected`` matcher and ``prompt`` selects the LLM judge (seed 000);
+- a mapping: ``type:`` names a registered type; without it, a type whose ``infer_from`` names one
+  of the mapping's keys is chosen (seed 000: ``prompt`` selects the LLM judge);
 - ``{file: PATH}``: a youBencha definition file (``name``, ``description``, ``config``);
 - ``{name: NAME, config: {...}}``: youBencha's inline form; ``key:`` (AgentClash) also names it.
 """
@@ -21,35 +21,14 @@ from pydantic import ValidationError
 from bench.errors import ConfigError, FieldPath, did_you_mean
 from bench.evaluator import Evaluator
 from bench.evidence import parse_reference
+from bench.plugins import catalogue
 from bench.plugins.registry import Provided, Registry
 from bench.suite.document import DefinitionFile, EvaluatorCommon
 from bench.suite.plan import BoundEvaluator
 from bench.suite.validation import describe
 from bench.suite.yamlio import YamlDocument, load_yaml
 
-EXPECTED_TYPE = "expected"
 NEGATION_PREFIX = "not-"
-JUDGE_TYPE = "llm_judge"
-# Fields that select a type when a mapping has no ``type:`` (seed 000), in order of precedence.
-INFERRED_TYPES = (("prompt", JUDGE_TYPE), ("expected", EXPECTED_TYPE), ("expect_error", EXPECTED_TYPE))
-# Where the evaluator types of bench's own plugins live, for "pip install ..." hints.
-PROVIDERS = {
-    "bench-deterministic": "expected exact_match contains icontains not_contains starts_with regex "
-    "regex_match is_json json_schema json_path_match boolean_assert numeric_match normalized_match "
-    "math_equivalence file_content_match file_exists file_json_schema directory_structure "
-    "code_execution tool_calls tool_call tool_call_assertion postcondition fuzzy_match",
-    "bench-llm-judge": "llm_judge factuality g_eval agentic-judge",
-    "bench-nlp-metrics": "bleu bleu_score chrf chrf_score ter rouge rouge_score token_f1 f1 similarity "
-    "semantic_similarity squad_exact_match squad_em",
-    "bench-rag": "faithfulness relevancy precision recall context_precision context_recall",
-    "bench-agent": "task_completion tool_selection efficiency trajectory trajectory_match git-diff git_diff "
-    "expected-diff expected_diff "
-    "recovery_behavior exploration_efficiency error_cascade scope_adherence confidence_calibration",
-    "bench-safety": "toxicity bias hallucination pii",
-}
-#: Target types that bench's own packages provide (for the same hint).
-TARGET_PROVIDERS = {"agent": "bench-agent"}
-_PROVIDER_OF = {name: dist for dist, names in PROVIDERS.items() for name in names.split()}
 _COMMON = set(EvaluatorCommon.model_fields)
 _DEFINITION_MAX_BYTES = 10 * 1024 * 1024
 _NO_COMMON = EvaluatorCommon()
@@ -64,6 +43,12 @@ def _is_async(cls: type[Evaluator[Any]]) -> bool:
     return _ASYNC[cls]
 
 
+def _accepts(cls: type[Evaluator[Any]], key: str) -> bool:
+    """Whether an evaluator type takes the setting ``key`` (its own or a common one)."""
+    fields = cls.Config.model_fields
+    return key in _COMMON or any(key in (name, info.alias) for name, info in fields.items())
+
+
 class Binder:
     """Binds evaluator entries against the registry; caches definition files by real path."""
 
@@ -71,6 +56,11 @@ class Binder:
         self.registry = registry
         self.named: dict[str, BoundEvaluator] = {}
         self.definitions: dict[Path, YamlDocument] = {}
+        #: Setting -> the types that claim it for a mapping without ``type:`` (``infer_from``).
+        self.claims: dict[str, list[type[Evaluator[Any]]]] = {}
+        for provided in registry.evaluator_types():
+            for key in provided.cls.infer_from:
+                self.claims.setdefault(key, []).append(provided.cls)
 
     # -- entry points -------------------------------------------------------------------------
 
@@ -102,8 +92,16 @@ class Binder:
         raise doc.error(f"unknown evaluator '{name}'{hint}", path)
 
     def _install_hint(self, type_name: str) -> str:
-        dist = _PROVIDER_OF.get(type_name)
+        dist = catalogue.provider("evaluators", type_name)
         return f" (pip install {dist} provides '{type_name}')" if dist else ""
+
+    def _inferred_type(self, settings: dict[str, Any]) -> str | None:
+        """The type that claims the keys of a mapping without ``type:``; none when ambiguous."""
+        claimed = [key for key in settings if key in self.claims]
+        candidates = {cls for key in claimed for cls in self.claims[key]}
+        if len(candidates) > 1:
+            candidates = {cls for cls in candidates if all(_accepts(cls, key) for key in claimed)}
+        return candidates.pop().name if len(candidates) == 1 else None
 
     # -- mappings -----------------------------------------------------------------------------
 
@@ -164,7 +162,7 @@ class Binder:
             type_name or self._type_from_name(common.name or common.key) or common.type or default_type
         )
         if type_name is None:
-            type_name = next((t for key, t in INFERRED_TYPES if key in settings), None)
+            type_name = self._inferred_type(settings)
         # A key under the suite's evaluators: names a type only when the fields do not.
         type_name = type_name or self._type_from_name(default_name)
         if type_name is None:

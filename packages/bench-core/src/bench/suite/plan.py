@@ -131,5 +131,7 @@ class Plan:
     scorecard_strategy: str | None = None
     #: Declared metric keys -> collector names (scorecard ``metric`` dimensions).
     metrics: dict[str, str] = field(default_factory=dict)
+    #: Behavioural signal types (installed) -> the metric collector of each one's score.
+    signals: dict[str, str] = field(default_factory=dict)
     #: What evaluators see and reports keep of a response, in bytes (``max_response_bytes:``).
     max_response_bytes: int = 10 * 1024 * 1024

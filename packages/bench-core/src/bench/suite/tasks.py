@@ -1,0 +1,291 @@
+"""Build one task of a suite: validate it, render its prompt, bind its evaluators, resolve its paths.
+
+A task is checked against the suite it belongs to (defaults, scorecard, ``judge_mode``); paths
+that a row of a tasks file names are confined by ``bench.suite.rows``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from pydantic import ValidationError
+
+from bench.errors import ConfigError, FieldPath, did_you_mean
+from bench.models import Message, RepoSpec, Response, Task
+from bench.scoring.scorecard import Scorecard
+from bench.suite.binding import Binder, digest
+from bench.suite.document import SuiteFile, TaskSpec
+from bench.suite.expected_block import ExpectedBlock, block_settings
+from bench.suite.plan import BoundEvaluator, PlannedTask
+from bench.suite.rows import RowRules, RowsDocument
+from bench.suite.validation import describe
+from bench.suite.yamlio import YamlDocument
+from bench.templates import MissingPlaceholder, render
+
+
+def validation_errors(
+    doc: YamlDocument, exc: ValidationError, model: Any, base: FieldPath
+) -> list[ConfigError]:
+    """One located error per problem pydantic found under ``base``."""
+    return [doc.error(message, (*base, *loc)) for loc, message in describe(exc, model)]
+
+
+class TaskBuilder:
+    """Builds the tasks of one suite; problems beyond the first of a task go to ``fail``."""
+
+    def __init__(
+        self,
+        path: Path,
+        suite: SuiteFile,
+        binder: Binder,
+        rows: RowRules,
+        *,
+        repeat: int | None,
+        fail: Callable[[ConfigError], None],
+        check_card: Callable[[YamlDocument, FieldPath, Scorecard], None],
+    ) -> None:
+        self.path = path
+        self.suite = suite
+        self.binder = binder
+        self.rows = rows
+        self.repeat = repeat
+        self.fail = fail
+        self.check_card = check_card
+        self.block_settings = block_settings(binder.registry)
+
+    def build(
+        self,
+        doc: YamlDocument,
+        index: int,
+        raw: Any,
+        seen: dict[str, int] | None,
+        has_target: bool,
+        known_digest: str | None = None,
+    ) -> PlannedTask:
+        """Build task ``index`` of ``doc``; ``seen`` (ids so far) is given on the validation pass only."""
+        suite = self.suite
+        at: FieldPath = ("tasks", index)
+        if not isinstance(raw, dict):
+            raise doc.error("a task is a mapping with an 'id'", at)
+        try:
+            spec = TaskSpec.model_validate(raw)
+        except ValidationError as exc:
+            errors = validation_errors(doc, exc, TaskSpec, at)
+            for extra in errors[1:]:
+                self.fail(extra)
+            raise errors[0] from None
+        if seen is not None:
+            if spec.id in seen:
+                where = doc.mark(("tasks", seen[spec.id], "id"))
+                first = f"line {where[0]}" if where else f"task {seen[spec.id] + 1}"
+                raise doc.error(f"duplicate task id '{spec.id}' (first at {first})", (*at, "id"))
+            seen[spec.id] = index
+        values = {**suite.defaults.vars, **spec.vars}
+        prompt = spec.prompt
+        messages: list[Message] | None = None
+        if isinstance(spec.input, dict):
+            values.update(spec.input)
+        elif spec.input is not None and prompt is not None:
+            raise doc.error("give prompt or input, not both", (*at, "input"))
+        elif isinstance(spec.input, str):
+            prompt = spec.input
+        elif isinstance(spec.input, list):
+            messages = [
+                self._render_message(doc, (*at, "input", i), m, values) for i, m in enumerate(spec.input)
+            ]
+        if prompt is not None:
+            prompt = self._render(
+                doc, (*at, "prompt" if spec.prompt is not None else "input"), prompt, values
+            )
+
+        response = spec.response
+        if isinstance(response, str):
+            response = Response(output=response)
+        if response is None and not has_target:
+            raise doc.error("the task has no 'response:' and the suite has no 'target:'", at)
+
+        placed = self._evaluators(doc, at, spec)
+        evaluators = [evaluator for _, evaluator in placed]
+        task = Task.model_construct(
+            id=spec.id,
+            prompt=prompt,
+            messages=messages,
+            input=spec.input,
+            vars=values,
+            response=response,
+            timeout=spec.timeout or suite.defaults.timeout,
+            metadata=spec.metadata,
+            inputs=spec.inputs,
+            expectations=spec.expectations,
+            workspace=self._workspace(doc, at, spec, suite, seen is not None),
+            repo=self._repo(doc, at, spec, suite, seen is not None),
+            post_execution_checks=[*suite.post_execution_checks, *spec.post_execution_checks],
+            max_capture_bytes=suite.max_capture_bytes,
+        )
+        if seen is not None:  # validation pass: let each evaluator check the task it will judge
+            for path, evaluator in placed:
+                try:
+                    evaluator.instance.check(task)
+                except ValueError as exc:
+                    source = f"[evaluator '{evaluator.type}' from {evaluator.distribution}]"
+                    raise doc.error(f"{exc} {source}", path) from None
+        repeats = self.repeat or spec.repeat or suite.repeat or 1
+        card = spec.scorecard or suite.scorecard
+        if seen is not None:
+            if spec.scorecard is not None:
+                self.check_card(doc, (*at, "scorecard"), spec.scorecard)
+            if suite.judge_mode is not None or card is not None:
+                self._check_task_rules(doc, at, card, placed)
+        planned_digest = known_digest or digest(raw, [e.spec for e in evaluators])
+        return PlannedTask(task, evaluators, planned_digest, None, repeats, card)
+
+    def _check_task_rules(
+        self,
+        doc: YamlDocument,
+        at: FieldPath,
+        card: Scorecard | None,
+        placed: list[tuple[FieldPath, BoundEvaluator]],
+    ) -> None:
+        """judge_mode, and scorecard references to this task's evaluators."""
+        suite = self.suite
+        judges = [(path, e) for path, e in placed if e.instance.llm_calls()]
+        if suite.judge_mode == "deterministic" and judges:
+            path, judge = judges[0]
+            raise doc.error(
+                f"judge_mode is deterministic, but evaluator '{judge.name}' ({judge.type}) calls a model",
+                path,
+            )
+        if suite.judge_mode == "llm_judge" and not judges:
+            raise doc.error("judge_mode is llm_judge, but this task has no LLM judge", at)
+        if card is None:
+            return
+        names = {e.name for _, e in placed}
+        where = (*at, "scorecard") if card is not suite.scorecard else ("scorecard",)
+        for i, dim in enumerate(card.dims):
+            for name in dim.validators:
+                if name not in names:
+                    hint = did_you_mean(name, names)
+                    raise doc.error(
+                        f"dimension '{dim.key}' names evaluator '{name}', not one of this task's{hint}",
+                        (*where, "dimensions", i, "validators"),
+                    )
+            if dim.judge_key and dim.judge_key not in names:
+                raise doc.error(
+                    f"dimension '{dim.key}': judge_key '{dim.judge_key}' is not an evaluator of this task",
+                    (*where, "dimensions", i, "judge_key"),
+                )
+
+    def _evaluators(
+        self, doc: YamlDocument, at: FieldPath, spec: TaskSpec
+    ) -> list[tuple[FieldPath, BoundEvaluator]]:
+        entries: list[tuple[FieldPath, Any]] = []
+        if isinstance(spec.evaluate, list):
+            entries += [((*at, "evaluate", i), e) for i, e in enumerate(spec.evaluate)]
+        elif spec.evaluate is not None:
+            entries.append(((*at, "evaluate"), spec.evaluate))
+        block = ExpectedBlock(self.binder.registry, self.block_settings)
+        block.read(doc, at, spec.expected)
+        for i, entry in enumerate(spec.evaluators or []):
+            if "type" not in entry:
+                raise doc.error("required field missing: type", (*at, "evaluators", i, "type"))
+            entries.append(((*at, "evaluators", i), block.fill(doc, (*at, "evaluators", i), entry)))
+        entries += block.entries(at)
+        if not entries:
+            raise doc.error("the task has no evaluators; add 'evaluate:'", at)
+        for path, entry in entries:
+            if isinstance(entry, dict) and isinstance(entry.get("file"), str):
+                ref = entry["file"]
+                resolved = (doc.path.parent / Path(ref).expanduser()).resolve()
+                self.rows.confine(doc, (*path, "file"), spec.id, "file", ref, resolved)
+        keys: set[str] = set()
+        for path, entry in entries:  # AgentClash: a validator's key names it; two alike are an error
+            explicit = entry.get("key") or entry.get("name") if isinstance(entry, dict) else None
+            if isinstance(explicit, str):
+                if explicit in keys:
+                    field = "key" if "key" in entry else "name"
+                    raise doc.error(f"key '{explicit}' is used twice in this task", (*path, field))
+                keys.add(explicit)
+        bound = [self.binder.bind(doc, path, entry) for path, entry in entries]
+        for (path, entry), evaluator in zip(entries, bound, strict=True):
+            if isinstance(entry, dict) and "file" not in entry:
+                self.rows.confine_settings(doc, path, entry, spec.id, evaluator)
+        names: dict[str, int] = {}
+        for i, evaluator in enumerate(bound):
+            count = names[evaluator.name] = names.get(evaluator.name, 0) + 1
+            if count > 1:  # the same name twice in one task: keep results distinguishable
+                copy = BoundEvaluator(**{**evaluator.__dict__, "name": f"{evaluator.name}#{count}"})
+                bound[i] = copy
+        return [(path, evaluator) for (path, _), evaluator in zip(entries, bound, strict=True)]
+
+    def _repo(
+        self, doc: YamlDocument, at: FieldPath, spec: TaskSpec, suite: SuiteFile, check: bool
+    ) -> RepoSpec | None:
+        source = spec.repo or suite.repo
+        if source is None:
+            if check and (spec.post_execution_checks or (spec.branch or spec.ref)):
+                field = "post_execution_checks" if spec.post_execution_checks else "branch"
+                raise doc.error("this needs a repository: give 'repo:' (here or at the top)", (*at, field))
+            return None
+        where: FieldPath = (*at, "repo") if spec.repo else ("repo",)
+        if check and (spec.workspace or suite.defaults.workspace):
+            raise doc.error("give workspace or repo, not both", where)
+        if spec.repo and source.startswith("file://"):
+            parts = urlsplit(source)
+            if (parts.query or parts.fragment or "#" in source or "?" in source) and isinstance(
+                doc, RowsDocument
+            ):
+                # git reads '#' and '?' as part of the path; this check would not see the same one
+                raise doc.error(f"task '{spec.id}': a file:// repo may not hold '?' or '#'", where)
+            local = Path("/", unquote(parts.path)).resolve()  # file://localhost/x is /x
+            self.rows.confine(doc, where, spec.id, "repo", source, local)
+        if not is_remote(source):
+            resolved = (self.path.parent / source).resolve()
+            if spec.repo:
+                self.rows.confine(doc, where, spec.id, "repo", source, resolved)
+            if check and not resolved.is_dir():
+                raise doc.error(f"repository {source} is not a directory (resolved to {resolved})", where)
+            source = str(resolved)
+        return RepoSpec(source=source, branch=spec.branch or suite.branch, ref=spec.ref or suite.ref)
+
+    def _workspace(
+        self, doc: YamlDocument, at: FieldPath, spec: TaskSpec, suite: SuiteFile, check: bool
+    ) -> str | None:
+        folder = spec.workspace or suite.defaults.workspace
+        if folder is None:
+            return None
+        resolved = (self.path.parent / folder).resolve()
+        if spec.workspace:
+            self.rows.confine(doc, (*at, "workspace"), spec.id, "workspace", folder, resolved)
+        if check and not resolved.is_dir():
+            raise doc.error(
+                f"workspace {folder} is not a directory (resolved to {resolved})", (*at, "workspace")
+            )
+        return str(resolved)
+
+    def _render(self, doc: YamlDocument, path: FieldPath, template: str, values: dict[str, Any]) -> str:
+        try:
+            return render(template, values)
+        except MissingPlaceholder as exc:
+            known = ", ".join(sorted(values)) or "none"
+            raise doc.error(
+                f"unknown placeholder {{{exc.name}}} (vars given: {known}; write {{{{{exc.name}}}}} "
+                "for a literal brace)",
+                path,
+            ) from None
+
+    def _render_message(
+        self, doc: YamlDocument, path: FieldPath, message: Message, values: dict[str, Any]
+    ) -> Message:
+        if isinstance(message.content, str):
+            content = self._render(doc, (*path, "content"), message.content, values)
+            return message.model_copy(update={"content": content})
+        return message
+
+
+def is_remote(source: str) -> bool:
+    """Whether a ``repo:`` is a URL (``https://``, ``ssh://``, ``git@host:path``), not a local path."""
+    return "://" in source or re.match(r"^[\w.-]+@[\w.-]+:", source) is not None

@@ -1,0 +1,149 @@
+"""What plugins provide is described by the plugins: install hints come from a catalogue generated
+from the packages' registries, and bench-core's source names no type that a plugin registers."""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench.plugins import catalogue
+from bench.plugins.registry import build_registry
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = sorted(p.name for p in (ROOT / "packages").iterdir() if (p / "pyproject.toml").is_file())
+CORE = ROOT / "packages" / "bench-core" / "src" / "bench"
+REGENERATE = "python -m bench.plugins.catalogue $(ls packages)"
+
+#: Strings in bench-core that equal a plugin's type name but mean something else, and why. Each is
+#: allowed only in the modules listed (``None``: anywhere, for plain words of model calls).
+COINCIDENCES: dict[str, tuple[str, frozenset[str] | None]] = {
+    "judge": ("the purpose of a model call (target or judge), in accounting and reports", None),
+    "tool_calls": ("the chat-completions field of a message and of a response", None),
+    "code": ("an error code in a provider's JSON error body", None),
+    "expected": (
+        "the task's `expected:` field and Sample.expected (the reference text)",
+        frozenset({"run/evaluation.py", "suite/expected_block.py"}),
+    ),
+    "llm_judge": (
+        "AgentClash's vocabulary: `judge_mode: llm_judge` and a scorecard dimension's `source: llm_judge`",
+        frozenset({"suite/document.py", "suite/tasks.py", "scoring/scorecard.py", "scoring/compute.py"}),
+    ),
+    "numeric": ("AgentClash's metric declaration `type: numeric`", frozenset({"scoring/scorecard.py"})),
+}
+
+
+@pytest.fixture(scope="module")
+def registry():
+    registry = build_registry()
+    assert not registry.failures, registry.failures
+    return registry
+
+
+def test_the_package_folders_are_named_after_their_distributions():
+    for name in PACKAGES:
+        text = (ROOT / "packages" / name / "pyproject.toml").read_text(encoding="utf-8")
+        assert f'\nname = "{name}"\n' in text, name
+
+
+def test_the_catalogue_is_generated_from_the_packages_registries(registry):
+    generated = catalogue.generate(registry, PACKAGES)
+    shipped = (CORE / "plugins" / catalogue.FILE).read_text(encoding="utf-8")
+    assert catalogue.render(generated) == shipped, f"catalogue.json is stale; run: {REGENERATE}"
+
+
+def test_every_registered_type_of_every_package_has_an_install_hint(registry):
+    checked = 0
+    for kind in catalogue.KINDS:
+        for name, provided in getattr(registry, kind).items():
+            if provided.distribution in PACKAGES:
+                assert catalogue.provider(kind, name) == provided.distribution, (kind, name)
+                checked += 1
+    assert checked == sum(len(names) for names in catalogue.load().values())
+    assert {dist for names in catalogue.load().values() for dist in names.values()} == set(PACKAGES)
+
+
+def test_the_generator_refuses_a_distribution_that_registers_nothing(capsys):
+    assert catalogue.main(["bench-core", "bench-nope"]) == 1
+    assert capsys.readouterr().err == "not installed, or registers nothing: bench-nope\n"
+
+
+def validate(path: Path, disabled: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "BENCH_DISABLE_PLUGINS": disabled}  # as if it were not installed
+    return subprocess.run(
+        [sys.executable, "-m", "bench", "validate", str(path)], env=env, capture_output=True, text=True
+    )
+
+
+@pytest.mark.parametrize(
+    ("entry", "dist", "message"),
+    [
+        (  # an alias that the hard-coded list of old missed
+            "{type: answer_relevancy}",
+            "bench-rag",
+            "4:16: tasks[0].evaluate.type: unknown evaluator type 'answer_relevancy' "
+            "(pip install bench-rag provides 'answer_relevancy')",
+        ),
+        (
+            "{type: judge, prompt: x}",
+            "bench-llm-judge",
+            "4:16: tasks[0].evaluate.type: unknown evaluator type 'judge' "
+            "(pip install bench-llm-judge provides 'judge')",
+        ),
+        (
+            "contains-all",
+            "bench-deterministic",
+            "4:5: tasks[0].evaluate: unknown evaluator 'contains-all' "
+            "(pip install bench-deterministic provides 'contains-all')",
+        ),
+    ],
+)
+def test_an_alias_of_a_type_not_installed_names_its_package(tmp_path, entry, dist, message):
+    path = tmp_path / "suite.yaml"
+    path.write_text(f"tasks:\n  - id: a\n    response: x\n    evaluate: {entry}\n", encoding="utf-8")
+    result = validate(path, dist)
+    assert result.returncode == 2
+    assert result.stderr == f"error: {path}:{message}\n"
+
+
+def _core_strings() -> list[tuple[str, int, str]]:
+    found = []
+    for path in sorted(CORE.rglob("*.py")):
+        module = path.relative_to(CORE).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                found.append((module, node.lineno, node.value))
+    return found
+
+
+def test_bench_core_names_no_type_that_a_plugin_registers(registry):
+    plugin_types = {
+        name: f"{kind[:-1]} of {provided.distribution}"
+        for kind in catalogue.KINDS
+        for name, provided in getattr(registry, kind).items()
+        if provided.distribution != "bench-core"
+    }
+    named = []
+    for module, line, text in _core_strings():
+        if text not in plugin_types:
+            continue
+        allowed = COINCIDENCES.get(text)
+        if allowed is not None and (allowed[1] is None or module in allowed[1]):
+            continue
+        named.append(f"{module}:{line}: '{text}' ({plugin_types[text]})")
+    assert named == [], "bench-core names plugin types; declare them on the plugin's classes instead"
+
+
+def test_each_allowed_coincidence_still_occurs_where_it_is_allowed(registry):
+    """An entry nothing needs any more is removed, so the list stays short."""
+    strings = {(module, text) for module, _, text in _core_strings()}
+    for text, (_, modules) in COINCIDENCES.items():
+        assert registry.evaluators[text].distribution != "bench-core", text  # still a plugin's type
+        where = modules if modules is not None else {m for m, t in strings if t == text}
+        assert where, text
+        for module in where:
+            assert (module, text) in strings, (text, module)
