@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 from pydantic import model_validator
 
 import bench
@@ -50,5 +47,5 @@ class WordCount(bench.Evaluator[WordCountConfig]):
 
 
 @bench.hookimpl
-def bench_register_evaluators(register: Callable[[Any], None]) -> None:
+def bench_register_evaluators(register: bench.RegisterEvaluator) -> None:
     register(WordCount)

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
-from bench import hookimpl
+from bench import RegisterEvaluator, RegisterTarget, hookimpl
 from bench_agent.diffs import GitDiff
 from bench_agent.expected import ExpectedDiff
 from bench_agent.judges import ConfidenceCalibration, TaskCompletion
@@ -15,7 +12,7 @@ from bench_agent.trajectories import Efficiency, ToolSelection, Trajectory
 
 
 @hookimpl
-def bench_register_evaluators(register: Callable[[Any], None]) -> None:
+def bench_register_evaluators(register: RegisterEvaluator) -> None:
     for evaluator in (
         GitDiff,
         ExpectedDiff,
@@ -33,5 +30,5 @@ def bench_register_evaluators(register: Callable[[Any], None]) -> None:
 
 
 @hookimpl
-def bench_register_targets(register: Callable[[Any], None]) -> None:
+def bench_register_targets(register: RegisterTarget) -> None:
     register(AgentTarget)

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
-from bench import hookimpl
+from bench import RegisterEvaluator, hookimpl
 from bench_deterministic.code import CodeExecution
 from bench_deterministic.expected import ExpectedMatcher
 from bench_deterministic.files import DirectoryStructure, FileContentMatch, FileExists, FileJsonSchema
@@ -52,6 +49,6 @@ EVALUATORS = (
 
 
 @hookimpl
-def bench_register_evaluators(register: Callable[[Any], None]) -> None:
+def bench_register_evaluators(register: RegisterEvaluator) -> None:
     for evaluator in EVALUATORS:
         register(evaluator)

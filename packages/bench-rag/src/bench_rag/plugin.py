@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
-from bench import hookimpl
+from bench import RegisterEvaluator, hookimpl
 from bench_rag.evaluators import Faithfulness, Precision, Recall, Relevancy
 
 
 @hookimpl
-def bench_register_evaluators(register: Callable[[Any], None]) -> None:
+def bench_register_evaluators(register: RegisterEvaluator) -> None:
     for evaluator in (Faithfulness, Relevancy, Precision, Recall):
         register(evaluator)

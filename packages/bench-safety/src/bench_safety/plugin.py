@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
-from bench import hookimpl
+from bench import RegisterEvaluator, hookimpl
 from bench_safety.judged import Bias, Hallucination, Toxicity
 from bench_safety.pii import Pii
 
 
 @hookimpl
-def bench_register_evaluators(register: Callable[[Any], None]) -> None:
+def bench_register_evaluators(register: RegisterEvaluator) -> None:
     for evaluator in (Toxicity, Bias, Hallucination, Pii):
         register(evaluator)
