@@ -2,8 +2,10 @@
 """Set up and run bench's developer commands on a fresh machine with only Python 3.11.
 
     python3 dev.py demo     # run the offline quickstart suite (examples/quickstart/)
-    python3 dev.py test     # run every test on each Python the machine has, plus lint and typecheck
+    python3 dev.py test     # each package's tests alone, the cross-package tests on each Python the
+                            # machine has, lint and typecheck (the noxfile's default sessions)
     python3 dev.py bench    # run the performance benchmarks
+    python3 dev.py typecheck  # mypy as CI runs it (the pre-commit hook)
 
 It makes a private virtual environment (.venv-dev) holding nox and uv (which nox uses to build
 the test environments about ten times faster than pip), then hands over to nox.
@@ -22,8 +24,9 @@ TOOLS = ROOT / ".venv-dev"
 TOOL_PACKAGES = ["nox==2026.10.20", "uv==0.13.9"]
 COMMANDS = {
     "demo": ["-s", "demo"],
-    "test": ["-s", "tests", "lint", "typecheck"],
+    "test": [],  # the noxfile's default sessions
     "bench": ["-s", "bench"],
+    "typecheck": ["-s", "typecheck"],
 }
 
 

@@ -1,4 +1,6 @@
-"""Sessions: tests (every Python 3.10-3.13 this machine has), lint, typecheck, demo, bench.
+"""Sessions: package (each package's tests with only bench-core and that package installed),
+tests (the cross-package tests, on every Python 3.10-3.13 this machine has), lint, typecheck,
+demo, bench.
 
 Interpreters installed with pyenv are made visible automatically; a missing one is skipped,
 also under CI=true.
@@ -13,33 +15,33 @@ import subprocess
 import nox
 
 PYTHONS = ["3.10", "3.11", "3.12", "3.13"]
-PACKAGES = [
-    "-e",
-    "packages/bench-core[testing]",
-    "-e",
-    "packages/bench-deterministic",
-    "-e",
-    "packages/bench-llm-judge",
-    "-e",
-    "packages/bench-rag",
-    "-e",
-    "packages/bench-safety",
-    "-e",
-    "packages/bench-nlp-metrics",
-    "-e",
-    "packages/bench-agent",
+#: Every distribution in packages/, by folder name: the one list of the repository's packages
+#: (tests/test_packages.py checks it against the folders and every other place that names them).
+PACKAGE_NAMES = [
+    "bench-core",
+    "bench-deterministic",
+    "bench-llm-judge",
+    "bench-rag",
+    "bench-safety",
+    "bench-nlp-metrics",
+    "bench-agent",
 ]
+#: The Python of the per-package sessions; on the others, `tests` runs the packages' tests too.
+PACKAGE_PYTHON = "3.11"
+CORE = ["-e", "packages/bench-core[testing]"]
+PACKAGES = CORE + [arg for name in PACKAGE_NAMES[1:] for arg in ("-e", f"packages/{name}")]
 #: The similarity evaluator needs torch; a CPU build of torch 2.13.0 lies on this machine's disk for
 #: Python 3.11 only, and pip (not uv) finds it. Elsewhere the similarity tests are skipped.
 SIMILARITY_PYTHON = "3.11"
-SIMILARITY = ["torch==2.13.0", "-e", "packages/bench-nlp-metrics[similarity]"]
+SIMILARITY_PACKAGE = "bench-nlp-metrics"
+SIMILARITY = ["torch==2.13.0", "-e", f"packages/{SIMILARITY_PACKAGE}[similarity]"]
 # pip: the plugin-install tests run `python -m pip install --target` (uv's environments have no pip).
 TEST_DEPS = ["pytest>=8", "pytest-timeout>=2.3", "pytest-xdist>=3.5", "psutil>=5.9", "hatchling>=1.24", "pip"]
 
 nox.options.error_on_missing_interpreters = False
 # uv builds the environments (dev.py installs it next to nox); plain virtualenv + pip otherwise.
 nox.options.default_venv_backend = "uv|virtualenv"
-nox.options.sessions = ["tests", "lint", "typecheck"]
+nox.options.sessions = ["package", "tests", "lint", "typecheck"]
 nox.options.reuse_existing_virtualenvs = True
 
 
@@ -58,14 +60,44 @@ def _expose_pyenv_pythons() -> None:
 _expose_pyenv_pythons()
 
 
+def _test_group(name: str) -> list[str]:
+    """What a package's tests need beyond the package: its pyproject's [dependency-groups] test,
+    with the repository's own packages installed from their folders."""
+    pyproject = nox.project.load_toml(f"packages/{name}/pyproject.toml")
+    if "test" not in pyproject.get("dependency-groups", {}):
+        return []
+    found = nox.project.dependency_groups(pyproject, "test")
+    return [arg for req in found for arg in (["-e", f"packages/{req}"] if req in PACKAGE_NAMES else [req])]
+
+
+@nox.session(python=PACKAGE_PYTHON)
+@nox.parametrize("name", PACKAGE_NAMES, ids=PACKAGE_NAMES)
+def package(session: nox.Session, name: str) -> None:
+    """One package's tests, with only bench-core and that package installed.
+
+    A dependency the package uses but does not declare fails here instead of hiding behind a
+    sibling's.
+    """
+    own = [] if name == "bench-core" else ["-e", f"packages/{name}"]
+    session.install(*CORE, *own, *_test_group(name), *TEST_DEPS)
+    if name == SIMILARITY_PACKAGE and session.python == SIMILARITY_PYTHON:
+        session.run("python", "-m", "pip", "install", "--quiet", *SIMILARITY)
+    session.run("pytest", "-n", "auto", f"packages/{name}/tests", *session.posargs)
+
+
 @nox.session(python=PYTHONS)
 def tests(session: nox.Session) -> None:
-    """The whole test suite on one Python."""
+    """The cross-package tests (tests/), with every package installed.
+
+    On Pythons other than PACKAGE_PYTHON, where no per-package session runs, the packages' own
+    tests run here as well. Arguments after `--` replace the paths (pytest's testpaths then apply).
+    """
     session.install(*PACKAGES, *TEST_DEPS)
     if session.python == SIMILARITY_PYTHON:
         session.run("python", "-m", "pip", "install", "--quiet", *SIMILARITY)
+    paths = ["tests"] if session.python == PACKAGE_PYTHON else ["tests", "packages"]
     # Many tests wait on subprocesses, timeouts and the fake server: two workers halve the time.
-    session.run("pytest", "-n", "auto", *session.posargs)
+    session.run("pytest", "-n", "auto", *(session.posargs or paths))
 
 
 @nox.session(python="3.11")
