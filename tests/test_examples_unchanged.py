@@ -61,10 +61,14 @@ def respond(body: dict[str, Any]) -> Reply:
 
 
 def stable(value: Any) -> Any:
+    """``value`` without what varies between runs; floats to 12 significant digits (Python 3.12's
+    ``sum`` compensates rounding, so the last digits of a sum differ from 3.11's)."""
     if isinstance(value, dict):
         return {k: stable(v) for k, v in value.items() if k not in VOLATILE}
     if isinstance(value, list):
         return [stable(v) for v in value]
+    if isinstance(value, float):
+        return float(f"{value:.12g}")
     return value
 
 

@@ -73,3 +73,11 @@ def test_pre_commit_runs_the_ruff_that_nox_lints_with():
     config = (ROOT / ".pre-commit-config.yaml").read_text()
     (rev,) = re.findall(r"ruff-pre-commit\n\s+rev: v([\d.]+)", config)
     assert f'session.install("ruff=={rev}")' in (ROOT / "noxfile.py").read_text()
+
+
+def test_ruff_sorts_every_package_as_first_party():
+    isort = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["ruff"]["lint"]["isort"]
+    modules = {
+        p.name for name in PACKAGES for p in (ROOT / "packages" / name / "src").iterdir() if p.is_dir()
+    }
+    assert modules <= set(isort["known-first-party"])

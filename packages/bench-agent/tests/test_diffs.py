@@ -7,11 +7,11 @@ import math
 import sys
 
 import pytest
-from bench_agent.diffs import change_entropy
-from bench_agent.expected import compare
 
 from bench.models import Response
 from bench.testing import commit, git_repo, run_evaluator, run_suite, write_suite
+from bench_agent.diffs import change_entropy
+from bench_agent.expected import compare
 
 
 def recorded(*files: tuple[str, int, int]) -> Response:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from bench_nlp_metrics import squad
 
 from bench.errors import BenchError
 from bench.testing import run_evaluator, run_suite, write_suite
+from bench_nlp_metrics import squad
 
 # sacrebleu's README example: BLEU = 48.53, chrF2 = 59.73 on these three sentences.
 SYSTEM = ["The dog bit the man.", "It wasn't surprising.", "The man had just bitten him."]

@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from bench_rag.evaluators import average_precision
 
 from bench.errors import BenchError
 from bench.models import Response, Task
 from bench.testing import run_evaluator
 from bench.testing.server import Reply
 from bench.testing.verdicts import judge_verdict
+from bench_rag.evaluators import average_precision
 
 MODEL = "openai/fake-judge"
 CONTEXT = "Returns are accepted within 30 days of purchase with a receipt."
