@@ -8,40 +8,12 @@ from typing import Any
 
 import pytest
 
-from bench.errors import BenchError
 from bench.llm.client import LLMRequest, LLMResult, ModelCallError
 from bench.llm.tool_loop import tool_loop
 from bench.models import ToolCall, Usage
-from bench.testing import run_evaluator
 from bench.tool_calls import decode_arguments, parse_tool_call
 from bench.workspace.tools import Workbench
 from bench.workspace.walk import walk
-
-
-@pytest.mark.parametrize(
-    ("settings", "message"),
-    [
-        (
-            {"type": "faithfulness", "context": "c"},
-            "<test>: Value error, model is required: a judge has no default model (got {'context': 'c'}) "
-            "[evaluator 'faithfulness' from bench-rag]",
-        ),
-        (
-            {"type": "bias", "model": "openai/a", "models": ["openai/b"]},
-            "<test>: Value error, give model or models (a panel), not both "
-            "(got {'model': 'openai/a', 'models': ['openai/b']}) [evaluator 'bias' from bench-safety]",
-        ),
-        (
-            {"type": "llm_judge", "criteria": "x", "models": ["openai/a", " "]},
-            "<test>: Value error, the judge model is empty (got {'criteria': 'x', 'models': ['openai/a', ' ']}) "
-            "[evaluator 'llm_judge' from bench-llm-judge]",
-        ),
-    ],
-)
-def test_every_judge_takes_one_model_or_a_panel(settings, message):
-    with pytest.raises(BenchError) as raised:
-        run_evaluator(settings, "x")
-    assert str(raised.value) == message
 
 
 class Scripted:
