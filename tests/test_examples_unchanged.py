@@ -1,5 +1,6 @@
-"""The examples' outputs stay what they were: the console and the JSON report of each example are
-compared with a copy recorded before bench-core's redesign (tests/golden/examples/).
+"""The examples' outputs stay what they were: the console, the JSON report and every request sent
+to the model (judges' prompts, tools and parameters) of each example are compared with a copy
+recorded before bench-core's redesign (tests/golden/examples/).
 
 Only what varies from run to run is left out: run ids, timestamps, durations and temp paths.
 After a deliberate change of output, record again with ``BENCH_RECORD_GOLDEN=1 pytest THIS_FILE``
@@ -79,17 +80,20 @@ def console(text: str, folder: Path) -> str:
     return re.sub(r"in \d+(\.\d+)? s\b", "in <t> s", text)
 
 
-def check(name: str, result: Any, report: Path, folder: Path) -> None:
+def check(name: str, result: Any, report: Path, folder: Path, requests: list[Any] | None = None) -> None:
     actual = {
         "exit_code": result.exit_code,
         "stdout": console(result.stdout, folder).splitlines(),
         "report": json.loads(console(json.dumps(stable(json.loads(report.read_text()))), folder)),
+        # Tasks run concurrently: the requests in a stable order.
+        "requests": sorted(json.dumps(r.body, sort_keys=True) for r in requests or []),
     }
     golden = GOLDEN / f"{name}.json"
     text = json.dumps(actual, indent=1, ensure_ascii=False) + "\n"
     if os.environ.get("BENCH_RECORD_GOLDEN"):
         golden.parent.mkdir(parents=True, exist_ok=True)
         golden.write_text(text)
+        pytest.skip(f"recorded {golden.name}: nothing compared")
     # Line by line, so that a failure shows the lines that differ.
     assert text.splitlines() == golden.read_text().splitlines()
 
@@ -109,7 +113,7 @@ def check(name: str, result: Any, report: Path, folder: Path) -> None:
 def test_example_output_is_unchanged(name, suite, bench_cli, fake_llm, tmp_path):
     fake_llm.default = respond
     result = bench_cli("run", ROOT / "examples" / suite, "-o", "out.json", "--runs-dir", tmp_path / "runs")
-    check(name, result, tmp_path / "out.json", tmp_path)
+    check(name, result, tmp_path / "out.json", tmp_path, fake_llm.requests)
 
 
 def test_agent_example_output_is_unchanged(bench_cli, tmp_path, monkeypatch):
