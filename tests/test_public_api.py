@@ -22,15 +22,35 @@ PLUGIN_SOURCES = sorted(
 )
 
 
-def bench_imports(module: Path) -> list[tuple[int, str, list[str]]]:
-    """(line, module, names) of each import of bench or one of its modules."""
+def bench_imports(source: str, filename: str = "<plugin>") -> list[tuple[int, str, list[str]]]:
+    """(line, module, names) of each import of bench or one of its modules, and of each
+    ``bench.NAME`` reached through ``import bench`` (reported as ``(line, "bench", [NAME])``)."""
     found = []
-    for node in ast.walk(ast.parse(module.read_text(), str(module))):
+    tree = ast.parse(source, filename)
+    aliases = set()
+    for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "bench":
             found.append((node.lineno, node.module, [a.name for a in node.names]))
         elif isinstance(node, ast.Import):
-            found += [(node.lineno, a.name, []) for a in node.names if a.name.split(".")[0] == "bench"]
-    return found
+            for a in node.names:
+                if a.name.split(".")[0] == "bench":
+                    found.append((node.lineno, a.name, []))
+                    aliases.add(a.asname or "bench")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases:
+            found.append((node.lineno, "bench", [node.attr]))
+    return sorted(found)
+
+
+def test_the_check_sees_private_paths_reached_through_import_bench():
+    source = "import bench\nimport bench as b\nbench.suite.loader.load_suite('x')\nb.Evaluator\nb.run\n"
+    assert bench_imports(source) == [
+        (1, "bench", []),
+        (2, "bench", []),
+        (3, "bench", ["suite"]),
+        (4, "bench", ["Evaluator"]),
+        (5, "bench", ["run"]),
+    ]
 
 
 def test_the_plugin_packages_are_all_found():
@@ -50,7 +70,7 @@ def test_a_plugin_imports_only_public_names_of_bench(package: Path):
     public = set(bench.__all__)
     misuse = []
     for module in sorted(package.rglob("*.py")):
-        for line, name, names in bench_imports(module):
+        for line, name, names in bench_imports(module.read_text(), str(module)):
             where = f"{module.relative_to(ROOT)}:{line}"
             if name != "bench":
                 misuse.append(f"{where}: imports {name} (use `from bench import ...`)")
