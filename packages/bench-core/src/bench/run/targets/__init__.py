@@ -1,1 +1,1 @@
-"""Built-in targets: recorded, echo, python and command."""
+"""Built-in targets: recorded, echo, python, command and litellm."""

@@ -1,0 +1,53 @@
+"""Every ``bench.x.y`` the docs, READMEs and examples name exists where they say."""
+
+from __future__ import annotations
+
+import importlib
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+TEXTS = sorted(
+    [
+        *ROOT.glob("docs/*.md"),
+        *ROOT.glob("*.md"),
+        *ROOT.glob("packages/*/README.md"),
+        *ROOT.glob("examples/**/*.md"),
+    ]
+    + [p for p in ROOT.glob("examples/**/*.py") if ".bench" not in p.parts]
+)
+REFERENCE = re.compile(r"(?<![\w./-])bench(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?![\w/-])")
+#: Dotted names that are files, not Python: a run's cache and lock files.
+NOT_PYTHON = re.compile(r"\.(yaml|yml|json|jsonl|sqlite3|lock|toml|md|txt|html)$")
+
+
+def resolves(dotted: str) -> bool:
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            value = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        try:
+            for name in parts[cut:]:
+                value = getattr(value, name)
+        except AttributeError:
+            return False
+        return True
+    return False
+
+
+@pytest.mark.parametrize("path", TEXTS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_dotted_bench_name_resolves(path):
+    names = {m.group(0).rstrip(".") for m in REFERENCE.finditer(path.read_text())}
+    missing = sorted(n for n in names if not NOT_PYTHON.search(n) and not resolves(n))
+    assert missing == []
+
+
+def test_the_check_fails_on_a_moved_name():
+    assert resolves("bench.llm.client.LLMClient")
+    assert resolves("bench.Evaluator")
+    assert not resolves("bench.loader.load_suite")
+    assert not resolves("bench.llm.LLMClient")
