@@ -14,16 +14,27 @@ DOC = ROOT / "docs" / "architecture.md"
 FOLDERS = {"suite", "run", "scoring", "report", "plugins", "llm", "workspace", "testing"}
 #: The shared vocabulary: every step speaks it, so it imports no step.
 VOCABULARY = {"errors", "models", "results", "store", "jsonio", "redact", "templates", "tool_calls"}
-#: What each folder may import besides the top modules. ``plugins.builtin`` (it registers the
-#: core's own targets, reporters and suite format), ``cli`` and ``testing`` compose everything.
+ROW = re.compile(r"^\| (?:\*top\*|`(\w+)/`) \| .* \| (.*) \| (.*) \|$", flags=re.M)
+
+
+def documented_rows() -> dict[str, tuple[set[str], str]]:
+    """folder ("" for the top) -> (its modules, its "may use" column), as docs/architecture.md has them."""
+    return {
+        folder: (set(re.findall(r"`([\w/*]+)`", modules)), uses)
+        for folder, modules, uses in ROW.findall(DOC.read_text())
+    }
+
+
+def may_use(column: str) -> set[str]:
+    """The folders a "may use" column names, parentheses (explanations) left out."""
+    return set(re.findall(r"`(\w+)`", re.sub(r"\([^)]*\)", "", column))) & FOLDERS
+
+
+#: What each folder may import besides the top modules, from the doc. ``plugins.builtin`` (it
+#: registers the core's own targets, reporters and suite format), ``cli`` and ``testing`` compose
+#: everything.
 ALLOWED = {
-    "workspace": set(),
-    "llm": {"workspace"},  # the tool loop runs a workspace's tools
-    "scoring": set(),
-    "suite": {"llm", "plugins", "scoring", "workspace"},
-    "run": {"suite", "llm", "scoring", "workspace"},
-    "report": {"suite", "run", "scoring", "plugins"},
-    "plugins": set(),
+    folder: may_use(uses) for folder, (_, uses) in documented_rows().items() if folder not in ("", "testing")
 }
 COMPOSERS = {"bench", "bench.plugins.builtin", "bench.cli", "bench.__main__"}
 
@@ -84,12 +95,25 @@ def test_imports_go_one_way(module):
 
 
 def test_the_architecture_doc_has_one_row_per_folder_listing_its_modules():
-    rows = re.findall(r"^\| `(\w+)/` \| .* \| (.*) \|$", DOC.read_text(), flags=re.M)
-    documented = {folder: set(re.findall(r"`([\w/*]+)`", modules)) for folder, modules in rows}
-    assert set(documented) == FOLDERS
-    for folder, listed in documented.items():
+    documented = documented_rows()
+    assert set(documented) == FOLDERS | {""}
+    top = {p.stem for p in PACKAGE.glob("*.py")} - {"__init__", "__main__"}
+    assert documented[""][0] >= top
+    for folder in FOLDERS:
         actual = {p.stem for p in (PACKAGE / folder).glob("*.py")} - {"__init__"}
         actual |= {
             f"{p.name}/*" for p in (PACKAGE / folder).iterdir() if p.is_dir() and p.name != "__pycache__"
         }
-        assert listed == actual, folder
+        assert documented[folder][0] == actual, folder
+
+
+def test_the_doc_says_what_each_folder_may_use():
+    assert {
+        "suite": {"llm", "plugins", "scoring", "workspace"},
+        "run": {"suite", "llm", "scoring", "workspace"},
+        "report": {"suite", "run", "scoring", "plugins"},
+        "scoring": set(),
+        "plugins": set(),
+        "llm": {"workspace"},
+        "workspace": set(),
+    } == ALLOWED
