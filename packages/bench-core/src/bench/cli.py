@@ -150,7 +150,7 @@ def run(
         keep_workspaces=keep_workspaces,
     )
     if dry_run:
-        from bench.report.console import print_estimate
+        from bench.report.overview import print_estimate
         from bench.run.estimate import estimate
         from bench.run.session import make_client
 
@@ -216,7 +216,7 @@ def _reporters(
 @handle_errors
 def validate(suite: SuiteArg, allow_outside_root: AllowOutsideRoot = False) -> None:
     """Check a suite without running it; list the evaluators the tasks use."""
-    from bench.report.console import TaskCounter, print_plan
+    from bench.report.overview import TaskCounter, print_plan
     from bench.suite.loader import load_suite
 
     registry = _registry()
@@ -233,7 +233,7 @@ def evaluators(
     ] = False,
 ) -> None:
     """List every evaluator type with the distribution that provides it."""
-    from bench.report.console import print_evaluators
+    from bench.report.overview import print_evaluators
     from bench.report.reference import evaluator_reference
 
     registry = _registry()
