@@ -210,8 +210,15 @@ class _SuiteBuilder:
 
 
 def choose_loader(registry: Registry, path: Path) -> YamlDocument:
-    """Read a suite file with the first registered loader that claims it."""
-    loaders = sorted(registry.suite_loaders.values(), key=lambda p: -p.cls.priority)
+    """Read a suite file with the first registered loader that claims it.
+
+    Every provider of a clashing loader name is asked too, so the clash fails the suite
+    whichever of them claims the file.
+    """
+    table = registry.suite_loaders
+    loaders = sorted(
+        (provided for name in table for provided in table.providers(name)), key=lambda p: -p.cls.priority
+    )
     for provided in loaders:
         loader = provided.cls()
         if loader.claims(path):
