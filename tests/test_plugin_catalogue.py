@@ -110,6 +110,20 @@ def test_an_alias_of_a_type_not_installed_names_its_package(tmp_path, entry, dis
     assert result.stderr == f"error: {path}:{message}\n"
 
 
+def test_an_unknown_reporter_names_its_package(monkeypatch, bench_cli, suite_file):
+    known = {kind: {} for kind in catalogue.KINDS} | {"reporters": {"html": "bench-html"}}
+    monkeypatch.setattr(catalogue, "load", lambda: known)
+    suite = suite_file("tasks:\n  - {id: a, response: x, evaluate: {expected: x}}\n")
+    result = bench_cli("run", suite, "-q", "--report", "html=out.html")
+    assert result.exit_code == 2
+    assert (
+        result.stderr == "error: --report: unknown reporter 'html' (pip install bench-html provides 'html')\n"
+    )
+    result = bench_cli("run", suite, "-q", "--report", "jsn=out.json")
+    assert result.exit_code == 2
+    assert result.stderr == "error: --report: unknown reporter 'jsn' (did you mean 'json'?)\n"
+
+
 def _core_strings() -> list[tuple[str, int, str]]:
     found = []
     for path in sorted(CORE.rglob("*.py")):

@@ -164,12 +164,7 @@ class _SuiteBuilder:
             raise self.doc.error("required field missing: the target's type", ("target", "type"))
         provided = self.registry.targets.get(type_name)
         if provided is None:
-            dist = catalogue.provider("targets", type_name)
-            hint = (
-                f" (pip install {dist} provides it)"
-                if dist
-                else did_you_mean(type_name, self.registry.targets)
-            )
+            hint = catalogue.hint("targets", type_name) or did_you_mean(type_name, self.registry.targets)
             raise self.doc.error(f"unknown target type '{type_name}'{hint}", ("target", "type"))
         cls = provided.cls
         try:
