@@ -4,7 +4,9 @@ The distribution ``bench-hooks-demo`` has one module per hook, each the runnable
 hook's docstring (the reference plugin authors copy), behind its own entry point in the ``bench``
 group. Each test runs a suite through the CLI that uses what one hook registered.
 ``bench-clash-demo`` registers an evaluator under a name the demo registers too, and has an
-entry point whose module does not exist.
+entry point whose module does not exist. ``bench-clash-all`` registers one name of each kind
+that the demo registers too; ``bench-bad-demo`` registers a class that is no evaluator and one
+with an invalid name before a good one.
 """
 
 from __future__ import annotations
@@ -39,6 +41,90 @@ def bench_register_evaluators(register):
 '''
 
 
+CLASH_ALL = '''
+from pathlib import Path
+
+from bench import Evaluator, Reporter, Response, Result, Sample, SuiteLoader, Target, hookimpl
+
+
+class Shouting(Evaluator):
+    name = "shouting"
+
+    def evaluate(self, sample: Sample) -> Result:
+        return Result(passed=True)
+
+
+class Reverse(Target):
+    name = "reverse"
+
+    async def respond(self, task):
+        return Response(output=task.prompt)
+
+
+class PassCount(Reporter):
+    name = "pass-count"
+
+    def write(self, report, path: Path) -> None:
+        path.write_text("clash")
+
+
+class OtherLines(SuiteLoader):
+    """Claims only .other files, which the demo's loader of the same name does not."""
+
+    name = "lines"
+
+    def claims(self, path: Path) -> bool:
+        return path.suffix == ".other"
+
+    def load(self, path: Path):
+        raise AssertionError("a clashing loader must not be used")
+
+
+@hookimpl
+def bench_register_evaluators(register):
+    register(Shouting)
+
+
+@hookimpl
+def bench_register_targets(register):
+    register(Reverse)
+
+
+@hookimpl
+def bench_register_reporters(register):
+    register(PassCount)
+
+
+@hookimpl
+def bench_register_suite_loaders(register):
+    register(OtherLines)
+'''
+BAD = """
+from bench import Evaluator, Result, Sample, hookimpl
+
+
+class Spaced(Evaluator):
+    name = "bad name"
+
+    def evaluate(self, sample: Sample) -> Result:
+        return Result(passed=True)
+
+
+class Whisper(Evaluator):
+    name = "whisper"
+
+    def evaluate(self, sample: Sample) -> Result:
+        return Result(passed=sample.output.islower(), reason="lower case")
+
+
+@hookimpl
+def bench_register_evaluators(register):
+    register(object)
+    register(Spaced)
+    register(Whisper)
+"""
+
+
 def _distribution(root: Path, name: str, modules: dict[str, str], entry_points: dict[str, str]) -> Path:
     package = name.replace("-", "_")
     (root / package).mkdir(parents=True)
@@ -56,7 +142,7 @@ def _distribution(root: Path, name: str, modules: dict[str, str], entry_points: 
 
 @pytest.fixture(scope="module")
 def sites(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """Folders holding the installed distributions: ``demo`` and ``clash``."""
+    """Folders holding the installed distributions: ``demo``, ``clash``, ``clash-all``, ``bad``."""
     src = tmp_path_factory.mktemp("src")
     demo = _distribution(
         src / "demo",
@@ -67,9 +153,12 @@ def sites(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     clash = _distribution(
         src / "clash", "bench-clash-demo", {"plugin": CLASH}, {"clash": "plugin", "broken": "missing"}
     )
-    found = {"demo": tmp_path_factory.mktemp("demo-site"), "clash": tmp_path_factory.mktemp("clash-site")}
-    install(found["demo"], demo)
-    install(found["clash"], clash)
+    clash_all = _distribution(src / "clash-all", "bench-clash-all", {"plugin": CLASH_ALL}, {"all": "plugin"})
+    bad = _distribution(src / "bad", "bench-bad-demo", {"plugin": BAD}, {"bad": "plugin"})
+    sources = {"demo": demo, "clash": clash, "clash-all": clash_all, "bad": bad}
+    found = {name: tmp_path_factory.mktemp(f"{name}-site") for name in sources}
+    for name, source in sources.items():
+        install(found[name], source)
     return found
 
 
@@ -213,3 +302,95 @@ def test_a_clash_fails_only_the_suites_that_use_the_name(clash, bench_cli, suite
         "error: evaluator type 'shouting' is registered by two distributions: "
         "bench-hooks-demo and bench-clash-demo; uninstall one of them\n"
     )
+
+
+@pytest.fixture
+def clash_all(sites: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """bench-hooks-demo and bench-clash-all are installed (found in that order)."""
+    yield from _on_path(monkeypatch, sites["clash-all"], sites["demo"])
+
+
+def _clash(kind: str, name: str) -> str:
+    return (
+        f"error: {kind} type '{name}' is registered by two distributions: "
+        "bench-hooks-demo and bench-clash-all; uninstall one of them\n"
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("file", "text", "args", "error"),
+    [
+        ("suite.yaml", "tasks:\n  - {id: a, response: X, evaluate: shouting}\n", (),
+         _clash("evaluator", "shouting")),
+        ("suite.yaml", "target: {type: reverse}\ntasks:\n  - {id: a, prompt: ab, evaluate: {expected: ba}}\n",
+         (), _clash("target", "reverse")),
+        ("suite.yaml", "tasks:\n  - {id: a, response: x, evaluate: {expected: x}}\n",
+         ("--report", "pass-count=count.txt"), _clash("reporter", "pass-count")),
+        # only the second provider of "lines" (bench-clash-all's) claims .other files
+        ("smoke.other", "ping\n", (), _clash("suite loader", "lines")),
+        ("smoke.lines", "ping\n", (), _clash("suite loader", "lines")),
+    ],
+    ids=["evaluator", "target", "reporter", "suite-loader-second-claims", "suite-loader-first-claims"],
+)  # fmt: skip
+def test_a_clashing_name_fails_what_uses_it(clash_all, bench_cli, tmp_path, file, text, args, error):
+    (tmp_path / file).write_text(text)
+    result = bench_cli("run", file, "-q", *args)
+    assert (result.exit_code, result.stderr) == (2, error), result.output
+    assert not (tmp_path / "count.txt").exists()
+
+
+@pytest.mark.slow
+def test_a_clash_does_not_fail_suites_that_do_not_use_the_name(clash_all, bench_cli, suite_file):
+    fine = suite_file("tasks:\n  - {id: a, response: x, evaluate: {expected: x}}\n")
+    result = bench_cli("run", fine, "-q", "--report", "json=out.json")
+    assert (result.exit_code, result.stderr) == (0, ""), result.output
+
+
+BAD_CLASSES = [
+    "plugin 'bad' from bench-bad-demo failed to load: bench-bad-demo registered <class 'object'> "
+    "as an evaluator, but it is not a subclass of bench.evaluator.Evaluator; skipped",
+    "plugin 'bad' from bench-bad-demo failed to load: bench-bad-demo registered an evaluator "
+    "with an invalid name 'bad name'; skipped",
+]
+
+
+@pytest.fixture
+def bad(sites: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """bench-hooks-demo and bench-bad-demo are installed."""
+    yield from _on_path(monkeypatch, sites["bad"], sites["demo"])
+
+
+@pytest.mark.slow
+def test_bench_plugins_lists_a_bad_registration_as_a_failure(bad, bench_cli, monkeypatch):
+    monkeypatch.setenv("BENCH_PLUGINS", "bench-bad-demo,evaluators")
+    result = bench_cli("plugins")
+    assert (result.exit_code, result.stderr) == (0, ""), result.output
+    assert result.stdout == (
+        "bench-bad-demo 1.2.3 (entry point 'bad')\n"
+        "  hooks: bench_register_evaluators\n"
+        "  evaluators: whisper\n"
+        "bench-hooks-demo 1.2.3 (entry point 'evaluators')\n"
+        "  hooks: bench_register_evaluators\n"
+        "  evaluators: shouting\n"
+        "\n"
+        "failed to load:\n"
+        f"  {BAD_CLASSES[0]}\n"
+        f"  {BAD_CLASSES[1]}\n"
+    )
+
+
+@pytest.mark.slow
+def test_a_bad_registration_skips_only_that_class(bad, bench_cli, suite_file):
+    suite = suite_file(
+        """
+        tasks:
+          - {id: quiet, response: hello, evaluate: whisper}
+          - {id: loud, response: HELLO, evaluate: [shouting, {expected: HELLO}]}
+        """
+    )
+    result = bench_cli("run", suite, "-q", "-o", "out.json")
+    assert result.exit_code == 0, result.output
+    assert result.stderr == "".join(f"warning: {line}\n" for line in BAD_CLASSES)
+    tasks = json.loads(Path("out.json").read_text())["tasks"]
+    assert [[e["type"] for e in t["evaluators"]] for t in tasks] == [["whisper"], ["shouting", "expected"]]

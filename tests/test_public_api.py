@@ -1,7 +1,8 @@
 """Plugins use only the public API: ``from bench import NAME`` with NAME in ``bench.__all__``.
 
 Every package in the repository and the example third-party plugin are checked, module by
-module, and each module is imported to show that the names it takes from ``bench`` exist.
+module, and each module is imported to show that the names it takes from ``bench`` exist. The
+plugin packages' tests may also use ``bench.testing`` (names in its ``__all__``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import bench
+import bench.testing
 
 ROOT = Path(__file__).resolve().parents[1]
 PLUGIN_SOURCES = sorted(
@@ -75,6 +77,37 @@ def test_a_plugin_imports_only_public_names_of_bench(package: Path):
             if name != "bench":
                 misuse.append(f"{where}: imports {name} (use `from bench import ...`)")
             misuse += [f"{where}: bench has no public {n}" for n in names if n not in public]
+    assert misuse == []
+
+
+PLUGIN_TESTS = sorted(p for p in (ROOT / "packages").glob("*/tests") if p.parent.name != "bench-core")
+
+
+def test_the_plugin_packages_tests_are_all_found():
+    assert [p.parent.name for p in PLUGIN_TESTS] == [
+        "bench-agent",
+        "bench-deterministic",
+        "bench-llm-judge",
+        "bench-nlp-metrics",
+        "bench-rag",
+        "bench-safety",
+    ]
+
+
+@pytest.mark.parametrize("tests", PLUGIN_TESTS, ids=lambda p: p.parent.name)
+def test_a_plugins_tests_import_only_bench_and_bench_testing(tests: Path):
+    """A plugin's tests use what a third party's can: ``bench`` and ``bench.testing``."""
+    public = {"bench": set(bench.__all__), "bench.testing": set(bench.testing.__all__)}
+    misuse = []
+    modules = sorted(tests.rglob("*.py"))
+    assert modules, tests
+    for module in modules:
+        for line, name, names in bench_imports(module):
+            where = f"{module.relative_to(ROOT)}:{line}"
+            if name not in public:
+                misuse.append(f"{where}: imports {name} (use `from bench import ...` or bench.testing)")
+                continue
+            misuse += [f"{where}: {name} has no public {n}" for n in names if n not in public[name]]
     assert misuse == []
 
 

@@ -229,7 +229,7 @@ def test_a12_unknown_target_type_names_the_plugin_that_provides_it(suite_file):
     )
     assert result.returncode == 2
     assert result.stderr == (
-        f"error: {path}:1:10: target.type: unknown target type 'agent' (pip install bench-agent provides it)\n"
+        f"error: {path}:1:10: target.type: unknown target type 'agent' (pip install bench-agent provides 'agent')\n"
     )
 
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench.testing import git_repo, run_suite, write_suite
-from bench.testing.server import Reply
+from bench.testing import Reply, git_repo, run_suite, write_suite
 
 BUGGY = "def add(a, b):\n    return a - b\n"
 FIXED = "def add(a, b):\n    return a + b\n"

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from bench.models import Response
+from bench import Response
 from bench.testing import commit, git_repo, run_evaluator, run_suite, write_suite
 from bench_agent.diffs import change_entropy
 from bench_agent.expected import compare

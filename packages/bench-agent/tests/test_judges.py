@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bench.models import Response
-from bench.testing import run_evaluator
-from bench.testing.verdicts import judge_verdict
+from bench import Response
+from bench.testing import judge_verdict, run_evaluator
 
 MODEL = "openai/fake-judge"
 RESPONSE = Response.model_validate(

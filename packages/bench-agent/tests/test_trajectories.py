@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from bench.models import Response, Usage
+from bench import Response, Usage
 from bench.testing import run_evaluator
 
 

@@ -116,7 +116,7 @@ def test_a_declared_signal_is_a_metric_collector_and_weighs_in_the_behavioral_di
     assert [d["raw"] for d in sad["scorecard"]["dimensions"]] == [0.25, 0.25]
     assert none["scorecard"]["metrics"]["behavioral_mood_score"] is None
     behavioral = none["scorecard"]["dimensions"][0]
-    assert behavioral["reason"] == "no behavioral signal evaluators (bench-agent) on this task"
+    assert behavioral["reason"] == "no behavioral signal evaluators on this task"
 
 
 def test_an_unknown_collector_is_refused_naming_the_installed_signals(tmp_path, registry):

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.errors import BenchError
-from bench.models import Response
+from bench import BenchError, Response
 from bench.testing import run_evaluator
 
 

@@ -7,8 +7,7 @@ import os
 
 import pytest
 
-from bench.errors import BenchError
-from bench.models import Response, Task
+from bench import BenchError, Response, Task
 from bench.testing import run_evaluator, write_suite
 
 CANARY = "canary-secret-7f3a"
@@ -145,7 +144,7 @@ def test_b07_through_a_whole_run_the_canary_never_reaches_the_report(workspace, 
 
 
 def test_workspace_must_exist_when_the_suite_is_loaded(tmp_path):
-    from bench.suite.loader import load_suite
+    from bench.testing import load_suite
 
     suite = write_suite(tmp_path, "tasks:\n  - {id: a, workspace: nowhere, response: x, evaluate: is_json}\n")
     with pytest.raises(BenchError, match=r"tasks\[0\].workspace: workspace nowhere is not a directory"):

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from bench.errors import BenchError
+from bench import BenchError
 from bench.testing import run_evaluator
 
 PERSON = {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.errors import BenchError
+from bench import BenchError
 from bench.testing import run_evaluator
 
 

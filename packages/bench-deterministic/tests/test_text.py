@@ -6,8 +6,7 @@ import time
 
 import pytest
 
-from bench.errors import BenchError
-from bench.models import Task
+from bench import BenchError, Task
 from bench.testing import run_evaluator
 
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.errors import BenchError
-from bench.models import Message, Response, ToolCall
+from bench import BenchError, Message, Response, ToolCall
 from bench.testing import run_evaluator
 
 

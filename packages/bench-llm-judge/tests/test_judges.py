@@ -7,10 +7,8 @@ import sys
 
 import pytest
 
-from bench.errors import BenchError
-from bench.testing import git_repo, run_suite, write_suite
-from bench.testing.server import Reply
-from bench.testing.verdicts import judge_verdict
+from bench import BenchError
+from bench.testing import Reply, git_repo, judge_verdict, run_suite, write_suite
 
 
 def _judge_suite(
@@ -104,7 +102,7 @@ def test_c19_invalid_verdicts_never_pass(suite_file, fake_llm, bad):
 
 
 def test_judge_model_errors_are_task_errors_not_failures(suite_file, fake_llm):
-    from bench.testing.server import Fault
+    from bench.testing import Fault
 
     fake_llm.add(Fault(400, message="model not found"))
     task = _task(run_suite(_judge_suite(suite_file, "{prompt: 'Is {response} right?', model: openai/fake}")))
@@ -205,7 +203,7 @@ def test_agentic_judge_scores_every_assertion(suite_file, fake_llm, tmp_path):
 
 
 def test_judge_without_model_is_a_config_error(suite_file):
-    from bench.suite.loader import load_suite
+    from bench.testing import load_suite
 
     with pytest.raises(BenchError, match="model is required: a judge has no default model"):
         load_suite(_judge_suite(suite_file, "{type: factuality, ground_truth: x}"))

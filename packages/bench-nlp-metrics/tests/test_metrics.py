@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from bench.errors import BenchError
+from bench import BenchError
 from bench.testing import run_evaluator, run_suite, write_suite
 from bench_nlp_metrics import squad
 
@@ -106,7 +106,7 @@ def test_squad_exact_match_and_multiple_references():
 def test_a_reference_is_required_and_can_come_from_evidence():
     with pytest.raises(BenchError, match=r"set reference \(or expected_from"):
         run_evaluator({"type": "bleu"}, "x")
-    from bench.models import Task
+    from bench import Task
 
     task = Task(id="t", prompt="q", expectations={"answer": "Eiffel Tower"})
     outcome = run_evaluator(

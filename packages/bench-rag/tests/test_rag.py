@@ -6,11 +6,8 @@ import json
 
 import pytest
 
-from bench.errors import BenchError
-from bench.models import Response, Task
-from bench.testing import run_evaluator
-from bench.testing.server import Reply
-from bench.testing.verdicts import judge_verdict
+from bench import BenchError, Response, Task
+from bench.testing import Reply, judge_verdict, run_evaluator
 from bench_rag.evaluators import average_precision
 
 MODEL = "openai/fake-judge"

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bench.errors import BenchError
-from bench.testing import run_evaluator
-from bench.testing.server import Reply
-from bench.testing.verdicts import judge_verdict
+from bench import BenchError
+from bench.testing import Reply, judge_verdict, run_evaluator
 
 MODEL = "openai/fake-judge"
 

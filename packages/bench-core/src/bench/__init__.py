@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from bench.llm.judge import Vote as Vote
     from bench.llm.judge import framed as framed
     from bench.llm.request import LLMRequest as LLMRequest
+    from bench.llm.request import LLMResult as LLMResult
     from bench.llm.tool_loop import ToolLoopOutcome as ToolLoopOutcome
     from bench.llm.tool_loop import tool_loop as tool_loop
     from bench.llm.verdict import ask_verdict as ask_verdict
@@ -55,9 +56,12 @@ if TYPE_CHECKING:
     from bench.models import Usage as Usage
     from bench.reporter import Reporter as Reporter
     from bench.results import RunReport as RunReport
+    from bench.results import Summary as Summary
+    from bench.results import TaskResult as TaskResult
     from bench.run.killable import run_killable as run_killable
     from bench.suite.yamlio import YamlDocument as YamlDocument
     from bench.suite_loader import SuiteLoader as SuiteLoader
+    from bench.target import SuiteContext as SuiteContext
     from bench.target import Target as Target
     from bench.target import TargetConfig as TargetConfig
     from bench.templates import MissingPlaceholder as MissingPlaceholder
@@ -73,6 +77,7 @@ if TYPE_CHECKING:
     from bench.workspace.git import GitError as GitError
     from bench.workspace.git import git as git
     from bench.workspace.tools import READ_ONLY_TOOLS as READ_ONLY_TOOLS
+    from bench.workspace.tools import ToolResult as ToolResult
     from bench.workspace.tools import Workbench as Workbench
     from bench.workspace.tools import specs as specs
 
@@ -95,6 +100,7 @@ _EXPORTS = {
     "Sample": "bench.evaluator",
     "Target": "bench.target",
     "TargetConfig": "bench.target",
+    "SuiteContext": "bench.target",
     "Message": "bench.models",
     "Response": "bench.models",
     "Task": "bench.models",
@@ -106,6 +112,8 @@ _EXPORTS = {
     "parse_reference": "bench.evidence",
     "Reporter": "bench.reporter",
     "RunReport": "bench.results",
+    "Summary": "bench.results",
+    "TaskResult": "bench.results",
     "SuiteLoader": "bench.suite_loader",
     "YamlDocument": "bench.suite.yamlio",
     "dumps": "bench.jsonio",
@@ -115,6 +123,7 @@ _EXPORTS = {
     "render": "bench.templates",
     "LLMClient": "bench.llm.client",
     "LLMRequest": "bench.llm.request",
+    "LLMResult": "bench.llm.request",
     "ModelCallError": "bench.errors",
     "RunStopped": "bench.errors",
     "Judge": "bench.llm.judge",
@@ -138,6 +147,7 @@ _EXPORTS = {
     "git": "bench.workspace.git",
     "READ_ONLY_TOOLS": "bench.workspace.tools",
     "Workbench": "bench.workspace.tools",
+    "ToolResult": "bench.workspace.tools",
     "specs": "bench.workspace.tools",
 }
 #: modules exported whole: name -> module

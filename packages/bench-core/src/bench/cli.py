@@ -192,6 +192,7 @@ def _reporters(
     registry: Any, output: Path | None, junit: Path | None, extra: list[str]
 ) -> list[tuple[Any, Path]]:
     from bench.errors import ConfigError, did_you_mean
+    from bench.plugins import catalogue
 
     wanted: list[tuple[str, Path | None]] = [("json", output), ("junit", junit)]
     for item in extra:
@@ -205,7 +206,8 @@ def _reporters(
             continue
         provided = registry.reporters.get(name)
         if provided is None:
-            raise ConfigError(f"--report: unknown reporter '{name}'{did_you_mean(name, registry.reporters)}")
+            hint = catalogue.hint("reporters", name) or did_you_mean(name, registry.reporters)
+            raise ConfigError(f"--report: unknown reporter '{name}'{hint}")
         if not path.parent.is_dir():
             raise ConfigError(f"cannot write {path}: folder {path.parent} does not exist")
         chosen.append((provided.cls(), path))

@@ -52,10 +52,11 @@ def bench_register_evaluators(register: RegisterEvaluator) -> None:
 
     The plugin must register classes, not instances: bench makes one instance per evaluator
     written in a suite. A name (or alias) is letters, digits and ``_ . : -``, starting with a
-    letter. Registering something that is not a subclass of ``bench.Evaluator``, or a name of
-    another form, raises ``bench.PluginError`` naming the distribution, and every command stops
-    with it. A name that another distribution registers too is a clash: the suites that use it
-    fail with a ``PluginError`` naming both distributions, the others run. Any other exception
+    letter. Something that is not a subclass of ``bench.Evaluator``, or a name of another form,
+    is skipped and recorded as a failure of the plugin naming the distribution (a warning on
+    every command); the plugin's other classes stay registered. A name that another
+    distribution registers too is a clash: the suites that use it fail with a ``PluginError``
+    naming both distributions, the others run. Any other exception
     raised by the hook is recorded as a failure of the plugin (a warning on every command);
     what it registered before that stays registered.
 
@@ -171,7 +172,7 @@ def bench_register_suite_loaders(register: RegisterSuiteLoader) -> None:
     is the YAML node tree when there is one, else ``None`` (errors then name the file and field
     but no line). Raise ``bench.ConfigError(message, file=path)`` for a file that cannot be
     read. Misuse is reported as for ``bench_register_evaluators``; a clash fails the suites
-    the clashing loader claims.
+    that any of the clashing loaders claims.
 
     Example::
 

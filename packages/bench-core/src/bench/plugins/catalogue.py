@@ -37,6 +37,12 @@ def provider(kind: str, name: str) -> str | None:
     return load().get(kind, {}).get(name)
 
 
+def hint(kind: str, name: str) -> str:
+    """`` (pip install DIST provides 'NAME')`` when the catalogue knows who provides ``name``."""
+    dist = provider(kind, name)
+    return f" (pip install {dist} provides '{name}')" if dist else ""
+
+
 def generate(registry: Registry, distributions: Collection[str]) -> Catalogue:
     """Every name (aliases included) that ``distributions`` register, by kind, sorted."""
     return {

@@ -46,12 +46,14 @@ class NameTable(dict[str, Provided[T]]):
 
     Iterating gives every name, a clashing one included (with its first provider); looking a
     clashing name up (``table[name]``, ``table.get(name)``) raises its ``PluginError``.
+    ``providers(name)`` gives every provider of a name, the clashing ones too.
     """
 
     def __init__(self, kind: str) -> None:
         super().__init__()
         self.kind = kind
         self.clashes: dict[str, Clash] = {}
+        self._others: dict[str, list[Provided[T]]] = {}
 
     def add(self, provided: Provided[T]) -> None:
         """Register a name; a second distribution's class under it becomes a clash."""
@@ -62,6 +64,12 @@ class NameTable(dict[str, Provided[T]]):
             known = self.clashes.get(provided.name)
             dists = known.distributions if known else (other.distribution,)
             self.clashes[provided.name] = Clash(self.kind, provided.name, (*dists, provided.distribution))
+            self._others.setdefault(provided.name, []).append(provided)
+
+    def providers(self, name: str) -> list[Provided[T]]:
+        """Every class registered under ``name``, in registration order (none when unknown)."""
+        first = super().get(name)
+        return [first, *self._others.get(name, [])] if first is not None else []
 
     def check(self, name: str) -> None:
         """Raise the clash's ``PluginError`` when two distributions registered ``name``."""

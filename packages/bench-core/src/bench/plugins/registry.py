@@ -1,8 +1,9 @@
 """Plugin discovery: every entry point in the ``bench`` group, loaded one by one.
 
 Built-in plugins (bench-core's own targets and reporters, bench-deterministic, ...) are found
-the same way as third-party ones. A plugin that fails to import is recorded with its
-distribution name and the rest of bench keeps working. A name two distributions register is
+the same way as third-party ones. A plugin that fails to import, or registers a class that is
+not of the hook's kind or is badly named, is recorded with its distribution name (only that class
+is skipped) and the rest of bench keeps working. A name two distributions register is
 recorded as a clash: looking it up raises an error naming both (``bench.plugins.names``).
 
 Environment switches (handy in tests): ``BENCH_PLUGINS`` loads only the named distributions or
@@ -23,7 +24,7 @@ from typing import Any
 import pluggy
 
 from bench import hookspecs
-from bench.errors import PluginError, did_you_mean
+from bench.errors import did_you_mean
 from bench.evaluator import Evaluator
 from bench.plugins.names import Clash, NameTable, Provided
 from bench.reporter import Reporter
@@ -179,11 +180,9 @@ class _Builder:
             table = self.registry.table(hook_name)
             for impl in getattr(self.pm.hook, hook_name).get_hookimpls():
                 plugin = self.registry.plugins[impl.plugin_name]
-                register = _registrar(kind, base, table, plugin)
+                register = _registrar(kind, base, table, plugin, self._fail)
                 try:
                     impl.function(register=register)
-                except PluginError:
-                    raise
                 except Exception as exc:
                     self._fail(
                         plugin.distribution,
@@ -194,29 +193,42 @@ class _Builder:
 
 
 def _registrar(
-    kind: str, base: type[Any], table: NameTable[Any], plugin: PluginInfo
+    kind: str,
+    base: type[Any],
+    table: NameTable[Any],
+    plugin: PluginInfo,
+    fail: Callable[[str, str, str], None],
 ) -> Callable[[Any], None]:
-    """The ``register`` one plugin's hook receives: checks each class and records who gave it."""
+    """The ``register`` one plugin's hook receives: checks each class and records who gave it.
+
+    A class that fails the checks is skipped and recorded as a failure of the plugin; what the
+    plugin registers before and after it stays registered.
+    """
     dist = plugin.distribution
 
     def register(cls: Any) -> None:
-        if not (isinstance(cls, type) and issubclass(cls, base)):
-            raise PluginError(
-                f"{dist} registered {cls!r} as a {kind}, "
-                f"but it is not a subclass of {base.__module__}.{base.__qualname__}",
-                distribution=dist,
-            )
-        names = [getattr(cls, "name", None), *getattr(cls, "aliases", ())]
-        for name in names:
-            if not isinstance(name, str) or not _NAME.match(name):
-                raise PluginError(
-                    f"{dist} registered a {kind} with an invalid name {name!r}", distribution=dist
-                )
-        for name in names:
+        problem = _problem(kind, base, cls)
+        if problem is not None:
+            fail(dist, plugin.entry_point, f"{dist} registered {problem}; skipped")
+            return
+        for name in [cls.name, *getattr(cls, "aliases", ())]:
             table.add(Provided(name, cls, dist))
         plugin.registered.setdefault(kind, []).append(cls)
 
     return register
+
+
+def _problem(kind: str, base: type[Any], cls: Any) -> str | None:
+    """What is wrong with registering ``cls`` as a ``kind`` (after "registered"), or None."""
+    article = "an" if kind[0] in "aeiou" else "a"
+    if not (isinstance(cls, type) and issubclass(cls, base)):
+        return (
+            f"{cls!r} as {article} {kind}, but it is not a subclass of {base.__module__}.{base.__qualname__}"
+        )
+    for name in [getattr(cls, "name", None), *getattr(cls, "aliases", ())]:
+        if not isinstance(name, str) or not _NAME.match(name):
+            return f"{article} {kind} with an invalid name {name!r}"
+    return None
 
 
 def build_registry(plugins: Iterable[tuple[str, str, object]] = ()) -> Registry:

@@ -62,7 +62,7 @@ def _dimension(
     if dim.source == "behavioral":
         signals = [o for o in outcomes if o["type"] in evidence.signals and o.get("error") is None]
         if not signals:
-            return None, None, "no behavioral signal evaluators (bench-agent) on this task"
+            return None, None, "no behavioral signal evaluators on this task"
         gates = [o["name"] for o in signals if o.get("gate") is True and not o["passed"]]
         if gates:  # a failed gate signal fails the dimension (AgentClash's per-signal gate)
             return 0.0, 0.0, ""

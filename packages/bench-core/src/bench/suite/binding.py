@@ -88,12 +88,8 @@ class Binder:
         if name in self.registry.evaluators:
             return self.bind_mapping(doc, path, {"type": name})
         choices = [*self.named, *self.registry.evaluators]
-        hint = self._install_hint(name) or did_you_mean(name, choices)
+        hint = catalogue.hint("evaluators", name) or did_you_mean(name, choices)
         raise doc.error(f"unknown evaluator '{name}'{hint}", path)
-
-    def _install_hint(self, type_name: str) -> str:
-        dist = catalogue.provider("evaluators", type_name)
-        return f" (pip install {dist} provides '{type_name}')" if dist else ""
 
     def _inferred_type(self, settings: dict[str, Any]) -> str | None:
         """The type that claims the keys of a mapping without ``type:``; none when ambiguous."""
@@ -176,7 +172,9 @@ class Binder:
             negate = provided is not None and not negate
         if provided is None:
             where = origin.get("type", path)
-            hint = self._install_hint(type_name) or did_you_mean(type_name, self.registry.evaluators)
+            hint = catalogue.hint("evaluators", type_name) or did_you_mean(
+                type_name, self.registry.evaluators
+            )
             raise doc.error(f"unknown evaluator type '{type_name}'{hint}", where)
 
         cls = provided.cls

@@ -164,12 +164,7 @@ class _SuiteBuilder:
             raise self.doc.error("required field missing: the target's type", ("target", "type"))
         provided = self.registry.targets.get(type_name)
         if provided is None:
-            dist = catalogue.provider("targets", type_name)
-            hint = (
-                f" (pip install {dist} provides it)"
-                if dist
-                else did_you_mean(type_name, self.registry.targets)
-            )
+            hint = catalogue.hint("targets", type_name) or did_you_mean(type_name, self.registry.targets)
             raise self.doc.error(f"unknown target type '{type_name}'{hint}", ("target", "type"))
         cls = provided.cls
         try:
@@ -210,8 +205,15 @@ class _SuiteBuilder:
 
 
 def choose_loader(registry: Registry, path: Path) -> YamlDocument:
-    """Read a suite file with the first registered loader that claims it."""
-    loaders = sorted(registry.suite_loaders.values(), key=lambda p: -p.cls.priority)
+    """Read a suite file with the first registered loader that claims it.
+
+    Every provider of a clashing loader name is asked too, so the clash fails the suite
+    whichever of them claims the file.
+    """
+    table = registry.suite_loaders
+    loaders = sorted(
+        (provided for name in table for provided in table.providers(name)), key=lambda p: -p.cls.priority
+    )
     for provided in loaders:
         loader = provided.cls()
         if loader.claims(path):

@@ -1,8 +1,11 @@
-"""Helpers for testing bench plugins the way bench tests its own.
+"""Helpers for testing bench plugins the way bench tests its own (the public testing API).
 
 ``run_evaluator`` runs one evaluator type on one response through the same binding and
-evaluation code a suite goes through; ``write_suite`` and ``run_suite`` drive whole suites;
-``git_repo`` and ``commit`` make real git repositories for workspace tests.
+evaluation code a suite goes through; ``write_suite``, ``load_suite`` and ``run_suite`` drive
+whole suites; ``build_registry`` builds a registry with extra plugin objects and ``install``
+pip-installs a distribution into a folder; ``git_repo`` and ``commit`` make real git
+repositories for workspace tests; ``Reply``, ``Fault`` and ``judge_verdict`` script the
+``fake_llm`` server's answers.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from bench.evaluator import Sample
 from bench.llm.client import LLMClient
 from bench.llm.settings import LLMSettings
 from bench.models import Response, Task
-from bench.plugins.registry import Registry, get_registry
+from bench.plugins.registry import Registry, build_registry, get_registry
 from bench.results import EvaluatorOutcome
 from bench.run import killable
 from bench.run.evaluation import evaluate
@@ -25,9 +28,25 @@ from bench.suite.binding import Binder
 from bench.suite.loader import load_suite
 from bench.suite.plan import Plan
 from bench.suite.yamlio import YamlDocument
+from bench.testing.distributions import install
 from bench.testing.repos import commit, git_repo
+from bench.testing.server import Fault, Reply
+from bench.testing.verdicts import judge_verdict
 
-__all__ = ["commit", "evaluator_outcome", "git_repo", "run_evaluator", "run_suite", "write_suite"]
+__all__ = [
+    "Fault",
+    "Reply",
+    "build_registry",
+    "commit",
+    "evaluator_outcome",
+    "git_repo",
+    "install",
+    "judge_verdict",
+    "load_suite",
+    "run_evaluator",
+    "run_suite",
+    "write_suite",
+]
 
 
 def run_evaluator(
@@ -86,8 +105,13 @@ def write_suite(folder: Path, text: str, name: str = "suite.yaml") -> Path:
     return path
 
 
-def run_suite(path: Path, *, runs_dir: Path | None = None, **options: Any) -> RunOutcome:
-    """Load and run a suite without signal handlers; results go under ``runs_dir``."""
-    plan: Plan = load_suite(path)
+def run_suite(
+    path: Path, *, runs_dir: Path | None = None, registry: Registry | None = None, **options: Any
+) -> RunOutcome:
+    """Load and run a suite without signal handlers; results go under ``runs_dir``.
+
+    ``registry`` (default: the installed plugins') is where the suite's types are looked up.
+    """
+    plan: Plan = load_suite(path, registry)
     runs = runs_dir if runs_dir is not None else path.parent / ".bench" / "runs"
     return run_plan(plan, RunOptions(runs_dir=runs, handle_signals=False, **options))
