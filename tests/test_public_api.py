@@ -102,7 +102,7 @@ def test_a_plugins_tests_import_only_bench_and_bench_testing(tests: Path):
     modules = sorted(tests.rglob("*.py"))
     assert modules, tests
     for module in modules:
-        for line, name, names in bench_imports(module):
+        for line, name, names in bench_imports(module.read_text(), str(module)):
             where = f"{module.relative_to(ROOT)}:{line}"
             if name not in public:
                 misuse.append(f"{where}: imports {name} (use `from bench import ...` or bench.testing)")
