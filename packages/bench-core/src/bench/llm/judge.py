@@ -26,7 +26,6 @@ from bench.llm.verdict import ask_verdict, data_rule, delimit
 from bench.models import Task
 from bench.templates import MissingPlaceholder, placeholders, render
 
-
 #: The opening of a judge's system message; the data rules follow it directly.
 SYSTEM = "You are a careful evaluator. "
 
@@ -79,10 +78,15 @@ class JudgeConfig(EvaluatorConfig):
     structured: Literal["auto", "tool", "json"] = "auto"
     """How the verdict is asked for: a forced tool call, JSON mode, or whichever the model supports."""
 
+    #: Whether a model is required (an evaluator whose judge is optional sets False).
+    judge_required: ClassVar[bool] = True
+
     @model_validator(mode="after")
     def _one_judge(self) -> JudgeConfig:
         if self.model is None and not self.models:
-            raise ValueError("model is required: a judge has no default model")
+            if self.judge_required:
+                raise ValueError("model is required: a judge has no default model")
+            return self
         if self.model is not None and self.models:
             raise ValueError("give model or models (a panel), not both")
         if any(not name.strip() for name in self.judges):
