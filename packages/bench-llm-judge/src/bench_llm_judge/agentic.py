@@ -2,7 +2,8 @@
 
 When the task ran in a workspace, the judge is an agent itself: it gets the diff in its prompt and
 read-only tools (``read_file``, ``list_dir`` from ``bench.workspace.tools``) to look at the
-repository as the agent left it, for up to ``max_tool_calls`` calls, then gives its verdict.
+repository as the agent left it (no new request once ``max_tool_calls`` calls are made; see
+that setting), then gives its verdict.
 """
 
 from __future__ import annotations
@@ -40,7 +41,10 @@ class AgenticJudgeConfig(JudgeConfig):
     timeout: int | None = None
     """youBencha's timeout in milliseconds; recorded (bench's task timeout bounds the run)."""
     max_tool_calls: int = Field(default=10, ge=0)
-    """With a workspace: how many file reads and listings the judge may make before its verdict."""
+    """With a workspace: how many file reads and listings the judge may make before its verdict.
+    The limit is checked before each request to the judge, and the calls the judge asks for in one
+    answer are all made: an answer asking for several calls may overrun it by at most that answer's
+    calls but one (limit 10: 9 made, then an answer asking for 3 makes 12). 0: no tools."""
 
 
 #: How much of the diff the judge's prompt holds (it can read files for more).
