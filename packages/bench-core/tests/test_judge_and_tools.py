@@ -139,3 +139,13 @@ def test_the_walker_lists_depth_first_without_following_links(tmp_path):
         for e in walk(str(tmp_path), descend=lambda e: e.name != "skip", ordered=True)
     ]
     assert seen == ["a.txt", "b", "link", "b/c.txt", "b/skip"]
+
+
+def test_framed_opens_the_system_message_with_the_judges_own_text():
+    from bench.llm.judge import framed
+    from bench.llm.verdict import data_rule, delimit
+
+    system, user = framed("Is {response} {how}?", {"response": "r", "how": "kind"}, ("response",), "Judge.\n")
+    block, tag = delimit("r", "response")
+    assert system == {"role": "system", "content": f"Judge.\n{data_rule(tag)}"}
+    assert user == {"role": "user", "content": f"Is {block} kind?"}
