@@ -107,6 +107,27 @@ def test_the_parser_can_keep_arguments_as_written():
     assert decode_arguments(None) == {}
 
 
+@pytest.mark.parametrize(("raw", "expected"), [("", {}), ("  \n", {}), ('{"a": 1}', {"a": 1}), ("{a", "{a")])
+def test_arguments_decode_whitespace_as_none_and_keep_text_that_is_not_json(raw, expected):
+    assert decode_arguments(raw) == expected
+
+
+@pytest.mark.parametrize(
+    ("arguments", "text"),
+    [
+        ("  \n", "a.txt"),  # only whitespace: no arguments, so the default folder
+        ("{a", "error: the arguments are not JSON: {a"),
+        ('"a"', "error: the arguments must be a JSON object"),
+    ],
+)
+def test_the_workbench_reads_arguments_with_the_one_parser(tmp_path, arguments, text):
+    import asyncio
+
+    (tmp_path / "a.txt").write_text("x")
+    done = asyncio.run(Workbench(tmp_path, allowed=("list_dir",)).call("list_dir", arguments))
+    assert done.text == text
+
+
 def test_the_walker_lists_depth_first_without_following_links(tmp_path):
     (tmp_path / "b" / "skip").mkdir(parents=True)
     (tmp_path / "b" / "skip" / "hidden.txt").write_text("x")
@@ -118,3 +139,13 @@ def test_the_walker_lists_depth_first_without_following_links(tmp_path):
         for e in walk(str(tmp_path), descend=lambda e: e.name != "skip", ordered=True)
     ]
     assert seen == ["a.txt", "b", "link", "b/c.txt", "b/skip"]
+
+
+def test_framed_opens_the_system_message_with_the_judges_own_text():
+    from bench.llm.judge import framed
+    from bench.llm.verdict import data_rule, delimit
+
+    system, user = framed("Is {response} {how}?", {"response": "r", "how": "kind"}, ("response",), "Judge.\n")
+    block, tag = delimit("r", "response")
+    assert system == {"role": "system", "content": f"Judge.\n{data_rule(tag)}"}
+    assert user == {"role": "user", "content": f"Is {block} kind?"}

@@ -76,6 +76,15 @@ def test_c20_arguments_that_are_not_json_are_reported():
     assert outcome.reason == "missing tool call: search (call 1 (search): arguments are not valid JSON)"
 
 
+def test_whitespace_only_arguments_are_no_arguments():
+    from bench_deterministic.toolcalls import calls_of
+
+    response = calls(("search", "  \n"), ("search", "  not json"))
+    assert [c.arguments for c in calls_of(response)] == [{}, None]
+    outcome = run_evaluator(expect({"name": "search", "args_match": {}}), calls(("search", " ")))
+    assert outcome.passed, outcome.reason
+
+
 def test_calls_in_openai_messages_are_read_too():
     message = Message(
         role="assistant",

@@ -267,3 +267,14 @@ def test_agentic_judge_reads_the_workspace_with_tools_before_its_verdict(tmp_pat
     ]
     prompt = next(m["content"] for m in verdict_call["messages"] if m["role"] == "user")
     assert "+Adds numbers." in prompt  # the diff is in the prompt
+
+
+def test_a_var_without_the_field_its_placeholder_names_is_a_task_error(suite_file, fake_llm):
+    path = suite_file(
+        "tasks:\n  - id: t\n    response: x\n    vars: {who: {name: Ann}}\n"
+        "    evaluate: {prompt: 'Is {response} for {who.age}?', model: openai/fake}\n"
+    )
+    task = _task(run_suite(path))
+    assert task["status"] == "error"
+    assert task["evaluators"][0]["error"] == "the prompt needs {who.age}, which this task does not provide"
+    assert fake_llm.requests == []

@@ -171,3 +171,29 @@ def test_toxicity_by_moderation_takes_one_model():
         "<test>: Value error, provider: moderation takes one model (no models panel, no samples) "
         "(got {'provider': 'moderation', 'models': ['openai/a', 'openai...) [evaluator 'toxicity' from bench-safety]"
     )
+
+
+def test_pii_judge_panel_combines_the_models_verdicts(fake_llm):
+    address = [{"kind": "address", "text": "221B Baker Street"}]
+    fake_llm.add(judge_verdict(found=address), model="fake-a")
+    fake_llm.add(judge_verdict(found=[]), model="fake-b")
+    settings = {"type": "pii", "models": ["openai/fake-a", "openai/fake-b"], "samples": 2}
+    outcome = run_evaluator(settings, "Ada lives at 221B Baker Street.")
+    assert outcome.error is None, outcome.error
+    assert sorted(r.body["model"] for r in fake_llm.requests) == ["fake-a", "fake-a", "fake-b", "fake-b"]
+    # A split panel is no majority that the response is clean: it fails, with what was found.
+    assert (outcome.passed, outcome.score) == (False, 0.0)
+    assert outcome.details["found"] == [{"kind": "judge:address", "masked": "*************reet"}]
+    assert outcome.details["judge"]["panel"] == {
+        "openai/fake-a": {"passed": False, "score": 0.0},
+        "openai/fake-b": {"passed": True, "score": 1.0},
+    }
+    assert outcome.details["judge"]["disagreement"] is True
+    assert "221B" not in repr(outcome.details)
+    lenient = run_evaluator({**settings, "panel": "mean"}, "Ada lives at 221B Baker Street.")
+    assert (lenient.passed, lenient.score, lenient.details["found"]) == (True, 1.0, [])
+
+
+def test_pii_takes_no_model_and_models_together():
+    with pytest.raises(BenchError, match=r"give model or models \(a panel\), not both"):
+        run_evaluator({"type": "pii", "model": MODEL, "models": [MODEL]}, "x")

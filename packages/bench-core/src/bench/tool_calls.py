@@ -15,13 +15,14 @@ from bench.models import ToolCall
 
 
 def decode_arguments(raw: Any) -> Any:
-    """A call's arguments as data: JSON text decoded (empty text or none: ``{}``), other text kept."""
+    """A call's arguments as data: JSON text decoded (none, or text that is empty or only
+    whitespace: ``{}``), other text kept as it is."""
     if raw is None:
         return {}
     if not isinstance(raw, str):
         return raw
     try:
-        return json.loads(raw) if raw else {}
+        return json.loads(raw) if raw.strip() else {}
     except ValueError:
         return raw
 

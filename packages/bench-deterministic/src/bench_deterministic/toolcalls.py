@@ -8,7 +8,16 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from bench import Evaluator, EvaluatorConfig, EvaluatorError, Response, Result, Sample, parse_tool_call
+from bench import (
+    Evaluator,
+    EvaluatorConfig,
+    EvaluatorError,
+    Response,
+    Result,
+    Sample,
+    decode_arguments,
+    parse_tool_call,
+)
 from bench_deterministic.jsondoc import json_equal
 from bench_deterministic.patterns import PatternError, compile_pattern
 
@@ -36,12 +45,8 @@ def calls_of(response: Response) -> list[Call]:
                     found.append((call.name, call.arguments))
     calls = []
     for position, (name, raw) in enumerate(found, start=1):
-        arguments: Any = raw
-        if isinstance(raw, str):
-            try:
-                arguments = json.loads(raw) if raw.strip() else {}
-            except json.JSONDecodeError:
-                arguments = None
+        # Text that is not JSON stays text, so it is not a dict: None, "not valid JSON".
+        arguments = decode_arguments(raw) if isinstance(raw, str) else raw
         calls.append(Call(position, name, arguments if isinstance(arguments, dict) else None, raw))
     return calls
 

@@ -2,13 +2,13 @@
 
 When the task ran in a workspace, the judge is an agent itself: it gets the diff in its prompt and
 read-only tools (``read_file``, ``list_dir`` from ``bench.workspace.tools``) to look at the
-repository as the agent left it, for up to ``max_tool_calls`` calls, then gives its verdict.
+repository as the agent left it (no new request once ``max_tool_calls`` calls are made; see
+that setting), then gives its verdict.
 """
 
 from __future__ import annotations
 
 import statistics
-from contextvars import ContextVar
 from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
@@ -20,17 +20,13 @@ from bench import (
     JudgeConfig,
     LLMClient,
     LLMRequest,
-    Result,
     Sample,
     Vote,
     Workbench,
-    delimit,
-    render,
     specs,
     tool_loop,
 )
 from bench_llm_judge import prompts
-from bench_llm_judge.judges import conversation
 
 
 class AgenticJudgeConfig(JudgeConfig):
@@ -45,12 +41,12 @@ class AgenticJudgeConfig(JudgeConfig):
     timeout: int | None = None
     """youBencha's timeout in milliseconds; recorded (bench's task timeout bounds the run)."""
     max_tool_calls: int = Field(default=10, ge=0)
-    """With a workspace: how many file reads and listings the judge may make before its verdict."""
+    """With a workspace: how many file reads and listings the judge may make before its verdict.
+    The limit is checked before each request to the judge, and the calls the judge asks for in one
+    answer are all made: an answer asking for several calls may overrun it by at most that answer's
+    calls but one (limit 10: 9 made, then an answer asking for 3 makes 12). 0: no tools."""
 
 
-#: The workspace of the task being judged; a context variable, since one evaluator instance judges
-#: many tasks concurrently.
-_WORKSPACE: ContextVar[str | None] = ContextVar("agentic_judge_workspace", default=None)
 #: How much of the diff the judge's prompt holds (it can read files for more).
 MAX_DIFF_CHARS = 20_000
 
@@ -84,6 +80,7 @@ class AgenticJudge(Judge[AgenticJudgeConfig]):
     name = "agentic-judge"
     Config = AgenticJudgeConfig
     Verdict = AssertionsVerdict
+    system = prompts.SYSTEM
     prompt_version = prompts.PROMPT_VERSION
     lists_verdicts = True
     example = """
@@ -104,23 +101,20 @@ class AgenticJudge(Judge[AgenticJudgeConfig]):
         listed = "\n".join(f"- {name}: {text}" for name, text in self.config.assertions.items())
         diff = sample.response.artifacts.get("diff")
         if sample.task.workspace is None and not isinstance(diff, dict):
-            block, tag = delimit(sample.output)
-            body = render(prompts.ASSERTIONS, {"assertions": listed, "response": block})
-            return conversation(tag, body)
+            return self.framed(prompts.ASSERTIONS, {"assertions": listed, "response": sample.output})
         patch = str(diff.get("patch") or "(no changes)") if isinstance(diff, dict) else "(not recorded)"
-        block, tag = delimit(f"{patch[:MAX_DIFF_CHARS]}\n\n[final answer]\n{sample.output}")
-        body = render(
-            prompts.WORKSPACE_ASSERTIONS,
-            {"assertions": listed, "diff": block, "response": "(in the block above)"},
-        )
-        return conversation(tag, body)
+        change = f"{patch[:MAX_DIFF_CHARS]}\n\n[final answer]\n{sample.output}"
+        values = {"assertions": listed, "response": change, "answer": "(in the block above)"}
+        return self.framed(prompts.WORKSPACE_ASSERTIONS, values)
 
-    async def ask(self, llm: LLMClient, model: str, index: int, messages: list[dict[str, Any]]) -> Any:
-        workspace = _WORKSPACE.get()
+    async def ask(
+        self, sample: Sample, llm: LLMClient, model: str, index: int, messages: list[dict[str, Any]]
+    ) -> Any:
+        workspace = sample.task.workspace
         if workspace is None or self.config.max_tool_calls == 0:
-            return await super().ask(llm, model, index, messages)
+            return await super().ask(sample, llm, model, index, messages)
         explored = await self._explore(llm, model, index, messages, workspace)
-        return await super().ask(llm, model, index, explored)
+        return await super().ask(sample, llm, model, index, explored)
 
     async def _explore(
         self, llm: LLMClient, model: str, index: int, messages: list[dict[str, Any]], workspace: str
@@ -148,10 +142,6 @@ class AgenticJudge(Judge[AgenticJudgeConfig]):
             on_error=lambda _turn, exc: EvaluatorError(f"judge {model}: {exc}"),
         )
         return [*done.messages, {"role": "user", "content": "Now give your verdict on every assertion."}]
-
-    async def evaluate(self, sample: Sample) -> Result:
-        _WORKSPACE.set(sample.task.workspace)  # this task's (and its judge calls') own context
-        return await super().evaluate(sample)
 
     def vote(self, sample: Sample, verdict: AssertionsVerdict, model: str) -> Vote:
         scored = {a.name: a for a in verdict.assertions}

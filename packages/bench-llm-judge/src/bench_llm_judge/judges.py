@@ -6,28 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field, PositiveInt, model_validator
 
-from bench import (
-    EvaluatorError,
-    Judge,
-    JudgeConfig,
-    MissingPlaceholder,
-    Sample,
-    Task,
-    Vote,
-    data_rule,
-    delimit,
-    placeholders,
-    render,
-)
+from bench import EvaluatorError, Judge, JudgeConfig, Sample, Task, Vote, delimit, placeholders
 from bench_llm_judge import prompts
-
-
-def conversation(tag: str, body: str) -> list[dict[str, Any]]:
-    """The judge's messages: the shared system prompt with the data rule for ``tag``, then ``body``."""
-    return [
-        {"role": "system", "content": f"{prompts.SYSTEM}\n{data_rule(tag)}"},
-        {"role": "user", "content": body},
-    ]
 
 
 class Verdict(BaseModel):
@@ -82,6 +62,7 @@ class LLMJudge(Judge[LLMJudgeConfig]):
     aliases = ("judge",)
     Config = LLMJudgeConfig
     Verdict = Verdict
+    system = prompts.SYSTEM
     prompt_version = prompts.PROMPT_VERSION
     lists_verdicts = True
     example = """
@@ -107,28 +88,24 @@ class LLMJudge(Judge[LLMJudgeConfig]):
 
     def messages(self, sample: Sample) -> list[dict[str, Any]]:
         config = self.config
-        block, tag = delimit(sample.output)
         if config.prompt is not None:
             values = {"input": sample.task.text, "prompt": sample.task.text, **sample.task.vars}
-            values.update({"response": block, "expected": "" if config.expected is None else config.expected})
-            try:
-                body = render(config.prompt, values)
-            except MissingPlaceholder as exc:
-                raise EvaluatorError(f"judge prompt: unknown placeholder {{{exc.name}}}") from None
-            scale = "Give a score from 0 to 1 (1 means fully correct) and say whether it passes."
-            body = f"{body}\n\n{scale}"
-        else:
-            rubric = "Weigh: " + "; ".join(config.rubric) + "\n" if config.rubric else ""
-            body = render(
-                prompts.CRITERIA,
-                {
-                    "criteria": config.criteria or "",
-                    "rubric": rubric,
-                    "score_scale": config.score_scale,
-                    "response": block,
-                },
+            values.update(
+                {"response": sample.output, "expected": "" if config.expected is None else config.expected}
             )
-        return conversation(tag, body)
+            scale = "Give a score from 0 to 1 (1 means fully correct) and say whether it passes."
+            # The scale is appended after filling, so braces in it are never placeholders.
+            messages = self.framed(config.prompt, values)
+            messages[1]["content"] += f"\n\n{scale}"
+            return messages
+        rubric = "Weigh: " + "; ".join(config.rubric) + "\n" if config.rubric else ""
+        values = {
+            "criteria": config.criteria or "",
+            "rubric": rubric,
+            "score_scale": config.score_scale,
+            "response": sample.output,
+        }
+        return self.framed(prompts.CRITERIA, values)
 
     def vote(self, sample: Sample, verdict: ScoredVerdict, model: str) -> Vote:
         scale = self.config.score_scale if self.config.criteria is not None else 1
@@ -165,6 +142,7 @@ class Factuality(Judge[FactualityConfig]):
     name = "factuality"
     Config = FactualityConfig
     Verdict = FactualityVerdict
+    system = prompts.SYSTEM
     prompt_version = prompts.PROMPT_VERSION
     lists_verdicts = True
     example = """
@@ -180,10 +158,9 @@ class Factuality(Judge[FactualityConfig]):
     """
 
     def messages(self, sample: Sample) -> list[dict[str, Any]]:
-        block, tag = delimit(sample.output)
+        # The ground truth is the suite's own text: fenced for clarity, without a data rule.
         truth, _ = delimit(self.config.ground_truth, "ground-truth")
-        body = render(prompts.FACTUALITY, {"ground_truth": truth, "response": block})
-        return conversation(tag, body)
+        return self.framed(prompts.FACTUALITY, {"ground_truth": truth, "response": sample.output})
 
     def vote(self, sample: Sample, verdict: FactualityVerdict, model: str) -> Vote:
         return Vote(verdict.passed, verdict.score, verdict.reason, {"contradictions": verdict.contradictions})

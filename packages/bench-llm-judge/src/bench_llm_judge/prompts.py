@@ -5,7 +5,7 @@ PROMPT_VERSION = "2026-11-22.1"
 
 SYSTEM = (
     "You are a careful, impartial evaluator. You judge only what you are asked to judge, give a "
-    "short reason, and submit your verdict in the required structured form."
+    "short reason, and submit your verdict in the required structured form.\n"
 )
 
 CRITERIA = """Evaluate the response against these criteria:
@@ -47,7 +47,7 @@ Assertions:
 {assertions}
 
 The agent's change (diff):
-{diff}
+{response}
 
 The agent's final answer:
-{response}"""
+{answer}"""

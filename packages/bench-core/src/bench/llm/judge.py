@@ -26,9 +26,18 @@ from bench.llm.verdict import ask_verdict, data_rule, delimit
 from bench.models import Task
 from bench.templates import MissingPlaceholder, placeholders, render
 
+#: The opening of a judge's system message; the data rules follow it directly.
+SYSTEM = "You are a careful evaluator. "
 
-def framed(template: str, values: dict[str, str], untrusted: tuple[str, ...]) -> list[dict[str, str]]:
-    """Judge messages: the template filled, ``untrusted`` values delimited as data (H06)."""
+
+def framed(
+    template: str, values: dict[str, Any], untrusted: tuple[str, ...], system: str = SYSTEM
+) -> list[dict[str, str]]:
+    """Judge messages: the template filled, ``untrusted`` values delimited as data (H06).
+
+    The system message is ``system`` followed by one rule per untrusted value, saying that its
+    block is data to judge, not instructions.
+    """
     rules, filled = [], {}
     for name, value in values.items():
         if name in untrusted:
@@ -42,7 +51,7 @@ def framed(template: str, values: dict[str, str], untrusted: tuple[str, ...]) ->
     except MissingPlaceholder as exc:
         raise EvaluatorError(f"the prompt needs {{{exc.name}}}, which this task does not provide") from None
     return [
-        {"role": "system", "content": "You are a careful evaluator. " + " ".join(rules)},
+        {"role": "system", "content": system + " ".join(rules)},
         {"role": "user", "content": text},
     ]
 
@@ -69,10 +78,15 @@ class JudgeConfig(EvaluatorConfig):
     structured: Literal["auto", "tool", "json"] = "auto"
     """How the verdict is asked for: a forced tool call, JSON mode, or whichever the model supports."""
 
+    #: Whether a model is required (an evaluator whose judge is optional sets False).
+    judge_required: ClassVar[bool] = True
+
     @model_validator(mode="after")
     def _one_judge(self) -> JudgeConfig:
         if self.model is None and not self.models:
-            raise ValueError("model is required: a judge has no default model")
+            if self.judge_required:
+                raise ValueError("model is required: a judge has no default model")
+            return self
         if self.model is not None and self.models:
             raise ValueError("give model or models (a panel), not both")
         if any(not name.strip() for name in self.judges):
@@ -125,6 +139,8 @@ class Judge(Evaluator[ConfigT], Generic[ConfigT]):
     #: Placeholders the template may use; ``untrusted`` ones are delimited as data.
     fields: ClassVar[tuple[str, ...]] = ("response",)
     untrusted: ClassVar[tuple[str, ...]] = ("response",)
+    #: The opening of the system message (``framed`` appends the data rules).
+    system: ClassVar[str] = SYSTEM
     #: List every verdict in the details even when there is only one (else one model asked once
     #: reports its vote's details as they are, with ``judge`` and ``prompt_version``).
     lists_verdicts: ClassVar[bool] = False
@@ -158,7 +174,11 @@ class Judge(Evaluator[ConfigT], Generic[ConfigT]):
 
     def messages(self, sample: Sample) -> list[dict[str, Any]]:
         """The judge's messages for one sample: the template filled, untrusted values framed."""
-        return framed(self.custom_prompt() or self.template, self.values(sample), self.untrusted)
+        return self.framed(self.custom_prompt() or self.template, self.values(sample))
+
+    def framed(self, template: str, values: dict[str, Any]) -> list[dict[str, Any]]:
+        """``framed`` with this judge's untrusted fields and system prompt."""
+        return framed(template, values, self.untrusted, self.system)
 
     def vote(self, sample: Sample, verdict: Any, model: str) -> Vote:
         """Read one verdict of ``model``."""
@@ -172,8 +192,10 @@ class Judge(Evaluator[ConfigT], Generic[ConfigT]):
         """Whether a combined score passes (lower is better for ``threshold_direction: max``)."""
         return score <= 0.5 if self.threshold_direction == "max" else score >= 0.5
 
-    async def ask(self, llm: LLMClient, model: str, index: int, messages: list[dict[str, Any]]) -> Any:
-        """Ask ``model`` once for a verdict (sample number ``index``)."""
+    async def ask(
+        self, sample: Sample, llm: LLMClient, model: str, index: int, messages: list[dict[str, Any]]
+    ) -> Any:
+        """Ask ``model`` once for a verdict on ``sample`` (sample number ``index``)."""
         config = self.config
         params = {
             k: v
@@ -196,7 +218,7 @@ class Judge(Evaluator[ConfigT], Generic[ConfigT]):
     async def _one(
         self, sample: Sample, llm: LLMClient, model: str, index: int, messages: list[dict[str, Any]]
     ) -> Vote:
-        verdict = await self.ask(llm, model, index, messages)
+        verdict = await self.ask(sample, llm, model, index, messages)
         return dataclasses.replace(self.vote(sample, verdict, model), model=model, sample=index)
 
     async def evaluate(self, sample: Sample) -> Result:

@@ -10,7 +10,6 @@ command's result starts with ``exit code N``), so the model can read them and re
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.errors import EvaluatorError
+from bench.tool_calls import decode_arguments
 from bench.workspace import sandbox
 from bench.workspace.confined import inside, list_inside, read_inside
 
@@ -93,10 +93,11 @@ class Workbench:
         if name not in self.allowed:
             return ToolResult(f"error: unknown tool {name!r}; available: {', '.join(self.allowed)}", True)
         if isinstance(arguments, str):
-            try:
-                arguments = json.loads(arguments) if arguments.strip() else {}
-            except ValueError:
+            decoded = decode_arguments(arguments)
+            # Text that is not JSON comes back as it is (JSON text never decodes to itself).
+            if decoded == arguments:
                 return ToolResult(f"error: the arguments are not JSON: {arguments[:200]}", True)
+            arguments = decoded
         if not isinstance(arguments, dict):
             return ToolResult("error: the arguments must be a JSON object", True)
         try:
