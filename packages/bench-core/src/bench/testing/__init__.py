@@ -10,28 +10,38 @@ repositories for workspace tests; ``Reply``, ``Fault`` and ``judge_verdict`` scr
 
 from __future__ import annotations
 
-import asyncio
+import importlib
 import textwrap
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bench.evaluator import Sample
-from bench.llm.client import LLMClient
-from bench.llm.settings import LLMSettings
-from bench.models import Response, Task
-from bench.plugins.registry import Registry, build_registry, get_registry
-from bench.results import EvaluatorOutcome
-from bench.run import killable
-from bench.run.evaluation import evaluate
-from bench.run.session import RunOptions, RunOutcome, run_plan
-from bench.suite.binding import Binder
-from bench.suite.loader import load_suite
-from bench.suite.plan import Plan
-from bench.suite.yamlio import YamlDocument
-from bench.testing.distributions import install
-from bench.testing.repos import commit, git_repo
-from bench.testing.server import Fault, Reply
-from bench.testing.verdicts import judge_verdict
+# Names load on first use: bench's pytest plugin imports this package at every pytest start.
+if TYPE_CHECKING:
+    from bench.llm.client import LLMClient
+    from bench.models import Response, Task
+    from bench.plugins.registry import Registry
+    from bench.plugins.registry import build_registry as build_registry
+    from bench.results import EvaluatorOutcome
+    from bench.run.session import RunOutcome
+    from bench.suite.loader import load_suite as load_suite
+    from bench.testing.distributions import install as install
+    from bench.testing.repos import commit as commit
+    from bench.testing.repos import git_repo as git_repo
+    from bench.testing.server import Fault as Fault
+    from bench.testing.server import Reply as Reply
+    from bench.testing.verdicts import judge_verdict as judge_verdict
+
+#: re-exported name -> the module that defines it
+_EXPORTS = {
+    "Fault": "bench.testing.server",
+    "Reply": "bench.testing.server",
+    "build_registry": "bench.plugins.registry",
+    "commit": "bench.testing.repos",
+    "git_repo": "bench.testing.repos",
+    "install": "bench.testing.distributions",
+    "judge_verdict": "bench.testing.verdicts",
+    "load_suite": "bench.suite.loader",
+}
 
 __all__ = [
     "Fault",
@@ -49,6 +59,13 @@ __all__ = [
 ]
 
 
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'bench.testing' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
+
 def run_evaluator(
     settings: dict[str, Any],
     response: str | Response,
@@ -63,6 +80,10 @@ def run_evaluator(
     >>> run_evaluator({"expected": 42}, "The answer is 42.").passed
     True
     """
+    import asyncio
+
+    from bench.run import killable
+
     try:
         return asyncio.run(evaluator_outcome(settings, response, task=task, registry=registry))
     finally:
@@ -78,6 +99,15 @@ async def evaluator_outcome(
     llm: LLMClient | None = None,
 ) -> EvaluatorOutcome:
     """The async form of ``run_evaluator``, for tests already inside an event loop."""
+    from bench.evaluator import Sample
+    from bench.llm.client import LLMClient
+    from bench.llm.settings import LLMSettings
+    from bench.models import Response, Task
+    from bench.plugins.registry import get_registry
+    from bench.run.evaluation import evaluate
+    from bench.suite.binding import Binder
+    from bench.suite.yamlio import YamlDocument
+
     binder = Binder(registry if registry is not None else get_registry())
     doc = YamlDocument(Path("<test>"), settings, None)
     bound = binder.bind_mapping(doc, (), settings)
@@ -112,6 +142,9 @@ def run_suite(
 
     ``registry`` (default: the installed plugins') is where the suite's types are looked up.
     """
-    plan: Plan = load_suite(path, registry)
+    from bench.run.session import RunOptions, run_plan
+    from bench.suite.loader import load_suite
+
+    plan = load_suite(path, registry)
     runs = runs_dir if runs_dir is not None else path.parent / ".bench" / "runs"
     return run_plan(plan, RunOptions(runs_dir=runs, handle_signals=False, **options))

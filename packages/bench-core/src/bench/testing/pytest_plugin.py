@@ -1,15 +1,20 @@
-"""pytest fixtures for bench and its plugins (loaded automatically through ``pytest11``)."""
+"""pytest fixtures for bench and its plugins (loaded automatically through ``pytest11``).
+
+pytest imports this module at every start in any environment that has bench, so it imports
+only pytest and the standard library; each fixture imports what it needs when it is used.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from bench.testing import write_suite
-from bench.testing.server import FakeLLMServer
+if TYPE_CHECKING:
+    from bench.testing.server import FakeLLMServer
 
 #: The API key the ``fake_llm`` fixture sets: tests assert it never appears in any output.
 CANARY_KEY = "sk-canary-7f3e9a1c52d84b06"
@@ -49,6 +54,8 @@ def bench_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., 
 def suite_file(tmp_path: Path) -> Callable[..., Path]:
     """Write a suite (dedented YAML) into the test's temp folder: ``suite_file(text, name=...)``."""
 
+    from bench.testing import write_suite
+
     def make(text: str, name: str = "suite.yaml") -> Path:
         return write_suite(tmp_path, text, name)
 
@@ -59,6 +66,8 @@ def suite_file(tmp_path: Path) -> Callable[..., Path]:
 def fake_llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLMServer]:
     """A fake OpenAI-compatible server on 127.0.0.1; litellm's ``openai/*`` models are pointed at
     it (``OPENAI_API_BASE``) with the canary key ``CANARY_KEY`` as ``OPENAI_API_KEY``."""
+    from bench.testing.server import FakeLLMServer
+
     with FakeLLMServer() as server:
         monkeypatch.setenv("OPENAI_API_BASE", server.url)
         monkeypatch.setenv("OPENAI_API_KEY", CANARY_KEY)
