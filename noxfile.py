@@ -133,6 +133,9 @@ def bench(session: nox.Session) -> None:
         session.run("python", "benchmarks/run_nlp.py", *[a for a in session.posargs if a != "--nlp"])
     elif "--agent" in session.posargs:
         session.run("python", "benchmarks/run_agent.py", *[a for a in session.posargs if a != "--agent"])
+    elif "--pytest-startup" in session.posargs:
+        args = [a for a in session.posargs if a != "--pytest-startup"]
+        session.run("python", "benchmarks/run_pytest_startup.py", *args)
     elif "--deterministic" in session.posargs:
         args = [a for a in session.posargs if a != "--deterministic"]
         session.run("python", "benchmarks/run_deterministic.py", *args)
