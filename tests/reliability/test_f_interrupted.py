@@ -21,13 +21,13 @@ from bench.testing import run_suite
 N_TASKS = 40
 
 
-def _slow_suite(tmp_path: Path) -> Path:
+def _slow_suite(tmp_path: Path, seconds: float = 0.05) -> Path:
     (tmp_path / "slow_agent.py").write_text(
         "import time\n"
         "def answer(task):\n"
         "    with open('calls.log', 'a') as log:\n"
         "        log.write(task.id + '\\n')\n"
-        "    time.sleep(0.05)\n"
+        f"    time.sleep({seconds})\n"
         "    return 'answer ' + task.id\n"
     )
     rows = "".join(
@@ -56,6 +56,17 @@ def _wait_for_lines(results: Path, n: int, timeout: float = 30) -> None:
             return
         time.sleep(0.02)
     raise AssertionError(f"fewer than {n} results after {timeout} s")
+
+
+def _wait_for_a_task_in_flight(tmp_path: Path, results: Path, timeout: float = 30) -> None:
+    """Until more tasks have started (calls.log) than have finished (results)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        started = (tmp_path / "calls.log").read_text().count("\n")
+        if started > results.read_text().count("\n"):
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"no task in flight within {timeout} s")
 
 
 def _run_dir(tmp_path: Path, timeout: float = 30) -> Path:
@@ -108,10 +119,13 @@ def test_f04_sigkill_midway_then_resume_runs_each_task_exactly_once(tmp_path):
 
 
 def _signal_stops_cleanly_and_says_how_to_resume(tmp_path: Path, sig: signal.Signals) -> None:
-    _slow_suite(tmp_path)
+    # Tasks of 0.3 s, and the signal sent while one has started and not finished: on a loaded
+    # machine, 0.05 s tasks could all be between two tasks when the signal landed.
+    _slow_suite(tmp_path, seconds=0.3)
     proc = _bench(tmp_path)
     run_dir = _run_dir(tmp_path)
     _wait_for_lines(run_dir / "results.jsonl", 5)
+    _wait_for_a_task_in_flight(tmp_path, run_dir / "results.jsonl")
     started = time.monotonic()
     proc.send_signal(sig)
     stdout, _ = proc.communicate(timeout=10)
