@@ -133,6 +133,8 @@ def bench(session: nox.Session) -> None:
         session.run("python", "benchmarks/run_nlp.py", *[a for a in session.posargs if a != "--nlp"])
     elif "--agent" in session.posargs:
         session.run("python", "benchmarks/run_agent.py", *[a for a in session.posargs if a != "--agent"])
+    elif "--compare" in session.posargs:
+        session.run("python", "benchmarks/run_compare.py", *[a for a in session.posargs if a != "--compare"])
     elif "--deterministic" in session.posargs:
         args = [a for a in session.posargs if a != "--deterministic"]
         session.run("python", "benchmarks/run_deterministic.py", *args)

@@ -115,3 +115,17 @@ def test_json_keeps_the_regression_exit_code(bench_cli, tmp_path):
     assert report["verdict"] == "regression"
     assert report["regressions"] == sorted(f"t{i}" for i in range(12))
     assert report["pass_rate"]["p_value"] == 2 * 0.5**12
+
+
+def test_the_json_fields_are_the_ones_documented():
+    import dataclasses
+    import re
+
+    from bench.report.compare import Comparison
+
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "scorecards.md").read_text()
+    table = docs.split("| field | what it holds |", 1)[1].split("\n\n", 1)[0]
+    documented = {
+        name for row in table.splitlines()[2:] for name in re.findall(r"`(\w+)`", row.split("|")[1])
+    }
+    assert documented == {f.name for f in dataclasses.fields(Comparison)}
