@@ -72,7 +72,7 @@ def pair(folder: Path, name: str, a: list[bool], b: list[bool]) -> tuple[Path, P
 def in_process(a: Path, b: Path, binomial: Callable[[int, int], float]) -> tuple[float, dict[str, object]]:
     """Seconds for what the command does between parsing its options and printing."""
     saved = stats.binomial_two_sided
-    stats.binomial_two_sided = binomial  # mcnemar looks it up in its module at each call
+    stats.binomial_two_sided = binomial  # type: ignore[assignment]  # mcnemar looks it up at each call
     try:
         start = time.perf_counter()
         result = compare.compare_runs(compare.load_run(str(a), a.parent), compare.load_run(str(b), b.parent))
