@@ -84,3 +84,48 @@ def test_with_repeats_tasks_are_the_clusters(bench_cli, tmp_path):
     report = json.loads((tmp_path / "cmp.json").read_text())
     assert report["matched"] == 12  # 36 runs, 12 tasks
     assert report["pass_rate"]["test"] == "paired bootstrap over tasks (clusters of repeats)"
+
+
+def test_json_prints_the_comparison_on_stdout_with_the_same_exit_code(bench_cli, tmp_path):
+    run(bench_cli, suite(tmp_path, "a", ["yes", "yes", "no"]), "a.json")
+    run(bench_cli, suite(tmp_path, "b", ["no", "yes", "yes", "yes"]), "b.json")
+    result = bench_cli("compare", "a.json", "b.json", "--json", "-o", "cmp.json")
+    assert result.exit_code == 3
+    assert result.stderr == ""
+    assert result.stdout == (
+        '{"verdict":"insufficient evidence","matched":3,"only_in_a":[],"only_in_b":["t3"],'
+        '"regressions":["t0"],"improvements":["t2"],'
+        '"pass_rate":{"a":0.6666666666666666,"b":0.6666666666666666,"difference":0.0,'
+        '"interval":[-1.0,1.0],"test":"McNemar (exact)","p_value":1.0,"regressed":1,"improved":1,'
+        '"statistic":0.0},'
+        '"score":{"a":0.6666666666666666,"b":0.6666666666666666,"difference":0.0,'
+        '"interval":[-1.0,1.0],"test":"paired bootstrap","p_value":1.0,"tasks":3},'
+        '"needed_tasks":2091,'
+        '"note":"3 tasks cannot show a change of 5% in pass rate (alpha 0.05, power 80%)"}\n'
+    )
+    assert (tmp_path / "cmp.json").read_text() == result.stdout
+
+
+def test_json_keeps_the_regression_exit_code(bench_cli, tmp_path):
+    run(bench_cli, suite(tmp_path, "a", ["yes"] * 12), "a.json")
+    run(bench_cli, suite(tmp_path, "b", ["no"] * 12), "b.json")
+    result = bench_cli("compare", "a.json", "b.json", "--json")
+    assert result.exit_code == 1
+    report = json.loads(result.stdout)
+    assert report["verdict"] == "regression"
+    assert report["regressions"] == sorted(f"t{i}" for i in range(12))
+    assert report["pass_rate"]["p_value"] == 2 * 0.5**12
+
+
+def test_the_json_fields_are_the_ones_documented():
+    import dataclasses
+    import re
+
+    from bench.report.compare import Comparison
+
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "scorecards.md").read_text()
+    table = docs.split("| field | what it holds |", 1)[1].split("\n\n", 1)[0]
+    documented = {
+        name for row in table.splitlines()[2:] for name in re.findall(r"`(\w+)`", row.split("|")[1])
+    }
+    assert documented == {f.name for f in dataclasses.fields(Comparison)}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from fractions import Fraction
 
 import pytest
 
@@ -53,6 +54,35 @@ def test_exact_binomial_p_values():
     assert binomial_two_sided(1, 10) == pytest.approx(2 * 11 / 1024)
     assert binomial_two_sided(5, 10) == 1.0
     assert min_p_value(5) > 0.05 > min_p_value(6)
+
+
+def exact_two_sided(k: int, n: int) -> float:
+    """The reference: the smaller tail summed in big integers, ``C(n, i + 1) = C(n, i) (n - i) / (i + 1)``."""
+    term, total = 1, 1
+    for i in range(min(k, n - k)):
+        term = term * (n - i) // (i + 1)
+        total += term
+    return min(1.0, float(Fraction(2 * total, 2**n)))
+
+
+SIZES = [1, 2, 3, 10, 11, 50, 236, 999, 1000, 2500, 5001, 20000]
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_binomial_p_values_match_the_big_integer_sum(n):
+    spread = math.isqrt(n)
+    ks = {0, 1, 2, n // 4, n // 2 - 3 * spread, n // 2 - spread, n // 2 - 1, n // 2, n // 2 + 1, n - 1, n}
+    for k in sorted(k for k in ks if 0 <= k <= n):
+        exact = exact_two_sided(k, n)
+        # Below 1e-300 both are 0 or subnormal, where a float has no 9 significant digits to compare.
+        assert binomial_two_sided(k, n) == pytest.approx(exact, rel=1e-9, abs=1e-300), (k, n)
+
+
+def test_binomial_p_values_at_20000_pairs_are_not_all_extremes():
+    # The comparison above is only worth something if the large cases are neither 0 nor 1.
+    values = [exact_two_sided(k, 20000) for k in (9700, 9850, 9950)]
+    assert all(1e-6 < v < 1 for v in values)
+    assert [binomial_two_sided(k, 20000) for k in (9700, 9850, 9950)] == pytest.approx(values, rel=1e-9)
 
 
 @pytest.mark.parametrize(

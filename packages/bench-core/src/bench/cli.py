@@ -273,11 +273,15 @@ def compare(
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write the comparison as JSON.")
     ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the comparison as JSON on stdout instead of the summary.")
+    ] = False,
 ) -> None:
     """Compare two runs task by task: regressions, improvements, and whether the change is real.
 
     Exit 1 on a significant regression, 0 when there is none (or an improvement), 3 when the
-    runs have too few tasks to tell (the output says how many would be needed).
+    runs have too few tasks to tell (the output says how many would be needed), with or without
+    ``--json``.
     """
     from bench import jsonio
     from bench.report.compare import EXIT_FOR, compare_runs, load_run
@@ -286,9 +290,13 @@ def compare(
     result = compare_runs(
         load_run(run_a, runs_dir), load_run(run_b, runs_dir), alpha=alpha, min_effect=min_effect
     )
+    text = jsonio.dumps(result.as_dict())
     if output is not None:
-        output.write_text(jsonio.dumps(result.as_dict()) + "\n", encoding="utf-8")
-    print_comparison(result, alpha)
+        output.write_text(text + "\n", encoding="utf-8")
+    if as_json:
+        typer.echo(text)
+    else:
+        print_comparison(result, alpha)
     raise typer.Exit(EXIT_FOR[result.verdict])
 
 

@@ -6,7 +6,7 @@
   (τ-bench's pass^k); with k = n it is "every repeat passed".
 - ``bootstrap_ci``: a percentile bootstrap interval for a mean (optionally of cluster means).
 - ``mcnemar``: McNemar's test on the discordant pairs of a paired 2x2 table, with the exact
-  two-sided binomial p-value and the chi-square statistic.
+  two-sided binomial p-value (to float precision, linear in the pairs) and the chi-square statistic.
 - ``paired_bootstrap``: a percentile interval and p-value for a mean paired difference.
 - ``mcnemar_sample_size``: pairs needed to detect a difference in rates (Connor 1987).
 """
@@ -130,12 +130,26 @@ class McNemar:
 
 
 def binomial_two_sided(k: int, n: int) -> float:
-    """Exact two-sided p-value of ``k`` successes in ``n`` fair trials (doubling the smaller tail)."""
+    """Exact two-sided p-value of ``k`` successes in ``n`` fair trials (doubling the smaller tail).
+
+    The tail ``sum(C(n, i) for i <= t) / 2**n`` is one exact ``C(n, t) / 2**n`` times the float
+    sum of the term ratios ``C(n, i) / C(n, t)`` (each from the last by ``i / (n - i + 1)``):
+    linear in ``t`` where a big-integer ``math.comb`` per term was quadratic (20 s at 20,000
+    discordant pairs), and within ``t`` rounding errors of the exact sum (1e-12 at 20,000).
+    """
     if n == 0:
         return 1.0
     tail = min(k, n - k)
-    probability = Fraction(sum(math.comb(n, i) for i in range(tail + 1)), 2**n)
-    return min(1.0, float(2 * probability))
+    if 2 * tail + 1 >= n:
+        return 1.0  # the smaller tail holds half the mass or more
+    ratios = [1.0]
+    for i in range(tail, 0, -1):
+        ratio = ratios[-1] * i / (n - i + 1)
+        if ratio == 0.0:
+            break  # the rest are smaller still: nothing a float sum could hold
+        ratios.append(ratio)
+    top = float(Fraction(math.comb(n, tail), 2**n))
+    return min(1.0, 2 * top * math.fsum(ratios))
 
 
 def mcnemar(b: int, c: int) -> McNemar:
