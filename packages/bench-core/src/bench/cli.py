@@ -1,4 +1,4 @@
-"""The ``bench`` command line: run, validate, evaluators, plugins, compare.
+"""The ``bench`` command line: run, validate, evaluators, plugins, compare, schema, init.
 
 Only typer is imported at start-up; everything else loads inside the command that needs it, so
 ``bench --help`` stays instant. Exit codes follow DESIGN.md: 0 all passed, 1 some task failed,
@@ -22,10 +22,28 @@ app = typer.Typer(
     name="bench",
     help="Evaluate what LLMs and agents produce.",
     no_args_is_help=True,
-    add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from bench import __version__
+
+        typer.echo(f"bench {__version__}")
+        raise typer.Exit(EXIT_OK)
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True, help="Print bench's version."),
+    ] = False,
+) -> None:
+    """Evaluate what LLMs and agents produce."""
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -298,6 +316,38 @@ def compare(
     else:
         print_comparison(result, alpha)
     raise typer.Exit(EXIT_FOR[result.verdict])
+
+
+@app.command()
+@handle_errors
+def schema() -> None:
+    """Print the JSON Schema of a suite file, with every installed evaluator type's settings."""
+    from bench.suite.schema import suite_schema
+
+    typer.echo(_schema_text(suite_schema(_registry())), nl=False)
+
+
+def _schema_text(schema: dict[str, Any]) -> str:
+    import json
+
+    return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+
+
+@app.command()
+@handle_errors
+def init(
+    path: Annotated[Path, typer.Argument(help="The suite file to write.")] = Path("suite.yaml"),
+    example: Annotated[
+        str, typer.Option("--example", help="The template: quickstart or echo.")
+    ] = "quickstart",
+) -> None:
+    """Write a runnable offline suite, its files and bench.schema.json (editors' completion)."""
+    from bench.suite.scaffold import scaffold
+    from bench.suite.schema import suite_schema
+
+    for written in scaffold(path, example, _schema_text(suite_schema(_registry()))):
+        typer.echo(f"wrote {written}")
+    typer.echo(f"next: bench run {path}")
 
 
 def main() -> None:

@@ -27,6 +27,8 @@ class Defaults(Strict):
 class SuiteFile(Strict):
     """The top level of a suite file."""
 
+    #: Where editors find the suite's JSON Schema (``bench schema``); bench ignores it.
+    schema_: str | None = Field(default=None, alias="$schema")
     name: str | None = None
     description: str | None = None
     version: str | None = None
