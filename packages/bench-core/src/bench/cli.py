@@ -151,6 +151,7 @@ def run(
     registry = _registry()
     reporters = _reporters(registry, output, junit, report or [])
     plan = load_suite(suite, registry, repeat=repeat, allow_outside_root=allow_outside_root)
+    _template_warnings(plan)
     options = RunOptions(
         runs_dir=runs_dir,
         concurrency=concurrency,
@@ -256,7 +257,14 @@ def validate(suite: SuiteArg, allow_outside_root: AllowOutsideRoot = False) -> N
     registry = _registry()
     with TaskCounter("validating") as counter:
         plan = load_suite(suite, registry, allow_outside_root=allow_outside_root, progress=counter)
+    _template_warnings(plan)
     print_plan(plan)
+
+
+def _template_warnings(plan: Any) -> None:
+    """Prompts that write a var as ``{{name}}``, which bench sends as text (bench.suite.template_check)."""
+    for line in plan.template_warnings:
+        typer.echo(f"warning: {line}", err=True)
 
 
 @app.command()
