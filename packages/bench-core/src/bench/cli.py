@@ -45,6 +45,7 @@ def _options(
 ) -> None:
     """Evaluate what LLMs and agents produce."""
 
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -144,9 +145,17 @@ def run(
         bool, typer.Option("--verbose", "-v", help="Log each model call (litellm's debug log), redacted.")
     ] = False,
     allow_outside_root: AllowOutsideRoot = False,
+    pass_rate_threshold: Annotated[
+        str | None,
+        typer.Option(
+            "--pass-rate-threshold",
+            metavar="P",
+            help="Exit 0 when at least this share of tasks passed, as 0.8 or 80% (errors still exit 3).",
+        ),
+    ] = None,
 ) -> None:
     """Run a suite: produce each task's response, evaluate it, record and report the results."""
-    from bench.report.console import ConsoleObserver, print_summary
+    from bench.report.console import ConsoleObserver, print_summary, print_threshold
     from bench.run.session import RunOptions, run_plan
     from bench.suite.loader import load_suite
 
@@ -157,9 +166,11 @@ def run(
     gc.collect()
     gc.freeze()
     gc.set_threshold(50_000, 50, 100)
+    threshold = None if pass_rate_threshold is None else _threshold(pass_rate_threshold)
     registry = _registry()
     reporters = _reporters(registry, output, junit, report or [])
     plan = load_suite(suite, registry, repeat=repeat, allow_outside_root=allow_outside_root)
+    _template_warnings(plan)
     options = RunOptions(
         runs_dir=runs_dir,
         concurrency=concurrency,
@@ -185,7 +196,30 @@ def run(
         raise typer.Exit(EXIT_INTERRUPTED)
     if summary.errors or outcome.report.stopped:
         raise typer.Exit(EXIT_ERRORS)
+    if threshold is not None and summary.total:
+        raise typer.Exit(EXIT_OK if print_threshold(summary, threshold) else EXIT_FAILED)
     raise typer.Exit(EXIT_FAILED if summary.failed else EXIT_OK)
+
+
+def _threshold(text: str) -> Any:
+    """``--pass-rate-threshold``: a fraction from 0 to 1 or a percentage, as a percentage Decimal."""
+    from decimal import Decimal, InvalidOperation
+
+    from bench.errors import ConfigError
+
+    value = text.strip()
+    percent = value.endswith("%")
+    try:
+        number = Decimal(value[:-1] if percent else value)
+    except InvalidOperation:
+        number = Decimal("NaN")
+    if not percent and number.is_finite():
+        number *= 100
+    if not number.is_finite() or not 0 <= number <= 100:
+        raise ConfigError(
+            f"--pass-rate-threshold {text}: write a fraction from 0 to 1 (0.8) or a percentage (80%)"
+        )
+    return number
 
 
 def _verbose_logging() -> None:
@@ -242,7 +276,14 @@ def validate(suite: SuiteArg, allow_outside_root: AllowOutsideRoot = False) -> N
     registry = _registry()
     with TaskCounter("validating") as counter:
         plan = load_suite(suite, registry, allow_outside_root=allow_outside_root, progress=counter)
+    _template_warnings(plan)
     print_plan(plan)
+
+
+def _template_warnings(plan: Any) -> None:
+    """Prompts that write a var as ``{{name}}``, which bench sends as text (bench.suite.template_check)."""
+    for line in plan.template_warnings:
+        typer.echo(f"warning: {line}", err=True)
 
 
 @app.command()

@@ -6,8 +6,11 @@ Text that comes from a run (responses, reasons, errors) is untrusted: it is prin
 
 from __future__ import annotations
 
+import math
 import os
 import re
+from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from bench import redact
-from bench.results import PASSED, TaskResult
+from bench.results import PASSED, Summary, TaskResult
 from bench.run.resume import Resumed
 from bench.run.session import RunOutcome
 
@@ -201,6 +204,23 @@ def _interval(block: dict[str, Any], percent: bool) -> str:
     value, low, high = (block[k] * scale for k in ("value", "low", "high"))
     digits = 1 if percent else 3
     return f"{value:.{digits}f}{unit} [{low:.{digits}f}{unit}, {high:.{digits}f}{unit}] ({block['method']})"
+
+
+def print_threshold(summary: Summary, percent: Decimal) -> bool:
+    """Print the ``--pass-rate-threshold`` verdict; True when the pass rate is at least ``percent``.
+
+    The rate is shown rounded down to the threshold's decimals (at least one), so the sign printed
+    between them always agrees with the exact comparison."""
+    rate = Fraction(summary.passed * 100, summary.total)
+    exponent = percent.normalize().as_tuple().exponent
+    decimals = max(1, -exponent if isinstance(exponent, int) else 1)
+    shown = Decimal(math.floor(rate * 10**decimals)).scaleb(-decimals)
+    meets = rate >= Fraction(percent)
+    sign, verdict = ("≥", "passing") if meets else ("<", "failing")
+    stdout.print(
+        Text(f"pass rate {shown:.{decimals}f}% {sign} threshold {percent.normalize():f}%: {verdict}")
+    )
+    return meets
 
 
 def statistics_lines(statistics: dict[str, Any]) -> list[str]:

@@ -154,6 +154,7 @@ class _SuiteBuilder:
             named_evaluators=self.binder.named,
             concurrency=suite.concurrency,
             referenced_files=list(self.binder.definitions),
+            template_warnings=tasks.template_warnings.lines(),
         )
 
     def _target(self, suite: SuiteFile, name: str) -> tuple[str, Target | None]:

@@ -135,3 +135,5 @@ class Plan:
     signals: dict[str, str] = field(default_factory=dict)
     #: What evaluators see and reports keep of a response, in bytes (``max_response_bytes:``).
     max_response_bytes: int = 10 * 1024 * 1024
+    #: Prompts that write a task's var as ``{{name}}`` (sent as text): warnings to print.
+    template_warnings: list[str] = field(default_factory=list)

@@ -22,6 +22,7 @@ from bench.suite.document import SuiteFile, TaskSpec
 from bench.suite.expected_block import ExpectedBlock, block_settings
 from bench.suite.plan import BoundEvaluator, PlannedTask
 from bench.suite.rows import RowRules, RowsDocument
+from bench.suite.template_check import TemplateWarnings
 from bench.suite.validation import describe
 from bench.suite.yamlio import YamlDocument
 from bench.templates import MissingPlaceholder, render
@@ -56,6 +57,8 @@ class TaskBuilder:
         self.fail = fail
         self.check_card = check_card
         self.block_settings = block_settings(binder.registry)
+        #: ``{{var}}`` in prompts, noted on the validation pass (bench.suite.template_check).
+        self.template_warnings = TemplateWarnings()
 
     def build(
         self,
@@ -98,9 +101,14 @@ class TaskBuilder:
                 self._render_message(doc, (*at, "input", i), m, values) for i, m in enumerate(spec.input)
             ]
         if prompt is not None:
-            prompt = self._render(
-                doc, (*at, "prompt" if spec.prompt is not None else "input"), prompt, values
-            )
+            field: FieldPath = (*at, "prompt" if spec.prompt is not None else "input")
+            if seen is not None:
+                self.template_warnings.check(doc, field, prompt, values)
+            prompt = self._render(doc, field, prompt, values)
+        if seen is not None and isinstance(spec.input, list):
+            for i, message in enumerate(spec.input):
+                if isinstance(message.content, str):
+                    self.template_warnings.check(doc, (*at, "input", i, "content"), message.content, values)
 
         response = spec.response
         if isinstance(response, str):
