@@ -17,7 +17,7 @@ from typing import Any
 
 from bench.errors import EvaluatorError
 from bench.models import CaptureCheck
-from bench.workspace.confined import inside
+from bench.workspace.confined import inside, read_at_most
 from bench.workspace.walk import walk
 
 
@@ -83,14 +83,9 @@ def _file(root: Path, check: CaptureCheck, budget: _Budget) -> dict[str, Any]:
         kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
         return {"exists": True, "error": f"{check.path} is {kind}", "content": ""}
     limit = max(0, min(check.max_bytes, budget.left))
-    data = b""
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     try:
-        while len(data) < limit:
-            chunk = os.read(fd, min(limit - len(data), 1 << 20))
-            if not chunk:
-                break
-            data += chunk
+        data = read_at_most(fd, limit)
     finally:
         os.close(fd)
     budget.left -= len(data)

@@ -49,6 +49,17 @@ class FileRead:
     truncated: bool
 
 
+def read_at_most(fd: int, limit: int) -> bytes:
+    """Up to ``limit`` bytes from an open file, read in chunks of at most 1 MiB."""
+    data = b""
+    while len(data) < limit:
+        chunk = os.read(fd, min(limit - len(data), 1 << 20))
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
 def read_inside(root: Path | str, relative: str, max_bytes: int = DEFAULT_MAX_BYTES) -> FileRead | None:
     """Read a regular file under ``root``; ``None`` when it does not exist."""
     path = inside(root, relative)
@@ -64,12 +75,7 @@ def read_inside(root: Path | str, relative: str, max_bytes: int = DEFAULT_MAX_BY
             raise EvaluatorError(f"{relative} is a directory, not a file")
         if not stat.S_ISREG(info.st_mode):
             raise EvaluatorError(f"{relative} is not a regular file")
-        data = b""
-        while len(data) < max_bytes:
-            chunk = os.read(fd, min(max_bytes - len(data), 1 << 20))
-            if not chunk:
-                break
-            data += chunk
+        data = read_at_most(fd, max_bytes)
     finally:
         os.close(fd)
     return FileRead(data.decode("utf-8", errors="replace"), info.st_size, info.st_size > max_bytes)
