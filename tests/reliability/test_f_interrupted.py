@@ -21,13 +21,17 @@ from bench.testing import run_suite
 N_TASKS = 40
 
 
-def _slow_suite(tmp_path: Path, seconds: float = 0.05) -> Path:
+def _slow_suite(tmp_path: Path, seconds: float = 0.05, hold_from: int | None = None) -> Path:
+    """A suite of N_TASKS tasks of ``seconds`` each; with ``hold_from``, tasks from that index on
+    wait until the file ``release`` exists, so they are surely in flight when a signal lands."""
     (tmp_path / "slow_agent.py").write_text(
-        "import time\n"
+        "import os, time\n"
         "def answer(task):\n"
         "    with open('calls.log', 'a') as log:\n"
         "        log.write(task.id + '\\n')\n"
         f"    time.sleep({seconds})\n"
+        f"    while {hold_from!r} is not None and int(task.id[1:]) >= {hold_from!r} and not os.path.exists('release'):\n"
+        "        time.sleep(0.01)\n"
         "    return 'answer ' + task.id\n"
     )
     rows = "".join(
@@ -119,9 +123,9 @@ def test_f04_sigkill_midway_then_resume_runs_each_task_exactly_once(tmp_path):
 
 
 def _signal_stops_cleanly_and_says_how_to_resume(tmp_path: Path, sig: signal.Signals) -> None:
-    # Tasks of 0.3 s, and the signal sent while one has started and not finished: on a loaded
-    # machine, 0.05 s tasks could all be between two tasks when the signal landed.
-    _slow_suite(tmp_path, seconds=0.3)
+    # Tasks from t05 on wait for a release that comes only after the signal, so tasks are surely
+    # in flight when it lands (on a loaded CI machine, timing alone did not make sure of it).
+    _slow_suite(tmp_path, hold_from=5)
     proc = _bench(tmp_path)
     run_dir = _run_dir(tmp_path)
     _wait_for_lines(run_dir / "results.jsonl", 5)
@@ -137,6 +141,7 @@ def _signal_stops_cleanly_and_says_how_to_resume(tmp_path: Path, sig: signal.Sig
     statuses = [json.loads(x)["status"] for x in run_dir.joinpath("results.jsonl").read_text().splitlines()]
     assert "interrupted" in statuses
 
+    (tmp_path / "release").touch()
     done = _resume(tmp_path, run_dir.name)
     assert done.returncode == 0, done.stderr
     report = json.loads((tmp_path / "out.json").read_text())
