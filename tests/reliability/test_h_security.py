@@ -244,7 +244,7 @@ def test_h09_a_cache_folder_other_users_can_write_is_not_used(bench_cli, suite_f
     second = bench_cli("run", path)
     assert first.exit_code == second.exit_code == 0
     assert (
-        "warning: response cache folder .bench/cache is writable by other users; running uncached"
+        f"warning: response cache folder {folder} is writable by other users; running uncached"
         in first.output
     )
     assert not (folder / "llm.sqlite3").exists()
@@ -315,7 +315,7 @@ def test_h09_a_cache_folder_another_user_owns_is_not_used(bench_cli, suite_file,
     outcome = bench_cli("run", path)
     assert outcome.exit_code == 0
     assert (
-        "warning: response cache folder .bench/cache is writable by other users; running uncached"
+        f"warning: response cache folder {folder} is writable by other users; running uncached"
         in outcome.output
     )
     assert not (folder / "llm.sqlite3").exists()

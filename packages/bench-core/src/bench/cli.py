@@ -391,6 +391,79 @@ def init(
     typer.echo(f"next: bench run {path}")
 
 
+cache_app = typer.Typer(help="The LLM response cache: where it is, how big, and clearing it.")
+app.add_typer(cache_app, name="cache")
+CacheDir = Annotated[
+    Path | None,
+    typer.Option(
+        "--cache-dir",
+        help="The cache folder [default: $BENCH_CACHE_DIR, else the user's cache folder].",
+        show_default=False,
+    ),
+]
+
+
+@cache_app.command("info")
+@handle_errors
+def cache_info(
+    cache_dir: CacheDir = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print it as JSON.")] = False,
+) -> None:
+    """Where the response cache is, its entries, size on disk, and its oldest and newest entry."""
+    import json
+    from datetime import datetime
+
+    info = _cache(cache_dir).info()
+    if as_json:
+        fields = {
+            "path": str(info.path),
+            "entries": info.entries,
+            "size_bytes": info.size_bytes,
+            "oldest": info.oldest,
+            "newest": info.newest,
+        }
+        typer.echo(json.dumps(fields, indent=2))
+        return
+
+    def when(stamp: float | None) -> str:
+        return "-" if stamp is None else datetime.fromtimestamp(stamp).strftime("%Y-%m-%d %H:%M:%S")
+
+    typer.echo(f"cache:   {info.path}")
+    typer.echo(f"entries: {info.entries:,}")
+    typer.echo(f"size:    {info.size_bytes / 1_000_000:,.1f} MB")
+    typer.echo(f"oldest:  {when(info.oldest)}")
+    typer.echo(f"newest:  {when(info.newest)}")
+
+
+@cache_app.command("clear")
+@handle_errors
+def cache_clear(
+    cache_dir: CacheDir = None,
+    older_than: Annotated[
+        str | None,
+        typer.Option(
+            "--older-than",
+            metavar="AGE",
+            help="Only entries stored longer ago than this: 30m, 12h, 7d, 2w.",
+        ),
+    ] = None,
+) -> None:
+    """Delete the cached responses (all of them, or those older than --older-than)."""
+    from bench.llm.cache import parse_age
+
+    age = None if older_than is None else parse_age(older_than, "--older-than")
+    cache = _cache(cache_dir)
+    removed = cache.clear(age)
+    which = "" if older_than is None else f" older than {older_than}"
+    typer.echo(f"removed {removed:,} cached response{'' if removed == 1 else 's'}{which} from {cache.path}")
+
+
+def _cache(folder: Path | None) -> Any:
+    from bench.llm.cache import CACHE_FILE, ResponseCache, default_cache_path
+
+    return ResponseCache(default_cache_path() if folder is None else folder / CACHE_FILE)
+
+
 def main() -> None:
     """Entry point of the ``bench`` script."""
     app(prog_name="bench")

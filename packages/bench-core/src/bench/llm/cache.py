@@ -3,6 +3,10 @@
 A corrupt or locked database is a miss, never a crash: the corrupt file is moved aside once
 with a warning, and the run goes on uncached (RELIABILITY.md G07, G09, H09). A cache folder that
 other users can write is not used at all.
+
+The cache lives in the user's cache folder by default (``~/.cache/bench`` on Linux), shared by
+every project, since a key never holds anything project-specific beyond the request itself;
+``BENCH_CACHE_DIR`` moves it.
 """
 
 from __future__ import annotations
@@ -11,13 +15,53 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import sqlite3
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 SCHEMA_VERSION = 1
+#: The environment variable that moves the cache folder.
+CACHE_DIR_ENV = "BENCH_CACHE_DIR"
+CACHE_FILE = "llm.sqlite3"
+
+
+def default_cache_path() -> Path:
+    """``$BENCH_CACHE_DIR/llm.sqlite3``, else the file in the platform's user cache folder."""
+    folder = os.environ.get(CACHE_DIR_ENV)
+    if not folder:
+        from platformdirs import user_cache_dir
+
+        folder = user_cache_dir("bench", appauthor=False)
+    return Path(folder).expanduser() / CACHE_FILE
+
+
+_AGE = re.compile(r"(\d+(?:\.\d+)?)\s*([smhdw])")
+_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def parse_age(text: str, option: str) -> float:
+    """``30m``, ``12h``, ``7d``, ``2w`` as seconds; anything else is a ``ConfigError``."""
+    from bench.errors import ConfigError
+
+    match = _AGE.fullmatch(text.strip().lower())
+    if match is None:
+        raise ConfigError(f"{option} {text}: write an age as a number and a unit: 90s, 30m, 12h, 7d, 2w")
+    return float(match[1]) * _UNIT_SECONDS[match[2]]
+
+
+@dataclass(frozen=True)
+class CacheInfo:
+    """What ``bench cache info`` shows."""
+
+    path: Path
+    entries: int
+    size_bytes: int
+    oldest: float | None
+    newest: float | None
 
 
 def cache_key(material: dict[str, Any]) -> str:
@@ -107,6 +151,40 @@ class ResponseCache:
                 self._set_aside(exc)
         except sqlite3.DatabaseError as exc:
             self._set_aside(exc)
+
+    def info(self) -> CacheInfo:
+        """Entries, size on disk and the ages of the oldest and newest entry (none when absent)."""
+        size = sum(p.stat().st_size for p in self._files())
+        if not self.path.exists():
+            return CacheInfo(self.path, 0, size, None, None)
+        db = self._connect()
+        if db is None:
+            return CacheInfo(self.path, 0, size, None, None)
+        entries, oldest, newest = db.execute(
+            "SELECT COUNT(*), MIN(created), MAX(created) FROM responses"
+        ).fetchone()
+        return CacheInfo(self.path, entries, size, oldest, newest)
+
+    def clear(self, older_than: float | None = None) -> int:
+        """Delete the entries stored more than ``older_than`` seconds ago (all without it); the count."""
+        if not self.path.exists():
+            return 0
+        db = self._connect()
+        if db is None:
+            return 0
+        if older_than is None:
+            removed = db.execute("DELETE FROM responses").rowcount
+        else:
+            removed = db.execute(
+                "DELETE FROM responses WHERE created < ?", (time.time() - older_than,)
+            ).rowcount
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        db.execute("VACUUM")
+        return removed
+
+    def _files(self) -> list[Path]:
+        names = (self.path.name, f"{self.path.name}-wal", f"{self.path.name}-shm")
+        return [p for p in (self.path.with_name(n) for n in names) if p.exists()]
 
     def close(self) -> None:
         if self._db is not None:

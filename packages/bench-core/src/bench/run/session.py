@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from bench import __version__, redact
 from bench.errors import ConfigError
+from bench.llm.cache import default_cache_path
 from bench.llm.client import LLMClient
 from bench.results import RunReport, Summary, TaskResult
 from bench.run.estimate import check_prices
@@ -42,7 +43,7 @@ class RunOptions:
     cache: bool = True
     #: Seconds an async evaluator (an LLM judge) may take before it is an evaluator error.
     evaluator_timeout: float = EVALUATOR_TIMEOUT_S
-    #: Where the LLM response cache lives (default: ``cache/llm.sqlite3`` next to the runs folder).
+    #: Where the LLM response cache lives (default: ``default_cache_path()``, the user's cache folder).
     cache_path: Path | None = None
     #: Leave each task's workspace on disk (its path is in the result).
     keep_workspaces: bool = False
@@ -102,7 +103,7 @@ def _for_statistics(result: TaskResult, repeats: bool) -> dict[str, Any]:
 def make_client(plan: Plan, options: RunOptions) -> LLMClient:
     """The run's LLM client, from the suite's settings and the command line."""
     settings = plan.llm if options.cache else plan.llm.model_copy(update={"cache": False})
-    cache_path = options.cache_path or options.runs_dir.parent / "cache" / "llm.sqlite3"
+    cache_path = options.cache_path or default_cache_path()
     return LLMClient(
         settings,
         pricing=plan.pricing,

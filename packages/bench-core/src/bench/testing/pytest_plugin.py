@@ -35,12 +35,14 @@ class CliResult:
 
 @pytest.fixture
 def bench_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., CliResult]:
-    """Run ``bench ARGS...`` in-process with the working directory set to ``tmp_path``."""
+    """Run ``bench ARGS...`` in-process with the working directory set to ``tmp_path`` and the
+    response cache in ``tmp_path/.bench/cache`` (never the user's own cache)."""
     from typer.testing import CliRunner
 
     from bench.cli import app
 
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("BENCH_CACHE_DIR", str(tmp_path / ".bench" / "cache"))
     runner = CliRunner()
 
     def invoke(*args: object) -> CliResult:
