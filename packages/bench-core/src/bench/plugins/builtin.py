@@ -8,6 +8,7 @@ from __future__ import annotations
 from bench.hookspecs import RegisterReporter, RegisterSuiteLoader, RegisterTarget, hookimpl
 from bench.report.json_report import JsonReporter
 from bench.report.junit import JunitReporter
+from bench.report.markdown import MarkdownReporter
 from bench.run.targets.command import CommandTarget
 from bench.run.targets.echo import EchoTarget
 from bench.run.targets.litellm_target import LiteLLMTarget
@@ -26,6 +27,7 @@ def bench_register_targets(register: RegisterTarget) -> None:
 def bench_register_reporters(register: RegisterReporter) -> None:
     register(JsonReporter)
     register(JunitReporter)
+    register(MarkdownReporter)
 
 
 @hookimpl

@@ -1,0 +1,74 @@
+"""A Markdown summary of a run, for CI step summaries (GitHub's ``$GITHUB_STEP_SUMMARY``)."""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+from bench import redact
+from bench.reporter import Reporter
+from bench.results import PASSED, RunReport
+
+#: Tasks that did not pass listed in full; the rest are counted.
+MAX_LISTED = 50
+MAX_REASON = 300
+# Markdown punctuation that could turn untrusted text into links, emphasis, code or cells
+# (the rest only acts at the start of a line, which a cell never is).
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]|~])")
+
+
+def _text(value: Any, limit: int = MAX_REASON) -> str:
+    """Untrusted text as one inert table cell: HTML escaped, Markdown punctuation escaped."""
+    text = " ".join(str(value).split())
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return _MARKDOWN.sub(r"\\\1", html.escape(text, quote=False))
+
+
+def _why(task: dict[str, Any]) -> str:
+    if task.get("error"):
+        return f"error: {task['error']}"
+    reasons = [
+        f"{ev['name']}: error: {ev['error']}" if ev.get("error") else f"{ev['name']}: {ev.get('reason', '')}"
+        for ev in task.get("evaluators", [])
+        if ev.get("error") or not ev.get("passed")
+    ]
+    return "; ".join(reasons) or "did not pass"
+
+
+class MarkdownReporter(Reporter):
+    """The summary table and the tasks that did not pass, with their reasons."""
+
+    name = "markdown"
+    description = "a Markdown summary for CI step summaries: counts, pass rate, failures and why"
+
+    def write(self, report: RunReport, path: Path) -> None:
+        s = report.summary
+        verdict = "passed" if report.passed else f"{s.total - s.passed} of {s.total} tasks did not pass"
+        rate = f"{100 * s.passed / s.total:.1f}%" if s.total else "-"
+        lines = [
+            f"## bench: {_text(report.suite, 120)}: {verdict}",
+            "",
+            "| tasks | passed | failed | errors | pass rate | time |",
+            "| ---: | ---: | ---: | ---: | ---: | ---: |",
+            f"| {s.total} | {s.passed} | {s.failed} | {s.errors} | {rate} | {report.duration_s:.1f} s |",
+            "",
+            f"run `{report.run_id}`" + (f"; stopped: {_text(report.stopped)}" if report.stopped else ""),
+        ]
+        not_passed = (t for t in report.tasks() if t.get("status") != PASSED)
+        listed = list(islice(not_passed, MAX_LISTED))
+        if listed:
+            lines += ["", "### Tasks that did not pass", "", "| task | status | why |", "| --- | --- | --- |"]
+            for task in listed:
+                name = task["id"] if not task.get("repeat") else f"{task['id']} (run {task['repeat'] + 1})"
+                lines.append(f"| {_text(name, 120)} | {task.get('status')} | {_text(_why(task))} |")
+            more = sum(1 for _ in not_passed)
+            if more:
+                lines += ["", f"and {more:,} more (see the JSON report)"]
+        tmp = path.with_name(f".{path.name}.tmp")
+        tmp.write_text(redact.current()("\n".join(lines) + "\n"), encoding="utf-8")
+        os.replace(tmp, path)
