@@ -116,7 +116,10 @@ def run(
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the results as JSON.")] = None,
     junit: Annotated[Path | None, typer.Option("--junit", help="Write JUnit XML for CI.")] = None,
     report: Annotated[
-        list[str] | None, typer.Option("--report", help="Write a plugin's report: NAME=PATH (repeatable).")
+        list[str] | None,
+        typer.Option(
+            "--report", metavar="NAME=PATH", help="Write a plugin's report: NAME=PATH (repeatable)."
+        ),
     ] = None,
     concurrency: Annotated[
         int | None, typer.Option("--concurrency", "-j", min=1, help="Tasks in flight at once [default: 8].")
