@@ -118,7 +118,9 @@ def run(
     report: Annotated[
         list[str] | None,
         typer.Option(
-            "--report", metavar="NAME=PATH", help="Write a plugin's report: NAME=PATH (repeatable)."
+            "--report",
+            metavar="NAME=PATH",
+            help="Write a reporter's report, e.g. markdown=summary.md (repeatable).",
         ),
     ] = None,
     concurrency: Annotated[
