@@ -328,6 +328,18 @@ def test_resume_applies_the_selection_the_run_started_with(bench_cli, suite_file
     assert same.exit_code == 1, same.output
 
 
+def test_resume_of_a_derived_run_accepts_the_options_it_started_with(bench_cli, suite_file, tmp_path):
+    path = suite_file(SUITE)
+    bench_cli("run", path, "-q")
+    source = _run_ids(tmp_path)[-1]
+    bench_cli("run", path, "-q", "--failed", "latest")
+    derived = _run_ids(tmp_path)[-1]
+    bench_cli("run", path, "-q", "-k", "add")  # 'latest' now names another run
+    result = bench_cli("run", path, "-q", "--resume", derived, "--failed", "latest")
+    assert f"selected 2 of 5 tasks (--failed {source})" in result.stdout
+    assert result.exit_code == 1, result.output
+
+
 def test_resume_refuses_a_different_selection(bench_cli, suite_file, tmp_path):
     path = suite_file(SUITE)
     bench_cli("run", path, "-q", "-k", "math")

@@ -70,6 +70,9 @@ def resumed_selection(manifest: dict[str, Any], given: Selection | None, run_id:
     """The selection a resumed run applies: the one it was started with; another one is refused."""
     recorded = manifest.get("selection")
     before = Selection.from_dict(recorded) if isinstance(recorded, dict) else Selection()
+    source = before.failed or before.errors
+    if given is not None and source and LATEST in (given.failed, given.errors):
+        given = given.with_run(source)  # the run 'latest' named when this run started
     if given is not None and given.active and given != before:
         started = before.describe() if before.active else "every task"
         raise ConfigError(
