@@ -158,11 +158,48 @@ def run(
             help="Exit 0 when at least this share of tasks passed, as 0.8 or 80% (errors still exit 3).",
         ),
     ] = None,
+    keyword: Annotated[
+        str | None,
+        typer.Option(
+            "-k",
+            "--keyword",
+            metavar="EXPR",
+            help="Run the tasks whose id contains a name or whose tags hold it: 'math and not slow'.",
+        ),
+    ] = None,
+    filters: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--filter", metavar="KEY=VALUE", help="Run the tasks whose metadata has KEY=VALUE (repeatable)."
+        ),
+    ] = None,
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=1, help="Run the first N selected tasks.")
+    ] = None,
+    sample: Annotated[
+        int | None, typer.Option("--sample", min=1, help="Run N selected tasks drawn at random (see --seed).")
+    ] = None,
+    seed: Annotated[
+        int, typer.Option("--seed", help="The seed of --sample: the same seed draws the same tasks.")
+    ] = 0,
+    failed: Annotated[
+        str | None,
+        typer.Option(
+            "--failed", metavar="RUN_ID", help="Run again the tasks that failed in RUN_ID (or latest)."
+        ),
+    ] = None,
+    errors: Annotated[
+        str | None,
+        typer.Option(
+            "--errors", metavar="RUN_ID", help="Run again the tasks that errored in RUN_ID (or latest)."
+        ),
+    ] = None,
 ) -> None:
     """Run a suite: produce each task's response, evaluate it, record and report the results."""
     from bench.report.console import ConsoleObserver, print_summary, print_threshold
     from bench.run.session import RunOptions, run_plan
     from bench.suite.loader import load_suite
+    from bench.suite.selection import Selection, parse_filters
 
     if verbose:
         _verbose_logging()
@@ -172,6 +209,15 @@ def run(
     gc.freeze()
     gc.set_threshold(50_000, 50, 100)
     threshold = None if pass_rate_threshold is None else _threshold(pass_rate_threshold)
+    selection = Selection(
+        keyword=keyword,
+        filters=parse_filters(filters or []),
+        limit=limit,
+        sample=sample,
+        seed=seed,
+        failed=failed,
+        errors=errors,
+    )
     registry = _registry()
     reporters = _reporters(registry, output, junit, report or [])
     plan = load_suite(suite, registry, repeat=repeat, allow_outside_root=allow_outside_root)
@@ -182,12 +228,18 @@ def run(
         resume=resume,
         cache=not no_cache,
         keep_workspaces=keep_workspaces,
+        selection=selection,
     )
     if dry_run:
         from bench.report.overview import print_estimate
         from bench.run.estimate import estimate
+        from bench.run.rerun import apply_selection
         from bench.run.session import make_client
 
+        if selection.active:
+            chosen = apply_selection(plan, selection, runs_dir).narrowed
+            plan = chosen.plan
+            typer.echo(chosen.note)
         print_estimate(plan, estimate(plan, make_client(plan, options).prices))
         raise typer.Exit(EXIT_OK)
     observer = ConsoleObserver(enabled=not quiet)

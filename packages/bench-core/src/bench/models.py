@@ -124,6 +124,8 @@ class Task(BaseModel):
     response: Response | None = None
     timeout: float | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    #: Labels the task was given (``tags:``); ``bench run -k`` selects on them.
+    tags: list[str] = Field(default_factory=list)
     #: AgentClash case fields, read through evidence references (``case.inputs.x``).
     inputs: dict[str, Any] = Field(default_factory=dict)
     expectations: dict[str, Any] = Field(default_factory=dict)

@@ -147,6 +147,8 @@ def print_summary(outcome: RunOutcome, observer: ConsoleObserver, suite: Path) -
         stdout.print(table)
     shown = sum(r.status != PASSED for r in rows)
     hidden = s.failed + s.errors + s.interrupted - shown
+    if outcome.selected:
+        stdout.print(Text(outcome.selected))
     line = Text()
     statistics = outcome.report.extra.get("statistics") or {}
     if statistics.get("repeats", 1) > 1:

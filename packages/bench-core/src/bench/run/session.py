@@ -21,12 +21,14 @@ from bench.results import RunReport, Summary, TaskResult
 from bench.run.estimate import check_prices
 from bench.run.evaluation import EVALUATOR_TIMEOUT_S
 from bench.run.figures import suite_figures
+from bench.run.rerun import Selected, apply_selection, resumed_selection
 from bench.run.resume import Resumed, select_tasks
 from bench.run.runner import Runner
 from bench.run.signals import StopOnSignal
 from bench.scoring.run_stats import StatsCollector
 from bench.store import RunStore, StoreWriteError, now_iso
 from bench.suite.plan import Plan, PlannedTask
+from bench.suite.selection import Selection
 
 DEFAULT_CONCURRENCY = 8
 DEFAULT_RUNS_DIR = Path(".bench") / "runs"
@@ -47,6 +49,8 @@ class RunOptions:
     cache_path: Path | None = None
     #: Leave each task's workspace on disk (its path is in the result).
     keep_workspaces: bool = False
+    #: Which tasks to run (default: all); a resumed run applies the selection it started with.
+    selection: Selection | None = None
 
 
 @dataclass
@@ -59,6 +63,8 @@ class RunOutcome:
     resumed: Resumed | None = None
     to_run: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
+    #: What was selected, as ``selected 3 of 40 tasks (-k 'math')``; None when every task ran.
+    selected: str | None = None
 
 
 class Observer(Protocol):
@@ -138,17 +144,27 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
     resumed: Resumed | None = None
     selected: set[str] | None = None  # None: every task
     collector = StatsCollector(repeats=plan.max_repeat > 1)
+    chosen: Selected | None = None
     if options.resume:
         store = RunStore.open_existing(options.runs_dir, options.resume)
         try:
+            manifest = store.read_manifest()
+            selection = resumed_selection(manifest, options.selection, store.run_id)
+            if selection is not None:
+                chosen = apply_selection(plan, selection, options.runs_dir)
+                plan = chosen.plan
             selected, summary, resumed = select_tasks(plan, store, collector)
-            started = store.read_manifest().get("started_at", now_iso())
+            started = manifest.get("started_at", now_iso())
         except BaseException:
             store.close()
             raise
     else:
+        if options.selection is not None and options.selection.active:
+            chosen = apply_selection(plan, options.selection, options.runs_dir)
+            plan = chosen.plan
         store = RunStore.create(options.runs_dir)
         summary, started = Summary(), now_iso()
+    chosen_fields = chosen.manifest_fields() if chosen is not None else {}
     to_run = len(plan.tasks) if selected is None else len(selected)
     tasks: Iterable[PlannedTask] = (
         plan.tasks if selected is None else (p for p in plan.tasks if p.key in selected)
@@ -195,7 +211,7 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
                     store.close()
                     shutil.rmtree(store.folder, ignore_errors=True)
                 raise
-        store.write_manifest(_manifest(plan, store, started, status=status))
+        store.write_manifest(_manifest(plan, store, started, status=status, **chosen_fields))
         observer.started(store.run_id, len(plan.tasks), summary.total, resumed)
         with StopOnSignal(runner, options.handle_signals, store.run_id):
             try:
@@ -225,6 +241,7 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
                         summary=summary.as_dict(),
                         stopped=runner.stopped,
                         llm=llm.totals.as_dict(),
+                        **chosen_fields,
                     )
                 )
         store.close()
@@ -251,7 +268,8 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
         stopped="interrupted" if runner.interrupted else llm.redact.values(runner.stopped),
         extra=llm.redact.values(extra),
     )
-    return RunOutcome(report, store.folder, runner.interrupted, resumed, to_run)
+    note = chosen.narrowed.note if chosen is not None else None
+    return RunOutcome(report, store.folder, runner.interrupted, resumed, to_run, selected=note)
 
 
 def run_plan(plan: Plan, options: RunOptions | None = None, observer: Observer | None = None) -> RunOutcome:

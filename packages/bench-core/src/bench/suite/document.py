@@ -72,6 +72,8 @@ class TaskSpec(Strict):
     response: str | Response | None = None
     timeout: PositiveFloat | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    #: Labels that ``bench run -k`` selects on (``-k "math and not slow"``).
+    tags: list[str] = Field(default_factory=list)
     evaluate: str | dict[str, Any] | list[str | dict[str, Any]] | None = None
     evaluators: list[dict[str, Any]] | None = None
     expected: Any = None

@@ -127,6 +127,7 @@ class TaskBuilder:
             response=response,
             timeout=spec.timeout or suite.defaults.timeout,
             metadata=spec.metadata,
+            tags=spec.tags,
             inputs=spec.inputs,
             expectations=spec.expectations,
             workspace=self._workspace(doc, at, spec, suite, seen is not None),
