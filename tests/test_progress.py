@@ -4,6 +4,7 @@ terminal (CLI tests run without one), ``--quiet`` and ``--verbose`` (issue 15, i
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -35,6 +36,11 @@ def _recorded_suite(suite_file, statuses: str, ids: list[str] | None = None):
                 f"  - {{id: {json.dumps(task_id)}, response: {response}, evaluate: {{expected: x}}}}\n"
             )
     return suite_file("target: {type: recorded}\ntasks:\n" + "".join(rows))
+
+
+def _seconds(text: str) -> str:
+    """A task line with its duration (which varies) as ``S``."""
+    return re.sub(r"\b\d+\.\d\d s$", "S s", text, flags=re.M)
 
 
 @pytest.fixture
@@ -77,11 +83,11 @@ def test_verbose_prints_a_line_per_task_with_ids_as_plain_text_j5(bench_cli, sui
     ids = ["[red]forged[/red]", "b\u009b31mx", "c"]
     path = _recorded_suite(suite_file, "pfe", ids)
     result = bench_cli("run", path, "-v", "-j", "1", "--runs-dir", "runs")
-    tasks = [line for line in result.stderr.splitlines() if line.startswith("task ")]
+    tasks = [_seconds(line) for line in result.stderr.splitlines() if line.startswith("task ")]
     assert tasks == [
-        "task [red]forged[/red]: passed, score 1, 0.00 s",
-        "task b31mx: failed, score 0, 0.00 s",
-        "task c: error, no score, 0.00 s",
+        "task [red]forged[/red]: passed, score 1, S s",
+        "task b31mx: failed, score 0, S s",
+        "task c: error, no score, S s",
     ]
 
 
@@ -188,3 +194,9 @@ def test_the_interval_can_be_chosen():
     clock.t = 1.0
     tracker.finished("passed")
     assert tracker.line_due()
+
+
+def test_quiet_and_verbose_together_print_the_task_lines_only(bench_cli, suite_file):
+    path = _recorded_suite(suite_file, "p")
+    result = bench_cli("run", path, "-q", "-v", "--runs-dir", "runs")
+    assert _seconds(result.stderr) == "task t0: passed, score 1, S s\n"
