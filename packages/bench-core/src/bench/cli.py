@@ -133,7 +133,10 @@ def run(
     runs_dir: Annotated[Path, typer.Option("--runs-dir", help="Where runs are stored.")] = Path(
         ".bench/runs"
     ),
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    quiet: Annotated[
+        bool,
+        typer.Option("--quiet", "-q", help="No progress and no start-up lines: only the summary and errors."),
+    ] = False,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Count the model calls and estimate their cost; call nothing.")
     ] = False,
@@ -147,7 +150,12 @@ def run(
         bool, typer.Option("--keep-workspaces", help="Leave each task's workspace on disk for inspection.")
     ] = False,
     verbose: Annotated[
-        bool, typer.Option("--verbose", "-v", help="Log each model call (litellm's debug log), redacted.")
+        bool,
+        typer.Option(
+            "--verbose",
+            "-v",
+            help="Print a line per finished task, and log each model call (litellm's debug log), redacted.",
+        ),
     ] = False,
     allow_outside_root: AllowOutsideRoot = False,
     pass_rate_threshold: Annotated[
@@ -198,7 +206,6 @@ def run(
     """Run a suite: produce each task's response, evaluate it, record and report the results."""
     from bench.report.console import ConsoleObserver, print_summary, print_threshold
     from bench.run.session import RunOptions, run_plan
-    from bench.suite.loader import load_suite
     from bench.suite.selection import Selection, parse_filters
 
     if verbose:
@@ -220,7 +227,8 @@ def run(
     )
     registry = _registry()
     reporters = _reporters(registry, output, junit, report or [])
-    plan = load_suite(suite, registry, repeat=repeat, allow_outside_root=allow_outside_root)
+    observer = ConsoleObserver(enabled=not quiet, verbose=verbose)
+    plan = _load_for_run(suite, registry, observer, repeat=repeat, allow_outside_root=allow_outside_root)
     _template_warnings(plan)
     options = RunOptions(
         runs_dir=runs_dir,
@@ -242,7 +250,6 @@ def run(
             typer.echo(chosen.note)
         print_estimate(plan, estimate(plan, make_client(plan, options).prices))
         raise typer.Exit(EXIT_OK)
-    observer = ConsoleObserver(enabled=not quiet)
     with observer:
         outcome = run_plan(plan, options, observer)
     for reporter, path in reporters:
@@ -256,6 +263,17 @@ def run(
     if threshold is not None and summary.total:
         raise typer.Exit(EXIT_OK if print_threshold(summary, threshold) else EXIT_FAILED)
     raise typer.Exit(EXIT_FAILED if summary.failed else EXIT_OK)
+
+
+def _load_for_run(suite: Path, registry: Any, observer: Any, **options: Any) -> Any:
+    """Load the suite, with a counter on stderr while a large one is read (not under --quiet)."""
+    from bench.report.overview import TaskCounter
+    from bench.suite.loader import load_suite
+
+    if not observer.enabled:
+        return load_suite(suite, registry, **options)
+    with TaskCounter(f"loading {suite.name}") as counter:
+        return load_suite(suite, registry, progress=counter, **options)
 
 
 def _threshold(text: str) -> Any:

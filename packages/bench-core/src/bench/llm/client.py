@@ -221,6 +221,11 @@ class LLMClient:
                 ) from None
             yield
 
+    @property
+    def warmed_up(self) -> bool:
+        """Whether litellm is imported and primed in this process (``warm_up`` returns at once)."""
+        return _warmed_up
+
     async def warm_up(self) -> None:
         """Import litellm and run its first call in memory, once, before any attempt's timer
         starts: that costs seconds, which must not time out an attempt or count as latency (N05)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import os
 import re
+from collections.abc import Callable
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
@@ -20,6 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from bench import redact
+from bench.report.progress import LINE_EVERY_S, Spending, Tracker
 from bench.results import PASSED, Summary, TaskResult
 from bench.run.resume import Resumed
 from bench.run.session import RunOutcome
@@ -45,10 +47,25 @@ def plain(text: Any, limit: int = 200) -> Text:
 
 
 class ConsoleObserver:
-    """A progress bar on stderr, plus the first few tasks that did not pass."""
+    """A run's progress on stderr, plus the first few tasks that did not pass.
 
-    def __init__(self, enabled: bool = True) -> None:
-        self.enabled = enabled and stderr.is_terminal
+    On a terminal a bar; elsewhere (CI logs) a plain line at each 10% step and at most every
+    ``every`` seconds (``bench.report.progress``). ``enabled=False`` (``--quiet``) prints neither,
+    nor the start-up notes; ``verbose`` adds a line per finished task.
+    """
+
+    def __init__(
+        self,
+        enabled: bool = True,
+        *,
+        verbose: bool = False,
+        clock: Callable[[], float] | None = None,
+        every: float = LINE_EVERY_S,
+    ) -> None:
+        self.enabled = enabled
+        self.live = enabled and stderr.is_terminal
+        self.verbose = verbose
+        self.clock, self.every = clock, every
         self.not_passed: list[TaskResult] = []
         self.progress = Progress(
             TextColumn("[bold]{task.description}"),
@@ -58,10 +75,11 @@ class ConsoleObserver:
             TimeElapsedColumn(),
             console=stderr,
             transient=True,
-            disable=not self.enabled,
+            disable=not self.live,
         )
         self.bar: Any = None
-        self.counts = {"passed": 0, "failed": 0, "error": 0}
+        self.tracker: Tracker | None = None
+        self.totals: Spending | None = None
         #: Tasks whose agent left its workspace (``../x`` writes, symlinks leading out).
         self.escapes: list[tuple[str, list[dict[str, str]]]] = []
         self.kept: list[str] = []
@@ -73,19 +91,26 @@ class ConsoleObserver:
     def __exit__(self, *exc: object) -> None:
         self.progress.stop()
 
-    def started(self, run_id: str, total: int, kept: int, resumed: Resumed | None) -> None:
-        if resumed is not None:
+    def note(self, message: str) -> None:
+        """A start-up line saying what the run is doing before its first task ends."""
+        if self.enabled:
+            stderr.print(plain(message, 400), soft_wrap=True)
+
+    def started(
+        self, run_id: str, total: int, kept: int, resumed: Resumed | None, totals: Spending | None = None
+    ) -> None:
+        if resumed is not None:  # printed under --quiet too: it says which tasks the run leaves out
             note = f"resuming run {run_id}: {resumed.kept} kept, {total - resumed.kept} to run"
             if resumed.changed:
                 note += f" ({resumed.changed} changed since the first attempt)"
             if resumed.removed:
                 note += f"; {resumed.removed} no longer in the suite are left out"
             stderr.print(Text(note))
+        self.totals = totals
+        self.tracker = Tracker(total, kept, self.clock, self.every)
         self.bar = self.progress.add_task("running", total=total, completed=kept, counts="")
 
     def task_done(self, result: TaskResult) -> None:
-        if result.status in self.counts:
-            self.counts[result.status] += 1
         if result.status != PASSED and len(self.not_passed) < MAX_LISTED:
             self.not_passed.append(result)
         workspace = result.workspace or {}
@@ -93,11 +118,23 @@ class ConsoleObserver:
             self.escapes.append((result.id, workspace["escapes"]))
         if workspace.get("path"):
             self.kept.append(workspace["path"])
-        if self.bar is not None and self.enabled:
-            c = self.counts
-            self.progress.update(
-                self.bar, advance=1, counts=f"✓ {c['passed']} ✗ {c['failed']} ! {c['error']}"
-            )
+        if self.verbose:
+            stderr.print(task_line(result), soft_wrap=True)
+        tracker = self.tracker
+        if tracker is None:
+            return
+        tracker.finished(result.status)
+        if self.live and self.bar is not None:
+            self.progress.update(self.bar, advance=1, counts=tracker.snapshot(self.totals).bar_text())
+        elif self.enabled and not self.live and tracker.line_due():
+            stderr.print(Text(tracker.snapshot(self.totals).line()), soft_wrap=True)
+
+
+def task_line(result: TaskResult) -> Text:
+    """``--verbose``: one finished task as ``task ID: STATUS, score S, D s`` (the id is untrusted)."""
+    name = result.id if not result.repeat else f"{result.id} (run {result.repeat + 1})"
+    score = "no score" if result.score is None else f"score {result.score:.3g}"
+    return plain(f"task {name}: {result.status}, {score}, {result.duration_ms / 1000:.2f} s", 400)
 
 
 def _why(result: TaskResult) -> Text:

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from bench import __version__, redact
 from bench.errors import ConfigError
+from bench.llm.accounting import Totals
 from bench.llm.cache import default_cache_path
 from bench.llm.client import LLMClient
 from bench.results import RunReport, Summary, TaskResult
@@ -70,13 +71,24 @@ class RunOutcome:
 class Observer(Protocol):
     """Progress display hooks (the CLI's progress bar implements them)."""
 
-    def started(self, run_id: str, total: int, kept: int, resumed: Resumed | None) -> None: ...
+    def note(self, message: str) -> None:
+        """What the run is doing before its first task (importing the model client, ...)."""
+
+    def started(
+        self, run_id: str, total: int, kept: int, resumed: Resumed | None, totals: Totals | None = None
+    ) -> None:
+        """The tasks start; ``totals`` are the model calls' running totals (cost so far)."""
 
     def task_done(self, result: TaskResult) -> None: ...
 
 
 class _Silent:
-    def started(self, run_id: str, total: int, kept: int, resumed: Resumed | None) -> None:
+    def note(self, message: str) -> None:
+        pass
+
+    def started(
+        self, run_id: str, total: int, kept: int, resumed: Resumed | None, totals: Totals | None = None
+    ) -> None:
         pass
 
     def task_done(self, result: TaskResult) -> None:
@@ -104,6 +116,14 @@ def _for_statistics(result: TaskResult, repeats: bool) -> dict[str, Any]:
             {"name": o.name, "details": o.details} for o in result.evaluators if "verdicts" in o.details
         ]
     return row
+
+
+def _counted(plan: Plan) -> str:
+    """``N tasks``, or ``N tasks, M runs`` when tasks repeat."""
+    runs = len(plan.tasks)
+    if plan.max_repeat <= 1:
+        return f"{runs:,} tasks"
+    return f"{len({key.split('@', 1)[0] for key in plan.tasks.ids}):,} tasks, {runs:,} runs"
 
 
 def make_client(plan: Plan, options: RunOptions) -> LLMClient:
@@ -166,6 +186,7 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
         summary, started = Summary(), now_iso()
     chosen_fields = chosen.manifest_fields() if chosen is not None else {}
     to_run = len(plan.tasks) if selected is None else len(selected)
+    observer.note(f"loaded {plan.path.name}: {_counted(plan)}")
     tasks: Iterable[PlannedTask] = (
         plan.tasks if selected is None else (p for p in plan.tasks if p.key in selected)
     )
@@ -199,6 +220,8 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
 
     runner.record = record
     if plan.target is not None and plan.target.llm_calls() and plan.needs_target:
+        if not llm.warmed_up:
+            observer.note("importing the model client (litellm)…")
         await llm.warm_up()  # seconds of import belong to start-up, not to the first task's timeout
     clock = time.monotonic()
     status = "running"
@@ -212,7 +235,7 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
                     shutil.rmtree(store.folder, ignore_errors=True)
                 raise
         store.write_manifest(_manifest(plan, store, started, status=status, **chosen_fields))
-        observer.started(store.run_id, len(plan.tasks), summary.total, resumed)
+        observer.started(store.run_id, len(plan.tasks), summary.total, resumed, llm.totals)
         with StopOnSignal(runner, options.handle_signals, store.run_id):
             try:
                 await runner.run(tasks)
