@@ -108,6 +108,36 @@ AllowOutsideRoot = Annotated[
     ),
 ]
 
+Vars = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--var",
+        metavar="NAME=VALUE",
+        help="Set a var for every task's prompt, over the suite's and the task's own (repeatable).",
+    ),
+]
+EnvFiles = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--env-file",
+        help="Read environment variables from this file too, before the .env files (repeatable).",
+    ),
+]
+NoEnvFile = Annotated[
+    bool,
+    typer.Option("--no-env-file", help="Read no .env file (neither beside the suite nor here)."),
+]
+
+
+def _environment(suite: Path, env_files: list[Path] | None, no_env_file: bool) -> None:
+    """Load the .env files (bench.suite.variables) and treat the secrets they hold as secrets."""
+    from bench import redact
+    from bench.suite.variables import env_files as chosen
+    from bench.suite.variables import load_env_files
+
+    if load_env_files(chosen(suite, env_files or [], defaults=not no_env_file)):
+        redact.refresh()
+
 
 @app.command()
 @handle_errors
@@ -158,6 +188,9 @@ def run(
         ),
     ] = False,
     allow_outside_root: AllowOutsideRoot = False,
+    var: Vars = None,
+    env_file: EnvFiles = None,
+    no_env_file: NoEnvFile = False,
     pass_rate_threshold: Annotated[
         str | None,
         typer.Option(
@@ -207,6 +240,7 @@ def run(
     from bench.report.console import ConsoleObserver, print_summary, print_threshold
     from bench.run.session import RunOptions, run_plan
     from bench.suite.selection import Selection, parse_filters
+    from bench.suite.variables import parse_vars
 
     if verbose:
         _verbose_logging()
@@ -225,10 +259,14 @@ def run(
         failed=failed,
         errors=errors,
     )
+    variables = parse_vars(var or [])
+    _environment(suite, env_file, no_env_file)
     registry = _registry()
     reporters = _reporters(registry, output, junit, report or [])
     observer = ConsoleObserver(enabled=not quiet, verbose=verbose)
-    plan = _load_for_run(suite, registry, observer, repeat=repeat, allow_outside_root=allow_outside_root)
+    plan = _load_for_run(
+        suite, registry, observer, repeat=repeat, allow_outside_root=allow_outside_root, variables=variables
+    )
     _template_warnings(plan)
     options = RunOptions(
         runs_dir=runs_dir,
@@ -239,6 +277,7 @@ def run(
         selection=selection,
     )
     if dry_run:
+        from bench.llm.credentials import describe_missing, missing_credentials
         from bench.report.overview import print_estimate
         from bench.run.estimate import estimate
         from bench.run.rerun import apply_selection
@@ -249,6 +288,9 @@ def run(
             plan = chosen.plan
             typer.echo(chosen.note)
         print_estimate(plan, estimate(plan, make_client(plan, options).prices))
+        missing = missing_credentials(plan.endpoints)
+        if missing:
+            typer.echo(f"warning: {describe_missing(missing)}", err=True)
         raise typer.Exit(EXIT_OK)
     with observer:
         outcome = run_plan(plan, options, observer)
@@ -343,14 +385,25 @@ def _reporters(
 
 @app.command()
 @handle_errors
-def validate(suite: SuiteArg, allow_outside_root: AllowOutsideRoot = False) -> None:
+def validate(
+    suite: SuiteArg,
+    allow_outside_root: AllowOutsideRoot = False,
+    var: Vars = None,
+    env_file: EnvFiles = None,
+    no_env_file: NoEnvFile = False,
+) -> None:
     """Check a suite without running it; list the evaluators the tasks use."""
     from bench.report.overview import TaskCounter, print_plan
     from bench.suite.loader import load_suite
+    from bench.suite.variables import parse_vars
 
+    variables = parse_vars(var or [])
+    _environment(suite, env_file, no_env_file)
     registry = _registry()
     with TaskCounter("validating") as counter:
-        plan = load_suite(suite, registry, allow_outside_root=allow_outside_root, progress=counter)
+        plan = load_suite(
+            suite, registry, allow_outside_root=allow_outside_root, progress=counter, variables=variables
+        )
     _template_warnings(plan)
     print_plan(plan)
 

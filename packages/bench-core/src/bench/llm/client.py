@@ -85,6 +85,9 @@ class LLMClient:
         self.cache = ResponseCache(cache_path) if cache_path is not None and self.settings.cache else None
         self.redact = redactor or current()
         self._warming: asyncio.Future[None] | None = None
+        #: (provider, key variable) -> set once its first call has an answer that is no auth
+        #: failure: until then other calls wait, so a rejected key costs one request, not N.
+        self._first_calls: dict[tuple[str, str | None], asyncio.Event] = {}
 
     def close(self) -> None:
         if self.cache is not None:
@@ -121,8 +124,18 @@ class LLMClient:
             raise RunStopped(f"budget {stopped} reached")
         if provider in self.limits.breaker.open:
             raise RunStopped(f"provider stopped: {self.limits.breaker.open[provider]}")
-
-        result = await self._with_retries(request, params, provider)
+        gate = self._first_calls.get((provider, request.api_key_env))
+        if gate is None:  # this call goes first and proves the key
+            gate = self._first_calls[(provider, request.api_key_env)] = asyncio.Event()
+            try:
+                result = await self._with_retries(request, params, provider, gate)
+            finally:
+                gate.set()
+        else:
+            await gate.wait()
+            if provider in self.limits.breaker.open:
+                raise RunStopped(f"provider stopped: {self.limits.breaker.open[provider]}")
+            result = await self._with_retries(request, params, provider)
         self._account(request, result)
         if key is not None and result.finish_reason != "length":
             assert self.cache is not None
@@ -133,7 +146,11 @@ class LLMClient:
                 self.cache.put(key, value)
         return result
 
-    async def _with_retries(self, request: LLMRequest, params: dict[str, Any], provider: str) -> LLMResult:
+    async def _with_retries(
+        self, request: LLMRequest, params: dict[str, Any], provider: str, gate: asyncio.Event | None = None
+    ) -> LLMResult:
+        """Attempt the call until it succeeds or must fail; ``gate`` is set after the first attempt
+        (once the breaker knows whether the key was refused)."""
         settings = self.settings
         adaptive = self.limits.for_provider(provider)
         estimate = sum(len(str(m.get("content") or "")) for m in request.messages) // 4 + int(
@@ -189,6 +206,8 @@ class LLMClient:
                         attempts=attempt,
                         partial=exc.partial if isinstance(exc, StreamCut) else None,
                     ) from None
+                if gate is not None:
+                    gate.set()  # not an auth failure: the others need not wait for the retries
                 # Full jitter, so tasks rate-limited together do not retry together (G04); the
                 # slot was given back above, so a task sleeping here holds no connection.
                 wait = min(settings.max_wait, random.uniform(0, min(settings.max_wait, 2 ** (attempt - 1))))

@@ -12,6 +12,9 @@ from bench.redact import current
 _RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 529}
 # Quota and billing errors come as 429s but never clear up by waiting (RELIABILITY L3, C03).
 _FATAL_CODES = ("insufficient_quota", "billing_hard_limit", "exceeded your current quota")
+# The OpenAI client refuses to send a request without a key (a model with an api_base and no key
+# passes bench's start-up check); litellm reports that as a 500, which no retry can fix.
+_NO_KEY = ("Missing credentials. Please pass an `api_key`", "api_key client option must be set")
 
 
 class StreamCut(ConnectionError):
@@ -96,6 +99,8 @@ def classify(exc: BaseException) -> tuple[bool, bool, int | None]:
     text = f"{exc} {code}"
     if any(fatal in text for fatal in _FATAL_CODES) or status in (401, 403):
         return False, True, status
+    if any(missing in text for missing in _NO_KEY):
+        return False, True, None
     if status in _RETRYABLE_STATUS:
         return True, False, status
     if isinstance(exc, ConnectionError):

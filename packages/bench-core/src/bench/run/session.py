@@ -18,6 +18,7 @@ from bench.errors import ConfigError
 from bench.llm.accounting import Totals
 from bench.llm.cache import default_cache_path
 from bench.llm.client import LLMClient
+from bench.llm.credentials import describe_missing, missing_credentials
 from bench.results import RunReport, Summary, TaskResult
 from bench.run.estimate import check_prices
 from bench.run.evaluation import EVALUATOR_TIMEOUT_S
@@ -161,6 +162,9 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
     redact.refresh(redact.credential_names([plan.path, *plan.referenced_files]))
     llm = make_client(plan, options)
     check_prices(plan, llm.prices)
+    missing = missing_credentials(plan.endpoints)
+    if missing:  # one error before any task, never one per task (issue 15)
+        raise ConfigError(describe_missing(missing))
     resumed: Resumed | None = None
     selected: set[str] | None = None  # None: every task
     collector = StatsCollector(repeats=plan.max_repeat > 1)

@@ -34,6 +34,8 @@ class SuiteFile(Strict):
     version: str | None = None
     target: dict[str, Any] | None = None
     defaults: Defaults = Field(default_factory=Defaults)
+    #: Values every task's ``vars`` start from (a task's own vars and ``--var`` win).
+    vars: dict[str, Any] = Field(default_factory=dict)
     concurrency: PositiveInt | None = None
     #: Run every task this many times (``--repeat`` overrides it).
     repeat: PositiveInt | None = None

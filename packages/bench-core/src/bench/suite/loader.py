@@ -14,6 +14,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from bench.errors import ConfigError, FieldPath, InvalidSuite, did_you_mean
+from bench.llm import credentials
+from bench.llm.credentials import Endpoint
 from bench.plugins import catalogue
 from bench.plugins.registry import Registry, get_registry
 from bench.scoring.collectors import COLLECTORS, signal_collectors
@@ -43,8 +45,10 @@ class _SuiteBuilder:
         repeat: int | None = None,
         allow_outside_root: bool = False,
         progress: Callable[[int], None] | None = None,
+        overrides: dict[str, str] | None = None,
     ) -> None:
         self.path = path
+        self.overrides = overrides
         self.rows = RowRules(path, allow_outside_root)
         self.repeat = repeat
         self.progress = progress
@@ -69,6 +73,8 @@ class _SuiteBuilder:
             suite = SuiteFile.model_validate(data, context={"collectors": self.collectors})
         except ValidationError as exc:
             raise InvalidSuite(validation_errors(self.doc, exc, SuiteFile, ())) from None
+        if suite.vars and suite.defaults.vars:
+            raise self.doc.error("give vars or defaults.vars, not both", ("vars",))
         name = suite.name or self.path.stem
         self.binder.bind_named(self.doc, suite.evaluators)
         self.metrics = self._metrics(suite)
@@ -82,6 +88,7 @@ class _SuiteBuilder:
             self.binder,
             self.rows,
             repeat=self.repeat,
+            overrides=self.overrides,
             fail=self.fail,
             check_card=self._check_card,
         )
@@ -100,6 +107,7 @@ class _SuiteBuilder:
         task_digests: list[str] = []  # one per task as written
         built: list[PlannedTask] | None = []
         needs_target = 0
+        endpoints: set[Endpoint] = set()
         max_repeat = 1
         seen: dict[str, int] = {}
         task_doc, rows = source()
@@ -113,6 +121,8 @@ class _SuiteBuilder:
                 if self.progress is not None:
                     self.progress(index + 1)
             task_digests.append(planned.digest)
+            for evaluator in planned.evaluators:
+                endpoints |= credentials.endpoints(evaluator.instance)
             max_repeat = max(max_repeat, planned.repeats)
             for run in _runs(planned):
                 ids.append(run.key)
@@ -126,6 +136,8 @@ class _SuiteBuilder:
             raise InvalidSuite(self.errors)
         if not ids:
             raise self.doc.error("the suite has no tasks", ("tasks",))
+        if target is not None and needs_target:
+            endpoints |= credentials.endpoints(target)
 
         def rebuild() -> Iterator[PlannedTask]:
             # Already validated: no duplicate check, and the digest is the one computed above.
@@ -155,6 +167,7 @@ class _SuiteBuilder:
             concurrency=suite.concurrency,
             referenced_files=list(self.binder.definitions),
             template_warnings=tasks.template_warnings.lines(),
+            endpoints=endpoints,
         )
 
     def _target(self, suite: SuiteFile, name: str) -> tuple[str, Target | None]:
@@ -237,14 +250,16 @@ def load_suite(
     repeat: int | None = None,
     allow_outside_root: bool = False,
     progress: Callable[[int], None] | None = None,
+    variables: dict[str, str] | None = None,
 ) -> Plan:
     """Load and validate a suite file; raise ConfigError/InvalidSuite on any problem.
 
     ``repeat`` runs every task that many times, whatever the suite says. ``allow_outside_root``
     lets rows of a tasks file name paths outside the suite's folder. ``progress`` is called with
-    the number of tasks checked so far, after each task.
+    the number of tasks checked so far, after each task. ``variables`` (``--var``) win over
+    the suite's and each task's vars.
     """
     registry = registry if registry is not None else get_registry()
     path = Path(path)
     doc = choose_loader(registry, path)
-    return _SuiteBuilder(path, doc, registry, repeat, allow_outside_root, progress).build()
+    return _SuiteBuilder(path, doc, registry, repeat, allow_outside_root, progress, variables).build()

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from bench.evaluator import Evaluator
+from bench.llm.credentials import Endpoint
 from bench.llm.settings import JudgeLimits, LLMSettings, Pricing, RuntimeLimits
 from bench.models import Task
 from bench.scoring.scorecard import Scorecard
@@ -137,3 +138,5 @@ class Plan:
     max_response_bytes: int = 10 * 1024 * 1024
     #: Prompts that write a task's var as ``{{name}}`` (sent as text): warnings to print.
     template_warnings: list[str] = field(default_factory=list)
+    #: Every model the run calls, where, and with which key (checked before the first task).
+    endpoints: set[Endpoint] = field(default_factory=set)

@@ -46,6 +46,7 @@ class TaskBuilder:
         rows: RowRules,
         *,
         repeat: int | None,
+        overrides: dict[str, str] | None = None,
         fail: Callable[[ConfigError], None],
         check_card: Callable[[YamlDocument, FieldPath, Scorecard], None],
     ) -> None:
@@ -54,6 +55,8 @@ class TaskBuilder:
         self.binder = binder
         self.rows = rows
         self.repeat = repeat
+        #: ``--var`` values: they win over the suite's and the task's vars.
+        self.overrides = overrides or {}
         self.fail = fail
         self.check_card = check_card
         self.block_settings = block_settings(binder.registry)
@@ -87,14 +90,15 @@ class TaskBuilder:
                 first = f"line {where[0]}" if where else f"task {seen[spec.id] + 1}"
                 raise doc.error(f"duplicate task id '{spec.id}' (first at {first})", (*at, "id"))
             seen[spec.id] = index
-        values = {**suite.defaults.vars, **spec.vars}
-        prompt = spec.prompt
-        messages: list[Message] | None = None
+        values = {**suite.defaults.vars, **suite.vars, **spec.vars}
         if isinstance(spec.input, dict):
             values.update(spec.input)
-        elif spec.input is not None and prompt is not None:
+        values.update(self.overrides)
+        prompt = spec.prompt
+        messages: list[Message] | None = None
+        if spec.input is not None and not isinstance(spec.input, dict) and prompt is not None:
             raise doc.error("give prompt or input, not both", (*at, "input"))
-        elif isinstance(spec.input, str):
+        if isinstance(spec.input, str):
             prompt = spec.input
         elif isinstance(spec.input, list):
             messages = [
@@ -149,7 +153,10 @@ class TaskBuilder:
                 self.check_card(doc, (*at, "scorecard"), spec.scorecard)
             if suite.judge_mode is not None or card is not None:
                 self._check_task_rules(doc, at, card, placed)
-        planned_digest = known_digest or digest(raw, [e.spec for e in evaluators])
+        # --var changes prompts: a resumed run must see the tasks as edited (nothing else changes
+        # the digest, so runs without --var resume as before).
+        given = [self.overrides] if self.overrides else []
+        planned_digest = known_digest or digest(raw, [e.spec for e in evaluators], *given)
         return PlannedTask(task, evaluators, planned_digest, None, repeats, card)
 
     def _check_task_rules(

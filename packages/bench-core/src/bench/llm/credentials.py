@@ -1,0 +1,74 @@
+"""Which API keys a run needs, checked before the first task so a missing key is one error.
+
+A model needs the variable its suite names (``api_key_env``), else the ones litellm says its
+provider reads (``litellm.validate_environment``). A model given an explicit ``api_base`` and
+no ``api_key_env`` counts as served: a local or self-hosted server often needs no key.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """A model a run calls, where it calls it and which variable holds its key."""
+
+    model: str
+    api_base: str | None = None
+    api_key_env: str | None = None
+
+
+def endpoints(component: Any) -> set[Endpoint]:
+    """The endpoints a target or an evaluator calls (read from its ``llm_calls`` and settings)."""
+    calls = component.llm_calls()
+    if not calls:
+        return set()
+    config = getattr(component, "config", None)
+    inner = getattr(getattr(component, "judge", None), "config", None)  # a type that wraps a judge
+    settings = [c for c in (config, inner) if c is not None]
+    api_base = next((v for c in settings if isinstance(v := getattr(c, "api_base", None), str)), None)
+    key_env = next((v for c in settings if isinstance(v := getattr(c, "api_key_env", None), str)), None)
+    return {Endpoint(model, api_base, key_env) for model, _ in calls}
+
+
+def litellm_missing_keys(model: str) -> list[str]:
+    """The variables litellm says ``model``'s provider needs and the environment lacks."""
+    from bench.llm.loader import load_litellm
+
+    try:
+        found = load_litellm().validate_environment(model=model)
+    except Exception:  # a provider litellm does not know: the call itself will say what is wrong
+        return []
+    # An *_API_BASE has a default for most providers (ollama's is localhost); only keys are required.
+    return [name for name in found.get("missing_keys") or [] if not name.endswith("_API_BASE")]
+
+
+def missing_credentials(
+    needed: Iterable[Endpoint], provider_keys: Callable[[str], list[str]] = litellm_missing_keys
+) -> dict[str, list[str]]:
+    """Each unset variable a run needs -> the models that need it, in a stable order."""
+    missing: dict[str, set[str]] = {}
+    for endpoint in needed:
+        if endpoint.api_key_env:
+            names = [] if os.environ.get(endpoint.api_key_env) else [endpoint.api_key_env]
+        elif endpoint.api_base:
+            names = []
+        else:
+            names = provider_keys(endpoint.model)
+        for name in names:
+            missing.setdefault(name, set()).add(endpoint.model)
+    return {name: sorted(models) for name, models in sorted(missing.items())}
+
+
+def describe_missing(missing: dict[str, list[str]]) -> str:
+    """One message for every missing variable, naming the models that need each."""
+    parts = [f"{name} (needed by {', '.join(models)})" for name, models in missing.items()]
+    noun, it = ("variable is", "it") if len(parts) == 1 else ("variables are", "them")
+    return (
+        f"API key {noun} not set: {'; '.join(parts)}. Set {it} in the environment or in a .env file "
+        "beside the suite, or name another variable with api_key_env"
+    )
