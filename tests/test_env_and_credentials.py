@@ -294,3 +294,46 @@ def test_a_rejected_key_stops_the_run_after_one_request(bench_cli, suite_file, f
     summary = report["summary"]  # tasks in flight when the 401 came are interrupted (resumable)
     assert (summary["errors"], summary["interrupted"] + summary["not_run"]) == (1, 19)
     assert CANARY_KEY not in result.output
+
+
+# -- the documented examples ---------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _section(page: str, heading: str) -> str:
+    text = (ROOT / "docs" / page).read_text()
+    return text.split(heading + "\n", 1)[1].split("\n## ", 1)[0].split("\n### ", 1)[0]
+
+
+def _block(section: str, kind: str) -> str:
+    return section.split(f"```{kind}\n", 1)[1].split("```", 1)[0]
+
+
+def test_the_variables_example_in_suites_md_runs_as_documented(bench_cli, tmp_path, monkeypatch):
+    _unset(monkeypatch, "GREETER")
+    section = _section("suites.md", "### Variables: `vars:`, `--var` and `.env` files")
+    (tmp_path / "suite.yaml").write_text(_block(section, "yaml"))
+    (tmp_path / ".env").write_text(_block(section, "dotenv"))
+    command = _block(section, "console").strip().removeprefix("$ bench ").split()
+    result = bench_cli(*command)
+    assert result.exit_code == 0, result.output
+    responses = [t["response"] for t in json.loads(Path("out.json").read_text())["tasks"]]
+    assert responses == ["bench says: Hello, Rome", "bench says: Hello, Rome"]
+    monkeypatch.delenv("GREETER")
+    result = bench_cli("run", "suite.yaml", "-q", "-o", "out.json")
+    assert result.exit_code == 1
+    responses = [t["response"] for t in json.loads(Path("out.json").read_text())["tasks"]]
+    assert responses == ["bench says: Hello, Paris", "bench says: Hello, Lyon"]
+
+
+def test_the_missing_key_example_in_llm_md_prints_the_documented_error(bench_cli, tmp_path, monkeypatch):
+    _unset(monkeypatch, "OPENAI_API_KEY")
+    section = _section("llm.md", "## API keys and authentication failures")
+    (tmp_path / "suite.yaml").write_text(_block(section, "yaml"))
+    result = bench_cli("run", "suite.yaml")
+    assert result.exit_code == 2
+    assert result.stderr == _block(section, "text")
+    result = bench_cli("run", "suite.yaml", "--dry-run")
+    assert result.exit_code == 0
+    assert result.stderr == "warning: " + _block(section, "text").removeprefix("error: ")

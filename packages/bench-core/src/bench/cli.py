@@ -120,12 +120,15 @@ EnvFiles = Annotated[
     list[Path] | None,
     typer.Option(
         "--env-file",
+        metavar="PATH",
         help="Read environment variables from this file too, before the .env files (repeatable).",
     ),
 ]
 NoEnvFile = Annotated[
     bool,
-    typer.Option("--no-env-file", help="Read no .env file (neither beside the suite nor here)."),
+    typer.Option(
+        "--no-env-file", help="Read no .env file (neither the suite's nor the working directory's)."
+    ),
 ]
 
 

@@ -125,17 +125,14 @@ class LLMClient:
         if provider in self.limits.breaker.open:
             raise RunStopped(f"provider stopped: {self.limits.breaker.open[provider]}")
         gate = self._first_calls.get((provider, request.api_key_env))
-        if gate is None:  # this call goes first and proves the key
+        leader = gate is None  # this call goes first and proves the key; the others wait for it
+        if gate is None:
             gate = self._first_calls[(provider, request.api_key_env)] = asyncio.Event()
-            try:
-                result = await self._with_retries(request, params, provider, gate)
-            finally:
+        try:
+            result = await self._with_retries(request, params, provider, gate, leader)
+        finally:
+            if leader:
                 gate.set()
-        else:
-            await gate.wait()
-            if provider in self.limits.breaker.open:
-                raise RunStopped(f"provider stopped: {self.limits.breaker.open[provider]}")
-            result = await self._with_retries(request, params, provider)
         self._account(request, result)
         if key is not None and result.finish_reason != "length":
             assert self.cache is not None
@@ -147,10 +144,11 @@ class LLMClient:
         return result
 
     async def _with_retries(
-        self, request: LLMRequest, params: dict[str, Any], provider: str, gate: asyncio.Event | None = None
+        self, request: LLMRequest, params: dict[str, Any], provider: str, gate: asyncio.Event, leader: bool
     ) -> LLMResult:
-        """Attempt the call until it succeeds or must fail; ``gate`` is set after the first attempt
-        (once the breaker knows whether the key was refused)."""
+        """Attempt the call until it succeeds or must fail. The ``leader`` sets ``gate`` once its
+        first attempt shows the key was not refused; the others' first attempts wait for it, as
+        they wait for a call slot (within ``queue_timeout``, counted as waiting)."""
         settings = self.settings
         adaptive = self.limits.for_provider(provider)
         estimate = sum(len(str(m.get("content") or "")) for m in request.messages) // 4 + int(
@@ -162,7 +160,9 @@ class LLMClient:
             attempt += 1
             queued = time.perf_counter()
             try:
-                async with self._slot(request.model, estimate, adaptive):
+                async with self._slot(request.model, estimate, adaptive, None if leader else gate):
+                    if not leader and attempt == 1 and provider in self.limits.breaker.open:
+                        raise RunStopped(f"provider stopped: {self.limits.breaker.open[provider]}")
                     started = time.perf_counter()  # the attempt's own time starts with its slot
                     waited += started - queued
                     self.totals.attempts += 1
@@ -176,6 +176,8 @@ class LLMClient:
                 result.usage.ttft_ms = ttft
                 result.usage.attempts = attempt
                 result.usage.wait_ms = round(waited * 1000, 3)
+            except RunStopped:
+                raise
             except ModelCallError as exc:  # an empty completion: permanent, not the provider's fault
                 if not isinstance(exc, QueueTimeout):
                     self.limits.breaker.success(provider)
@@ -206,7 +208,7 @@ class LLMClient:
                         attempts=attempt,
                         partial=exc.partial if isinstance(exc, StreamCut) else None,
                     ) from None
-                if gate is not None:
+                if leader:
                     gate.set()  # not an auth failure: the others need not wait for the retries
                 # Full jitter, so tasks rate-limited together do not retry together (G04); the
                 # slot was given back above, so a task sleeping here holds no connection.
@@ -220,11 +222,16 @@ class LLMClient:
             return result
 
     @asynccontextmanager
-    async def _slot(self, model: str, estimate: int, adaptive: AdaptiveLimit) -> AsyncIterator[None]:
-        """Hold the model's and the provider's call slots, waiting at most ``queue_timeout`` (G05)."""
+    async def _slot(
+        self, model: str, estimate: int, adaptive: AdaptiveLimit, after: asyncio.Event | None = None
+    ) -> AsyncIterator[None]:
+        """Hold the model's and the provider's call slots, waiting at most ``queue_timeout`` (G05),
+        once ``after`` (the provider's first call) is set."""
         async with contextlib.AsyncExitStack() as held:
 
             async def acquire() -> None:
+                if after is not None:
+                    await after.wait()
                 await held.enter_async_context(self.limits.model(model, estimate))
                 await held.enter_async_context(adaptive.slot())
 

@@ -27,9 +27,10 @@ def endpoints(component: Any) -> set[Endpoint]:
     calls = component.llm_calls()
     if not calls:
         return set()
-    config = getattr(component, "config", None)
-    inner = getattr(getattr(component, "judge", None), "config", None)  # a type that wraps a judge
-    settings = [c for c in (config, inner) if c is not None]
+    # A type that wraps another caller (a PII check asking a judge) has the settings on the inner one.
+    attributes = getattr(component, "__dict__", {}).values()
+    inner = [v for v in attributes if v is not component and hasattr(v, "llm_calls")]
+    settings = [c for c in (getattr(x, "config", None) for x in (component, *inner)) if c is not None]
     api_base = next((v for c in settings if isinstance(v := getattr(c, "api_base", None), str)), None)
     key_env = next((v for c in settings if isinstance(v := getattr(c, "api_key_env", None), str)), None)
     return {Endpoint(model, api_base, key_env) for model, _ in calls}
