@@ -274,7 +274,7 @@ def test_an_explicit_api_base_passes_the_check_and_a_missing_key_is_not_retried(
     )
 
 
-def test_a_rejected_key_stops_the_run_after_one_request(bench_cli, suite_file, fake_llm):
+def test_c14_a_rejected_key_stops_the_run_after_one_request_at_concurrency_4(bench_cli, suite_file, fake_llm):
     fake_llm.add(Fault(401, message="Incorrect API key provided"))
     rows = "".join(
         f"  - {{id: t{i:02}, prompt: 'question {i}', evaluate: {{expected: echo}}}}\n" for i in range(20)
