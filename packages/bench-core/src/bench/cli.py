@@ -205,7 +205,7 @@ def run(
 ) -> None:
     """Run a suite: produce each task's response, evaluate it, record and report the results."""
     from bench.report.console import ConsoleObserver, print_summary, print_threshold
-    from bench.run.session import RunOptions, run_plan
+    from bench.run.session import run_plan
     from bench.suite.selection import Selection, parse_filters
 
     if verbose:
@@ -228,16 +228,20 @@ def run(
     registry = _registry()
     reporters = _reporters(registry, output, junit, report or [])
     observer = ConsoleObserver(enabled=not quiet, verbose=verbose)
-    plan = _load_for_run(suite, registry, observer, repeat=repeat, allow_outside_root=allow_outside_root)
-    _template_warnings(plan)
-    options = RunOptions(
+    plan, options = _load_for_run(
+        suite,
+        registry,
+        observer,
+        repeat=repeat,
+        allow_outside_root=allow_outside_root,
         runs_dir=runs_dir,
         concurrency=concurrency,
         resume=resume,
         cache=not no_cache,
         keep_workspaces=keep_workspaces,
-        selection=selection,
+        select=selection,
     )
+    _template_warnings(plan)
     if dry_run:
         from bench.report.overview import print_estimate
         from bench.run.estimate import estimate
@@ -266,14 +270,15 @@ def run(
 
 
 def _load_for_run(suite: Path, registry: Any, observer: Any, **options: Any) -> Any:
-    """Load the suite, with a counter on stderr while a large one is read (not under --quiet)."""
+    """The plan and run options (bench.api.prepare), with a counter on stderr while a large suite
+    is read (not under --quiet)."""
+    from bench.api import prepare
     from bench.report.overview import TaskCounter
-    from bench.suite.loader import load_suite
 
     if not observer.enabled:
-        return load_suite(suite, registry, **options)
+        return prepare(suite, registry, **options)
     with TaskCounter(f"loading {suite.name}") as counter:
-        return load_suite(suite, registry, progress=counter, **options)
+        return prepare(suite, registry, load_progress=counter, **options)
 
 
 def _threshold(text: str) -> Any:
