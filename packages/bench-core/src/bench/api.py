@@ -10,16 +10,18 @@ from __future__ import annotations
 import asyncio
 import threading
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
 from bench.errors import ConfigError
 from bench.results import RunReport, Summary, TaskResult
 from bench.run.session import DEFAULT_RUNS_DIR, RunOptions, RunOutcome, execute
 from bench.suite.loader import load_suite
 from bench.suite.plan import Plan
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -181,17 +183,26 @@ def run(suite: str | Path, **options: Unpack[RunKeywords]) -> RunResult:
     thread with its own loop; ``await bench.arun(...)`` there keeps the caller's loop free.
     Ctrl-C stops the run cleanly when called from the main thread, as ``bench run`` does.
     """
+    return run_blocking(
+        lambda: _execute(
+            suite, dict(options), handle_signals=threading.current_thread() is threading.main_thread()
+        )
+    )
+
+
+def run_blocking(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run the coroutine ``make()`` to its end, in a worker thread when this thread's event loop is
+    running (``asyncio.run`` cannot nest); ``make`` is called in the thread that runs it."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        main = threading.current_thread() is threading.main_thread()
-        return asyncio.run(_execute(suite, dict(options), handle_signals=main))
-    outcome: list[RunResult] = []
+        return asyncio.run(make())
+    outcome: list[T] = []
     failure: list[BaseException] = []
 
     def work() -> None:
         try:
-            outcome.append(asyncio.run(_execute(suite, dict(options), handle_signals=False)))
+            outcome.append(asyncio.run(make()))
         except BaseException as exc:  # re-raised in the caller's thread
             failure.append(exc)
 
