@@ -78,7 +78,11 @@ def test_the_assert_passes_example_is_a_passing_test_file(folder: Path):
 
 def test_the_assertion_message_shown_is_the_real_one():
     with pytest.raises(AssertionError) as caught:
-        assert_passes("Lyon", [{"type": "regex", "value": "^Paris", "name": "starts"}, {"expected": "Lyon"}])
+        assert_passes(
+            "Lyon",
+            [{"type": "regex", "value": "^Paris", "name": "starts"}, {"type": "contains"}],
+            expected="Lyon",
+        )
     assert f"AssertionError: {caught.value}\n" in PLAIN
 
 

@@ -15,9 +15,24 @@ from bench.testing.verdicts import judge_verdict
 
 def test_all_passing_returns_every_outcome():
     outcomes = assert_passes(
-        "Paris is the capital.", [{"type": "regex", "value": "^Paris"}], expected="capital"
+        "Paris is the capital.", [{"type": "regex", "value": "^Paris"}, {"expected": "capital"}]
     )
     assert [(o.name, o.passed) for o in outcomes] == [("regex", True), ("expected", True)]
+
+
+def test_expected_is_the_reference_of_each_check_that_has_none():
+    outcomes = assert_passes("Paris is the capital of France.", [{"type": "contains"}], expected="France")
+    assert outcomes[0].reason == "found 'France'"
+    with pytest.raises(AssertionError) as caught:
+        assert_passes(
+            "Paris",
+            [{"type": "contains", "name": "city"}, {"type": "contains", "expected_from": "literal:Paris"}],
+            expected="Lyon",
+        )
+    assert (
+        str(caught.value)
+        == "1 of 2 evaluators did not pass:\n  city (contains) failed (score 0.00): not found: 'Lyon'"
+    )
 
 
 def test_a_failing_evaluator_is_an_assertion_error_with_its_reason():
@@ -62,19 +77,19 @@ def test_an_unknown_type_is_a_config_error():
     assert str(caught.value) == "<test>: type: unknown evaluator type 'nope'"
 
 
-def test_nothing_to_check_and_two_tasks_are_type_errors():
+def test_no_check_and_two_tasks_are_type_errors():
     with pytest.raises(TypeError) as nothing:
-        assert_passes("x")
-    assert str(nothing.value) == "assert_passes: give an evaluator config, a list of them, or expected="
+        assert_passes("x", [])
+    assert str(nothing.value) == "assert_passes: the list of evaluator configs is empty"
     with pytest.raises(TypeError) as both:
-        assert_passes("x", expected="x", task=Task(id="t"), vars={"a": 1})
+        assert_passes("x", {"expected": "x"}, task=Task(id="t"), vars={"a": 1})
     assert str(both.value) == "assert_passes: give either task= or vars=/prompt=, not both"
 
 
 def test_it_works_inside_a_running_event_loop():
     async def test_body() -> None:
-        assert_passes("42", expected="42")
-        with pytest.raises(AssertionError, match="expected failed"):
-            assert_passes("41", expected="42")
+        assert_passes("42", {"type": "contains"}, expected="42")
+        with pytest.raises(AssertionError, match="contains failed"):
+            assert_passes("41", {"type": "contains"}, expected="42")
 
     asyncio.run(test_body())

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 def assert_passes(
     response: str | Response,
-    evaluator_config: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None = None,
+    evaluator_config: Mapping[str, Any] | Sequence[Mapping[str, Any]],
     *,
     vars: Mapping[str, Any] | None = None,
     expected: str | None = None,
@@ -24,12 +24,13 @@ def assert_passes(
     """Run evaluators on a response; raise ``AssertionError`` naming each one that did not pass.
 
     ``evaluator_config`` is one evaluator mapping as a suite writes it (``{"type": "regex",
-    "value": "..."}``) or a list of them; ``expected`` adds bench's ``expected:`` check (the
-    response must contain it). ``vars`` and ``prompt`` make the task the evaluators see (or pass
-    ``task``). Returns every evaluator's outcome when all pass.
+    "value": "..."}``) or a list of them. ``expected`` is the reference answer checks that compare
+    with one read: each mapping without an ``expected_from`` gets ``expected_from: literal:...``.
+    ``vars`` and ``prompt`` make the task the evaluators see (or pass ``task``). Returns every
+    evaluator's outcome when all pass.
 
-    >>> [o.name for o in assert_passes("The answer is 42.", expected="42")]
-    ['expected']
+    >>> [o.name for o in assert_passes("The answer is 42.", {"type": "regex", "value": "42"})]
+    ['regex']
     """
     from bench.api import run_blocking
     from bench.models import Task
@@ -48,18 +49,17 @@ def assert_passes(
 
 
 def _configs(
-    evaluator_config: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None, expected: str | None
+    evaluator_config: Mapping[str, Any] | Sequence[Mapping[str, Any]], expected: str | None
 ) -> list[dict[str, Any]]:
-    if evaluator_config is None:
-        configs = []
-    elif isinstance(evaluator_config, Mapping):
+    if isinstance(evaluator_config, Mapping):
         configs = [dict(evaluator_config)]
     else:
         configs = [dict(c) for c in evaluator_config]
-    if expected is not None:
-        configs.append({"expected": expected})
     if not configs:
-        raise TypeError("assert_passes: give an evaluator config, a list of them, or expected=")
+        raise TypeError("assert_passes: the list of evaluator configs is empty")
+    if expected is not None:
+        for config in configs:
+            config.setdefault("expected_from", f"literal:{expected}")
     return configs
 
 
