@@ -52,6 +52,12 @@ def test_run_takes_a_string_path_and_the_cli_defaults(suite: Path):
     assert [t.repeat for t in result] == [0, 1, 0, 1]
 
 
+def test_select_runs_the_chosen_tasks(suite: Path):
+    result = bench.run(suite, select=bench.Selection(keyword="sorry"))
+    assert [t.id for t in result] == ["sorry"]
+    assert result.summary.not_run == 0
+
+
 def test_resume_finishes_a_run_in_the_same_folder(suite: Path):
     first = bench.run(suite)
     again = bench.run(suite, resume=first.run_id)
@@ -85,7 +91,7 @@ def test_an_unknown_option_is_a_type_error_naming_the_options(suite: Path):
         bench.run(suite, concurency=2)  # type: ignore[call-arg]
     assert str(caught.value) == (
         "unexpected keyword argument 'concurency' (the options: allow_outside_root, cache, concurrency, "
-        "keep_workspaces, progress, repeat, resume, runs_dir)"
+        "keep_workspaces, progress, repeat, resume, runs_dir, select)"
     )
 
 

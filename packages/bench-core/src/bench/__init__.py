@@ -66,6 +66,7 @@ if TYPE_CHECKING:
     from bench.results import Summary as Summary
     from bench.results import TaskResult as TaskResult
     from bench.run.killable import run_killable as run_killable
+    from bench.suite.selection import Selection as Selection
     from bench.suite.yamlio import YamlDocument as YamlDocument
     from bench.suite_loader import SuiteLoader as SuiteLoader
     from bench.target import SuiteContext as SuiteContext
@@ -162,6 +163,7 @@ _EXPORTS = {
     "LoadedSuite": "bench.api",
     "RunKeywords": "bench.api",
     "RunResult": "bench.api",
+    "Selection": "bench.suite.selection",
 }
 #: modules exported whole: name -> module
 #: ``bench.run`` is the ``bench.run`` package, which is callable (``bench.api.run``): importing
