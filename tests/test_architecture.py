@@ -31,12 +31,12 @@ def may_use(column: str) -> set[str]:
 
 
 #: What each folder may import besides the top modules, from the doc. ``plugins.builtin`` (it
-#: registers the core's own targets, reporters and suite format), ``cli`` and ``testing`` compose
-#: everything.
+#: registers the core's own targets, reporters and suite format), ``cli``, ``api`` (the Python API)
+#: and ``testing`` compose everything.
 ALLOWED = {
     folder: may_use(uses) for folder, (_, uses) in documented_rows().items() if folder not in ("", "testing")
 }
-COMPOSERS = {"bench", "bench.plugins.builtin", "bench.cli", "bench.__main__"}
+COMPOSERS = {"bench", "bench.plugins.builtin", "bench.cli", "bench.api", "bench.__main__"}
 
 
 def module_name(path: Path) -> str:
@@ -68,7 +68,7 @@ MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 def test_the_package_is_folders_of_steps_with_the_contract_on_top():
     folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__"}
     assert folders == FOLDERS
-    top = {p.stem for p in PACKAGE.glob("*.py")} - {"__init__", "__main__", "cli"}
+    top = {p.stem for p in PACKAGE.glob("*.py")} - {"__init__", "__main__", "cli", "api"}
     contract = {"hookspecs", "evaluator", "target", "evidence", "reporter", "suite_loader"}
     assert top == contract | VOCABULARY
 

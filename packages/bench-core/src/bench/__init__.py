@@ -1,9 +1,10 @@
 """bench: evaluate what LLMs and agents produce.
 
-This module is the public API for plugin authors: everything a plugin needs is importable from
-``bench`` (plugins never import ``bench.<folder>`` modules, whose layout may change). Names load
-on first use so that ``bench --help`` stays instant. ``bench.testing`` is the public API for
-testing a plugin.
+This module is the public API for plugin authors and for running suites from Python
+(``bench.load``, ``bench.run``, ``bench.arun``: docs/python-api.md): everything a plugin needs is
+importable from ``bench`` (plugins never import ``bench.<folder>`` modules, whose layout may
+change). Names load on first use so that ``bench --help`` stays instant. ``bench.testing`` is
+the public API for testing a plugin.
 """
 
 from __future__ import annotations
@@ -14,6 +15,12 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
+    from bench.api import LoadedSuite as LoadedSuite
+    from bench.api import RunKeywords as RunKeywords
+    from bench.api import RunResult as RunResult
+    from bench.api import arun as arun
+    from bench.api import load as load
+    from bench.api import run as run
     from bench.errors import BenchError as BenchError
     from bench.errors import ConfigError as ConfigError
     from bench.errors import EvaluatorError as EvaluatorError
@@ -59,6 +66,7 @@ if TYPE_CHECKING:
     from bench.results import Summary as Summary
     from bench.results import TaskResult as TaskResult
     from bench.run.killable import run_killable as run_killable
+    from bench.suite.selection import Selection as Selection
     from bench.suite.yamlio import YamlDocument as YamlDocument
     from bench.suite_loader import SuiteLoader as SuiteLoader
     from bench.target import SuiteContext as SuiteContext
@@ -149,11 +157,20 @@ _EXPORTS = {
     "Workbench": "bench.workspace.tools",
     "ToolResult": "bench.workspace.tools",
     "specs": "bench.workspace.tools",
+    "run": "bench.api",
+    "arun": "bench.api",
+    "load": "bench.api",
+    "LoadedSuite": "bench.api",
+    "RunKeywords": "bench.api",
+    "RunResult": "bench.api",
+    "Selection": "bench.suite.selection",
 }
 #: modules exported whole: name -> module
-_MODULES = {"sandbox": "bench.workspace.sandbox"}
+#: ``bench.run`` is the ``bench.run`` package, which is callable (``bench.api.run``): importing
+#: ``bench.run.session`` would replace a plain function of that name anyway (see bench/run/__init__.py).
+_MODULES = {"sandbox": "bench.workspace.sandbox", "run": "bench.run"}
 
-__all__ = ["__version__", *_EXPORTS, *_MODULES]
+__all__ = ["__version__", *_EXPORTS, *(name for name in _MODULES if name not in _EXPORTS)]
 
 
 def __getattr__(name: str) -> Any:

@@ -133,13 +133,9 @@ NoEnvFile = Annotated[
 
 
 def _environment(suite: Path, env_files: list[Path] | None, no_env_file: bool) -> None:
-    """Load the .env files (bench.suite.variables) and treat the secrets they hold as secrets."""
-    from bench import redact
-    from bench.suite.variables import env_files as chosen
-    from bench.suite.variables import load_env_files
+    from bench.api import load_environment
 
-    if load_env_files(chosen(suite, env_files or [], defaults=not no_env_file)):
-        redact.refresh()
+    load_environment(suite, env_files or [], dotenv=not no_env_file)
 
 
 @app.command()
@@ -241,7 +237,7 @@ def run(
 ) -> None:
     """Run a suite: produce each task's response, evaluate it, record and report the results."""
     from bench.report.console import ConsoleObserver, print_summary, print_threshold
-    from bench.run.session import RunOptions, run_plan
+    from bench.run.session import run_plan
     from bench.suite.selection import Selection, parse_filters
     from bench.suite.variables import parse_vars
 
@@ -263,22 +259,26 @@ def run(
         errors=errors,
     )
     variables = parse_vars(var or [])
-    _environment(suite, env_file, no_env_file)
     registry = _registry()
     reporters = _reporters(registry, output, junit, report or [])
     observer = ConsoleObserver(enabled=not quiet, verbose=verbose)
-    plan = _load_for_run(
-        suite, registry, observer, repeat=repeat, allow_outside_root=allow_outside_root, variables=variables
-    )
-    _template_warnings(plan)
-    options = RunOptions(
+    plan, options = _load_for_run(
+        suite,
+        registry,
+        observer,
+        repeat=repeat,
+        allow_outside_root=allow_outside_root,
+        vars=variables,
+        env_files=env_file or [],
+        dotenv=not no_env_file,
         runs_dir=runs_dir,
         concurrency=concurrency,
         resume=resume,
         cache=not no_cache,
         keep_workspaces=keep_workspaces,
-        selection=selection,
+        select=selection,
     )
+    _template_warnings(plan)
     if dry_run:
         from bench.llm.credentials import describe_missing, missing_credentials
         from bench.report.overview import print_estimate
@@ -311,14 +311,15 @@ def run(
 
 
 def _load_for_run(suite: Path, registry: Any, observer: Any, **options: Any) -> Any:
-    """Load the suite, with a counter on stderr while a large one is read (not under --quiet)."""
+    """The plan and run options (bench.api.prepare), with a counter on stderr while a large suite
+    is read (not under --quiet)."""
+    from bench.api import prepare
     from bench.report.overview import TaskCounter
-    from bench.suite.loader import load_suite
 
     if not observer.enabled:
-        return load_suite(suite, registry, **options)
+        return prepare(suite, registry, **options)
     with TaskCounter(f"loading {suite.name}") as counter:
-        return load_suite(suite, registry, progress=counter, **options)
+        return prepare(suite, registry, load_progress=counter, **options)
 
 
 def _threshold(text: str) -> Any:

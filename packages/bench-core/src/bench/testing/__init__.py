@@ -1,11 +1,12 @@
 """Helpers for testing bench plugins the way bench tests its own (the public testing API).
 
 ``run_evaluator`` runs one evaluator type on one response through the same binding and
-evaluation code a suite goes through; ``write_suite``, ``load_suite`` and ``run_suite`` drive
-whole suites; ``build_registry`` builds a registry with extra plugin objects and ``install``
-pip-installs a distribution into a folder; ``git_repo`` and ``commit`` make real git
-repositories for workspace tests; ``Reply``, ``Fault`` and ``judge_verdict`` script the
-``fake_llm`` server's answers.
+evaluation code a suite goes through; ``assert_passes`` runs evaluators as a test assertion;
+``write_suite``, ``load_suite`` and ``run_suite`` drive whole suites (and ``pytest SUITE.yaml``
+runs one, see ``bench.testing.collect``); ``build_registry`` builds a registry with extra
+plugin objects and ``install`` pip-installs a distribution into a folder; ``git_repo`` and
+``commit`` make real git repositories for workspace tests; ``Reply``, ``Fault`` and
+``judge_verdict`` script the ``fake_llm`` server's answers.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from bench.results import EvaluatorOutcome
     from bench.run.session import RunOutcome
     from bench.suite.loader import load_suite as load_suite
+    from bench.testing.assertions import assert_passes as assert_passes
     from bench.testing.distributions import install as install
     from bench.testing.repos import commit as commit
     from bench.testing.repos import git_repo as git_repo
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
 
 #: re-exported name -> the module that defines it
 _EXPORTS = {
+    "assert_passes": "bench.testing.assertions",
     "Fault": "bench.testing.server",
     "Reply": "bench.testing.server",
     "build_registry": "bench.plugins.registry",
@@ -46,6 +49,7 @@ _EXPORTS = {
 __all__ = [
     "Fault",
     "Reply",
+    "assert_passes",
     "build_registry",
     "commit",
     "evaluator_outcome",

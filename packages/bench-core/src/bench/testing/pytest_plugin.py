@@ -2,18 +2,24 @@
 
 pytest imports this module at every start in any environment that has bench, so it imports
 only pytest and the standard library; each fixture imports what it needs when it is used.
+
+Suite files become tests only when asked (``bench.testing.collect``): the ``bench_suites`` ini
+option lists glob patterns of suite files, and ``--bench-suites`` collects the YAML files named
+on the command line. Otherwise YAML files are left alone.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from fnmatch import fnmatch
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
 if TYPE_CHECKING:
+    from bench.testing.collect import SuiteFile
     from bench.testing.server import FakeLLMServer
 
 #: The API key the ``fake_llm`` fixture sets: tests assert it never appears in any output.
@@ -74,3 +80,42 @@ def fake_llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLMServer]:
         monkeypatch.setenv("OPENAI_API_BASE", server.url)
         monkeypatch.setenv("OPENAI_API_KEY", CANARY_KEY)
         yield server
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("bench")
+    group.addoption(
+        "--bench-suites",
+        action="store_true",
+        help="Collect the YAML files named on the command line as bench suites (one test per task).",
+    )
+    parser.addini(
+        "bench_suites",
+        type="linelist",
+        help="Glob patterns of bench suite files to collect as tests, one per task (evals/*.yaml).",
+    )
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> SuiteFile | None:
+    if file_path.suffix not in (".yaml", ".yml") or not _is_suite(file_path, parent.config):
+        return None
+    from bench.testing.collect import SuiteFile
+
+    return SuiteFile.from_parent(parent, path=file_path)
+
+
+def _is_suite(path: Path, config: pytest.Config) -> bool:
+    """Whether the user opted this file in: an ini pattern matches it, or it was named with
+    ``--bench-suites``."""
+    try:
+        relative = path.relative_to(config.rootpath).as_posix()
+    except ValueError:
+        relative = path.as_posix()
+    patterns: list[str] = config.getini("bench_suites")
+    if any(fnmatch(relative, p) or fnmatch(path.name, p) for p in patterns):
+        return True
+    if not config.getoption("bench_suites", False):
+        return False
+    here = config.invocation_params.dir
+    named = {(here / arg.split("::", 1)[0]).resolve() for arg in config.args}
+    return path.resolve() in named

@@ -1,0 +1,266 @@
+"""The Python API: ``bench.load``, ``bench.run`` and ``bench.arun`` (docs/python-api.md).
+
+``prepare`` turns a run's options into a loaded plan and ``RunOptions``; the ``bench run``
+command and these functions share it, so an option is added in one place (``RunKeywords``).
+Nothing here prints, exits or installs signal handlers outside the main thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import warnings
+from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
+
+from bench.errors import ConfigError
+from bench.results import RunReport, Summary, TaskResult
+from bench.run.session import DEFAULT_RUNS_DIR, RunOptions, RunOutcome, execute
+from bench.suite.loader import load_suite
+from bench.suite.plan import Plan
+
+T = TypeVar("T")
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from bench.plugins.registry import Registry
+    from bench.suite.selection import Selection
+
+
+class RunKeywords(TypedDict, total=False):
+    """The options of a run, named as ``bench run``'s flags (every one optional)."""
+
+    #: Tasks in flight at once (``--concurrency``; default: the suite's, else 8).
+    concurrency: int | None
+    #: Run every task this many times (``--repeat``).
+    repeat: int | None
+    #: Read and write the LLM response cache (``--no-cache`` is ``cache=False``).
+    cache: bool
+    #: Where runs are stored (``--runs-dir``; default ``.bench/runs``).
+    runs_dir: str | Path
+    #: Finish the run with this id (``--resume``).
+    resume: str | None
+    #: Leave each task's workspace on disk (``--keep-workspaces``).
+    keep_workspaces: bool
+    #: Let rows of a tasks file name paths outside the suite's folder (``--allow-outside-root``).
+    allow_outside_root: bool
+    #: Which tasks to run (``-k``, ``--filter``, ``--limit``, ``--sample``, ``--failed``, ``--errors``).
+    select: Selection | None
+    #: Values for the tasks' vars, winning over the suite's and the tasks' own (``--var``).
+    vars: Mapping[str, str] | None
+    #: More files of environment variables, read before the default ``.env`` files (``--env-file``).
+    env_files: Sequence[str | Path]
+    #: Read the ``.env`` beside the suite and in the working directory (``--no-env-file`` is False).
+    dotenv: bool
+    #: Show the progress bar (off by default in the API; ``bench run`` shows it unless ``--quiet``).
+    progress: bool
+
+
+_KEYWORDS = frozenset(RunKeywords.__annotations__)
+
+
+@dataclass(frozen=True)
+class LoadedSuite:
+    """A validated suite, as ``bench.load`` returns it: nothing has run."""
+
+    name: str
+    path: Path
+    #: The target's type (``litellm``, ``command``, ...).
+    target: str
+    #: One id per run of a task: ``id``, then ``id@1``, ``id@2``... when tasks repeat.
+    task_ids: tuple[str, ...]
+    #: Prompts that write a var as ``{{name}}``, which bench sends as text.
+    template_warnings: tuple[str, ...]
+    #: The plan the runner takes (internal: its fields may change between versions).
+    plan: Plan = field(repr=False, compare=False)
+
+    def __len__(self) -> int:
+        return len(self.task_ids)
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """A finished (or interrupted) run: its id and folder, the summary and every task's result."""
+
+    #: What reporters receive (``bench.Reporter.write(result.report, path)``).
+    report: RunReport
+    #: The run's folder in the run store (``results.jsonl``, ``manifest.json``).
+    folder: Path
+    #: Ctrl-C (or SIGTERM) stopped the run; ``resume=run_id`` finishes it.
+    interrupted: bool
+
+    @property
+    def run_id(self) -> str:
+        return self.report.run_id
+
+    @property
+    def summary(self) -> Summary:
+        return self.report.summary
+
+    @property
+    def passed(self) -> bool:
+        """Every task ran and passed."""
+        return self.report.passed
+
+    @property
+    def stopped(self) -> str | None:
+        """Why the run stopped early (a budget, a fatal model error), when it did."""
+        return self.report.stopped
+
+    @property
+    def results(self) -> Iterator[TaskResult]:
+        """Each task's result in suite order, read from the run store (a fresh iterator each time)."""
+        return (TaskResult.model_validate(row) for row in self.report.tasks())
+
+    def __iter__(self) -> Iterator[TaskResult]:
+        return self.results
+
+
+def prepare(
+    suite: str | Path,
+    registry: Registry | None = None,
+    *,
+    handle_signals: bool = True,
+    load_progress: Callable[[int], None] | None = None,
+    **options: Any,
+) -> tuple[Plan, RunOptions]:
+    """Check ``options`` (``RunKeywords``, ``progress`` aside), load the suite and build ``RunOptions``."""
+    unknown = sorted(set(options) - _KEYWORDS)
+    if unknown:
+        known = ", ".join(sorted(_KEYWORDS))
+        raise TypeError(f"unexpected keyword argument {unknown[0]!r} (the options: {known})")
+    for name in ("concurrency", "repeat"):
+        value = options.get(name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            raise ConfigError(f"{name} must be a whole number of at least 1, got {value!r}")
+    load_environment(suite, options.get("env_files", ()), dotenv=bool(options.get("dotenv", True)))
+    plan = load_suite(
+        suite,
+        registry,
+        repeat=options.get("repeat"),
+        allow_outside_root=bool(options.get("allow_outside_root", False)),
+        progress=load_progress,
+        variables=dict(options["vars"]) if options.get("vars") else None,
+    )
+    run_options = RunOptions(
+        runs_dir=Path(options.get("runs_dir", DEFAULT_RUNS_DIR)),
+        concurrency=options.get("concurrency"),
+        resume=options.get("resume"),
+        cache=bool(options.get("cache", True)),
+        keep_workspaces=bool(options.get("keep_workspaces", False)),
+        handle_signals=handle_signals,
+        selection=options.get("select"),
+    )
+    return plan, run_options
+
+
+def load_environment(suite: str | Path, env_files: Sequence[str | Path] = (), *, dotenv: bool = True) -> None:
+    """Read the environment files of a run (bench.suite.variables) into ``os.environ``, never
+    replacing what is set, and treat the secrets they hold as secrets."""
+    from bench import redact
+    from bench.suite.variables import env_files as chosen
+    from bench.suite.variables import load_env_files
+
+    if load_env_files(chosen(Path(suite), [Path(f) for f in env_files], defaults=dotenv)):
+        redact.refresh()
+
+
+def load(
+    suite: str | Path,
+    *,
+    repeat: int | None = None,
+    allow_outside_root: bool = False,
+    vars: Mapping[str, str] | None = None,
+    env_files: Sequence[str | Path] = (),
+    dotenv: bool = True,
+) -> LoadedSuite:
+    """Load and validate a suite without running it; bad input raises a ``bench.BenchError``."""
+    plan, _ = prepare(
+        suite,
+        repeat=repeat,
+        allow_outside_root=allow_outside_root,
+        vars=vars,
+        env_files=env_files,
+        dotenv=dotenv,
+    )
+    return _loaded(plan)
+
+
+def _loaded(plan: Plan) -> LoadedSuite:
+    return LoadedSuite(
+        name=plan.name,
+        path=plan.path,
+        target=plan.target_type,
+        task_ids=tuple(plan.tasks.ids),
+        template_warnings=tuple(plan.template_warnings),
+        plan=plan,
+    )
+
+
+async def arun(suite: str | Path, **options: Unpack[RunKeywords]) -> RunResult:
+    """Run a suite from code already inside an event loop (a notebook cell, an async test).
+
+    The caller's loop runs the tasks; no signal handler is installed (the loop's owner handles
+    Ctrl-C). Options are ``bench run``'s flags (``RunKeywords``); nothing is printed unless
+    ``progress=True``.
+    """
+    return await _execute(suite, dict(options), handle_signals=False)
+
+
+def run(suite: str | Path, **options: Unpack[RunKeywords]) -> RunResult:
+    """Run a suite and return its result; options are ``bench run``'s flags (``RunKeywords``).
+
+    Called from a thread whose event loop is running (a notebook cell), the run goes to a worker
+    thread with its own loop; ``await bench.arun(...)`` there keeps the caller's loop free.
+    Ctrl-C stops the run cleanly when called from the main thread, as ``bench run`` does.
+    """
+    return run_blocking(
+        lambda: _execute(
+            suite, dict(options), handle_signals=threading.current_thread() is threading.main_thread()
+        )
+    )
+
+
+def run_blocking(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run the coroutine ``make()`` to its end, in a worker thread when this thread's event loop is
+    running (``asyncio.run`` cannot nest); ``make`` is called in the thread that runs it."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(make())
+    outcome: list[T] = []
+    failure: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            outcome.append(asyncio.run(make()))
+        except BaseException as exc:  # re-raised in the caller's thread
+            failure.append(exc)
+
+    worker = threading.Thread(target=work, name="bench-run")
+    worker.start()
+    worker.join()
+    if failure:
+        raise failure[0]
+    return outcome[0]
+
+
+async def _execute(suite: str | Path, options: dict[str, Any], *, handle_signals: bool) -> RunResult:
+    progress = bool(options.pop("progress", False))
+    plan, run_options = prepare(suite, handle_signals=handle_signals, **options)
+    for line in plan.template_warnings:
+        warnings.warn(line, UserWarning, stacklevel=3)
+    if not progress:
+        return _result(await execute(plan, run_options))
+    from bench.report.console import ConsoleObserver
+
+    with ConsoleObserver(enabled=True) as observer:
+        outcome = await execute(plan, run_options, observer)
+    return _result(outcome)
+
+
+def _result(outcome: RunOutcome) -> RunResult:
+    return RunResult(outcome.report, outcome.folder, outcome.interrupted)

@@ -1,0 +1,95 @@
+"""``bench.testing.assert_passes`` (issue 15 item 8): evaluators as a pytest assertion, with a message
+naming each evaluator that did not pass, its score and its reason."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bench import ConfigError, Task
+from bench.testing import assert_passes
+from bench.testing.server import FakeLLMServer
+from bench.testing.verdicts import judge_verdict
+
+
+def test_all_passing_returns_every_outcome():
+    outcomes = assert_passes(
+        "Paris is the capital.", [{"type": "regex", "value": "^Paris"}, {"expected": "capital"}]
+    )
+    assert [(o.name, o.passed) for o in outcomes] == [("regex", True), ("expected", True)]
+
+
+def test_expected_is_the_reference_of_each_check_that_has_none():
+    outcomes = assert_passes("Paris is the capital of France.", [{"type": "contains"}], expected="France")
+    assert outcomes[0].reason == "found 'France'"
+    with pytest.raises(AssertionError) as caught:
+        assert_passes(
+            "Paris",
+            [{"type": "contains", "name": "city"}, {"type": "contains", "expected_from": "literal:Paris"}],
+            expected="Lyon",
+        )
+    assert (
+        str(caught.value)
+        == "1 of 2 evaluators did not pass:\n  city (contains) failed (score 0.00): not found: 'Lyon'"
+    )
+
+
+def test_a_failing_evaluator_is_an_assertion_error_with_its_reason():
+    with pytest.raises(AssertionError) as caught:
+        assert_passes("Lyon", [{"type": "regex", "value": "^Paris", "name": "starts"}, {"expected": "Lyon"}])
+    assert str(caught.value) == (
+        "1 of 2 evaluators did not pass:\n  starts (regex) failed (score 0.00): no match for '^Paris'"
+    )
+
+
+def test_a_judge_sees_the_vars_and_its_score_and_reason_are_in_the_message(fake_llm: FakeLLMServer):
+    fake_llm.default = judge_verdict(passed=False, score=0.25, reason="it never names the city")
+    judge = {
+        "type": "llm_judge",
+        "prompt": "Does {response} answer {question}?",
+        "model": "openai/gpt-4o-mini",
+    }
+    with pytest.raises(AssertionError) as caught:
+        assert_passes("It is a nice place.", judge, vars={"question": "What is the capital of France?"})
+    assert str(caught.value) == (
+        "1 of 1 evaluators did not pass:\n  llm_judge failed (score 0.25): it never names the city"
+    )
+    [request] = fake_llm.requests
+    assert "What is the capital of France?" in str(request.body["messages"])
+
+
+def test_an_unknown_var_in_a_judge_prompt_is_a_config_error():
+    judge = {
+        "type": "llm_judge",
+        "prompt": "Does {response} answer {question}?",
+        "model": "openai/gpt-4o-mini",
+    }
+    with pytest.raises(
+        ValueError, match=r"unknown placeholder \{question\} in the judge prompt \(task vars: none\)"
+    ):
+        assert_passes("x", judge)
+
+
+def test_an_unknown_type_is_a_config_error():
+    with pytest.raises(ConfigError) as caught:
+        assert_passes("x", {"type": "nope"})
+    assert str(caught.value) == "<test>: type: unknown evaluator type 'nope'"
+
+
+def test_no_check_and_two_tasks_are_type_errors():
+    with pytest.raises(TypeError) as nothing:
+        assert_passes("x", [])
+    assert str(nothing.value) == "assert_passes: the list of evaluator configs is empty"
+    with pytest.raises(TypeError) as both:
+        assert_passes("x", {"expected": "x"}, task=Task(id="t"), vars={"a": 1})
+    assert str(both.value) == "assert_passes: give either task= or vars=/prompt=, not both"
+
+
+def test_it_works_inside_a_running_event_loop():
+    async def test_body() -> None:
+        assert_passes("42", {"type": "contains"}, expected="42")
+        with pytest.raises(AssertionError, match="contains failed"):
+            assert_passes("41", {"type": "contains"}, expected="42")
+
+    asyncio.run(test_body())
