@@ -1,4 +1,4 @@
-"""The ``bench`` command line: run, validate, evaluators, plugins, compare, schema, init.
+"""The ``bench`` command line: run, calibrate, label, validate, evaluators, plugins, compare, schema, init.
 
 Only typer is imported at start-up; everything else loads inside the command that needs it, so
 ``bench --help`` stays instant. Exit codes follow DESIGN.md: 0 all passed, 1 some task failed,
@@ -269,6 +269,56 @@ def _reporters(
             raise ConfigError(f"cannot write {path}: folder {path.parent} does not exist")
         chosen.append((provided.cls(), path))
     return chosen
+
+
+@app.command()
+@handle_errors
+def calibrate(
+    suite: SuiteArg,
+    labels: Annotated[
+        Path, typer.Option("--labels", help="Human labels (JSONL or CSV).", show_default=False)
+    ],
+    run_id: Annotated[
+        str | None, typer.Option("--run", help="Judge the responses of stored run RUN_ID (or latest).")
+    ] = None,
+    runs_dir: Annotated[Path, typer.Option("--runs-dir", help="Where runs are stored.")] = Path(
+        ".bench/runs"
+    ),
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write the calibration as JSON.")
+    ] = None,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Neither read nor write the LLM response cache.")
+    ] = False,
+    allow_outside_root: AllowOutsideRoot = False,
+) -> None:
+    """Measure how far each judge of a suite agrees with human labels (kappa, with intervals)."""
+    import asyncio
+    import json
+
+    from bench.report.calibration import render
+    from bench.run import calibrate as cal
+    from bench.run.labels import read_labels
+    from bench.run.session import RunOptions, make_client
+    from bench.suite.loader import load_suite
+
+    plan = load_suite(suite, _registry(), allow_outside_root=allow_outside_root)
+    cal.judges(plan)
+    grouped = cal.by_task(read_labels(labels), plan, str(labels))
+    responses = None
+    if run_id is not None:
+        responses = cal.responses_from(cal.run_results(runs_dir, run_id)[1])
+    llm = make_client(plan, RunOptions(runs_dir=runs_dir, cache=not no_cache))
+    try:
+        results = asyncio.run(cal.calibrate(plan, grouped, llm, responses))
+    finally:
+        llm.close()
+    summaries = [r.as_dict() for r in results]
+    typer.echo(render(summaries))
+    if output is not None:
+        output.write_text(
+            json.dumps({"suite": plan.name, "labels": str(labels), "judges": summaries}, indent=2)
+        )
 
 
 @app.command()

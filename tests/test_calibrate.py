@@ -1,0 +1,153 @@
+"""bench calibrate: judges against human labels, end to end against the fake server."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bench.testing.verdicts import judge_verdict
+
+WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"]
+# The humans pass the first three; the judge is scripted to pass alpha, bravo and delta.
+HUMAN = {"alpha": True, "bravo": True, "charlie": True, "delta": False, "echo": False, "foxtrot": False}
+JUDGE = {"alpha": True, "bravo": True, "charlie": False, "delta": True, "echo": False, "foxtrot": False}
+
+SUITE = """
+name: calib
+evaluators:
+  helpful:
+    type: llm_judge
+    criteria: The answer is helpful.
+    model: openai/judge
+tasks:
+""" + "".join(
+    f"  - id: {w}\n    prompt: say {w}\n    response: the word is {w}\n    evaluate: [helpful]\n"
+    for w in WORDS
+)
+
+
+def _script(fake_llm, verdicts):
+    for word, passed in verdicts.items():
+        fake_llm.add(judge_verdict(passed=passed, reason=f"judge on {word}"), match=f"the word is {word}")
+
+
+def _labels(tmp_path, rows, name="labels.jsonl"):
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_calibrate_reports_kappa_confusion_and_disagreements(bench_cli, fake_llm, suite_file, tmp_path):
+    _script(fake_llm, JUDGE)
+    suite_file(SUITE)
+    _labels(tmp_path, [{"task": w, "passed": p, "note": f"human on {w}"} for w, p in HUMAN.items()])
+    result = bench_cli("calibrate", "suite.yaml", "--labels", "labels.jsonl", "--output", "cal.json")
+    assert result.exit_code == 0, result.output
+    # By hand: 2 both pass, 1 judge-only pass (delta), 1 human-only pass (charlie), 2 both fail.
+    # p_o = 4/6; p_e = (3/6)(3/6) + (3/6)(3/6) = 1/2; kappa = (2/3 - 1/2) / (1/2) = 1/3.
+    data = json.loads((tmp_path / "cal.json").read_text())
+    (judge,) = data["judges"]
+    assert judge["judge"] == "helpful"
+    assert judge["kappa"]["value"] == pytest.approx(1 / 3)
+    assert judge["kappa"]["low"] <= 1 / 3 <= judge["kappa"]["high"]
+    assert judge["confusion"] == {"both_pass": 2, "judge_only_pass": 1, "human_only_pass": 1, "both_fail": 2}
+    assert judge["precision"]["value"] == pytest.approx(2 / 3)
+    assert judge["recall"]["value"] == pytest.approx(2 / 3)
+    assert judge["disagreements"] == [
+        {"task": "charlie", "human": True, "judge": False, "human_note": "human on charlie",
+         "judge_reason": "judge on charlie"},
+        {"task": "delta", "human": False, "judge": True, "human_note": "human on delta",
+         "judge_reason": "judge on delta"},
+    ]  # fmt: skip
+    assert "judge helpful: 6 labelled tasks, kappa 0.33 [" in result.stdout
+    assert "  disagree on charlie: human pass, judge fail\n    human: human on charlie\n" in result.stdout
+    calls = fake_llm.count()
+    assert calls == 6
+    again = bench_cli("calibrate", "suite.yaml", "--labels", "labels.jsonl")
+    assert again.exit_code == 0
+    assert fake_llm.count() == calls  # the LLM cache answered
+
+
+def test_calibrate_with_several_raters_reports_their_agreement(bench_cli, fake_llm, suite_file, tmp_path):
+    _script(fake_llm, HUMAN)
+    suite_file(SUITE)
+    rows = [{"task": w, "passed": p, "rater": "ann"} for w, p in HUMAN.items()]
+    rows += [{"task": w, "passed": p, "rater": "bob"} for w, p in JUDGE.items()]
+    _labels(tmp_path, rows)
+    result = bench_cli("calibrate", "suite.yaml", "--labels", "labels.jsonl", "-o", "cal.json")
+    assert result.exit_code == 0, result.output
+    (judge,) = json.loads((tmp_path / "cal.json").read_text())["judges"]
+    # Krippendorff's nominal alpha of ann against bob, by hand: 12 values, 6 pass and 6 fail;
+    # D_o = 4 disagreeing ordered pairs / 12 = 1/3; D_e = 2*6*6 / (12*11) = 6/11; alpha = 1 - 11/18.
+    assert judge["inter_rater_alpha"] == pytest.approx(1 - 11 / 18)
+    assert "raters' own agreement (Krippendorff's alpha, the ceiling): 0.39" in result.stdout
+
+
+def test_calibrate_reads_csv_and_takes_responses_from_a_run(bench_cli, fake_llm, suite_file, tmp_path):
+    _script(fake_llm, {"alpha": True, "bravo": False})
+    suite_file(SUITE)
+    run = tmp_path / ".bench" / "runs" / "20260101-000000-abcd"
+    run.mkdir(parents=True)
+    (run / "manifest.json").write_text("{}")
+    (run / "results.jsonl").write_text(
+        json.dumps({"id": "alpha", "response": "the word is alpha"})
+        + "\n"
+        + json.dumps({"id": "bravo", "response": "the word is bravo"})
+        + "\n"
+    )
+    (tmp_path / "labels.csv").write_text("id,passed,note\nalpha,pass,\nbravo,fail,too short\n")
+    result = bench_cli("calibrate", "suite.yaml", "--labels", "labels.csv", "--run", "latest", "-o", "c.json")
+    assert result.exit_code == 0, result.output
+    (judge,) = json.loads((tmp_path / "c.json").read_text())["judges"]
+    assert judge["kappa"]["value"] == 1.0
+    assert judge["labelled"] == 2
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        (
+            "labels.jsonl",
+            '{"task": "alpha", "passed": true}\n{"task": "zulu", "passed": true}\n{"task": "yankee", "score": 1}\n',
+            "error: labels.jsonl: labels name tasks that suite 'calib' does not have: zulu, yankee\n",
+        ),
+        (
+            "labels.jsonl",
+            '{"task": "alpha", "passed": true}\n{"task": "bravo", "note": "hmm"}\n',
+            "error: labels.jsonl:2: label for task 'bravo' has neither passed nor score\n",
+        ),
+        (
+            "labels.jsonl",
+            '{"task": "alpha", "passed": true}\n\n{"task": "bravo", \n',
+            "error: labels.jsonl:3: not a JSON line: Expecting property name enclosed in double quotes: "
+            "line 1 column 19 (char 18)\n",
+        ),
+        (
+            "labels.csv",
+            "task,passed\nalpha,true\nbravo,true,extra\n",
+            "error: labels.csv:3: expected 2 columns (task, passed)\n",
+        ),
+        (
+            "labels.csv",
+            "task,passed\nalpha,maybe\n",
+            "error: labels.csv:2: passed must be true or false, not 'maybe'\n",
+        ),
+    ],
+)
+def test_calibrate_refuses_bad_labels(bench_cli, suite_file, tmp_path, name, text, message):
+    suite_file(SUITE)
+    (tmp_path / name).write_text(text)
+    result = bench_cli("calibrate", "suite.yaml", "--labels", name)
+    assert result.exit_code == 2
+    assert result.stderr == message
+
+
+def test_calibrate_refuses_a_suite_without_a_judge(bench_cli, suite_file, tmp_path):
+    suite_file(
+        "name: plain\ntasks:\n  - id: a\n    prompt: p\n    response: r\n    evaluate: [{type: contains, value: r}]\n"
+    )
+    (tmp_path / "labels.jsonl").write_text('{"task": "a", "passed": true}\n')
+    result = bench_cli("calibrate", "suite.yaml", "--labels", "labels.jsonl")
+    assert result.exit_code == 2
+    assert result.stderr == "error: suite.yaml: suite 'plain' has no judge evaluator to calibrate\n"
