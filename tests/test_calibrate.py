@@ -151,3 +151,81 @@ def test_calibrate_refuses_a_suite_without_a_judge(bench_cli, suite_file, tmp_pa
     result = bench_cli("calibrate", "suite.yaml", "--labels", "labels.jsonl")
     assert result.exit_code == 2
     assert result.stderr == "error: suite.yaml: suite 'plain' has no judge evaluator to calibrate\n"
+
+
+def _gated(suite_file, tmp_path, where="judge", min_kappa=0.6):
+    bar = f"calibration: {{labels: labels.jsonl, min_kappa: {min_kappa}}}"
+    text = (
+        SUITE.replace("    model: openai/judge\n", f"    model: openai/judge\n    {bar}\n")
+        if where == "judge"
+        else SUITE
+    )
+    if where == "suite":
+        text = text.replace("name: calib\n", f"name: calib\n{bar}\n")
+    suite_file(text)
+    _labels(tmp_path, [{"task": w, "passed": p} for w, p in HUMAN.items()])
+
+
+def test_require_calibration_refuses_a_weak_judge_before_running(bench_cli, fake_llm, suite_file, tmp_path):
+    _script(fake_llm, JUDGE)  # kappa 1/3 against the humans
+    _gated(suite_file, tmp_path)
+    result = bench_cli("run", "suite.yaml", "--require-calibration", "-q")
+    assert result.exit_code == 2
+    assert result.stdout == (
+        "calibration: judge 'helpful': kappa 0.33 [-0.50, 1.00], min_kappa 0.6 (labels.jsonl) - below the bar\n"
+    )
+    assert result.stderr == (
+        "error: --require-calibration: below the bar: "
+        "judge 'helpful': kappa 0.33 [-0.50, 1.00], min_kappa 0.6 (labels.jsonl)\n"
+    )
+    assert not (tmp_path / ".bench" / "runs").exists()  # no task ran
+    assert fake_llm.count() == 6  # the calibration's judge calls only
+
+
+def test_require_calibration_accepts_a_strong_judge_and_caches(bench_cli, fake_llm, suite_file, tmp_path):
+    _script(fake_llm, HUMAN)  # agrees on every label: kappa 1
+    _gated(suite_file, tmp_path, where="suite")
+    result = bench_cli("run", "suite.yaml", "--require-calibration", "-q")
+    assert result.stdout.startswith(
+        "calibration: judge 'helpful': kappa 1.00 [1.00, 1.00], min_kappa 0.6 (labels.jsonl)\n"
+    )
+    assert result.exit_code == 1, result.output  # ran: three tasks fail their judge
+    assert (tmp_path / ".bench" / "cache" / "calibration.json").is_file()
+    # The result is read back from the cache: an entry edited by hand is what the next run reports.
+    cache = tmp_path / ".bench" / "cache" / "calibration.json"
+    entries = json.loads(cache.read_text())
+    (key,) = entries
+    cache.write_text(json.dumps({key: {**entries[key], "value": 0.5, "low": 0.25}}))
+    again = bench_cli("run", "suite.yaml", "--require-calibration", "-q")
+    assert again.exit_code == 2
+    assert again.stderr == (
+        "error: --require-calibration: below the bar: "
+        "judge 'helpful': kappa 0.50 [0.25, 1.00], min_kappa 0.6 (labels.jsonl)\n"
+    )
+    # A changed labels file is another key: computed afresh.
+    _labels(tmp_path, [{"task": w, "passed": p, "note": "again"} for w, p in HUMAN.items()])
+    third = bench_cli("run", "suite.yaml", "--require-calibration", "-q")
+    assert third.stdout.startswith("calibration: judge 'helpful': kappa 1.00 [1.00, 1.00]")
+
+
+def test_without_require_calibration_a_weak_judge_is_reported_and_runs(
+    bench_cli, fake_llm, suite_file, tmp_path
+):
+    _script(fake_llm, JUDGE)
+    _gated(suite_file, tmp_path)
+    result = bench_cli("run", "suite.yaml", "-q")
+    assert result.stdout.startswith("calibration: judge 'helpful': kappa 0.33 [")
+    assert result.exit_code == 1
+    assert (tmp_path / ".bench" / "runs").is_dir()
+
+
+def test_calibration_on_a_judge_only(bench_cli, suite_file):
+    suite_file(
+        "name: plain\ntasks:\n  - id: a\n    prompt: p\n    response: r\n"
+        "    evaluate: [{type: contains, value: r, calibration: {labels: l.jsonl}}]\n"
+    )
+    result = bench_cli("validate", "suite.yaml")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "error: suite.yaml:6:43: tasks[0].evaluate[0].calibration: only a judge can be calibrated, not contains\n"
+    )

@@ -158,6 +158,13 @@ def run(
             help="Exit 0 when at least this share of tasks passed, as 0.8 or 80% (errors still exit 3).",
         ),
     ] = None,
+    require_calibration: Annotated[
+        bool,
+        typer.Option(
+            "--require-calibration",
+            help="Exit 2 before running when a judge's kappa against its labels is below its min_kappa.",
+        ),
+    ] = False,
 ) -> None:
     """Run a suite: produce each task's response, evaluate it, record and report the results."""
     from bench.report.console import ConsoleObserver, print_summary, print_threshold
@@ -190,6 +197,7 @@ def run(
 
         print_estimate(plan, estimate(plan, make_client(plan, options).prices))
         raise typer.Exit(EXIT_OK)
+    _check_calibration(plan, options, require_calibration)
     observer = ConsoleObserver(enabled=not quiet)
     with observer:
         outcome = run_plan(plan, options, observer)
@@ -204,6 +212,33 @@ def run(
     if threshold is not None and summary.total:
         raise typer.Exit(EXIT_OK if print_threshold(summary, threshold) else EXIT_FAILED)
     raise typer.Exit(EXIT_FAILED if summary.failed else EXIT_OK)
+
+
+def _check_calibration(plan: Any, options: Any, required: bool) -> None:
+    """Print each calibrated judge's agreement; with ``required``, refuse a judge below its bar."""
+    from bench.run.calibration_gate import bars, standings
+
+    if not bars(plan):
+        if required:
+            raise _fail(
+                "error: --require-calibration: no judge of this suite has a calibration bar", EXIT_INVALID
+            )
+        return
+    from bench.llm.cache import default_cache_path
+    from bench.run.session import make_client
+
+    llm = make_client(plan, options)
+    try:
+        folder = (options.cache_path or default_cache_path()).parent if options.cache else None
+        found = standings(plan, llm, folder)
+    finally:
+        llm.close()
+    below = [s for s in found if not s.passes]
+    for standing in found:
+        typer.echo(f"calibration: {standing.text()}" + ("" if standing.passes else " - below the bar"))
+    if required and below:
+        names = "; ".join(s.text() for s in below)
+        raise _fail(f"error: --require-calibration: below the bar: {names}", EXIT_INVALID)
 
 
 def _threshold(text: str) -> Any:

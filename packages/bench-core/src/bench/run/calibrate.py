@@ -22,6 +22,7 @@ from bench.models import Response
 from bench.run.evaluation import evaluate
 from bench.run.labels import Label
 from bench.scoring import agreement as ag
+from bench.scoring.stats import Interval
 from bench.store import RunStore
 from bench.suite.plan import BoundEvaluator, Plan
 
@@ -48,7 +49,7 @@ class JudgeCalibration:
     errors: dict[str, str] = field(default_factory=dict)
     ceiling: float | None = None
 
-    def kappa(self) -> ag.Interval:
+    def kappa(self) -> Interval:
         return ag.bootstrap(self.items, _kappa)
 
     def as_dict(self) -> dict[str, Any]:

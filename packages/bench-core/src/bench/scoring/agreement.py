@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeVar
@@ -77,14 +77,14 @@ def krippendorff_alpha(units: Sequence[Sequence[float | None]], metric: Metric =
     if not pairable:
         raise ValueError("no unit has two or more values")
     # The coincidence matrix: each ordered pair of values within a unit, weighted 1/(m_u - 1).
-    coincidences: Counter[tuple[float, float]] = Counter()
+    coincidences: dict[tuple[float, float], float] = defaultdict(float)
     for values in pairable:
         m = len(values)
         for i, x in enumerate(values):
             for j, y in enumerate(values):
                 if i != j:
                     coincidences[(x, y)] += 1 / (m - 1)
-    totals: Counter[float] = Counter()
+    totals: dict[float, float] = defaultdict(float)
     for (x, _y), count in coincidences.items():
         totals[x] += count
     n = sum(totals.values())
@@ -97,7 +97,9 @@ def krippendorff_alpha(units: Sequence[Sequence[float | None]], metric: Metric =
     return 1.0 - observed / expected
 
 
-def _metric(metric: Metric, values: list[float], totals: Counter[float]) -> Callable[[float, float], float]:
+def _metric(
+    metric: Metric, values: list[float], totals: dict[float, float]
+) -> Callable[[float, float], float]:
     if metric == "nominal":
         return lambda x, y: 0.0 if x == y else 1.0
     if metric == "interval":

@@ -14,6 +14,14 @@ from bench.scoring.scorecard import Scorecard
 from bench.target import Target
 
 
+@dataclass(frozen=True)
+class CalibrationBar:
+    """The labels a judge is checked against, and the Cohen's kappa it must reach."""
+
+    labels: Path
+    min_kappa: float
+
+
 @dataclass(eq=False)
 class BoundEvaluator:
     """An evaluator instance plus the settings bench applies around it."""
@@ -33,6 +41,7 @@ class BoundEvaluator:
     #: Evidence references (bench.evidence): what is judged, and what it is compared against.
     target: str | None = None
     expected_from: str | None = None
+    calibration: CalibrationBar | None = None
 
 
 @dataclass(eq=False)
@@ -137,3 +146,5 @@ class Plan:
     max_response_bytes: int = 10 * 1024 * 1024
     #: Prompts that write a task's var as ``{{name}}`` (sent as text): warnings to print.
     template_warnings: list[str] = field(default_factory=list)
+    #: The suite-wide calibration bar of judges (``calibration:``).
+    calibration: CalibrationBar | None = None
