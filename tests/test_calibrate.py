@@ -90,18 +90,27 @@ def test_calibrate_reads_csv_and_takes_responses_from_a_run(bench_cli, fake_llm,
     run = tmp_path / ".bench" / "runs" / "20260101-000000-abcd"
     run.mkdir(parents=True)
     (run / "manifest.json").write_text("{}")
-    (run / "results.jsonl").write_text(
-        json.dumps({"id": "alpha", "response": "the word is alpha"})
-        + "\n"
-        + json.dumps({"id": "bravo", "response": "the word is bravo"})
-        + "\n"
-    )
+    # The run answered bravo with alpha's words: the judge (scripted on the words) passes both.
+    rows = [
+        {"id": "alpha", "response": "the word is alpha"},
+        {"id": "bravo", "response": "the word is alpha"},
+    ]
+    (run / "results.jsonl").write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rows))
     (tmp_path / "labels.csv").write_text("id,passed,note\nalpha,pass,\nbravo,fail,too short\n")
     result = bench_cli("calibrate", "suite.yaml", "--labels", "labels.csv", "--run", "latest", "-o", "c.json")
     assert result.exit_code == 0, result.output
     (judge,) = json.loads((tmp_path / "c.json").read_text())["judges"]
-    assert judge["kappa"]["value"] == 1.0
     assert judge["labelled"] == 2
+    assert judge["kappa"]["value"] == 0.0  # p_o = 1/2, p_e = (1/2)(1) + (1/2)(0) = 1/2
+    assert judge["disagreements"] == [
+        {
+            "task": "bravo",
+            "human": False,
+            "judge": True,
+            "human_note": "too short",
+            "judge_reason": "judge on alpha",
+        }
+    ]
 
 
 @pytest.mark.parametrize(
@@ -229,3 +238,57 @@ def test_calibration_on_a_judge_only(bench_cli, suite_file):
     assert result.stderr == (
         "error: suite.yaml:6:43: tasks[0].evaluate[0].calibration: only a judge can be calibrated, not contains\n"
     )
+
+
+def _stored_run(tmp_path, run_id="20260101-000000-abcd"):
+    run = tmp_path / ".bench" / "runs" / run_id
+    run.mkdir(parents=True)
+    (run / "manifest.json").write_text("{}")
+    rows = [
+        {"id": w, "status": "passed", "response": f"the word is {w}",
+         "evaluators": [{"name": "helpful", "passed": True, "reason": f"judge on {w}"}]}
+        for w in WORDS[:4]
+    ]  # fmt: skip
+    (run / "results.jsonl").write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rows))
+
+
+def test_label_walks_a_run_from_stdin_and_resumes(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from bench.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    _stored_run(tmp_path)
+    runner = CliRunner()
+    first = runner.invoke(app, ["label", "latest", "--rater", "ann"], input="p\nn\ntoo terse\nf\ns\nq\n")
+    assert first.exit_code == 0, first.output
+    assert (
+        "== task alpha (passed)\nresponse:\nthe word is alpha\n  helpful: pass judge on alpha\n"
+        in first.stdout
+    )
+    assert first.stdout.endswith("2 labels by ann from run 20260101-000000-abcd written to labels.jsonl\n")
+    lines = [json.loads(x) for x in (tmp_path / "labels.jsonl").read_text().splitlines()]
+    assert lines == [
+        {"task": "alpha", "passed": True, "rater": "ann"},
+        {"task": "bravo", "passed": False, "rater": "ann", "note": "too terse"},
+    ]
+    # Resumed: alpha and bravo are done; charlie (skipped before) comes first; x is not a key.
+    second = runner.invoke(app, ["label", "latest", "--rater", "ann"], input="x\n9\n0\n")
+    assert second.exit_code == 0, second.output
+    assert "== task alpha" not in second.stdout
+    assert "unknown key 'x'" in second.stdout
+    lines = [json.loads(x) for x in (tmp_path / "labels.jsonl").read_text().splitlines()]
+    assert lines[2:] == [
+        {"task": "charlie", "score": 1.0, "rater": "ann"},
+        {"task": "delta", "score": 0.0, "rater": "ann"},
+    ]
+    # Another rater starts from the beginning.
+    third = runner.invoke(app, ["label", "latest", "--rater", "bob", "--out", "bob.jsonl"], input="p\n")
+    assert "== task alpha" in third.stdout
+    assert third.stdout.endswith("1 labels by bob from run 20260101-000000-abcd written to bob.jsonl\n")
+
+
+def test_label_unknown_run(bench_cli):
+    result = bench_cli("label", "nope")
+    assert result.exit_code == 2
+    assert result.stderr == "error: no run 'nope' in .bench/runs (runs found: none)\n"

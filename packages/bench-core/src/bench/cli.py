@@ -358,6 +358,34 @@ def calibrate(
 
 @app.command()
 @handle_errors
+def label(
+    run_id: Annotated[str, typer.Argument(help="The run to label (or latest).", show_default=False)],
+    out: Annotated[Path, typer.Option("--out", help="The labels file to append to (JSONL).")] = Path(
+        "labels.jsonl"
+    ),
+    rater: Annotated[
+        str | None, typer.Option("--rater", help="Who labels [default: your user name].")
+    ] = None,
+    runs_dir: Annotated[Path, typer.Option("--runs-dir", help="Where runs are stored.")] = Path(
+        ".bench/runs"
+    ),
+) -> None:
+    """Walk a run's tasks and label each by hand (p pass, f fail, 0-9 score, s skip, n note, q quit)."""
+    import getpass
+    import sys
+
+    from bench.report.labelling import walk
+    from bench.run.calibrate import run_results
+
+    who = rater if rater is not None else getpass.getuser()
+    found, rows = run_results(runs_dir, run_id)
+    keys = (line.rstrip("\n") for line in sys.stdin)
+    written = walk(rows, out, who, keys, typer.echo)
+    typer.echo(f"{written} labels by {who} from run {found} written to {out}")
+
+
+@app.command()
+@handle_errors
 def validate(suite: SuiteArg, allow_outside_root: AllowOutsideRoot = False) -> None:
     """Check a suite without running it; list the evaluators the tasks use."""
     from bench.report.overview import TaskCounter, print_plan

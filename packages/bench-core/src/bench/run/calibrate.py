@@ -160,7 +160,12 @@ async def calibrate(
         labels = grouped.get(planned.task.id)
         if not labels or planned.task.repeat:
             continue
-        response = (responses or {}).get(planned.task.id) or planned.task.response
+        if responses is not None:
+            response = responses.get(planned.task.id)
+            if response is None:
+                raise ConfigError(f"the run has no response for labelled task '{planned.task.id}'")
+        else:
+            response = planned.task.response
         if response is None:
             raise ConfigError(
                 f"task '{planned.task.id}' has no recorded response to judge (give --run RUN_ID)",
