@@ -64,8 +64,8 @@ def test_confusion_precision_recall() -> None:
     judge = [True, True, False, True, False]
     c = ag.confusion(human, judge)
     assert (c.tp, c.fp, c.fn, c.tn) == (2, 1, 1, 1)
-    assert ag.precision(human, judge) == pytest.approx(2 / 3)
-    assert ag.recall(human, judge) == pytest.approx(2 / 3)
+    assert ag.pass_precision(human, judge) == pytest.approx(2 / 3)
+    assert ag.pass_recall(human, judge) == pytest.approx(2 / 3)
 
 
 def test_best_threshold_separates_the_humans() -> None:

@@ -52,8 +52,8 @@ def test_calibrate_reports_kappa_confusion_and_disagreements(bench_cli, fake_llm
     assert judge["kappa"]["value"] == pytest.approx(1 / 3)
     assert judge["kappa"]["low"] <= 1 / 3 <= judge["kappa"]["high"]
     assert judge["confusion"] == {"both_pass": 2, "judge_only_pass": 1, "human_only_pass": 1, "both_fail": 2}
-    assert judge["precision"]["value"] == pytest.approx(2 / 3)
-    assert judge["recall"]["value"] == pytest.approx(2 / 3)
+    assert judge["pass_precision"]["value"] == pytest.approx(2 / 3)
+    assert judge["pass_recall"]["value"] == pytest.approx(2 / 3)
     assert judge["disagreements"] == [
         {"task": "charlie", "human": True, "judge": False, "human_note": "human on charlie",
          "judge_reason": "judge on charlie"},
@@ -292,3 +292,19 @@ def test_label_unknown_run(bench_cli):
     result = bench_cli("label", "nope")
     assert result.exit_code == 2
     assert result.stderr == "error: no run 'nope' in .bench/runs (runs found: none)\n"
+
+
+def test_calibrate_with_a_run_that_lacks_a_labelled_task(bench_cli, suite_file, tmp_path):
+    suite_file(SUITE)
+    _stored_run(tmp_path)  # alpha..delta only
+    _labels(tmp_path, [{"task": "echo", "passed": True}])
+    result = bench_cli("calibrate", "suite.yaml", "--labels", "labels.jsonl", "--run", "latest")
+    assert result.exit_code == 2
+    assert result.stderr == "error: the run has no response for labelled task 'echo'\n"
+
+
+def test_require_calibration_without_any_bar(bench_cli, suite_file):
+    suite_file(SUITE)
+    result = bench_cli("run", "suite.yaml", "--require-calibration", "-q")
+    assert result.exit_code == 2
+    assert result.stderr == "error: --require-calibration: no judge of this suite has a calibration bar\n"

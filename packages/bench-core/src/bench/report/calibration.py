@@ -28,7 +28,8 @@ def render(summaries: list[dict[str, Any]]) -> str:
                 f"pass/fail {c['human_only_pass']}, fail/fail {c['both_fail']}"
             )
             lines.append(
-                f"  precision of pass {_interval(s['precision'])}, recall of pass {_interval(s['recall'])}"
+                f"  precision of pass {_interval(s['pass_precision'])}, "
+                f"recall of pass {_interval(s['pass_recall'])}"
             )
             if "threshold" in s:
                 lines.append(f"  best score threshold {_interval(s['threshold'])}")

@@ -58,8 +58,8 @@ class JudgeCalibration:
         if items:
             out["kappa"] = self.kappa().as_dict()
             out["confusion"] = ag.confusion([i.human for i in items], [i.judge for i in items]).as_dict()
-            out["precision"] = ag.bootstrap(items, _precision).as_dict()
-            out["recall"] = ag.bootstrap(items, _recall).as_dict()
+            out["pass_precision"] = ag.bootstrap(items, _precision).as_dict()
+            out["pass_recall"] = ag.bootstrap(items, _recall).as_dict()
             scored = [i for i in items if i.score is not None]
             if scored:
                 out["threshold"] = ag.bootstrap(scored, _threshold).as_dict()
@@ -89,11 +89,11 @@ def _kappa(items: Sequence[Item]) -> float:
 
 
 def _precision(items: Sequence[Item]) -> float:
-    return ag.precision([i.human for i in items], [i.judge for i in items])
+    return ag.pass_precision([i.human for i in items], [i.judge for i in items])
 
 
 def _recall(items: Sequence[Item]) -> float:
-    return ag.recall([i.human for i in items], [i.judge for i in items])
+    return ag.pass_recall([i.human for i in items], [i.judge for i in items])
 
 
 def _threshold(items: Sequence[Item]) -> float:

@@ -171,13 +171,13 @@ def confusion(human: Sequence[bool], judge: Sequence[bool]) -> Confusion:
     return Confusion(pairs[(True, True)], pairs[(False, True)], pairs[(True, False)], pairs[(False, False)])
 
 
-def precision(human: Sequence[bool], judge: Sequence[bool]) -> float:
+def pass_precision(human: Sequence[bool], judge: Sequence[bool]) -> float:
     """Of the judge's passes, the share the humans passed (0.0 when the judge passed none)."""
     c = confusion(human, judge)
     return c.tp / (c.tp + c.fp) if c.tp + c.fp else 0.0
 
 
-def recall(human: Sequence[bool], judge: Sequence[bool]) -> float:
+def pass_recall(human: Sequence[bool], judge: Sequence[bool]) -> float:
     """Of the humans' passes, the share the judge passed (0.0 when the humans passed none)."""
     c = confusion(human, judge)
     return c.tp / (c.tp + c.fn) if c.tp + c.fn else 0.0
@@ -231,7 +231,7 @@ __all__ = [
     "cohen_kappa",
     "confusion",
     "krippendorff_alpha",
-    "precision",
-    "recall",
+    "pass_precision",
+    "pass_recall",
     "spearman",
 ]
