@@ -30,7 +30,9 @@ COINCIDENCES: dict[str, tuple[str, frozenset[str]]] = {
                 "llm/client.py",
                 "llm/judge.py",
                 "llm/verdict.py",
+                "report/calibration.py",
                 "report/console.py",
+                "run/calibrate.py",
                 "scoring/run_stats.py",
             }
         ),

@@ -1,4 +1,4 @@
-"""The ``bench`` command line: run, validate, evaluators, plugins, compare, schema, init.
+"""The ``bench`` command line: run, calibrate, label, validate, evaluators, plugins, compare, schema, init.
 
 Only typer is imported at start-up; everything else loads inside the command that needs it, so
 ``bench --help`` stays instant. Exit codes follow DESIGN.md: 0 all passed, 1 some task failed,
@@ -234,6 +234,13 @@ def run(
             "--errors", metavar="RUN_ID", help="Run again the tasks that errored in RUN_ID (or latest)."
         ),
     ] = None,
+    require_calibration: Annotated[
+        bool,
+        typer.Option(
+            "--require-calibration",
+            help="Exit 2 before running when a judge's kappa against its labels is below its min_kappa.",
+        ),
+    ] = False,
 ) -> None:
     """Run a suite: produce each task's response, evaluate it, record and report the results."""
     from bench.report.console import ConsoleObserver, print_summary, print_threshold
@@ -295,6 +302,7 @@ def run(
         if missing:
             typer.echo(f"warning: {describe_missing(missing)}", err=True)
         raise typer.Exit(EXIT_OK)
+    _check_calibration(plan, options, require_calibration)
     with observer:
         outcome = run_plan(plan, options, observer)
     for reporter, path in reporters:
@@ -320,6 +328,33 @@ def _load_for_run(suite: Path, registry: Any, observer: Any, **options: Any) -> 
         return prepare(suite, registry, **options)
     with TaskCounter(f"loading {suite.name}") as counter:
         return prepare(suite, registry, load_progress=counter, **options)
+
+
+def _check_calibration(plan: Any, options: Any, required: bool) -> None:
+    """Print each calibrated judge's agreement; with ``required``, refuse a judge below its bar."""
+    from bench.run.calibration_gate import bars, standings
+
+    if not bars(plan):
+        if required:
+            raise _fail(
+                "error: --require-calibration: no judge of this suite has a calibration bar", EXIT_INVALID
+            )
+        return
+    from bench.llm.cache import default_cache_path
+    from bench.run.session import make_client
+
+    llm = make_client(plan, options)
+    try:
+        folder = (options.cache_path or default_cache_path()).parent if options.cache else None
+        found = standings(plan, llm, folder)
+    finally:
+        llm.close()
+    below = [s for s in found if not s.passes]
+    for standing in found:
+        typer.echo(f"calibration: {standing.text()}" + ("" if standing.passes else " - below the bar"))
+    if required and below:
+        names = "; ".join(s.text() for s in below)
+        raise _fail(f"error: --require-calibration: below the bar: {names}", EXIT_INVALID)
 
 
 def _threshold(text: str) -> Any:
@@ -385,6 +420,85 @@ def _reporters(
             raise ConfigError(f"cannot write {path}: folder {path.parent} does not exist")
         chosen.append((provided.cls(), path))
     return chosen
+
+
+@app.command()
+@handle_errors
+def calibrate(
+    suite: SuiteArg,
+    labels: Annotated[
+        Path, typer.Option("--labels", help="Human labels (JSONL or CSV).", show_default=False)
+    ],
+    run_id: Annotated[
+        str | None, typer.Option("--run", help="Judge the responses of stored run RUN_ID (or latest).")
+    ] = None,
+    runs_dir: Annotated[Path, typer.Option("--runs-dir", help="Where runs are stored.")] = Path(
+        ".bench/runs"
+    ),
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write the calibration as JSON.")
+    ] = None,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Neither read nor write the LLM response cache.")
+    ] = False,
+    allow_outside_root: AllowOutsideRoot = False,
+) -> None:
+    """Measure how far each judge of a suite agrees with human labels (kappa, with intervals)."""
+    import asyncio
+    import json
+
+    from bench.report.calibration import render
+    from bench.run import calibrate as cal
+    from bench.run.labels import read_labels
+    from bench.run.session import RunOptions, make_client
+    from bench.suite.loader import load_suite
+
+    _environment(suite, None, no_env_file=False)
+    plan = load_suite(suite, _registry(), allow_outside_root=allow_outside_root)
+    cal.judges(plan)
+    grouped = cal.by_task(read_labels(labels), plan, str(labels))
+    responses = None
+    if run_id is not None:
+        responses = cal.responses_from(cal.run_results(runs_dir, run_id)[1])
+    llm = make_client(plan, RunOptions(runs_dir=runs_dir, cache=not no_cache))
+    try:
+        results = asyncio.run(cal.calibrate(plan, grouped, llm, responses))
+    finally:
+        llm.close()
+    summaries = [r.as_dict() for r in results]
+    typer.echo(render(summaries))
+    if output is not None:
+        output.write_text(
+            json.dumps({"suite": plan.name, "labels": str(labels), "judges": summaries}, indent=2)
+        )
+
+
+@app.command()
+@handle_errors
+def label(
+    run_id: Annotated[str, typer.Argument(help="The run to label (or latest).", show_default=False)],
+    out: Annotated[Path, typer.Option("--out", help="The labels file to append to (JSONL).")] = Path(
+        "labels.jsonl"
+    ),
+    rater: Annotated[
+        str | None, typer.Option("--rater", help="Who labels [default: your user name].")
+    ] = None,
+    runs_dir: Annotated[Path, typer.Option("--runs-dir", help="Where runs are stored.")] = Path(
+        ".bench/runs"
+    ),
+) -> None:
+    """Walk a run's tasks and label each by hand (p pass, f fail, 0-9 score, s skip, n note, q quit)."""
+    import getpass
+    import sys
+
+    from bench.report.labelling import walk
+    from bench.run.calibrate import run_results
+
+    who = rater if rater is not None else getpass.getuser()
+    found, rows = run_results(runs_dir, run_id)
+    keys = (line.rstrip("\n") for line in sys.stdin)
+    written = walk(rows, out, who, keys, typer.echo)
+    typer.echo(f"{written} labels by {who} from run {found} written to {out}")
 
 
 @app.command()

@@ -24,7 +24,7 @@ from bench.evidence import parse_reference
 from bench.plugins import catalogue
 from bench.plugins.registry import Provided, Registry
 from bench.suite.document import DefinitionFile, EvaluatorCommon
-from bench.suite.plan import BoundEvaluator
+from bench.suite.plan import BoundEvaluator, CalibrationBar
 from bench.suite.validation import describe
 from bench.suite.yamlio import YamlDocument, load_yaml
 
@@ -201,7 +201,19 @@ class Binder:
             spec=spec,
             target=common.target,
             expected_from=common.expected_from,
+            calibration=self._calibration(doc, common, instance, origin),
         )
+
+    def _calibration(
+        self, doc: YamlDocument, common: EvaluatorCommon, instance: Evaluator[Any], origin: dict[str, Any]
+    ) -> CalibrationBar | None:
+        if common.calibration is None:
+            return None
+        from bench.llm.judge import Judge
+
+        if not isinstance(instance, Judge):
+            raise doc.error(f"only a judge can be calibrated, not {instance.name}", origin["calibration"])
+        return CalibrationBar(doc.path.parent / common.calibration.labels, common.calibration.min_kappa)
 
     def _flatten(
         self, doc: YamlDocument, path: tuple[Any, ...], entry: dict[str, Any]

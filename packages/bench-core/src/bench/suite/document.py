@@ -50,6 +50,8 @@ class SuiteFile(Strict):
     #: AgentClash: named metrics (a collector under a key) for scorecard dimensions.
     metrics: list[MetricDeclaration] = Field(default_factory=list)
     scorecard: Scorecard | None = None
+    #: The calibration bar of every judge that sets none of its own.
+    calibration: Calibration | None = None
     #: youBencha: the repository every task runs in (a git URL or a local path) and its branch/ref.
     repo: str | None = None
     branch: str | None = None
@@ -101,6 +103,14 @@ class TaskSpec(Strict):
         return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
+class Calibration(Strict):
+    """A judge's calibration bar: its Cohen's kappa against human labels must reach ``min_kappa``."""
+
+    labels: str
+    """Human labels (JSONL or CSV), relative to the suite's folder."""
+    min_kappa: float = Field(default=0.6, ge=-1, le=1)
+
+
 class EvaluatorCommon(Strict):
     """Settings that belong to every evaluator, whatever its type."""
 
@@ -116,6 +126,8 @@ class EvaluatorCommon(Strict):
     expect_error: bool = False
     target: str | None = None
     expected_from: str | None = None
+    #: A judge only: the labels it is checked against and the bar (``bench run --require-calibration``).
+    calibration: Calibration | None = None
 
 
 class DefinitionFile(Strict):

@@ -23,7 +23,7 @@ from bench.scoring.scorecard import Scorecard
 from bench.scoring.scorecard import check as check_scorecard
 from bench.suite.binding import Binder
 from bench.suite.document import SuiteFile
-from bench.suite.plan import Plan, PlannedTask, TaskList
+from bench.suite.plan import CalibrationBar, Plan, PlannedTask, TaskList
 from bench.suite.rows import RowRules, tasks_file
 from bench.suite.tasks import TaskBuilder, validation_errors
 from bench.suite.yamlio import YamlDocument
@@ -168,6 +168,11 @@ class _SuiteBuilder:
             referenced_files=list(self.binder.definitions),
             template_warnings=tasks.template_warnings.lines(),
             endpoints=endpoints,
+            calibration=(
+                None
+                if suite.calibration is None
+                else CalibrationBar(self.path.parent / suite.calibration.labels, suite.calibration.min_kappa)
+            ),
         )
 
     def _target(self, suite: SuiteFile, name: str) -> tuple[str, Target | None]:

@@ -15,6 +15,14 @@ from bench.scoring.scorecard import Scorecard
 from bench.target import Target
 
 
+@dataclass(frozen=True)
+class CalibrationBar:
+    """The labels a judge is checked against, and the Cohen's kappa it must reach."""
+
+    labels: Path
+    min_kappa: float
+
+
 @dataclass(eq=False)
 class BoundEvaluator:
     """An evaluator instance plus the settings bench applies around it."""
@@ -34,6 +42,7 @@ class BoundEvaluator:
     #: Evidence references (bench.evidence): what is judged, and what it is compared against.
     target: str | None = None
     expected_from: str | None = None
+    calibration: CalibrationBar | None = None
 
 
 @dataclass(eq=False)
@@ -140,3 +149,5 @@ class Plan:
     template_warnings: list[str] = field(default_factory=list)
     #: Every model the run calls, where, and with which key (checked before the first task).
     endpoints: set[Endpoint] = field(default_factory=set)
+    #: The suite-wide calibration bar of judges (``calibration:``).
+    calibration: CalibrationBar | None = None

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -40,9 +40,12 @@ class CliResult:
 
 
 @pytest.fixture
-def bench_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., CliResult]:
+def bench_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., CliResult]]:
     """Run ``bench ARGS...`` in-process with the working directory set to ``tmp_path`` and the
-    response cache in ``tmp_path/.bench/cache`` (never the user's own cache)."""
+    response cache in ``tmp_path/.bench/cache`` (never the user's own cache). What a command
+    sets on the loggers (``--verbose``) is undone after the test."""
+    import logging
+
     from typer.testing import CliRunner
 
     from bench.cli import app
@@ -50,12 +53,23 @@ def bench_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("BENCH_CACHE_DIR", str(tmp_path / ".bench" / "cache"))
     runner = CliRunner()
+    before = {name: _logger_state(logging.getLogger(name)) for name in logging.root.manager.loggerDict}
 
     def invoke(*args: object) -> CliResult:
         result = runner.invoke(app, [str(a) for a in args], catch_exceptions=False)
         return CliResult(result.exit_code, result.stdout, result.stderr)
 
-    return invoke
+    yield invoke
+    for name in list(logging.root.manager.loggerDict):
+        logger = logging.getLogger(name)
+        level, handlers, filters = before.get(name, (logging.NOTSET, [], []))
+        logger.setLevel(level)
+        logger.handlers[:] = handlers
+        logger.filters[:] = filters
+
+
+def _logger_state(logger: Any) -> tuple[int, list[Any], list[Any]]:
+    return logger.level, list(logger.handlers), list(logger.filters)
 
 
 @pytest.fixture

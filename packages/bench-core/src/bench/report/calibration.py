@@ -1,0 +1,54 @@
+"""What ``bench calibrate`` prints: per judge, its agreement with the humans and where they differ."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _interval(value: dict[str, Any]) -> str:
+    return f"{value['value']:.2f} [{value['low']:.2f}, {value['high']:.2f}]"
+
+
+def kappa_text(summary: dict[str, Any]) -> str:
+    """``kappa 0.40 [0.12, 0.66]``, or ``no labelled task judged``."""
+    if "kappa" not in summary:
+        return "no labelled task judged"
+    return f"kappa {_interval(summary['kappa'])}"
+
+
+def render(summaries: list[dict[str, Any]]) -> str:
+    """The console text of ``bench calibrate`` (untrusted text kept on one line each)."""
+    lines: list[str] = []
+    for s in summaries:
+        lines.append(f"judge {s['judge']}: {s['labelled']} labelled tasks, {kappa_text(s)}")
+        if "kappa" in s:
+            c = s["confusion"]
+            lines.append(
+                f"  confusion (human x judge): pass/pass {c['both_pass']}, fail/pass {c['judge_only_pass']}, "
+                f"pass/fail {c['human_only_pass']}, fail/fail {c['both_fail']}"
+            )
+            lines.append(
+                f"  precision of pass {_interval(s['pass_precision'])}, "
+                f"recall of pass {_interval(s['pass_recall'])}"
+            )
+            if "threshold" in s:
+                lines.append(f"  best score threshold {_interval(s['threshold'])}")
+            if "spearman" in s:
+                lines.append(f"  spearman {_interval(s['spearman'])}")
+        if "inter_rater_alpha" in s:
+            lines.append(
+                f"  raters' own agreement (Krippendorff's alpha, the ceiling): {s['inter_rater_alpha']:.2f}"
+            )
+        for d in s["disagreements"]:
+            human, judge = ("pass" if d["human"] else "fail"), ("pass" if d["judge"] else "fail")
+            lines.append(f"  disagree on {d['task']}: human {human}, judge {judge}")
+            if d["human_note"]:
+                lines.append(f"    human: {_one_line(d['human_note'])}")
+            lines.append(f"    judge: {_one_line(d['judge_reason'])}")
+        for task, error in s.get("errors", {}).items():
+            lines.append(f"  error on {task}: {_one_line(error)}")
+    return "\n".join(lines)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())

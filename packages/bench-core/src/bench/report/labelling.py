@@ -1,0 +1,66 @@
+"""``bench label``: walk a stored run's tasks in the terminal and write human labels.
+
+Keys, one per line read: ``p`` pass, ``f`` fail, ``0``-``9`` a score (digit / 9), ``s`` skip,
+``n`` add a note (the next line is the note), ``q`` quit. Tasks the rater already labelled in the
+labels file are skipped, so a walk can be stopped and resumed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from bench.run.labels import Label, append_label, read_labels
+
+KEYS = "p=pass f=fail 0-9=score s=skip n=note q=quit"
+
+
+def _show(row: dict[str, Any], echo: Callable[[str], None]) -> None:
+    echo(f"== task {row.get('id')} ({row.get('status', '?')})")
+    if row.get("prompt"):
+        echo(f"prompt:\n{row['prompt']}")
+    echo(f"response:\n{row.get('response') or row.get('error') or ''}")
+    for outcome in row.get("evaluators") or []:
+        verdict = "error" if outcome.get("error") else ("pass" if outcome.get("passed") else "fail")
+        why = outcome.get("error") or outcome.get("reason") or ""
+        echo(f"  {outcome.get('name')}: {verdict} {' '.join(str(why).split())}")
+
+
+def walk(
+    rows: dict[str, dict[str, Any]],
+    out: Path,
+    rater: str,
+    keys: Iterator[str],
+    echo: Callable[[str], None],
+) -> int:
+    """Label each task of ``rows`` not yet labelled by ``rater`` in ``out``; the number written."""
+    done = {label.task for label in read_labels(out) if label.rater == rater} if out.exists() else set()
+    written = 0
+    for key, row in rows.items():
+        if "@" in key or key in done:
+            continue
+        _show(row, echo)
+        note = ""
+        while True:
+            echo(f"[{KEYS}]")
+            choice = next(keys, "q").strip().lower()
+            if choice == "q":
+                return written
+            if choice == "s":
+                break
+            if choice == "n":
+                note = next(keys, "").strip()
+                continue
+            label = None
+            if choice in ("p", "f"):
+                label = Label(key, passed=choice == "p", rater=rater, note=note)
+            elif len(choice) == 1 and choice.isdigit():
+                label = Label(key, score=round(int(choice) / 9, 4), rater=rater, note=note)
+            if label is None:
+                echo(f"unknown key {choice!r}")
+                continue
+            append_label(out, label)
+            written += 1
+            break
+    return written

@@ -1,0 +1,229 @@
+"""Calibrating judges against human labels: each judge evaluator of a suite run on the labelled
+responses through the normal evaluation path (so the LLM cache is reused), then compared with the
+people: kappa, confusion matrix, precision/recall of "pass", the best score threshold, each with a
+seeded bootstrap interval, the disagreements, and the raters' own agreement as the ceiling.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench.errors import ConfigError, StoreError
+from bench.evaluator import Sample
+from bench.llm.client import LLMClient
+from bench.llm.judge import Judge
+from bench.models import Response
+from bench.run.evaluation import evaluate
+from bench.run.labels import Label
+from bench.scoring import agreement as ag
+from bench.scoring.stats import Interval
+from bench.store import RunStore
+from bench.suite.plan import BoundEvaluator, Plan
+
+
+@dataclass
+class Item:
+    """One labelled task as both sides saw it."""
+
+    task: str
+    human: bool
+    judge: bool
+    score: float | None
+    human_score: float | None
+    note: str
+    reason: str
+
+
+@dataclass
+class JudgeCalibration:
+    """How far one judge agrees with the humans."""
+
+    judge: str
+    items: list[Item]
+    errors: dict[str, str] = field(default_factory=dict)
+    ceiling: float | None = None
+
+    def kappa(self) -> Interval:
+        return ag.bootstrap(self.items, _kappa)
+
+    def as_dict(self) -> dict[str, Any]:
+        items = self.items
+        out: dict[str, Any] = {"judge": self.judge, "labelled": len(items)}
+        if items:
+            out["kappa"] = self.kappa().as_dict()
+            out["confusion"] = ag.confusion([i.human for i in items], [i.judge for i in items]).as_dict()
+            out["pass_precision"] = ag.bootstrap(items, _precision).as_dict()
+            out["pass_recall"] = ag.bootstrap(items, _recall).as_dict()
+            scored = [i for i in items if i.score is not None]
+            if scored:
+                out["threshold"] = ag.bootstrap(scored, _threshold).as_dict()
+            both = [i for i in scored if i.human_score is not None]
+            if len(both) >= 2:
+                out["spearman"] = ag.bootstrap(both, _spearman).as_dict()
+        if self.ceiling is not None:
+            out["inter_rater_alpha"] = self.ceiling
+        out["disagreements"] = [
+            {
+                "task": i.task,
+                "human": i.human,
+                "judge": i.judge,
+                "human_note": i.note,
+                "judge_reason": i.reason,
+            }
+            for i in items
+            if i.human != i.judge
+        ]
+        if self.errors:
+            out["errors"] = self.errors
+        return out
+
+
+def _kappa(items: Sequence[Item]) -> float:
+    return ag.cohen_kappa([i.human for i in items], [i.judge for i in items])
+
+
+def _precision(items: Sequence[Item]) -> float:
+    return ag.pass_precision([i.human for i in items], [i.judge for i in items])
+
+
+def _recall(items: Sequence[Item]) -> float:
+    return ag.pass_recall([i.human for i in items], [i.judge for i in items])
+
+
+def _threshold(items: Sequence[Item]) -> float:
+    return ag.best_threshold([i.human for i in items], [i.score or 0.0 for i in items])
+
+
+def _spearman(items: Sequence[Item]) -> float:
+    return ag.spearman([i.human_score or 0.0 for i in items], [i.score or 0.0 for i in items])
+
+
+def judges(plan: Plan) -> dict[str, BoundEvaluator]:
+    """The suite's judge evaluators (built on ``bench.llm.judge.Judge``), by name."""
+    found: dict[str, BoundEvaluator] = {}
+    for planned in plan.tasks:
+        for bound in planned.evaluators:
+            if isinstance(bound.instance, Judge):
+                found.setdefault(bound.name, bound)
+    if not found:
+        raise ConfigError(f"suite '{plan.name}' has no judge evaluator to calibrate", file=plan.path)
+    return found
+
+
+def by_task(labels: list[Label], plan: Plan, source: str) -> dict[str, list[Label]]:
+    """The labels grouped by task; ids the suite does not have are an error that lists them."""
+    grouped: dict[str, list[Label]] = defaultdict(list)
+    for label in labels:
+        grouped[label.task].append(label)
+    known = set(plan.tasks.ids)
+    unknown = [t for t in grouped if t not in known]
+    if unknown:
+        raise ConfigError(
+            f"{source}: labels name tasks that suite '{plan.name}' does not have: {', '.join(unknown)}"
+        )
+    return dict(grouped)
+
+
+def _ceiling(grouped: dict[str, list[Label]]) -> float | None:
+    raters = sorted({label.rater for labels in grouped.values() for label in labels})
+    if len(raters) < 2:
+        return None
+    units = [
+        [next((float(la.verdict) for la in labels if la.rater == r), None) for r in raters]
+        for labels in grouped.values()
+    ]
+    try:
+        return ag.krippendorff_alpha(units, "nominal")
+    except ValueError:
+        return None
+
+
+async def calibrate(
+    plan: Plan,
+    grouped: dict[str, list[Label]],
+    llm: LLMClient,
+    responses: dict[str, Response] | None = None,
+    only: set[str] | None = None,
+) -> list[JudgeCalibration]:
+    """Run each judge (or those in ``only``) on the labelled tasks and compare it with the humans."""
+    chosen = {n: b for n, b in judges(plan).items() if only is None or n in only}
+    results = {name: JudgeCalibration(name, []) for name in chosen}
+    ceiling = _ceiling(grouped)
+    jobs = []
+    for planned in plan.tasks:
+        labels = grouped.get(planned.task.id)
+        if not labels or planned.task.repeat:
+            continue
+        if responses is not None:
+            response = responses.get(planned.task.id)
+            if response is None:
+                raise ConfigError(f"the run has no response for labelled task '{planned.task.id}'")
+        else:
+            response = planned.task.response
+        if response is None:
+            raise ConfigError(
+                f"task '{planned.task.id}' has no recorded response to judge (give --run RUN_ID)",
+                file=plan.path,
+            )
+        for bound in planned.evaluators:
+            if bound.name in chosen:
+                jobs.append(_judge(results[bound.name], bound, planned.task, response, labels, llm))
+    await asyncio.gather(*jobs)
+    for result in results.values():
+        result.ceiling = ceiling
+        result.items.sort(key=lambda i: i.task)
+    return list(results.values())
+
+
+async def _judge(
+    into: JudgeCalibration,
+    bound: BoundEvaluator,
+    task: Any,
+    response: Response,
+    labels: list[Label],
+    llm: LLMClient,
+) -> None:
+    output = response.text
+    outcome = await evaluate(bound, Sample(task, response, output, False, llm))
+    if outcome.error is not None:
+        into.errors[task.id] = outcome.error
+        return
+    yes = sum(label.verdict for label in labels)
+    scores = [label.score for label in labels if label.score is not None]
+    into.items.append(
+        Item(
+            task=task.id,
+            human=yes * 2 > len(labels),
+            judge=outcome.passed,
+            score=outcome.score,
+            human_score=sum(scores) / len(scores) if scores else None,
+            note="; ".join(label.note for label in labels if label.note),
+            reason=outcome.reason,
+        )
+    )
+
+
+def run_results(runs_dir: Path, run_id: str) -> tuple[str, dict[str, dict[str, Any]]]:
+    """A stored run's id and its latest result per task (``latest``: the newest run)."""
+    if run_id == "latest":
+        found = sorted(p.name for p in runs_dir.glob("*") if (p / "manifest.json").is_file())
+        if not found:
+            raise StoreError(f"no runs in {runs_dir}")
+        run_id = found[-1]
+    store = RunStore.open_existing(runs_dir, run_id)
+    try:
+        rows = {key: json.loads(line) for key, line in store.read_results().items()}
+    finally:
+        store.close()
+    return run_id, rows
+
+
+def responses_from(rows: dict[str, dict[str, Any]]) -> dict[str, Response]:
+    """Each task's recorded response text from a run's results (first repeat)."""
+    return {key: Response(output=row.get("response") or "") for key, row in rows.items() if "@" not in key}

@@ -1,0 +1,106 @@
+"""A suite's calibration bars: each calibrated judge's kappa against its labels, checked before a run.
+
+Results are cached in ``calibration.json`` next to the LLM cache, keyed by the judge's settings, its
+models, its prompt (text and version), the labels file's digest and the responses judged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench.llm.client import LLMClient
+from bench.llm.judge import Judge
+from bench.run import calibrate as cal
+from bench.run.labels import digest, read_labels
+from bench.scoring.stats import Interval
+from bench.suite.plan import BoundEvaluator, CalibrationBar, Plan
+
+CACHE_FILE = "calibration.json"
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One calibrated judge: its kappa (with interval) against the bar."""
+
+    judge: str
+    kappa: Interval | None
+    bar: CalibrationBar
+
+    @property
+    def passes(self) -> bool:
+        return self.kappa is not None and self.kappa.value >= self.bar.min_kappa
+
+    def text(self) -> str:
+        k = self.kappa
+        figure = (
+            "no labelled task judged" if k is None else f"kappa {k.value:.2f} [{k.low:.2f}, {k.high:.2f}]"
+        )
+        return f"judge '{self.judge}': {figure}, min_kappa {self.bar.min_kappa:g} ({self.bar.labels.name})"
+
+
+def bars(plan: Plan) -> dict[str, tuple[BoundEvaluator, CalibrationBar]]:
+    """Each judge that has a calibration bar (its own, else the suite's), by name."""
+    found: dict[str, tuple[BoundEvaluator, CalibrationBar]] = {}
+    for planned in plan.tasks:
+        for bound in planned.evaluators:
+            bar = bound.calibration or plan.calibration
+            if bar is not None and isinstance(bound.instance, Judge):
+                found.setdefault(bound.name, (bound, bar))
+    return found
+
+
+def _key(plan: Plan, bound: BoundEvaluator, bar: CalibrationBar, labelled: set[str]) -> str:
+    judge = bound.instance
+    assert isinstance(judge, Judge)
+    responses = {
+        p.task.id: p.task.response.text if p.task.response else None
+        for p in plan.tasks
+        if p.task.id in labelled
+    }
+    parts: dict[str, Any] = {
+        "spec": bound.spec,
+        "models": judge.config.judges,
+        "prompt": judge.custom_prompt() or judge.template,
+        "version": judge.version,
+        "labels": digest(bar.labels),
+        "responses": responses,
+    }
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def standings(plan: Plan, llm: LLMClient, cache_folder: Path | None) -> list[Standing]:
+    """Every calibrated judge's standing, computed or read from the cache."""
+    cache_path = cache_folder / CACHE_FILE if cache_folder is not None else None
+    cache = _read(cache_path) if cache_path is not None else {}
+    out = []
+    for name, (bound, bar) in bars(plan).items():
+        grouped = cal.by_task(read_labels(bar.labels), plan, str(bar.labels))
+        key = _key(plan, bound, bar, set(grouped))
+        cached = cache.get(key)
+        if isinstance(cached, dict) and "value" in cached:
+            kappa: Interval | None = Interval(
+                cached["value"], cached["low"], cached["high"], cached["method"]
+            )
+        else:
+            (result,) = asyncio.run(cal.calibrate(plan, grouped, llm, only={name}))
+            kappa = result.kappa() if result.items else None
+            if kappa is not None:
+                cache[key] = kappa.as_dict()
+        out.append(Standing(name, kappa, bar))
+    if cache_path is not None:
+        cache_path.parent.mkdir(parents=True, exist_ok=True)
+        cache_path.write_text(json.dumps(cache, indent=1, sort_keys=True), encoding="utf-8")
+    return out

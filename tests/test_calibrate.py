@@ -1,0 +1,310 @@
+"""bench calibrate: judges against human labels, end to end against the fake server."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bench.testing.verdicts import judge_verdict
+
+WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"]
+# The humans pass the first three; the judge is scripted to pass alpha, bravo and delta.
+HUMAN = {"alpha": True, "bravo": True, "charlie": True, "delta": False, "echo": False, "foxtrot": False}
+JUDGE = {"alpha": True, "bravo": True, "charlie": False, "delta": True, "echo": False, "foxtrot": False}
+
+SUITE = """
+name: calib
+evaluators:
+  helpful:
+    type: llm_judge
+    criteria: The answer is helpful.
+    model: openai/judge
+tasks:
+""" + "".join(
+    f"  - id: {w}\n    prompt: say {w}\n    response: the word is {w}\n    evaluate: [helpful]\n"
+    for w in WORDS
+)
+
+
+def _script(fake_llm, verdicts):
+    for word, passed in verdicts.items():
+        fake_llm.add(judge_verdict(passed=passed, reason=f"judge on {word}"), match=f"the word is {word}")
+
+
+def _labels(tmp_path, rows, name="labels.jsonl"):
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_calibrate_reports_kappa_confusion_and_disagreements(bench_cli, fake_llm, suite_file, tmp_path):
+    _script(fake_llm, JUDGE)
+    suite_file(SUITE)
+    _labels(tmp_path, [{"task": w, "passed": p, "note": f"human on {w}"} for w, p in HUMAN.items()])
+    result = bench_cli("calibrate", "suite.yaml", "--labels", "labels.jsonl", "--output", "cal.json")
+    assert result.exit_code == 0, result.output
+    # By hand: 2 both pass, 1 judge-only pass (delta), 1 human-only pass (charlie), 2 both fail.
+    # p_o = 4/6; p_e = (3/6)(3/6) + (3/6)(3/6) = 1/2; kappa = (2/3 - 1/2) / (1/2) = 1/3.
+    data = json.loads((tmp_path / "cal.json").read_text())
+    (judge,) = data["judges"]
+    assert judge["judge"] == "helpful"
+    assert judge["kappa"]["value"] == pytest.approx(1 / 3)
+    assert judge["kappa"]["low"] <= 1 / 3 <= judge["kappa"]["high"]
+    assert judge["confusion"] == {"both_pass": 2, "judge_only_pass": 1, "human_only_pass": 1, "both_fail": 2}
+    assert judge["pass_precision"]["value"] == pytest.approx(2 / 3)
+    assert judge["pass_recall"]["value"] == pytest.approx(2 / 3)
+    assert judge["disagreements"] == [
+        {"task": "charlie", "human": True, "judge": False, "human_note": "human on charlie",
+         "judge_reason": "judge on charlie"},
+        {"task": "delta", "human": False, "judge": True, "human_note": "human on delta",
+         "judge_reason": "judge on delta"},
+    ]  # fmt: skip
+    assert "judge helpful: 6 labelled tasks, kappa 0.33 [" in result.stdout
+    assert "  disagree on charlie: human pass, judge fail\n    human: human on charlie\n" in result.stdout
+    calls = fake_llm.count()
+    assert calls == 6
+    again = bench_cli("calibrate", "suite.yaml", "--labels", "labels.jsonl")
+    assert again.exit_code == 0
+    assert fake_llm.count() == calls  # the LLM cache answered
+
+
+def test_calibrate_with_several_raters_reports_their_agreement(bench_cli, fake_llm, suite_file, tmp_path):
+    _script(fake_llm, HUMAN)
+    suite_file(SUITE)
+    rows = [{"task": w, "passed": p, "rater": "ann"} for w, p in HUMAN.items()]
+    rows += [{"task": w, "passed": p, "rater": "bob"} for w, p in JUDGE.items()]
+    _labels(tmp_path, rows)
+    result = bench_cli("calibrate", "suite.yaml", "--labels", "labels.jsonl", "-o", "cal.json")
+    assert result.exit_code == 0, result.output
+    (judge,) = json.loads((tmp_path / "cal.json").read_text())["judges"]
+    # Krippendorff's nominal alpha of ann against bob, by hand: 12 values, 6 pass and 6 fail;
+    # D_o = 4 disagreeing ordered pairs / 12 = 1/3; D_e = 2*6*6 / (12*11) = 6/11; alpha = 1 - 11/18.
+    assert judge["inter_rater_alpha"] == pytest.approx(1 - 11 / 18)
+    assert "raters' own agreement (Krippendorff's alpha, the ceiling): 0.39" in result.stdout
+
+
+def test_calibrate_reads_csv_and_takes_responses_from_a_run(bench_cli, fake_llm, suite_file, tmp_path):
+    _script(fake_llm, {"alpha": True, "bravo": False})
+    suite_file(SUITE)
+    run = tmp_path / ".bench" / "runs" / "20260101-000000-abcd"
+    run.mkdir(parents=True)
+    (run / "manifest.json").write_text("{}")
+    # The run answered bravo with alpha's words: the judge (scripted on the words) passes both.
+    rows = [
+        {"id": "alpha", "response": "the word is alpha"},
+        {"id": "bravo", "response": "the word is alpha"},
+    ]
+    (run / "results.jsonl").write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rows))
+    (tmp_path / "labels.csv").write_text("id,passed,note\nalpha,pass,\nbravo,fail,too short\n")
+    result = bench_cli("calibrate", "suite.yaml", "--labels", "labels.csv", "--run", "latest", "-o", "c.json")
+    assert result.exit_code == 0, result.output
+    (judge,) = json.loads((tmp_path / "c.json").read_text())["judges"]
+    assert judge["labelled"] == 2
+    assert judge["kappa"]["value"] == 0.0  # p_o = 1/2, p_e = (1/2)(1) + (1/2)(0) = 1/2
+    assert judge["disagreements"] == [
+        {
+            "task": "bravo",
+            "human": False,
+            "judge": True,
+            "human_note": "too short",
+            "judge_reason": "judge on alpha",
+        }
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        (
+            "labels.jsonl",
+            '{"task": "alpha", "passed": true}\n{"task": "zulu", "passed": true}\n{"task": "yankee", "score": 1}\n',
+            "error: labels.jsonl: labels name tasks that suite 'calib' does not have: zulu, yankee\n",
+        ),
+        (
+            "labels.jsonl",
+            '{"task": "alpha", "passed": true}\n{"task": "bravo", "note": "hmm"}\n',
+            "error: labels.jsonl:2: label for task 'bravo' has neither passed nor score\n",
+        ),
+        (
+            "labels.jsonl",
+            '{"task": "alpha", "passed": true}\n\n{"task": "bravo", \n',
+            "error: labels.jsonl:3: not a JSON line: Expecting property name enclosed in double quotes: "
+            "line 1 column 19 (char 18)\n",
+        ),
+        (
+            "labels.csv",
+            "task,passed\nalpha,true\nbravo,true,extra\n",
+            "error: labels.csv:3: expected 2 columns (task, passed)\n",
+        ),
+        (
+            "labels.csv",
+            "task,passed\nalpha,maybe\n",
+            "error: labels.csv:2: passed must be true or false, not 'maybe'\n",
+        ),
+    ],
+)
+def test_calibrate_refuses_bad_labels(bench_cli, suite_file, tmp_path, name, text, message):
+    suite_file(SUITE)
+    (tmp_path / name).write_text(text)
+    result = bench_cli("calibrate", "suite.yaml", "--labels", name)
+    assert result.exit_code == 2
+    assert result.stderr == message
+
+
+def test_calibrate_refuses_a_suite_without_a_judge(bench_cli, suite_file, tmp_path):
+    suite_file(
+        "name: plain\ntasks:\n  - id: a\n    prompt: p\n    response: r\n    evaluate: [{type: contains, value: r}]\n"
+    )
+    (tmp_path / "labels.jsonl").write_text('{"task": "a", "passed": true}\n')
+    result = bench_cli("calibrate", "suite.yaml", "--labels", "labels.jsonl")
+    assert result.exit_code == 2
+    assert result.stderr == "error: suite.yaml: suite 'plain' has no judge evaluator to calibrate\n"
+
+
+def _gated(suite_file, tmp_path, where="judge", min_kappa=0.6):
+    bar = f"calibration: {{labels: labels.jsonl, min_kappa: {min_kappa}}}"
+    text = (
+        SUITE.replace("    model: openai/judge\n", f"    model: openai/judge\n    {bar}\n")
+        if where == "judge"
+        else SUITE
+    )
+    if where == "suite":
+        text = text.replace("name: calib\n", f"name: calib\n{bar}\n")
+    suite_file(text)
+    _labels(tmp_path, [{"task": w, "passed": p} for w, p in HUMAN.items()])
+
+
+def test_require_calibration_refuses_a_weak_judge_before_running(bench_cli, fake_llm, suite_file, tmp_path):
+    _script(fake_llm, JUDGE)  # kappa 1/3 against the humans
+    _gated(suite_file, tmp_path)
+    result = bench_cli("run", "suite.yaml", "--require-calibration", "-q")
+    assert result.exit_code == 2
+    assert result.stdout == (
+        "calibration: judge 'helpful': kappa 0.33 [-0.50, 1.00], min_kappa 0.6 (labels.jsonl) - below the bar\n"
+    )
+    assert result.stderr == (
+        "error: --require-calibration: below the bar: "
+        "judge 'helpful': kappa 0.33 [-0.50, 1.00], min_kappa 0.6 (labels.jsonl)\n"
+    )
+    assert not (tmp_path / ".bench" / "runs").exists()  # no task ran
+    assert fake_llm.count() == 6  # the calibration's judge calls only
+
+
+def test_require_calibration_accepts_a_strong_judge_and_caches(bench_cli, fake_llm, suite_file, tmp_path):
+    _script(fake_llm, HUMAN)  # agrees on every label: kappa 1
+    _gated(suite_file, tmp_path, where="suite")
+    result = bench_cli("run", "suite.yaml", "--require-calibration", "-q")
+    assert result.stdout.startswith(
+        "calibration: judge 'helpful': kappa 1.00 [1.00, 1.00], min_kappa 0.6 (labels.jsonl)\n"
+    )
+    assert result.exit_code == 1, result.output  # ran: three tasks fail their judge
+    assert (tmp_path / ".bench" / "cache" / "calibration.json").is_file()
+    # The result is read back from the cache: an entry edited by hand is what the next run reports.
+    cache = tmp_path / ".bench" / "cache" / "calibration.json"
+    entries = json.loads(cache.read_text())
+    (key,) = entries
+    cache.write_text(json.dumps({key: {**entries[key], "value": 0.5, "low": 0.25}}))
+    again = bench_cli("run", "suite.yaml", "--require-calibration", "-q")
+    assert again.exit_code == 2
+    assert again.stderr == (
+        "error: --require-calibration: below the bar: "
+        "judge 'helpful': kappa 0.50 [0.25, 1.00], min_kappa 0.6 (labels.jsonl)\n"
+    )
+    # A changed labels file is another key: computed afresh.
+    _labels(tmp_path, [{"task": w, "passed": p, "note": "again"} for w, p in HUMAN.items()])
+    third = bench_cli("run", "suite.yaml", "--require-calibration", "-q")
+    assert third.stdout.startswith("calibration: judge 'helpful': kappa 1.00 [1.00, 1.00]")
+
+
+def test_without_require_calibration_a_weak_judge_is_reported_and_runs(
+    bench_cli, fake_llm, suite_file, tmp_path
+):
+    _script(fake_llm, JUDGE)
+    _gated(suite_file, tmp_path)
+    result = bench_cli("run", "suite.yaml", "-q")
+    assert result.stdout.startswith("calibration: judge 'helpful': kappa 0.33 [")
+    assert result.exit_code == 1
+    assert (tmp_path / ".bench" / "runs").is_dir()
+
+
+def test_calibration_on_a_judge_only(bench_cli, suite_file):
+    suite_file(
+        "name: plain\ntasks:\n  - id: a\n    prompt: p\n    response: r\n"
+        "    evaluate: [{type: contains, value: r, calibration: {labels: l.jsonl}}]\n"
+    )
+    result = bench_cli("validate", "suite.yaml")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "error: suite.yaml:6:43: tasks[0].evaluate[0].calibration: only a judge can be calibrated, not contains\n"
+    )
+
+
+def _stored_run(tmp_path, run_id="20260101-000000-abcd"):
+    run = tmp_path / ".bench" / "runs" / run_id
+    run.mkdir(parents=True)
+    (run / "manifest.json").write_text("{}")
+    rows = [
+        {"id": w, "status": "passed", "response": f"the word is {w}",
+         "evaluators": [{"name": "helpful", "passed": True, "reason": f"judge on {w}"}]}
+        for w in WORDS[:4]
+    ]  # fmt: skip
+    (run / "results.jsonl").write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rows))
+
+
+def test_label_walks_a_run_from_stdin_and_resumes(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from bench.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    _stored_run(tmp_path)
+    runner = CliRunner()
+    first = runner.invoke(app, ["label", "latest", "--rater", "ann"], input="p\nn\ntoo terse\nf\ns\nq\n")
+    assert first.exit_code == 0, first.output
+    assert (
+        "== task alpha (passed)\nresponse:\nthe word is alpha\n  helpful: pass judge on alpha\n"
+        in first.stdout
+    )
+    assert first.stdout.endswith("2 labels by ann from run 20260101-000000-abcd written to labels.jsonl\n")
+    lines = [json.loads(x) for x in (tmp_path / "labels.jsonl").read_text().splitlines()]
+    assert lines == [
+        {"task": "alpha", "passed": True, "rater": "ann"},
+        {"task": "bravo", "passed": False, "rater": "ann", "note": "too terse"},
+    ]
+    # Resumed: alpha and bravo are done; charlie (skipped before) comes first; x is not a key.
+    second = runner.invoke(app, ["label", "latest", "--rater", "ann"], input="x\n9\n0\n")
+    assert second.exit_code == 0, second.output
+    assert "== task alpha" not in second.stdout
+    assert "unknown key 'x'" in second.stdout
+    lines = [json.loads(x) for x in (tmp_path / "labels.jsonl").read_text().splitlines()]
+    assert lines[2:] == [
+        {"task": "charlie", "score": 1.0, "rater": "ann"},
+        {"task": "delta", "score": 0.0, "rater": "ann"},
+    ]
+    # Another rater starts from the beginning.
+    third = runner.invoke(app, ["label", "latest", "--rater", "bob", "--out", "bob.jsonl"], input="p\n")
+    assert "== task alpha" in third.stdout
+    assert third.stdout.endswith("1 labels by bob from run 20260101-000000-abcd written to bob.jsonl\n")
+
+
+def test_label_unknown_run(bench_cli):
+    result = bench_cli("label", "nope")
+    assert result.exit_code == 2
+    assert result.stderr == "error: no run 'nope' in .bench/runs (runs found: none)\n"
+
+
+def test_calibrate_with_a_run_that_lacks_a_labelled_task(bench_cli, suite_file, tmp_path):
+    suite_file(SUITE)
+    _stored_run(tmp_path)  # alpha..delta only
+    _labels(tmp_path, [{"task": "echo", "passed": True}])
+    result = bench_cli("calibrate", "suite.yaml", "--labels", "labels.jsonl", "--run", "latest")
+    assert result.exit_code == 2
+    assert result.stderr == "error: the run has no response for labelled task 'echo'\n"
+
+
+def test_require_calibration_without_any_bar(bench_cli, suite_file):
+    suite_file(SUITE)
+    result = bench_cli("run", "suite.yaml", "--require-calibration", "-q")
+    assert result.exit_code == 2
+    assert result.stderr == "error: --require-calibration: no judge of this suite has a calibration bar\n"

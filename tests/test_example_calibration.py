@@ -1,0 +1,60 @@
+"""examples/calibration and docs/calibration.md run offline against the fake server."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+from bench.testing.verdicts import judge_verdict
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "calibration"
+
+
+def test_example_calibrates_and_gates(bench_cli, fake_llm, tmp_path):
+    for name in ("suite.yaml", "labels.jsonl"):
+        shutil.copy(EXAMPLE / name, tmp_path / name)
+    # The judge fails the two answers that are plainly wrong and passes the rest; the people (by
+    # majority, a tie failing) also fail export-data: 5 of 6 agree.
+    fake_llm.default = judge_verdict(passed=True, reason="fine")
+    for words in ("Plans cannot be cancelled", "Email us your password"):
+        fake_llm.add(judge_verdict(passed=False, reason="wrong"), match=words)
+    result = bench_cli("calibrate", "suite.yaml", "--labels", "labels.jsonl", "-o", "c.json")
+    assert result.exit_code == 0, result.output
+    (judge,) = json.loads((tmp_path / "c.json").read_text())["judges"]
+    # By hand: humans pass 3 of 6, the judge 4 of 6; p_o = 5/6, p_e = (3/6)(4/6) + (3/6)(2/6) = 1/2.
+    assert judge["kappa"]["value"] == (5 / 6 - 1 / 2) / (1 / 2)
+    assert judge["disagreements"] == [
+        {
+            "task": "export-data",
+            "human": False,
+            "human_note": "says yes but not how; correct, if short",
+            "judge": True,
+            "judge_reason": "fine",
+        }
+    ]
+    # ana and ben disagree on one task of six: alpha = 1 - (2/12) / (2*7*5 / (12*11)).
+    assert judge["inter_rater_alpha"] == 1 - (2 / 12) / (2 * 7 * 5 / (12 * 11))
+    gated = bench_cli("run", "suite.yaml", "--require-calibration", "-q")
+    assert gated.stdout.startswith("calibration: judge 'correct': kappa 0.67 [")
+    assert gated.exit_code == 1  # it ran: the judge fails two answers
+
+
+def test_docs_calibration_example_runs(bench_cli, fake_llm, tmp_path):
+    text = (ROOT / "docs" / "calibration.md").read_text()
+    suite = re.findall(r"```yaml\n(.*?)```", text, re.DOTALL)[0]
+    labels = re.findall(r"```jsonl\n(.*?)```", text, re.DOTALL)[0]
+    (tmp_path / "suite.yaml").write_text(suite)
+    (tmp_path / "labels.jsonl").write_text(labels)
+    command = re.findall(r"^\$ bench (calibrate .*)$", text, re.MULTILINE)[0].split()
+    fake_llm.default = judge_verdict(passed=True, reason="fine")
+    fake_llm.add(judge_verdict(passed=False, reason="asks for a password"), match="password")
+    result = bench_cli(*command)
+    assert result.exit_code == 0, result.output
+    (judge,) = json.loads((tmp_path / "calibration.json").read_text())["judges"]
+    assert judge["confusion"] == {"both_pass": 2, "judge_only_pass": 1, "human_only_pass": 0, "both_fail": 1}
+    assert "  disagree on c: human fail, judge pass\n    human: plans can be cancelled under Billing\n" in (
+        result.stdout
+    )
