@@ -9,7 +9,6 @@ strength and rank, and the mean Borda score.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,7 @@ from bench.errors import ConfigError, StoreError
 from bench.plugins.registry import Registry
 from bench.report.compare import run_results_path
 from bench.report.console import plain, stdout
-from bench.run.comparison import PairwiseComparison, Ranker, compare_responses
+from bench.run.comparison import PairwiseComparison, Ranker, compare_offline
 from bench.store import latest_lines
 
 
@@ -79,9 +78,6 @@ def judge_runs(
     confidence: float = 0.95,
 ) -> PairwiseComparison:
     """Judge the runs' responses task by task; ``prompts`` (from ``--suite``) shows the judge each task."""
-    from bench.llm.client import LLMClient
-    from bench.llm.settings import LLMSettings
-
     loaded = [load_responses(ref, runs_dir) for ref in refs]
     labels = [label for label, _ in loaded]
     if len(set(labels)) != len(labels):
@@ -91,11 +87,7 @@ def judge_runs(
         for task, response in responses.items():
             prompt = (prompts or {}).get(task, f"(task {task}; its prompt is not stored in the runs)")
             tasks.setdefault(task, (prompt, {}))[1][label] = response
-    llm = LLMClient(LLMSettings())
-    try:
-        return asyncio.run(compare_responses(judge, labels, dict(sorted(tasks.items())), llm, confidence))
-    finally:
-        llm.close()
+    return compare_offline(judge, labels, dict(sorted(tasks.items())), confidence)
 
 
 def print_pairwise(result: PairwiseComparison) -> None:

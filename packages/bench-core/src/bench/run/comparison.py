@@ -65,7 +65,7 @@ class PairwiseComparison:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "judge": self.judge,
+            "judged_by": self.judge,
             "targets": self.targets,
             "standings": [s.as_dict() for s in self.standings],
             "tasks": [t.as_dict() for t in self.tasks],
@@ -133,4 +133,24 @@ async def compare_responses(
     )
 
 
-__all__ = ["PairwiseComparison", "Ranker", "TaskComparison", "compare_responses", "compare_task"]
+def compare_offline(
+    ranker: Ranker, targets: Sequence[str], tasks: dict[str, tuple[str, dict[str, str]]], confidence: float = 0.95
+) -> PairwiseComparison:
+    """``compare_responses`` outside a run: with its own LLM client (bench's cache and settings)."""
+    from bench.llm.settings import LLMSettings
+
+    llm = LLMClient(LLMSettings())
+    try:
+        return asyncio.run(compare_responses(ranker, targets, tasks, llm, confidence))
+    finally:
+        llm.close()
+
+
+__all__ = [
+    "PairwiseComparison",
+    "Ranker",
+    "TaskComparison",
+    "compare_offline",
+    "compare_responses",
+    "compare_task",
+]
