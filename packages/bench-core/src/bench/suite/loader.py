@@ -18,6 +18,7 @@ from bench.plugins import catalogue
 from bench.plugins.registry import Registry, get_registry
 from bench.scoring.collectors import COLLECTORS, signal_collectors
 from bench.scoring.scorecard import Scorecard
+from bench.scoring.labels import LabelsError, read_labels
 from bench.scoring.scorecard import check as check_scorecard
 from bench.suite.binding import Binder
 from bench.suite.document import SuiteFile
@@ -203,6 +204,13 @@ class _SuiteBuilder:
             self.fail(doc.error(message, (*at, *path)))
         if problems:
             raise InvalidSuite(self.errors)
+        for i, dim in enumerate(card.dims):
+            if dim.source == "human_preference" and dim.labels:
+                try:
+                    dim.set_human(read_labels(doc.path.parent / dim.labels))
+                except LabelsError as exc:
+                    self.fail(doc.error(str(exc), (*at, "dimensions", i, "labels")))
+                    raise InvalidSuite(self.errors) from None
 
 
 def choose_loader(registry: Registry, path: Path) -> YamlDocument:
