@@ -26,7 +26,7 @@ from bench_llm_judge.agentclash_spec import UNANIMOUS_TOLERANCE, AgentClashJudge
 class AssertionVerdict(BaseModel):
     """A judge's answer to an assertion about one response."""
 
-    answer: Literal["YES", "NO", "UNKNOWN"] = Field(description="YES, NO, or UNKNOWN when it cannot be settled.")
+    answer: Literal["UNKNOWN", "NO", "YES"] = Field(description="YES, NO, or UNKNOWN when it cannot be settled.")
     reason: str = Field(description="One sentence explaining the answer.")
 
 

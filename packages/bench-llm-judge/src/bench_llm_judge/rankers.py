@@ -113,7 +113,7 @@ class Pairwise(RankerMixin, Judge[PairwiseConfig]):
     tasks:
       - id: capital
         prompt: "The capital of France is Paris."
-        evaluate: {contains: Paris}
+        evaluate: {type: contains, value: Paris}
     """
 
     def messages_for(self, prompt: str, shown: Sequence[str]) -> list[dict[str, Any]]:
@@ -171,7 +171,7 @@ class NWise(RankerMixin, Judge[NWiseConfig]):
     tasks:
       - id: capital
         prompt: "The capital of France is Paris."
-        evaluate: {contains: Paris}
+        evaluate: {type: contains, value: Paris}
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
