@@ -42,7 +42,10 @@ def test_human_labels_feed_the_dimension(bench_cli, suite_file, tmp_path):
     assert tasks["liked"]["score"] == pytest.approx((1 + 3 * 0.75) / 4)
     assert tasks["disliked"]["score"] == pytest.approx(0.25)
     unlabelled = tasks["unlabelled"]["dimensions"][1]
-    assert (unlabelled["state"], unlabelled["reason"]) == ("unavailable", "no human label for task 'unlabelled'")
+    assert (unlabelled["state"], unlabelled["reason"]) == (
+        "unavailable",
+        "no human label for task 'unlabelled'",
+    )
     assert tasks["unlabelled"]["score"] == 1.0  # weighted over the available dimensions only
     assert result.exit_code == 0, result.output
 
@@ -75,7 +78,10 @@ def test_a_suite_with_bad_or_missing_labels_says_where(bench_cli, suite_file, tm
     (tmp_path / "labels.jsonl").write_text('{"task": "liked", "score": 7}\n', encoding="utf-8")
     result = bench_cli("validate", suite_file(SUITE.format(labels="labels.jsonl")))
     assert result.exit_code == 2
-    assert "scorecard.dimensions[1].labels: labels.jsonl:1: score must be a number between 0 and 1, got 7" in result.output
+    assert (
+        "scorecard.dimensions[1].labels: labels.jsonl:1: score must be a number between 0 and 1, got 7"
+        in result.output
+    )
     result = bench_cli("validate", suite_file(SUITE.format(labels="none.jsonl")))
     assert "none.jsonl: cannot read the labels file (No such file or directory)" in result.output
 

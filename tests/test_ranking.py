@@ -67,6 +67,10 @@ def test_standings_give_win_rates_with_wilson_intervals_and_ranks():
     p, n = 2.5 / 3, 3
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    assert (first.win_rate.low, first.win_rate.high) == (pytest.approx(centre - half), pytest.approx(centre + half))
-    assert second.rank == 2 and second.win_rate.value == pytest.approx(0.5 / 3)
+    assert (first.win_rate.low, first.win_rate.high) == (
+        pytest.approx(centre - half),
+        pytest.approx(centre + half),
+    )
+    assert second.rank == 2
+    assert second.win_rate.value == pytest.approx(0.5 / 3)
     assert first.strength / second.strength == pytest.approx(5.0)  # 2.5 wins to 0.5

@@ -29,10 +29,12 @@ def test_the_compare_example_ranks_the_candidate_first(bench_cli, fake_llm, tmp_
         path = write_suite(tmp_path, _block(f"# {name}.yaml"), f"{name}.yaml")
         runs.append(str(tmp_path / "runs" / run_suite(path, runs_dir=tmp_path / "runs").report.run_id))
     spec = re.search(r"--judge '(.*?)'", PAGE).group(1)
-    result = bench_cli("compare", *runs, "--suite", str(tmp_path / "candidate.yaml"), "--judge", spec, "--json")
+    result = bench_cli(
+        "compare", *runs, "--suite", str(tmp_path / "candidate.yaml"), "--judge", spec, "--json"
+    )
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
-    best, other = report["standings"]
+    best, _other = report["standings"]
     assert best["name"] == Path(runs[1]).name
     assert (best["wins"], best["losses"], best["ties"]) == (1, 0, 2)
     assert "What is the capital of France?" in json.dumps(fake_llm.requests[0].body)

@@ -352,7 +352,8 @@ def compare(
         ),
     ] = None,
     suite: Annotated[
-        Path | None, typer.Option("--suite", help="With --judge: the suite the runs ran, to show the judge each prompt.")
+        Path | None,
+        typer.Option("--suite", help="With --judge: the suite the runs ran, to show the judge each prompt."),
     ] = None,
 ) -> None:
     """Compare two runs task by task: regressions, improvements, and whether the change is real.

@@ -46,7 +46,7 @@ class Consensus(BaseModel):
 class AgentClashJudgeConfig(JudgeConfig):
     """Settings shared by AgentClash's judge methods."""
 
-    samples: int = DEFAULT_SAMPLES  # type: ignore[assignment]
+    samples: int = DEFAULT_SAMPLES
     """Verdicts per model (0 means the default, 3; at most 10)."""
     consensus: Consensus | None = None
     """Required with several ``models``; refused with one."""
@@ -148,7 +148,8 @@ class MethodConfig(AgentClashJudgeConfig):
         for name in ("rubric", "assertion"):
             if "${secrets." in (getattr(self, name) or ""):
                 raise ValueError(
-                    f"{name}: must not contain ${{secrets.*}} references; secrets are not allowed in judge prompt text"
+                    f"{name}: must not contain ${{secrets.*}} references; "
+                    "secrets are not allowed in judge prompt text"
                 )
 
 
@@ -158,7 +159,7 @@ class NWiseConfig(AgentClashJudgeConfig):
     prompt: str | None = None
     """What the ranking is about (required)."""
     position_debiasing: bool = False
-    """Rotate the order across samples so no response always sits in the same place (needs samples >= responses)."""
+    """Rotate the order across samples (needs samples >= the number of responses)."""
     fixed_mode: ClassVar[str] = "n_wise"
 
     def check_mode(self) -> None:

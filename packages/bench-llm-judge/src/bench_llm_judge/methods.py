@@ -26,7 +26,9 @@ from bench_llm_judge.agentclash_spec import UNANIMOUS_TOLERANCE, AgentClashJudge
 class AssertionVerdict(BaseModel):
     """A judge's answer to an assertion about one response."""
 
-    answer: Literal["UNKNOWN", "NO", "YES"] = Field(description="YES, NO, or UNKNOWN when it cannot be settled.")
+    answer: Literal["UNKNOWN", "NO", "YES"] = Field(
+        description="YES, NO, or UNKNOWN when it cannot be settled."
+    )
     reason: str = Field(description="One sentence explaining the answer.")
 
 
@@ -64,9 +66,11 @@ async def ask_all(
     read: Any,
     samples: int,
 ) -> list[Call]:
-    """Ask every model ``samples`` times; ``read(verdict)`` gives ``(value, reason)`` (value None: abstain)."""
+    """Ask every model ``samples`` times; ``read(verdict)`` gives ``(value, reason)``, None: abstain."""
     params = {
-        k: v for k, v in {"temperature": config.temperature, "max_tokens": config.max_tokens}.items() if v is not None
+        k: v
+        for k, v in {"temperature": config.temperature, "max_tokens": config.max_tokens}.items()
+        if v is not None
     }
 
     async def one(model: str, index: int) -> Call:
@@ -194,16 +198,16 @@ def aggregate_rubric(config: AgentClashJudgeConfig, calls: list[Call]) -> Aggreg
             if spread(values) > threshold:
                 return Aggregate(
                     None,
-                    f"unanimous required but models disagree: spread {spread(values):.4f} > threshold {threshold:.4f}",
+                    "unanimous required but models disagree: "
+                    f"spread {spread(values):.4f} > threshold {threshold:.4f}",
                     {**details, "confidence": "low"},
                 )
             score = statistics.fmean(values)
             reason = f"unanimous (spread {spread(values):.4f} ≤ {threshold:.4f})"
         if consensus.flag_on_disagreement and spread(values) > consensus.min_agreement_threshold:
             details["disagreement"] = True
-            reason += (
-                f"; models disagree: spread {spread(values):.4f} > threshold {consensus.min_agreement_threshold:.4f}"
-            )
+            limit = consensus.min_agreement_threshold
+            reason += f"; models disagree: spread {spread(values):.4f} > threshold {limit:.4f}"
     if failed / len(calls) > 0.5:
         return Aggregate(
             None, "more than half of rubric samples abstained or errored", {**details, "confidence": "low"}
@@ -250,7 +254,11 @@ class AgentClashJudge(Judge[MethodConfig]):
         config = self.config
         system = system_message(config)
         if config.mode == "assertion":
-            values = {"assertion": config.assertion or "", "task": sample.task.text, "response": sample.output}
+            values = {
+                "assertion": config.assertion or "",
+                "task": sample.task.text,
+                "response": sample.output,
+            }
             return framed(prompts.METHOD_ASSERTION, values, ("response",), system)
         scale = config.score_scale
         low, high = (scale.min, scale.max) if scale else (1.0, 5.0)
@@ -299,7 +307,9 @@ class AgentClashJudge(Judge[MethodConfig]):
             "prompt_version": self.version,
             "samples": samples,
             **result.details,
-            "calls": [{"model": c.model, "sample": c.sample, "value": c.value, "reason": c.reason} for c in calls],
+            "calls": [
+                {"model": c.model, "sample": c.sample, "value": c.value, "reason": c.reason} for c in calls
+            ],
         }
         if warnings:
             details["warnings"] = warnings

@@ -11,11 +11,21 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
-from bench import EvaluatorError, Judge, JudgeConfig, LLMClient, Result, Sample, ask_verdict, data_rule, delimit
+from bench import (
+    EvaluatorError,
+    Judge,
+    JudgeConfig,
+    LLMClient,
+    Result,
+    Sample,
+    ask_verdict,
+    data_rule,
+    delimit,
+)
 from bench_llm_judge import prompts
 from bench_llm_judge.agentclash_spec import NWiseConfig
 from bench_llm_judge.methods import system_message
@@ -79,7 +89,7 @@ def ranks_from(verdict: RankingVerdict, size: int) -> list[float]:
 class RankerMixin:
     """What ``pairwise`` and ``n_wise`` share: they only compare, through ``bench compare``."""
 
-    name: str
+    name: ClassVar[str]
 
     async def evaluate(self, sample: Sample) -> Result:
         raise EvaluatorError(
@@ -119,7 +129,9 @@ class Pairwise(RankerMixin, Judge[PairwiseConfig]):
     def messages_for(self, prompt: str, shown: Sequence[str]) -> list[dict[str, Any]]:
         block, rules = shown_block(shown)
         instruction = prompts.PAIRWISE_TWO if len(shown) == 2 else prompts.PAIRWISE_MANY
-        text = prompts.PAIRWISE.format_map({"criteria": self.config.criteria, "task": prompt, "responses": block})
+        text = prompts.PAIRWISE.format_map(
+            {"criteria": self.config.criteria, "task": prompt, "responses": block}
+        )
         return [
             {"role": "system", "content": prompts.SYSTEM + " ".join(rules)},
             {"role": "user", "content": f"{text}\n\n{instruction}"},
@@ -165,7 +177,7 @@ class NWise(RankerMixin, Judge[NWiseConfig]):
     Verdict = RankingVerdict
     prompt_version = prompts.AGENTCLASH_VERSION
     example = """
-    # bench compare RUN_A RUN_B --judge '{type: n_wise, prompt: Which is most accurate?, model: openai/gpt-4o-mini}'
+    # bench compare RUN_A RUN_B --judge '{type: n_wise, prompt: Which is right?, model: openai/gpt-4o-mini}'
     name: n-wise-example
     target: {type: echo}
     tasks:

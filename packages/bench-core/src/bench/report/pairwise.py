@@ -59,7 +59,9 @@ def bind_judge(spec: str, registry: Registry) -> Ranker:
     doc = load_yaml(path) if path.is_file() else load_yaml(Path("--judge"), text=spec)
     mapping = doc.data
     if not isinstance(mapping, dict):
-        raise ConfigError(f"--judge: expected a mapping such as '{{type: pairwise, model: ...}}', got {spec!r}")
+        raise ConfigError(
+            f"--judge: expected a mapping such as '{{type: pairwise, model: ...}}', got {spec!r}"
+        )
     bound = Binder(registry).bind_mapping(doc, (), mapping)
     judge = bound.instance
     if not isinstance(judge, Ranker):
@@ -110,7 +112,9 @@ def print_pairwise(result: PairwiseComparison) -> None:
         )
     stdout.print(table)
     if result.skipped:
-        stdout.print(plain(f"skipped (not answered by every run): {', '.join(sorted(result.skipped)[:10])}", 600))
+        stdout.print(
+            plain(f"skipped (not answered by every run): {', '.join(sorted(result.skipped)[:10])}", 600)
+        )
     for warning in result.warnings:
         stdout.print(Text(f"warning: {warning}", style="yellow"))
 

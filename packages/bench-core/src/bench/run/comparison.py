@@ -85,7 +85,9 @@ async def compare_task(
     """Rank one task's responses in every order; a failed ranking fails the comparison."""
     names = list(responses)
     orders = _orders(ranker, len(names))
-    jobs = [ranker.rank(prompt, [responses[names[k]] for k in order], llm, i) for i, order in enumerate(orders)]
+    jobs = [
+        ranker.rank(prompt, [responses[names[k]] for k in order], llm, i) for i, order in enumerate(orders)
+    ]
     answers = await asyncio.gather(*jobs, return_exceptions=True)
     rankings: list[list[float]] = []
     for answer, order in zip(answers, orders, strict=True):
@@ -114,7 +116,7 @@ async def compare_responses(
     llm: LLMClient,
     confidence: float = 0.95,
 ) -> PairwiseComparison:
-    """Compare ``targets`` on every task that has a response from each: ``tasks[id] = (prompt, responses)``."""
+    """Compare ``targets`` on every task answered by each; ``tasks[id] = (prompt, responses)``."""
     if len(targets) < 2:
         raise ValueError("a comparison needs at least two targets")
     judged, skipped = [], {}
@@ -129,12 +131,20 @@ async def compare_responses(
     scores = dict(zip(targets, borda(rows, len(targets)), strict=True))
     warnings = list(getattr(ranker, "warnings", []))
     return PairwiseComparison(
-        ranker.name, list(targets), judged, standings(outcomes, targets, scores, confidence), skipped, warnings
+        ranker.name,
+        list(targets),
+        judged,
+        standings(outcomes, targets, scores, confidence),
+        skipped,
+        warnings,
     )
 
 
 def compare_offline(
-    ranker: Ranker, targets: Sequence[str], tasks: dict[str, tuple[str, dict[str, str]]], confidence: float = 0.95
+    ranker: Ranker,
+    targets: Sequence[str],
+    tasks: dict[str, tuple[str, dict[str, str]]],
+    confidence: float = 0.95,
 ) -> PairwiseComparison:
     """``compare_responses`` outside a run: with its own LLM client (bench's cache and settings)."""
     from bench.llm.settings import LLMSettings

@@ -22,7 +22,16 @@ def _truth(value: Any) -> bool | None:
     if isinstance(value, bool):
         return value
     text = str(value).strip().lower()
-    return {"true": True, "1": True, "yes": True, "pass": True, "false": False, "0": False, "no": False, "fail": False}.get(text)
+    return {
+        "true": True,
+        "1": True,
+        "yes": True,
+        "pass": True,
+        "false": False,
+        "0": False,
+        "no": False,
+        "fail": False,
+    }.get(text)
 
 
 def _human(row: dict[str, Any], where: str) -> tuple[str, float]:

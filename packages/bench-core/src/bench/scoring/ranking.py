@@ -114,7 +114,9 @@ class Standing:
             "wins": self.wins,
             "losses": self.losses,
             "ties": self.ties,
-            "win_rate": {k: round(v, 6) if isinstance(v, float) else v for k, v in self.win_rate.as_dict().items()},
+            "win_rate": {
+                k: round(v, 6) if isinstance(v, float) else v for k, v in self.win_rate.as_dict().items()
+            },
             "borda": round(self.borda, 6),
         }
 

@@ -23,7 +23,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from bench.scoring.collectors import COLLECTORS
@@ -189,7 +197,10 @@ def check(
             problems.append(((*at, "judge_key"), "judge_key is only for source: llm_judge"))
         if dim.source == "human_preference" and not dim.labels:
             problems.append(
-                ((*at, "labels"), "a human_preference dimension needs labels (a file of task, passed or score)")
+                (
+                    (*at, "labels"),
+                    "a human_preference dimension needs labels (a file of task, passed or score)",
+                )
             )
         if dim.source != "human_preference" and dim.labels:
             problems.append(((*at, "labels"), "labels is only for source: human_preference"))

@@ -17,8 +17,8 @@ from bench.errors import ConfigError, FieldPath, InvalidSuite, did_you_mean
 from bench.plugins import catalogue
 from bench.plugins.registry import Registry, get_registry
 from bench.scoring.collectors import COLLECTORS, signal_collectors
-from bench.scoring.scorecard import Scorecard
 from bench.scoring.labels import LabelsError, read_labels
+from bench.scoring.scorecard import Scorecard
 from bench.scoring.scorecard import check as check_scorecard
 from bench.suite.binding import Binder
 from bench.suite.document import SuiteFile
