@@ -157,3 +157,23 @@ def test_a_pairwise_judge_in_a_suite_says_how_to_use_it(suite_file):
     assert "pairwise compares the responses of several runs to one task: use bench compare" in (
         task["evaluators"][0]["reason"] or task["evaluators"][0].get("error", "")
     )
+
+
+def test_output_reports_can_be_compared_too(bench_cli, fake_llm, tmp_path):
+    for name, answer in (("a", "Paris"), ("b", "Lyon")):
+        (tmp_path / f"{name}.yaml").write_text(
+            f"name: {name}\ntarget: {{type: echo}}\ntasks:\n"
+            f"  - {{id: france, prompt: p, response: {answer}, evaluate: {{type: contains, value: x}}}}\n",
+            encoding="utf-8",
+        )
+        bench_cli("run", str(tmp_path / f"{name}.yaml"), "-o", str(tmp_path / f"{name}.json"))
+    fake_llm.add(_prefers("Paris"))
+    report = _compare(
+        bench_cli,
+        str(tmp_path / "b.json"),
+        str(tmp_path / "a.json"),
+        "--judge",
+        "{type: pairwise, model: openai/fake}",
+    )
+    assert [(s["wins"], s["losses"]) for s in report["standings"]] == [(1, 0), (0, 1)]
+    assert report["standings"][0]["strength"] == pytest.approx(1.0)
