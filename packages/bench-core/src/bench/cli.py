@@ -449,8 +449,8 @@ def calibrate(
 
     from bench.report.calibration import render
     from bench.run import calibrate as cal
-    from bench.run.labels import read_labels
     from bench.run.session import RunOptions, make_client
+    from bench.scoring.labels import read_labels
     from bench.suite.loader import load_suite
 
     _environment(suite, None, no_env_file=False)
@@ -567,6 +567,9 @@ def compare(
         str, typer.Argument(help="The baseline: a run id, a run folder, or an --output JSON file.")
     ],
     run_b: Annotated[str, typer.Argument(help="The candidate, in the same forms.")],
+    more: Annotated[
+        list[str] | None, typer.Argument(help="More runs to rank (with --judge only).", show_default=False)
+    ] = None,
     runs_dir: Annotated[Path, typer.Option("--runs-dir", help="Where run ids are looked up.")] = Path(
         ".bench/runs"
     ),
@@ -581,14 +584,36 @@ def compare(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the comparison as JSON on stdout instead of the summary.")
     ] = False,
+    judge: Annotated[
+        str | None,
+        typer.Option(
+            "--judge",
+            help="Judge the runs' responses against each other: a judge mapping (YAML, inline or a file), "
+            "e.g. '{type: pairwise, model: openai/gpt-4o-mini}'.",
+        ),
+    ] = None,
+    suite: Annotated[
+        Path | None,
+        typer.Option("--suite", help="With --judge: the suite the runs ran, to show the judge each prompt."),
+    ] = None,
 ) -> None:
     """Compare two runs task by task: regressions, improvements, and whether the change is real.
 
     Exit 1 on a significant regression, 0 when there is none (or an improvement), 3 when the
     runs have too few tasks to tell (the output says how many would be needed), with or without
-    ``--json``.
+    ``--json``. With ``--judge``, a pairwise or n-wise judge compares the runs' responses to each
+    task (in every order, to cancel position bias) and the output ranks the runs: win rates with
+    intervals and a Bradley-Terry ranking (exit 0).
     """
     from bench import jsonio
+
+    if judge is not None:
+        _compare_judged([run_a, run_b, *(more or [])], runs_dir, judge, suite, output, as_json)
+        return
+    if more:
+        from bench.errors import ConfigError
+
+        raise ConfigError("more than two runs can only be compared with --judge")
     from bench.report.compare import EXIT_FOR, compare_runs, load_run
     from bench.report.console import print_comparison
 
@@ -603,6 +628,27 @@ def compare(
     else:
         print_comparison(result, alpha)
     raise typer.Exit(EXIT_FOR[result.verdict])
+
+
+def _compare_judged(
+    refs: list[str], runs_dir: Path, judge: str, suite: Path | None, output: Path | None, as_json: bool
+) -> None:
+    from bench import jsonio
+    from bench.report.pairwise import bind_judge, judge_runs, print_pairwise
+    from bench.suite.loader import load_suite
+
+    registry = _registry()
+    prompts = None
+    if suite is not None:
+        prompts = {planned.task.id: planned.task.text for planned in load_suite(suite, registry).tasks}
+    result = judge_runs(refs, runs_dir, bind_judge(judge, registry), prompts)
+    text = jsonio.dumps(result.as_dict())
+    if output is not None:
+        output.write_text(text + "\n", encoding="utf-8")
+    if as_json:
+        typer.echo(text)
+    else:
+        print_pairwise(result)
 
 
 @app.command()

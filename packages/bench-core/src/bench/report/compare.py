@@ -44,6 +44,25 @@ class RunResults:
             self.scores.setdefault(task, []).append(float(result["score"]))
 
 
+def run_results_path(ref: str, runs_dir: Path) -> Path:
+    """The ``results.jsonl`` of a run folder, a results file, or a run id in ``runs_dir``."""
+    path = Path(ref)
+    results = (
+        path / "results.jsonl"
+        if path.is_dir()
+        else path
+        if path.is_file()
+        else runs_dir / ref / "results.jsonl"
+    )
+    if not results.is_file():
+        known = sorted(p.name for p in runs_dir.iterdir() if p.is_dir()) if runs_dir.is_dir() else []
+        listed = ", ".join(known[-10:]) or "none"
+        raise StoreError(
+            f"no run '{ref}': not a report file, a run folder, or a run id in {runs_dir} (runs: {listed})"
+        )
+    return results
+
+
 def load_run(ref: str, runs_dir: Path) -> RunResults:
     """A run from an ``--output`` JSON file, a run folder or ``results.jsonl``, or a run id."""
     path = Path(ref)
@@ -58,19 +77,7 @@ def load_run(ref: str, runs_dir: Path) -> RunResults:
         for task in tasks:
             run.add(task)
         return run
-    results = (
-        path / "results.jsonl"
-        if path.is_dir()
-        else path
-        if path.is_file()
-        else runs_dir / ref / "results.jsonl"
-    )
-    if not results.is_file():
-        known = sorted(p.name for p in runs_dir.iterdir() if p.is_dir()) if runs_dir.is_dir() else []
-        listed = ", ".join(known[-10:]) or "none"
-        raise StoreError(
-            f"no run '{ref}': not a report file, a run folder, or a run id in {runs_dir} (runs: {listed})"
-        )
+    results = run_results_path(ref, runs_dir)
     # Read-only: the run may be in use, so no lock and no repair (RunStore.read_results does both).
     with open(results, encoding="utf-8", errors="replace") as lines:
         latest = latest_lines(lines)

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from bench.run.labels import Label, append_label, read_labels
+from bench.scoring.labels import Label, append_label, read_labels
 
 KEYS = "p=pass f=fail 0-9=score s=skip n=note q=quit"
 

@@ -20,8 +20,8 @@ from bench.llm.client import LLMClient
 from bench.llm.judge import Judge
 from bench.models import Response
 from bench.run.evaluation import evaluate
-from bench.run.labels import Label
 from bench.scoring import agreement as ag
+from bench.scoring.labels import Label
 from bench.scoring.stats import Interval
 from bench.store import RunStore
 from bench.suite.plan import BoundEvaluator, Plan

@@ -16,7 +16,7 @@ from typing import Any
 from bench.llm.client import LLMClient
 from bench.llm.judge import Judge
 from bench.run import calibrate as cal
-from bench.run.labels import digest, read_labels
+from bench.scoring.labels import digest, read_labels
 from bench.scoring.stats import Interval
 from bench.suite.plan import BoundEvaluator, CalibrationBar, Plan
 

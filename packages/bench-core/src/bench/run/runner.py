@@ -409,6 +409,8 @@ class Runner:
             outcomes=rows,
             signals=self.signals,
         )
-        card = compute(planned.scorecard, Evidence(rows, metrics, self.signals), self.metrics)
+        card = compute(
+            planned.scorecard, Evidence(rows, metrics, self.signals, planned.task.id), self.metrics
+        )
         card["metrics"] = metrics
         return card

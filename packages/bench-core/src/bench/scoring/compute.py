@@ -37,6 +37,8 @@ class Evidence:
     metrics: dict[str, float | None]
     #: The evaluator types that are behavioural signals (``collectors.signal_collectors``).
     signals: Collection[str] = ()
+    #: The task's id (dimensions fed per task from outside the run, such as human labels).
+    task: str = ""
 
 
 def _dimension(
@@ -59,6 +61,11 @@ def _dimension(
             return None, None, f"llm judge '{dim.judge_key}' is unavailable"
         value = outcome_score(judge)
         return value, value, ""
+    if dim.source == "human_preference":
+        human = dim.human.get(evidence.task)
+        if human is None:
+            return None, None, f"no human label for task '{evidence.task}'"
+        return human, human, ""
     if dim.source == "behavioral":
         signals = [o for o in outcomes if o["type"] in evidence.signals and o.get("error") is None]
         if not signals:

@@ -23,12 +23,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from bench.scoring.collectors import COLLECTORS
 
-Source = Literal["validators", "metric", "reliability", "latency", "cost", "behavioral", "llm_judge"]
+Source = Literal[
+    "validators", "metric", "reliability", "latency", "cost", "behavioral", "llm_judge", "human_preference"
+]
 BUILTIN: dict[str, Source] = {
     "correctness": "validators",
     "reliability": "reliability",
@@ -65,6 +75,18 @@ class Dimension(_Strict):
     weight: float = Field(default=1.0, ge=0, le=MAX_WEIGHT)
     gate: bool = False
     pass_threshold: float | None = Field(default=None, ge=0, le=1)
+    #: The labels file of a ``human_preference`` dimension (relative to the suite file).
+    labels: str | None = None
+    #: Its human scores per task id, read when the suite is loaded.
+    _human: dict[str, float] = PrivateAttr(default_factory=dict)
+
+    @property
+    def human(self) -> dict[str, float]:
+        """The human score per task id (``human_preference``)."""
+        return self._human
+
+    def set_human(self, scores: dict[str, float]) -> None:
+        self._human = dict(scores)
 
 
 class LatencyTargets(_Strict):
@@ -173,6 +195,15 @@ def check(
             )
         if dim.source != "llm_judge" and dim.judge_key:
             problems.append(((*at, "judge_key"), "judge_key is only for source: llm_judge"))
+        if dim.source == "human_preference" and not dim.labels:
+            problems.append(
+                (
+                    (*at, "labels"),
+                    "a human_preference dimension needs labels (a file of task, passed or score)",
+                )
+            )
+        if dim.source != "human_preference" and dim.labels:
+            problems.append(((*at, "labels"), "labels is only for source: human_preference"))
         if dim.source == "metric":
             if not dim.metric:
                 problems.append(

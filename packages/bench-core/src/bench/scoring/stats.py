@@ -41,8 +41,8 @@ class Interval:
         return {"value": self.value, "low": self.low, "high": self.high, "method": self.method}
 
 
-def wilson(successes: int, n: int, confidence: float = 0.95) -> Interval:
-    """Wilson score interval for ``successes`` out of ``n``."""
+def wilson(successes: float, n: int, confidence: float = 0.95) -> Interval:
+    """Wilson score interval for ``successes`` out of ``n`` (a tie may count as half a success)."""
     if n <= 0:
         raise ValueError("n must be positive")
     if not 0 <= successes <= n:

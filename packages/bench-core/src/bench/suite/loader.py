@@ -19,6 +19,7 @@ from bench.llm.credentials import Endpoint
 from bench.plugins import catalogue
 from bench.plugins.registry import Registry, get_registry
 from bench.scoring.collectors import COLLECTORS, signal_collectors
+from bench.scoring.labels import human_scores, read_labels
 from bench.scoring.scorecard import Scorecard
 from bench.scoring.scorecard import check as check_scorecard
 from bench.suite.binding import Binder
@@ -221,6 +222,14 @@ class _SuiteBuilder:
             self.fail(doc.error(message, (*at, *path)))
         if problems:
             raise InvalidSuite(self.errors)
+        for i, dim in enumerate(card.dims):
+            if dim.source == "human_preference" and dim.labels:
+                try:
+                    dim.set_human(human_scores(read_labels(doc.path.parent / dim.labels)))
+                except ConfigError as exc:
+                    where = ConfigError(exc.message, file=dim.labels, line=exc.line).render()
+                    self.fail(doc.error(where, (*at, "dimensions", i, "labels")))
+                    raise InvalidSuite(self.errors) from None
 
 
 def choose_loader(registry: Registry, path: Path) -> YamlDocument:

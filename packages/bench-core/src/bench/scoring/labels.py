@@ -1,6 +1,8 @@
 """Human labels: one verdict per task (and rater), read from JSON Lines or CSV and appended to JSONL.
 
 A row has ``task`` (or ``id``), ``passed`` and/or ``score``, and optionally ``rater`` and ``note``.
+``bench calibrate`` and ``bench label`` use them whole; the ``human_preference`` scorecard
+dimension takes each task's mean (``human_scores``).
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ import csv
 import hashlib
 import io
 import json
+import statistics
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -112,3 +115,13 @@ def append_label(path: Path, label: Label) -> None:
     """Append one label to a JSON Lines file."""
     with path.open("a", encoding="utf-8") as out:
         out.write(json.dumps(label.as_row(), ensure_ascii=False) + "\n")
+
+
+def human_scores(labels: list[Label]) -> dict[str, float]:
+    """Each labelled task's human score: the mean over its labels of ``score``, or of ``passed``
+    as 1 or 0 where a label has no score."""
+    scores: dict[str, list[float]] = {}
+    for label in labels:
+        value = label.score if label.score is not None else float(bool(label.passed))
+        scores.setdefault(label.task, []).append(value)
+    return {task: statistics.fmean(values) for task, values in scores.items()}

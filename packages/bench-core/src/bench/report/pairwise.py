@@ -1,0 +1,123 @@
+"""``bench compare RUN_A RUN_B ... --judge SPEC``: the runs' responses judged against each other.
+
+Reads each run's latest response per task (the first repeat), binds the judge spec (a YAML/JSON
+mapping, inline or in a file) to a registered type that can rank responses (``pairwise``,
+``n_wise``), runs ``bench.run.comparison`` over the tasks every run answered, and prints the
+standings: per run, wins/losses/ties, the win rate with its Wilson interval, the Bradley-Terry
+strength and rank, and the mean Borda score.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+
+from bench.errors import ConfigError, StoreError
+from bench.plugins.registry import Registry
+from bench.report.compare import run_results_path
+from bench.report.console import plain, stdout
+from bench.run.comparison import PairwiseComparison, Ranker, compare_offline
+from bench.store import latest_lines
+
+
+def load_responses(ref: str, runs_dir: Path) -> tuple[str, dict[str, str]]:
+    """A run's label and, per task id, its response (the first repeat that has one)."""
+    path = Path(ref)
+    responses: dict[str, str] = {}
+    if path.is_file() and path.suffix == ".json":
+        try:
+            report = json.loads(path.read_text(encoding="utf-8"))
+            rows = list(report["tasks"])
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise StoreError(f"{ref}: not a bench --output report ({exc})") from None
+        label = str(report.get("run_id") or ref)
+    else:
+        with open(run_results_path(ref, runs_dir), encoding="utf-8", errors="replace") as lines:
+            rows = []
+            for line in latest_lines(lines).values():
+                try:
+                    rows.append(json.loads(line))
+                except ValueError:
+                    continue  # a torn last line
+        label = path.name if path.is_dir() else ref
+    for row in sorted(rows, key=lambda r: int(r.get("repeat") or 0)):
+        if isinstance(row.get("response"), str):
+            responses.setdefault(str(row["id"]), row["response"])
+    return label, responses
+
+
+def bind_judge(spec: str, registry: Registry) -> Ranker:
+    """The judge of ``--judge``: a mapping written inline (YAML or JSON) or a file holding one."""
+    from bench.suite.binding import Binder
+    from bench.suite.yamlio import load_yaml
+
+    path = Path(spec)
+    doc = load_yaml(path) if path.is_file() else load_yaml(Path("--judge"), text=spec)
+    mapping = doc.data
+    if not isinstance(mapping, dict):
+        raise ConfigError(
+            f"--judge: expected a mapping such as '{{type: pairwise, model: ...}}', got {spec!r}"
+        )
+    bound = Binder(registry).bind_mapping(doc, (), mapping)
+    judge = bound.instance
+    if not isinstance(judge, Ranker):
+        raise ConfigError(
+            f"--judge: {judge.name} judges one response at a time; a comparison needs a judge that "
+            "ranks several (type: pairwise or n_wise)"
+        )
+    return judge
+
+
+def judge_runs(
+    refs: list[str],
+    runs_dir: Path,
+    judge: Ranker,
+    prompts: dict[str, str] | None = None,
+    confidence: float = 0.95,
+) -> PairwiseComparison:
+    """Judge the runs' responses task by task; ``prompts`` (from ``--suite``) shows the judge each task."""
+    loaded = [load_responses(ref, runs_dir) for ref in refs]
+    labels = [label for label, _ in loaded]
+    if len(set(labels)) != len(labels):
+        labels = [f"{label} ({k + 1})" for k, label in enumerate(labels)]
+    tasks: dict[str, tuple[str, dict[str, str]]] = {}
+    for label, (_, responses) in zip(labels, loaded, strict=True):
+        for task, response in responses.items():
+            prompt = (prompts or {}).get(task, f"(task {task}; its prompt is not stored in the runs)")
+            tasks.setdefault(task, (prompt, {}))[1][label] = response
+    return compare_offline(judge, labels, dict(sorted(tasks.items())), confidence)
+
+
+def print_pairwise(result: PairwiseComparison) -> None:
+    """The standings table, then skipped tasks and warnings."""
+    stdout.print(Text(f"{len(result.tasks)} tasks judged by {result.judge}", style="bold"))
+    table = Table(show_edge=False)
+    for column in ("rank", "run", "wins", "losses", "ties", "win rate [95% CI]", "BT strength", "borda"):
+        table.add_column(column)
+    for s in result.standings:
+        rate = s.win_rate
+        table.add_row(
+            str(s.rank),
+            plain(s.name, 80),
+            str(s.wins),
+            str(s.losses),
+            str(s.ties),
+            f"{rate.value:.1%} [{rate.low:.1%}, {rate.high:.1%}]",
+            f"{s.strength:.3f}",
+            f"{s.borda:.3f}",
+        )
+    stdout.print(table)
+    if result.skipped:
+        stdout.print(
+            plain(f"skipped (not answered by every run): {', '.join(sorted(result.skipped)[:10])}", 600)
+        )
+    for warning in result.warnings:
+        stdout.print(Text(f"warning: {warning}", style="yellow"))
+
+
+def as_json(result: PairwiseComparison) -> dict[str, Any]:
+    return result.as_dict()
