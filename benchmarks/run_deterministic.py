@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from bench.evaluator import Sample
+from bench.execution.runner import evaluate
 from bench.models import Response, Task, ToolCall
 from bench.plugins.registry import get_registry
-from bench.run.runner import evaluate
 from bench.suite.binding import Binder
 from bench.suite.yamlio import YamlDocument
 

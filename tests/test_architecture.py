@@ -11,7 +11,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "packages" / "bench-core" / "src" / "bench"
 DOC = ROOT / "docs" / "architecture.md"
-FOLDERS = {"suite", "run", "scoring", "report", "plugins", "llm", "workspace", "testing"}
+FOLDERS = {"suite", "execution", "scoring", "report", "plugins", "llm", "workspace", "testing"}
 #: The shared vocabulary: every step speaks it, so it imports no step.
 VOCABULARY = {"errors", "models", "results", "store", "jsonio", "redact", "templates", "tool_calls"}
 ROW = re.compile(r"^\| (?:\*top\*|`(\w+)/`) \| .* \| (.*) \| (.*) \|$", flags=re.M)
@@ -86,7 +86,7 @@ def test_imports_go_one_way(module):
         if here == "top" and module.split(".")[1] in VOCABULARY:
             ok = there == "top" and target.split(".")[1] in VOCABULARY | {"__init__"}
         elif here == "top":
-            ok = there not in {"run", "report", "scoring", "plugins", "testing"}
+            ok = there not in {"execution", "report", "scoring", "plugins", "testing"}
         else:
             ok = there == "top" or there in ALLOWED[here]
         if not ok:
@@ -110,8 +110,8 @@ def test_the_architecture_doc_has_one_row_per_folder_listing_its_modules():
 def test_the_doc_says_what_each_folder_may_use():
     assert {
         "suite": {"llm", "plugins", "scoring", "workspace"},
-        "run": {"suite", "llm", "scoring", "workspace"},
-        "report": {"suite", "run", "scoring", "plugins"},
+        "execution": {"suite", "llm", "scoring", "workspace"},
+        "report": {"suite", "execution", "scoring", "plugins"},
         "scoring": set(),
         "plugins": set(),
         "llm": {"workspace"},

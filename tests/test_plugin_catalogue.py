@@ -32,7 +32,7 @@ COINCIDENCES: dict[str, tuple[str, frozenset[str]]] = {
                 "llm/verdict.py",
                 "report/calibration.py",
                 "report/console.py",
-                "run/calibrate.py",
+                "execution/calibrate.py",
                 "scoring/run_stats.py",
             }
         ),
@@ -44,7 +44,7 @@ COINCIDENCES: dict[str, tuple[str, frozenset[str]]] = {
                 "llm/client.py",
                 "llm/request.py",
                 "llm/verdict.py",
-                "run/runner.py",
+                "execution/runner.py",
                 "testing/server.py",
                 "testing/verdicts.py",
                 "workspace/trajectory.py",
@@ -57,7 +57,7 @@ COINCIDENCES: dict[str, tuple[str, frozenset[str]]] = {
     ),
     "expected": (
         "the task's `expected:` field and Sample.expected (the reference text)",
-        frozenset({"run/evaluation.py", "suite/expected_block.py"}),
+        frozenset({"execution/evaluation.py", "suite/expected_block.py"}),
     ),
     "llm_judge": (
         "AgentClash's vocabulary: `judge_mode: llm_judge` and a scorecard dimension's `source: llm_judge`",

@@ -365,7 +365,7 @@ def test_dry_run_estimates_the_selected_tasks(bench_cli, suite_file):
 
 def test_selection_on_a_suite_rebuilt_one_task_at_a_time(monkeypatch, tmp_path):
     """Beyond TaskList.KEEP_LIMIT tasks are not held built: selection keeps positions and rebuilds."""
-    from bench.run.session import RunOptions, run_plan
+    from bench.execution.session import RunOptions, run_plan
     from bench.suite.loader import load_suite
     from bench.suite.selection import Selection, narrow
 

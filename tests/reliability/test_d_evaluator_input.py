@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from bench import Evaluator, EvaluatorConfig, Result
+from bench.execution.session import RunOptions, run_plan
 from bench.hookspecs import hookimpl
 from bench.plugins.registry import build_registry
-from bench.run.session import RunOptions, run_plan
 from bench.suite.loader import load_suite
 
 HOSTILE = "[/bold] \x1b[31mRED\x1b[0m \x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\ \x00\x07 [link=file:///etc]x[/link] PASSED"
@@ -336,7 +336,7 @@ def test_d14_template_syntax_in_a_response_is_substituted_once_verbatim(
 def test_d13_a_deadline_puts_back_the_alarm_someone_else_armed():
     import signal
 
-    from bench.run.deadline import Exceeded, sync_deadline
+    from bench.execution.deadline import Exceeded, sync_deadline
 
     def spin() -> None:
         with sync_deadline(0.05):

@@ -12,8 +12,8 @@ import pytest
 
 from bench import Evaluator, EvaluatorConfig, Result, Sample, hookimpl
 from bench.errors import InvalidSuite
+from bench.execution.session import RunOptions, run_plan
 from bench.plugins.registry import Registry, build_registry
-from bench.run.session import RunOptions, run_plan
 from bench.suite.loader import load_suite
 from bench.testing import write_suite
 

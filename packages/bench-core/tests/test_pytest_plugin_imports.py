@@ -25,7 +25,7 @@ HEAVY = [
     "bench.models",
     "bench.evaluator",
     "bench.llm.client",
-    "bench.run.session",
+    "bench.execution.session",
     "bench.suite.loader",
     "bench.plugins.registry",
     "bench.testing.server",

@@ -121,7 +121,7 @@ def test_a_prompt_with_braces_is_a_warning_not_a_print(tmp_path: Path, capsys: p
 
 def _signal_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The signals bench's run (not asyncio.run, which handles SIGINT itself) takes over."""
-    from bench.run.signals import StopOnSignal
+    from bench.execution.signals import StopOnSignal
 
     calls: list[int] = []
     real = signal.signal
@@ -194,10 +194,10 @@ def test_errors_in_the_worker_thread_reach_the_caller(tmp_path: Path):
 
 
 def test_bench_run_stays_callable_once_the_run_package_is_imported(suite: Path):
-    import bench.run.session
+    import bench.execution.session
 
     assert callable(bench.run)
-    assert bench.run.session.DEFAULT_CONCURRENCY == 8
+    assert bench.execution.session.DEFAULT_CONCURRENCY == 8
     assert bench.run(suite).summary.total == 2
 
 

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from bench.evidence import NoFiles as NoFiles
     from bench.evidence import as_text as as_text
     from bench.evidence import parse_reference as parse_reference
+    from bench.execution.killable import run_killable as run_killable
     from bench.hookspecs import RegisterEvaluator as RegisterEvaluator
     from bench.hookspecs import RegisterReporter as RegisterReporter
     from bench.hookspecs import RegisterSuiteLoader as RegisterSuiteLoader
@@ -65,7 +66,6 @@ if TYPE_CHECKING:
     from bench.results import RunReport as RunReport
     from bench.results import Summary as Summary
     from bench.results import TaskResult as TaskResult
-    from bench.run.killable import run_killable as run_killable
     from bench.suite.selection import Selection as Selection
     from bench.suite.yamlio import YamlDocument as YamlDocument
     from bench.suite_loader import SuiteLoader as SuiteLoader
@@ -146,7 +146,7 @@ _EXPORTS = {
     "ask_verdict": "bench.llm.verdict",
     "data_rule": "bench.llm.verdict",
     "delimit": "bench.llm.verdict",
-    "run_killable": "bench.run.killable",
+    "run_killable": "bench.execution.killable",
     "changes": "bench.workspace.checkout",
     "summarize": "bench.workspace.checkout",
     "list_inside": "bench.workspace.confined",
@@ -166,9 +166,7 @@ _EXPORTS = {
     "Selection": "bench.suite.selection",
 }
 #: modules exported whole: name -> module
-#: ``bench.run`` is the ``bench.run`` package, which is callable (``bench.api.run``): importing
-#: ``bench.run.session`` would replace a plain function of that name anyway (see bench/run/__init__.py).
-_MODULES = {"sandbox": "bench.workspace.sandbox", "run": "bench.run"}
+_MODULES = {"sandbox": "bench.workspace.sandbox"}
 
 __all__ = ["__version__", *_EXPORTS, *(name for name in _MODULES if name not in _EXPORTS)]
 

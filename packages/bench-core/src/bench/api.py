@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
 from bench.errors import ConfigError
+from bench.execution.session import DEFAULT_RUNS_DIR, RunOptions, RunOutcome, execute
 from bench.results import RunReport, Summary, TaskResult
-from bench.run.session import DEFAULT_RUNS_DIR, RunOptions, RunOutcome, execute
 from bench.suite.loader import load_suite
 from bench.suite.plan import Plan
 

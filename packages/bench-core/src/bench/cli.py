@@ -243,8 +243,8 @@ def run(
     ] = False,
 ) -> None:
     """Run a suite: produce each task's response, evaluate it, record and report the results."""
+    from bench.execution.session import run_plan
     from bench.report.console import ConsoleObserver, print_summary, print_threshold
-    from bench.run.session import run_plan
     from bench.suite.selection import Selection, parse_filters
     from bench.suite.variables import parse_vars
 
@@ -287,11 +287,11 @@ def run(
     )
     _template_warnings(plan)
     if dry_run:
+        from bench.execution.estimate import estimate
+        from bench.execution.rerun import apply_selection
+        from bench.execution.session import make_client
         from bench.llm.credentials import describe_missing, missing_credentials
         from bench.report.overview import print_estimate
-        from bench.run.estimate import estimate
-        from bench.run.rerun import apply_selection
-        from bench.run.session import make_client
 
         if selection.active:
             chosen = apply_selection(plan, selection, runs_dir).narrowed
@@ -332,7 +332,7 @@ def _load_for_run(suite: Path, registry: Any, observer: Any, **options: Any) -> 
 
 def _check_calibration(plan: Any, options: Any, required: bool) -> None:
     """Print each calibrated judge's agreement; with ``required``, refuse a judge below its bar."""
-    from bench.run.calibration_gate import bars, standings
+    from bench.execution.calibration_gate import bars, standings
 
     if not bars(plan):
         if required:
@@ -340,8 +340,8 @@ def _check_calibration(plan: Any, options: Any, required: bool) -> None:
                 "error: --require-calibration: no judge of this suite has a calibration bar", EXIT_INVALID
             )
         return
+    from bench.execution.session import make_client
     from bench.llm.cache import default_cache_path
-    from bench.run.session import make_client
 
     llm = make_client(plan, options)
     try:
@@ -447,9 +447,9 @@ def calibrate(
     import asyncio
     import json
 
+    from bench.execution import calibrate as cal
+    from bench.execution.session import RunOptions, make_client
     from bench.report.calibration import render
-    from bench.run import calibrate as cal
-    from bench.run.session import RunOptions, make_client
     from bench.scoring.labels import read_labels
     from bench.suite.loader import load_suite
 
@@ -491,8 +491,8 @@ def label(
     import getpass
     import sys
 
+    from bench.execution.calibrate import run_results
     from bench.report.labelling import walk
-    from bench.run.calibrate import run_results
 
     who = rater if rater is not None else getpass.getuser()
     found, rows = run_results(runs_dir, run_id)

@@ -90,7 +90,7 @@ class Evaluator(Generic[ConfigT]):
     #: of input (the output plus the expected text) it runs in a worker process that the evaluator
     #: deadline, or an interrupted run, kills (0: always). ``None``: it runs on the event loop.
     #: The worker gets a copy of the instance, so ``evaluate`` must keep no state on ``self``;
-    #: stateful types call ``bench.run.killable.run_killable`` on their slow part instead.
+    #: stateful types call ``bench.execution.killable.run_killable`` on their slow part instead.
     isolate_above: ClassVar[int | None] = None
     #: A complete suite (YAML) that uses this type; the reference docs show it and tests run it.
     example: ClassVar[str] = ""

@@ -5,15 +5,15 @@ It is registered through the ``bench`` entry-point group like any third-party pl
 
 from __future__ import annotations
 
+from bench.execution.targets.command import CommandTarget
+from bench.execution.targets.echo import EchoTarget
+from bench.execution.targets.litellm_target import LiteLLMTarget
+from bench.execution.targets.python import PythonTarget
+from bench.execution.targets.recorded import RecordedTarget
 from bench.hookspecs import RegisterReporter, RegisterSuiteLoader, RegisterTarget, hookimpl
 from bench.report.json_report import JsonReporter
 from bench.report.junit import JunitReporter
 from bench.report.markdown import MarkdownReporter
-from bench.run.targets.command import CommandTarget
-from bench.run.targets.echo import EchoTarget
-from bench.run.targets.litellm_target import LiteLLMTarget
-from bench.run.targets.python import PythonTarget
-from bench.run.targets.recorded import RecordedTarget
 from bench.suite.native import NativeSuiteLoader
 
 

@@ -21,10 +21,10 @@ from rich.table import Table
 from rich.text import Text
 
 from bench import redact
+from bench.execution.resume import Resumed
+from bench.execution.session import RunOutcome
 from bench.report.progress import LINE_EVERY_S, Spending, Tracker
 from bench.results import PASSED, Summary, TaskResult
-from bench.run.resume import Resumed
-from bench.run.session import RunOutcome
 
 if TYPE_CHECKING:
     from bench.report.compare import Comparison

@@ -2,7 +2,7 @@
 
 Reads each run's latest response per task (the first repeat), binds the judge spec (a YAML/JSON
 mapping, inline or in a file) to a registered type that can rank responses (``pairwise``,
-``n_wise``), runs ``bench.run.comparison`` over the tasks every run answered, and prints the
+``n_wise``), runs ``bench.execution.comparison`` over the tasks every run answered, and prints the
 standings: per run, wins/losses/ties, the win rate with its Wilson interval, the Bradley-Terry
 strength and rank, and the mean Borda score.
 """
@@ -17,10 +17,10 @@ from rich.table import Table
 from rich.text import Text
 
 from bench.errors import ConfigError, StoreError
+from bench.execution.comparison import PairwiseComparison, Ranker, compare_offline
 from bench.plugins.registry import Registry
 from bench.report.compare import run_results_path
 from bench.report.console import plain, stdout
-from bench.run.comparison import PairwiseComparison, Ranker, compare_offline
 from bench.store import latest_lines
 
 

@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 # Names load on first use: bench's pytest plugin imports this package at every pytest start.
 if TYPE_CHECKING:
+    from bench.execution.session import RunOutcome
     from bench.llm.client import LLMClient
     from bench.models import Response, Task
     from bench.plugins.registry import Registry
     from bench.plugins.registry import build_registry as build_registry
     from bench.results import EvaluatorOutcome
-    from bench.run.session import RunOutcome
     from bench.suite.loader import load_suite as load_suite
     from bench.testing.assertions import assert_passes as assert_passes
     from bench.testing.distributions import install as install
@@ -86,7 +86,7 @@ def run_evaluator(
     """
     import asyncio
 
-    from bench.run import killable
+    from bench.execution import killable
 
     try:
         return asyncio.run(evaluator_outcome(settings, response, task=task, registry=registry))
@@ -104,11 +104,11 @@ async def evaluator_outcome(
 ) -> EvaluatorOutcome:
     """The async form of ``run_evaluator``, for tests already inside an event loop."""
     from bench.evaluator import Sample
+    from bench.execution.evaluation import evaluate
     from bench.llm.client import LLMClient
     from bench.llm.settings import LLMSettings
     from bench.models import Response, Task
     from bench.plugins.registry import get_registry
-    from bench.run.evaluation import evaluate
     from bench.suite.binding import Binder
     from bench.suite.yamlio import YamlDocument
 
@@ -146,7 +146,7 @@ def run_suite(
 
     ``registry`` (default: the installed plugins') is where the suite's types are looked up.
     """
-    from bench.run.session import RunOptions, run_plan
+    from bench.execution.session import RunOptions, run_plan
     from bench.suite.loader import load_suite
 
     plan = load_suite(path, registry)

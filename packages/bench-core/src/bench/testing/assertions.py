@@ -66,7 +66,7 @@ def _configs(
 async def _evaluate(
     configs: list[dict[str, Any]], response: str | Response, task: Task, registry: Registry | None
 ) -> list[EvaluatorOutcome]:
-    from bench.run import killable
+    from bench.execution import killable
     from bench.testing import evaluator_outcome
 
     try:

@@ -52,7 +52,7 @@ class SuiteFile(pytest.File):
 
     def _run(self, wanted: set[str]) -> dict[str, TaskResult]:
         from bench.api import RunResult, run_blocking
-        from bench.run.session import RunOptions, execute
+        from bench.execution.session import RunOptions, execute
         from bench.suite.plan import task_key
 
         assert self.loaded is not None

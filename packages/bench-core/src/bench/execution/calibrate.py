@@ -16,10 +16,10 @@ from typing import Any
 
 from bench.errors import ConfigError, StoreError
 from bench.evaluator import Sample
+from bench.execution.evaluation import evaluate
 from bench.llm.client import LLMClient
 from bench.llm.judge import Judge
 from bench.models import Response
-from bench.run.evaluation import evaluate
 from bench.scoring import agreement as ag
 from bench.scoring.labels import Label
 from bench.scoring.stats import Interval

@@ -15,18 +15,18 @@ from typing import Any, Protocol
 
 from bench import __version__, redact
 from bench.errors import ConfigError
+from bench.execution.estimate import check_prices
+from bench.execution.evaluation import EVALUATOR_TIMEOUT_S
+from bench.execution.figures import suite_figures
+from bench.execution.rerun import Selected, apply_selection, resumed_selection
+from bench.execution.resume import Resumed, select_tasks
+from bench.execution.runner import Runner
+from bench.execution.signals import StopOnSignal
 from bench.llm.accounting import Totals
 from bench.llm.cache import default_cache_path
 from bench.llm.client import LLMClient
 from bench.llm.credentials import describe_missing, missing_credentials
 from bench.results import RunReport, Summary, TaskResult
-from bench.run.estimate import check_prices
-from bench.run.evaluation import EVALUATOR_TIMEOUT_S
-from bench.run.figures import suite_figures
-from bench.run.rerun import Selected, apply_selection, resumed_selection
-from bench.run.resume import Resumed, select_tasks
-from bench.run.runner import Runner
-from bench.run.signals import StopOnSignal
 from bench.scoring.run_stats import StatsCollector
 from bench.store import RunStore, StoreWriteError, now_iso
 from bench.suite.plan import Plan, PlannedTask

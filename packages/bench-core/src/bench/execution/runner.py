@@ -19,12 +19,12 @@ from typing import Any
 
 from bench.errors import ConfigError, EvaluatorError, RunStopped, TargetError
 from bench.evaluator import Sample
+from bench.execution import killable
+from bench.execution.bounded import DEFAULT_MAX_RESPONSE_BYTES, bound_response
+from bench.execution.evaluation import EVALUATOR_TIMEOUT_S, evaluate, task_score, with_evidence
 from bench.llm.client import LLMClient
 from bench.models import Response
 from bench.results import ERROR, FAILED, INTERRUPTED, PASSED, EvaluatorOutcome, TaskResult
-from bench.run import killable
-from bench.run.bounded import DEFAULT_MAX_RESPONSE_BYTES, bound_response
-from bench.run.evaluation import EVALUATOR_TIMEOUT_S, evaluate, task_score, with_evidence
 from bench.scoring.collectors import collect_metrics
 from bench.scoring.compute import Evidence, compute
 from bench.suite.plan import PlannedTask

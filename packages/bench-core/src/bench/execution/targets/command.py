@@ -7,7 +7,7 @@ the suite's folder (where a scripted agent lives). An agent may report
 its trajectory and token usage in the file named by ``BENCH_TRAJECTORY_FILE`` (also
 ``{trajectory_file}``; format in ``bench.workspace.trajectory``). The program runs in its own process
 group, and the whole group is killed on timeout or when the program exits. On Linux it also runs
-under ``bench.run.reaper``, a child subreaper: daemons it started (double fork and ``setsid``
+under ``bench.execution.reaper``, a child subreaper: daemons it started (double fork and ``setsid``
 included) are killed when it exits, on timeout, and when bench itself dies (RELIABILITY C21).
 The program keeps the network and the file system: an agent needs both.
 """
@@ -32,8 +32,8 @@ from pydantic import Field
 
 from bench import redact
 from bench.errors import ConfigError, TargetError
+from bench.execution import reaper
 from bench.models import Response, Task, Usage
-from bench.run import reaper
 from bench.target import Target, TargetConfig
 from bench.workspace import trajectory
 from bench.workspace.sandbox import Tail, kill_group, reap
@@ -183,7 +183,7 @@ _prctl = _libc_prctl() if sys.platform.startswith("linux") else None
 
 
 def _reaper_argv() -> list[str]:
-    """The words that run a program under ``bench.run.reaper`` (Linux), or none where it cannot."""
+    """The words that run a program under ``bench.execution.reaper`` (Linux), or none where it cannot."""
     if not sys.platform.startswith("linux") or not sys.executable:
         return []
     return [sys.executable, "-I", "-S", reaper.__file__]

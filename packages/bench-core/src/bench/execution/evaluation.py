@@ -11,9 +11,9 @@ from typing import Any
 from bench.errors import EvaluatorError, RunStopped
 from bench.evaluator import Evaluator, Result, Sample
 from bench.evidence import as_text
+from bench.execution import killable
+from bench.execution.deadline import Exceeded, sync_deadline
 from bench.results import EvaluatorOutcome
-from bench.run import killable
-from bench.run.deadline import Exceeded, sync_deadline
 from bench.suite.plan import BoundEvaluator
 
 #: How long an async evaluator (an LLM judge with its retries, samples and panel) may take.

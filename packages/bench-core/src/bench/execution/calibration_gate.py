@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.execution import calibrate as cal
 from bench.llm.client import LLMClient
 from bench.llm.judge import Judge
-from bench.run import calibrate as cal
 from bench.scoring.labels import digest, read_labels
 from bench.scoring.stats import Interval
 from bench.suite.plan import BoundEvaluator, CalibrationBar, Plan

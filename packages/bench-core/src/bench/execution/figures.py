@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench.run.deadline import Exceeded, sync_deadline
+from bench.execution.deadline import Exceeded, sync_deadline
 
 
 def suite_figures(aggregators: dict[tuple[str, str], dict[int, Any]], timeout: float) -> dict[str, Any]:

@@ -10,8 +10,8 @@ import sys
 import threading
 from typing import Any
 
-from bench.run import killable
-from bench.run.runner import Runner
+from bench.execution import killable
+from bench.execution.runner import Runner
 
 #: After a first Ctrl-C, how long the event loop may stay unresponsive before bench exits at once.
 STUCK_AFTER_S = 2.0

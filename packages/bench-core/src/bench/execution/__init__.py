@@ -1,0 +1,1 @@
+"""From a plan to results in the store: the session, the runner, targets and the limits around them."""
