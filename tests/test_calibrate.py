@@ -269,8 +269,14 @@ def test_label_walks_a_run_from_stdin_and_resumes(tmp_path, monkeypatch):
     assert first.stdout.endswith("2 labels by ann from run 20260101-000000-abcd written to labels.jsonl\n")
     lines = [json.loads(x) for x in (tmp_path / "labels.jsonl").read_text().splitlines()]
     assert lines == [
-        {"task": "alpha", "passed": True, "rater": "ann"},
-        {"task": "bravo", "passed": False, "rater": "ann", "note": "too terse"},
+        {"task": "alpha", "passed": True, "rater": "ann", "response": "the word is alpha"},
+        {
+            "task": "bravo",
+            "passed": False,
+            "rater": "ann",
+            "note": "too terse",
+            "response": "the word is bravo",
+        },
     ]
     # Resumed: alpha and bravo are done; charlie (skipped before) comes first; x is not a key.
     second = runner.invoke(app, ["label", "latest", "--rater", "ann"], input="x\n9\n0\n")
@@ -279,8 +285,8 @@ def test_label_walks_a_run_from_stdin_and_resumes(tmp_path, monkeypatch):
     assert "unknown key 'x'" in second.stdout
     lines = [json.loads(x) for x in (tmp_path / "labels.jsonl").read_text().splitlines()]
     assert lines[2:] == [
-        {"task": "charlie", "score": 1.0, "rater": "ann"},
-        {"task": "delta", "score": 0.0, "rater": "ann"},
+        {"task": "charlie", "score": 1.0, "rater": "ann", "response": "the word is charlie"},
+        {"task": "delta", "score": 0.0, "rater": "ann", "response": "the word is delta"},
     ]
     # Another rater starts from the beginning.
     third = runner.invoke(app, ["label", "latest", "--rater", "bob", "--out", "bob.jsonl"], input="p\n")
@@ -308,3 +314,28 @@ def test_require_calibration_without_any_bar(bench_cli, suite_file):
     result = bench_cli("run", "suite.yaml", "--require-calibration", "-q")
     assert result.exit_code == 2
     assert result.stderr == "error: --require-calibration: no judge of this suite has a calibration bar\n"
+
+
+def test_a_live_target_suite_is_calibrated_on_the_responses_kept_in_the_labels(
+    bench_cli, fake_llm, suite_file, tmp_path
+):
+    _script(fake_llm, HUMAN)
+    live = SUITE.replace("name: calib\n", "name: calib\ntarget: {type: litellm, model: openai/answerer}\n")
+    live = live.replace(
+        "    model: openai/judge\n", "    model: openai/judge\n    calibration: {labels: labels.jsonl}\n"
+    )
+    suite_file("".join(line for line in live.splitlines(True) if "response:" not in line))
+    rows = [{"task": w, "passed": p} for w, p in HUMAN.items()]
+    _labels(tmp_path, rows)
+    refused = bench_cli("run", "suite.yaml", "--require-calibration", "-q")
+    assert refused.exit_code == 2
+    assert refused.stderr == (
+        "error: suite.yaml: task 'alpha' has no response to judge: record one in the suite, keep it "
+        "in the labels (bench label writes it), or give --run RUN_ID\n"
+    )
+    _labels(tmp_path, [{**row, "response": f"the word is {row['task']}"} for row in rows])
+    result = bench_cli("run", "suite.yaml", "--require-calibration", "-q")
+    assert result.stdout.startswith(
+        "calibration: judge 'helpful': kappa 1.00 [1.00, 1.00], min_kappa 0.6 (labels.jsonl)\n"
+    )
+    assert (tmp_path / ".bench" / "runs").is_dir()  # the gate passed and the suite ran

@@ -165,10 +165,11 @@ async def calibrate(
             if response is None:
                 raise ConfigError(f"the run has no response for labelled task '{planned.task.id}'")
         else:
-            response = planned.task.response
+            response = planned.task.response or labelled_response(labels)
         if response is None:
             raise ConfigError(
-                f"task '{planned.task.id}' has no recorded response to judge (give --run RUN_ID)",
+                f"task '{planned.task.id}' has no response to judge: record one in the suite, keep it "
+                "in the labels (bench label writes it), or give --run RUN_ID",
                 file=plan.path,
             )
         for bound in planned.evaluators:
@@ -179,6 +180,12 @@ async def calibrate(
         result.ceiling = ceiling
         result.items.sort(key=lambda i: i.task)
     return list(results.values())
+
+
+def labelled_response(labels: list[Label]) -> Response | None:
+    """The response the labels were given on (the first label that keeps one)."""
+    text = next((label.response for label in labels if label.response is not None), None)
+    return None if text is None else Response(output=text)
 
 
 async def _judge(

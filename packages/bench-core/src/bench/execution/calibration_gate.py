@@ -16,7 +16,7 @@ from typing import Any
 from bench.execution import calibrate as cal
 from bench.llm.client import LLMClient
 from bench.llm.judge import Judge
-from bench.scoring.labels import digest, read_labels
+from bench.scoring.labels import Label, digest, read_labels
 from bench.scoring.stats import Interval
 from bench.suite.plan import BoundEvaluator, CalibrationBar, Plan
 
@@ -54,14 +54,14 @@ def bars(plan: Plan) -> dict[str, tuple[BoundEvaluator, CalibrationBar]]:
     return found
 
 
-def _key(plan: Plan, bound: BoundEvaluator, bar: CalibrationBar, labelled: set[str]) -> str:
+def _key(plan: Plan, bound: BoundEvaluator, bar: CalibrationBar, grouped: dict[str, list[Label]]) -> str:
     judge = bound.instance
     assert isinstance(judge, Judge)
-    responses = {
-        p.task.id: p.task.response.text if p.task.response else None
-        for p in plan.tasks
-        if p.task.id in labelled
-    }
+    responses = {}
+    for p in plan.tasks:
+        if p.task.id in grouped:
+            response = p.task.response or cal.labelled_response(grouped[p.task.id])
+            responses[p.task.id] = response.text if response else None
     parts: dict[str, Any] = {
         "spec": bound.spec,
         "models": judge.config.judges,
@@ -88,7 +88,7 @@ def standings(plan: Plan, llm: LLMClient, cache_folder: Path | None) -> list[Sta
     out = []
     for name, (bound, bar) in bars(plan).items():
         grouped = cal.by_task(read_labels(bar.labels), plan, str(bar.labels))
-        key = _key(plan, bound, bar, set(grouped))
+        key = _key(plan, bound, bar, grouped)
         cached = cache.get(key)
         if isinstance(cached, dict) and "value" in cached:
             kappa: Interval | None = Interval(

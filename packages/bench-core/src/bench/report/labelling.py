@@ -54,9 +54,11 @@ def walk(
                 continue
             label = None
             if choice in ("p", "f"):
-                label = Label(key, passed=choice == "p", rater=rater, note=note)
+                label = Label(key, passed=choice == "p", rater=rater, note=note, response=row.get("response"))
             elif len(choice) == 1 and choice.isdigit():
-                label = Label(key, score=round(int(choice) / 9, 4), rater=rater, note=note)
+                label = Label(
+                    key, score=round(int(choice) / 9, 4), rater=rater, note=note, response=row.get("response")
+                )
             if label is None:
                 echo(f"unknown key {choice!r}")
                 continue

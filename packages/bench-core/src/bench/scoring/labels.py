@@ -1,6 +1,8 @@
 """Human labels: one verdict per task (and rater), read from JSON Lines or CSV and appended to JSONL.
 
-A row has ``task`` (or ``id``), ``passed`` and/or ``score``, and optionally ``rater`` and ``note``.
+A row has ``task`` (or ``id``), ``passed`` and/or ``score``, and optionally ``rater``, ``note``
+and ``response`` (the answer that was labelled: ``bench label`` writes it, so a judge can be
+calibrated on it when the suite records none).
 ``bench calibrate`` and ``bench label`` use them whole; the ``human_preference`` scorecard
 dimension takes each task's mean (``human_scores``).
 """
@@ -30,6 +32,8 @@ class Label:
     score: float | None = None
     rater: str = ""
     note: str = ""
+    #: The response the person labelled, when the row keeps it.
+    response: str | None = None
 
     @property
     def verdict(self) -> bool:
@@ -108,7 +112,10 @@ def _label(path: Path, line: int, row: dict[str, Any]) -> Label:
             raise ConfigError(f"score must be a number, not {score!r}", file=path, line=line) from None
         if not 0.0 <= score <= 1.0:
             raise ConfigError(f"score must be between 0 and 1, not {score:g}", file=path, line=line)
-    return Label(str(task), passed, score, str(row.get("rater") or ""), str(row.get("note") or ""))
+    response = row.get("response")
+    if response is not None and not isinstance(response, str):
+        raise ConfigError(f"response must be text, not {type(response).__name__}", file=path, line=line)
+    return Label(str(task), passed, score, str(row.get("rater") or ""), str(row.get("note") or ""), response)
 
 
 def append_label(path: Path, label: Label) -> None:
