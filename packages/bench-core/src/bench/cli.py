@@ -158,7 +158,9 @@ def run(
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Neither read nor write the LLM response cache.")
     ] = False,
-    resume: Annotated[str | None, typer.Option("--resume", help="Finish the run RUN_ID.")] = None,
+    resume: Annotated[
+        str | None, typer.Option("--resume", help="Finish the run RUN_ID (or latest: this suite's newest).")
+    ] = None,
     runs_dir: Annotated[Path, typer.Option("--runs-dir", help="Where runs are stored.")] = Path(
         ".bench/runs"
     ),
@@ -564,7 +566,8 @@ def plugins() -> None:
 @handle_errors
 def compare(
     run_a: Annotated[
-        str, typer.Argument(help="The baseline: a run id, a run folder, or an --output JSON file.")
+        str,
+        typer.Argument(help="The baseline: a run id (or latest), a run folder, or an --output JSON file."),
     ],
     run_b: Annotated[str, typer.Argument(help="The candidate, in the same forms.")],
     more: Annotated[
@@ -649,6 +652,57 @@ def _compare_judged(
         typer.echo(text)
     else:
         print_pairwise(result)
+
+
+RunsDir = Annotated[Path, typer.Option("--runs-dir", help="Where runs are stored.")]
+AsJson = Annotated[bool, typer.Option("--json", help="Print it as JSON.")]
+
+
+@app.command()
+@handle_errors
+def runs(runs_dir: RunsDir = Path(".bench/runs"), as_json: AsJson = False) -> None:
+    """List the stored runs, newest first: id, suite, when, status, tasks, pass rate, cost."""
+    from bench.report.history import list_runs, print_runs
+
+    rows = list_runs(runs_dir)
+    if as_json:
+        from bench import jsonio
+
+        typer.echo(jsonio.dumps(rows))
+    else:
+        print_runs(rows, runs_dir)
+
+
+@app.command()
+@handle_errors
+def show(
+    run_id: Annotated[str, typer.Argument(help="The run (or latest).", show_default=False)],
+    task_id: Annotated[
+        str | None,
+        typer.Argument(help="One task, whole (ID, or ID@N for one repeat).", show_default=False),
+    ] = None,
+    runs_dir: RunsDir = Path(".bench/runs"),
+    as_json: AsJson = False,
+) -> None:
+    """Show a stored run's summary and the tasks that did not pass, or one task whole."""
+    from bench import jsonio
+    from bench.report import history
+
+    found, manifest, results = history.load(runs_dir, run_id)
+    if task_id is None:
+        if as_json:
+            typer.echo(history.run_json(found, manifest, results))
+        else:
+            history.print_run(found, manifest, results)
+        return
+    chosen = history.task_results(found, results, task_id)
+    if as_json:
+        typer.echo(jsonio.dumps({"run_id": found, "task": task_id, "results": chosen}))
+        return
+    for i, result in enumerate(chosen):
+        if i:
+            typer.echo("")
+        history.print_task(result)
 
 
 @app.command()

@@ -46,6 +46,12 @@ def plain(text: Any, limit: int = 200) -> Text:
     return Text(cleaned if len(cleaned) <= limit else cleaned[: limit - 1] + "…")
 
 
+def plain_block(text: Any) -> Text:
+    """Untrusted text of several lines (a prompt, a response), whole: redacted, no markup, no
+    control characters except newlines and tabs."""
+    return Text(_CONTROL.sub("", redact.current()("" if text is None else str(text))))
+
+
 class ConsoleObserver:
     """A run's progress on stderr, plus the first few tasks that did not pass.
 
