@@ -142,7 +142,16 @@ def _environment(suite: Path, env_files: list[Path] | None, no_env_file: bool) -
 @handle_errors
 def run(
     suite: SuiteArg,
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the results as JSON.")] = None,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="FILE",
+            help="Write a report; its extension picks the format: .json, .jsonl, .csv, .xml (JUnit), "
+            ".html, .md, or one a plugin's reporter declares. '-' writes JSON to stdout.",
+        ),
+    ] = None,
     junit: Annotated[Path | None, typer.Option("--junit", help="Write JUnit XML for CI.")] = None,
     report: Annotated[
         list[str] | None,
@@ -246,7 +255,8 @@ def run(
 ) -> None:
     """Run a suite: produce each task's response, evaluate it, record and report the results."""
     from bench.execution.session import run_plan
-    from bench.report.console import ConsoleObserver, print_summary, print_threshold
+    from bench.report.console import ConsoleObserver, print_summary, print_threshold, summary_on_stderr
+    from bench.report.formats import STDOUT
     from bench.suite.selection import Selection, parse_filters
     from bench.suite.variables import parse_vars
 
@@ -307,17 +317,32 @@ def run(
     _check_calibration(plan, options, require_calibration)
     with observer:
         outcome = run_plan(plan, options, observer)
+    _write_reports(reporters, outcome.report)
+    with summary_on_stderr(output is not None and str(output) == STDOUT):  # stdout holds the JSON
+        print_summary(outcome, observer, suite)
+        summary = outcome.report.summary
+        if outcome.interrupted:
+            raise typer.Exit(EXIT_INTERRUPTED)
+        if summary.errors or outcome.report.stopped:
+            raise typer.Exit(EXIT_ERRORS)
+        if threshold is not None and summary.total:
+            raise typer.Exit(EXIT_OK if print_threshold(summary, threshold) else EXIT_FAILED)
+        raise typer.Exit(EXIT_FAILED if summary.failed else EXIT_OK)
+
+
+def _write_reports(reporters: list[tuple[Any, Path]], report: Any) -> None:
+    """Each report (``-o -`` on stdout), then the Markdown summary on ``$GITHUB_STEP_SUMMARY``."""
+    from bench.report.formats import STDOUT, write_to_stdout
+    from bench.report.markdown import append_step_summary
+
     for reporter, path in reporters:
-        reporter.write(outcome.report, path)
-    print_summary(outcome, observer, suite)
-    summary = outcome.report.summary
-    if outcome.interrupted:
-        raise typer.Exit(EXIT_INTERRUPTED)
-    if summary.errors or outcome.report.stopped:
-        raise typer.Exit(EXIT_ERRORS)
-    if threshold is not None and summary.total:
-        raise typer.Exit(EXIT_OK if print_threshold(summary, threshold) else EXIT_FAILED)
-    raise typer.Exit(EXIT_FAILED if summary.failed else EXIT_OK)
+        if str(path) == STDOUT:
+            write_to_stdout(reporter, report)
+        else:
+            reporter.write(report, path)
+    warning = append_step_summary(report)
+    if warning:
+        typer.echo(f"warning: {warning}", err=True)
 
 
 def _load_for_run(suite: Path, registry: Any, observer: Any, **options: Any) -> Any:
@@ -401,25 +426,32 @@ def _verbose_logging() -> None:
 def _reporters(
     registry: Any, output: Path | None, junit: Path | None, extra: list[str]
 ) -> list[tuple[Any, Path]]:
+    """The reports to write after the run, each checked before anything runs."""
     from bench.errors import ConfigError, did_you_mean
     from bench.plugins import catalogue
+    from bench.report.formats import STDOUT, check_writable, reporter_name
 
-    wanted: list[tuple[str, Path | None]] = [("json", output), ("junit", junit)]
+    wanted: list[tuple[str, str, Path | None]] = [
+        ("-o", "json" if output is None else reporter_name(output, registry), output),
+        ("--junit", "junit", junit),
+    ]
     for item in extra:
         name, sep, target = item.partition("=")
         if not sep or not target:
             raise ConfigError(f"--report {item}: write it as NAME=PATH")
-        wanted.append((name, Path(target)))
+        wanted.append(("--report", name, Path(target)))
     chosen = []
-    for name, path in wanted:
+    for option, name, path in wanted:
         if path is None:
             continue
         provided = registry.reporters.get(name)
         if provided is None:
             hint = catalogue.hint("reporters", name) or did_you_mean(name, registry.reporters)
             raise ConfigError(f"--report: unknown reporter '{name}'{hint}")
-        if not path.parent.is_dir():
-            raise ConfigError(f"cannot write {path}: folder {path.parent} does not exist")
+        if option != "-o" or str(path) != STDOUT:
+            if not path.parent.is_dir():
+                raise ConfigError(f"cannot write {path}: folder {path.parent} does not exist")
+            check_writable(option, path)
         chosen.append((provided.cls(), path))
     return chosen
 

@@ -22,9 +22,9 @@ from bench.store import MANIFEST, RESULTS, latest_lines, resolve_run, run_manife
 
 def run_row(run_id: str, manifest: dict[str, Any]) -> dict[str, Any]:
     """What ``bench runs`` shows of one run: id, suite, when, status, tasks, pass rate, cost."""
-    summary = manifest.get("summary") if isinstance(manifest.get("summary"), dict) else {}
-    done = sum(int(summary.get(k, 0)) for k in ("passed", "failed", "errors"))
-    llm = manifest.get("llm") if isinstance(manifest.get("llm"), dict) else {}
+    summary = _mapping(manifest.get("summary"))
+    done: int = sum(int(summary.get(k, 0)) for k in ("passed", "failed", "errors"))
+    llm = _mapping(manifest.get("llm"))
     return {
         "run_id": run_id,
         "suite": manifest.get("suite"),
@@ -35,6 +35,10 @@ def run_row(run_id: str, manifest: dict[str, Any]) -> dict[str, Any]:
         "pass_rate": round(summary.get("passed", 0) / done, 4) if done else None,
         "cost_usd": llm.get("cost_usd"),
     }
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def list_runs(runs_dir: Path) -> list[dict[str, Any]]:
