@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
+import shlex
+from pathlib import Path
 
 from bench.testing import write_suite
+
+ROOT = Path(__file__).resolve().parents[1]
 
 SUITE = """
 name: history
@@ -124,3 +129,32 @@ def test_compare_accepts_latest(bench_cli, tmp_path):
     assert json.loads(result.stdout)["matched"] == 2
     result = bench_cli("compare", "latest", "latest", "--runs-dir", "empty")
     assert result.stderr == "error: bench compare latest: no run in empty\n"
+
+
+def test_the_run_history_example_in_runs_md_runs_as_shown(bench_cli, tmp_path):
+    section = (ROOT / "docs" / "runs.md").read_text().split("## Run history", 1)[1].split("\n## ", 1)[0]
+    (tmp_path / "suite.yaml").write_text(section.split("```yaml\n", 1)[1].split("```", 1)[0])
+    transcript = section.split("```console\n", 1)[1].split("```", 1)[0]
+    commands = [block.split("\n", 1) for block in transcript.split("$ ")[1:]]
+    assert [c for c, _ in commands] == [
+        "bench run suite.yaml -q -o results.csv",
+        "bench runs",
+        "bench show latest",
+        "bench show latest apology",
+    ]
+    for command, shown in commands:
+        result = bench_cli(*shlex.split(command)[1:])
+        assert result.exit_code in (0, 1), result.output
+        if command.startswith("bench run "):
+            continue
+        assert _normal(result.stdout.replace(str(tmp_path), "/home/me/project")) == _normal(shown), command
+    assert (tmp_path / "results.csv").read_text().splitlines()[0] == (
+        "id,repeat,status,score,passed,response,error,reasons"
+    )
+
+
+def _normal(text: str) -> str:
+    """Run ids, timestamps and durations vary from run to run."""
+    text = re.sub(r"\d{8}-\d{6}-[0-9a-f]{6}", "RUN", text)
+    text = re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", "WHEN", text)
+    return re.sub(r"duration: [\d.]+ ms", "duration: T ms", text)
