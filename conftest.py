@@ -1,4 +1,5 @@
-"""Every test of the repository gets its own response cache (bench's default is per user)."""
+"""Every test of the repository gets its own response cache (bench's default is per user) and
+writes no GitHub step summary."""
 
 from __future__ import annotations
 
@@ -10,3 +11,5 @@ import pytest
 @pytest.fixture(autouse=True)
 def _own_response_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("BENCH_CACHE_DIR", str(tmp_path / ".bench" / "cache"))
+    # On GitHub Actions every run would append its summary to the job's page (a test sets it).
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)

@@ -222,6 +222,19 @@ def test_reporters_hook(demo, bench_cli, suite_file):
 
 
 @pytest.mark.slow
+def test_a_reporters_declared_extension_picks_it_for_dash_o(demo, bench_cli, suite_file):
+    suite = suite_file("tasks:\n  - {id: a, response: x, evaluate: {expected: x}}\n")
+    result = bench_cli("run", suite, "-q", "-o", "passes.count")
+    assert result.exit_code == 0, result.output
+    assert Path("passes.count").read_text() == "1/1\n"
+    result = bench_cli("run", suite, "-q", "-o", "passes.txt")
+    assert result.stderr == (
+        "error: -o passes.txt: unknown report extension '.txt' "
+        "(known: .count, .csv, .html, .json, .jsonl, .md, .xml; - writes JSON to stdout)\n"
+    )
+
+
+@pytest.mark.slow
 def test_suite_loaders_hook(demo, bench_cli, tmp_path):
     (tmp_path / "smoke.lines").write_text("ping\n\npong\n")
     result = bench_cli("run", "smoke.lines", "-q", "-o", "out.json")
@@ -243,7 +256,7 @@ def test_bench_plugins_lists_what_each_plugin_registered(demo, bench_cli, monkey
         "bench-core 0.1.0 (entry point 'core')\n"
         "  hooks: bench_register_targets, bench_register_reporters, bench_register_suite_loaders\n"
         "  targets: recorded, echo, python, command, litellm\n"
-        "  reporters: json, junit, markdown\n"
+        "  reporters: json, jsonl, csv, junit, markdown\n"
         "  suite loaders: bench\n"
         "bench-hooks-demo 1.2.3 (entry point 'evaluators')\n"
         "  hooks: bench_register_evaluators\n"

@@ -142,7 +142,16 @@ def _environment(suite: Path, env_files: list[Path] | None, no_env_file: bool) -
 @handle_errors
 def run(
     suite: SuiteArg,
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the results as JSON.")] = None,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="FILE",
+            help="Write a report; its extension picks the format: .json, .jsonl, .csv, .xml (JUnit), "
+            ".html, .md, or one a plugin's reporter declares. '-' writes JSON to stdout.",
+        ),
+    ] = None,
     junit: Annotated[Path | None, typer.Option("--junit", help="Write JUnit XML for CI.")] = None,
     report: Annotated[
         list[str] | None,
@@ -158,7 +167,9 @@ def run(
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Neither read nor write the LLM response cache.")
     ] = False,
-    resume: Annotated[str | None, typer.Option("--resume", help="Finish the run RUN_ID.")] = None,
+    resume: Annotated[
+        str | None, typer.Option("--resume", help="Finish the run RUN_ID (or latest: this suite's newest).")
+    ] = None,
     runs_dir: Annotated[Path, typer.Option("--runs-dir", help="Where runs are stored.")] = Path(
         ".bench/runs"
     ),
@@ -244,7 +255,8 @@ def run(
 ) -> None:
     """Run a suite: produce each task's response, evaluate it, record and report the results."""
     from bench.execution.session import run_plan
-    from bench.report.console import ConsoleObserver, print_summary, print_threshold
+    from bench.report.console import ConsoleObserver, print_summary, print_threshold, summary_on_stderr
+    from bench.report.formats import STDOUT
     from bench.suite.selection import Selection, parse_filters
     from bench.suite.variables import parse_vars
 
@@ -305,17 +317,32 @@ def run(
     _check_calibration(plan, options, require_calibration)
     with observer:
         outcome = run_plan(plan, options, observer)
+    _write_reports(reporters, outcome.report)
+    with summary_on_stderr(output is not None and str(output) == STDOUT):  # stdout holds the JSON
+        print_summary(outcome, observer, suite)
+        summary = outcome.report.summary
+        if outcome.interrupted:
+            raise typer.Exit(EXIT_INTERRUPTED)
+        if summary.errors or outcome.report.stopped:
+            raise typer.Exit(EXIT_ERRORS)
+        if threshold is not None and summary.total:
+            raise typer.Exit(EXIT_OK if print_threshold(summary, threshold) else EXIT_FAILED)
+        raise typer.Exit(EXIT_FAILED if summary.failed else EXIT_OK)
+
+
+def _write_reports(reporters: list[tuple[Any, Path]], report: Any) -> None:
+    """Each report (``-o -`` on stdout), then the Markdown summary on ``$GITHUB_STEP_SUMMARY``."""
+    from bench.report.formats import STDOUT, write_to_stdout
+    from bench.report.markdown import append_step_summary
+
     for reporter, path in reporters:
-        reporter.write(outcome.report, path)
-    print_summary(outcome, observer, suite)
-    summary = outcome.report.summary
-    if outcome.interrupted:
-        raise typer.Exit(EXIT_INTERRUPTED)
-    if summary.errors or outcome.report.stopped:
-        raise typer.Exit(EXIT_ERRORS)
-    if threshold is not None and summary.total:
-        raise typer.Exit(EXIT_OK if print_threshold(summary, threshold) else EXIT_FAILED)
-    raise typer.Exit(EXIT_FAILED if summary.failed else EXIT_OK)
+        if str(path) == STDOUT:
+            write_to_stdout(reporter, report)
+        else:
+            reporter.write(report, path)
+    warning = append_step_summary(report)
+    if warning:
+        typer.echo(f"warning: {warning}", err=True)
 
 
 def _load_for_run(suite: Path, registry: Any, observer: Any, **options: Any) -> Any:
@@ -399,25 +426,32 @@ def _verbose_logging() -> None:
 def _reporters(
     registry: Any, output: Path | None, junit: Path | None, extra: list[str]
 ) -> list[tuple[Any, Path]]:
+    """The reports to write after the run, each checked before anything runs."""
     from bench.errors import ConfigError, did_you_mean
     from bench.plugins import catalogue
+    from bench.report.formats import STDOUT, check_writable, reporter_name
 
-    wanted: list[tuple[str, Path | None]] = [("json", output), ("junit", junit)]
+    wanted: list[tuple[str, str, Path | None]] = [
+        ("-o", "json" if output is None else reporter_name(output, registry), output),
+        ("--junit", "junit", junit),
+    ]
     for item in extra:
         name, sep, target = item.partition("=")
         if not sep or not target:
             raise ConfigError(f"--report {item}: write it as NAME=PATH")
-        wanted.append((name, Path(target)))
+        wanted.append(("--report", name, Path(target)))
     chosen = []
-    for name, path in wanted:
+    for option, name, path in wanted:
         if path is None:
             continue
         provided = registry.reporters.get(name)
         if provided is None:
             hint = catalogue.hint("reporters", name) or did_you_mean(name, registry.reporters)
             raise ConfigError(f"--report: unknown reporter '{name}'{hint}")
-        if not path.parent.is_dir():
-            raise ConfigError(f"cannot write {path}: folder {path.parent} does not exist")
+        if option != "-o" or str(path) != STDOUT:
+            if not path.parent.is_dir():
+                raise ConfigError(f"cannot write {path}: folder {path.parent} does not exist")
+            check_writable(option, path)
         chosen.append((provided.cls(), path))
     return chosen
 
@@ -564,7 +598,8 @@ def plugins() -> None:
 @handle_errors
 def compare(
     run_a: Annotated[
-        str, typer.Argument(help="The baseline: a run id, a run folder, or an --output JSON file.")
+        str,
+        typer.Argument(help="The baseline: a run id (or latest), a run folder, or an --output JSON file."),
     ],
     run_b: Annotated[str, typer.Argument(help="The candidate, in the same forms.")],
     more: Annotated[
@@ -649,6 +684,57 @@ def _compare_judged(
         typer.echo(text)
     else:
         print_pairwise(result)
+
+
+RunsDir = Annotated[Path, typer.Option("--runs-dir", help="Where runs are stored.")]
+AsJson = Annotated[bool, typer.Option("--json", help="Print it as JSON.")]
+
+
+@app.command()
+@handle_errors
+def runs(runs_dir: RunsDir = Path(".bench/runs"), as_json: AsJson = False) -> None:
+    """List the stored runs, newest first: id, suite, when, status, tasks, pass rate, cost."""
+    from bench.report.history import list_runs, print_runs
+
+    rows = list_runs(runs_dir)
+    if as_json:
+        from bench import jsonio
+
+        typer.echo(jsonio.dumps(rows))
+    else:
+        print_runs(rows, runs_dir)
+
+
+@app.command()
+@handle_errors
+def show(
+    run_id: Annotated[str, typer.Argument(help="The run (or latest).", show_default=False)],
+    task_id: Annotated[
+        str | None,
+        typer.Argument(help="One task, whole (ID, or ID@N for one repeat).", show_default=False),
+    ] = None,
+    runs_dir: RunsDir = Path(".bench/runs"),
+    as_json: AsJson = False,
+) -> None:
+    """Show a stored run's summary and the tasks that did not pass, or one task whole."""
+    from bench import jsonio
+    from bench.report import history
+
+    found, manifest, results = history.load(runs_dir, run_id)
+    if task_id is None:
+        if as_json:
+            typer.echo(history.run_json(found, manifest, results))
+        else:
+            history.print_run(found, manifest, results)
+        return
+    chosen = history.task_results(found, results, task_id)
+    if as_json:
+        typer.echo(jsonio.dumps({"run_id": found, "task": task_id, "results": chosen}))
+        return
+    for i, result in enumerate(chosen):
+        if i:
+            typer.echo("")
+        history.print_task(result)
 
 
 @app.command()

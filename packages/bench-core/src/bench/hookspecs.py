@@ -125,8 +125,9 @@ def bench_register_reporters(register: RegisterReporter) -> None:
     Parameters:
         register (``RegisterReporter = Callable[[type[Reporter]], None]``): call it once per
             class. The class subclasses ``bench.Reporter``, sets ``name`` (and optionally a
-            one-line ``description``) and implements ``write(self, report: bench.RunReport,
-            path: pathlib.Path) -> None``.
+            one-line ``description``, and ``extensions``: the file extensions ``bench run -o
+            FILE`` picks it for, e.g. ``(".count",)``; bench's own extensions stay its own) and
+            implements ``write(self, report: bench.RunReport, path: pathlib.Path) -> None``.
 
     bench makes the instance (no arguments) and calls ``write`` once, after the run, with the
     finished report; ``write`` replaces what is at ``path``. ``report.tasks()`` streams the
@@ -145,6 +146,7 @@ def bench_register_reporters(register: RegisterReporter) -> None:
             \"\"\"Writes one line: tasks passed / tasks run.\"\"\"
 
             name = "pass-count"
+            extensions = (".count",)
 
             def write(self, report: RunReport, path: Path) -> None:
                 path.write_text(f"{report.summary.passed}/{report.summary.total}\\n")

@@ -9,10 +9,14 @@ from bench.results import RunReport
 
 
 class Reporter:
-    """Writes a finished run to a file. Subclasses set ``name`` and implement ``write``."""
+    """Writes a finished run to a file. Subclasses set ``name`` and implement ``write``.
+
+    ``extensions`` (``(".csv",)``) are the file extensions ``bench run -o FILE`` picks this
+    reporter for; bench's own extensions (bench.report.formats) are never taken over."""
 
     name: ClassVar[str]
     description: ClassVar[str] = ""
+    extensions: ClassVar[tuple[str, ...]] = ()
 
     def write(self, report: RunReport, path: Path) -> None:
         """Write the report to ``path``, replacing what is there."""

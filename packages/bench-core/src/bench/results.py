@@ -61,6 +61,20 @@ class TaskResult(BaseModel):
     scorecard: dict[str, Any] | None = None
     #: The task's workspace, when it ran in one: the change (files, lines), escapes, captures.
     workspace: dict[str, Any] | None = None
+    # What the task asked (execution/inputs.py), so a reader puts the question next to its answer.
+    #: The rendered prompt (its head when over the cap: then ``prompt_bytes``/``prompt_sha256``).
+    prompt: str | None = None
+    prompt_bytes: int | None = None
+    prompt_sha256: str | None = None
+    #: The task's chat input, when it is a conversation.
+    messages: list[dict[str, Any]] | None = None
+    vars: dict[str, Any] | None = None
+    metadata: dict[str, Any] | None = None
+    tags: list[str] = Field(default_factory=list)
+    #: The target that answered: ``type``, and ``model`` and ``label`` when it has them.
+    target: dict[str, Any] | None = None
+    #: Inputs left out for being over the cap: name -> {bytes, sha256}.
+    input_omitted: dict[str, dict[str, Any]] | None = None
 
 
 @dataclass

@@ -179,6 +179,44 @@ class RunStore:
             self._lock.release()
 
 
+LATEST = "latest"
+
+
+def run_manifests(runs_dir: Path) -> list[tuple[str, dict[str, Any]]]:
+    """Every run in ``runs_dir`` with a readable manifest, oldest first: by start time, then by
+    when the manifest was last written (two runs started in the same second), then by id."""
+    found: list[tuple[str, int, str, dict[str, Any]]] = []
+    if runs_dir.is_dir():
+        for folder in runs_dir.iterdir():
+            path = folder / MANIFEST
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+                written = os.stat(path).st_mtime_ns
+            except (OSError, ValueError):
+                continue
+            if isinstance(data, dict) and not folder.name.startswith("."):
+                found.append((str(data.get("started_at", "")), written, folder.name, data))
+    return [(name, data) for _, _, name, data in sorted(found, key=lambda row: row[:3])]
+
+
+def newest_run(runs_dir: Path, suite: str | None = None) -> str | None:
+    """The id of the newest run in ``runs_dir`` (of ``suite`` when given), ``None`` when none."""
+    runs = [name for name, data in run_manifests(runs_dir) if suite is None or data.get("suite") == suite]
+    return runs[-1] if runs else None
+
+
+def resolve_run(runs_dir: Path, ref: str, what: str, suite: str | None = None) -> str:
+    """``ref`` itself, or for ``latest`` the newest run (of ``suite`` when given); ``what`` names
+    the option or command in the error when there is none."""
+    if ref != LATEST:
+        return ref
+    newest = newest_run(runs_dir, suite)
+    if newest is None:
+        of = f" of suite '{suite}'" if suite is not None else ""
+        raise StoreError(f"{what} latest: no run{of} in {runs_dir}")
+    return newest
+
+
 _ID_PREFIX = '{"id":'
 _REPEAT = ',"repeat":'
 _decoder = json.JSONDecoder()

@@ -8,14 +8,13 @@ its selection, which ``--resume`` applies again (a different one given on resume
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from bench.errors import ConfigError
 from bench.results import ERROR, FAILED
-from bench.store import MANIFEST, RESULTS
+from bench.store import MANIFEST, RESULTS, newest_run
 from bench.suite.plan import Plan
 from bench.suite.selection import Narrowed, Selection, narrow
 
@@ -111,14 +110,7 @@ def _manifest(runs_dir: Path, run_id: str) -> dict[str, Any] | None:
 
 def _newest(runs_dir: Path, suite: str) -> str | None:
     """This suite's newest run: run ids start with their start time; ties go to the last written."""
-    found: list[tuple[str, int, str]] = []
-    if runs_dir.is_dir():
-        for folder in runs_dir.iterdir():
-            manifest = _manifest(runs_dir, folder.name)
-            if manifest is not None and manifest.get("suite") == suite:
-                stamp = str(manifest.get("started_at", ""))
-                found.append((stamp, os.stat(folder / MANIFEST).st_mtime_ns, folder.name))
-    return max(found)[2] if found else None
+    return newest_run(runs_dir, suite)
 
 
 def _task_ids(folder: Path, statuses: set[str]) -> set[str]:

@@ -22,6 +22,7 @@ from bench.evaluator import Sample
 from bench.execution import killable
 from bench.execution.bounded import DEFAULT_MAX_RESPONSE_BYTES, bound_response
 from bench.execution.evaluation import EVALUATOR_TIMEOUT_S, evaluate, task_score, with_evidence
+from bench.execution.inputs import input_fields
 from bench.llm.client import LLMClient
 from bench.models import Response
 from bench.results import ERROR, FAILED, INTERRUPTED, PASSED, EvaluatorOutcome, TaskResult
@@ -243,6 +244,7 @@ class Runner:
                     status=INTERRUPTED,
                     passed=False,
                     digest=planned.digest,
+                    **input_fields(planned.task, self.target, self.max_response_bytes),
                 )
             )
             raise
@@ -256,6 +258,7 @@ class Runner:
                 passed=False,
                 error=stop.reason,
                 digest=planned.digest,
+                **input_fields(planned.task, self.target, self.max_response_bytes),
             )
         self.record(result)
 
@@ -296,6 +299,7 @@ class Runner:
                 passed=False,
                 error=f"workspace: {exc}",
                 digest=planned.digest,
+                **input_fields(planned.task, self.target, self.max_response_bytes),
                 duration_ms=(time.perf_counter() - started) * 1000,
             )
         task = planned.task.model_copy(update={"workspace": str(checkout.path)})
@@ -339,6 +343,7 @@ class Runner:
             "usage": response.usage,
             "digest": planned.digest,
             "workspace": checkout.summary(response.artifacts, self.keep_workspaces) if checkout else None,
+            **input_fields(task, self.target, self.max_response_bytes),
         }
         if response.error is not None and not planned.expects_error:
             return TaskResult(

@@ -28,7 +28,7 @@ from bench.llm.client import LLMClient
 from bench.llm.credentials import describe_missing, missing_credentials
 from bench.results import RunReport, Summary, TaskResult
 from bench.scoring.run_stats import StatsCollector
-from bench.store import RunStore, StoreWriteError, now_iso
+from bench.store import RunStore, StoreWriteError, now_iso, resolve_run
 from bench.suite.plan import Plan, PlannedTask
 from bench.suite.selection import Selection
 
@@ -170,7 +170,9 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
     collector = StatsCollector(repeats=plan.max_repeat > 1)
     chosen: Selected | None = None
     if options.resume:
-        store = RunStore.open_existing(options.runs_dir, options.resume)
+        store = RunStore.open_existing(
+            options.runs_dir, resolve_run(options.runs_dir, options.resume, "--resume", plan.name)
+        )
         try:
             manifest = store.read_manifest()
             selection = resumed_selection(manifest, options.selection, store.run_id)

@@ -11,7 +11,9 @@ from bench.execution.targets.litellm_target import LiteLLMTarget
 from bench.execution.targets.python import PythonTarget
 from bench.execution.targets.recorded import RecordedTarget
 from bench.hookspecs import RegisterReporter, RegisterSuiteLoader, RegisterTarget, hookimpl
+from bench.report.csv_report import CsvReporter
 from bench.report.json_report import JsonReporter
+from bench.report.jsonl_report import JsonlReporter
 from bench.report.junit import JunitReporter
 from bench.report.markdown import MarkdownReporter
 from bench.suite.native import NativeSuiteLoader
@@ -26,6 +28,8 @@ def bench_register_targets(register: RegisterTarget) -> None:
 @hookimpl
 def bench_register_reporters(register: RegisterReporter) -> None:
     register(JsonReporter)
+    register(JsonlReporter)
+    register(CsvReporter)
     register(JunitReporter)
     register(MarkdownReporter)
 

@@ -22,7 +22,7 @@ from typing import Any
 from bench.errors import StoreError
 from bench.results import FINISHED_STATUSES
 from bench.scoring.stats import Z, mcnemar, mcnemar_sample_size, paired_bootstrap, z_value
-from bench.store import latest_lines
+from bench.store import LATEST, latest_lines, resolve_run
 
 EXIT_FOR = {"regression": 1, "improvement": 0, "no significant change": 0, "insufficient evidence": 3}
 
@@ -45,8 +45,12 @@ class RunResults:
 
 
 def run_results_path(ref: str, runs_dir: Path) -> Path:
-    """The ``results.jsonl`` of a run folder, a results file, or a run id in ``runs_dir``."""
+    """The ``results.jsonl`` of a run folder, a results file, or a run id in ``runs_dir`` (``latest``:
+    the newest run, unless a file or folder of that name is there)."""
     path = Path(ref)
+    if ref == LATEST and not path.exists():
+        ref = resolve_run(runs_dir, ref, "bench compare")
+        path = runs_dir / ref
     results = (
         path / "results.jsonl"
         if path.is_dir()
@@ -65,6 +69,8 @@ def run_results_path(ref: str, runs_dir: Path) -> Path:
 
 def load_run(ref: str, runs_dir: Path) -> RunResults:
     """A run from an ``--output`` JSON file, a run folder or ``results.jsonl``, or a run id."""
+    if ref == LATEST and not Path(ref).exists():
+        ref = resolve_run(runs_dir, ref, "bench compare")
     path = Path(ref)
     run = RunResults(ref)
     if path.is_file() and path.suffix == ".json":

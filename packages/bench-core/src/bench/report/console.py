@@ -6,10 +6,12 @@ Text that comes from a run (responses, reasons, errors) is untrusted: it is prin
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import re
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
@@ -44,6 +46,25 @@ def plain(text: Any, limit: int = 200) -> Text:
     (redacted before it is cut, or the cut would leave a piece of the secret that no longer matches)."""
     cleaned = _CONTROL.sub("", redact.current()("" if text is None else str(text))).replace("\n", " ")
     return Text(cleaned if len(cleaned) <= limit else cleaned[: limit - 1] + "…")
+
+
+@contextlib.contextmanager
+def summary_on_stderr(active: bool = True) -> Iterator[None]:
+    """While active, what this module prints on stdout goes to stderr (``-o -`` owns stdout)."""
+    if not active:
+        yield
+        return
+    stdout.file = sys.stderr
+    try:
+        yield
+    finally:
+        stdout.file = None  # type: ignore[assignment]  # back to whatever sys.stdout is then
+
+
+def plain_block(text: Any) -> Text:
+    """Untrusted text of several lines (a prompt, a response), whole: redacted, no markup, no
+    control characters except newlines and tabs."""
+    return Text(_CONTROL.sub("", redact.current()("" if text is None else str(text))))
 
 
 class ConsoleObserver:

@@ -47,6 +47,12 @@ class MarkdownReporter(Reporter):
     description = "a Markdown summary for CI step summaries: counts, pass rate, failures and why"
 
     def write(self, report: RunReport, path: Path) -> None:
+        tmp = path.with_name(f".{path.name}.tmp")
+        tmp.write_text(self.render(report), encoding="utf-8")
+        os.replace(tmp, path)
+
+    def render(self, report: RunReport) -> str:
+        """The Markdown text of ``report``, redacted."""
         s = report.summary
         verdict = "passed" if report.passed else f"{s.total - s.passed} of {s.total} tasks did not pass"
         rate = f"{100 * s.passed / s.total:.1f}%" if s.total else "-"
@@ -69,6 +75,21 @@ class MarkdownReporter(Reporter):
             more = sum(1 for _ in not_passed)
             if more:
                 lines += ["", f"and {more:,} more (see the JSON report)"]
-        tmp = path.with_name(f".{path.name}.tmp")
-        tmp.write_text(redact.current()("\n".join(lines) + "\n"), encoding="utf-8")
-        os.replace(tmp, path)
+        return redact.current()("\n".join(lines) + "\n")
+
+
+STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
+
+
+def append_step_summary(report: RunReport) -> str | None:
+    """Append the Markdown summary to ``$GITHUB_STEP_SUMMARY`` when it is set; a warning when
+    it cannot be written (the run's results are not at stake), else ``None``."""
+    target = os.environ.get(STEP_SUMMARY)
+    if not target:
+        return None
+    try:
+        with open(target, "a", encoding="utf-8") as out:
+            out.write(MarkdownReporter().render(report))
+    except OSError as exc:
+        return f"cannot append the summary to ${STEP_SUMMARY} ({target}): {exc.strerror}"
+    return None

@@ -1,0 +1,233 @@
+"""Run history: ``bench runs`` lists the stored runs, ``bench show`` prints one run or one task.
+
+Everything is read from the run store (manifests and ``results.jsonl``) without taking a run's
+lock, so a run still in progress can be looked at. Text from a run is untrusted and printed as
+plain text (``console.plain``, ``console.plain_block``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+
+from bench import jsonio
+from bench.errors import StoreError, did_you_mean
+from bench.report.console import plain, plain_block, stdout
+from bench.results import PASSED
+from bench.store import MANIFEST, RESULTS, latest_lines, resolve_run, run_manifests
+
+
+def run_row(run_id: str, manifest: dict[str, Any]) -> dict[str, Any]:
+    """What ``bench runs`` shows of one run: id, suite, when, status, tasks, pass rate, cost."""
+    summary = _mapping(manifest.get("summary"))
+    done: int = sum(int(summary.get(k, 0)) for k in ("passed", "failed", "errors"))
+    llm = _mapping(manifest.get("llm"))
+    return {
+        "run_id": run_id,
+        "suite": manifest.get("suite"),
+        "started_at": manifest.get("started_at"),
+        "status": manifest.get("status"),
+        "tasks": summary.get("total", manifest.get("tasks")),
+        "passed": summary.get("passed"),
+        "pass_rate": round(summary.get("passed", 0) / done, 4) if done else None,
+        "cost_usd": llm.get("cost_usd"),
+    }
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def list_runs(runs_dir: Path) -> list[dict[str, Any]]:
+    """Every stored run's row, newest first."""
+    return [run_row(name, data) for name, data in reversed(run_manifests(runs_dir))]
+
+
+def print_runs(rows: list[dict[str, Any]], runs_dir: Path) -> None:
+    """The runs as aligned columns, never cut to the terminal's width (ids must stay whole)."""
+    if not rows:
+        stdout.print(plain(f"no runs in {runs_dir}"))
+        return
+    header = ("run", "suite", "when", "status", "tasks", "pass rate", "cost")
+    cells = [
+        [
+            row["run_id"],
+            row["suite"],
+            row["started_at"],
+            row["status"],
+            row["tasks"],
+            _percent(row["pass_rate"]),
+            _cost(row["cost_usd"]),
+        ]
+        for row in rows
+    ]
+    _columns(header, cells)
+
+
+def _columns(header: tuple[str, ...], rows: list[list[Any]]) -> None:
+    texts = [[plain(cell, 120).plain for cell in row] for row in rows]
+    widths = [max(len(h), *(len(row[i]) for row in texts)) for i, h in enumerate(header)]
+    for line in [list(header), *texts]:
+        stdout.print(Text("  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip()))
+
+
+def _percent(rate: float | None) -> str:
+    return "-" if rate is None else f"{rate * 100:.1f}%"
+
+
+def _cost(cost: float | None) -> str:
+    return "-" if cost is None else f"${cost:.4f}"
+
+
+def load(runs_dir: Path, ref: str) -> tuple[str, dict[str, Any], list[dict[str, Any]]]:
+    """A run's id, manifest and latest result per task (``latest``: the newest run)."""
+    run_id = resolve_run(runs_dir, ref, "bench show")
+    folder = runs_dir / run_id
+    try:
+        if "/" in run_id or run_id.startswith("."):
+            raise FileNotFoundError(run_id)
+        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        known = ", ".join(name for name, _ in run_manifests(runs_dir)[-10:]) or "none"
+        raise StoreError(f"no run '{ref}' in {runs_dir} (runs found: {known})") from None
+    except (OSError, ValueError) as exc:
+        raise StoreError(f"run {run_id}: manifest.json is unreadable ({exc})") from None
+    results: list[dict[str, Any]] = []
+    if (folder / RESULTS).is_file():
+        with open(folder / RESULTS, encoding="utf-8", errors="replace") as lines:
+            for line in latest_lines(lines).values():
+                try:
+                    results.append(json.loads(line))
+                except ValueError:
+                    continue  # a torn last line: its task did not finish
+    return run_id, manifest, results
+
+
+def task_results(run_id: str, results: list[dict[str, Any]], task_id: str) -> list[dict[str, Any]]:
+    """The results of ``task_id`` (every repeat), or of one repeat written ``id@N``."""
+    found = [r for r in results if r.get("id") == task_id]
+    if not found and "@" in task_id:
+        base, _, repeat = task_id.rpartition("@")
+        found = [r for r in results if r.get("id") == base and str(r.get("repeat", 0)) == repeat]
+    if not found:
+        hint = did_you_mean(task_id, sorted({str(r.get("id")) for r in results}))
+        raise StoreError(f"run {run_id} has no task '{task_id}'{hint}")
+    return found
+
+
+def run_json(run_id: str, manifest: dict[str, Any], results: list[dict[str, Any]]) -> str:
+    """``bench show RUN --json``: the manifest and each task's id, status, score and reasons."""
+    tasks = [
+        {
+            "id": r.get("id"),
+            "repeat": r.get("repeat", 0),
+            "status": r.get("status"),
+            "score": r.get("score"),
+            "error": r.get("error"),
+            "reasons": [e.get("reason") for e in r.get("evaluators", [])],
+        }
+        for r in results
+    ]
+    return jsonio.dumps({"run_id": run_id, "manifest": manifest, "tasks": tasks})
+
+
+def print_run(run_id: str, manifest: dict[str, Any], results: list[dict[str, Any]]) -> None:
+    """A run's summary, then every task that did not pass with why."""
+    row = run_row(run_id, manifest)
+    for label, value in (
+        ("run", run_id),
+        ("suite", f"{row['suite']} ({manifest.get('suite_path', '?')})"),
+        ("status", row["status"]),
+        ("started", row["started_at"]),
+        ("finished", manifest.get("finished_at", "-")),
+        ("tasks", _counts(manifest, results)),
+        ("pass rate", _percent(row["pass_rate"])),
+        ("cost", _cost(row["cost_usd"])),
+    ):
+        stdout.print(Text(f"{label + ':':<10} ") + plain(value))
+    not_passed = [r for r in results if r.get("status") != PASSED]
+    if not not_passed:
+        return
+    stdout.print(Text(f"\nnot passed ({len(not_passed)}):"))
+    rows = []
+    for result in not_passed:
+        key = result["id"] if not result.get("repeat") else f"{result['id']}@{result['repeat']}"
+        rows.append([key, result.get("status"), _score(result.get("score")), _why(result).plain])
+    _columns(("task", "status", "score", "why"), rows)
+    stdout.print(Text(f"one task whole: bench show {run_id} TASK_ID"))
+
+
+def _counts(manifest: dict[str, Any], results: list[dict[str, Any]]) -> str:
+    summary = manifest.get("summary")
+    if not isinstance(summary, dict):  # still running: count what is recorded
+        return f"{len(results)} of {manifest.get('tasks', '?')} recorded"
+    parts = ", ".join(f"{summary.get(k, 0)} {k}" for k in ("passed", "failed", "errors"))
+    return f"{summary.get('total', 0)}: {parts}"
+
+
+def _score(score: Any) -> str:
+    return "-" if not isinstance(score, int | float) else f"{score:.3f}"
+
+
+def _why(result: dict[str, Any]) -> Text:
+    if result.get("error"):
+        return plain(result["error"])
+    reasons = [
+        f"{e.get('name')}: {e.get('error') or e.get('reason')}"
+        for e in result.get("evaluators", [])
+        if not e.get("passed")
+    ]
+    return plain("; ".join(reasons))
+
+
+def print_task(result: dict[str, Any]) -> None:
+    """One task whole: its input, the target, the response and every evaluator's verdict."""
+    key = result["id"] if not result.get("repeat") else f"{result['id']}@{result['repeat']}"
+    stdout.print(
+        Text(f"task {key}: ") + plain(result.get("status")) + Text(f"  score {_score(result.get('score'))}")
+    )
+    target = result.get("target")
+    if target:
+        stdout.print(Text("target: ") + plain(", ".join(f"{k}={v}" for k, v in target.items())))
+    for key in ("tags", "vars", "metadata"):
+        if result.get(key):
+            stdout.print(Text(f"{key}: ") + plain(json.dumps(result[key], ensure_ascii=False), 2000))
+    if result.get("messages"):
+        _section("messages", "\n".join(f"[{m.get('role')}] {m.get('content')}" for m in result["messages"]))
+    elif result.get("prompt") is not None:
+        _section("prompt", result["prompt"], result.get("prompt_bytes"), result.get("prompt_sha256"))
+    if result.get("input_omitted"):
+        stdout.print(Text("left out (over the cap): ") + plain(json.dumps(result["input_omitted"])))
+    cut = result.get("truncated") and result.get("response_bytes") is not None
+    _section(
+        "response",
+        result.get("response"),
+        result.get("response_bytes") if cut else None,
+        result.get("response_sha256") if cut else None,
+    )
+    if result.get("truncation"):
+        stdout.print(Text("truncated: ") + plain(result["truncation"], 1000))
+    if result.get("error"):
+        _section("error", result["error"])
+    for outcome in result.get("evaluators", []):
+        verdict = "error" if outcome.get("error") else "passed" if outcome.get("passed") else "failed"
+        name = f"evaluator {outcome.get('name')} ({outcome.get('type')})"
+        stdout.print(plain(f"{name}: {verdict}, score {_score(outcome.get('score'))}", 1000))
+        stdout.print(plain_block(f"  {outcome.get('error') or outcome.get('reason') or ''}"))
+        if outcome.get("details"):
+            details = json.dumps(outcome["details"], indent=2, ensure_ascii=False)
+            stdout.print(plain_block("  details: " + details.replace("\n", "\n  ")))
+    if result.get("scorecard"):
+        _section("scorecard", json.dumps(result["scorecard"], indent=2, ensure_ascii=False))
+    usage = {k: v for k, v in (result.get("usage") or {}).items() if v is not None}
+    stdout.print(Text("usage: ") + plain(", ".join(f"{k}={v}" for k, v in usage.items()) or "-"))
+    stdout.print(Text(f"duration: {float(result.get('duration_ms') or 0):.1f} ms"))
+
+
+def _section(title: str, text: str | None, size: int | None = None, digest: str | None = None) -> None:
+    note = f" (the first part of {size} bytes, sha256 {digest})" if size is not None else ""
+    stdout.print(Text(f"--- {title}{note} ---"))
+    stdout.print(plain_block("" if text is None else text))
