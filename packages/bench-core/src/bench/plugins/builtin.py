@@ -11,6 +11,7 @@ from bench.execution.targets.litellm_target import LiteLLMTarget
 from bench.execution.targets.python import PythonTarget
 from bench.execution.targets.recorded import RecordedTarget
 from bench.hookspecs import RegisterReporter, RegisterSuiteLoader, RegisterTarget, hookimpl
+from bench.report.html import HtmlReporter
 from bench.report.json_report import JsonReporter
 from bench.report.junit import JunitReporter
 from bench.report.markdown import MarkdownReporter
@@ -28,6 +29,7 @@ def bench_register_reporters(register: RegisterReporter) -> None:
     register(JsonReporter)
     register(JunitReporter)
     register(MarkdownReporter)
+    register(HtmlReporter)
 
 
 @hookimpl
