@@ -34,8 +34,18 @@ def sample_report(tmp_path_factory: pytest.TempPathFactory) -> str:
     folder = tmp_path_factory.mktemp("run")
     report = folder / "report.html"
     result = subprocess.run(
-        [sys.executable, "-m", "bench", "run", str(HERE / "suite.yaml"), "-q", "--repeat", "2"]
-        + ["--report", f"html={report}"],
+        [
+            sys.executable,
+            "-m",
+            "bench",
+            "run",
+            str(HERE / "suite.yaml"),
+            "-q",
+            "--repeat",
+            "2",
+            "--report",
+            f"html={report}",
+        ],
         cwd=folder,
         capture_output=True,
         text=True,
@@ -203,7 +213,8 @@ def test_fields_of_complete_records_prompt_vars_targets_scorecard_and_trajectory
     detail = page.locator("#detail")
     assert "Summarise the <b>report</b>." in detail.locator(".pair").inner_text()
     assert detail.locator("b", has_text="report").count() == 0
-    assert "reports" in detail.inner_text() and "docs team" in detail.inner_text()
+    assert "reports" in detail.inner_text()
+    assert "docs team" in detail.inner_text()
     assert "It names the report's purpose." in detail.locator("#evaluators").inner_text()
     assert page.locator("#scorecard tr").nth(1).inner_text().split("\t")[:6] == [
         "accuracy",
