@@ -165,6 +165,9 @@ def bench(session: nox.Session) -> None:
         session.run("python", "benchmarks/run_pytest_startup.py", *args)
     elif "--compare" in session.posargs:
         session.run("python", "benchmarks/run_compare.py", *[a for a in session.posargs if a != "--compare"])
+    elif "--html" in session.posargs:
+        session.install("playwright>=1.45")  # optional: also times opening the page in chromium
+        session.run("python", "benchmarks/run_html.py", *[a for a in session.posargs if a != "--html"])
     elif "--deterministic" in session.posargs:
         args = [a for a in session.posargs if a != "--deterministic"]
         session.run("python", "benchmarks/run_deterministic.py", *args)

@@ -22,7 +22,8 @@ def _blocks(page: str) -> tuple[dict, list[dict]]:
     """The run and the task records, parsed back from the page's JSON blocks."""
     run = re.search(r'<script type="application/json" id="bench-run">(.*?)</script>', page, re.S)
     tasks = re.search(r'<script type="application/json" id="bench-tasks">(.*?)</script>', page, re.S)
-    assert run and tasks
+    assert run
+    assert tasks
     return json.loads(run[1]), json.loads(tasks[1])
 
 
@@ -79,4 +80,11 @@ def test_the_example_in_docs_reports_md_writes_the_report(bench_cli, tmp_path):
     assert result.exit_code == 1, result.output  # the quickstart fails one task on purpose
     run, tasks = _blocks((tmp_path / "report.html").read_text(encoding="utf-8"))
     assert run["summary"] == {"total": 6, "passed": 5, "failed": 1, "errors": 0, "interrupted": 0}
-    assert [t["id"] for t in tasks if not t["passed"]] == ["wrong-answer"]
+    assert [t["id"] for t in tasks if t["status"] != "passed"] == ["wrong-answer"]
+
+
+def test_empty_result_fields_are_left_out_but_text_that_looks_like_them_stays():
+    from bench.report.html import _compact
+
+    line = '{"id":"a","response":"x,\\"error\\":null","error":null,"vars":{"k":1,"z":null},"details":{}}'
+    assert _compact(line) == '{"id":"a","response":"x,\\"error\\":null","vars":{"k":1,"z":null}}'

@@ -17,10 +17,20 @@ from importlib import resources
 from pathlib import Path
 
 from bench import jsonio, redact
+from bench.models import Usage
 from bench.reporter import Reporter
-from bench.results import RunReport
+from bench.results import EvaluatorOutcome, RunReport, TaskResult
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
+# A result field whose value is null, false, {} or [] (the page reads a missing one the same way),
+# when it follows a comma: inside a JSON string a quote is always escaped, so `,"` is structure.
+_FIELDS = sorted({*TaskResult.model_fields, *EvaluatorOutcome.model_fields, *Usage.model_fields})
+_EMPTY_MEMBER = re.compile(rf',"(?:{"|".join(_FIELDS)})":(?:null|false|\{{\}}|\[\])(?=[,}}])')
+
+
+def _compact(line: str) -> str:
+    """A record's JSON text without its empty members: about a third smaller for typical records."""
+    return _EMPTY_MEMBER.sub("", line)
 
 
 def escape_json(text: str) -> str:
@@ -85,6 +95,6 @@ class HtmlReporter(Reporter):
             out.write(before_title + title + before_run + run_json + before_tasks)
             lines = report.task_lines() if report.task_lines else map(jsonio.dumps, report.tasks())
             for i, line in enumerate(lines):
-                out.write(("," if i else "") + "\n" + escape_json(line))
+                out.write(("," if i else "") + "\n" + escape_json(_compact(line)))
             out.write(after)
         os.replace(tmp, path)
