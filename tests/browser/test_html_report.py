@@ -265,3 +265,36 @@ def test_the_agent_example_shows_its_trajectory_and_change(page, tmp_path):
     ]
     if SCREENSHOTS:
         page.screenshot(path=str(ROOT / "docs" / "images" / "report-agent-task.png"), full_page=True)
+
+
+def test_a_20000_task_report_keeps_one_page_of_rows_in_the_page(page, tmp_path):
+    tasks = [
+        {
+            "id": f"task-{i:05}",
+            "status": "passed" if i % 10 else "failed",
+            "passed": bool(i % 10),
+            "score": (i % 7) / 6,
+            "response": f"answer {i}",
+            "evaluators": [{"name": "expected", "type": "expected", "passed": bool(i % 10), "reason": "r"}],
+        }
+        for i in range(20_000)
+    ]
+    summary = Summary()
+    for task in tasks:
+        summary.add(str(task["status"]))
+    report = RunReport(suite="big", run_id="r2", summary=summary, tasks=lambda: iter(tasks))
+    HtmlReporter().write(report, tmp_path / "big.html")
+    page.goto((tmp_path / "big.html").as_uri())
+    assert page.locator("#rows tbody tr").count() == 100
+    assert page.locator("#page").inner_text() == "page 1 of 200"
+    page.click("#next")
+    assert _rows(page)[0] == "task-00100"
+    assert page.locator("#count").inner_text() == "20000 of 20000 tasks shown (rows 101-200)"
+    page.select_option("#status-filter", "failed")
+    assert page.locator("#count").inner_text() == "2000 of 20000 tasks shown (rows 1-100)"
+    page.fill("#text-filter", "answer 19990")
+    assert _rows(page) == ["task-19990"]
+    page.fill("#text-filter", "")
+    page.select_option("#status-filter", "")
+    page.select_option("#sort", "score-asc")
+    assert _rows(page)[:2] == ["task-00000", "task-00007"]
