@@ -298,3 +298,11 @@ def test_a_20000_task_report_keeps_one_page_of_rows_in_the_page(page, tmp_path):
     page.select_option("#status-filter", "")
     page.select_option("#sort", "score-asc")
     assert _rows(page)[:2] == ["task-00000", "task-00007"]
+
+
+def test_a_row_opens_from_the_keyboard(page, sample_report):
+    page.goto(sample_report)
+    page.locator("#rows tbody tr", has_text="coin").first.focus()
+    page.keyboard.press("Enter")
+    assert page.locator("#detail-title").inner_text() == "coin"
+    assert page.locator("#detail pre.response").inner_text() == "heads"

@@ -60,7 +60,12 @@
       card(s.total ? pct((s.passed || 0) / s.total) : "-", "pass rate"));
     if (s.interrupted) cards.appendChild(card(String(s.interrupted), "interrupted"));
     if (s.not_run) cards.appendChild(card(String(s.not_run), "not run"));
-    if (run.llm && run.llm.cost_usd !== undefined) cards.appendChild(card("$" + Number(run.llm.cost_usd).toFixed(4), "LLM cost"));
+    if (run.llm) {
+      cards.appendChild(card(String(run.llm.calls || 0), "LLM calls"));
+      var cost = run.llm.cost_usd;
+      cards.appendChild(card(typeof cost === "number" ? "$" + cost.toFixed(4) : "unknown", "LLM cost" +
+        (run.llm.unpriced_calls ? " (" + run.llm.unpriced_calls + " calls unpriced)" : "")));
+    }
     box.appendChild(cards);
   }
 
@@ -160,7 +165,9 @@
         el("td", { text: taskName(t) }), el("td", { text: targetName(t) }),
         el("td", { cls: t.status, text: t.status }), el("td", { text: num(t.score) }),
         el("td", { cls: "response", text: response }), el("td", { cls: "why", text: why(t).slice(0, 300) }));
+      tr.tabIndex = 0;
       tr.addEventListener("click", function () { showTask(i); });
+      tr.addEventListener("keydown", function (e) { if (e.key === "Enter") showTask(i); });
       body.appendChild(tr);
     });
     var shown = state.rows.length ? (start + 1) + "-" + Math.min(start + PAGE, state.rows.length) : "0";
