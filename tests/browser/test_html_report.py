@@ -306,3 +306,11 @@ def test_a_row_opens_from_the_keyboard(page, sample_report):
     page.keyboard.press("Enter")
     assert page.locator("#detail-title").inner_text() == "coin"
     assert page.locator("#detail pre.response").inner_text() == "heads"
+
+
+def test_a_link_to_one_task_opens_it(page, sample_report):
+    page.goto(sample_report + "#task=coin@1")
+    assert page.locator("#detail-title").inner_text() == "coin (run 2)"
+    assert page.locator("#detail pre.response").inner_text() == "tails"
+    page.locator("#rows tbody tr", has_text="arithmetic").first.click()
+    assert page.evaluate("location.hash") == "#task=arithmetic"

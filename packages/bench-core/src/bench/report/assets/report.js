@@ -257,7 +257,19 @@
       if (w.diff) section(box, "Diff", el("pre", { cls: "diff", text: json(w.diff) }));
       if (w.escapes && w.escapes.length) section(box, "Writes outside the workspace", el("pre", { text: json(w.escapes) }));
     }
+    history.replaceState(null, "", "#task=" + encodeURIComponent(t.id) + (t.repeat ? "@" + t.repeat : ""));
     box.scrollIntoView();
+  }
+
+  // #task=ID or #task=ID@REPEAT opens that task: a link to one task of the report.
+  function openLinkedTask() {
+    var match = /^#task=([^@]*)(?:@(\d+))?$/.exec(location.hash);
+    if (!match) return;
+    var id = decodeURIComponent(match[1]);
+    var repeat = Number(match[2] || 0);
+    for (var i = 0; i < tasks.length; i++) {
+      if (tasks[i].id === id && (tasks[i].repeat || 0) === repeat) return showTask(i);
+    }
   }
 
   function init() {
@@ -275,6 +287,7 @@
     $("prev").addEventListener("click", function () { state.page -= 1; renderRows(); });
     $("next").addEventListener("click", function () { state.page += 1; renderRows(); });
     renderRows();
+    openLinkedTask();
   }
   init();
 })();
