@@ -60,11 +60,13 @@ def _page() -> tuple[str, str, str, str]:
         "script": script,
         "script_hash": f"sha256-{digest}",
     }
-    page = _PLACEHOLDER.sub(lambda m: values.get(m[1], m[0]), template)
-    before_title, rest = page.split("{title}")
+    # Cut the template first, so that nothing in the style or script can be taken for a cut.
+    before_title, rest = template.split("{title}")
     before_run, rest = rest.split("{run}")
     before_tasks, after = rest.split("{tasks}")
-    return before_title, before_run, before_tasks, after
+    parts = (before_title, before_run, before_tasks, after)
+    a, b, c, d = (_PLACEHOLDER.sub(lambda m: values[m[1]], part) for part in parts)
+    return a, b, c, d
 
 
 class HtmlReporter(Reporter):
