@@ -1,6 +1,6 @@
 """Sessions: package (each package's tests with only bench-core and that package installed),
-tests (the cross-package tests, on every Python 3.10-3.13 this machine has), lint, typecheck,
-demo, bench.
+tests (the cross-package tests, on every Python 3.10-3.13 this machine has), browser (the HTML
+report in headless Chromium), lint, typecheck, demo, bench.
 
 Interpreters installed with pyenv are made visible automatically; a missing one is skipped,
 also under CI=true.
@@ -41,7 +41,7 @@ TEST_DEPS = ["pytest>=8", "pytest-timeout>=2.3", "pytest-xdist>=3.5", "psutil>=5
 nox.options.error_on_missing_interpreters = False
 # uv builds the environments (dev.py installs it next to nox); plain virtualenv + pip otherwise.
 nox.options.default_venv_backend = "uv|virtualenv"
-nox.options.sessions = ["package", "tests", "lint", "typecheck"]
+nox.options.sessions = ["package", "tests", "browser", "lint", "typecheck"]
 nox.options.reuse_existing_virtualenvs = True
 
 
@@ -97,7 +97,34 @@ def tests(session: nox.Session) -> None:
         session.run("python", "-m", "pip", "install", "--quiet", *SIMILARITY)
     paths = ["tests"] if session.python == PACKAGE_PYTHON else ["tests", "packages"]
     # Many tests wait on subprocesses, timeouts and the fake server: two workers halve the time.
-    session.run("pytest", "-n", "auto", *(session.posargs or paths))
+    # The browser tests run once, in the browser session.
+    session.run("pytest", "-n", "auto", "-m", "not browser", *(session.posargs or paths))
+
+
+#: Debian's package; Playwright drives it (never `playwright install`, which downloads a browser).
+CHROMIUM = "/usr/bin/chromium"
+
+
+def _install_chromium(session: nox.Session) -> None:
+    """apt-get install chromium when it is missing and apt is usable (root); else the tests skip."""
+    if shutil.which("chromium") or os.path.exists(CHROMIUM):
+        return
+    if not shutil.which("apt-get") or not hasattr(os, "geteuid") or os.geteuid() != 0:
+        session.log("chromium is missing and apt-get cannot install it here: the browser tests will skip")
+        return
+    install = "apt-get install -y --no-install-recommends chromium"
+    # The package lists may be stale or absent on a fresh machine: update them once and retry.
+    session.run(
+        "sh", "-c", f"{install} || (apt-get update && {install})", external=True, success_codes=[0, 100]
+    )
+
+
+@nox.session(python=PACKAGE_PYTHON)
+def browser(session: nox.Session) -> None:
+    """The HTML report opened in headless Chromium (tests marked `browser`, one browser for all)."""
+    _install_chromium(session)
+    session.install(*PACKAGES, *TEST_DEPS, "playwright>=1.45")
+    session.run("pytest", "-m", "browser", *(session.posargs or ["tests/browser"]))
 
 
 @nox.session(python="3.11")
@@ -138,6 +165,9 @@ def bench(session: nox.Session) -> None:
         session.run("python", "benchmarks/run_pytest_startup.py", *args)
     elif "--compare" in session.posargs:
         session.run("python", "benchmarks/run_compare.py", *[a for a in session.posargs if a != "--compare"])
+    elif "--html" in session.posargs:
+        session.install("playwright>=1.45")  # optional: also times opening the page in chromium
+        session.run("python", "benchmarks/run_html.py", *[a for a in session.posargs if a != "--html"])
     elif "--deterministic" in session.posargs:
         args = [a for a in session.posargs if a != "--deterministic"]
         session.run("python", "benchmarks/run_deterministic.py", *args)

@@ -86,9 +86,9 @@ def test_evaluators_lists_types_with_their_distribution(bench_cli):
 
 def test_unknown_reporter_and_missing_output_folder(bench_cli, suite_file):
     path = suite_file("tasks:\n  - {id: a, response: yes, evaluate: {expected: yes}}\n")
-    result = bench_cli("run", path, "--report", "html=out.html")
+    result = bench_cli("run", path, "--report", "pdf=out.pdf")
     assert result.exit_code == 2
-    assert result.stderr == "error: --report: unknown reporter 'html'\n"
+    assert result.stderr == "error: --report: unknown reporter 'pdf'\n"
     result = bench_cli("run", path, "-o", "no/such/folder/out.json")
     assert result.exit_code == 2
     assert (

@@ -256,7 +256,7 @@ def test_bench_plugins_lists_what_each_plugin_registered(demo, bench_cli, monkey
         "bench-core 0.1.0 (entry point 'core')\n"
         "  hooks: bench_register_targets, bench_register_reporters, bench_register_suite_loaders\n"
         "  targets: recorded, echo, python, command, litellm\n"
-        "  reporters: json, jsonl, csv, junit, markdown\n"
+        "  reporters: json, jsonl, csv, junit, markdown, html\n"
         "  suite loaders: bench\n"
         "bench-hooks-demo 1.2.3 (entry point 'evaluators')\n"
         "  hooks: bench_register_evaluators\n"

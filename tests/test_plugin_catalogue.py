@@ -141,14 +141,12 @@ def test_an_alias_of_a_type_not_installed_names_its_package(tmp_path, entry, dis
 
 
 def test_an_unknown_reporter_names_its_package(monkeypatch, bench_cli, suite_file):
-    known = {kind: {} for kind in catalogue.KINDS} | {"reporters": {"html": "bench-html"}}
+    known = {kind: {} for kind in catalogue.KINDS} | {"reporters": {"pdf": "bench-pdf"}}
     monkeypatch.setattr(catalogue, "load", lambda: known)
     suite = suite_file("tasks:\n  - {id: a, response: x, evaluate: {expected: x}}\n")
-    result = bench_cli("run", suite, "-q", "--report", "html=out.html")
+    result = bench_cli("run", suite, "-q", "--report", "pdf=out.pdf")
     assert result.exit_code == 2
-    assert (
-        result.stderr == "error: --report: unknown reporter 'html' (pip install bench-html provides 'html')\n"
-    )
+    assert result.stderr == "error: --report: unknown reporter 'pdf' (pip install bench-pdf provides 'pdf')\n"
     result = bench_cli("run", suite, "-q", "--report", "jsn=out.json")
     assert result.exit_code == 2
     assert result.stderr == "error: --report: unknown reporter 'jsn' (did you mean 'json'?)\n"

@@ -154,7 +154,8 @@ class RunStore:
             with open(self.folder / "results.torn.jsonl", "ab") as torn:
                 torn.write(raw[end:] + b"\n")
             os.truncate(self.results_path, end)
-        return latest_lines(raw[:end].decode("utf-8", errors="replace").splitlines())
+        # split("\n"), not splitlines(): U+2028, U+0085 and kin may sit raw inside a JSON line.
+        return latest_lines(raw[:end].decode("utf-8", errors="replace").split("\n"))
 
     def iter_lines(self, order: Iterable[str]) -> Iterator[str]:
         """Each task's latest result line (JSON text), in the given order; ids never recorded are skipped."""

@@ -12,6 +12,7 @@ from bench.execution.targets.python import PythonTarget
 from bench.execution.targets.recorded import RecordedTarget
 from bench.hookspecs import RegisterReporter, RegisterSuiteLoader, RegisterTarget, hookimpl
 from bench.report.csv_report import CsvReporter
+from bench.report.html import HtmlReporter
 from bench.report.json_report import JsonReporter
 from bench.report.jsonl_report import JsonlReporter
 from bench.report.junit import JunitReporter
@@ -32,6 +33,7 @@ def bench_register_reporters(register: RegisterReporter) -> None:
     register(CsvReporter)
     register(JunitReporter)
     register(MarkdownReporter)
+    register(HtmlReporter)
 
 
 @hookimpl

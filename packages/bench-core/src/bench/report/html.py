@@ -1,0 +1,102 @@
+"""A self-contained HTML report: one file that opens from disk, its assets and data inlined.
+
+The run's results are embedded as JSON in ``<script type="application/json">`` blocks, written
+task by task from the store; the page's script sets every string from the run as text. A
+Content-Security-Policy lets only the page's own script run (by its hash) and loads nothing.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import os
+import re
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+from bench import jsonio, redact
+from bench.models import Usage
+from bench.reporter import Reporter
+from bench.results import EvaluatorOutcome, RunReport, TaskResult
+
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+# A result field whose value is null, false, {} or [] (the page reads a missing one the same way),
+# when it follows a comma: inside a JSON string a quote is always escaped, so `,"` is structure.
+_FIELDS = sorted({*TaskResult.model_fields, *EvaluatorOutcome.model_fields, *Usage.model_fields})
+_EMPTY_MEMBER = re.compile(rf',"(?:{"|".join(_FIELDS)})":(?:null|false|\{{\}}|\[\])(?=[,}}])')
+
+
+def _compact(line: str) -> str:
+    """A record's JSON text without its empty members: about a third smaller for typical records."""
+    return _EMPTY_MEMBER.sub("", line)
+
+
+def escape_json(text: str) -> str:
+    """JSON text made safe inside ``<script>``: ``<``, ``>``, ``&``, U+2028 and U+2029 as ``\\uXXXX``.
+
+    Those characters appear in JSON only inside strings, where the escape means the same.
+    """
+    return (
+        text.replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
+
+
+@cache
+def _page() -> tuple[str, str, str, str]:
+    """The page cut where the title, the run and the task records go; style and script inlined."""
+    assets = resources.files("bench.report") / "assets"
+    template = (assets / "report.html").read_text(encoding="utf-8")
+    script = (assets / "report.js").read_text(encoding="utf-8")
+    # The CSP admits the page script by this hash: it covers exactly the text inside <script>.
+    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
+    values = {
+        "style": (assets / "report.css").read_text(encoding="utf-8"),
+        "script": script,
+        "script_hash": f"sha256-{digest}",
+    }
+    # Cut the template first, so that nothing in the style or script can be taken for a cut.
+    before_title, rest = template.split("{title}")
+    before_run, rest = rest.split("{run}")
+    before_tasks, after = rest.split("{tasks}")
+    parts = (before_title, before_run, before_tasks, after)
+    a, b, c, d = (_PLACEHOLDER.sub(lambda m: values[m[1]], part) for part in parts)
+    return a, b, c, d
+
+
+class HtmlReporter(Reporter):
+    """The run's summary, statistics and every task, browsable offline in one HTML file."""
+
+    name = "html"
+    description = (
+        "one self-contained HTML page: summary, statistics, tasks filtered and sorted, each task whole"
+    )
+
+    def write(self, report: RunReport, path: Path) -> None:
+        head = {
+            "suite": report.suite,
+            "run_id": report.run_id,
+            "passed": report.passed,
+            "summary": report.summary.as_dict(),
+            "started_at": report.started_at,
+            "finished_at": report.finished_at,
+            "duration_s": round(report.duration_s, 3),
+            "stopped": report.stopped,
+            **report.extra,
+        }
+        before_title, before_run, before_tasks, after = _page()
+        title = html.escape(redact.current()(f"bench: {report.suite}"))
+        run_json = escape_json(redact.current()(jsonio.dumps(head)))
+        tmp = path.with_name(f".{path.name}.tmp")
+        with open(tmp, "w", encoding="utf-8") as out:
+            out.write(before_title + title + before_run + run_json + before_tasks)
+            lines = report.task_lines() if report.task_lines else map(jsonio.dumps, report.tasks())
+            for i, line in enumerate(lines):
+                out.write(("," if i else "") + "\n" + escape_json(_compact(line)))
+            out.write(after)
+        os.replace(tmp, path)
