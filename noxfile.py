@@ -138,6 +138,8 @@ def bench(session: nox.Session) -> None:
         session.run("python", "benchmarks/run_pytest_startup.py", *args)
     elif "--compare" in session.posargs:
         session.run("python", "benchmarks/run_compare.py", *[a for a in session.posargs if a != "--compare"])
+    elif "--echo" in session.posargs:
+        session.run("python", "benchmarks/run_echo.py", *[a for a in session.posargs if a != "--echo"])
     elif "--deterministic" in session.posargs:
         args = [a for a in session.posargs if a != "--deterministic"]
         session.run("python", "benchmarks/run_deterministic.py", *args)
