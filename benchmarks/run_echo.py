@@ -39,8 +39,8 @@ def _response(i: int) -> str:
     return f"The answer is {i}." if i % 2 else f"Here is item-{i}, as asked."
 
 
-def write_suites(folder: Path, n: int) -> tuple[Path, Path]:
-    """bench's suite (with its tasks file) and promptfoo's config, for the same N cases."""
+def write_suites(folder: Path, n: int) -> tuple[Path, Path, Path]:
+    """bench's suite (with its tasks file), a one-task suite like it, and promptfoo's config."""
     rows = [
         {"id": f"t{i}", "prompt": f"Question {i}?", "response": _response(i), "evaluate": CHECKS}
         for i in range(n)
@@ -48,6 +48,9 @@ def write_suites(folder: Path, n: int) -> tuple[Path, Path]:
     (folder / "tasks.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
     suite = folder / "suite.yaml"
     suite.write_text(f"name: recorded-{n}\ntasks: tasks.jsonl\n")
+    (folder / "one.jsonl").write_text(json.dumps(rows[1]) + "\n")
+    one = folder / "one.yaml"
+    one.write_text("name: recorded-1\ntasks: one.jsonl\n")
     config = folder / "promptfooconfig.yaml"
     with open(config, "w") as out:
         out.write(
@@ -55,16 +58,25 @@ def write_suites(folder: Path, n: int) -> tuple[Path, Path]:
         )
         for i in range(n):
             out.write(f"  - {json.dumps({'vars': {'response': _response(i)}, 'assert': CHECKS})}\n")
-    return suite, config
+    return suite, one, config
 
 
-def _bench(folder: Path, suite: Path, repeat: int, n: int, label: str, src: str | None) -> Measured:
-    """The fastest of ``repeat`` runs; ``src`` is another bench-core source folder to import."""
+def _fastest(folder: Path, suite: Path, repeat: int, src: str | None) -> Measured:
     env = {**os.environ, "PYTHONPATH": src} if src else None
-    runs = [
-        bench_process(["run", suite.name, "-q", "--runs-dir", "runs"], folder, env) for _ in range(repeat)
-    ]
-    bench = min(runs, key=lambda m: m.wall)
+    argv = ["run", suite.name, "-q", "--runs-dir", "runs"]
+    return min((bench_process(argv, folder, env) for _ in range(repeat)), key=lambda m: m.wall)
+
+
+def _bench(
+    folder: Path, suites: tuple[Path, Path], repeat: int, n: int, label: str, src: str | None
+) -> Measured:
+    """The fastest of ``repeat`` runs; ``src`` is another bench-core source folder to import.
+
+    What a task adds is the whole process's CPU less that of a one-task run of the same shape
+    (start-up, imports, the report), over the other N - 1 tasks: loading, running, recording.
+    """
+    one = _fastest(folder, suites[1], repeat, src)
+    bench = _fastest(folder, suites[0], repeat, src)
     counted = re.search(r"(\d+) tasks: (\d+) passed", bench.output)
     if bench.returncode not in (0, 1) or counted is None or bench.run_wall is None or bench.run_cpu is None:
         raise SystemExit(f"bench run failed ({bench.returncode}):\n{bench.output}")
@@ -73,6 +85,11 @@ def _bench(folder: Path, suite: Path, repeat: int, n: int, label: str, src: str 
         f"{n / bench.wall:7,.0f} tasks/s; run phase {bench.run_wall:.2f} s "
         f"({bench.run_wall / n * 1e6:.0f} µs a task, {bench.run_cpu / n * 1e6:.0f} µs of CPU); "
         f"passed {counted[2]} of {counted[1]}"
+    )
+    per_task_cpu = (bench.cpu - one.cpu) / (n - 1) * 1e6
+    print(
+        f"  a one-task run: {one.wall:.2f} s wall, {one.cpu:.2f} s CPU; "
+        f"each further task adds {per_task_cpu:.0f} µs of CPU"
     )
     return bench
 
@@ -94,10 +111,10 @@ def main() -> None:
     print(f"{n:,} recorded tasks, checks: contains + regex")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        suite, config = write_suites(folder, n)
-        benches = {"bench": _bench(folder, suite, args.repeat, n, "bench", None)}
+        suite, one, config = write_suites(folder, n)
+        benches = {"bench": _bench(folder, (suite, one), args.repeat, n, "bench", None)}
         if args.before:
-            benches["before"] = _bench(folder, suite, args.repeat, n, "before", args.before)
+            benches["before"] = _bench(folder, (suite, one), args.repeat, n, "before", args.before)
         missing = "skipped (--skip-promptfoo)" if args.skip_promptfoo else promptfoo_missing()
         if missing is not None:
             print(f"promptfoo: not run: {missing}")
