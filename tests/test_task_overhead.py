@@ -12,7 +12,10 @@ from pathlib import Path
 import pytest
 
 from bench.execution.deadline import Exceeded, sync_deadline
+from bench.plugins.registry import get_registry
+from bench.suite.binding import Binder
 from bench.suite.loader import load_suite
+from bench.suite.yamlio import YamlDocument
 
 SUITE = """\
 name: shared
@@ -71,3 +74,16 @@ def test_d13_sync_deadline_restores_the_handler_it_found() -> None:
         assert signal.getsignal(signal.SIGALRM) is outer
     finally:
         signal.signal(signal.SIGALRM, previous)
+
+
+def test_a_suite_of_distinct_mappings_keeps_only_the_latest_bound() -> None:
+    """Tasks with a mapping each (their own expected value) must not hold every binding in memory."""
+    binder = Binder(get_registry())
+    doc = YamlDocument(Path("suite.yaml"), {}, None)
+    first = binder.bind_mapping(doc, ("tasks", 0, "evaluate"), {"expected": "item-0"})
+    for i in range(1, 1000):
+        binder.bind_mapping(doc, ("tasks", i, "evaluate"), {"expected": f"item-{i}"})
+    assert len(binder._bound) == 256
+    again = binder.bind_mapping(doc, ("tasks", 0, "evaluate"), {"expected": "item-0"})
+    assert again.instance is not first.instance  # forgotten, so bound afresh
+    assert again.spec == first.spec

@@ -32,6 +32,8 @@ NEGATION_PREFIX = "not-"
 _COMMON = set(EvaluatorCommon.model_fields)
 _DEFINITION_MAX_BYTES = 10 * 1024 * 1024
 _NO_COMMON = EvaluatorCommon()
+#: How many bound mappings a Binder keeps for reuse.
+_BOUND_KEPT = 256
 
 
 _ASYNC: dict[type[Any], bool] = {}
@@ -57,7 +59,9 @@ class Binder:
         self.named: dict[str, BoundEvaluator] = {}
         self.definitions: dict[Path, YamlDocument] = {}
         #: Bound mappings by what decides them, so 10,000 tasks with the same checks validate and
-        #: configure each distinct mapping once (only ``origin`` differs between them).
+        #: configure each distinct mapping once (only ``origin`` differs between them). The most
+        #: recent few only: tasks with a mapping each (their own ``expected:``) must not make the
+        #: memory of a large suite grow with it (bench.suite.plan.TaskList).
         self._bound: dict[tuple[Any, ...], BoundEvaluator] = {}
         #: Setting -> the types that claim it for a mapping without ``type:`` (``infer_from``).
         self.claims: dict[str, list[type[Evaluator[Any]]]] = {}
@@ -126,6 +130,8 @@ class Binder:
         bound = self._bind_mapping(doc, path, entry, default_name, default_type, in_definition)
         # A type that aggregates over its instances needs one instance per task (runner.aggregators).
         if "file" not in entry and not bound.instance.aggregates:
+            if len(self._bound) >= _BOUND_KEPT:
+                del self._bound[next(iter(self._bound))]  # the oldest
             self._bound[key] = bound
         return bound
 
