@@ -6,7 +6,6 @@ import difflib
 import fnmatch
 import io
 import os
-import tarfile
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -164,6 +163,8 @@ class ExpectedDiff(Evaluator[ExpectedDiffConfig]):
             )
         except GitError as exc:
             raise EvaluatorError(f"expected-diff: reference_branch {ref}: {exc}") from None
+        import tarfile  # here, not at the top: ~12 ms that every `bench run` would pay at start-up
+
         files: dict[str, bytes] = {}
         with tarfile.open(fileobj=io.BytesIO(data)) as archive:
             for member in archive:

@@ -12,11 +12,10 @@ plugin should isolate such work (``isolate_above``).
 
 from __future__ import annotations
 
-import contextlib
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from typing import Any
 
 
 class Exceeded(BaseException):
@@ -27,30 +26,49 @@ def _expire(signum: int, frame: object) -> None:
     raise Exceeded
 
 
-@contextlib.contextmanager
-def sync_deadline(seconds: float) -> Iterator[None]:
+# The C functions under ``signal``: its wrappers convert every handler to and from an enum, which
+# costs more than the rest of a fast evaluator's deadline (it is armed around every evaluation).
+_raw: Any = getattr(signal, "_signal", signal)
+
+
+class sync_deadline:  # a class, named like the function it replaced: ``with sync_deadline(s):``
     """Raise :class:`Exceeded` in the block if it runs longer than ``seconds``.
 
     A timer someone else armed (pytest-timeout, an application's alarm) is put back afterwards,
     less the time the block took; if it would fire first, it is left to fire as it was.
     """
-    on_main = threading.current_thread() is threading.main_thread()
-    if seconds <= 0 or not on_main or not hasattr(signal, "setitimer"):
-        yield
-        return
-    outer_delay, outer_interval = signal.setitimer(signal.ITIMER_REAL, 0)
-    if outer_delay and outer_delay <= seconds:
-        signal.setitimer(signal.ITIMER_REAL, outer_delay, outer_interval)
-        yield
-        return
-    started = time.monotonic()
-    previous = signal.signal(signal.SIGALRM, _expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-        if outer_delay:
-            left = outer_delay - (time.monotonic() - started)
-            signal.setitimer(signal.ITIMER_REAL, max(left, 0.001), outer_interval)
+
+    __slots__ = ("armed", "outer_delay", "outer_interval", "previous", "seconds", "started")
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.armed = False
+
+    def __enter__(self) -> None:
+        seconds = self.seconds
+        if seconds <= 0 or not _HAS_TIMER or threading.current_thread() is not threading.main_thread():
+            return
+        outer_delay, outer_interval = _raw.setitimer(_ITIMER_REAL, 0)
+        if outer_delay and outer_delay <= seconds:
+            _raw.setitimer(_ITIMER_REAL, outer_delay, outer_interval)
+            return
+        self.outer_delay, self.outer_interval = outer_delay, outer_interval
+        self.started = time.monotonic()
+        self.previous = _raw.signal(_SIGALRM, _expire)
+        _raw.setitimer(_ITIMER_REAL, seconds)
+        self.armed = True
+
+    def __exit__(self, *exc: object) -> None:
+        if not self.armed:
+            return
+        self.armed = False
+        _raw.setitimer(_ITIMER_REAL, 0)
+        _raw.signal(_SIGALRM, self.previous)
+        if self.outer_delay:
+            left = self.outer_delay - (time.monotonic() - self.started)
+            _raw.setitimer(_ITIMER_REAL, max(left, 0.001), self.outer_interval)
+
+
+_HAS_TIMER = hasattr(signal, "setitimer")
+_ITIMER_REAL = getattr(signal, "ITIMER_REAL", 0)
+_SIGALRM = int(getattr(signal, "SIGALRM", 0))

@@ -32,6 +32,8 @@ NEGATION_PREFIX = "not-"
 _COMMON = set(EvaluatorCommon.model_fields)
 _DEFINITION_MAX_BYTES = 10 * 1024 * 1024
 _NO_COMMON = EvaluatorCommon()
+#: How many bound mappings a Binder keeps for reuse.
+_BOUND_KEPT = 256
 
 
 _ASYNC: dict[type[Any], bool] = {}
@@ -56,6 +58,11 @@ class Binder:
         self.registry = registry
         self.named: dict[str, BoundEvaluator] = {}
         self.definitions: dict[Path, YamlDocument] = {}
+        #: Bound mappings by what decides them, so 10,000 tasks with the same checks validate and
+        #: configure each distinct mapping once (only ``origin`` differs between them). The most
+        #: recent few only: tasks with a mapping each (their own ``expected:``) must not make the
+        #: memory of a large suite grow with it (bench.suite.plan.TaskList).
+        self._bound: dict[tuple[Any, ...], BoundEvaluator] = {}
         #: Setting -> the types that claim it for a mapping without ``type:`` (``infer_from``).
         self.claims: dict[str, list[type[Evaluator[Any]]]] = {}
         for provided in registry.evaluator_types():
@@ -112,6 +119,31 @@ class Binder:
         in_definition: str | None = None,
     ) -> BoundEvaluator:
         path = tuple(path)
+        key = (doc.path, repr(entry), default_name, default_type, in_definition)
+        known = self._bound.get(key)
+        if known is not None:
+            mark = doc.mark(path)
+            origin = f"{doc.path}:{mark[0]}" if mark else str(doc.path)
+            copy = object.__new__(BoundEvaluator)  # dataclasses.replace re-runs __init__: slower
+            copy.__dict__.update(known.__dict__, origin=origin, spec=dict(known.spec))
+            return copy
+        bound = self._bind_mapping(doc, path, entry, default_name, default_type, in_definition)
+        # A type that aggregates over its instances needs one instance per task (runner.aggregators).
+        if "file" not in entry and not bound.instance.aggregates:
+            if len(self._bound) >= _BOUND_KEPT:
+                del self._bound[next(iter(self._bound))]  # the oldest
+            self._bound[key] = bound
+        return bound
+
+    def _bind_mapping(
+        self,
+        doc: YamlDocument,
+        path: tuple[Any, ...],
+        entry: dict[str, Any],
+        default_name: str | None,
+        default_type: str | None,
+        in_definition: str | None,
+    ) -> BoundEvaluator:
         if "file" in entry:
             if "name" in entry:
                 raise doc.error("Evaluator config with both name and file", path)

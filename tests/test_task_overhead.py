@@ -1,0 +1,89 @@
+"""Per-task overhead (issue 16, item 4): what makes 10,000 recorded tasks cheap must not change them.
+
+Tasks that repeat one evaluator mapping share its configured instance (validated once), yet each
+keeps its own origin; a type that aggregates over its instances keeps one per task.
+"""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+
+import pytest
+
+from bench.execution.deadline import Exceeded, sync_deadline
+from bench.plugins.registry import get_registry
+from bench.suite.binding import Binder
+from bench.suite.loader import load_suite
+from bench.suite.yamlio import YamlDocument
+
+SUITE = """\
+name: shared
+tasks:
+  - id: a
+    response: "the answer is 4"
+    evaluate: [{type: contains, value: answer}, {type: bleu, reference: "the answer is 4"}]
+  - id: b
+    response: "no idea"
+    evaluate: [{type: contains, value: answer}, {type: bleu, reference: "the answer is 4"}]
+  - id: c
+    response: "answer 5"
+    evaluate: [{type: contains, value: other}]
+"""
+
+
+def test_tasks_with_one_mapping_share_its_instance_but_not_their_origin(tmp_path: Path) -> None:
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(SUITE)
+    a, b, c = load_suite(suite).tasks
+    assert a.evaluators[0].instance is b.evaluators[0].instance
+    assert a.evaluators[0] is not b.evaluators[0]
+    assert (a.evaluators[0].origin, b.evaluators[0].origin) == (f"{suite}:5", f"{suite}:8")
+    assert a.evaluators[0].spec == b.evaluators[0].spec
+    assert a.evaluators[0].spec is not b.evaluators[0].spec  # a copy each: no task edits another's
+    assert c.evaluators[0].instance is not a.evaluators[0].instance
+    assert c.evaluators[0].instance.config.value == "other"  # type: ignore[attr-defined]
+
+
+def test_an_aggregating_type_keeps_one_instance_per_task(tmp_path: Path) -> None:
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(SUITE)
+    a, b, _ = load_suite(suite).tasks
+    assert a.evaluators[1].type == "bleu"
+    assert a.evaluators[1].instance is not b.evaluators[1].instance
+
+
+def _spin() -> None:
+    while True:
+        pass
+
+
+def test_d13_sync_deadline_restores_the_handler_it_found() -> None:
+    """The deadline swaps the SIGALRM handler through the C functions: what it found comes back."""
+
+    def outer(signum: int, frame: object) -> None:
+        raise AssertionError("not armed")
+
+    previous = signal.signal(signal.SIGALRM, outer)
+    try:
+        with sync_deadline(5.0):
+            assert signal.getsignal(signal.SIGALRM) is not outer
+        assert signal.getsignal(signal.SIGALRM) is outer
+        with pytest.raises(Exceeded), sync_deadline(0.01):
+            _spin()
+        assert signal.getsignal(signal.SIGALRM) is outer
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_a_suite_of_distinct_mappings_keeps_only_the_latest_bound() -> None:
+    """Tasks with a mapping each (their own expected value) must not hold every binding in memory."""
+    binder = Binder(get_registry())
+    doc = YamlDocument(Path("suite.yaml"), {}, None)
+    first = binder.bind_mapping(doc, ("tasks", 0, "evaluate"), {"expected": "item-0"})
+    for i in range(1, 1000):
+        binder.bind_mapping(doc, ("tasks", i, "evaluate"), {"expected": f"item-{i}"})
+    assert len(binder._bound) == 256
+    again = binder.bind_mapping(doc, ("tasks", 0, "evaluate"), {"expected": "item-0"})
+    assert again.instance is not first.instance  # forgotten, so bound afresh
+    assert again.spec == first.spec
