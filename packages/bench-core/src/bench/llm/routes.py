@@ -41,7 +41,6 @@ def is_direct(model: str, setting: str = "auto") -> bool:
     if transport(setting) == "litellm" or "/" not in model:
         return False
     provider, name = model.split("/", 1)
-    key: str | None
     if provider == "hosted_vllm":
         return True
     return provider == "openai" and not name.startswith(_REWRITTEN)
