@@ -17,6 +17,10 @@ TRANSPORTS = ("auto", "litellm")
 TRANSPORT_ENV = "BENCH_LLM_TRANSPORT"
 # litellm's OpenAIOSeriesConfig / GPT-5 config rename or drop parameters for these.
 _REWRITTEN = ("o1", "o3", "o4", "gpt-5")
+_NO_KEY = (
+    "Missing credentials. Please pass an `api_key`, `workload_identity`, `admin_api_key`, or set the "
+    "`OPENAI_API_KEY` or `OPENAI_ADMIN_KEY` environment variable."
+)
 
 
 @dataclass(frozen=True)
@@ -63,4 +67,6 @@ def route(model: str, api_base: str | None, api_key: str | None) -> Route:
             or "https://api.openai.com/v1"
         )
         key = api_key or os.environ.get("OPENAI_API_KEY")
+        if not key:  # the OpenAI client's refusal, which litellm passes on (fatal: failures._NO_KEY)
+            raise ValueError(_NO_KEY)
     return Route(base.rstrip("/") + "/chat/completions", name, key)
