@@ -20,6 +20,9 @@ from bench.testing.server import Fault
 from bench.testing.verdicts import judge_verdict
 from bench.workspace import sandbox
 
+# Every test here runs on both paths of the LLM client (the root conftest.py).
+pytestmark = pytest.mark.usefixtures("llm_transport")
+
 
 def _every_byte(folder: Path) -> bytes:
     return b"".join(p.read_bytes() for p in folder.rglob("*") if p.is_file())
