@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 
@@ -176,3 +177,33 @@ def test_a_run_of_openai_compatible_models_never_imports_litellm(args, tmp_path)
         assert len(server.requests) == (
             0 if args == ["--dry-run"] else 2 if args else 1
         )  # the re-run is cached
+
+
+def test_verbose_logs_each_direct_call_without_its_key(tmp_path):
+    secret, key = "qs-1f2e3d4c5b6a", "sk-canary-0a9b8c7d6e5f"
+    with FakeLLMServer() as server:
+        suite = tmp_path / "suite.yaml"
+        suite.write_text(
+            f"target: {{type: litellm, model: openai/fake, api_base: '{server.url}?key={secret}'}}\n"
+            "tasks:\n  - {id: a, prompt: hello, evaluate: {expected: x}}\n"
+        )
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "bench",
+                "run",
+                str(suite),
+                "--verbose",
+                "--runs-dir",
+                str(tmp_path / "r"),
+            ],
+            env={**os.environ, "OPENAI_API_KEY": key},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    # The query (where the key is) is cut, so the path after it goes too.
+    assert f"bench.llm.direct DEBUG: POST {server.url} model=fake stream=False" in proc.stderr
+    assert secret not in proc.stderr + proc.stdout
+    assert key not in proc.stderr + proc.stdout

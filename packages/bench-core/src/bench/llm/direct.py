@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import time
 from types import SimpleNamespace
 from typing import Any
@@ -19,8 +20,10 @@ from typing import Any
 import aiohttp
 from multidict import CIMultiDict
 
-from bench.llm.failures import StreamCut
+from bench.llm.failures import StreamCut, public_url
 from bench.llm.routes import Route
+
+_log = logging.getLogger(__name__)  # shown by --verbose, redacted like every bench log
 
 
 class ProviderError(Exception):
@@ -111,10 +114,13 @@ class DirectTransport:
         if stream:
             body.update(stream=True, stream_options={"include_usage": True})
         headers = {"Authorization": f"Bearer {route.api_key}"} if route.api_key else {}
+        if _log.isEnabledFor(logging.DEBUG):
+            _log.debug("POST %s model=%s stream=%s", public_url(route.url), route.model, stream)
         try:
             async with self._http().post(route.url, json=body, headers=headers) as response:
                 if response.status >= 400:
                     text = await response.text(errors="replace")
+                    _log.debug("HTTP %s from %s: %s", response.status, public_url(route.url), text[:500])
                     raise _error(response.status, response.reason, text, CIMultiDict(response.headers))
                 if not stream:
                     return _decode(await response.text(errors="replace")), None
