@@ -22,6 +22,7 @@ from multidict import CIMultiDict
 
 from bench.llm.failures import StreamCut, public_url
 from bench.llm.routes import Route
+from bench.redact import current
 
 _log = logging.getLogger(__name__)  # shown by --verbose, redacted like every bench log
 
@@ -120,7 +121,9 @@ class DirectTransport:
             async with self._http().post(route.url, json=body, headers=headers) as response:
                 if response.status >= 400:
                     text = await response.text(errors="replace")
-                    _log.debug("HTTP %s from %s: %s", response.status, public_url(route.url), text[:500])
+                    # Redacted here, not only by the log's handler: providers echo keys they refuse.
+                    said = current()(text)[:500]
+                    _log.debug("HTTP %s from %s: %s", response.status, public_url(route.url), said)
                     raise _error(response.status, response.reason, text, CIMultiDict(response.headers))
                 if not stream:
                     return _decode(await response.text(errors="replace")), None
