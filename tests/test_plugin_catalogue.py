@@ -42,6 +42,7 @@ COINCIDENCES: dict[str, tuple[str, frozenset[str]]] = {
         frozenset(
             {
                 "llm/client.py",
+                "llm/direct.py",
                 "llm/request.py",
                 "llm/verdict.py",
                 "execution/runner.py",

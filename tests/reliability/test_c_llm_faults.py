@@ -16,6 +16,9 @@ from bench.testing import run_suite
 from bench.testing.pytest_plugin import CANARY_KEY
 from bench.testing.server import Fault, Reply
 
+# Every test here runs on both paths of the LLM client (the root conftest.py).
+pytestmark = pytest.mark.usefixtures("llm_transport")
+
 
 def _suite(suite_file, tasks: int = 1, extra: str = "", prompt: str = "question") -> object:
     rows = "".join(

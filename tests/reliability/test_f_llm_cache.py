@@ -18,6 +18,9 @@ from bench.testing import run_suite
 from bench.testing.server import Reply
 from bench.testing.verdicts import judge_verdict
 
+# Every test here runs on both paths of the LLM client (the root conftest.py).
+pytestmark = pytest.mark.usefixtures("llm_transport")
+
 # Writes 1 MiB entries as fast as it can and prints each key once put() has returned.
 WRITER = """
 import sys

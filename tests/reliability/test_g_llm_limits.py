@@ -6,12 +6,17 @@ import asyncio
 import statistics
 import time
 
+import pytest
+
 from bench.errors import ModelCallError
 from bench.llm.client import LLMClient
 from bench.llm.request import LLMRequest
 from bench.llm.settings import LLMSettings
 from bench.testing import run_suite
 from bench.testing.server import FakeLLMServer, Fault, Reply
+
+# Every test here runs on both paths of the LLM client (the root conftest.py).
+pytestmark = pytest.mark.usefixtures("llm_transport")
 
 
 def _suite(suite_file, tasks: int, extra: str = "") -> object:

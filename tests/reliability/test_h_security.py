@@ -20,6 +20,9 @@ from bench.testing.server import Fault
 from bench.testing.verdicts import judge_verdict
 from bench.workspace import sandbox
 
+# Every test here runs on both paths of the LLM client (the root conftest.py).
+pytestmark = pytest.mark.usefixtures("llm_transport")
+
 
 def _every_byte(folder: Path) -> bytes:
     return b"".join(p.read_bytes() for p in folder.rglob("*") if p.is_file())
@@ -133,7 +136,13 @@ def test_h03_litellm_debug_logging_prints_no_key(suite_file, fake_llm, tmp_path)
           - {{id: a, prompt: hello, evaluate: {{expected: x}}}}
         """
     )
-    env = {**os.environ, "LITELLM_LOG": "DEBUG", "OPENAI_API_KEY": CANARY_KEY}
+    # litellm's own debug log: the call must go through litellm, not bench's direct HTTP path.
+    env = {
+        **os.environ,
+        "LITELLM_LOG": "DEBUG",
+        "OPENAI_API_KEY": CANARY_KEY,
+        "BENCH_LLM_TRANSPORT": "litellm",
+    }
     proc = subprocess.run(
         [sys.executable, "-m", "bench", "run", str(path), "--verbose"],
         cwd=tmp_path,

@@ -15,6 +15,9 @@ from bench.tool_calls import decode_arguments, parse_tool_call
 from bench.workspace.tools import Workbench
 from bench.workspace.walk import walk
 
+# Every test here runs on both paths of the LLM client (the root conftest.py).
+pytestmark = pytest.mark.usefixtures("llm_transport")
+
 
 class Scripted:
     """An LLM client answering with the given results in turn, recording the requests."""

@@ -26,6 +26,7 @@ from bench.llm.accounting import Totals
 from bench.llm.cache import default_cache_path
 from bench.llm.client import LLMClient
 from bench.llm.credentials import describe_missing, missing_credentials
+from bench.llm.loader import import_in_background
 from bench.results import RunReport, Summary, TaskResult
 from bench.scoring.run_stats import StatsCollector
 from bench.store import RunStore, StoreWriteError, now_iso, resolve_run
@@ -161,6 +162,8 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
     # whatever their names (H05).
     redact.refresh(redact.credential_names([plan.path, *plan.referenced_files]))
     llm = make_client(plan, options)
+    if llm.needs_litellm([e.model for e in plan.endpoints]):
+        import_in_background()  # overlaps the checks and the store's opening below
     check_prices(plan, llm.prices)
     missing = missing_credentials(plan.endpoints)
     if missing:  # one error before any task, never one per task (issue 15)
@@ -225,7 +228,8 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
         observer.task_done(result)
 
     runner.record = record
-    if plan.target is not None and plan.target.llm_calls() and plan.needs_target:
+    target_models = [m for m, _ in plan.target.llm_calls()] if plan.target is not None else []
+    if target_models and plan.needs_target and llm.needs_litellm(target_models):
         if not llm.warmed_up:
             observer.note("importing the model client (litellm)…")
         await llm.warm_up()  # seconds of import belong to start-up, not to the first task's timeout
@@ -274,7 +278,7 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
                     )
                 )
         store.close()
-        llm.close()
+        await llm.aclose()
 
     order = plan.tasks.ids
     used = llm.totals.calls or llm.totals.cached or llm.totals.attempts

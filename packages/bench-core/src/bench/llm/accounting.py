@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from bench.llm.prices import info
 from bench.llm.settings import JudgeLimits, Pricing, RuntimeLimits
 
 
@@ -20,13 +21,9 @@ class Prices:
         row = self.rows.get(model)
         if row is not None:
             return row.input_cost_per_million_tokens / 1e6, row.output_cost_per_million_tokens / 1e6
-        from bench.llm.loader import load_litellm  # offline-safe: never fetches litellm's cost map
-
-        litellm = load_litellm()
-        for name in (model, model.split("/", 1)[-1]):
-            info = litellm.model_cost.get(name)
-            if isinstance(info, dict) and "input_cost_per_token" in info:
-                return float(info["input_cost_per_token"]), float(info.get("output_cost_per_token", 0.0))
+        listed = info(model)  # litellm's price map, read without importing litellm
+        if listed is not None and "input_cost_per_token" in listed:
+            return float(listed["input_cost_per_token"]), float(listed.get("output_cost_per_token", 0.0))
         return None
 
     def cost(self, model: str, input_tokens: int | None, output_tokens: int | None) -> float | None:

@@ -17,6 +17,7 @@ from typing import Any
 from bench.errors import ModelCallError, RunStopped
 from bench.llm.accounting import Budget, Prices, Totals
 from bench.llm.cache import ResponseCache, cache_key
+from bench.llm.direct import DirectTransport
 from bench.llm.failures import (
     QueueTimeout,
     StreamCut,
@@ -30,6 +31,7 @@ from bench.llm.failures import (
 from bench.llm.limits import AdaptiveLimit, Limits
 from bench.llm.loader import load_litellm
 from bench.llm.request import LLMRequest, LLMResult
+from bench.llm.routes import is_direct, route
 from bench.llm.settings import JudgeLimits, LLMSettings, Pricing, RuntimeLimits
 from bench.llm.warmup import prime
 from bench.models import ToolCall, Usage
@@ -88,10 +90,25 @@ class LLMClient:
         #: (provider, key variable) -> set once its first call has an answer that is no auth
         #: failure: until then other calls wait, so a rejected key costs one request, not N.
         self._first_calls: dict[tuple[str, str | None], asyncio.Event] = {}
+        self._direct = DirectTransport(self.settings.attempt_timeout)
 
     def close(self) -> None:
         if self.cache is not None:
             self.cache.close()
+        self._direct.close()
+
+    async def aclose(self) -> None:
+        """``close``, and the direct path's connection pool with it."""
+        await self._direct.aclose()
+        self.close()
+
+    def direct(self, model: str) -> bool:
+        """Whether chat calls to ``model`` go straight over HTTP, without litellm."""
+        return is_direct(model, self.settings.transport)
+
+    def needs_litellm(self, models: list[str]) -> bool:
+        """Whether calls to any of ``models`` go through litellm."""
+        return any(not self.direct(m) for m in models)
 
     # -- the call -----------------------------------------------------------------------------
 
@@ -154,7 +171,8 @@ class LLMClient:
         estimate = sum(len(str(m.get("content") or "")) for m in request.messages) // 4 + int(
             params.get("max_tokens") or 256
         )
-        await self.warm_up()
+        if request.moderation or not self.direct(request.model):
+            await self.warm_up()
         attempt, waited = 0, 0.0
         while True:
             attempt += 1
@@ -267,6 +285,17 @@ class LLMClient:
         self, request: LLMRequest, params: dict[str, Any], started: float
     ) -> tuple[Any, float | None]:
         """One attempt; returns the completion and, when streamed, the time to first token (ms)."""
+        key = None
+        if request.api_key_env and not request.moderation:
+            key = os.environ.get(request.api_key_env)
+            if not key:
+                raise ModelCallError(
+                    f"environment variable {request.api_key_env} is not set (it should hold the API key)",
+                    model=request.model,
+                )
+        if not request.moderation and self.direct(request.model):
+            where = route(request.model, request.api_base, key)
+            return await self._direct.chat(where, request.messages, params, request.stream, started)
         litellm = load_litellm()
         kwargs: dict[str, Any] = {
             "model": request.model,
@@ -280,13 +309,7 @@ class LLMClient:
             return await self._moderate(litellm, request), None
         if request.api_base:
             kwargs["api_base"] = request.api_base
-        if request.api_key_env:
-            key = os.environ.get(request.api_key_env)
-            if not key:
-                raise ModelCallError(
-                    f"environment variable {request.api_key_env} is not set (it should hold the API key)",
-                    model=request.model,
-                )
+        if key:
             kwargs["api_key"] = key
         if not request.stream:
             return await litellm.acompletion(**kwargs), None

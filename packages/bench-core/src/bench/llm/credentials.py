@@ -38,6 +38,11 @@ def endpoints(component: Any) -> set[Endpoint]:
 
 def litellm_missing_keys(model: str) -> list[str]:
     """The variables litellm says ``model``'s provider needs and the environment lacks."""
+    provider = model.split("/", 1)[0] if "/" in model else None
+    if provider == "hosted_vllm":  # as litellm says, without importing it: a local server needs no key
+        return []
+    if provider == "openai":
+        return [] if os.environ.get("OPENAI_API_KEY") else ["OPENAI_API_KEY"]
     from bench.llm.loader import load_litellm
 
     try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from typing import Any
 
 from bench.redact import guard_loggers
@@ -27,3 +28,15 @@ def load_litellm() -> Any:
         guard_loggers(LOGGERS)
         _litellm = litellm
     return _litellm
+
+
+_background: threading.Thread | None = None
+
+
+def import_in_background() -> None:
+    """Start importing litellm on a thread (once), so the seconds it takes overlap the suite's
+    loading; ``load_litellm`` then finds it imported, or waits on the import lock."""
+    global _background
+    if _litellm is None and _background is None:
+        _background = threading.Thread(target=load_litellm, name="bench-import-litellm", daemon=True)
+        _background.start()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, model_validator
 
 
@@ -39,6 +41,10 @@ class LLMSettings(_Strict):
     """Calls to one provider that may fail in a row before the run stops starting calls."""
     models: dict[str, ModelLimits] = Field(default_factory=dict)
     """Per-model limits, keyed by the model name as written in the suite."""
+    transport: Literal["auto", "litellm"] = "auto"
+    """``auto``: OpenAI-compatible models (``openai/``, ``hosted_vllm/``) are called over HTTP
+    directly, the rest through litellm; ``litellm``: every call through litellm
+    (``BENCH_LLM_TRANSPORT=litellm`` does the same)."""
 
 
 class PriceRow(_Strict):

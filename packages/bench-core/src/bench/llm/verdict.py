@@ -19,7 +19,9 @@ from pydantic import BaseModel, ValidationError
 from bench.errors import EvaluatorError, ModelCallError
 from bench.llm.client import LLMClient
 from bench.llm.loader import load_litellm
+from bench.llm.prices import info
 from bench.llm.request import LLMRequest
+from bench.llm.routes import is_direct
 
 V = TypeVar("V", bound=BaseModel)
 TOOL_NAME = "submit_verdict"
@@ -47,6 +49,9 @@ def data_rule(tag: str) -> str:
 
 
 def supports_tools(model: str) -> bool:
+    if is_direct(model):  # litellm's answer, read from its price map without importing it
+        listed = info(model)
+        return bool(listed and listed.get("supports_function_calling"))
     litellm = load_litellm()
     try:
         return bool(litellm.supports_function_calling(model=model))

@@ -1,0 +1,181 @@
+"""Chat completions straight to an OpenAI-compatible endpoint over one pooled ``aiohttp`` session.
+
+It sends the body litellm sends on its OpenAI route and fails the way the client expects of
+litellm (``ProviderError`` carries ``status_code``, ``body`` and ``response.headers``), so
+retries, Retry-After, the fatal 401/403 and redaction work the same on both paths. aiohttp, not
+httpx: httpcore's pool scans every connection for every waiting request, which cost more CPU per
+call at concurrency 64 than litellm itself did (benchmarks/README.md, "LLM request path").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from types import SimpleNamespace
+from typing import Any
+
+import aiohttp
+from multidict import CIMultiDict
+
+from bench.llm.failures import StreamCut, public_url
+from bench.llm.routes import Route
+from bench.redact import current
+
+_log = logging.getLogger(__name__)  # shown by --verbose, redacted like every bench log
+
+
+class ProviderError(Exception):
+    """An HTTP error answer (or an unreadable body) from the provider."""
+
+    def __init__(self, message: str, status: int, body: Any = None, headers: Any = None) -> None:
+        super().__init__(message)
+        self.status_code = status
+        self.body = body
+        self.response = SimpleNamespace(headers=headers or {})
+
+
+def _namespace(value: dict[str, Any]) -> SimpleNamespace:
+    return SimpleNamespace(**value)
+
+
+def _error(status: int, reason: str | None, text: str, headers: Any) -> ProviderError:
+    """The provider's message, as litellm reports it (the ``error.message`` of the body)."""
+    try:
+        payload = json.loads(text)
+    except ValueError:
+        payload = None
+    error = payload.get("error") if isinstance(payload, dict) else None
+    if isinstance(error, dict):
+        return ProviderError(str(error.get("message") or text), status, error, headers)
+    return ProviderError(text or reason or f"HTTP {status}", status, payload, headers)
+
+
+def _invalid(text: str) -> ProviderError:
+    return ProviderError(f"Empty or invalid response from LLM endpoint. Received: {text!r}", 500)
+
+
+def _decode(text: str) -> SimpleNamespace:
+    """A completion's JSON as attribute objects; an unreadable body is a 500, as in litellm."""
+    try:
+        value = json.loads(text, object_hook=_namespace)
+    except ValueError as exc:
+        raise (ProviderError(str(exc), 500) if text.lstrip().startswith("{") else _invalid(text)) from None
+    if not isinstance(value, SimpleNamespace):
+        raise _invalid(text)
+    return value
+
+
+class DirectTransport:
+    """One connection pool (HTTP keep-alive) for every direct call of a client."""
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self._session: aiohttp.ClientSession | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def _http(self) -> aiohttp.ClientSession:
+        loop = asyncio.get_running_loop()
+        if self._session is None or self._loop is not loop:  # a pool's connections belong to one loop
+            self.close()
+            self._loop = loop
+            # No connection limit of its own: the client's call slots bound what is in flight.
+            connector = aiohttp.TCPConnector(limit=0)
+            self._session = aiohttp.ClientSession(
+                connector=connector, timeout=aiohttp.ClientTimeout(total=self.timeout)
+            )
+        return self._session
+
+    async def aclose(self) -> None:
+        if self._session is not None and self._loop is asyncio.get_running_loop():
+            await self._session.close()
+        self._session = None
+
+    def close(self) -> None:
+        """Drop the pool's connections now, from sync code or after its loop ended."""
+        session, self._session = self._session, None
+        if session is not None and session.connector is not None and not session.closed:
+            with contextlib.suppress(Exception):
+                session.connector._close()  # close() would schedule a task on a loop that may be gone
+
+    __del__ = close
+
+    async def chat(
+        self,
+        route: Route,
+        messages: list[dict[str, Any]],
+        params: dict[str, Any],
+        stream: bool,
+        started: float,
+    ) -> tuple[Any, float | None]:
+        """One attempt: the completion (attribute objects) and, streamed, the time to first token."""
+        body: dict[str, Any] = {"model": route.model, "messages": messages, **params}
+        if stream:
+            body.update(stream=True, stream_options={"include_usage": True})
+        headers = {"Authorization": f"Bearer {route.api_key}"} if route.api_key else {}
+        if _log.isEnabledFor(logging.DEBUG):
+            _log.debug("POST %s model=%s stream=%s", public_url(route.url), route.model, stream)
+        try:
+            async with self._http().post(route.url, json=body, headers=headers) as response:
+                if response.status >= 400:
+                    text = await response.text(errors="replace")
+                    # Redacted here, not only by the log's handler: providers echo keys they refuse.
+                    said = current()(text)[:500]
+                    _log.debug("HTTP %s from %s: %s", response.status, public_url(route.url), said)
+                    raise _error(response.status, response.reason, text, CIMultiDict(response.headers))
+                if not stream:
+                    return _decode(await response.text(errors="replace")), None
+                return await _read_stream(response, started)
+        except asyncio.TimeoutError:
+            raise TimeoutError from None
+        except aiohttp.ClientError as exc:
+            raise ConnectionError("Connection error.") from exc
+
+
+async def _read_stream(response: aiohttp.ClientResponse, started: float) -> tuple[Any, float | None]:
+    """Join a server-sent event stream into one completion, as litellm's chunk builder does."""
+    parts: list[str] = []
+    calls: dict[int, dict[str, Any]] = {}
+    finish: str | None = None
+    usage: Any = None
+    ttft: float | None = None
+    async for raw in response.content:
+        line = raw.decode("utf-8", "replace").strip()
+        if not line.startswith("data:"):
+            continue
+        data = line[5:].strip()
+        if data == "[DONE]":
+            break
+        try:
+            chunk = json.loads(data)
+        except ValueError:
+            continue
+        usage = chunk.get("usage") or usage
+        for choice in chunk.get("choices") or []:
+            delta = choice.get("delta") or {}
+            if ttft is None and (delta.get("content") or delta.get("tool_calls")):
+                ttft = (time.perf_counter() - started) * 1000
+            parts.append(delta.get("content") or "")
+            for call in delta.get("tool_calls") or []:
+                held = calls.setdefault(
+                    call.get("index", len(calls)), {"id": None, "name": "", "arguments": ""}
+                )
+                held["id"] = call.get("id") or held["id"]
+                function = call.get("function") or {}
+                held["name"] += function.get("name") or ""
+                held["arguments"] += function.get("arguments") or ""
+            finish = choice.get("finish_reason") or finish
+    text = "".join(parts)
+    if finish is None:
+        raise StreamCut(text)  # a cut stream must not pass for a complete answer (RELIABILITY L8, C11)
+    tool_calls = [
+        SimpleNamespace(
+            id=c["id"], type="function", function=SimpleNamespace(name=c["name"], arguments=c["arguments"])
+        )
+        for _, c in sorted(calls.items())
+    ]
+    message = SimpleNamespace(role="assistant", content=text or None, tool_calls=tool_calls or None)
+    choice = SimpleNamespace(index=0, message=message, finish_reason=finish)
+    return SimpleNamespace(choices=[choice], usage=_namespace(usage) if usage else None), ttft
