@@ -129,7 +129,9 @@ class DirectTransport:
                     return _decode(await response.text(errors="replace")), None
                 return await _read_stream(response, started)
         except asyncio.TimeoutError:
-            raise TimeoutError from None
+            # Not the builtin TimeoutError: before Python 3.11 it is another class, and the client
+            # retries (and words) an attempt's timeout by asyncio.TimeoutError.
+            raise asyncio.TimeoutError from None
         except aiohttp.ClientError as exc:
             raise ConnectionError("Connection error.") from exc
 
