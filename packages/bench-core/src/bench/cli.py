@@ -194,7 +194,8 @@ def run(
         typer.Option(
             "--verbose",
             "-v",
-            help="Print a line per finished task, and log each model call (litellm's debug log), redacted.",
+            help="Print a line per finished task, and log each model call (bench's own or litellm's debug "
+            "log, by the model's transport), redacted.",
         ),
     ] = False,
     allow_outside_root: AllowOutsideRoot = False,
