@@ -494,7 +494,7 @@ def calibrate(
     grouped = cal.by_task(read_labels(labels), plan, str(labels))
     responses = None
     if run_id is not None:
-        responses = cal.responses_from(cal.run_results(runs_dir, run_id)[1])
+        responses = cal.responses_from(cal.run_results(runs_dir, run_id, "bench calibrate --run")[1])
     llm = make_client(plan, RunOptions(runs_dir=runs_dir, cache=not no_cache))
     try:
         results = asyncio.run(cal.calibrate(plan, grouped, llm, responses))
@@ -530,7 +530,7 @@ def label(
     from bench.report.labelling import walk
 
     who = rater if rater is not None else getpass.getuser()
-    found, rows = run_results(runs_dir, run_id)
+    found, rows = run_results(runs_dir, run_id, "bench label")
     keys = (line.rstrip("\n") for line in sys.stdin)
     written = walk(rows, out, who, keys, typer.echo)
     typer.echo(f"{written} labels by {who} from run {found} written to {out}")
