@@ -300,6 +300,23 @@ def test_label_unknown_run(bench_cli):
     assert result.stderr == "error: no run 'nope' in .bench/runs (runs found: none)\n"
 
 
+def test_calibrate_refuses_an_output_it_cannot_write_before_judging(
+    bench_cli, fake_llm, suite_file, tmp_path
+):
+    suite_file(SUITE)
+    _script(fake_llm, JUDGE)
+    _labels(tmp_path, [{"task": "alpha", "passed": True}])
+    (tmp_path / "folder").mkdir()
+    result = bench_cli("calibrate", "suite.yaml", "--labels", "labels.jsonl", "-o", "folder")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "error: --output folder: refusing to replace a directory; write the report to a regular file\n"
+    )
+    result = bench_cli("calibrate", "suite.yaml", "--labels", "labels.jsonl", "-o", "no/c.json")
+    assert result.stderr == "error: cannot write no/c.json: folder no does not exist\n"
+    assert fake_llm.count() == 0
+
+
 def test_label_latest_without_runs(bench_cli):
     result = bench_cli("label", "latest")
     assert result.exit_code == 2
