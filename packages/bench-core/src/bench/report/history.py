@@ -23,22 +23,28 @@ from bench.store import read_run, run_manifests
 def run_row(run_id: str, manifest: dict[str, Any]) -> dict[str, Any]:
     """What ``bench runs`` shows of one run: id, suite, when, status, tasks, pass rate, cost."""
     summary = _mapping(manifest.get("summary"))
-    done: int = sum(int(summary.get(k, 0)) for k in ("passed", "failed", "errors"))
+    counts = {k: _number(summary.get(k)) or 0 for k in ("passed", "failed", "errors")}
+    done = sum(counts.values())
     llm = _mapping(manifest.get("llm"))
     return {
         "run_id": run_id,
         "suite": manifest.get("suite"),
         "started_at": manifest.get("started_at"),
         "status": manifest.get("status"),
-        "tasks": summary.get("total", manifest.get("tasks")),
-        "passed": summary.get("passed"),
-        "pass_rate": round(summary.get("passed", 0) / done, 4) if done else None,
-        "cost_usd": llm.get("cost_usd"),
+        "tasks": _number(summary.get("total", manifest.get("tasks"))),
+        "passed": _number(summary.get("passed")),
+        "pass_rate": round(counts["passed"] / done, 4) if done > 0 else None,
+        "cost_usd": _number(llm.get("cost_usd")),
     }
 
 
 def _mapping(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
+
+
+def _number(value: Any) -> int | float | None:
+    """A count or cost from a manifest, ``None`` when a hand-edited one holds something else."""
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def list_runs(runs_dir: Path) -> list[dict[str, Any]]:
