@@ -317,6 +317,31 @@ def test_calibrate_refuses_an_output_it_cannot_write_before_judging(
     assert fake_llm.count() == 0
 
 
+def test_label_prints_a_runs_text_without_control_characters_d03(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from bench.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    run = tmp_path / ".bench" / "runs" / "20260101-000000-abcd"
+    run.mkdir(parents=True)
+    (run / "manifest.json").write_text("{}")
+    row = {
+        "id": "t\x1b[2J1",
+        "status": "failed",
+        "prompt": "say\x07 it",
+        "response": "line one\n\x1b]8;;http://x\x07PASSED\x1b]8;;\x07\tend",
+        "evaluators": [{"name": "judge\x1b[31m", "passed": False, "reason": "bad\x00 answer"}],
+    }
+    (run / "results.jsonl").write_text(json.dumps(row) + "\n")
+    result = CliRunner().invoke(app, ["label", "latest", "--rater", "ann"], input="q\n")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith(
+        "== task t[2J1 (failed)\nprompt:\nsay it\nresponse:\nline one\n]8;;http://xPASSED]8;;\tend\n"
+        "  judge[31m: fail bad answer\n"
+    )
+
+
 def test_label_latest_without_runs(bench_cli):
     result = bench_cli("label", "latest")
     assert result.exit_code == 2
