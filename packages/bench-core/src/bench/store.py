@@ -269,16 +269,18 @@ def latest_lines(lines: Iterable[str]) -> dict[str, str]:
 def _line_id(line: str) -> str | None:
     """The key of a result line (``id``, or ``id@N`` for repeat N), without parsing the whole line."""
     try:
-        if line.startswith(_ID_PREFIX):
-            value, end = _decoder.raw_decode(line, len(_ID_PREFIX))
-            repeat = 0
-            if line.startswith(_REPEAT, end):
-                repeat, _ = _decoder.raw_decode(line, end + len(_REPEAT))
-        else:
+        if not line.startswith(_ID_PREFIX):
+            raise ValueError("not the store's compact form")
+        value, end = _decoder.raw_decode(line, len(_ID_PREFIX))
+        repeat = 0
+        if line.startswith(_REPEAT, end):
+            repeat, _ = _decoder.raw_decode(line, end + len(_REPEAT))
+    except ValueError:  # not the store's compact form (a space after a colon, say): parse it whole
+        try:
             data = json.loads(line)
             value, repeat = data["id"], data.get("repeat", 0)
-    except (ValueError, KeyError, TypeError):
-        return None
+        except (ValueError, KeyError, TypeError):
+            return None
     if not isinstance(value, str) or not isinstance(repeat, int):
         return None
     return value if repeat == 0 else f"{value}@{repeat}"
