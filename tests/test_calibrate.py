@@ -342,6 +342,27 @@ def test_label_prints_a_runs_text_without_control_characters_d03(tmp_path, monke
     )
 
 
+def test_label_walks_first_repeats_and_ids_holding_an_at_sign(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from bench.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    run = tmp_path / ".bench" / "runs" / "20260101-000000-abcd"
+    run.mkdir(parents=True)
+    (run / "manifest.json").write_text("{}")
+    rows = [
+        {"id": "user@example", "status": "passed", "response": "first"},
+        {"id": "user@example", "repeat": 1, "status": "passed", "response": "second"},
+    ]
+    (run / "results.jsonl").write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rows))
+    result = CliRunner().invoke(app, ["label", "latest", "--rater", "ann"], input="p\n")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.count("== task") == 1
+    labels = [json.loads(x) for x in (tmp_path / "labels.jsonl").read_text().splitlines()]
+    assert labels == [{"task": "user@example", "passed": True, "rater": "ann", "response": "first"}]
+
+
 def test_label_latest_without_runs(bench_cli):
     result = bench_cli("label", "latest")
     assert result.exit_code == 2

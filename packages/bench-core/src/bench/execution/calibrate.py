@@ -216,16 +216,12 @@ async def _judge(
 
 
 def run_results(runs_dir: Path, run_id: str, what: str) -> tuple[str, dict[str, dict[str, Any]]]:
-    """A stored run's id and its latest result per task key (``id``, ``id@N`` for repeat N;
-    ``latest``: the newest run), read without taking the run's lock."""
+    """A stored run's id and each task's result by task id, its first repeat only (``latest``: the
+    newest run), read without taking the run's lock."""
     found, _, results = read_run(runs_dir, run_id, what)
-    rows = {}
-    for row in results:
-        repeat = row.get("repeat") or 0
-        rows[str(row["id"]) if not repeat else f"{row['id']}@{repeat}"] = row
-    return found, rows
+    return found, {str(row["id"]): row for row in results if not row.get("repeat")}
 
 
 def responses_from(rows: dict[str, dict[str, Any]]) -> dict[str, Response]:
-    """Each task's recorded response text from a run's results (first repeat)."""
-    return {key: Response(output=row.get("response") or "") for key, row in rows.items() if "@" not in key}
+    """Each task's recorded response text from a run's results (``run_results``)."""
+    return {key: Response(output=row.get("response") or "") for key, row in rows.items()}

@@ -40,11 +40,12 @@ def walk(
     keys: Iterator[str],
     echo: Callable[[str], None],
 ) -> int:
-    """Label each task of ``rows`` not yet labelled by ``rater`` in ``out``; the number written."""
+    """Label each task of ``rows`` (one result per task id) not yet labelled by ``rater`` in
+    ``out``; the number written."""
     done = {label.task for label in read_labels(out) if label.rater == rater} if out.exists() else set()
     written = 0
     for key, row in rows.items():
-        if "@" in key or key in done:
+        if key in done:
             continue
         _show(row, echo)
         note = ""
