@@ -300,6 +300,112 @@ def test_label_unknown_run(bench_cli):
     assert result.stderr == "error: no run 'nope' in .bench/runs (runs found: none)\n"
 
 
+def test_calibrate_refuses_an_output_it_cannot_write_before_judging(
+    bench_cli, fake_llm, suite_file, tmp_path
+):
+    suite_file(SUITE)
+    _script(fake_llm, JUDGE)
+    _labels(tmp_path, [{"task": "alpha", "passed": True}])
+    (tmp_path / "folder").mkdir()
+    result = bench_cli("calibrate", "suite.yaml", "--labels", "labels.jsonl", "-o", "folder")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "error: --output folder: refusing to replace a directory; write the report to a regular file\n"
+    )
+    result = bench_cli("calibrate", "suite.yaml", "--labels", "labels.jsonl", "-o", "no/c.json")
+    assert result.stderr == "error: cannot write no/c.json: folder no does not exist\n"
+    assert fake_llm.count() == 0
+
+
+def test_label_prints_a_runs_text_without_control_characters_d03(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from bench.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    run = tmp_path / ".bench" / "runs" / "20260101-000000-abcd"
+    run.mkdir(parents=True)
+    (run / "manifest.json").write_text("{}")
+    row = {
+        "id": "t\x1b[2J1",
+        "status": "failed",
+        "prompt": "say\x07 it",
+        "response": "line one\n\x1b]8;;http://x\x07PASSED\x1b]8;;\x07\tend",
+        "evaluators": [{"name": "judge\x1b[31m", "passed": False, "reason": "bad\x00 answer"}],
+    }
+    (run / "results.jsonl").write_text(json.dumps(row) + "\n")
+    result = CliRunner().invoke(app, ["label", "latest", "--rater", "ann"], input="q\n")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith(
+        "== task t[2J1 (failed)\nprompt:\nsay it\nresponse:\nline one\n]8;;http://xPASSED]8;;\tend\n"
+        "  judge[31m: fail bad answer\n"
+    )
+
+
+def test_label_walks_first_repeats_and_ids_holding_an_at_sign(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from bench.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    run = tmp_path / ".bench" / "runs" / "20260101-000000-abcd"
+    run.mkdir(parents=True)
+    (run / "manifest.json").write_text("{}")
+    rows = [
+        {"id": "user@example", "status": "passed", "response": "first"},
+        {"id": "user@example", "repeat": 1, "status": "passed", "response": "second"},
+    ]
+    (run / "results.jsonl").write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rows))
+    result = CliRunner().invoke(app, ["label", "latest", "--rater", "ann"], input="p\n")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.count("== task") == 1
+    labels = [json.loads(x) for x in (tmp_path / "labels.jsonl").read_text().splitlines()]
+    assert labels == [{"task": "user@example", "passed": True, "rater": "ann", "response": "first"}]
+
+
+def test_label_latest_without_runs(bench_cli):
+    result = bench_cli("label", "latest")
+    assert result.exit_code == 2
+    assert result.stderr == "error: bench label latest: no run in .bench/runs\n"
+
+
+def test_label_reads_a_run_in_progress_without_its_lock_or_repairing_it(tmp_path, monkeypatch):
+    """bench label and calibrate --run only read: a run another process holds (its lock taken, a
+    torn last line being written) is read as bench show reads it, and left exactly as it was."""
+    from filelock import FileLock
+    from typer.testing import CliRunner
+
+    from bench.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    _stored_run(tmp_path)
+    run = tmp_path / ".bench" / "runs" / "20260101-000000-abcd"
+    with open(run / "results.jsonl", "a") as results:
+        results.write('{"id":"echo","status":"pass')  # a task still being written
+    before = (run / "results.jsonl").read_bytes()
+    with FileLock(str(run / "lock"), timeout=0):
+        result = CliRunner().invoke(app, ["label", "latest", "--rater", "ann"], input="p\nq\n")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.endswith("1 labels by ann from run 20260101-000000-abcd written to labels.jsonl\n")
+    assert (run / "results.jsonl").read_bytes() == before
+    assert sorted(p.name for p in run.iterdir()) == ["lock", "manifest.json", "results.jsonl"]
+
+
+def test_latest_is_the_run_started_last_for_label_as_for_show(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from bench.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    _stored_run(tmp_path, "20260101-000000-bbbb")
+    _stored_run(tmp_path, "20260101-000000-aaaa")  # same second, started later: newer
+    runs = tmp_path / ".bench" / "runs"
+    (runs / "20260101-000000-bbbb" / "manifest.json").write_text('{"started_at": "2026-01-01T00:00:00"}')
+    (runs / "20260101-000000-aaaa" / "manifest.json").write_text('{"started_at": "2026-01-01T00:00:01"}')
+    result = CliRunner().invoke(app, ["label", "latest", "--rater", "ann"], input="q\n")
+    assert result.stdout.endswith("0 labels by ann from run 20260101-000000-aaaa written to labels.jsonl\n")
+
+
 def test_calibrate_with_a_run_that_lacks_a_labelled_task(bench_cli, suite_file, tmp_path):
     suite_file(SUITE)
     _stored_run(tmp_path)  # alpha..delta only

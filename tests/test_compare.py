@@ -129,3 +129,16 @@ def test_the_json_fields_are_the_ones_documented():
         name for row in table.splitlines()[2:] for name in re.findall(r"`(\w+)`", row.split("|")[1])
     }
     assert documented == {f.name for f in dataclasses.fields(Comparison)}
+
+
+def test_an_output_that_cannot_be_written_is_refused_before_comparing(bench_cli, tmp_path):
+    (tmp_path / "folder").mkdir()
+    for judge in ([], ["--judge", "{type: pairwise, model: openai/x}"]):
+        missing = bench_cli("compare", "a.json", "b.json", "-o", "nowhere/cmp.json", *judge)
+        assert missing.exit_code == 2
+        assert missing.stderr == "error: cannot write nowhere/cmp.json: folder nowhere does not exist\n"
+        folder = bench_cli("compare", "a.json", "b.json", "-o", "folder", *judge)
+        assert folder.exit_code == 2
+        assert folder.stderr == (
+            "error: --output folder: refusing to replace a directory; write the report to a regular file\n"
+        )

@@ -131,3 +131,37 @@ def test_an_unwritable_step_summary_is_a_warning(bench_cli, suite, tmp_path, mon
     assert f"warning: cannot append the summary to $GITHUB_STEP_SUMMARY ({tmp_path}): Is a directory\n" in (
         result.stderr
     )
+
+
+@pytest.mark.parametrize("name", ["json", "jsonl", "csv", "html", "markdown"])
+def test_a_report_that_fails_while_written_leaves_the_old_file_and_no_temporary_one(tmp_path, name):
+    from bench.results import RunReport, Summary
+
+    def tasks():
+        yield {"id": "t1", "status": "failed", "passed": False, "score": 0.0, "evaluators": []}
+        raise OSError(28, "No space left on device")
+
+    report = RunReport(suite="s", run_id="r1", summary=Summary(total=1, failed=1), tasks=tasks)
+    path = tmp_path / "report.out"
+    path.write_text("the previous report")
+    with pytest.raises(OSError, match="No space left on device"):
+        get_registry().reporters.get(name).cls().write(report, path)
+    assert path.read_text() == "the previous report"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.out"]
+
+
+def test_json_and_html_reports_carry_the_same_run_header(tmp_path):
+    from bench.results import RunReport, Summary
+
+    report = RunReport(
+        suite="s", run_id="r1", summary=Summary(total=1, passed=1), tasks=lambda: iter([]), extra={"k": 1}
+    )
+    registry = get_registry()
+    registry.reporters.get("json").cls().write(report, tmp_path / "r.json")
+    head = json.loads((tmp_path / "r.json").read_text())
+    assert head.pop("tasks") == []
+    assert head == report.head()
+    assert head["passed"] is True
+    assert head["k"] == 1
+    registry.reporters.get("html").cls().write(report, tmp_path / "r.html")
+    assert json.dumps(report.head(), separators=(",", ":")) in (tmp_path / "r.html").read_text()

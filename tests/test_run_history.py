@@ -158,3 +158,37 @@ def _normal(text: str) -> str:
     text = re.sub(r"\d{8}-\d{6}-[0-9a-f]{6}", "RUN", text)
     text = re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", "WHEN", text)
     return re.sub(r"duration: [\d.]+ ms", "duration: T ms", text)
+
+
+def test_a_hand_edited_manifest_does_not_break_the_listing(bench_cli, tmp_path):
+    """A manifest whose counts or cost are not numbers shows dashes instead of an internal error."""
+    bad = tmp_path / ".bench" / "runs" / "20200101-000000-bad0"
+    bad.mkdir(parents=True)
+    (bad / "manifest.json").write_text(
+        '{"suite": "s", "started_at": "2020", "summary": {"passed": "x", "failed": true, "total": 3},'
+        ' "llm": {"cost_usd": "a"}}'
+    )
+    listing = bench_cli("runs", "--json")
+    assert listing.exit_code == 0, listing.stderr
+    assert json.loads(listing.stdout) == [
+        {
+            "run_id": "20200101-000000-bad0",
+            "suite": "s",
+            "started_at": "2020",
+            "status": None,
+            "tasks": 3,
+            "passed": None,
+            "pass_rate": None,
+            "cost_usd": None,
+        }
+    ]
+    shown = bench_cli("show", "20200101-000000-bad0")
+    assert shown.exit_code == 0, shown.stderr
+    assert "pass rate: -\ncost:      -\n" in shown.stdout
+
+
+def test_results_lines_written_with_spaces_are_read_like_compact_ones():
+    from bench.store import latest_lines
+
+    lines = ['{"id": "a", "repeat": 1, "status": "passed"}', '{"id":"b","status":"failed"}', '{"id": 3}', "x"]
+    assert list(latest_lines(lines)) == ["a@1", "b"]

@@ -11,6 +11,7 @@ import sys
 
 import pytest
 
+from bench.errors import ConfigError
 from bench.llm.accounting import Prices
 from bench.llm.client import LLMClient
 from bench.llm.credentials import litellm_missing_keys
@@ -44,8 +45,21 @@ def test_the_environment_forces_litellm(monkeypatch):
     monkeypatch.setenv(TRANSPORT_ENV, "litellm")
     assert is_direct("openai/gpt-4o-mini") is False
     monkeypatch.setenv(TRANSPORT_ENV, "httpx")
-    with pytest.raises(ValueError, match=r"^BENCH_LLM_TRANSPORT='httpx': expected one of auto, litellm$"):
+    with pytest.raises(ConfigError, match=r"^BENCH_LLM_TRANSPORT='httpx': expected one of auto, litellm$"):
         is_direct("openai/gpt-4o-mini")
+
+
+def test_a_bad_transport_in_the_environment_stops_the_run_before_it_starts(
+    bench_cli, suite_file, monkeypatch
+):
+    suite_file(
+        "name: t\ntarget: {type: litellm, model: openai/m}\ntasks:\n  - {id: a, prompt: hi, evaluate: {type: contains, value: x}}\n"
+    )
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv(TRANSPORT_ENV, "httpx")
+    result = bench_cli("run", "suite.yaml", "-q")
+    assert result.exit_code == 2
+    assert result.stderr == "error: BENCH_LLM_TRANSPORT='httpx': expected one of auto, litellm\n"
 
 
 def test_a_bad_transport_setting_is_refused():

@@ -194,7 +194,8 @@ def run(
         typer.Option(
             "--verbose",
             "-v",
-            help="Print a line per finished task, and log each model call (litellm's debug log), redacted.",
+            help="Print a line per finished task, and log each model call (bench's own or litellm's debug "
+            "log, by the model's transport), redacted.",
         ),
     ] = False,
     allow_outside_root: AllowOutsideRoot = False,
@@ -429,7 +430,7 @@ def _reporters(
     """The reports to write after the run, each checked before anything runs."""
     from bench.errors import ConfigError, did_you_mean
     from bench.plugins import catalogue
-    from bench.report.formats import STDOUT, check_writable, reporter_name
+    from bench.report.formats import STDOUT, reporter_name
 
     wanted: list[tuple[str, str, Path | None]] = [
         ("-o", "json" if output is None else reporter_name(output, registry), output),
@@ -449,11 +450,21 @@ def _reporters(
             hint = catalogue.hint("reporters", name) or did_you_mean(name, registry.reporters)
             raise ConfigError(f"--report: unknown reporter '{name}'{hint}")
         if option != "-o" or str(path) != STDOUT:
-            if not path.parent.is_dir():
-                raise ConfigError(f"cannot write {path}: folder {path.parent} does not exist")
-            check_writable(option, path)
+            _check_output(option, path)
         chosen.append((provided.cls(), path))
     return chosen
+
+
+def _check_output(option: str, path: Path | None) -> None:
+    """Refuse an output file that cannot be written before any work (or model call) is spent."""
+    from bench.errors import ConfigError
+    from bench.report.formats import check_writable
+
+    if path is None:
+        return
+    if not path.parent.is_dir():
+        raise ConfigError(f"cannot write {path}: folder {path.parent} does not exist")
+    check_writable(option, path)
 
 
 @app.command()
@@ -487,13 +498,14 @@ def calibrate(
     from bench.scoring.labels import read_labels
     from bench.suite.loader import load_suite
 
+    _check_output("--output", output)
     _environment(suite, None, no_env_file=False)
     plan = load_suite(suite, _registry(), allow_outside_root=allow_outside_root)
     cal.judges(plan)
     grouped = cal.by_task(read_labels(labels), plan, str(labels))
     responses = None
     if run_id is not None:
-        responses = cal.responses_from(cal.run_results(runs_dir, run_id)[1])
+        responses = cal.responses_from(cal.run_results(runs_dir, run_id, "bench calibrate --run")[1])
     llm = make_client(plan, RunOptions(runs_dir=runs_dir, cache=not no_cache))
     try:
         results = asyncio.run(cal.calibrate(plan, grouped, llm, responses))
@@ -529,7 +541,7 @@ def label(
     from bench.report.labelling import walk
 
     who = rater if rater is not None else getpass.getuser()
-    found, rows = run_results(runs_dir, run_id)
+    found, rows = run_results(runs_dir, run_id, "bench label")
     keys = (line.rstrip("\n") for line in sys.stdin)
     written = walk(rows, out, who, keys, typer.echo)
     typer.echo(f"{written} labels by {who} from run {found} written to {out}")
@@ -642,6 +654,7 @@ def compare(
     """
     from bench import jsonio
 
+    _check_output("--output", output)
     if judge is not None:
         _compare_judged([run_a, run_b, *(more or [])], runs_dir, judge, suite, output, as_json)
         return

@@ -135,3 +135,23 @@ class RunReport:
     def passed(self) -> bool:
         s = self.summary
         return s.total > 0 and s.passed == s.total
+
+    def head(self) -> dict[str, Any]:
+        """The run's identity and summary: every field of a JSON report but ``tasks``."""
+        return {
+            "suite": self.suite,
+            "run_id": self.run_id,
+            "passed": self.passed,
+            "summary": self.summary.as_dict(),
+            "started_at": self.started_at,
+            "finished_at": self.finished_at,
+            "duration_s": round(self.duration_s, 3),
+            "stopped": self.stopped,
+            **self.extra,
+        }
+
+    def lines(self) -> Iterator[str]:
+        """Each task's result as JSON text, in suite order (``task_lines`` when given)."""
+        from bench import jsonio
+
+        return self.task_lines() if self.task_lines else map(jsonio.dumps, self.tasks())

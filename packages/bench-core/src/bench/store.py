@@ -218,6 +218,39 @@ def resolve_run(runs_dir: Path, ref: str, what: str, suite: str | None = None) -
     return newest
 
 
+def read_run(runs_dir: Path, ref: str, what: str) -> tuple[str, dict[str, Any], list[dict[str, Any]]]:
+    """A stored run's id, manifest and latest result per task (``latest``: the newest run), read
+    without the run's lock and without repairing it, so a run still in progress can be read."""
+    run_id = resolve_run(runs_dir, ref, what)
+    folder = runs_dir / run_id
+    try:
+        if not run_id or "/" in run_id or run_id.startswith("."):
+            raise FileNotFoundError(run_id)
+        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        known = ", ".join(name for name, _ in run_manifests(runs_dir)[-10:]) or "none"
+        raise StoreError(f"no run '{ref}' in {runs_dir} (runs found: {known})") from None
+    except (OSError, ValueError) as exc:
+        raise StoreError(f"run {run_id}: manifest.json is unreadable ({exc})") from None
+    if not isinstance(manifest, dict):
+        raise StoreError(f"run {run_id}: manifest.json is not a JSON object")
+    results = read_latest_results(folder / RESULTS) if (folder / RESULTS).is_file() else []
+    return run_id, manifest, results
+
+
+def read_latest_results(path: Path) -> list[dict[str, Any]]:
+    """Each task's latest result in a ``results.jsonl``, read-only: a torn last line (its task did
+    not finish) is skipped, never set aside as ``RunStore.read_results`` does for a resume."""
+    results: list[dict[str, Any]] = []
+    with open(path, encoding="utf-8", errors="replace") as lines:
+        for line in latest_lines(lines).values():
+            try:
+                results.append(json.loads(line))
+            except ValueError:
+                continue
+    return results
+
+
 _ID_PREFIX = '{"id":'
 _REPEAT = ',"repeat":'
 _decoder = json.JSONDecoder()
@@ -236,16 +269,18 @@ def latest_lines(lines: Iterable[str]) -> dict[str, str]:
 def _line_id(line: str) -> str | None:
     """The key of a result line (``id``, or ``id@N`` for repeat N), without parsing the whole line."""
     try:
-        if line.startswith(_ID_PREFIX):
-            value, end = _decoder.raw_decode(line, len(_ID_PREFIX))
-            repeat = 0
-            if line.startswith(_REPEAT, end):
-                repeat, _ = _decoder.raw_decode(line, end + len(_REPEAT))
-        else:
+        if not line.startswith(_ID_PREFIX):
+            raise ValueError("not the store's compact form")
+        value, end = _decoder.raw_decode(line, len(_ID_PREFIX))
+        repeat = 0
+        if line.startswith(_REPEAT, end):
+            repeat, _ = _decoder.raw_decode(line, end + len(_REPEAT))
+    except ValueError:  # not the store's compact form (a space after a colon, say): parse it whole
+        try:
             data = json.loads(line)
             value, repeat = data["id"], data.get("repeat", 0)
-    except (ValueError, KeyError, TypeError):
-        return None
+        except (ValueError, KeyError, TypeError):
+            return None
     if not isinstance(value, str) or not isinstance(repeat, int):
         return None
     return value if repeat == 0 else f"{value}@{repeat}"

@@ -7,14 +7,13 @@ seeded bootstrap interval, the disagreements, and the raters' own agreement as t
 from __future__ import annotations
 
 import asyncio
-import json
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.errors import ConfigError, StoreError
+from bench.errors import ConfigError
 from bench.evaluator import Sample
 from bench.execution.evaluation import evaluate
 from bench.llm.client import LLMClient
@@ -23,7 +22,7 @@ from bench.models import Response
 from bench.scoring import agreement as ag
 from bench.scoring.labels import Label
 from bench.scoring.stats import Interval
-from bench.store import RunStore
+from bench.store import read_run
 from bench.suite.plan import BoundEvaluator, Plan
 
 
@@ -216,21 +215,13 @@ async def _judge(
     )
 
 
-def run_results(runs_dir: Path, run_id: str) -> tuple[str, dict[str, dict[str, Any]]]:
-    """A stored run's id and its latest result per task (``latest``: the newest run)."""
-    if run_id == "latest":
-        found = sorted(p.name for p in runs_dir.glob("*") if (p / "manifest.json").is_file())
-        if not found:
-            raise StoreError(f"no runs in {runs_dir}")
-        run_id = found[-1]
-    store = RunStore.open_existing(runs_dir, run_id)
-    try:
-        rows = {key: json.loads(line) for key, line in store.read_results().items()}
-    finally:
-        store.close()
-    return run_id, rows
+def run_results(runs_dir: Path, run_id: str, what: str) -> tuple[str, dict[str, dict[str, Any]]]:
+    """A stored run's id and each task's result by task id, its first repeat only (``latest``: the
+    newest run), read without taking the run's lock."""
+    found, _, results = read_run(runs_dir, run_id, what)
+    return found, {str(row["id"]): row for row in results if not row.get("repeat")}
 
 
 def responses_from(rows: dict[str, dict[str, Any]]) -> dict[str, Response]:
-    """Each task's recorded response text from a run's results (first repeat)."""
-    return {key: Response(output=row.get("response") or "") for key, row in rows.items() if "@" not in key}
+    """Each task's recorded response text from a run's results (``run_results``)."""
+    return {key: Response(output=row.get("response") or "") for key, row in rows.items()}

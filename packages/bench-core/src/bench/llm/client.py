@@ -31,7 +31,7 @@ from bench.llm.failures import (
 from bench.llm.limits import AdaptiveLimit, Limits
 from bench.llm.loader import load_litellm
 from bench.llm.request import LLMRequest, LLMResult
-from bench.llm.routes import is_direct, route
+from bench.llm.routes import is_direct, route, transport
 from bench.llm.settings import JudgeLimits, LLMSettings, Pricing, RuntimeLimits
 from bench.llm.warmup import prime
 from bench.models import ToolCall, Usage
@@ -80,6 +80,7 @@ class LLMClient:
         redactor: Redactor | None = None,
     ) -> None:
         self.settings = settings or LLMSettings()
+        transport(self.settings.transport)  # a bad BENCH_LLM_TRANSPORT fails now, not at a call
         self.prices = Prices(pricing or Pricing())
         self.totals = Totals()
         self.budget = Budget(runtime_limits or RuntimeLimits(), judge_limits or JudgeLimits(), self.totals)

@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from bench.errors import ConfigError
+
 #: Settings values and the environment variable that forces one.
 TRANSPORTS = ("auto", "litellm")
 TRANSPORT_ENV = "BENCH_LLM_TRANSPORT"
@@ -36,7 +38,7 @@ def transport(setting: str = "auto") -> str:
     """``litellm`` when the environment or the suite forces it, else ``auto``."""
     forced = os.environ.get(TRANSPORT_ENV, "").strip().lower()
     if forced and forced not in TRANSPORTS:
-        raise ValueError(f"{TRANSPORT_ENV}={forced!r}: expected one of {', '.join(TRANSPORTS)}")
+        raise ConfigError(f"{TRANSPORT_ENV}={forced!r}: expected one of {', '.join(TRANSPORTS)}")
     return forced or setting
 
 

@@ -22,7 +22,7 @@ from typing import Any
 from bench.errors import StoreError
 from bench.results import FINISHED_STATUSES
 from bench.scoring.stats import Z, mcnemar, mcnemar_sample_size, paired_bootstrap, z_value
-from bench.store import LATEST, latest_lines, resolve_run
+from bench.store import LATEST, read_latest_results, resolve_run
 
 EXIT_FOR = {"regression": 1, "improvement": 0, "no significant change": 0, "insufficient evidence": 3}
 
@@ -83,15 +83,8 @@ def load_run(ref: str, runs_dir: Path) -> RunResults:
         for task in tasks:
             run.add(task)
         return run
-    results = run_results_path(ref, runs_dir)
-    # Read-only: the run may be in use, so no lock and no repair (RunStore.read_results does both).
-    with open(results, encoding="utf-8", errors="replace") as lines:
-        latest = latest_lines(lines)
-    for line in latest.values():
-        try:
-            run.add(json.loads(line))
-        except ValueError:
-            continue  # a torn last line
+    for result in read_latest_results(run_results_path(ref, runs_dir)):
+        run.add(result)
     return run
 
 

@@ -8,10 +8,10 @@ starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return) gets a lea
 from __future__ import annotations
 
 import csv
-import os
 from pathlib import Path
 from typing import Any
 
+from bench.report.formats import replacing
 from bench.reporter import Reporter
 from bench.results import RunReport
 
@@ -38,8 +38,7 @@ class CsvReporter(Reporter):
     description = "one row per task: id, status, score, passed, response, error, reasons"
 
     def write(self, report: RunReport, path: Path) -> None:
-        tmp = path.with_name(f".{path.name}.tmp")
-        with open(tmp, "w", encoding="utf-8", errors="surrogatepass", newline="") as out:
+        with replacing(path, errors="surrogatepass", newline="") as out:
             writer = csv.writer(out)
             writer.writerow(COLUMNS)
             for task in report.tasks():
@@ -55,4 +54,3 @@ class CsvReporter(Reporter):
                         _cell(_reasons(task)),
                     ]
                 )
-        os.replace(tmp, path)

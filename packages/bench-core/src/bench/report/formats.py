@@ -3,15 +3,19 @@
 bench's own extensions map to reporter names here (one table); a plugin's reporter adds its own
 through ``Reporter.extensions``. A report never replaces what is not a regular file (a FIFO, a
 device, a link to one): writing a report replaces the file, which would turn ``/dev/stdout``'s
-link into a file. ``-o -`` writes JSON to stdout instead.
+link into a file. ``-o -`` writes JSON to stdout instead. A report is written whole to a
+temporary file that then replaces the old one (``replacing``), so a failed write leaves neither a
+half report nor the temporary file.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from bench.errors import ConfigError
 
@@ -112,3 +116,18 @@ def write_to_stdout(reporter: Any, report: Any) -> None:
             for line in text:
                 sys.stdout.write(line)
     sys.stdout.flush()
+
+
+@contextlib.contextmanager
+def replacing(path: Path, *, errors: str = "strict", newline: str | None = None) -> Iterator[TextIO]:
+    """A UTF-8 text file that replaces ``path`` once written whole; when writing fails, ``path``
+    is left as it was and the temporary file is removed."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8", errors=errors, newline=newline) as out:
+            yield out
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise

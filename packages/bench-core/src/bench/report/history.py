@@ -17,28 +17,34 @@ from bench import jsonio
 from bench.errors import StoreError, did_you_mean
 from bench.report.console import plain, plain_block, stdout
 from bench.results import PASSED
-from bench.store import MANIFEST, RESULTS, latest_lines, resolve_run, run_manifests
+from bench.store import read_run, run_manifests
 
 
 def run_row(run_id: str, manifest: dict[str, Any]) -> dict[str, Any]:
     """What ``bench runs`` shows of one run: id, suite, when, status, tasks, pass rate, cost."""
     summary = _mapping(manifest.get("summary"))
-    done: int = sum(int(summary.get(k, 0)) for k in ("passed", "failed", "errors"))
+    counts = {k: _number(summary.get(k)) or 0 for k in ("passed", "failed", "errors")}
+    done = sum(counts.values())
     llm = _mapping(manifest.get("llm"))
     return {
         "run_id": run_id,
         "suite": manifest.get("suite"),
         "started_at": manifest.get("started_at"),
         "status": manifest.get("status"),
-        "tasks": summary.get("total", manifest.get("tasks")),
-        "passed": summary.get("passed"),
-        "pass_rate": round(summary.get("passed", 0) / done, 4) if done else None,
-        "cost_usd": llm.get("cost_usd"),
+        "tasks": _number(summary.get("total", manifest.get("tasks"))),
+        "passed": _number(summary.get("passed")),
+        "pass_rate": round(counts["passed"] / done, 4) if done > 0 else None,
+        "cost_usd": _number(llm.get("cost_usd")),
     }
 
 
 def _mapping(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
+
+
+def _number(value: Any) -> int | float | None:
+    """A count or cost from a manifest, ``None`` when a hand-edited one holds something else."""
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def list_runs(runs_dir: Path) -> list[dict[str, Any]]:
@@ -84,26 +90,7 @@ def _cost(cost: float | None) -> str:
 
 def load(runs_dir: Path, ref: str) -> tuple[str, dict[str, Any], list[dict[str, Any]]]:
     """A run's id, manifest and latest result per task (``latest``: the newest run)."""
-    run_id = resolve_run(runs_dir, ref, "bench show")
-    folder = runs_dir / run_id
-    try:
-        if "/" in run_id or run_id.startswith("."):
-            raise FileNotFoundError(run_id)
-        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        known = ", ".join(name for name, _ in run_manifests(runs_dir)[-10:]) or "none"
-        raise StoreError(f"no run '{ref}' in {runs_dir} (runs found: {known})") from None
-    except (OSError, ValueError) as exc:
-        raise StoreError(f"run {run_id}: manifest.json is unreadable ({exc})") from None
-    results: list[dict[str, Any]] = []
-    if (folder / RESULTS).is_file():
-        with open(folder / RESULTS, encoding="utf-8", errors="replace") as lines:
-            for line in latest_lines(lines).values():
-                try:
-                    results.append(json.loads(line))
-                except ValueError:
-                    continue  # a torn last line: its task did not finish
-    return run_id, manifest, results
+    return read_run(runs_dir, ref, "bench show")
 
 
 def task_results(run_id: str, results: list[dict[str, Any]], task_id: str) -> list[dict[str, Any]]:

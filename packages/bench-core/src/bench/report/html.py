@@ -10,7 +10,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
-import os
 import re
 from functools import cache
 from importlib import resources
@@ -18,6 +17,7 @@ from pathlib import Path
 
 from bench import jsonio, redact
 from bench.models import Usage
+from bench.report.formats import replacing
 from bench.reporter import Reporter
 from bench.results import EvaluatorOutcome, RunReport, TaskResult
 
@@ -78,25 +78,11 @@ class HtmlReporter(Reporter):
     )
 
     def write(self, report: RunReport, path: Path) -> None:
-        head = {
-            "suite": report.suite,
-            "run_id": report.run_id,
-            "passed": report.passed,
-            "summary": report.summary.as_dict(),
-            "started_at": report.started_at,
-            "finished_at": report.finished_at,
-            "duration_s": round(report.duration_s, 3),
-            "stopped": report.stopped,
-            **report.extra,
-        }
         before_title, before_run, before_tasks, after = _page()
         title = html.escape(redact.current()(f"bench: {report.suite}"))
-        run_json = escape_json(redact.current()(jsonio.dumps(head)))
-        tmp = path.with_name(f".{path.name}.tmp")
-        with open(tmp, "w", encoding="utf-8") as out:
+        run_json = escape_json(redact.current()(jsonio.dumps(report.head())))
+        with replacing(path) as out:
             out.write(before_title + title + before_run + run_json + before_tasks)
-            lines = report.task_lines() if report.task_lines else map(jsonio.dumps, report.tasks())
-            for i, line in enumerate(lines):
+            for i, line in enumerate(report.lines()):
                 out.write(("," if i else "") + "\n" + escape_json(_compact(line)))
             out.write(after)
-        os.replace(tmp, path)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-from bench import jsonio
+from bench.report.formats import replacing
 from bench.reporter import Reporter
 from bench.results import RunReport
 
@@ -17,9 +16,6 @@ class JsonlReporter(Reporter):
     description = "one task's result per line (JSON Lines), in suite order"
 
     def write(self, report: RunReport, path: Path) -> None:
-        tmp = path.with_name(f".{path.name}.tmp")
-        with open(tmp, "w", encoding="utf-8") as out:
-            lines = report.task_lines() if report.task_lines else map(jsonio.dumps, report.tasks())
-            for line in lines:
+        with replacing(path) as out:
+            for line in report.lines():
                 out.write(line + "\n")
-        os.replace(tmp, path)

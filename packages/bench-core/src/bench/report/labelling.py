@@ -11,20 +11,26 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from bench.report.console import plain, plain_block
 from bench.scoring.labels import Label, append_label, read_labels
 
 KEYS = "p=pass f=fail 0-9=score s=skip n=note q=quit"
 
 
 def _show(row: dict[str, Any], echo: Callable[[str], None]) -> None:
-    echo(f"== task {row.get('id')} ({row.get('status', '?')})")
+    """A task as the rater sees it; everything from the run is untrusted, printed as plain text."""
+    echo(f"== task {_line(row.get('id'))} ({_line(row.get('status', '?'))})")
     if row.get("prompt"):
-        echo(f"prompt:\n{row['prompt']}")
-    echo(f"response:\n{row.get('response') or row.get('error') or ''}")
+        echo(f"prompt:\n{plain_block(row['prompt']).plain}")
+    echo(f"response:\n{plain_block(row.get('response') or row.get('error') or '').plain}")
     for outcome in row.get("evaluators") or []:
         verdict = "error" if outcome.get("error") else ("pass" if outcome.get("passed") else "fail")
         why = outcome.get("error") or outcome.get("reason") or ""
-        echo(f"  {outcome.get('name')}: {verdict} {' '.join(str(why).split())}")
+        echo(f"  {_line(outcome.get('name'))}: {verdict} {_line(' '.join(str(why).split()))}")
+
+
+def _line(text: Any) -> str:
+    return plain(text, 2000).plain
 
 
 def walk(
@@ -34,11 +40,12 @@ def walk(
     keys: Iterator[str],
     echo: Callable[[str], None],
 ) -> int:
-    """Label each task of ``rows`` not yet labelled by ``rater`` in ``out``; the number written."""
+    """Label each task of ``rows`` (one result per task id) not yet labelled by ``rater`` in
+    ``out``; the number written."""
     done = {label.task for label in read_labels(out) if label.rater == rater} if out.exists() else set()
     written = 0
     for key, row in rows.items():
-        if "@" in key or key in done:
+        if key in done:
             continue
         _show(row, echo)
         note = ""

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import redact
+from bench.report.formats import replacing
 from bench.reporter import Reporter
 from bench.results import PASSED, RunReport
 
@@ -47,9 +48,9 @@ class MarkdownReporter(Reporter):
     description = "a Markdown summary for CI step summaries: counts, pass rate, failures and why"
 
     def write(self, report: RunReport, path: Path) -> None:
-        tmp = path.with_name(f".{path.name}.tmp")
-        tmp.write_text(self.render(report), encoding="utf-8")
-        os.replace(tmp, path)
+        text = self.render(report)
+        with replacing(path) as out:
+            out.write(text)
 
     def render(self, report: RunReport) -> str:
         """The Markdown text of ``report``, redacted."""

@@ -21,7 +21,7 @@ from bench.execution.comparison import PairwiseComparison, Ranker, compare_offli
 from bench.plugins.registry import Registry
 from bench.report.compare import run_results_path
 from bench.report.console import plain, stdout
-from bench.store import latest_lines
+from bench.store import read_latest_results
 
 
 def load_responses(ref: str, runs_dir: Path) -> tuple[str, dict[str, str]]:
@@ -36,13 +36,7 @@ def load_responses(ref: str, runs_dir: Path) -> tuple[str, dict[str, str]]:
             raise StoreError(f"{ref}: not a bench --output report ({exc})") from None
         label = str(report.get("run_id") or ref)
     else:
-        with open(run_results_path(ref, runs_dir), encoding="utf-8", errors="replace") as lines:
-            rows = []
-            for line in latest_lines(lines).values():
-                try:
-                    rows.append(json.loads(line))
-                except ValueError:
-                    continue  # a torn last line
+        rows = read_latest_results(run_results_path(ref, runs_dir))
         label = path.name if path.is_dir() else ref
     for row in sorted(rows, key=lambda r: int(r.get("repeat") or 0)):
         if isinstance(row.get("response"), str):
