@@ -103,3 +103,11 @@ def test_no_cache_leaves_the_cache_untouched(bench_cli, tmp_path: Path, fake_llm
     suite = write_suite(tmp_path, SUITE)
     bench_cli("run", suite, "-q", "--no-cache")
     assert _info(bench_cli)["entries"] == 0
+
+
+def test_a_cache_dir_that_is_a_file_is_refused(bench_cli, tmp_path):
+    (tmp_path / "afile").write_text("x")
+    for command in (("info",), ("clear",)):
+        result = bench_cli("cache", *command, "--cache-dir", tmp_path / "afile")
+        assert result.exit_code == 2
+        assert result.stderr == f"error: --cache-dir {tmp_path / 'afile'}: not a folder\n"

@@ -445,3 +445,19 @@ def test_a_live_target_suite_is_calibrated_on_the_responses_kept_in_the_labels(
         "calibration: judge 'helpful': kappa 1.00 [1.00, 1.00], min_kappa 0.6 (labels.jsonl)\n"
     )
     assert (tmp_path / ".bench" / "runs").is_dir()  # the gate passed and the suite ran
+
+
+def test_a_calibration_cache_entry_that_is_not_whole_is_measured_again(
+    bench_cli, fake_llm, suite_file, tmp_path
+):
+    _script(fake_llm, HUMAN)
+    _gated(suite_file, tmp_path)
+    assert bench_cli("run", "suite.yaml", "--require-calibration", "-q").exit_code == 1
+    cache = tmp_path / ".bench" / "cache" / "calibration.json"
+    (key,) = json.loads(cache.read_text())
+    cache.write_text(json.dumps({key: {"value": 0.1}}))  # edited by hand: no interval, no method
+    again = bench_cli("run", "suite.yaml", "--require-calibration", "-q")
+    assert again.exit_code == 1, again.output  # measured again (from the LLM cache), not an internal error
+    assert again.stdout.startswith("calibration: judge 'helpful': kappa 1.00 [1.00, 1.00]")
+    assert json.loads(cache.read_text())[key]["low"] == 1.0
+    assert not list(cache.parent.glob(".calibration.json.*.tmp"))

@@ -233,6 +233,18 @@ def test_streamed_answers_record_time_to_first_token(suite_file, fake_llm):
     assert task["usage"]["ttft_ms"] >= 50
 
 
+def test_a_streamed_chunk_longer_than_a_line_reader_takes_is_read_whole(suite_file, fake_llm):
+    word = "x" * 3_000_000  # one server-sent event line of 3 MB: aiohttp's line reader refuses > 512 KiB
+    fake_llm.add(Reply(f"Paris {word}"))
+    path = suite_file(
+        "target: {type: litellm, model: openai/fake, stream: true}\n"
+        "tasks:\n  - {id: t, prompt: q, evaluate: {expected: Paris}}\n"
+    )
+    (task,) = _tasks(run_suite(path))
+    assert task["status"] == "passed", task["error"]
+    assert task["response_bytes"] is None or task["response_bytes"] == len(word) + 6
+
+
 def test_c11_cut_stream_is_an_error_and_not_cached(suite_file, fake_llm):
     fake_llm.add(Fault(kind="cut_stream"), times=2)
     path = suite_file(

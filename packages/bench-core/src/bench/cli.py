@@ -850,9 +850,13 @@ def cache_clear(
 
 
 def _cache(folder: Path | None) -> Any:
+    from bench.errors import ConfigError
     from bench.llm.cache import CACHE_FILE, ResponseCache, default_cache_path
 
-    return ResponseCache(default_cache_path() if folder is None else folder / CACHE_FILE)
+    path = default_cache_path() if folder is None else folder / CACHE_FILE
+    if path.parent.exists() and not path.parent.is_dir():
+        raise ConfigError(f"--cache-dir {path.parent}: not a folder")
+    return ResponseCache(path)
 
 
 def main() -> None:

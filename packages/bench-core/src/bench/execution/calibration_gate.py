@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -89,18 +90,31 @@ def standings(plan: Plan, llm: LLMClient, cache_folder: Path | None) -> list[Sta
     for name, (bound, bar) in bars(plan).items():
         grouped = cal.by_task(read_labels(bar.labels), plan, str(bar.labels))
         key = _key(plan, bound, bar, grouped)
-        cached = cache.get(key)
-        if isinstance(cached, dict) and "value" in cached:
-            kappa: Interval | None = Interval(
-                cached["value"], cached["low"], cached["high"], cached["method"]
-            )
-        else:
+        kappa: Interval | None = _cached(cache.get(key))
+        if kappa is None:
             (result,) = asyncio.run(cal.calibrate(plan, grouped, llm, only={name}))
             kappa = result.kappa() if result.items else None
             if kappa is not None:
                 cache[key] = kappa.as_dict()
         out.append(Standing(name, kappa, bar))
-    if cache_path is not None:
-        cache_path.parent.mkdir(parents=True, exist_ok=True)
-        cache_path.write_text(json.dumps(cache, indent=1, sort_keys=True), encoding="utf-8")
+    if cache_path is not None and cache != _read(cache_path):
+        _write(cache_path, cache)
     return out
+
+
+def _cached(entry: Any) -> Interval | None:
+    """A cached kappa, or None for an entry that is missing or not whole (then measured again)."""
+    try:
+        return Interval(
+            float(entry["value"]), float(entry["low"]), float(entry["high"]), str(entry["method"])
+        )
+    except (TypeError, KeyError, ValueError):
+        return None
+
+
+def _write(path: Path, cache: dict[str, Any]) -> None:
+    """Replace the cache file whole (a temporary file renamed over it), so a reader never sees half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(cache, indent=1, sort_keys=True), encoding="utf-8")
+    os.replace(tmp, path)

@@ -14,6 +14,7 @@ import contextlib
 import json
 import logging
 import time
+from collections.abc import AsyncIterator
 from types import SimpleNamespace
 from typing import Any
 
@@ -136,6 +137,31 @@ class DirectTransport:
             raise ConnectionError("Connection error.") from exc
 
 
+#: The longest server-sent event line read (a longer one is a provider error, not unbounded memory).
+MAX_STREAM_LINE = 16 * 1024 * 1024
+
+
+async def _lines(response: aiohttp.ClientResponse) -> AsyncIterator[bytes]:
+    """The stream's lines, of any length up to ``MAX_STREAM_LINE`` (aiohttp's own line reader
+    refuses a line over 512 KiB, which a long answer or tool-call argument in one chunk reaches)."""
+    pending: list[bytes] = []
+    size = 0
+    async for chunk in response.content.iter_any():
+        end = chunk.find(b"\n")
+        while end >= 0:
+            yield b"".join((*pending, chunk[:end]))
+            pending, size = [], 0
+            chunk = chunk[end + 1 :]
+            end = chunk.find(b"\n")
+        if chunk:
+            pending.append(chunk)
+            size += len(chunk)
+            if size > MAX_STREAM_LINE:
+                raise ConnectionError(f"a streamed line over {MAX_STREAM_LINE} bytes")
+    if pending:
+        yield b"".join(pending)
+
+
 async def _read_stream(response: aiohttp.ClientResponse, started: float) -> tuple[Any, float | None]:
     """Join a server-sent event stream into one completion, as litellm's chunk builder does."""
     parts: list[str] = []
@@ -143,7 +169,7 @@ async def _read_stream(response: aiohttp.ClientResponse, started: float) -> tupl
     finish: str | None = None
     usage: Any = None
     ttft: float | None = None
-    async for raw in response.content:
+    async for raw in _lines(response):
         line = raw.decode("utf-8", "replace").strip()
         if not line.startswith("data:"):
             continue
