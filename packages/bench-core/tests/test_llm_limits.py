@@ -77,3 +77,25 @@ def test_g07_two_processes_sharing_the_cache(tmp_path):
         holder.execute("ROLLBACK")
         holder.close()
     assert one.get("k") == {"text": "a"}
+
+
+def test_the_fake_server_says_nothing_when_a_client_hangs_up_mid_answer(capfd):
+    import socket
+    import time
+
+    from bench.testing.server import FakeLLMServer, Reply
+
+    with FakeLLMServer() as server:
+        server.add(Reply("late", latency_s=0.3))
+        host, port = server.url.split("//")[1].split("/")[0].split(":")
+        body = b'{"model": "m", "messages": [{"role": "user", "content": "q"}]}'
+        with socket.create_connection((host, int(port))) as conn:
+            conn.sendall(
+                b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                + f"Content-Length: {len(body)}\r\n\r\n".encode()
+                + body
+            )
+            conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+        time.sleep(0.6)  # the server answers into the closed connection
+    assert server.count() == 1
+    assert capfd.readouterr().err == ""
