@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -67,24 +68,30 @@ def run_results_path(ref: str, runs_dir: Path) -> Path:
     return results
 
 
-def load_run(ref: str, runs_dir: Path) -> RunResults:
-    """A run from an ``--output`` JSON file, a run folder or ``results.jsonl``, or a run id."""
+def run_rows(ref: str, runs_dir: Path) -> tuple[str | None, Iterable[dict[str, Any]]]:
+    """A run's task results, from an ``--output`` JSON file, a run folder or ``results.jsonl``, or a
+    run id (``latest`` too); with the report's run id as its label (None for a stored run)."""
     if ref == LATEST and not Path(ref).exists():
         ref = resolve_run(runs_dir, ref, "bench compare")
     path = Path(ref)
-    run = RunResults(ref)
     if path.is_file() and path.suffix == ".json":
         try:
             report = json.loads(path.read_text(encoding="utf-8"))
-            tasks = report["tasks"]
+            tasks = list(report["tasks"])
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise StoreError(f"{ref}: not a bench --output report ({exc})") from None
-        run.label = str(report.get("run_id") or ref)
-        for task in tasks:
-            run.add(task)
-        return run
-    for result in read_latest_results(run_results_path(ref, runs_dir)):
-        run.add(result)
+        return str(report.get("run_id") or ref), tasks
+    return None, read_latest_results(run_results_path(ref, runs_dir))
+
+
+def load_run(ref: str, runs_dir: Path) -> RunResults:
+    """A run as ``run_rows`` reads it, each task's results gathered for the comparison."""
+    label, rows = run_rows(ref, runs_dir)
+    run = RunResults(ref)
+    if label is not None:
+        run.label = label
+    for row in rows:
+        run.add(row)
     return run
 
 

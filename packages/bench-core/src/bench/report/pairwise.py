@@ -9,39 +9,28 @@ strength and rank, and the mean Borda score.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from rich.table import Table
 from rich.text import Text
 
-from bench.errors import ConfigError, StoreError
+from bench.errors import ConfigError
 from bench.execution.comparison import PairwiseComparison, Ranker, compare_offline
 from bench.plugins.registry import Registry
-from bench.report.compare import run_results_path
+from bench.report.compare import run_rows
 from bench.report.console import plain, stdout
-from bench.store import read_latest_results
 
 
 def load_responses(ref: str, runs_dir: Path) -> tuple[str, dict[str, str]]:
     """A run's label and, per task id, its response (the first repeat that has one)."""
-    path = Path(ref)
+    label, rows = run_rows(ref, runs_dir)
     responses: dict[str, str] = {}
-    if path.is_file() and path.suffix == ".json":
-        try:
-            report = json.loads(path.read_text(encoding="utf-8"))
-            rows = list(report["tasks"])
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise StoreError(f"{ref}: not a bench --output report ({exc})") from None
-        label = str(report.get("run_id") or ref)
-    else:
-        rows = read_latest_results(run_results_path(ref, runs_dir))
-        label = path.name if path.is_dir() else ref
     for row in sorted(rows, key=lambda r: int(r.get("repeat") or 0)):
         if isinstance(row.get("response"), str):
             responses.setdefault(str(row["id"]), row["response"])
-    return label, responses
+    path = Path(ref)
+    return label or (path.name if path.is_dir() else ref), responses
 
 
 def bind_judge(spec: str, registry: Registry) -> Ranker:
