@@ -25,6 +25,7 @@ PACKAGE_NAMES = [
     "bench-safety",
     "bench-nlp-metrics",
     "bench-agent",
+    "bench-formats",
 ]
 #: The Python of the per-package sessions; on the others, `tests` runs the packages' tests too.
 PACKAGE_PYTHON = "3.11"

@@ -26,6 +26,7 @@ PLUGINS = {
     "bench-safety": ("toxicity", "pii"),
     "bench-nlp-metrics": ("bleu", "similarity"),
     "bench-agent": ("git-diff", "recovery_behavior"),
+    "bench-formats": ("promptfoo",),
 }
 
 

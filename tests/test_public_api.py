@@ -59,6 +59,7 @@ def test_the_plugin_packages_are_all_found():
     assert [p.name for p in PLUGIN_SOURCES] == [
         "bench_agent",
         "bench_deterministic",
+        "bench_formats",
         "bench_llm_judge",
         "bench_nlp_metrics",
         "bench_rag",
@@ -87,6 +88,7 @@ def test_the_plugin_packages_tests_are_all_found():
     assert [p.parent.name for p in PLUGIN_TESTS] == [
         "bench-agent",
         "bench-deterministic",
+        "bench-formats",
         "bench-llm-judge",
         "bench-nlp-metrics",
         "bench-rag",

@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from bench.suite.yamlio import YamlDocument
+
+
+@dataclass(frozen=True)
+class LoadOptions:
+    """What the command line asks of every loader for one load."""
+
+    #: ``bench run --target SPEC``: the target mapping that replaces every target of the file.
+    #: bench applies it to the native data a loader returns; a loader whose format decides what
+    #: runs from its targets (promptfoo's prompts per provider) reads it to do as its tool does.
+    target: dict[str, Any] | None = None
 
 
 class SuiteLoader:
@@ -13,11 +24,16 @@ class SuiteLoader:
 
     ``load`` returns a ``YamlDocument`` whose ``data`` is a native suite mapping; a loader for a
     non-YAML format may leave ``root`` as ``None`` (errors then name the file and field only).
+    Lines a loader appends to ``warnings`` are shown by ``bench validate`` and ``bench run``.
     """
 
     name: ClassVar[str]
     #: Loaders with a higher priority are asked first; the native format has priority 0.
     priority: ClassVar[int] = 10
+
+    def __init__(self, options: LoadOptions | None = None) -> None:
+        self.options = options or LoadOptions()
+        self.warnings: list[str] = []
 
     def claims(self, path: Path) -> bool:
         """Whether this loader reads the file at ``path``."""

@@ -29,6 +29,7 @@ from bench.suite.rows import RowRules, tasks_file
 from bench.suite.tasks import TaskBuilder, validation_errors
 from bench.suite.yamlio import YamlDocument
 from bench.suite.yamlstream import StreamedSuite
+from bench.suite_loader import LoadOptions
 from bench.target import SuiteContext, Target
 
 MAX_ERRORS = 50
@@ -232,8 +233,10 @@ class _SuiteBuilder:
                     raise InvalidSuite(self.errors) from None
 
 
-def choose_loader(registry: Registry, path: Path) -> YamlDocument:
-    """Read a suite file with the first registered loader that claims it.
+def choose_loader(
+    registry: Registry, path: Path, options: LoadOptions | None = None
+) -> tuple[YamlDocument, list[str]]:
+    """Read a suite file with the first registered loader that claims it: its document and warnings.
 
     Every provider of a clashing loader name is asked too, so the clash fails the suite
     whichever of them claims the file.
@@ -243,10 +246,10 @@ def choose_loader(registry: Registry, path: Path) -> YamlDocument:
         (provided for name in table for provided in table.providers(name)), key=lambda p: -p.cls.priority
     )
     for provided in loaders:
-        loader = provided.cls()
+        loader = provided.cls(options)
         if loader.claims(path):
             registry.suite_loaders.check(provided.name)  # a name two distributions register fails here
-            return loader.load(path)
+            return loader.load(path), loader.warnings
     raise ConfigError("no suite loader reads this kind of file (expected .yaml, .yml or .json)", file=path)
 
 
@@ -265,15 +268,27 @@ def load_suite(
     allow_outside_root: bool = False,
     progress: Callable[[int], None] | None = None,
     variables: dict[str, str] | None = None,
+    target: dict[str, Any] | None = None,
 ) -> Plan:
     """Load and validate a suite file; raise ConfigError/InvalidSuite on any problem.
 
     ``repeat`` runs every task that many times, whatever the suite says. ``allow_outside_root``
     lets rows of a tasks file name paths outside the suite's folder. ``progress`` is called with
     the number of tasks checked so far, after each task. ``variables`` (``--var``) win over
-    the suite's and each task's vars.
+    the suite's and each task's vars. ``target`` (``--target``) replaces every target of the file.
     """
     registry = registry if registry is not None else get_registry()
     path = Path(path)
-    doc = choose_loader(registry, path)
-    return _SuiteBuilder(path, doc, registry, repeat, allow_outside_root, progress, variables).build()
+    doc, warnings = choose_loader(registry, path, LoadOptions(target=target))
+    if target is not None:
+        replace_targets(doc, target)
+    plan = _SuiteBuilder(path, doc, registry, repeat, allow_outside_root, progress, variables).build()
+    plan.template_warnings[:0] = warnings
+    return plan
+
+
+def replace_targets(doc: YamlDocument, target: dict[str, Any]) -> None:
+    """``--target``: the suite's target becomes ``target`` and its other targets are dropped."""
+    if isinstance(doc.data, dict):
+        doc.data["target"] = dict(target)
+        doc.data.pop("targets", None)

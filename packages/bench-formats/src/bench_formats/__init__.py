@@ -1,0 +1,1 @@
+"""bench-formats: suite loaders for promptfoo, youBencha, AgentClash and AI Eval files."""

@@ -1,0 +1,23 @@
+"""Registers bench-formats' suite loaders and evaluator types through the ``bench`` entry-point group."""
+
+from __future__ import annotations
+
+from bench import RegisterEvaluator, RegisterSuiteLoader, hookimpl
+from bench_formats import agentclash, aieval, parts, promptfoo, youbencha
+
+FORMATS = (promptfoo, youbencha, agentclash, aieval)
+
+
+@hookimpl
+def bench_register_suite_loaders(register: RegisterSuiteLoader) -> None:
+    for fmt in FORMATS:
+        for loader in fmt.LOADERS:
+            register(loader)
+    register(parts.SuitePartLoader)
+
+
+@hookimpl
+def bench_register_evaluators(register: RegisterEvaluator) -> None:
+    for fmt in FORMATS:
+        for evaluator in fmt.EVALUATORS:
+            register(evaluator)
