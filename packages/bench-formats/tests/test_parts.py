@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 
-
 def _validate(path: Path) -> tuple[int, str]:
     done = subprocess.run(
         [sys.executable, "-m", "bench", "validate", str(path)], capture_output=True, text=True, check=False
@@ -42,14 +41,20 @@ def test_a_youbencha_evaluator_definition_says_what_it_is(tmp_path: Path):
     (tmp_path / "grammar.yaml").write_text("name: agentic-judge\ndescription: grammar\nconfig: {}\n")
     code, output = _validate(tmp_path / "grammar.yaml")
     assert code == 2
-    assert "this is a youBencha evaluator definition, not a suite: a youBencha test case loads it with `evaluators: [{file: grammar.yaml}]`" in output
+    assert (
+        "this is a youBencha evaluator definition, not a suite: a youBencha test case loads it with `evaluators: [{file: grammar.yaml}]`"
+        in output
+    )
 
 
 def test_an_ai_eval_prompt_says_what_it_is(tmp_path: Path):
     (tmp_path / "greet.yaml").write_text("name: greet\nversion: '1'\ntemplate: Hello {{NAME}}\n")
     code, output = _validate(tmp_path / "greet.yaml")
     assert code == 2
-    assert "this is an AI Eval prompt, not a suite: AI Eval suites in ../tests/ name it with `prompt: <its name>`" in output
+    assert (
+        "this is an AI Eval prompt, not a suite: AI Eval suites in ../tests/ name it with `prompt: <its name>`"
+        in output
+    )
 
 
 @pytest.mark.parametrize("name", ["suite.yaml", "suite.json"])

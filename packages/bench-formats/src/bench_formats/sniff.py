@@ -18,7 +18,10 @@ HEAD_BYTES = 256 * 1024
 PARSE_LIMIT = 4 * 1024 * 1024
 YAML_SUFFIXES = {".yaml", ".yml"}
 JSON_SUFFIXES = {".json"}
-_KEY = re.compile(r"""^(?:"([^"\n]*)"|'([^'\n]*)'|([^\s#'"\-?:,\[\]{}&*!|>%@`][^:#\n]*?))[ \t]*:(?:[ \t]|$)""", re.M)
+#: An unindented ``key:`` line, the key double-quoted, single-quoted or plain.
+_KEY = re.compile(
+    r"""^(?:"([^"\n]*)"|'([^'\n]*)'|([^\s#'"\-?:,\[\]{}&*!|>%@`][^:#\n]*?))[ \t]*:(?:[ \t]|$)""", re.M
+)
 
 
 def top_keys(path: Path) -> frozenset[str]:
