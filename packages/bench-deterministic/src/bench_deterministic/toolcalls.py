@@ -356,7 +356,8 @@ class ToolCallAssertion(Evaluator[AssertionConfig]):
                     f"exactly {low}" if low == high else f"{low if low is not None else 0}..{high or 'any'}"
                 )
                 failures.append(f"{tool} was called {count} time(s), expected {span}")
-        for check in config.arguments_contain or []:
+        checks_of: list[ArgumentsCheck] = config.arguments_contain or []  # type: ignore[assignment]  # a list here: the validator made it one
+        for check in checks_of:
             checks += 1
             relevant = [c for c in calls if c.name == check.tool]
             if any(c.arguments is None for c in relevant):

@@ -46,7 +46,12 @@ class RougeScoreConfig(GenerationConfig):
     @model_validator(mode="after")
     def _spelling(self) -> RougeScoreConfig:
         if self.rouge_type is not None:
-            self.variant = {"rouge1": "rouge-1", "rouge2": "rouge-2", "rougeL": "rouge-l"}[self.rouge_type]
+            variants: dict[str, Literal["rouge-1", "rouge-2", "rouge-l"]] = {
+                "rouge1": "rouge-1",
+                "rouge2": "rouge-2",
+                "rougeL": "rouge-l",
+            }
+            self.variant = variants[self.rouge_type]
         return self
 
 
@@ -62,7 +67,7 @@ class ChrfScoreConfig(GenerationConfig):
 class _Generation(CorpusMetric):
     def verdict(self, hypothesis: str, refs: list[str], score: float, details: dict[str, Any]) -> Result:
         result = super().verdict(hypothesis, refs, score, details)
-        result.passed = result.score >= agentclash.DEFAULT_THRESHOLD
+        result.passed = (result.score or 0.0) >= agentclash.DEFAULT_THRESHOLD
         return result
 
     def texts(self, hypothesis: str, refs: list[str]) -> tuple[str, list[str]]:
