@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+import bench
 from bench.testing import load_suite, write_suite
 from bench_formats.agentclash import AgentClashLoader
 
@@ -77,11 +78,8 @@ def _pack(
 
 
 def _run(path: Path) -> dict[str, dict[str, Any]]:
-    from bench.execution.session import RunOptions, run_plan
-
-    plan = load_suite(path, target=TARGET)
-    outcome = run_plan(plan, RunOptions(runs_dir=path.parent / "runs", handle_signals=False))
-    return {row["id"]: row for row in outcome.report.tasks()}
+    result = bench.run(path, target=TARGET, runs_dir=path.parent / "runs")
+    return {row["id"]: row for row in result.report.tasks()}
 
 
 def _validate(path: Path, *args: str) -> tuple[int, str]:
@@ -118,11 +116,6 @@ def test_weighted_scorecard_skips_reliability_when_only_run_completed_is_declare
     assert [d["key"] for d in rows["peru"]["scorecard"]["dimensions"]] == ["correctness"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bench-core's hybrid score is the mean of all dimensions (0.75 here); AgentClash's "
-    "computeOverallScore takes the non-gate dimensions only (engine.go, issue #147 criterion 7)",
-)
 def test_hybrid_gates_hold_and_the_mean_of_the_other_dimensions_decides(tmp_path: Path):
     scorecard = textwrap.dedent("""\
         {strategy: hybrid, pass_threshold: 0.6, dimensions: [
@@ -261,13 +254,9 @@ def test_the_example_runs_offline():
     path = Path(__file__).resolve().parents[3] / "examples" / "from-agentclash" / "capitals.yaml"
     import tempfile
 
-    from bench.execution.session import RunOptions, run_plan
-
     with tempfile.TemporaryDirectory() as runs:
-        outcome = run_plan(
-            load_suite(path, target=TARGET), RunOptions(runs_dir=Path(runs), handle_signals=False)
-        )
-        rows = {row["id"]: row for row in outcome.report.tasks()}
+        result = bench.run(path, target=TARGET, runs_dir=runs)
+        rows = {row["id"]: row for row in result.report.tasks()}
     # france: exact 1 -> 1.0; peru: exact 0 -> 0.0, passing: no gate and no pass_threshold.
     assert [(k, r["passed"], r["score"]) for k, r in rows.items()] == [
         ("france", True, 1.0),
