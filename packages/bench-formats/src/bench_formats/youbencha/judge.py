@@ -26,8 +26,8 @@ DEFAULT_TIMEOUT_MS = 300000
 class AgentJudgeConfig(EvaluatorConfig):
     """Settings of youbencha-agentic-judge (youBencha's agentic-judge ``config``)."""
 
-    type: str | None = None
-    """The agent CLI: copilot-cli or claude-code."""
+    agent_type: str | None = None
+    """The agent CLI: copilot-cli or claude-code (youBencha's ``config.type``)."""
     agent_name: str | None = None
     """The agent (copilot ``--agent``; claude: named in the prompt)."""
     agent_model: str | None = None
@@ -113,15 +113,15 @@ class AgentJudge(Evaluator[AgentJudgeConfig]):
     async def evaluate(self, sample: Sample) -> Result:
         c = self.config
         label = "agentic-judge"
-        if not c.type or not (c.assertions or c.criteria):
+        if not c.agent_type or not (c.assertions or c.criteria):
             return skipped(
                 label,
                 "Agent not configured or not available - check agent.type in evaluator config and ensure agent is installed",
             )
-        if c.type not in ("copilot-cli", "claude-code"):
-            return skipped(label, f"Unknown adapter type: {c.type}")
+        if c.agent_type not in ("copilot-cli", "claude-code"):
+            return skipped(label, f"Unknown adapter type: {c.agent_type}")
         folder = sample.task.workspace or str(Path.cwd())
-        argv = judge_argv(c.type, judge_prompt(c), c.agent_name, c.agent_model, folder, c.program)
+        argv = judge_argv(c.agent_type, judge_prompt(c), c.agent_name, c.agent_model, folder, c.program)
         timeout = (c.timeout or DEFAULT_TIMEOUT_MS) / 1000
         try:
             proc = await asyncio.create_subprocess_exec(

@@ -114,7 +114,9 @@ def _judge(name: str, config: dict[str, Any], ctx: Context) -> dict[str, Any]:
         _dropped(name, [k for k in config if k not in ("model", "assertions", "criteria")], ctx)
         return entry
     entry = {"name": name, "type": "youbencha-agentic-judge"}
-    for key in ("type", "agent_name", "assertions", "criteria", "prompt", "instructions-file", "timeout"):
+    if config.get("type") is not None:
+        entry["agent_type"] = config["type"]  # `type:` is bench's evaluator type
+    for key in ("agent_name", "assertions", "criteria", "prompt", "instructions-file", "timeout"):
         if config.get(key) is not None:
             entry[key] = config[key]
     if config.get("model"):
