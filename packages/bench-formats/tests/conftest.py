@@ -5,4 +5,4 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from youbencha_helpers import demo  # noqa: E402, F401  (the fixture)
+from youbencha_helpers import demo  # noqa: F401  (the fixture)

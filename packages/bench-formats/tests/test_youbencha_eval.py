@@ -75,13 +75,17 @@ def test_a_git_repository_root_is_diffed_against_head_untracked_files_included(d
     # the user's index is untouched: new.txt is still untracked
     import subprocess
 
-    status = subprocess.run(["git", "status", "--porcelain"], cwd=output, capture_output=True, text=True).stdout
+    status = subprocess.run(
+        ["git", "status", "--porcelain"], cwd=output, capture_output=True, text=True
+    ).stdout
     assert "?? new.txt" in status
 
 
 def test_an_eval_config_is_inline_only(demo: Path):
     _folders(demo, {}, {})
-    (demo / "eval.yaml").write_text(EVAL.replace("  - name: expected-diff\n    config:\n      threshold: 0.9\n", "  - file: x.yaml\n"))
+    (demo / "eval.yaml").write_text(
+        EVAL.replace("  - name: expected-diff\n    config:\n      threshold: 0.9\n", "  - file: x.yaml\n")
+    )
     with pytest.raises(ConfigError) as caught:
         load_suite(demo / "eval.yaml")
     assert caught.value.message == "Invalid eval configuration: evaluators.1.name: Required"

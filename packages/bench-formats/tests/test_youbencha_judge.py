@@ -66,10 +66,14 @@ def test_the_judge_runs_the_cli_with_youbenchas_prompt_and_its_status_wins(judge
 
 
 def test_without_agent_name_the_template_carries_the_assertions(judged: Path, monkeypatch):
-    (judged.parent / "evaluators" / "readme.yaml").write_text(DEFINITION.replace("  agent_name: reviewer\n", ""))
+    (judged.parent / "evaluators" / "readme.yaml").write_text(
+        DEFINITION.replace("  agent_name: reviewer\n", "")
+    )
     log = judged.parent / "argv.jsonl"
     monkeypatch.setenv("FAKE_AGENT_LOG", str(log))
-    monkeypatch.setenv("FAKE_JUDGE_REPLY", '{"status": "passed", "metrics": {"helpful": 1}, "message": "Good."}')
+    monkeypatch.setenv(
+        "FAKE_JUDGE_REPLY", '{"status": "passed", "metrics": {"helpful": 1}, "message": "Good."}'
+    )
     task = run(judged)
     assert by_name(task)["agentic-judge:readme"]["passed"] is True
     prompt = json.loads(log.read_text().splitlines()[1])[1]
@@ -110,7 +114,9 @@ def test_a_judge_with_a_model_and_no_agent_type_is_benchs_agentic_judge(demo: Pa
 def test_prompt_and_prompt_file_in_a_judge_is_youbenchas_error(judged: Path):
     from bench import ConfigError
 
-    (judged.parent / "evaluators" / "readme.yaml").write_text(DEFINITION.replace("  type:", "  prompt: x\n  type:"))
+    (judged.parent / "evaluators" / "readme.yaml").write_text(
+        DEFINITION.replace("  type:", "  prompt: x\n  type:")
+    )
     with pytest.raises(ConfigError) as caught:
         load_suite(judged)
     assert caught.value.message == (

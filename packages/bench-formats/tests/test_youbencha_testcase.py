@@ -62,13 +62,27 @@ def test_the_copilot_cli_is_invoked_as_youbenchas_adapter_invokes_it(demo: Path,
     monkeypatch.setenv("FAKE_AGENT_LOG", str(log))
     monkeypatch.setenv("FAKE_AGENT_FILES", json.dumps({"README.md": "# Demo\nmore\n"}))
     path = demo / "testcase.yaml"
-    path.write_text(TEST_CASE.replace("  type: copilot-cli\n", "  type: copilot-cli\n  model: gpt-5\n  agent_name: doc-writer\n"))
+    path.write_text(
+        TEST_CASE.replace(
+            "  type: copilot-cli\n", "  type: copilot-cli\n  model: gpt-5\n  agent_name: doc-writer\n"
+        )
+    )
     task = run(path)
     (argv,) = [json.loads(line) for line in log.read_text().splitlines()]
     workspace = argv[-1]
     assert argv == [
-        "-p", "Add a helpful comment to README.md", "--model", "gpt-5", "--agent", "doc-writer",
-        "--allow-all-tools", "--allow-all-paths", "--log-level", "all", "--add-dir", workspace,
+        "-p",
+        "Add a helpful comment to README.md",
+        "--model",
+        "gpt-5",
+        "--agent",
+        "doc-writer",
+        "--allow-all-tools",
+        "--allow-all-paths",
+        "--log-level",
+        "all",
+        "--add-dir",
+        workspace,
     ]
     # one file with every change: entropy 0 (-1 * log2(1)); 1 file <= 1.
     assert by_name(task)["git-diff"]["passed"] is True
@@ -90,8 +104,15 @@ def test_claude_code_gets_print_mode_its_options_and_the_prompt_last(demo: Path,
     run(path)
     (argv,) = [json.loads(line) for line in log.read_text().splitlines()]
     assert argv == [
-        "-p", "--output-format", "text", "--dangerously-skip-permissions", "--verbose",
-        "--allowedTools", "Read,Edit", "--max-tokens", "100",
+        "-p",
+        "--output-format",
+        "text",
+        "--dangerously-skip-permissions",
+        "--verbose",
+        "--allowedTools",
+        "Read,Edit",
+        "--max-tokens",
+        "100",
         'Use the "fixer" agent for this task.\n\nFix the README',
     ]
 
@@ -108,19 +129,46 @@ def _refusal(demo: Path, text: str, name: str = "testcase.yaml") -> str:
     ("edit", "message"),
     [
         (("name: add-readme-comment", 'name: ""'), "name: Test case name is required"),
-        (("name: add-readme-comment", "name: " + "x" * 201), "name: Test case name exceeds maximum length of 200 characters"),
-        (("description: Add a helpful comment to the README", 'description: ""'), "description: Test case description is required"),
-        ((URL, "git@github.com:example/demo.git"), "repo: Repository must be a valid HTTP(S) URL to a public repository"),
-        ((URL, "http://192.168.1.4/demo.git"), "repo: Repository must be a valid HTTP(S) URL to a public repository"),
-        ((URL, "http://localhost/demo.git"), "repo: Repository must be a valid HTTP(S) URL to a public repository"),
-        (("type: copilot-cli", "type: codex"), "agent.type: Invalid enum value. Expected 'copilot-cli' | 'claude-code', received 'codex'"),
-        (("expected: solution\n", ""), "expected: When expected_source is provided, expected value must also be provided"),
+        (
+            ("name: add-readme-comment", "name: " + "x" * 201),
+            "name: Test case name exceeds maximum length of 200 characters",
+        ),
+        (
+            ("description: Add a helpful comment to the README", 'description: ""'),
+            "description: Test case description is required",
+        ),
+        (
+            (URL, "git@github.com:example/demo.git"),
+            "repo: Repository must be a valid HTTP(S) URL to a public repository",
+        ),
+        (
+            (URL, "http://192.168.1.4/demo.git"),
+            "repo: Repository must be a valid HTTP(S) URL to a public repository",
+        ),
+        (
+            (URL, "http://localhost/demo.git"),
+            "repo: Repository must be a valid HTTP(S) URL to a public repository",
+        ),
+        (
+            ("type: copilot-cli", "type: codex"),
+            "agent.type: Invalid enum value. Expected 'copilot-cli' | 'claude-code', received 'codex'",
+        ),
+        (
+            ("expected: solution\n", ""),
+            "expected: When expected_source is provided, expected value must also be provided",
+        ),
         (
             ("    prompt: Add a helpful comment to README.md\n", "    prompt: x\n    prompt_file: p.md\n"),
             'agent.config: Cannot specify both "prompt" and "prompt_file". Please use only one.',
         ),
-        (("  - name: expected-diff\n", "  - name: expected-diff\n    file: x.yaml\n"), "evaluators.1: Unrecognized key(s) in object: 'file'"),
-        (("branch: main", "branch: main\nworkspace_name: -bad"), "workspace_name: Workspace name must start with alphanumeric and contain only letters, numbers, dots, underscores, and hyphens"),
+        (
+            ("  - name: expected-diff\n", "  - name: expected-diff\n    file: x.yaml\n"),
+            "evaluators.1: Unrecognized key(s) in object: 'file'",
+        ),
+        (
+            ("branch: main", "branch: main\nworkspace_name: -bad"),
+            "workspace_name: Workspace name must start with alphanumeric and contain only letters, numbers, dots, underscores, and hyphens",
+        ),
         (("branch: main", "branch: main\ntimeout: 0"), "timeout: Number must be greater than 0"),
     ],
 )
@@ -130,13 +178,18 @@ def test_youbenchas_schema_refuses_with_its_own_words(demo: Path, edit: tuple[st
 
 def test_no_evaluators_is_refused(demo: Path):
     text = TEST_CASE.split("evaluators:")[0] + "evaluators: []\n"
-    assert _refusal(demo, text) == "Invalid test case configuration: evaluators: At least one evaluator is required"
+    assert (
+        _refusal(demo, text)
+        == "Invalid test case configuration: evaluators: At least one evaluator is required"
+    )
 
 
 def test_a_model_outside_youbenchas_list_is_refused(demo: Path):
     text = TEST_CASE.replace("  type: copilot-cli\n", "  type: copilot-cli\n  model: gpt-4\n")
     assert _refusal(demo, text).endswith("received 'gpt-4'")
-    assert "agent.model: Invalid enum value. Expected 'claude-sonnet-4.5' | 'claude-sonnet-4'" in _refusal(demo, text)
+    assert "agent.model: Invalid enum value. Expected 'claude-sonnet-4.5' | 'claude-sonnet-4'" in _refusal(
+        demo, text
+    )
 
 
 def test_a_json_test_case_loads_and_its_prompt_is_text(demo: Path):
@@ -195,7 +248,10 @@ def test_an_unknown_evaluator_is_skipped_and_the_outcome_is_partial(demo: Path, 
     lint = by_name(task)["lint"]
     assert lint["passed"] is True
     assert lint["score"] is None
-    assert lint["reason"] == "skipped: Unknown evaluator: lint (youBencha outcome: partial unless another evaluator failed)"
+    assert (
+        lint["reason"]
+        == "skipped: Unknown evaluator: lint (youBencha outcome: partial unless another evaluator failed)"
+    )
     assert lint["details"]["youbencha_status"] == "skipped"
     assert lint["details"]["youbencha_outcome"] == "partial"
     assert task["status"] == "passed"  # youBencha: passed + skipped, no failure = partial
@@ -205,7 +261,9 @@ def test_expected_diff_without_an_expected_branch_is_skipped(demo: Path):
     path = demo / "testcase.yaml"
     path.write_text(TEST_CASE.replace("expected_source: branch\nexpected: solution\n", ""))
     expected = by_name(run(path))["expected-diff"]
-    assert expected["reason"].startswith("skipped: Expected reference directory not available or not accessible")
+    assert expected["reason"].startswith(
+        "skipped: Expected reference directory not available or not accessible"
+    )
 
 
 def test_youbencharc_variables_project_over_user_unknown_kept(demo: Path, monkeypatch):
@@ -213,9 +271,9 @@ def test_youbencharc_variables_project_over_user_unknown_kept(demo: Path, monkey
     (demo / ".youbencharc").write_text("variables:\n  PROMPT: from project\n")
     path = demo / "testcase.yaml"
     path.write_text(
-        TEST_CASE.replace("prompt: Add a helpful comment to README.md", "prompt: ${PROMPT} ${UNKNOWN}").replace(
-            "branch: main", "branch: ${BRANCH}"
-        )
+        TEST_CASE.replace(
+            "prompt: Add a helpful comment to README.md", "prompt: ${PROMPT} ${UNKNOWN}"
+        ).replace("branch: main", "branch: ${BRANCH}")
     )
     data = next(iter(load_suite(path).tasks)).task
     assert data.prompt == "from project ${UNKNOWN}"
@@ -226,5 +284,7 @@ def test_an_invalid_youbencharc_is_ignored_with_youbenchas_warning(demo: Path):
     path = demo / "testcase.yaml"
     path.write_text(TEST_CASE.replace("prompt: Add a helpful comment to README.md", "prompt: ${PROMPT}"))
     suite = load_suite(path)
-    assert suite.template_warnings == [f"Failed to load config from {demo / '.youbencharc'}: Unrecognized key(s) in object: 'colour'"]
+    assert suite.template_warnings == [
+        f"Failed to load config from {demo / '.youbencharc'}: Unrecognized key(s) in object: 'colour'"
+    ]
     assert next(iter(suite.tasks)).task.prompt == "${PROMPT}"

@@ -57,10 +57,10 @@ def agent_argv(
 
 
 def judge_argv(
-    agent_type: str, prompt: str, agent_name: str | None, model: str | None, workspace: str, path: str | None
+    agent_type: str, prompt: str, agent_name: str | None, model: str | None, workspace: str
 ) -> list[str]:
     """The judge's argv: youBencha runs its judge through the same adapters."""
-    exe = path or program(agent_type)
+    exe = program(agent_type)
     if agent_type == "copilot-cli":
         return [exe, *copilot_args(prompt, agent_name, model, workspace)]
     return [exe, *claude_args(prompt, agent_name, model, {})]

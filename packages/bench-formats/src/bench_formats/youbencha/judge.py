@@ -9,7 +9,7 @@ import re
 import signal
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import Field
 
@@ -42,8 +42,9 @@ class AgentJudgeConfig(EvaluatorConfig):
     """A template replacing youBencha's own (relative to the working directory)."""
     timeout: float | None = None
     """Milliseconds (default 300000)."""
-    program: str | None = None
-    """The CLI's path (default: the agent type's, see docs/formats/youbencha.md)."""
+    program: list[str] | None = None
+    """The CLI and any leading arguments (default: the agent type's program, see
+    docs/formats/youbencha.md); ``{suite_dir}`` is the suite's folder."""
 
 
 def assertion_list(assertions: Any) -> str:
@@ -65,7 +66,11 @@ def judge_prompt(config: AgentJudgeConfig) -> str:
         head = f"{config.prompt}\n\n" if config.prompt else ""
         return f"{head}# Evaluation Assertions:\n{listed}"
     else:
-        template = resources.files("bench_formats.youbencha").joinpath("agentic-judge.template.md").read_text("utf-8")
+        template = (
+            resources.files("bench_formats.youbencha")
+            .joinpath("agentic-judge.template.md")
+            .read_text("utf-8")
+        )
     return template.replace("{{ASSERTIONS}}", combined, 1).replace("{{CRITERIA}}", combined, 1)
 
 
@@ -74,7 +79,12 @@ def _verdict(text: str) -> dict[str, Any] | None:
         found = json.loads(text)
     except ValueError:
         return None
-    if not isinstance(found, dict) or not found.get("status") or not found.get("metrics") or not found.get("message"):
+    if (
+        not isinstance(found, dict)
+        or not found.get("status")
+        or not found.get("metrics")
+        or not found.get("message")
+    ):
         return None
     if found["status"] not in ("passed", "failed"):
         return None
@@ -109,6 +119,22 @@ class AgentJudge(Evaluator[AgentJudgeConfig]):
 
     name = "youbencha-agentic-judge"
     Config = AgentJudgeConfig
+    example = """
+    name: youbencha-judge-example
+    tasks:
+      - id: readme
+        response: "Added a comment to the README."
+        evaluate:
+          - type: youbencha-agentic-judge
+            agent_type: copilot-cli
+            program: [python3, "{suite_dir}/judge.py"]
+            assertions:
+              readme_modified: The README was modified.
+    """
+    example_files: ClassVar[dict[str, str]] = {
+        "judge.py": 'print(\'```json\\n{"status": "passed", "metrics": {"readme_modified": 1}, '
+        '"message": "The README has a new comment."}\\n```\')\n'
+    }
 
     async def evaluate(self, sample: Sample) -> Result:
         c = self.config
@@ -116,17 +142,25 @@ class AgentJudge(Evaluator[AgentJudgeConfig]):
         if not c.agent_type or not (c.assertions or c.criteria):
             return skipped(
                 label,
-                "Agent not configured or not available - check agent.type in evaluator config and ensure agent is installed",
+                "Agent not configured or not available - check agent.type in evaluator config "
+                "and ensure agent is installed",
             )
         if c.agent_type not in ("copilot-cli", "claude-code"):
             return skipped(label, f"Unknown adapter type: {c.agent_type}")
         folder = sample.task.workspace or str(Path.cwd())
-        argv = judge_argv(c.agent_type, judge_prompt(c), c.agent_name, c.agent_model, folder, c.program)
+        argv = judge_argv(c.agent_type, judge_prompt(c), c.agent_name, c.agent_model, folder)
+        if c.program:
+            suite_dir = str(self.folder or Path.cwd())
+            argv = [*(p.replace("{suite_dir}", suite_dir) for p in c.program), *argv[1:]]
         timeout = (c.timeout or DEFAULT_TIMEOUT_MS) / 1000
         try:
             proc = await asyncio.create_subprocess_exec(
-                *argv, cwd=folder, stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True,
+                *argv,
+                cwd=folder,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                start_new_session=True,
             )
         except OSError as exc:
             return skipped(label, f"Agent execution failed: {exc}")
@@ -149,8 +183,14 @@ class AgentJudge(Evaluator[AgentJudgeConfig]):
                 f'Output preview: "{preview}..."',
             )
         metrics = verdict["metrics"]
-        scores = [float(v) for v in metrics.values() if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        scores = [
+            float(v) for v in metrics.values() if isinstance(v, (int, float)) and not isinstance(v, bool)
+        ]
         score = sum(scores) / len(scores) if scores else None
         passed = verdict["status"] == "passed"
-        details = {"youbencha_status": verdict["status"], "assertions": metrics, "message": verdict["message"]}
+        details = {
+            "youbencha_status": verdict["status"],
+            "assertions": metrics,
+            "message": verdict["message"],
+        }
         return Result(passed, score, str(verdict["message"]), details)

@@ -130,23 +130,32 @@ class EvalConfigLoader(SuiteLoader):
             expected_dir = str(found) if found.is_dir() else None
         git_skip = None if (directory / ".git").exists() else mapping.NOT_A_REPO
         ctx = mapping.Context(
-            path.resolve().parent, expected_dir=expected_dir, git_skip=git_skip, local=True, warnings=self.warnings
+            path.resolve().parent,
+            expected_dir=expected_dir,
+            git_skip=git_skip,
+            local=True,
+            warnings=self.warnings,
         )
         evaluate = [mapping.evaluator(e, ctx) for e in data["evaluators"]]
         artifacts: dict[str, Any] = {}
         bases = {
-            str((e.get("config") or {}).get("base_commit") or "HEAD") for e in data["evaluators"] if e["name"] == "git-diff"
+            str((e.get("config") or {}).get("base_commit") or "HEAD")
+            for e in data["evaluators"]
+            if e["name"] == "git-diff"
         }
         if git_skip is None and bases:
             from bench_formats.youbencha.localdiff import folder_diff
 
             if len(bases) > 1:
-                raise ConfigError("git-diff evaluators with different base_commit values: give one", file=path)
+                raise ConfigError(
+                    "git-diff evaluators with different base_commit values: give one", file=path
+                )
             try:
                 files = folder_diff(directory, bases.pop())
             except (RuntimeError, OSError) as exc:  # youBencha: git-diff is skipped on any error
                 evaluate = [
-                    mapping.skipped(e["name"], str(exc)) if e.get("type") == "git-diff" else e for e in evaluate
+                    mapping.skipped(e["name"], str(exc)) if e.get("type") == "git-diff" else e
+                    for e in evaluate
                 ]
             else:
                 artifacts["diff"] = {"files": files}

@@ -41,6 +41,11 @@ def folder_diff(folder: Path, base: str) -> list[dict[str, Any]]:
         added, removed, path = line.split("\t", 2)
         binary = added == "-"
         files.append(
-            {"path": path, "added": 0 if binary else int(added), "removed": 0 if binary else int(removed), "binary": binary}
+            {
+                "path": path,
+                "added": 0 if binary else int(added),
+                "removed": 0 if binary else int(removed),
+                "binary": binary,
+            }
         )
     return files

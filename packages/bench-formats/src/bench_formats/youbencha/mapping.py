@@ -58,7 +58,11 @@ def definition(ref: str, folder: Path) -> dict[str, Any] | None:
         return None
     if not isinstance(data, dict) or not isinstance(data.get("name"), str):
         return None
-    if not isinstance(data.get("config", {}), (dict, type(None))) or set(data) - {"name", "description", "config"}:
+    if not isinstance(data.get("config", {}), (dict, type(None))) or set(data) - {
+        "name",
+        "description",
+        "config",
+    }:
         return None
     return {"name": data["name"], "config": data.get("config") or {}}
 
@@ -71,7 +75,8 @@ def _dropped(name: str, keys: list[str], ctx: Context) -> None:
 def _git_diff(name: str, config: dict[str, Any], ctx: Context) -> dict[str, Any]:
     if ctx.git_skip is not None:
         return skipped(name, ctx.git_skip)
-    assertions = config.get("assertions") if isinstance(config.get("assertions"), dict) else {}
+    found = config.get("assertions")
+    assertions: dict[str, Any] = found if isinstance(found, dict) else {}
     kept = {k: v for k, v in assertions.items() if k in GIT_DIFF_LIMITS and v is not None}
     dropped = [k for k in config if k not in ("assertions", "base_commit")]
     dropped += [f"assertions.{k}" for k in assertions if k not in GIT_DIFF_LIMITS]

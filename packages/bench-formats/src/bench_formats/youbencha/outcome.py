@@ -27,6 +27,14 @@ class Skipped(Evaluator[SkippedConfig]):
 
     name = "youbencha-skipped"
     Config = SkippedConfig
+    example = """
+    name: youbencha-skipped-example
+    tasks:
+      - id: lint
+        response: "done"
+        evaluate:
+          - {type: youbencha-skipped, evaluator: lint, reason: "Unknown evaluator: lint"}
+    """
 
     def evaluate(self, sample: Sample) -> Result:
         return skipped(self.config.evaluator, self.config.reason)
@@ -38,5 +46,10 @@ def skipped(evaluator: str, reason: str) -> Result:
         True,
         None,
         f"skipped: {reason} ({PARTIAL_NOTE})",
-        {"youbencha_evaluator": evaluator, "youbencha_status": "skipped", "youbencha_outcome": "partial", "message": reason},
+        {
+            "youbencha_evaluator": evaluator,
+            "youbencha_status": "skipped",
+            "youbencha_outcome": "partial",
+            "message": reason,
+        },
     )

@@ -19,7 +19,16 @@ CONFIG_FILENAMES = (
     ".youbencha.yml",
     ".youbencha.json",
 )
-_KEYS = {"workspace_dir", "output_dir", "timeout_ms", "log_level", "keep_workspace", "variables", "agent", "evaluators"}
+_KEYS = {
+    "workspace_dir",
+    "output_dir",
+    "timeout_ms",
+    "log_level",
+    "keep_workspace",
+    "variables",
+    "agent",
+    "evaluators",
+}
 _VAR = re.compile(r"\$\{([^}]+)\}")
 
 

@@ -106,12 +106,20 @@ def _evaluators(errors: _Errors, data: dict[str, Any], inline_only: bool) -> Non
 def _meta(errors: _Errors, data: dict[str, Any], what: str) -> None:
     if errors.type(data, "name", "string"):
         errors.length(
-            data["name"], "name", 1, 200, f"{what} name is required",
+            data["name"],
+            "name",
+            1,
+            200,
+            f"{what} name is required",
             f"{what} name exceeds maximum length of 200 characters",
         )
     if errors.type(data, "description", "string"):
         errors.length(
-            data["description"], "description", 1, 1000, f"{what} description is required",
+            data["description"],
+            "description",
+            1,
+            1000,
+            f"{what} description is required",
             f"{what} description exceeds maximum length of 1000 characters",
         )
 
@@ -125,8 +133,7 @@ def _agent(errors: _Errors, data: dict[str, Any]) -> None:
     elif agent["type"] not in AGENT_TYPES:
         errors.add(
             "agent.type",
-            "Invalid enum value. Expected 'copilot-cli' | 'claude-code', received "
-            f"'{agent['type']}'",
+            f"Invalid enum value. Expected 'copilot-cli' | 'claude-code', received '{agent['type']}'",
         )
     _optional(errors, agent, "agent_name", "string", "agent.")
     if agent.get("model") is not None and agent["model"] not in MODELS:
@@ -137,7 +144,11 @@ def _agent(errors: _Errors, data: dict[str, Any]) -> None:
     config = agent["config"]
     if _optional(errors, config, "prompt", "string", "agent.config."):
         errors.length(
-            config["prompt"], "agent.config.prompt", 1, 50000, "Prompt is required",
+            config["prompt"],
+            "agent.config.prompt",
+            1,
+            50000,
+            "Prompt is required",
             "Prompt exceeds maximum length of 50000 characters",
         )
     if _optional(errors, config, "prompt_file", "string", "agent.config.") and not config["prompt_file"]:
