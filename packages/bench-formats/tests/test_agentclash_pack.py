@@ -262,3 +262,24 @@ def test_the_example_runs_offline():
         ("france", True, 1.0),
         ("peru", True, 0.0),
     ]
+
+
+def test_token_f1_gets_agentclash_defaults_no_normalisation_and_threshold_half(tmp_path: Path):
+    pack = PACK.replace(
+        "      - key: mentions\n        type: contains\n        target: final_output\n        expected_from: case.payload.country\n",
+        "      - key: overlap\n        type: token_f1\n        target: final_output\n        expected_from: case.expectations.answer\n",
+    ).replace("SCORECARD", "{dimensions: [correctness]}")
+    path = write_suite(tmp_path, pack, name="pack.yaml")
+    (tmp_path / "answers.jsonl").write_text(
+        json.dumps({"id": "france", "response": "paris"})
+        + "\n"
+        + json.dumps({"id": "peru", "response": "Lima city"})
+        + "\n"
+    )
+    rows = _run(path)
+    overlap = {k: next(e for e in r["evaluators"] if e["name"] == "overlap") for k, r in rows.items()}
+    # france: no normalisation, so 'paris' != 'Paris': no overlap, F1 0 (SQuAD normalisation would give 1).
+    assert (overlap["france"]["score"], overlap["france"]["passed"]) == (0.0, False)
+    # peru: tokens [Lima, city] vs [Lima]: precision 1/2, recall 1 -> F1 2/3 >= 0.5 passes.
+    assert round(overlap["peru"]["score"], 3) == 0.667
+    assert overlap["peru"]["passed"] is True

@@ -62,8 +62,13 @@ def evaluators(spec: dict[str, Any]) -> list[dict[str, Any]]:
     entries: list[dict[str, Any]] = []
     for validator in spec.get("validators") or []:
         entry = {k: validator[k] for k in ("key", "type", "target", "expected_from") if validator.get(k)}
-        if validator.get("config"):
-            entry["config"] = validator["config"]
+        config = dict(validator.get("config") or {})
+        if validator.get("type") == "token_f1":
+            # bench's own token_f1 normalises as SQuAD does and passes at any overlap; AgentClash's
+            # (string_validators.go) normalises only when asked and passes at 0.5.
+            config = {"normalize": False, "threshold": 0.5, **config}
+        if config:
+            entry["config"] = config
         entries.append(entry)
     for judge in spec.get("llm_judges") or []:
         mode = judge.get("mode")
