@@ -28,7 +28,6 @@ _Dumper.add_representer(str, _text)
 
 def convert(path: Path, registry: Registry, target: dict[str, Any] | None = None) -> tuple[str, list[str]]:
     """(the native suite as YAML, the loader's warnings); the suite is validated first."""
-    load_suite(path, registry, target=target)  # refuse what bench could not run, with its errors
     loader = pick_loader(registry, path, LoadOptions(target=target))
     if isinstance(loader, NativeSuiteLoader):
         raise ConfigError("this is already a native bench suite: nothing to convert", file=path)
@@ -40,4 +39,10 @@ def convert(path: Path, registry: Registry, target: dict[str, Any] | None = None
         raise ConfigError("the loader did not produce a suite mapping", file=path)
     header = f"# bench convert {path.name}: the native bench suite bench runs for it.\n"
     header += "# Paths are relative to the original file's folder.\n"
+    untargeted = "target" not in data and "targets" not in data
+    if untargeted:
+        header += "# It names no target: add `target:` or run it with --target SPEC.\n"
+    # Refuse what bench could not run, with its errors; a file that names no target (an
+    # AgentClash pack) is checked as if echo answered, since the user will bring one.
+    load_suite(path, registry, target={"type": "echo"} if untargeted else target)
     return header + yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100), warnings
