@@ -122,3 +122,16 @@ def test_targets_refusals(bench_cli, suite_file, body, message):
     result = bench_cli("validate", suite)
     assert result.exit_code == 2
     assert result.stderr == f"error: {suite}:{message}\n"
+
+
+def test_the_docs_example_runs_as_its_comments_say(bench_cli, suite_file, tmp_path):
+    text = (Path(__file__).resolve().parents[1] / "docs" / "suites.md").read_text()
+    section = text[text.index("### Several targets") :]
+    block = section[section.index("```yaml\n") + 8 : section.index("```\n", section.index("```yaml"))]
+    result = bench_cli("run", suite_file(block), "-q", "-o", "out.json")
+    assert result.exit_code == 1, result.stderr
+    assert [(i, t["passed"]) for i, t in _tasks(tmp_path / "out.json").items()] == [
+        ("a[same]", True),
+        ("a[upper]", False),
+        ("b", True),
+    ]
