@@ -44,7 +44,8 @@ def is_judge(name: str) -> bool:
 
 
 def skipped(name: str, reason: str) -> dict[str, Any]:
-    return {"name": name, "type": "youbencha-skipped", "evaluator": name, "reason": reason}
+    # weight 0: a skipped evaluator neither passes nor fails the task, and has no say in its score
+    return {"name": name, "type": "youbencha-skipped", "evaluator": name, "reason": reason, "weight": 0}
 
 
 def definition(ref: str, folder: Path) -> dict[str, Any] | None:
