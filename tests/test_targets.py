@@ -100,8 +100,8 @@ def test_a_resumed_run_must_give_the_same_target(bench_cli, suite_file, tmp_path
             "2:1: targets: give target or targets, not both",
         ),
         (
-            "targets: [{type: echo}]\ntasks: [{id: a, prompt: p, evaluate: {expected: p}}]\n",
-            "1:11: targets[0].label: required field missing: the target's label",
+            "targets: [{type: echo}, {type: echo}]\ntasks: [{id: a, prompt: p, evaluate: {expected: p}}]\n",
+            "1:25: targets[1].label: target label 'echo' is used twice (give each target a label)",
         ),
         (
             "targets: [{label: x, type: echo}, {label: x, type: echo}]\ntasks: [{id: a, prompt: p, evaluate: {expected: p}}]\n",
@@ -135,3 +135,19 @@ def test_the_docs_example_runs_as_its_comments_say(bench_cli, suite_file, tmp_pa
         ("a[upper]", False),
         ("b", True),
     ]
+
+
+def test_a_target_without_a_label_is_named_by_its_model_or_type(bench_cli, suite_file, tmp_path):
+    body = "targets: [{type: echo}, {type: command, command: [rev]}]\ntasks: [{id: a, prompt: ab, evaluate: {expected: ab}}]\n"
+    assert bench_cli("run", suite_file(body), "-q", "-o", "out.json").exit_code == 1
+    assert list(_tasks(tmp_path / "out.json")) == ["a[echo]", "a[command]"]
+
+
+def test_target_naming_a_label_runs_that_target_only(bench_cli, suite_file, tmp_path):
+    result = bench_cli("run", suite_file(SUITE), "-q", "--target", "upper", "-o", "out.json")
+    assert result.exit_code == 1, result.stderr
+    tasks = _tasks(tmp_path / "out.json")
+    assert [(i, t["response"]) for i, t in tasks.items()] == [("a[upper]", "HELLO"), ("b", "BYE")]
+    same = bench_cli("run", suite_file(SUITE), "-q", "--target", "same", "-o", "same.json")
+    assert same.exit_code == 0, same.stderr
+    assert list(_tasks(tmp_path / "same.json")) == ["a[same]"]  # b runs on upper only

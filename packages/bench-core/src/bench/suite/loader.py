@@ -49,8 +49,11 @@ class _SuiteBuilder:
         progress: Callable[[int], None] | None = None,
         overrides: dict[str, str] | None = None,
         target_override: bool = False,
+        only_label: str | None = None,
     ) -> None:
         self.path = path
+        #: ``--target LABEL`` naming one of the suite's ``targets:``: only its runs are planned.
+        self.only_label = only_label
         #: ``--target`` replaced the file's targets: tasks' ``target:`` labels no longer apply.
         self.target_override = target_override
         self.overrides = overrides
@@ -93,6 +96,8 @@ class _SuiteBuilder:
         if targets:
             target_type = ", ".join(sorted({t.name for t in targets.values()}))
         labels = list(targets)
+        if self.only_label is not None:  # --target LABEL: the tasks of that target only
+            targets = {self.only_label: targets[self.only_label]}
         tasks = TaskBuilder(
             self.path,
             suite,
@@ -139,7 +144,7 @@ class _SuiteBuilder:
             for evaluator in planned.evaluators:
                 endpoints |= credentials.endpoints(evaluator.instance)
             max_repeat = max(max_repeat, planned.repeats)
-            for run in _runs(planned, labels):
+            for run in _runs(planned, labels, self.only_label):
                 ids.append(run.key)
                 digests.append(run.digest)
                 needs_target += run.task.response is None
@@ -165,6 +170,7 @@ class _SuiteBuilder:
                         again, index, raw, None, target is not None or bool(targets), task_digests[index]
                     ),
                     labels,
+                    self.only_label,
                 )
 
         return Plan(
@@ -213,11 +219,15 @@ class _SuiteBuilder:
             if not isinstance(entry, dict):
                 raise self.doc.error("a target is a mapping with 'label' and 'type'", at)
             spec = dict(entry)
-            label = spec.pop("label", None)
-            if not isinstance(label, str) or not label:
-                raise self.doc.error("required field missing: the target's label", (*at, "label"))
+            label = target_label(spec)
+            given = spec.pop("label", None)
+            if given is not None and (not isinstance(given, str) or not given):
+                raise self.doc.error("a target's label is a non-empty string", (*at, "label"))
+            if label is None:
+                raise self.doc.error("required field missing: the target's type", (*at, "type"))
             if label in built:
-                raise self.doc.error(f"target label '{label}' is used twice", (*at, "label"))
+                hint = "" if given is not None else " (give each target a label)"
+                raise self.doc.error(f"target label '{label}' is used twice{hint}", (*at, "label"))
             target = self._build_target(spec.pop("type", None), spec, name, at)
             target.label = label
             built[label] = target
@@ -304,12 +314,15 @@ def pick_loader(registry: Registry, path: Path, options: LoadOptions | None = No
     raise ConfigError("no suite loader reads this kind of file (expected .yaml, .yml or .json)", file=path)
 
 
-def _runs(planned: PlannedTask, labels: list[str]) -> Iterator[PlannedTask]:
+def _runs(planned: PlannedTask, labels: list[str], only: str | None = None) -> Iterator[PlannedTask]:
     """A task once per repeat (the task itself, then copies with repeat 1..K-1), and once per
-    target of the suite's ``targets:`` when it names none of them."""
+    target of the suite's ``targets:`` when it names none of them; with ``only`` (``--target
+    LABEL``), its runs on that target alone."""
     chosen = [planned]
     if planned.target_label is None and labels:
         chosen = [planned.on_target(label, digest(planned.digest, label)) for label in labels]
+    if only is not None:
+        chosen = [run for run in chosen if run.target_label == only]
     for one in chosen:
         yield one
         for repeat in range(1, one.repeats):
@@ -336,14 +349,35 @@ def load_suite(
     registry = registry if registry is not None else get_registry()
     path = Path(path)
     doc, warnings = choose_loader(registry, path, LoadOptions(target=target))
-    if target is not None:
+    label = None if target is None else selected_label(doc, target)
+    if target is not None and label is None:
         replace_targets(doc, target)
+    replaced = target is not None and label is None
     plan = _SuiteBuilder(
-        path, doc, registry, repeat, allow_outside_root, progress, variables, target is not None
+        path, doc, registry, repeat, allow_outside_root, progress, variables, replaced, label
     ).build()
     plan.template_warnings[:0] = warnings
     plan.target_override = target
     return plan
+
+
+def target_label(entry: dict[str, Any]) -> str | None:
+    """The label of a ``targets:`` entry: its own, else its model, else its type."""
+    for key in ("label", "model", "type"):
+        value = entry.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def selected_label(doc: YamlDocument, target: dict[str, Any]) -> str | None:
+    """The suite target ``--target`` selects: a bare name that is one of the labels (promptfoo's
+    ``--providers`` also picks a configured provider by its id or label first)."""
+    data = doc.data
+    if set(target) != {"type"} or not isinstance(data, dict) or not isinstance(data.get("targets"), list):
+        return None
+    labels = [target_label(e) for e in data["targets"] if isinstance(e, dict)]
+    return target["type"] if target["type"] in labels else None
 
 
 def replace_targets(doc: YamlDocument, target: dict[str, Any]) -> None:
