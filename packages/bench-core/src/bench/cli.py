@@ -129,8 +129,8 @@ TargetSpec = Annotated[
     typer.Option(
         "--target",
         metavar="SPEC",
-        help="Replace every target of the file: a type name (echo) or a mapping "
-        "('{type: recorded, file: answers.jsonl}', paths relative to the suite).",
+        help="Run one of the suite's targets by its label, or replace them all: a type name (echo) or "
+        "a mapping ('{type: recorded, file: answers.jsonl}', paths relative to the suite).",
     ),
 ]
 NoEnvFile = Annotated[
