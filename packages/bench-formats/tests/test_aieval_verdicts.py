@@ -89,7 +89,10 @@ def test_expected_block_checks_score_as_ai_eval(tmp_path: Path):
     assert round(results["all_found@0"]["score"], 3) == 1.0
     # partly: contains found 1 of 3 = 0.333 (fails); not_contains absent 1 of 2 = 0.5 (fails);
     # trial score = (0.333 + 0.5) / 2 = 0.417.
-    assert checks(results["partly@0"]) == {"expected.contains": (False, 0.333), "expected.not_contains": (False, 0.5)}
+    assert checks(results["partly@0"]) == {
+        "expected.contains": (False, 0.333),
+        "expected.not_contains": (False, 0.5),
+    }
     assert results["partly@0"]["passed"] is False
     assert round(results["partly@0"]["score"], 3) == 0.417
     # exact: "ok " != "ok": score 0.

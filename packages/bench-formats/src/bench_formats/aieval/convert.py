@@ -55,7 +55,9 @@ class CaseConverter:
         if trials > 1:
             task["repeat"] = trials
         if case["tool_mocks"]:
-            task["metadata"] = {"aieval": {"tool_mocks": case["tool_mocks"], "max_steps": case["max_steps"] or 5}}
+            task["metadata"] = {
+                "aieval": {"tool_mocks": case["tool_mocks"], "max_steps": case["max_steps"] or 5}
+            }
             self.warn(
                 f"{self.source}: {at}: tool_mocks are kept in the task's metadata but not run: bench's "
                 "targets call the model once, without AI Eval's mocked tool loop"
@@ -114,7 +116,9 @@ class CaseConverter:
                         "trial (nil schema)",
                         file=self.source,
                     )
-                checks.append({"type": "json_schema", "name": kind, "schema": expected["json_schema"], **threshold})
+                checks.append(
+                    {"type": "json_schema", "name": kind, "schema": expected["json_schema"], **threshold}
+                )
             elif kind == "llm_judge":
                 judge: dict[str, Any] = {"type": "llm_judge", "name": kind, "criteria": entry["criteria"]}
                 if entry["rubric"]:
@@ -127,12 +131,16 @@ class CaseConverter:
                     file=self.source,
                 )
         if expected["exact_match"] and "exact" not in seen:
-            checks.append({"type": "exact_match", "name": "expected.exact_match", "value": expected["exact_match"]})
+            checks.append(
+                {"type": "exact_match", "name": "expected.exact_match", "value": expected["exact_match"]}
+            )
         for key in ("contains", "not_contains", "regex"):
             if expected[key] and (key == "not_contains" or key not in seen):
                 checks.append({"type": key, "name": f"expected.{key}", "value": list(expected[key])})
         if expected["json_schema"] and "json_schema" not in seen:
-            checks.append({"type": "json_schema", "name": "expected.json_schema", "schema": expected["json_schema"]})
+            checks.append(
+                {"type": "json_schema", "name": "expected.json_schema", "schema": expected["json_schema"]}
+            )
         if expected["tool_calls"]:
             calls = [
                 {

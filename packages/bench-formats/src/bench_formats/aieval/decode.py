@@ -16,7 +16,8 @@ import yaml
 
 from bench import ConfigError
 
-Kind = Any  # "str" | "bool" | "int" | "float" | "map" | "any" | "strlist" | ("list", Schema) | ("struct", Schema)
+#: "str", "bool", "int", "float", "map", "any", "strlist", or ("list" | "struct" | "mapof", Schema).
+Kind = Any
 Schema = dict[str, Kind]
 
 VARIABLE: Schema = {"name": "str", "required": "bool", "default": "str"}
@@ -80,7 +81,13 @@ CONFIG: Schema = {
     "llm": ("struct", {"default_provider": "str", "providers": ("mapof", PROVIDER)}),
     "evaluation": (
         "struct",
-        {"trials": "int", "threshold": "float", "output_format": "str", "concurrency": "int", "timeout": "any"},
+        {
+            "trials": "int",
+            "threshold": "float",
+            "output_format": "str",
+            "concurrency": "int",
+            "timeout": "any",
+        },
     ),
     "storage": ("struct", {"type": "str", "path": "str"}),
 }
@@ -100,13 +107,13 @@ GoYamlLoader.add_implicit_resolver(
 
 
 def read_yaml(path: Path, what: str) -> Any:
-    """The file's YAML data; ``what`` (``testcase``, ``prompt``, ``config``) prefixes errors as AI Eval's do."""
+    """The file's YAML data; ``what`` (``testcase``, ``prompt``, ``config``) prefixes errors as in AI Eval."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f'{what}: read "{path}": {exc.strerror or exc}', file=path) from None
     try:
-        return yaml.load(text, Loader=GoYamlLoader)  # noqa: S506 - a SafeLoader subclass
+        return yaml.load(text, Loader=GoYamlLoader)
     except yaml.YAMLError as exc:
         raise ConfigError(f'{what}: parse "{path}": {exc}', file=path) from None
 
@@ -131,7 +138,9 @@ class Decoder:
         for key, item in value.items():
             name = str(key)
             if name not in schema:
-                self.warn(f"{self.path}: {where or 'top level'}: unknown key '{name}' dropped (AI Eval ignores it)")
+                self.warn(
+                    f"{self.path}: {where or 'top level'}: unknown key '{name}' dropped (AI Eval ignores it)"
+                )
                 continue
             out[name] = self.value(item, schema[name], f"{where}.{name}" if where else name)
         for name, kind in schema.items():
@@ -148,7 +157,10 @@ class Decoder:
             if shape == "list":
                 if not isinstance(value, list):
                     raise self._mismatch(value, "list", where)
-                return [self.struct(item, inner, _label(item, inner, f"{where}[{i}]")) for i, item in enumerate(value)]
+                return [
+                    self.struct(item, inner, _label(item, inner, f"{where}[{i}]"))
+                    for i, item in enumerate(value)
+                ]
             if not isinstance(value, dict):
                 raise self._mismatch(value, "map", where)
             return {str(k): self.struct(v, inner, f"{where}.{k}") for k, v in value.items()}
@@ -191,13 +203,16 @@ class Decoder:
 
     def _mismatch(self, value: Any, into: str, where: str) -> ConfigError:
         tag = _GO_TAG.get(type(value), "!!str")
-        return ConfigError(f'{self.what}: parse "{self.path}": {where}: cannot unmarshal {tag} into {into}', file=self.path)
+        return ConfigError(
+            f'{self.what}: parse "{self.path}": {where}: cannot unmarshal {tag} into {into}', file=self.path
+        )
 
 
 def _label(item: Any, schema: Schema, where: str) -> str:
-    """``cases[0] (its-id)``, ``evaluators[1] (contains)``: where a list item is, as AI Eval's messages say."""
+    """``cases[0] (its-id)``, ``evaluators[1] (contains)``: a list item, named as AI Eval names it."""
     for key in ("id", "type"):
-        if key in schema and isinstance(item, dict) and item.get(key) not in (None, ""):
+        value = item.get(key) if isinstance(item, dict) else None
+        if key in schema and isinstance(value, (str, int, float)) and value != "":
             return f"{where} ({_scalar_text(item[key])})"
     return where
 

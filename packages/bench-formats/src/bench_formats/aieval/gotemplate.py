@@ -84,7 +84,9 @@ def parse(name: str, text: str) -> _Block:
             continue
         head, _, rest = words.partition(" ")
         if head in ("if", "range"):
-            block = _Block(head, _field(rest.strip(), inner, pos + len(head) + 1 + (len(rest) - len(rest.lstrip()))))
+            block = _Block(
+                head, _field(rest.strip(), inner, pos + len(head) + 1 + (len(rest) - len(rest.lstrip())))
+            )
             _current(stack).append(block)
             stack.append(block)
         elif words == "else":
@@ -196,7 +198,9 @@ def go_format(value: Any) -> str:
     if isinstance(value, list):
         return "[" + " ".join(go_format(v) for v in value) + "]"
     if isinstance(value, dict):
-        return "map[" + " ".join(f"{go_format(k)}:{go_format(value[k])}" for k in sorted(value, key=str)) + "]"
+        return (
+            "map[" + " ".join(f"{go_format(k)}:{go_format(value[k])}" for k in sorted(value, key=str)) + "]"
+        )
     return str(value)
 
 

@@ -10,7 +10,7 @@ from bench_formats.sniff import top_keys
 
 
 class AIEvalLoader(SuiteLoader):
-    """Reads an AI Eval suite with its prompt (``../prompts/*.yaml``) and config (``../configs/config.yaml``)."""
+    """Reads an AI Eval suite with its prompt (``../prompts/*.yaml``) and ``../configs/config.yaml``."""
 
     name: ClassVar[str] = "aieval"
 
@@ -77,7 +77,9 @@ def _evaluation(config: dict[str, Any] | None, path: Path) -> tuple[int, float]:
     if evaluation["trials"] <= 0:
         raise ConfigError(f"run: trials must be > 0 (got {evaluation['trials']})", file=path)
     if not 0 <= evaluation["threshold"] <= 1:
-        raise ConfigError(f"run: threshold must be between 0 and 1 (got {evaluation['threshold']:g})", file=path)
+        raise ConfigError(
+            f"run: threshold must be between 0 and 1 (got {evaluation['threshold']:g})", file=path
+        )
     return evaluation["trials"], evaluation["threshold"]
 
 

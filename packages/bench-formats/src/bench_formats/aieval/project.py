@@ -1,4 +1,4 @@
-"""An AI Eval project around a suite file: ``prompts/*.yaml`` and ``configs/config.yaml`` beside ``tests/``."""
+"""The AI Eval project around a suite: ``prompts/*.yaml`` and ``configs/config.yaml`` beside ``tests/``."""
 
 from __future__ import annotations
 

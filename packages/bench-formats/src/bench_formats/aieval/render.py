@@ -29,9 +29,9 @@ def render(prompt: dict[str, Any], variables: dict[str, Any] | None) -> str:
             raise RenderError(f'prompt: missing required variable "{name}"')
         if variable["default"] != "":
             data[name] = variable["default"]
-    rendered = prompt["template"]
+    rendered = str(prompt["template"])
     for key, value in data.items():
-        rendered = rendered.replace("{{" + key + "}}", go_format(value) if not isinstance(value, str) else value)
+        rendered = rendered.replace("{{" + key + "}}", go_format(value))
     if any(construct in rendered for construct in _GO_CONSTRUCTS):
         try:
             return execute(prompt["name"], rendered, data)
