@@ -241,3 +241,29 @@ def test_trials_run_as_repeats(tmp_path: Path):
     results = run(path)
     assert sorted(results) == ["thrice@0", "thrice@1", "thrice@2"]
     assert all(r["passed"] for r in results.values())
+
+
+def test_contains_and_regex_see_the_tool_calls_not_contains_does_not(tmp_path: Path):
+    path = project(
+        tmp_path,
+        """
+        suite: review
+        prompt: code_review
+        cases:
+          - id: routed
+            input: {diff: "+ x"}
+            expected:
+              contains: [develop]
+              regex: ["--agent|\\"agent\\": \\"develop\\""]
+              not_contains: [develop]
+        """,
+        {"routed": {"output": "Routing.", "tool_calls": [{"name": "codeagent", "arguments": {"agent": "develop"}}]}},
+    )
+    results = run(path)
+    # contains and regex search "## Response Text\nRouting.\n\n## Tool Calls Made\n...\"agent\": \"develop\"...":
+    # found 1/1 and matched 1/1; not_contains searches "Routing." only: absent 1/1. Mean 1.
+    assert checks(results["routed@0"]) == {
+        "expected.contains": (True, 1.0),
+        "expected.not_contains": (True, 1.0),
+        "expected.regex": (True, 1.0),
+    }

@@ -15,6 +15,8 @@ FALLBACK_TASK = "Please process this request according to your instructions."
 
 #: AI Eval's checks and bench's evaluator type for each.
 _TEXT_TYPES = {"exact": "exact_match", "contains": "contains", "regex": "regex"}
+#: contains and regex see the response plus a "## Tool Calls Made" section (runner.go); not_contains does not.
+_SEES_CALLS = {"contains": {"tool_calls_section": True}, "regex": {"tool_calls_section": True}}
 _EMPTY_NOTES = {"contains": "no expected substrings", "regex": "no patterns to match"}
 _UNSUPPORTED = (
     "similarity",
@@ -108,7 +110,15 @@ class CaseConverter:
                         f'it passes with score 1 ("{_EMPTY_NOTES[kind]}"), as in AI Eval'
                     )
                     value = ""  # an empty substring or pattern: found, score 1
-                checks.append({"type": _TEXT_TYPES[kind], "name": kind, "value": value, **threshold})
+                checks.append(
+                    {
+                        "type": _TEXT_TYPES[kind],
+                        "name": kind,
+                        "value": value,
+                        **_SEES_CALLS.get(kind, {}),
+                        **threshold,
+                    }
+                )
             elif kind == "json_schema":
                 if not expected["json_schema"]:
                     raise ConfigError(
@@ -136,7 +146,8 @@ class CaseConverter:
             )
         for key in ("contains", "not_contains", "regex"):
             if expected[key] and (key == "not_contains" or key not in seen):
-                checks.append({"type": key, "name": f"expected.{key}", "value": list(expected[key])})
+                check = {"type": key, "name": f"expected.{key}", "value": list(expected[key])}
+                checks.append({**check, **_SEES_CALLS.get(key, {})})
         if expected["json_schema"] and "json_schema" not in seen:
             checks.append(
                 {"type": "json_schema", "name": "expected.json_schema", "schema": expected["json_schema"]}
