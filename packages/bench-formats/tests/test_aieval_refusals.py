@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bench import ConfigError
-from bench.suite.loader import load_suite
+from bench.testing import load_suite
 
 PROMPT = "name: p\ntemplate: 'Say {{.word}}'\nvariables: [{name: word, required: true}]\n"
 

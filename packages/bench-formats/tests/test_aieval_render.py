@@ -8,8 +8,7 @@ from typing import Any
 
 import pytest
 
-from bench.execution.session import RunOptions, run_plan
-from bench.suite.loader import load_suite
+from bench.testing import load_suite, run_suite
 from bench_formats.aieval.gotemplate import go_format
 from bench_formats.aieval.loader import AIEvalLoader
 from bench_formats.aieval.render import RenderError, render
@@ -108,8 +107,7 @@ def test_a_system_prompt_sends_user_task_as_the_user_message(tmp_path: Path):
     (path.parent / "a.jsonl").write_text(
         "\n".join(json.dumps({"id": i, "response": "ok"}) for i in ("with_task", "without"))
     )
-    plan = load_suite(path, target={"type": "recorded", "file": "a.jsonl"})
-    outcome = run_plan(plan, RunOptions(runs_dir=tmp_path / "runs", handle_signals=False))
+    outcome = run_suite(path, runs_dir=tmp_path / "runs", target={"type": "recorded", "file": "a.jsonl"})
     sent = {t["id"]: t["messages"] for t in outcome.report.tasks()}
     # The braces of `{n}` and `{x}` reach the model as written (bench's own placeholders are escaped).
     assert sent["with_task"] == [

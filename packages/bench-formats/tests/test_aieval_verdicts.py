@@ -7,8 +7,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from bench.execution.session import RunOptions, run_plan
-from bench.suite.loader import load_suite
+from bench.testing import load_suite, run_suite
 
 PROMPT = """\
 name: code_review
@@ -41,8 +40,9 @@ def project(tmp_path: Path, suite: str, answers: dict[str, Any], prompt: str = P
 
 
 def run(path: Path) -> dict[str, dict[str, Any]]:
-    plan = load_suite(path, target={"type": "recorded", "file": "answers.jsonl"})
-    outcome = run_plan(plan, RunOptions(runs_dir=path.parent / "runs", handle_signals=False))
+    outcome = run_suite(
+        path, runs_dir=path.parent / "runs", target={"type": "recorded", "file": "answers.jsonl"}
+    )
     return {f"{t['id']}@{t['repeat']}": t for t in outcome.report.tasks()}
 
 
@@ -257,7 +257,12 @@ def test_contains_and_regex_see_the_tool_calls_not_contains_does_not(tmp_path: P
               regex: ["--agent|\\"agent\\": \\"develop\\""]
               not_contains: [develop]
         """,
-        {"routed": {"output": "Routing.", "tool_calls": [{"name": "codeagent", "arguments": {"agent": "develop"}}]}},
+        {
+            "routed": {
+                "output": "Routing.",
+                "tool_calls": [{"name": "codeagent", "arguments": {"agent": "develop"}}],
+            }
+        },
     )
     results = run(path)
     # contains and regex search "## Response Text\nRouting.\n\n## Tool Calls Made\n...\"agent\": \"develop\"...":
