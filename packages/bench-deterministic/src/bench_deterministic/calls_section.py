@@ -33,11 +33,11 @@ def _go_numbers(value: Any) -> Any:
     return value
 
 
-def with_calls_section(response: Response) -> str:
-    """The response text, followed by its tool calls when it made any (else the text alone)."""
+def with_calls_section(text: str, response: Response) -> str:
+    """The response ``text``, followed by the response's tool calls when it made any (else the text)."""
     if not response.tool_calls:
-        return response.output
-    parts = ["## Response Text\n", response.output, "\n\n## Tool Calls Made\n"]
+        return text
+    parts = ["## Response Text\n", text, "\n\n## Tool Calls Made\n"]
     for number, call in enumerate(response.tool_calls, start=1):
         parts.append(f"\n### Tool Call {number}\n- **Tool:** `{call.name}`\n")
         if call.arguments is not None:

@@ -102,7 +102,11 @@ class Contains(Evaluator[ContainsConfig]):
 
     def evaluate(self, sample: Sample) -> Result:
         needles = [str(v) for v in as_list(expected_of(sample, self.config.value))]
-        haystack = with_calls_section(sample.response) if self.config.tool_calls_section else sample.output
+        haystack = (
+            with_calls_section(sample.output, sample.response)
+            if self.config.tool_calls_section
+            else sample.output
+        )
         if self.config.case_insensitive:
             haystack = haystack.casefold()
         found = [n for n in needles if (n.casefold() if self.config.case_insensitive else n) in haystack]
@@ -159,7 +163,11 @@ class NotContains(Evaluator[ContainsConfig]):
     def evaluate(self, sample: Sample) -> Result:
         needles = [str(v) for v in as_list(expected_of(sample, self.config.value))]
         fold = self.config.case_insensitive
-        text = with_calls_section(sample.response) if self.config.tool_calls_section else sample.output
+        text = (
+            with_calls_section(sample.output, sample.response)
+            if self.config.tool_calls_section
+            else sample.output
+        )
         haystack = text.casefold() if fold else text
         present = [n for n in needles if (n.casefold() if fold else n) in haystack]
         if present:
@@ -248,7 +256,11 @@ class Regex(Evaluator[RegexConfig]):
 
     def evaluate(self, sample: Sample) -> Result:
         patterns = [str(p) for p in as_list(expected_of(sample, self.config.value))]
-        text = with_calls_section(sample.response) if self.config.tool_calls_section else sample.output
+        text = (
+            with_calls_section(sample.output, sample.response)
+            if self.config.tool_calls_section
+            else sample.output
+        )
         missing = []
         for source in patterns:
             try:
