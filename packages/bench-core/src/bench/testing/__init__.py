@@ -140,21 +140,15 @@ def write_suite(folder: Path, text: str, name: str = "suite.yaml") -> Path:
 
 
 def run_suite(
-    path: Path,
-    *,
-    runs_dir: Path | None = None,
-    registry: Registry | None = None,
-    target: dict[str, Any] | None = None,
-    **options: Any,
+    path: Path, *, runs_dir: Path | None = None, registry: Registry | None = None, **options: Any
 ) -> RunOutcome:
     """Load and run a suite without signal handlers; results go under ``runs_dir``.
 
-    ``registry`` (default: the installed plugins') is where the suite's types are looked up;
-    ``target`` replaces the suite's targets, as ``bench run --target`` does.
+    ``registry`` (default: the installed plugins') is where the suite's types are looked up.
     """
     from bench.execution.session import RunOptions, run_plan
     from bench.suite.loader import load_suite
 
-    plan = load_suite(path, registry, target=target)
+    plan = load_suite(path, registry)
     runs = runs_dir if runs_dir is not None else path.parent / ".bench" / "runs"
     return run_plan(plan, RunOptions(runs_dir=runs, handle_signals=False, **options))
