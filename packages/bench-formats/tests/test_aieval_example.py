@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from bench.testing import run_suite
+import bench
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "from-aieval"
 SUITE = EXAMPLE / "tests" / "support_tests.yaml"
 
 
 def test_the_example_runs_with_its_recorded_answers(tmp_path: Path):
-    outcome = run_suite(
-        SUITE, runs_dir=tmp_path / "runs", target={"type": "recorded", "file": "../answers.jsonl"}
+    outcome = bench.run(
+        SUITE, target={"type": "recorded", "file": "../answers.jsonl"}, runs_dir=tmp_path / "runs"
     )
     verdicts = {t["id"]: (t["status"], round(t["score"], 3)) for t in outcome.report.tasks()}
     assert verdicts == {
@@ -36,3 +38,59 @@ def test_validate_shows_the_dropped_key(tmp_path: Path):
         f"warning: {SUITE}: cases[4] (tone).evaluators[0] (contains): unknown key 'expected' dropped "
         "(AI Eval ignores it)"
     ) in output
+
+
+def test_the_readme_command_and_the_converted_suite_give_the_same_verdicts(tmp_path: Path):
+    target = "{type: recorded, file: ../answers.jsonl}"
+    bench_cli = [sys.executable, "-m", "bench"]
+    ran = subprocess.run(
+        [
+            *bench_cli,
+            "run",
+            str(SUITE),
+            "--target",
+            target,
+            "--runs-dir",
+            str(tmp_path / "a"),
+            "-o",
+            str(tmp_path / "a.json"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert ran.returncode == 1, ran.stdout + ran.stderr  # exact_greeting fails, as the README says
+    copy = tmp_path / "project"
+    shutil.copytree(EXAMPLE, copy)
+    done = subprocess.run(
+        [*bench_cli, "convert", str(copy / "tests" / "support_tests.yaml")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    converted = copy / "tests" / "native.yaml"  # beside the original: its paths are relative to it
+    converted.write_text(done.stdout)
+    again = subprocess.run(
+        [
+            *bench_cli,
+            "run",
+            str(converted),
+            "--target",
+            target,
+            "--runs-dir",
+            str(tmp_path / "b"),
+            "-o",
+            str(tmp_path / "b.json"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert again.returncode == 1, again.stdout + again.stderr
+
+    def verdicts(report: Path) -> dict[str, tuple[str, float]]:
+        tasks = json.loads(report.read_text())["tasks"]
+        return {t["id"]: (t["status"], round(t["score"], 3)) for t in tasks}
+
+    assert verdicts(tmp_path / "a.json") == verdicts(tmp_path / "b.json")
+    assert verdicts(tmp_path / "a.json")["exact_greeting"] == ("failed", 0.0)

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from bench.testing import load_suite, run_suite
+import bench
+from bench.testing import load_suite
 from bench_formats.aieval.gotemplate import go_format
 from bench_formats.aieval.loader import AIEvalLoader
 from bench_formats.aieval.render import RenderError, render
@@ -107,7 +108,7 @@ def test_a_system_prompt_sends_user_task_as_the_user_message(tmp_path: Path):
     (path.parent / "a.jsonl").write_text(
         "\n".join(json.dumps({"id": i, "response": "ok"}) for i in ("with_task", "without"))
     )
-    outcome = run_suite(path, runs_dir=tmp_path / "runs", target={"type": "recorded", "file": "a.jsonl"})
+    outcome = bench.run(path, target={"type": "recorded", "file": "a.jsonl"}, runs_dir=tmp_path / "runs")
     sent = {t["id"]: t["messages"] for t in outcome.report.tasks()}
     # The braces of `{n}` and `{x}` reach the model as written (bench's own placeholders are escaped).
     assert sent["with_task"] == [

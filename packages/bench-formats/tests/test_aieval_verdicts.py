@@ -7,7 +7,8 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from bench.testing import load_suite, run_suite
+import bench
+from bench.testing import load_suite
 
 PROMPT = """\
 name: code_review
@@ -40,8 +41,8 @@ def project(tmp_path: Path, suite: str, answers: dict[str, Any], prompt: str = P
 
 
 def run(path: Path) -> dict[str, dict[str, Any]]:
-    outcome = run_suite(
-        path, runs_dir=path.parent / "runs", target={"type": "recorded", "file": "answers.jsonl"}
+    outcome = bench.run(
+        path, target={"type": "recorded", "file": "answers.jsonl"}, runs_dir=path.parent / "runs"
     )
     return {f"{t['id']}@{t['repeat']}": t for t in outcome.report.tasks()}
 
