@@ -161,3 +161,32 @@ def test_config_trials_and_a_zero_threshold_warn(tmp_path: Path):
     ]
     assert [t.task.id for t in plan.tasks].count("a") == 2
     assert [t.task.id for t in plan.tasks].count("b") == 1
+
+
+def test_judges_ask_the_runs_model_and_repeated_types_get_distinct_names(tmp_path: Path):
+    path = _project(
+        tmp_path,
+        "name: p\ntemplate: hi\n",
+        "suite: s\nprompt: p\ncases:\n  - id: a\n    input: {}\n    expected: {contains: [x]}\n"
+        "    evaluators: [{type: contains}, {type: contains, score_threshold: 0.5}, {type: llm_judge, criteria: good}]\n",
+        config="llm:\n  default_provider: claude\n  providers:\n    claude: {model: claude-sonnet-4-5}\n"
+        "evaluation: {trials: 1, threshold: 0.8}\n",
+    )
+    (task,) = AIEvalLoader().load(path).data["tasks"]
+    assert task["evaluate"] == [
+        {"type": "contains", "name": "contains", "value": ["x"], "tool_calls_section": True},
+        {
+            "type": "contains",
+            "name": "contains#2",
+            "value": ["x"],
+            "tool_calls_section": True,
+            "threshold": 0.5,
+        },
+        {
+            "type": "llm_judge",
+            "name": "llm_judge",
+            "model": "anthropic/claude-sonnet-4-5",
+            "api_key_env": "ANTHROPIC_API_KEY",
+            "criteria": "good",
+        },
+    ]

@@ -42,10 +42,14 @@ def literal(text: str) -> str:
 class CaseConverter:
     """Turns decoded cases of one suite into native tasks."""
 
-    def __init__(self, source: str, prompt: dict[str, Any], warn: Callable[[str], None]) -> None:
+    def __init__(
+        self, source: str, prompt: dict[str, Any], warn: Callable[[str], None], judge: dict[str, Any]
+    ) -> None:
         self.source = source
         self.prompt = prompt
         self.warn = warn
+        #: The judges' model settings: AI Eval's llm_judge asks the model the run asks.
+        self.judge = judge
 
     def task(self, index: int, case: dict[str, Any], trials: int) -> dict[str, Any]:
         at = f"cases[{index}] ({case['id'].strip()})"
@@ -130,7 +134,7 @@ class CaseConverter:
                     {"type": "json_schema", "name": kind, "schema": expected["json_schema"], **threshold}
                 )
             elif kind == "llm_judge":
-                judge: dict[str, Any] = {"type": "llm_judge", "name": kind, "criteria": entry["criteria"]}
+                judge = {"type": "llm_judge", "name": kind, **self.judge, "criteria": entry["criteria"]}
                 if entry["rubric"]:
                     judge["rubric"] = entry["rubric"]
                 checks.append({**judge, **threshold})
@@ -166,4 +170,15 @@ class CaseConverter:
             if tool_call_threshold > 0:
                 entry["threshold"] = tool_call_threshold
             checks.append(entry)
-        return checks
+        return _unique_names(checks)
+
+
+def _unique_names(checks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """AI Eval may list a type twice; bench names each check once: ``contains``, ``contains#2``."""
+    seen: dict[str, int] = {}
+    for check in checks:
+        name = check["name"]
+        seen[name] = seen.get(name, 0) + 1
+        if seen[name] > 1:
+            check["name"] = f"{name}#{seen[name]}"
+    return checks

@@ -42,7 +42,8 @@ class AIEvalLoader(SuiteLoader):
                 f"{path}: the config's evaluation.threshold is 0: AI Eval passes every case whatever its "
                 "checks say; bench judges the checks"
             )
-        converter = CaseConverter(str(path), prompt, warn)
+        target = target_of(config)
+        converter = CaseConverter(str(path), prompt, warn, _judge(self.options.target or target))
         tasks = []
         for index, case in enumerate(suite["cases"]):
             trials = case["trials"] if case["trials"] > 0 else default_trials
@@ -59,7 +60,6 @@ class AIEvalLoader(SuiteLoader):
             data["description"] = suite["description"]
         if prompt["version"]:
             data["version"] = prompt["version"]
-        target = target_of(config)
         if target is not None:
             tools = _tools(prompt)
             if tools:
@@ -81,6 +81,13 @@ def _evaluation(config: dict[str, Any] | None, path: Path) -> tuple[int, float]:
             f"run: threshold must be between 0 and 1 (got {evaluation['threshold']:g})", file=path
         )
     return evaluation["trials"], evaluation["threshold"]
+
+
+def _judge(target: dict[str, Any] | None) -> dict[str, Any]:
+    """The judge settings from the run's model (AI Eval judges with the provider it evaluates)."""
+    if target is None or target.get("type") != "litellm" or not target.get("model"):
+        return {}
+    return {key: target[key] for key in ("model", "api_base", "api_key_env") if target.get(key)}
 
 
 def _tools(prompt: dict[str, Any]) -> list[dict[str, Any]]:
