@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from bench import BenchError, Task
+from bench import BenchError, Response, Task, ToolCall
 from bench.testing import run_evaluator
 
 
@@ -158,3 +158,27 @@ def test_any_check_can_be_negated():
     assert prefixed.passed
     assert prefixed.reason.startswith("negated: ")
     assert not run_evaluator({"type": "not-is_json"}, "[1, 2]").passed
+
+
+def test_tool_calls_section_lets_contains_and_regex_see_the_calls_as_ai_eval_does():
+    response = Response(
+        output="Routing.",
+        tool_calls=[ToolCall(name="codeagent", arguments={"agent": "develop", "note": "a<b", "n": 2.0})],
+    )
+    # AI Eval's buildFullResponse: the text, then each call with its input as Go's MarshalIndent writes it.
+    section = (
+        "## Response Text\nRouting.\n\n## Tool Calls Made\n\n### Tool Call 1\n- **Tool:** `codeagent`\n"
+        '- **Input:**\n```json\n{\n  "agent": "develop",\n  "n": 2,\n  "note": "a\\u003cb"\n}\n```\n'
+    )
+    found = run_evaluator(
+        {"type": "contains", "value": ["develop", section], "tool_calls_section": True}, response
+    )
+    assert (found.passed, found.score) == (True, 1.0)
+    plain = run_evaluator({"type": "contains", "value": ["develop"]}, response)
+    assert (plain.passed, plain.score) == (False, 0.0)
+    matched = run_evaluator({"type": "regex", "value": "`codeagent`", "tool_calls_section": True}, response)
+    assert matched.passed is True
+    assert run_evaluator({"type": "regex", "value": "`codeagent`"}, response).passed is False
+    # Without tool calls the text is the response alone.
+    alone = run_evaluator({"type": "regex", "value": "^Routing\\.$", "tool_calls_section": True}, "Routing.")
+    assert alone.passed is True

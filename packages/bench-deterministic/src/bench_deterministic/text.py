@@ -7,6 +7,7 @@ from typing import ClassVar, Literal
 from pydantic import field_validator
 
 from bench import Evaluator, EvaluatorError, Result, Sample
+from bench_deterministic.calls_section import with_calls_section
 from bench_deterministic.common import CompareConfig, as_list, expected_of, short, verdict
 from bench_deterministic.patterns import PatternError, compile_pattern
 
@@ -65,6 +66,10 @@ class ContainsConfig(CompareConfig):
     """With a list: every substring must be found (``all``) or at least one (``any``)."""
     case_insensitive: bool = False
     """Compare with Unicode case folding."""
+    tool_calls_section: bool = False
+    """AI Eval: search the response followed by a "## Tool Calls Made" section listing its tool
+    calls and their inputs (when it made any), as AI Eval's contains does (its not_contains
+    searches the response text alone)."""
 
     @field_validator("value")
     @classmethod
@@ -97,7 +102,11 @@ class Contains(Evaluator[ContainsConfig]):
 
     def evaluate(self, sample: Sample) -> Result:
         needles = [str(v) for v in as_list(expected_of(sample, self.config.value))]
-        haystack = sample.output
+        haystack = (
+            with_calls_section(sample.output, sample.response)
+            if self.config.tool_calls_section
+            else sample.output
+        )
         if self.config.case_insensitive:
             haystack = haystack.casefold()
         found = [n for n in needles if (n.casefold() if self.config.case_insensitive else n) in haystack]
@@ -154,7 +163,12 @@ class NotContains(Evaluator[ContainsConfig]):
     def evaluate(self, sample: Sample) -> Result:
         needles = [str(v) for v in as_list(expected_of(sample, self.config.value))]
         fold = self.config.case_insensitive
-        haystack = sample.output.casefold() if fold else sample.output
+        text = (
+            with_calls_section(sample.output, sample.response)
+            if self.config.tool_calls_section
+            else sample.output
+        )
+        haystack = text.casefold() if fold else text
         present = [n for n in needles if (n.casefold() if fold else n) in haystack]
         if present:
             return Result(
@@ -203,6 +217,9 @@ class RegexConfig(CompareConfig):
 
     value: str | list[str] | None = None
     """A pattern (RE2 syntax, like Go's regexp), or a list that must all match."""
+    tool_calls_section: bool = False
+    """AI Eval: match against the response followed by a "## Tool Calls Made" section listing its
+    tool calls and their inputs (when it made any), as AI Eval's regex does."""
 
     @field_validator("value")
     @classmethod
@@ -239,13 +256,18 @@ class Regex(Evaluator[RegexConfig]):
 
     def evaluate(self, sample: Sample) -> Result:
         patterns = [str(p) for p in as_list(expected_of(sample, self.config.value))]
+        text = (
+            with_calls_section(sample.output, sample.response)
+            if self.config.tool_calls_section
+            else sample.output
+        )
         missing = []
         for source in patterns:
             try:
                 pattern = compile_pattern(source)
             except PatternError as exc:
                 raise EvaluatorError(str(exc)) from None
-            if not pattern.search(sample.output):
+            if not pattern.search(text):
                 missing.append(source)
         score = 1 - len(missing) / len(patterns)
         if missing:

@@ -1,0 +1,184 @@
+"""One AI Eval case as a native bench task: its rendered prompt and its checks (runner.go's rules)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from bench import ConfigError
+from bench_formats.aieval.gotemplate import Unsupported, go_format
+from bench_formats.aieval.render import RenderError, render
+
+#: The user message of a system prompt when the case gives no ``user_task`` (runner.go).
+FALLBACK_TASK = "Please process this request according to your instructions."
+
+#: AI Eval's checks and bench's evaluator type for each.
+_TEXT_TYPES = {"exact": "exact_match", "contains": "contains", "regex": "regex"}
+#: contains and regex see the response plus a "## Tool Calls Made" section (runner.go); not_contains does not.
+_SEES_CALLS = {"contains": {"tool_calls_section": True}, "regex": {"tool_calls_section": True}}
+_EMPTY_NOTES = {"contains": "no expected substrings", "regex": "no patterns to match"}
+_UNSUPPORTED = (
+    "similarity",
+    "factuality",
+    "faithfulness",
+    "relevancy",
+    "precision",
+    "task_completion",
+    "tool_selection",
+    "efficiency",
+    "hallucination",
+    "toxicity",
+    "bias",
+)
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][\w]*(?:\.\w+)*)\}")
+
+
+def literal(text: str) -> str:
+    """Text that bench's templates send unchanged (``{name}`` written as ``{{name}}``)."""
+    return _PLACEHOLDER.sub(lambda m: "{{" + m.group(1) + "}}", text)
+
+
+class CaseConverter:
+    """Turns decoded cases of one suite into native tasks."""
+
+    def __init__(
+        self, source: str, prompt: dict[str, Any], warn: Callable[[str], None], judge: dict[str, Any]
+    ) -> None:
+        self.source = source
+        self.prompt = prompt
+        self.warn = warn
+        #: The judges' model settings: AI Eval's llm_judge asks the model the run asks.
+        self.judge = judge
+
+    def task(self, index: int, case: dict[str, Any], trials: int) -> dict[str, Any]:
+        at = f"cases[{index}] ({case['id'].strip()})"
+        task: dict[str, Any] = {"id": case["id"]}
+        if case["description"]:
+            task["description"] = case["description"]
+        task.update(self._input(at, case))
+        task["evaluate"] = self._checks(at, case)
+        if trials > 1:
+            task["repeat"] = trials
+        if case["tool_mocks"]:
+            task["metadata"] = {
+                "aieval": {"tool_mocks": case["tool_mocks"], "max_steps": case["max_steps"] or 5}
+            }
+            self.warn(
+                f"{self.source}: {at}: tool_mocks are kept in the task's metadata but not run: bench's "
+                "targets call the model once, without AI Eval's mocked tool loop"
+            )
+        return task
+
+    def _input(self, at: str, case: dict[str, Any]) -> dict[str, Any]:
+        try:
+            rendered = render(self.prompt, case["input"])
+        except Unsupported as exc:
+            raise ConfigError(
+                f'{at}: prompt "{self.prompt["name"]}": {exc} is beyond the Go template subset bench reads '
+                "({{.Name}}, {{if}}/{{else}}/{{end}}, {{range}}/{{else}}/{{end}})",
+                file=self.source,
+            ) from None
+        except RenderError as exc:  # AI Eval fails every trial of the case with this error
+            return {"prompt": "", "response": {"output": "", "error": str(exc)}}
+        if not self.prompt["is_system_prompt"]:
+            return {"prompt": literal(rendered)}
+        task = case["input"].get("user_task")
+        user = FALLBACK_TASK if "user_task" not in case["input"] else go_format(task)
+        return {
+            "input": [
+                {"role": "system", "content": literal(rendered)},
+                {"role": "user", "content": literal(user)},
+            ]
+        }
+
+    def _checks(self, at: str, case: dict[str, Any]) -> list[dict[str, Any]]:
+        """``buildEvalTasks``: the evaluators list in order, then the block's unclaimed assertions."""
+        expected = case["expected"]
+        checks: list[dict[str, Any]] = []
+        seen: set[str] = set()
+        tool_call_threshold = 0.0
+        for j, entry in enumerate(case["evaluators"]):
+            kind = entry["type"].strip()
+            seen.add(kind)
+            where = f"{at}: evaluators[{j}] ({kind})"
+            threshold = {"threshold": entry["score_threshold"]} if entry["score_threshold"] > 0 else {}
+            if kind == "tool_call":
+                tool_call_threshold = entry["score_threshold"]
+            elif kind in _TEXT_TYPES:
+                key = "exact_match" if kind == "exact" else kind
+                value = expected[key]
+                if kind in _EMPTY_NOTES and not value:
+                    self.warn(
+                        f"{self.source}: {where} checks the case's expected.{kind}, which is empty: "
+                        f'it passes with score 1 ("{_EMPTY_NOTES[kind]}"), as in AI Eval'
+                    )
+                    value = ""  # an empty substring or pattern: found, score 1
+                checks.append(
+                    {
+                        "type": _TEXT_TYPES[kind],
+                        "name": kind,
+                        "value": value,
+                        **_SEES_CALLS.get(kind, {}),
+                        **threshold,
+                    }
+                )
+            elif kind == "json_schema":
+                if not expected["json_schema"]:
+                    raise ConfigError(
+                        f"{where}: the case has no expected.json_schema; AI Eval fails this check on every "
+                        "trial (nil schema)",
+                        file=self.source,
+                    )
+                checks.append(
+                    {"type": "json_schema", "name": kind, "schema": expected["json_schema"], **threshold}
+                )
+            elif kind == "llm_judge":
+                judge = {"type": "llm_judge", "name": kind, **self.judge, "criteria": entry["criteria"]}
+                if entry["rubric"]:
+                    judge["rubric"] = entry["rubric"]
+                checks.append({**judge, **threshold})
+            else:
+                assert kind in _UNSUPPORTED, kind
+                raise ConfigError(
+                    f"{where}: AI Eval's {kind} evaluator is not supported by bench's AI Eval loader yet",
+                    file=self.source,
+                )
+        if expected["exact_match"] and "exact" not in seen:
+            checks.append(
+                {"type": "exact_match", "name": "expected.exact_match", "value": expected["exact_match"]}
+            )
+        for key in ("contains", "not_contains", "regex"):
+            if expected[key] and (key == "not_contains" or key not in seen):
+                check = {"type": key, "name": f"expected.{key}", "value": list(expected[key])}
+                checks.append({**check, **_SEES_CALLS.get(key, {})})
+        if expected["json_schema"] and "json_schema" not in seen:
+            checks.append(
+                {"type": "json_schema", "name": "expected.json_schema", "schema": expected["json_schema"]}
+            )
+        if expected["tool_calls"]:
+            calls = [
+                {
+                    "name": call["name"].strip(),
+                    "args_match": call["args_match"] or {},
+                    "order": call["order"],
+                    "required": call["required"],
+                }
+                for call in expected["tool_calls"]
+            ]
+            entry = {"type": "tool_calls", "name": "expected.tool_calls", "calls": calls}
+            if tool_call_threshold > 0:
+                entry["threshold"] = tool_call_threshold
+            checks.append(entry)
+        return _unique_names(checks)
+
+
+def _unique_names(checks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """AI Eval may list a type twice; bench names each check once: ``contains``, ``contains#2``."""
+    seen: dict[str, int] = {}
+    for check in checks:
+        name = check["name"]
+        seen[name] = seen.get(name, 0) + 1
+        if seen[name] > 1:
+            check["name"] = f"{name}#{seen[name]}"
+    return checks
