@@ -54,7 +54,9 @@ def test_the_loader_claims_promptfoo_configs_by_name_and_by_keys(tmp_path: Path)
     with_providers = write(tmp_path, "p.yaml", "prompts: [hi]\nproviders: [echo]\n")
     native = write(tmp_path, "suite.yaml", "target: {type: echo}\ntasks: [{id: a, prompt: hi}]\n")
     prompts_only = write(tmp_path, "other.yaml", "prompts: [hi]\n")
-    assert loader.claims(named) and loader.claims(keyed) and loader.claims(with_providers)
+    assert loader.claims(named)
+    assert loader.claims(keyed)
+    assert loader.claims(with_providers)
     assert not loader.claims(native)
     assert not loader.claims(prompts_only)
 
@@ -88,7 +90,8 @@ def test_prompts_per_provider_make_one_task_per_allowed_pair(tmp_path: Path):
     # --target echo is promptfoo's --providers echo: the mapping is dropped, 10 × 2 = 20
     echoed, _ = load(config, ECHO)
     assert len(echoed["tasks"]) == 20
-    assert "targets" not in echoed and echoed["target"] == ECHO
+    assert "targets" not in echoed
+    assert echoed["target"] == ECHO
     assert all("target" not in t for t in echoed["tasks"])
     assert prompts(echoed)[:2] == ["Short: t0", "Long: t0"]
 

@@ -124,7 +124,7 @@ def assertion_from_string(expected: str) -> dict[str, Any]:
     return {"type": full, "value": value}
 
 
-def test_from_row(row: dict[str, str], warn: Callable[[str], None]) -> dict[str, Any]:
+def case_from_row(row: dict[str, str], warn: Callable[[str], None]) -> dict[str, Any]:
     """One CSV row as a promptfoo test (``testCaseFromCsvRow``)."""
     variables: dict[str, str] = {}
     asserts: list[dict[str, Any]] = []
@@ -197,7 +197,7 @@ def _number(text: str) -> float | int:
 def iter_csv_tests(path: Path, warn: Callable[[str], None]) -> Iterator[dict[str, Any]]:
     """The tests of a CSV file, one per row, described ``Row #N`` unless ``__description`` says."""
     for index, row in enumerate(_rows(path), start=1):
-        test = test_from_row(row, warn)
+        test = case_from_row(row, warn)
         test.setdefault("description", f"Row #{index}")
         yield test
 
@@ -222,5 +222,5 @@ def _rows(path: Path) -> Iterator[dict[str, str]]:
         for cells in reader:
             if not cells:
                 continue
-            cells += [""] * (len(header) - len(cells))
-            yield dict(zip(header, cells))
+            cells = (cells + [""] * len(header))[: len(header)]
+            yield dict(zip(header, cells, strict=True))

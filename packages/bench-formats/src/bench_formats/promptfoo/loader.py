@@ -11,13 +11,18 @@ from bench_formats.sniff import top_keys
 CONFIG_NAMES = ("promptfooconfig.yaml", "promptfooconfig.yml", "promptfooconfig.json")
 #: Top-level keys that change nothing bench runs, with what the warning says.
 _IGNORED = {
-    "outputPath": "outputPath is ignored: bench keeps every run under .bench/runs (bench run --output FILE writes a report)",
+    "outputPath": (
+        "outputPath is ignored: bench keeps every run under .bench/runs "
+        "(bench run --output FILE writes a report)"
+    ),
     "sharing": "sharing is ignored",
     "writeLatestResults": "writeLatestResults is ignored",
     "tags": "tags are ignored",
     "derivedMetrics": "derivedMetrics (JavaScript formulas over named metrics) are not computed",
     "extensions": "extensions (JavaScript hooks) are not run",
-    "nunjucksFilters": "nunjucksFilters (JavaScript) are not loaded: a template that uses one fails to render",
+    "nunjucksFilters": (
+        "nunjucksFilters (JavaScript) are not loaded: a template that uses one fails to render"
+    ),
 }
 #: Top-level keys whose meaning bench cannot keep.
 _REFUSED = {

@@ -132,7 +132,8 @@ def _provider(provider_id: str, options: dict[str, Any], config: Path, index: in
         raise ConfigError(
             f"provider '{provider_id}': bench's python target calls function(task), not promptfoo's "
             "call_api(prompt, options, context); wrap it in a function that takes a bench Task "
-            '(task.text is the prompt) and name it with --target \'{"type": "python", "function": "module:function"}\'',
+            "(task.text is the prompt) and name it with --target "
+            '\'{"type": "python", "function": "module:function"}\'',
             file=config,
             field=("providers", index),
         )

@@ -33,7 +33,7 @@ def combinations(variables: dict[str, Any], base: Path, config: Path) -> Iterato
             choices.append([value])
     keys = list(variables)
     for values in itertools.product(*choices):
-        yield dict(zip(keys, values))
+        yield dict(zip(keys, values, strict=True))
 
 
 def prepare(combo: dict[str, Any], warn: Callable[[str], None]) -> dict[str, Any]:
