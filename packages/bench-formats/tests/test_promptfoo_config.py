@@ -558,3 +558,14 @@ def test_model_name_maps_provider_ids_to_litellm(provider_id: str, model: str | 
     from bench_formats.promptfoo.providers import model_name
 
     assert model_name(provider_id) == model
+
+
+@pytest.mark.parametrize(
+    "value", ["text", "", None, True, False, 3, 2.5, 2.0, [1, "a"], {"k": 1}, "line\n", "{{ not again }}"]
+)
+def test_plain_references_render_as_jinja_renders_them(value: Any):
+    from bench_formats.promptfoo.render import render as nunjucks
+
+    template = "[{{ v }}|{{missing}}|{{v}}]"
+    forced = "{% if true %}{% endif %}" + template  # a tag: rendered by Jinja itself
+    assert nunjucks(template, {"v": value}) == nunjucks(forced, {"v": value})

@@ -41,8 +41,8 @@ def build(
         warn=warn,
     )
     tasks: list[dict[str, Any]] = []
-    for test, test_base in iter_tests(tests_spec, base, path, warn):
-        tasks.extend(matrix.tasks(test, test_base))
+    for test, test_base, refs in iter_tests(tests_spec, base, path, warn):
+        tasks.extend(matrix.tasks(test, test_base, refs))
     suite: dict[str, Any] = {"name": str(config.get("description") or path.stem)}
     if config.get("description"):
         suite["description"] = str(config["description"])

@@ -41,10 +41,10 @@ class Matrix:
         self.ids: set[str] = set()
         self.count = 0
 
-    def tasks(self, test: dict[str, Any], test_base: Path) -> list[dict[str, Any]]:
-        """The tasks of one test, in promptfoo's order."""
+    def tasks(self, test: dict[str, Any], test_base: Path, refs: bool = True) -> list[dict[str, Any]]:
+        """The tasks of one test, in promptfoo's order (``refs``: it may hold ``$ref`` pointers)."""
         self.count += 1
-        test = dict(dereference_value(test, self.config, self.path))
+        test = dict(dereference_value(test, self.config, self.path) if refs else test)
         if isinstance(test.get("vars"), (str, list)):  # paths or globs of var files
             test["vars"] = read_vars_files(test["vars"], test_base, self.path)
         test = merge_default(test, self.default)
@@ -58,14 +58,16 @@ class Matrix:
                 self.warn(line)
             entry = self._evaluator(test, values)
             row = name if len(combos) == 1 else f"{name} [{number}]"
+            first = True
             for provider in self.providers:
                 for prompt in self.prompts:
                     if not self.override and not allows(provider, prompt.label):
                         continue
-                    # each task owns its data: a YAML dump of the suite then has no anchors
-                    out.append(
-                        self._task(test, row, copy.deepcopy(values), prompt, provider, copy.deepcopy(entry))
-                    )
+                    # each task owns its data (a YAML dump of the suite then has no anchors); the
+                    # first one takes the originals, which saves copying a big CSV row by row
+                    own_entry = entry if first else copy.deepcopy(entry)
+                    out.append(self._task(test, row, _copy(values), prompt, provider, own_entry))
+                    first = False
         return out
 
     def _evaluator(self, test: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
@@ -133,6 +135,13 @@ class Matrix:
             task_id = f"{base} #{number}"
         self.ids.add(task_id)
         return task_id
+
+
+def _copy(values: dict[str, Any]) -> dict[str, Any]:
+    """A copy of the vars that shares nothing with them."""
+    if all(isinstance(value, (str, int, float, bool)) or value is None for value in values.values()):
+        return dict(values)
+    return copy.deepcopy(values)
 
 
 def _short(text: str) -> str:

@@ -9,6 +9,9 @@ from typing import Any
 
 from bench import ConfigError
 
+#: promptfoo's default grader and embedding model (``src/providers/openai/defaults.ts``).
+DEFAULT_GRADER = "openai:gpt-4.1-2025-04-14"
+DEFAULT_EMBEDDING = "openai:text-embedding-3-large"
 #: promptfoo provider prefix → litellm provider prefix.
 _PREFIXES = {
     "openai": "openai",

@@ -57,16 +57,31 @@ def has_template(text: str) -> bool:
     return "{{" in text or "{%" in text or "{#" in text
 
 
+#: A template whose only syntax is ``{{ name }}`` references: rendered without Jinja (same output).
+_SIMPLE = re.compile(r"\{\{\s*([A-Za-z_]\w*)\s*\}\}")
+
+
 def render(template: str, values: dict[str, Any]) -> str:
     """Render one Nunjucks template over ``values``."""
     if not has_template(template):
         return template
+    rest = _SIMPLE.sub("", template)
+    if not has_template(rest) and not any(mark in rest for mark in ("}}", "%}", "#}")):
+        return _SIMPLE.sub(lambda m: _substitute(values, m.group(1)), template)
     from jinja2 import TemplateError
 
     try:
         return str(_compile(template).render(values))
     except TemplateError as exc:
         raise RenderError(f"cannot render template {_short(template)!r}: {exc}") from None
+
+
+def _substitute(values: dict[str, Any], name: str) -> str:
+    """What Jinja writes for ``{{ name }}`` (see ``_output``)."""
+    value = values[name] if name in values else _environment().globals.get(name)
+    if isinstance(value, str):
+        return value
+    return "" if value is None else _js_string(value)
 
 
 class RenderError(ValueError):

@@ -15,23 +15,27 @@ Warn = Callable[[str], None]
 _TEST_FILES = {".csv", ".json", ".jsonl", ".yaml", ".yml"}
 
 
-def iter_tests(spec: Any, base: Path, config: Path, warn: Warn) -> Iterator[tuple[dict[str, Any], Path]]:
-    """Each test of ``tests:`` with the folder its relative paths start from, in promptfoo's order."""
+def iter_tests(
+    spec: Any, base: Path, config: Path, warn: Warn
+) -> Iterator[tuple[dict[str, Any], Path, bool]]:
+    """Each test of ``tests:``, the folder its relative paths start from and whether it may hold
+    ``$ref`` pointers (a CSV row cannot), in promptfoo's order."""
     if spec is None:
-        yield {}, base  # promptfoo runs every prompt once with no vars
+        yield {}, base, False  # promptfoo runs every prompt once with no vars
         return
     items = spec if isinstance(spec, list) else [spec]
     for index, item in enumerate(items):
         if isinstance(item, dict):
-            yield item, base
+            yield item, base, True
         elif isinstance(item, str):
             pattern = strip_file(item)
             files = expand(pattern, base)
             if not files:
                 raise ConfigError(f"no tests file matches '{item}'", file=config, field=("tests", index))
             for path in files:
+                csv = path.suffix.lower() == ".csv"
                 for test in read_tests_file(path, config, warn):
-                    yield test, path.parent
+                    yield test, path.parent, not csv
         else:
             raise ConfigError(
                 f"a test is a mapping or a file:// path, not {type(item).__name__}",
