@@ -381,6 +381,16 @@ def test_default_test_merges_as_promptfoo_does(tmp_path: Path):
     assert assertions(second) == [{"type": "contains", "value": "default"}]
 
 
+def test_default_test_vars_may_be_var_files(tmp_path: Path):
+    write(tmp_path, "vars/common.yaml", "tone: calm\nwho: default\n")
+    config = write(
+        tmp_path,
+        "promptfooconfig.yaml",
+        "prompts: ['{{who}} {{tone}}']\nproviders: [echo]\ndefaultTest: {vars: vars/*.yaml}\ntests: [{vars: {who: me}}]\n",
+    )
+    assert prompts(load(config)[0]) == ["me calm"]
+
+
 def test_a_test_without_assertions_still_gets_the_evaluator(tmp_path: Path):
     config = write(
         tmp_path, "promptfooconfig.yaml", "prompts: [hi]\nproviders: [echo]\ntests: [{vars: {}}]\n"

@@ -96,6 +96,8 @@ def load_default_test(spec: Any, base: Path, config: Path) -> dict[str, Any]:
         spec = _yaml(_read(files[0], config))
     if not isinstance(spec, dict):
         raise ConfigError("defaultTest is a mapping or a file:// path", file=config, field=("defaultTest",))
+    if isinstance(spec.get("vars"), (str, list)):  # paths or globs of var files
+        spec = {**spec, "vars": read_vars_files(spec["vars"], base, config)}
     return spec
 
 
