@@ -96,9 +96,10 @@ def load_default_test(spec: Any, base: Path, config: Path) -> dict[str, Any]:
         spec = _yaml(_read(files[0], config))
     if not isinstance(spec, dict):
         raise ConfigError("defaultTest is a mapping or a file:// path", file=config, field=("defaultTest",))
-    if isinstance(spec.get("vars"), (str, list)):  # paths or globs of var files
-        spec = {**spec, "vars": read_vars_files(spec["vars"], base, config)}
-    return spec
+    default: dict[str, Any] = dict(spec)
+    if isinstance(default.get("vars"), (str, list)):  # paths or globs of var files
+        default["vars"] = read_vars_files(default["vars"], base, config)
+    return default
 
 
 def merge_default(test: dict[str, Any], default: dict[str, Any]) -> dict[str, Any]:
