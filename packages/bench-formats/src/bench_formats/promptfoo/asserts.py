@@ -1,0 +1,69 @@
+"""A test's assertions made ready for the ``promptfoo`` evaluator: values rendered, files read."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from bench_formats.promptfoo.paths import FILE, strip_file
+from bench_formats.promptfoo.render import RenderError, render_value
+
+_CODE = {".js", ".cjs", ".mjs", ".ts", ".py"}
+
+
+def prepare(asserts: list[Any], variables: dict[str, Any], base: Path) -> list[dict[str, Any]]:
+    """Each assertion with its string value rendered over the vars and ``file://`` values read."""
+    return [_one(item, variables, base) for item in asserts]
+
+
+def _one(item: Any, variables: dict[str, Any], base: Path) -> dict[str, Any]:
+    assertion = dict(item) if isinstance(item, dict) else {"type": "equals", "value": item}
+    if isinstance(assertion.get("assert"), list):
+        assertion["assert"] = prepare(assertion["assert"], variables, base)
+    if "value" not in assertion:
+        return assertion
+    value = assertion["value"]
+    if isinstance(value, str) and value.startswith(FILE):
+        loaded, error = _file_value(value, base)
+        if error is not None:
+            assertion["error"] = error
+        else:
+            assertion["value"] = loaded
+        return assertion
+    try:
+        assertion["value"] = render_value(value, variables)
+    except RenderError as exc:
+        assertion["error"] = str(exc)
+    return assertion
+
+
+def _file_value(value: str, base: Path) -> tuple[Any, str | None]:
+    """A ``file://`` value as promptfoo reads it; code files stay references for the evaluator."""
+    written = strip_file(value)
+    path = Path(written.split(":", 1)[0] if ":" in written and not Path(written).exists() else written)
+    full = path if path.is_absolute() else base / path
+    suffix = full.suffix.lower()
+    if suffix in _CODE:
+        return value, None
+    if suffix not in {".txt", ".json", ".yaml", ".yml", ".md"}:
+        return None, f"Unsupported file type: {full}"
+    try:
+        text = full.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None, f"ENOENT: no such file or directory, open '{full}'"
+    except OSError as exc:
+        return None, f"cannot read '{full}': {exc.strerror}"
+    if suffix == ".json":
+        try:
+            return json.loads(text), None
+        except ValueError as exc:
+            return None, f"{full}: invalid JSON: {exc}"
+    if suffix in {".yaml", ".yml"}:
+        import yaml
+
+        try:
+            return yaml.safe_load(text), None
+        except yaml.YAMLError as exc:
+            return None, f"{full}: invalid YAML: {exc}"
+    return text.strip(), None

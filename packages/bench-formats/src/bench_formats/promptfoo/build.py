@@ -1,0 +1,80 @@
+"""A promptfoo config mapping turned into native suite data."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bench import ConfigError
+from bench_formats.promptfoo.matrix import Matrix
+from bench_formats.promptfoo.prompts import read_prompts
+from bench_formats.promptfoo.providers import Provider, read_providers
+from bench_formats.promptfoo.refs import dereference
+from bench_formats.promptfoo.render import set_config_env
+from bench_formats.promptfoo.tests_reader import iter_tests, load_default_test
+
+
+def build(
+    config: dict[str, Any], path: Path, target: dict[str, Any] | None, warn: Callable[[str], None]
+) -> dict[str, Any]:
+    """The native suite of a promptfoo config; ``target`` is ``--target`` (promptfoo's ``--providers``)."""
+    base = path.parent
+    set_config_env(config.get("env") or {})
+    if config.get("env"):
+        warn(
+            "env: its values are shown to templates as env.NAME; bench's targets read the process environment"
+        )
+    tests_spec = config.get("tests")
+    config = dereference({k: v for k, v in config.items() if k != "tests"}, path)
+    prompts = read_prompts(config.get("prompts"), base, path)
+    providers = _providers(config, path, target, warn)
+    default = load_default_test(config.get("defaultTest"), base, path)
+    matrix = Matrix(
+        config,
+        path,
+        prompts,
+        providers,
+        default,
+        single=len(providers) == 1,
+        override=target is not None,
+        warn=warn,
+    )
+    tasks: list[dict[str, Any]] = []
+    for test, test_base, refs in iter_tests(tests_spec, base, path, warn):
+        tasks.extend(matrix.tasks(test, test_base, refs))
+    suite: dict[str, Any] = {"name": str(config.get("description") or path.stem)}
+    if config.get("description"):
+        suite["description"] = str(config["description"])
+    if len(providers) == 1:
+        suite["target"] = providers[0].target
+    else:
+        suite["targets"] = [{"label": p.label, **p.target} for p in providers]
+    repeat = (config.get("evaluateOptions") or {}).get("repeat")
+    if isinstance(repeat, int) and repeat > 1:
+        suite["repeat"] = repeat
+    suite["tasks"] = tasks
+    return suite
+
+
+def _providers(
+    config: dict[str, Any], path: Path, target: dict[str, Any] | None, warn: Callable[[str], None]
+) -> list[Provider]:
+    if target is not None:
+        # promptfoo eval --providers: one provider, the per-provider prompt mapping dropped
+        kind = str(target.get("type", "target"))
+        return [Provider(kind, str(target.get("label") or kind), dict(target))]
+    spec = config.get("providers") or config.get("targets")
+    if not spec:
+        raise ConfigError("the config has no 'providers:'; add one or run it with --target SPEC", file=path)
+    providers = read_providers(spec, path)
+    labels = [p.label for p in providers]
+    for label in labels:
+        if labels.count(label) > 1:
+            raise ConfigError(
+                f"two providers have the label '{label}': give each a distinct 'label:'", file=path
+            )
+    for provider in providers:
+        for line in provider.warnings:
+            warn(line)
+    return providers

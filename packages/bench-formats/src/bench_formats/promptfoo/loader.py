@@ -1,0 +1,79 @@
+"""The promptfoo config loader: a ``promptfooconfig.yaml`` as a native bench suite."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+from bench import ConfigError, SuiteLoader, YamlDocument
+from bench_formats.sniff import top_keys
+
+CONFIG_NAMES = ("promptfooconfig.yaml", "promptfooconfig.yml", "promptfooconfig.json")
+#: Top-level keys that change nothing bench runs, with what the warning says.
+_IGNORED = {
+    "outputPath": (
+        "outputPath is ignored: bench keeps every run under .bench/runs "
+        "(bench run --output FILE writes a report)"
+    ),
+    "sharing": "sharing is ignored",
+    "writeLatestResults": "writeLatestResults is ignored",
+    "tags": "tags are ignored",
+    "derivedMetrics": "derivedMetrics (JavaScript formulas over named metrics) are not computed",
+    "extensions": "extensions (JavaScript hooks) are not run",
+    "nunjucksFilters": (
+        "nunjucksFilters (JavaScript) are not loaded: a template that uses one fails to render"
+    ),
+}
+#: Top-level keys whose meaning bench cannot keep.
+_REFUSED = {
+    "scenarios": "scenarios are not supported: write each scenario's tests into 'tests:'",
+    "redteam": "redteam configs are not supported: bench runs evaluation configs only",
+}
+
+
+class PromptfooLoader(SuiteLoader):
+    """Reads a promptfoo config (prompts × providers × tests) into native bench tasks."""
+
+    name: ClassVar[str] = "promptfoo"
+
+    def claims(self, path: Path) -> bool:
+        if path.name in CONFIG_NAMES:
+            return True
+        keys = top_keys(path)
+        return "prompts" in keys and ("providers" in keys or "tests" in keys)
+
+    def load(self, path: Path) -> YamlDocument:
+        from bench_formats.promptfoo.build import build
+
+        seen: set[str] = set()
+
+        def warn(line: str) -> None:
+            if line not in seen:
+                seen.add(line)
+                self.warnings.append(line)
+
+        config = _read(path)
+        for key, message in _REFUSED.items():
+            if key in config:
+                raise ConfigError(message, file=path, field=(key,))
+        for key, message in _IGNORED.items():
+            if key in config:
+                warn(message)
+        data = build(config, path, self.options.target, warn)
+        return YamlDocument(path=path, data=data, root=None)
+
+
+def _read(path: Path) -> dict[str, Any]:
+    import yaml
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read the config: {exc.strerror}", file=path) from None
+    try:
+        data = yaml.safe_load(text)  # JSON is YAML
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"not valid YAML or JSON: {exc}", file=path) from None
+    if not isinstance(data, dict):
+        raise ConfigError("a promptfoo config is a mapping", file=path)
+    return data

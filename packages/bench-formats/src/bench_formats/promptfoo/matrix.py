@@ -1,0 +1,149 @@
+"""promptfoo's evaluation matrix as native bench tasks: test × vars × provider × prompt."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench import ConfigError
+from bench_formats.promptfoo import asserts, variables
+from bench_formats.promptfoo.escape import escape
+from bench_formats.promptfoo.prompts import Prompt
+from bench_formats.promptfoo.providers import Provider, allows
+from bench_formats.promptfoo.refs import dereference_value
+from bench_formats.promptfoo.render import RenderError, compact_json, render_prompt
+from bench_formats.promptfoo.tests_reader import merge_default, read_vars_files
+
+LABEL_CHARS = 40
+
+
+@dataclass
+class Matrix:
+    """What the tasks are built from."""
+
+    config: dict[str, Any]
+    path: Path
+    prompts: list[Prompt]
+    providers: list[Provider]
+    default: dict[str, Any]
+    #: One target for all (``--target``, or a single provider): tasks name no target.
+    single: bool
+    #: ``--target`` given: promptfoo's ``--providers`` drops ``providers[].prompts``.
+    override: bool
+    warn: Callable[[str], None]
+
+    def __post_init__(self) -> None:
+        self.base = self.path.parent
+        self.ids: set[str] = set()
+        self.count = 0
+
+    def tasks(self, test: dict[str, Any], test_base: Path, refs: bool = True) -> list[dict[str, Any]]:
+        """The tasks of one test, in promptfoo's order (``refs``: it may hold ``$ref`` pointers)."""
+        self.count += 1
+        test = dict(dereference_value(test, self.config, self.path) if refs else test)
+        if isinstance(test.get("vars"), (str, list)):  # paths or globs of var files
+            test["vars"] = read_vars_files(test["vars"], test_base, self.path)
+        test = merge_default(test, self.default)
+        name = _short(str(test.get("description") or f"test {self.count}"))
+        combos = list(variables.combinations(test.get("vars") or {}, self.base, self.path))
+        out = []
+        for number, combo in enumerate(combos, start=1):
+            warnings: list[str] = []
+            values = variables.prepare(combo, warnings.append)
+            for line in warnings:
+                self.warn(line)
+            entry = self._evaluator(test, values)
+            row = name if len(combos) == 1 else f"{name} [{number}]"
+            first = True
+            for provider in self.providers:
+                for prompt in self.prompts:
+                    if not self.override and not allows(provider, prompt.label):
+                        continue
+                    # each task owns its data (a YAML dump of the suite then has no anchors); the
+                    # first one takes the originals, which saves copying a big CSV row by row
+                    own_entry = entry if first else copy.deepcopy(entry)
+                    out.append(self._task(test, row, _copy(values), prompt, provider, own_entry))
+                    first = False
+        return out
+
+    def _evaluator(self, test: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
+        entry: dict[str, Any] = {
+            "type": "promptfoo",
+            "assert": asserts.prepare(list(test.get("assert") or []), values, self.base),
+        }
+        if test.get("threshold") is not None:
+            entry["threshold"] = test["threshold"]
+        entry["options"] = dict(test.get("options") or {})
+        entry["vars"] = values
+        return entry
+
+    def _task(
+        self,
+        test: dict[str, Any],
+        row: str,
+        values: dict[str, Any],
+        prompt: Prompt,
+        provider: Provider,
+        entry: dict[str, Any],
+    ) -> dict[str, Any]:
+        options = test.get("options") or {}
+        raw = f"{options.get('prefix') or ''}{prompt.raw}{options.get('suffix') or ''}"
+        try:
+            text = render_prompt(raw, values)
+        except RenderError as exc:
+            raise ConfigError(f"{row}: {exc}", file=self.path) from None
+        task: dict[str, Any] = {"id": self._id(row, prompt, provider)}
+        if prompt.chat and provider.chat:
+            task["input"] = [
+                {**m, "content": escape(m["content"])} if isinstance(m.get("content"), str) else m
+                for m in json.loads(text)
+            ]
+        else:
+            task["prompt"] = escape(text)
+        if "providerOutput" in test:
+            output = test["providerOutput"]
+            task["response"] = output if isinstance(output, str) else compact_json(output)
+        metadata: dict[str, Any] = {
+            "prompt": prompt.label,
+            "provider": provider.id,
+            "vars": values,
+        }
+        if test.get("description"):
+            metadata["description"] = test["description"]
+        if test.get("metadata"):
+            metadata["test"] = test["metadata"]
+        task["metadata"] = metadata
+        if not self.single:
+            task["target"] = provider.label
+        task["evaluators"] = [entry]
+        return task
+
+    def _id(self, row: str, prompt: Prompt, provider: Provider) -> str:
+        parts = [row]
+        if len(self.prompts) > 1:
+            parts.append(_short(prompt.label))
+        if not self.single and len(self.providers) > 1:
+            parts.append(_short(provider.label))
+        base = "/".join(parts)
+        task_id, number = base, 1
+        while task_id in self.ids:
+            number += 1
+            task_id = f"{base} #{number}"
+        self.ids.add(task_id)
+        return task_id
+
+
+def _copy(values: dict[str, Any]) -> dict[str, Any]:
+    """A copy of the vars that shares nothing with them."""
+    if all(isinstance(value, (str, int, float, bool)) or value is None for value in values.values()):
+        return dict(values)
+    return copy.deepcopy(values)
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 3] + "..."

@@ -1,0 +1,125 @@
+"""promptfoo's ``prompts:``: inline templates, files and globs, labelled objects."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench import ConfigError
+from bench_formats.promptfoo.paths import FILE, expand, strip_file
+
+#: Prompt files whose contents run code: promptfoo executes them, bench does not.
+_CODE = {".js", ".cjs", ".mjs", ".ts", ".py"}
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """One prompt template and the label ``providers[].prompts`` filters on."""
+
+    raw: str
+    label: str
+    #: A chat prompt (a JSON messages array), which a chat model receives as messages.
+    chat: bool = False
+
+
+def read_prompts(spec: Any, base: Path, config: Path) -> list[Prompt]:
+    """Every prompt of a config's ``prompts:`` value, in order."""
+    if spec is None:
+        raise ConfigError("the config has no 'prompts:'", file=config, field=("prompts",))
+    items: list[tuple[Any, str | None]]
+    if isinstance(spec, dict):  # the legacy form: {path: label}
+        items = [(key, str(value)) for key, value in spec.items()]
+    elif isinstance(spec, list):
+        items = [(item, None) for item in spec]
+    else:
+        items = [(spec, None)]
+    prompts: list[Prompt] = []
+    for index, (item, label) in enumerate(items):
+        prompts.extend(_one(item, label, base, config, index))
+    return prompts
+
+
+def _one(item: Any, label: str | None, base: Path, config: Path, index: int) -> list[Prompt]:
+    field = ("prompts", index)
+    if isinstance(item, dict):
+        label = item.get("label", label)
+        if "raw" in item:
+            raw = str(item["raw"])
+            return [Prompt(raw, str(label) if label is not None else raw)]
+        if "id" not in item:
+            raise ConfigError(
+                "a prompt object needs 'id' (a file:// path) or 'raw'", file=config, field=field
+            )
+        item = item["id"]
+    if not isinstance(item, str):
+        raise ConfigError(
+            f"a prompt is a string or a mapping, not {type(item).__name__}", file=config, field=field
+        )
+    if not item.startswith(FILE):
+        return [Prompt(item, label if label is not None else item)]
+    written = strip_file(item)
+    files = expand(written, base)
+    if not files:
+        raise ConfigError(f"no prompt file matches '{item}'", file=config, field=field)
+    prompts: list[Prompt] = []
+    for path in files:
+        shown = (
+            written
+            if len(files) == 1
+            else str(path.relative_to(base))
+            if path.is_relative_to(base)
+            else str(path)
+        )
+        prompts.extend(_from_file(path, shown, label, config, field))
+    return prompts
+
+
+def _from_file(
+    path: Path, shown: str, label: str | None, config: Path, field: tuple[Any, ...]
+) -> list[Prompt]:
+    suffix = path.suffix.lower()
+    if suffix in _CODE:
+        raise ConfigError(
+            f"prompt file '{shown}' is code that promptfoo runs to build the prompt; bench does not run it: "
+            "write the prompt as text, JSON or YAML",
+            file=config,
+            field=field,
+        )
+    text = path.read_text(encoding="utf-8")
+    if suffix == ".json":
+        return [Prompt(text, label if label is not None else f"{shown}: {text}", chat=_is_chat(text))]
+    if suffix in {".yaml", ".yml"}:
+        import yaml
+
+        raw = json.dumps(yaml.safe_load(text), ensure_ascii=False)
+        return [Prompt(raw, label if label is not None else f"{shown}: {raw}", chat=_is_chat(raw))]
+    parts = [part.strip() for part in _split(text)]
+    parts = [part for part in parts if part]
+    prompts = []
+    for part in parts:
+        own = f"{shown}: {part}"
+        if label is not None:
+            own = label if len(parts) == 1 else f"{label}: {own}"
+        prompts.append(Prompt(part, own))
+    return prompts
+
+
+def _split(text: str) -> list[str]:
+    """A text prompt file's prompts: parts between lines that are ``---`` once trimmed."""
+    parts: list[list[str]] = [[]]
+    for line in text.splitlines(keepends=True):
+        if line.strip() == "---":
+            parts.append([])
+        else:
+            parts[-1].append(line)
+    return ["".join(lines) for lines in parts]
+
+
+def _is_chat(text: str) -> bool:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(value, list) and all(isinstance(m, dict) and "role" in m for m in value)

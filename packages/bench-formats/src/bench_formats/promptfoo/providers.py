@@ -1,0 +1,164 @@
+"""promptfoo providers as bench targets, and promptfoo provider ids as litellm model names."""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench import ConfigError
+
+#: promptfoo's default grader and embedding model (``src/providers/openai/defaults.ts``).
+DEFAULT_GRADER = "openai:gpt-4.1-2025-04-14"
+DEFAULT_EMBEDDING = "openai:text-embedding-3-large"
+#: promptfoo provider prefix → litellm provider prefix.
+_PREFIXES = {
+    "openai": "openai",
+    "anthropic": "anthropic",
+    "azure": "azure",
+    "azureopenai": "azure",
+    "bedrock": "bedrock",
+    "vertex": "vertex_ai",
+    "google": "gemini",
+    "gemini": "gemini",
+    "mistral": "mistral",
+    "groq": "groq",
+    "ollama": "ollama",
+    "togetherai": "together_ai",
+    "together": "together_ai",
+    "openrouter": "openrouter",
+    "deepseek": "deepseek",
+    "xai": "xai",
+    "perplexity": "perplexity",
+    "fireworks": "fireworks_ai",
+    "cohere": "cohere",
+    "cerebras": "cerebras",
+    "huggingface": "huggingface",
+    "replicate": "replicate",
+    "voyage": "voyage",
+}
+#: Words after the prefix that name an API flavour, not the model (``openai:chat:gpt-4o``).
+_FLAVOURS = {"chat", "completion", "messages", "text-generation", "embedding", "embeddings", "responses"}
+#: promptfoo config keys → litellm target keys.
+_CONFIG = {
+    "temperature": "temperature",
+    "max_tokens": "max_tokens",
+    "maxTokens": "max_tokens",
+    "max_completion_tokens": "max_tokens",
+    "top_p": "top_p",
+    "topP": "top_p",
+    "seed": "seed",
+    "stop": "stop",
+    "apiBaseUrl": "api_base",
+    "apiHost": "api_base",
+    "apiKeyEnvar": "api_key_env",
+    "tools": "tools",
+    "tool_choice": "tool_choice",
+    "response_format": "response_format",
+}
+REFUSAL = (
+    "provider '{id}' is not supported: bench runs echo, exec:COMMAND, file://*.py and the model providers "
+    "litellm knows (openai:, anthropic:, azure:, bedrock:, vertex:, google:, mistral:, groq:, ollama:, ...); "
+    "run the config with --target SPEC instead"
+)
+
+
+def model_name(provider_id: str) -> str | None:
+    """The litellm model name of a promptfoo provider id (``openai:chat:gpt-4o`` → ``openai/gpt-4o``)."""
+    prefix, sep, rest = provider_id.partition(":")
+    if not sep or not rest:
+        return None
+    if prefix == "litellm":
+        return rest
+    if prefix not in _PREFIXES:
+        return None
+    flavour, sep, model = rest.partition(":")
+    if sep and flavour in _FLAVOURS and model:
+        if prefix == "ollama" and flavour == "chat":
+            return f"ollama_chat/{model}"
+        rest = model
+    return f"{_PREFIXES[prefix]}/{rest}"
+
+
+@dataclass
+class Provider:
+    """One provider of the config as a bench target."""
+
+    id: str
+    label: str
+    target: dict[str, Any]
+    #: The prompt labels it runs (``providers[].prompts``), or None for all.
+    prompts: list[str] | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def chat(self) -> bool:
+        """Whether the target takes messages (a chat prompt goes to it as ``input:``)."""
+        return self.target.get("type") == "litellm"
+
+
+def read_providers(spec: Any, config: Path) -> list[Provider]:
+    """The config's ``providers:`` as bench targets; an unsupported one is refused."""
+    items = spec if isinstance(spec, list) else [spec]
+    providers = []
+    for index, item in enumerate(items):
+        options: dict[str, Any] = {}
+        if isinstance(item, dict) and "id" not in item and len(item) == 1:  # {id: {config...}}
+            (provider_id, options) = next(iter(item.items()))
+            options = options or {}
+        elif isinstance(item, dict):
+            provider_id, options = item.get("id"), item
+        else:
+            provider_id = item
+        if not isinstance(provider_id, str):
+            raise ConfigError(
+                "a provider is an id string or a mapping with 'id'", file=config, field=("providers", index)
+            )
+        providers.append(_provider(provider_id, options, config, index))
+    return providers
+
+
+def _provider(provider_id: str, options: dict[str, Any], config: Path, index: int) -> Provider:
+    label = str(options.get("label") or provider_id)
+    prompts = options.get("prompts")
+    settings = options.get("config") or {}
+    warnings: list[str] = []
+    target: dict[str, Any]
+    if provider_id == "echo":
+        target = {"type": "echo"}
+    elif provider_id.startswith("exec:"):
+        # promptfoo runs the command with the prompt, options and context appended as arguments
+        argv = [*shlex.split(provider_id[len("exec:") :]), "{prompt}", "{}", "{}"]
+        target = {"type": "command", "command": argv}
+    elif provider_id.startswith("file://") and provider_id.split(":")[1].endswith(".py"):
+        raise ConfigError(
+            f"provider '{provider_id}': bench's python target calls function(task), not promptfoo's "
+            "call_api(prompt, options, context); wrap it in a function that takes a bench Task "
+            "(task.text is the prompt) and name it with --target "
+            '\'{"type": "python", "function": "module:function"}\'',
+            file=config,
+            field=("providers", index),
+        )
+    else:
+        model = model_name(provider_id)
+        if model is None:
+            raise ConfigError(REFUSAL.format(id=provider_id), file=config, field=("providers", index))
+        target = {"type": "litellm", "model": model}
+        for key, value in settings.items():
+            if key in _CONFIG:
+                target[_CONFIG[key]] = value
+            else:
+                warnings.append(f"provider '{label}': config '{key}' has no bench equivalent and is dropped")
+        if isinstance(target.get("stop"), str):
+            target["stop"] = [target["stop"]]
+    return Provider(
+        provider_id, label, target, list(prompts) if isinstance(prompts, list) else None, warnings
+    )
+
+
+def allows(provider: Provider, label: str) -> bool:
+    """Whether ``providers[].prompts`` lets the provider run the prompt labelled ``label``."""
+    if provider.prompts is None:
+        return True
+    return any(label == allowed or label.startswith(f"{allowed}:") for allowed in provider.prompts)

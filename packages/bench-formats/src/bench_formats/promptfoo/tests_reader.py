@@ -1,0 +1,129 @@
+"""promptfoo's ``tests:`` (and ``defaultTest``): lists, files, globs, var files, defaults merged."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from bench import ConfigError
+from bench_formats.promptfoo.csv_tests import iter_csv_tests
+from bench_formats.promptfoo.paths import FILE, expand, strip_file
+
+Warn = Callable[[str], None]
+_TEST_FILES = {".csv", ".json", ".jsonl", ".yaml", ".yml"}
+
+
+def iter_tests(
+    spec: Any, base: Path, config: Path, warn: Warn
+) -> Iterator[tuple[dict[str, Any], Path, bool]]:
+    """Each test of ``tests:``, the folder its relative paths start from and whether it may hold
+    ``$ref`` pointers (a CSV row cannot), in promptfoo's order."""
+    if spec is None:
+        yield {}, base, False  # promptfoo runs every prompt once with no vars
+        return
+    items = spec if isinstance(spec, list) else [spec]
+    for index, item in enumerate(items):
+        if isinstance(item, dict):
+            yield item, base, True
+        elif isinstance(item, str):
+            pattern = strip_file(item)
+            files = expand(pattern, base)
+            if not files:
+                raise ConfigError(f"no tests file matches '{item}'", file=config, field=("tests", index))
+            for path in files:
+                csv = path.suffix.lower() == ".csv"
+                for test in read_tests_file(path, config, warn):
+                    yield test, path.parent, not csv
+        else:
+            raise ConfigError(
+                f"a test is a mapping or a file:// path, not {type(item).__name__}",
+                file=config,
+                field=("tests", index),
+            )
+
+
+def read_tests_file(path: Path, config: Path, warn: Warn) -> Iterator[dict[str, Any]]:
+    """The tests of one CSV, JSON, JSONL or YAML file."""
+    suffix = path.suffix.lower()
+    if suffix not in _TEST_FILES:
+        raise ConfigError(
+            f"tests file '{path.name}' is not CSV, JSON, JSONL or YAML: bench does not run test generators",
+            file=config,
+            field=("tests",),
+        )
+    if suffix == ".csv":
+        yield from iter_csv_tests(path, warn)
+        return
+    text = _read(path, config)
+    if suffix == ".jsonl":
+        for number, line in enumerate((line for line in text.splitlines() if line.strip()), start=1):
+            test = json.loads(line)
+            test.setdefault("description", f"Row #{number}")
+            yield test
+        return
+    data = json.loads(text) if suffix == ".json" else _yaml(text)
+    tests = data if isinstance(data, list) else [data]
+    for test in tests:
+        if not isinstance(test, dict):
+            raise ConfigError(f"a test in '{path.name}' is not a mapping", file=path)
+        yield test
+
+
+def read_vars_files(spec: str | list[str], base: Path, config: Path) -> dict[str, Any]:
+    """A test's ``vars:`` given as path(s) or glob(s) of YAML/JSON files, merged in order."""
+    merged: dict[str, Any] = {}
+    for pattern in [spec] if isinstance(spec, str) else spec:
+        files = expand(strip_file(pattern), base)
+        if not files:
+            raise ConfigError(f"no vars file matches '{pattern}'", file=config, field=("tests", "vars"))
+        for path in files:
+            data = _yaml(_read(path, config))
+            if isinstance(data, dict):
+                merged.update(data)
+    return merged
+
+
+def load_default_test(spec: Any, base: Path, config: Path) -> dict[str, Any]:
+    """``defaultTest``: a mapping, or a ``file://`` YAML/JSON file holding one."""
+    if spec is None:
+        return {}
+    if isinstance(spec, str) and spec.startswith(FILE):
+        files = expand(strip_file(spec), base)
+        if not files:
+            raise ConfigError(f"no defaultTest file matches '{spec}'", file=config, field=("defaultTest",))
+        spec = _yaml(_read(files[0], config))
+    if not isinstance(spec, dict):
+        raise ConfigError("defaultTest is a mapping or a file:// path", file=config, field=("defaultTest",))
+    default: dict[str, Any] = dict(spec)
+    if isinstance(default.get("vars"), (str, list)):  # paths or globs of var files
+        default["vars"] = read_vars_files(default["vars"], base, config)
+    return default
+
+
+def merge_default(test: dict[str, Any], default: dict[str, Any]) -> dict[str, Any]:
+    """A test with ``defaultTest`` merged in (FORMATS.md 1.5): the test wins, asserts concatenate."""
+    if not default:
+        return test
+    merged = {**default, **test}
+    merged["vars"] = {**(default.get("vars") or {}), **(test.get("vars") or {})}
+    merged["assert"] = [*(default.get("assert") or []), *(test.get("assert") or [])]
+    merged["options"] = {**(default.get("options") or {}), **(test.get("options") or {})}
+    merged["metadata"] = {**(default.get("metadata") or {}), **(test.get("metadata") or {})}
+    threshold = test.get("threshold")
+    merged["threshold"] = default.get("threshold") if threshold is None else threshold
+    return merged
+
+
+def _read(path: Path, config: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read '{path}': {exc.strerror}", file=config) from None
+
+
+def _yaml(text: str) -> Any:
+    import yaml
+
+    return yaml.safe_load(text)

@@ -1,0 +1,69 @@
+"""A test's vars as promptfoo prepares them: var files, combinations, ``file://`` values."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from bench import ConfigError
+from bench_formats.promptfoo.paths import FILE, expand, strip_file
+from bench_formats.promptfoo.render import finish_vars, render_vars
+
+_CODE = {".js", ".cjs", ".mjs", ".ts", ".py"}
+_IMAGES = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp"}
+
+
+def combinations(variables: dict[str, Any], base: Path, config: Path) -> Iterator[dict[str, Any]]:
+    """promptfoo's ``generateVarCombinations``: list-of-string vars and ``file://`` globs expand."""
+    choices: list[list[Any]] = []
+    for key, value in variables.items():
+        if isinstance(value, str) and value.startswith(FILE):
+            files = expand(strip_file(value), base)
+            if not files:
+                raise ConfigError(
+                    f"No files found for variable {key} at path {base / strip_file(value)}", file=config
+                )
+            choices.append([f"{FILE}{path}" for path in files])
+        elif isinstance(value, list) and value and isinstance(value[0], str):
+            choices.append(value)
+        else:
+            choices.append([value])
+    keys = list(variables)
+    for values in itertools.product(*choices):
+        yield dict(zip(keys, values, strict=True))
+
+
+def prepare(combo: dict[str, Any], warn: Callable[[str], None]) -> dict[str, Any]:
+    """One combination's vars ready for the prompt: rendered with the vars, files read, resolved."""
+    rendered = render_vars(combo)
+    for key, value in rendered.items():
+        if isinstance(value, str) and value.startswith(FILE):
+            rendered[key] = _file_var(key, value, warn)
+    return finish_vars(rendered)
+
+
+def _file_var(key: str, value: str, warn: Callable[[str], None]) -> Any:
+    path = Path(
+        strip_file(value).split(":", 1)[0] if not Path(strip_file(value)).exists() else strip_file(value)
+    )
+    suffix = path.suffix.lower()
+    if suffix in _CODE:
+        marked = f"[not run: {value}]"
+        warn(
+            f"var '{key}' is {value}, which promptfoo runs to compute the value; bench does not run code: "
+            f"the var holds '{marked}'"
+        )
+        return marked
+    if suffix in _IMAGES:
+        import base64
+
+        return base64.b64encode(path.read_bytes()).decode("ascii")
+    text = path.read_text(encoding="utf-8")
+    if suffix in {".yaml", ".yml"}:
+        import yaml
+
+        return json.dumps(yaml.safe_load(text), ensure_ascii=False, separators=(",", ":"))
+    return text.strip()

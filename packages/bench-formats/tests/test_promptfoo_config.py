@@ -1,0 +1,581 @@
+"""The promptfoo config loader: the matrix, prompts, rendering, tests and providers (FORMATS.md 1.1-1.5)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench import ConfigError, render
+from bench_formats.promptfoo.escape import escape
+from bench_formats.promptfoo.loader import PromptfooLoader
+
+ECHO = {"type": "echo"}
+
+
+def write(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    return path
+
+
+def load(path: Path, target: dict[str, Any] | None = None) -> tuple[dict[str, Any], list[str]]:
+    """The native suite data of a config and the loader's warnings."""
+    loader = PromptfooLoader()
+    if target is not None:
+        loader.options = dataclasses.replace(loader.options, target=target)
+    doc = loader.load(path)
+    return doc.data, loader.warnings
+
+
+def prompts(data: dict[str, Any]) -> list[str]:
+    return [task["prompt"] for task in data["tasks"]]
+
+
+def assertions(task: dict[str, Any]) -> list[dict[str, Any]]:
+    (entry,) = task["evaluators"]
+    assert entry["type"] == "promptfoo"
+    return entry["assert"]
+
+
+def _ten_tests() -> str:
+    return "\n".join(f"          - vars: {{topic: t{i}}}" for i in range(10))
+
+
+def test_the_loader_claims_promptfoo_configs_by_name_and_by_keys(tmp_path: Path):
+    loader = PromptfooLoader()
+    named = write(tmp_path, "promptfooconfig.yaml", "anything: 1\n")
+    keyed = write(tmp_path, "evals.yaml", "prompts: [hi]\ntests: [{vars: {a: 1}}]\n")
+    with_providers = write(tmp_path, "p.yaml", "prompts: [hi]\nproviders: [echo]\n")
+    native = write(tmp_path, "suite.yaml", "target: {type: echo}\ntasks: [{id: a, prompt: hi}]\n")
+    prompts_only = write(tmp_path, "other.yaml", "prompts: [hi]\n")
+    assert loader.claims(named)
+    assert loader.claims(keyed)
+    assert loader.claims(with_providers)
+    assert not loader.claims(native)
+    assert not loader.claims(prompts_only)
+
+
+def test_prompts_per_provider_make_one_task_per_allowed_pair(tmp_path: Path):
+    # ollama-comparison's shape: 2 prompts, 3 providers each allowed one prompt → 10 × 3 = 30
+    config = write(
+        tmp_path,
+        "promptfooconfig.yaml",
+        f"""
+        prompts:
+          - {{id: "Short: {{{{topic}}}}", label: short}}
+          - {{id: "Long: {{{{topic}}}}", label: long}}
+        providers:
+          - {{id: echo, label: a, prompts: [short]}}
+          - {{id: "openai:chat:gpt-4o-mini", label: b, prompts: [long]}}
+          - {{id: "anthropic:messages:claude-3-5-haiku-latest", label: c, prompts: [short]}}
+        tests:
+{_ten_tests()}
+        """,
+    )
+    data, _ = load(config)
+    assert len(data["tasks"]) == 30
+    assert [t["target"] for t in data["tasks"][:3]] == ["a", "b", "c"]
+    assert data["tasks"][1]["prompt"] == "Long: t0"
+    assert data["targets"] == [
+        {"label": "a", "type": "echo"},
+        {"label": "b", "type": "litellm", "model": "openai/gpt-4o-mini"},
+        {"label": "c", "type": "litellm", "model": "anthropic/claude-3-5-haiku-latest"},
+    ]
+    # --target echo is promptfoo's --providers echo: the mapping is dropped, 10 × 2 = 20
+    echoed, _ = load(config, ECHO)
+    assert len(echoed["tasks"]) == 20
+    assert "targets" not in echoed
+    assert echoed["target"] == ECHO
+    assert all("target" not in t for t in echoed["tasks"])
+    assert prompts(echoed)[:2] == ["Short: t0", "Long: t0"]
+
+
+def test_task_ids_are_readable_unique_and_keep_metadata(tmp_path: Path):
+    config = write(
+        tmp_path,
+        "promptfooconfig.yaml",
+        """
+        prompts: ["Say {{x}}", "Write {{x}}"]
+        providers: [echo]
+        tests:
+          - {description: greet, vars: {x: hi}}
+          - {description: greet, vars: {x: yo}}
+          - vars: {x: [a, b]}
+        """,
+    )
+    data, _ = load(config)
+    ids = [t["id"] for t in data["tasks"]]
+    assert ids == [
+        "greet/Say {{x}}",
+        "greet/Write {{x}}",
+        "greet/Say {{x}} #2",
+        "greet/Write {{x}} #2",
+        "test 3 [1]/Say {{x}}",
+        "test 3 [1]/Write {{x}}",
+        "test 3 [2]/Say {{x}}",
+        "test 3 [2]/Write {{x}}",
+    ]
+    first = data["tasks"][0]
+    assert first["metadata"] == {
+        "prompt": "Say {{x}}",
+        "provider": "echo",
+        "vars": {"x": "hi"},
+        "description": "greet",
+    }
+    assert data["target"] == ECHO
+
+
+def test_list_valued_vars_expand_cartesianly(tmp_path: Path):
+    # multiple-translations: 5 languages × 5 inputs = 25 rows; a list of numbers stays one value
+    config = write(
+        tmp_path,
+        "promptfooconfig.yaml",
+        """
+        prompts: ["{{language}}: {{input}} {{nums}}"]
+        providers: [echo]
+        tests:
+          - vars:
+              language: [French, German, Spanish, Italian, Dutch]
+              input: [one, two, three, four, five]
+              nums: [1, 2]
+        """,
+    )
+    data, _ = load(config)
+    assert len(data["tasks"]) == 25
+    assert data["tasks"][0]["prompt"] == "French: one 1,2"
+    assert data["tasks"][-1]["prompt"] == "Dutch: five 1,2"
+
+
+@pytest.mark.parametrize(
+    ("template", "variables", "expected"),
+    [
+        ("[{{missing}}]", "{}", "[]"),
+        ("[{{missing.deeper}}]", "{}", "[]"),
+        ("{{ (style | load).tone }}", """{style: '{"tone": "calm"}'}""", "calm"),
+        ("{{a}}", "{a: '{{b}} and {{c}}', b: B, c: C}", "B and C"),
+        ("{{a}}|", '{a: "line\\n"}', "line|"),
+        ("{{flag}} {{n}}", "{flag: true, n: 3}", "true 3"),
+        ("<{{html}}>", "{html: '<b>&'}", "<<b>&>"),
+    ],
+)
+def test_prompts_render_with_nunjucks_rules(tmp_path: Path, template: str, variables: str, expected: str):
+    config = write(
+        tmp_path,
+        "promptfooconfig.yaml",
+        f"prompts: [{json.dumps(template)}]\nproviders: [echo]\ntests: [{{vars: {variables}}}]\n",
+    )
+    data, _ = load(config)
+    assert prompts(data) == [expected]
+
+
+def test_resolve_variables_substitutes_references_left_after_rendering(tmp_path: Path):
+    # a → "{{b}}" stays a reference when b is itself rendered from a var file: resolveVariables fills it
+    write(tmp_path, "b.txt", "from file\n")
+    config = write(
+        tmp_path,
+        "promptfooconfig.yaml",
+        """
+        prompts: ["{{a}}"]
+        providers: [echo]
+        tests: [{vars: {a: "{{ '{{' }}b}}", b: file://b.txt}}]
+        """,
+    )
+    data, _ = load(config)
+    assert prompts(data) == ["from file"]
+
+
+def test_a_yaml_file_var_renders_as_json_text_with_quotes(tmp_path: Path):
+    write(tmp_path, "vars/goal.yaml", "world peace\n")
+    write(tmp_path, "vars/obj.yml", "a: 1\nb: [x, y]\n")
+    write(tmp_path, "vars/text.md", "\n  some text  \n\n")
+    config = write(
+        tmp_path,
+        "promptfooconfig.yaml",
+        """
+        prompts: ["{{goal}} | {{obj}} | {{text}}"]
+        providers: [echo]
+        tests: [{vars: {goal: file://vars/goal.yaml, obj: file://vars/obj.yml, text: file://vars/text.md}}]
+        """,
+    )
+    data, _ = load(config)
+    assert prompts(data) == ['"world peace" | {"a":1,"b":["x","y"]} | some text']
+
+
+def test_a_code_file_var_is_not_run_and_warns(tmp_path: Path):
+    write(tmp_path, "make.py", "def get_var(name, prompt, context):\n    return {'output': 'x'}\n")
+    config = write(
+        tmp_path,
+        "promptfooconfig.yaml",
+        "prompts: ['{{v}}']\nproviders: [echo]\ntests: [{vars: {v: file://make.py}}]\n",
+    )
+    data, warnings = load(config)
+    marked = f"[not run: file://{tmp_path / 'make.py'}]"
+    assert prompts(data) == [marked]
+    assert warnings == [
+        f"var 'v' is file://{tmp_path / 'make.py'}, which promptfoo runs to compute the value; bench does "
+        f"not run code: the var holds '{marked}'"
+    ]
+
+
+def test_a_file_var_glob_expands_and_a_missing_one_is_refused(tmp_path: Path):
+    write(tmp_path, "docs/a.txt", "A")
+    write(tmp_path, "docs/b.txt", "B")
+    config = write(
+        tmp_path,
+        "promptfooconfig.yaml",
+        "prompts: ['{{doc}}']\nproviders: [echo]\ntests: [{vars: {doc: file://docs/*.txt}}]\n",
+    )
+    assert prompts(load(config)[0]) == ["A", "B"]
+    write(
+        tmp_path,
+        "promptfooconfig.yaml",
+        "prompts: ['{{doc}}']\nproviders: [echo]\ntests: [{vars: {doc: file://nope.txt}}]\n",
+    )
+    with pytest.raises(ConfigError) as caught:
+        load(config)
+    assert caught.value.message == f"No files found for variable doc at path {tmp_path / 'nope.txt'}"
+
+
+def test_a_txt_prompt_file_splits_on_dashes_and_labels_each_part(tmp_path: Path):
+    write(tmp_path, "prompts.txt", "First {{x}}\n  ---  \n\nSecond {{x}}\n---\n")
+    config = write(
+        tmp_path,
+        "promptfooconfig.yaml",
+        """
+        prompts: [file://prompts.txt]
+        providers: [{id: echo, prompts: ["prompts.txt: Second {{x}}"]}]
+        tests: [{vars: {x: X}}]
+        """,
+    )
+    data, _ = load(config)
+    assert prompts(data) == ["Second X"]
+    assert data["tasks"][0]["metadata"]["prompt"] == "prompts.txt: Second {{x}}"
+    assert prompts(load(config, ECHO)[0]) == ["First X", "Second X"]
+
+
+def test_prompt_globs_raw_objects_and_the_legacy_mapping(tmp_path: Path):
+    write(tmp_path, "p/a.txt", "A {{x}}")
+    write(tmp_path, "p/b.txt", "B {{x}}")
+    config = write(
+        tmp_path,
+        "promptfooconfig.yaml",
+        """
+        prompts:
+          - file://p/*.txt
+          - {raw: "R {{x}}", label: raw}
+        providers: [{id: echo, prompts: [raw, "p/b.txt"]}]
+        tests: [{vars: {x: 1}}]
+        """,
+    )
+    data, _ = load(config)
+    assert prompts(data) == ["B 1", "R 1"]
+    legacy = write(
+        tmp_path,
+        "legacy.yaml",
+        "prompts: {file://p/a.txt: alpha}\nproviders: [{id: echo, prompts: [alpha]}]\ntests: [{}]\n",
+    )
+    data, _ = load(legacy)
+    assert prompts(data) == ["A "]
+    assert data["tasks"][0]["metadata"]["prompt"] == "alpha"
+
+
+def test_a_json_chat_prompt_is_compact_json_under_echo_and_messages_for_a_model(tmp_path: Path):
+    write(
+        tmp_path,
+        "chat.json",
+        '[\n  {"role": "system", "content": "Be {{tone}}."},\n  {"role": "user", "content": "Hi! {x}"}\n]\n',
+    )
+    config = write(
+        tmp_path,
+        "promptfooconfig.yaml",
+        "prompts: [file://chat.json]\nproviders: ['openai:gpt-4o-mini']\ntests: [{vars: {tone: kind}}]\n",
+    )
+    data, _ = load(config)
+    # bench's own {name} placeholders are escaped: its renderer gives the text back
+    assert data["tasks"][0]["input"] == [
+        {"role": "system", "content": "Be kind."},
+        {"role": "user", "content": "Hi! {{x}}"},
+    ]
+    (task,) = load(config, ECHO)[0]["tasks"]
+    assert (
+        render(task["prompt"], {})
+        == '[{"role":"system","content":"Be kind."},{"role":"user","content":"Hi! {x}"}]'
+    )
+
+
+@pytest.mark.parametrize(
+    "text", ["plain", "{x}", "{{x}}", "{{{x}}}", "{ x }", "{a.b} and {{c.d}}", '{"json": {"k": 1}}', "{}{{}}"]
+)
+def test_escaped_text_comes_back_unchanged_from_bench_templates(text: str):
+    assert render(escape(text), {}) == text
+
+
+def test_prefix_suffix_and_provider_output(tmp_path: Path):
+    config = write(
+        tmp_path,
+        "promptfooconfig.yaml",
+        """
+        prompts: ["Q: {{q}}"]
+        providers: [echo]
+        tests:
+          - vars: {q: why}
+            options: {prefix: "<<", suffix: ">> {{q}}"}
+            providerOutput: recorded answer
+          - vars: {q: how}
+            providerOutput: {a: 1}
+        """,
+    )
+    data, _ = load(config)
+    assert prompts(data) == ["<<Q: why>> why", "Q: how"]
+    assert [t["response"] for t in data["tasks"]] == ["recorded answer", '{"a":1}']
+
+
+def test_default_test_merges_as_promptfoo_does(tmp_path: Path):
+    write(
+        tmp_path,
+        "default.yaml",
+        """
+        vars: {who: default, tone: calm}
+        assert: [{type: contains, value: "{{who}}"}]
+        threshold: 0.5
+        options: {provider: openai:gpt-4o-mini, transform: output.trim()}
+        metadata: {team: a, tier: 1}
+        """,
+    )
+    config = write(
+        tmp_path,
+        "promptfooconfig.yaml",
+        """
+        prompts: ["{{who}} {{tone}}"]
+        providers: [echo]
+        defaultTest: file://default.yaml
+        tests:
+          - vars: {who: test}
+            assert: [{type: equals, value: "test calm"}]
+            options: {transform: output.toUpperCase()}
+            metadata: {tier: 2}
+          - threshold: 0
+        """,
+    )
+    data, _ = load(config)
+    first, second = data["tasks"]
+    assert first["prompt"] == "test calm"
+    assert first["evaluators"] == [
+        {
+            "type": "promptfoo",
+            "assert": [{"type": "contains", "value": "test"}, {"type": "equals", "value": "test calm"}],
+            "threshold": 0.5,
+            "options": {"provider": "openai:gpt-4o-mini", "transform": "output.toUpperCase()"},
+            "vars": {"who": "test", "tone": "calm"},
+        }
+    ]
+    assert first["metadata"]["test"] == {"team": "a", "tier": 2}
+    # threshold 0 is the test's own (?? keeps it)
+    assert second["evaluators"][0]["threshold"] == 0
+    assert assertions(second) == [{"type": "contains", "value": "default"}]
+
+
+def test_default_test_vars_may_be_var_files(tmp_path: Path):
+    write(tmp_path, "vars/common.yaml", "tone: calm\nwho: default\n")
+    config = write(
+        tmp_path,
+        "promptfooconfig.yaml",
+        "prompts: ['{{who}} {{tone}}']\nproviders: [echo]\ndefaultTest: {vars: vars/*.yaml}\ntests: [{vars: {who: me}}]\n",
+    )
+    assert prompts(load(config)[0]) == ["me calm"]
+
+
+def test_a_test_without_assertions_still_gets_the_evaluator(tmp_path: Path):
+    config = write(
+        tmp_path, "promptfooconfig.yaml", "prompts: [hi]\nproviders: [echo]\ntests: [{vars: {}}]\n"
+    )
+    (task,) = load(config)[0]["tasks"]
+    assert task["evaluators"] == [{"type": "promptfoo", "assert": [], "options": {}, "vars": {}}]
+
+
+def test_no_tests_runs_each_prompt_once(tmp_path: Path):
+    config = write(tmp_path, "promptfooconfig.yaml", "prompts: [hi, 'yo {{x}}']\nproviders: [echo]\n")
+    assert prompts(load(config)[0]) == ["hi", "yo "]
+
+
+def test_assertion_templates_are_followed_through_ref(tmp_path: Path):
+    write(tmp_path, "more.yaml", "- vars: {x: b}\n  assert: [{$ref: '#/assertionTemplates/has'}]\n")
+    config = write(
+        tmp_path,
+        "promptfooconfig.yaml",
+        """
+        prompts: ["{{x}}"]
+        providers: [echo]
+        assertionTemplates:
+          has: {type: icontains, value: "{{x}}", metric: M}
+        tests:
+          - vars: {x: a}
+            assert: [{$ref: '#/assertionTemplates/has'}, {type: equals, value: a}]
+          - file://more.yaml
+        """,
+    )
+    data, _ = load(config)
+    assert assertions(data["tasks"][0]) == [
+        {"type": "icontains", "value": "a", "metric": "M"},
+        {"type": "equals", "value": "a"},
+    ]
+    assert assertions(data["tasks"][1]) == [{"type": "icontains", "value": "b", "metric": "M"}]
+    write(
+        tmp_path,
+        "promptfooconfig.yaml",
+        "prompts: [x]\nproviders: [echo]\ntests: [{assert: [{$ref: '#/assertionTemplates/no'}]}]\n",
+    )
+    with pytest.raises(ConfigError) as caught:
+        load(config)
+    assert caught.value.message == "'$ref: #/assertionTemplates/no' names nothing in the config"
+
+
+def test_assertion_values_are_rendered_and_files_read(tmp_path: Path):
+    write(tmp_path, "expected.txt", "  Paris \n")
+    write(tmp_path, "schema.json", '{"type": "object"}')
+    write(tmp_path, "schema.yaml", "type: array\n")
+    config = write(
+        tmp_path,
+        "promptfooconfig.yaml",
+        """
+        prompts: ["{{city}}"]
+        providers: [echo]
+        tests:
+          - vars: {city: Paris}
+            assert:
+              - {type: equals, value: "{{city}}"}
+              - {type: contains-any, value: ["{{city}}", 3]}
+              - {type: equals, value: file://expected.txt}
+              - {type: is-json, value: file://schema.json}
+              - {type: is-json, value: file://schema.yaml}
+              - {type: javascript, value: file://check.js}
+              - {type: equals, value: file://missing.txt}
+              - {type: equals, value: file://data.csv}
+              - type: assert-set
+                threshold: 0.5
+                assert: [{type: contains, value: "{{city}}"}]
+        """,
+    )
+    (task,) = load(config)[0]["tasks"]
+    assert assertions(task) == [
+        {"type": "equals", "value": "Paris"},
+        {"type": "contains-any", "value": ["Paris", 3]},
+        {"type": "equals", "value": "Paris"},
+        {"type": "is-json", "value": {"type": "object"}},
+        {"type": "is-json", "value": {"type": "array"}},
+        {"type": "javascript", "value": "file://check.js"},
+        {
+            "type": "equals",
+            "value": "file://missing.txt",
+            "error": f"ENOENT: no such file or directory, open '{tmp_path / 'missing.txt'}'",
+        },
+        {
+            "type": "equals",
+            "value": "file://data.csv",
+            "error": f"Unsupported file type: {tmp_path / 'data.csv'}",
+        },
+        {"type": "assert-set", "threshold": 0.5, "assert": [{"type": "contains", "value": "Paris"}]},
+    ]
+
+
+def test_tests_from_files_and_globs_load_each_match(tmp_path: Path):
+    # separate-test-configs: tests2.yaml named once and matched again by tests/* → loaded twice
+    write(tmp_path, "tests/tests1.yaml", "- vars: {x: a}\n- vars: {x: b}\n")
+    write(tmp_path, "tests/tests2.yaml", "- vars: ../vars/v*.yaml\n")
+    write(tmp_path, "vars/v1.yaml", "x: from-file\ny: 1\n")
+    write(tmp_path, "vars/v2.yaml", "y: 2\n")
+    write(
+        tmp_path, "tests/rows.jsonl", '{"vars": {"x": "j"}}\n\n{"vars": {"x": "k"}, "description": "named"}\n'
+    )
+    config = write(
+        tmp_path,
+        "promptfooconfig.yaml",
+        """
+        prompts: ["{{x}}{{y}}"]
+        providers: [echo]
+        tests: [file://tests/tests2.yaml, "file://tests/*"]
+        """,
+    )
+    data, _ = load(config)
+    assert prompts(data) == ["from-file2", "j", "k", "a", "b", "from-file2"]
+    assert [t["metadata"].get("description") for t in data["tasks"]][1:3] == ["Row #1", "named"]
+
+
+def test_providers_become_targets(tmp_path: Path):
+    config = write(
+        tmp_path,
+        "promptfooconfig.yaml",
+        """
+        prompts: [hi]
+        providers:
+          - id: openai:chat:gpt-4o-mini
+            label: mini
+            config: {temperature: 0.1, max_tokens: 50, apiBaseUrl: "http://127.0.0.1:9/v1", seed: 3, stop: END, frequency_penalty: 1}
+          - exec:python3 agent.py --fast
+          - ollama:chat:llama3
+          - litellm:groq/llama-3.1-8b-instant
+        tests: [{}]
+        """,
+    )
+    data, warnings = load(config)
+    assert data["targets"] == [
+        {
+            "label": "mini",
+            "type": "litellm",
+            "model": "openai/gpt-4o-mini",
+            "temperature": 0.1,
+            "max_tokens": 50,
+            "api_base": "http://127.0.0.1:9/v1",
+            "seed": 3,
+            "stop": ["END"],
+        },
+        {
+            "label": "exec:python3 agent.py --fast",
+            "type": "command",
+            "command": ["python3", "agent.py", "--fast", "{prompt}", "{}", "{}"],
+        },
+        {"label": "ollama:chat:llama3", "type": "litellm", "model": "ollama_chat/llama3"},
+        {
+            "label": "litellm:groq/llama-3.1-8b-instant",
+            "type": "litellm",
+            "model": "groq/llama-3.1-8b-instant",
+        },
+    ]
+    assert warnings == ["provider 'mini': config 'frequency_penalty' has no bench equivalent and is dropped"]
+
+
+@pytest.mark.parametrize(
+    ("provider_id", "model"),
+    [
+        ("openai:gpt-4o", "openai/gpt-4o"),
+        ("openai:chat:gpt-4o", "openai/gpt-4o"),
+        ("anthropic:messages:claude-3-5-sonnet-latest", "anthropic/claude-3-5-sonnet-latest"),
+        ("azure:chat:my-deployment", "azure/my-deployment"),
+        ("vertex:gemini-1.5-pro", "vertex_ai/gemini-1.5-pro"),
+        ("bedrock:anthropic.claude-3-haiku-20240307-v1:0", "bedrock/anthropic.claude-3-haiku-20240307-v1:0"),
+        ("echo", None),
+        ("webhook:http://x", None),
+        ("openai:", None),
+    ],
+)
+def test_model_name_maps_provider_ids_to_litellm(provider_id: str, model: str | None):
+    from bench_formats.promptfoo.providers import model_name
+
+    assert model_name(provider_id) == model
+
+
+@pytest.mark.parametrize(
+    "value", ["text", "", None, True, False, 3, 2.5, 2.0, [1, "a"], {"k": 1}, "line\n", "{{ not again }}"]
+)
+def test_plain_references_render_as_jinja_renders_them(value: Any):
+    from bench_formats.promptfoo.render import render as nunjucks
+
+    template = "[{{ v }}|{{missing}}|{{v}}]"
+    forced = "{% if true %}{% endif %}" + template  # a tag: rendered by Jinja itself
+    assert nunjucks(template, {"v": value}) == nunjucks(forced, {"v": value})

@@ -1,0 +1,125 @@
+"""promptfoo tests from CSV (FORMATS.md 1.9): special columns, the ``__expected`` grammar, quoting."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench_formats.promptfoo.csv_tests import assertion_from_string, case_from_row
+from bench_formats.promptfoo.loader import PromptfooLoader
+
+
+def _load(folder: Path, csv_text: str, prompt: str = "{{q}}") -> tuple[dict[str, Any], list[str]]:
+    (folder / "tests.csv").write_text(csv_text, encoding="utf-8")
+    config = folder / "promptfooconfig.yaml"
+    config.write_text(
+        f"prompts: ['{prompt}']\nproviders: [echo]\ntests: file://tests.csv\n", encoding="utf-8"
+    )
+    loader = PromptfooLoader()
+    loader.options = dataclasses.replace(loader.options)
+    return loader.load(config).data, loader.warnings
+
+
+@pytest.mark.parametrize(
+    ("cell", "assertion"),
+    [
+        ("contains: algorithm", {"type": "contains", "value": "algorithm"}),
+        ("not-icontains:Bad", {"type": "not-icontains", "value": "Bad"}),
+        ("contains-any: a, b ,c", {"type": "contains-any", "value": ["a", "b", "c"]}),
+        ("icontains-all:x,y", {"type": "icontains-all", "value": ["x", "y"]}),
+        ('is-json:{"type": "object"}', {"type": "is-json", "value": '{"type": "object"}'}),
+        ("is-json", {"type": "is-json", "value": ""}),
+        ("similar(0.9):hello", {"type": "similar", "value": "hello", "threshold": 0.9}),
+        ("similar:hello", {"type": "similar", "value": "hello", "threshold": 0.8}),
+        ("levenshtein(2):abc", {"type": "levenshtein", "value": "abc", "threshold": 2.0}),
+        ("starts-with:Yes", {"type": "starts-with", "value": "Yes", "threshold": 0.75}),
+        ("regex:^\\d+$", {"type": "regex", "value": "^\\d+$"}),
+        ("fn:output.length > 3", {"type": "javascript", "value": "output.length > 3"}),
+        ("javascript: 1", {"type": "javascript", "value": "1"}),
+        ("eval:x", {"type": "javascript", "value": "x"}),
+        ("file://check.js", {"type": "javascript", "value": "check.js"}),
+        ("grade: is polite", {"type": "llm-rubric", "value": " is polite"}),
+        ("llm-rubric:is kind", {"type": "llm-rubric", "value": "is kind"}),
+        ("python: output == 'x'", {"type": "python", "value": "output == 'x'"}),
+        ("file://check.py:fn", {"type": "python", "value": "check.py:fn"}),
+        ("Paris", {"type": "equals", "value": "Paris"}),
+        ("contains-most: x", {"type": "equals", "value": "contains-most: x"}),
+    ],
+)
+def test_expected_cells_follow_promptfoos_grammar(cell: str, assertion: dict[str, Any]):
+    assert assertion_from_string(cell) == assertion
+
+
+def test_special_columns_of_a_row():
+    warnings: list[str] = []
+    row = {
+        "q": "question",
+        "__expected": "contains: a",
+        "__expected1": "",
+        "__expected2": "llm-rubric: good",
+        "__description": "first",
+        "__prefix": "P:",
+        "__suffix": ":S",
+        "__providerOutput": "canned",
+        "__metric": "quality",
+        "__threshold": "0.75",
+        "__metadata:owner": "me",
+        "__metadata:tags[]": "a, b\\,c,",
+        "__config:__expected:threshold": "0.9",
+        "__config:__expected2:threshold": "0.8",
+        "_expected": "oops",
+    }
+    test = case_from_row(row, warnings.append)
+    assert test == {
+        "description": "first",
+        "providerOutput": "canned",
+        "threshold": 0.75,
+        "vars": {"q": "question", "_expected": "oops"},
+        "assert": [
+            {"type": "contains", "value": "a", "metric": "quality", "threshold": 0.9},
+            {"type": "llm-rubric", "value": " good", "metric": "quality", "threshold": 0.8},
+        ],
+        "options": {"prefix": "P:", "suffix": ":S"},
+        "metadata": {"owner": "me", "tags": ["a", "b,c"]},
+    }
+    assert warnings == [
+        'You used a single underscore for the key "_expected". Did you mean to use "__expected" instead?'
+    ]
+
+
+def test_csv_rows_become_tasks_described_row_n(tmp_path: Path):
+    data, warnings = _load(
+        tmp_path,
+        'q,__expected,__providerOutput\nhello,contains: hel,\n"a, quoted",icontains:A,recorded\n',
+    )
+    assert warnings == []
+    assert [t["id"] for t in data["tasks"]] == ["Row #1", "Row #2"]
+    assert [t["prompt"] for t in data["tasks"]] == ["hello", "a, quoted"]
+    assert "response" not in data["tasks"][0]
+    assert data["tasks"][1]["response"] == "recorded"
+    assert data["tasks"][1]["evaluators"][0]["assert"] == [{"type": "icontains", "value": "A"}]
+    assert data["tasks"][1]["metadata"]["description"] == "Row #2"
+
+
+def test_a_row_with_stray_quotes_is_read_relaxed(tmp_path: Path):
+    # strict quoting fails on 'say "hi" now' inside an unquoted field; promptfoo retries relaxed
+    data, _ = _load(tmp_path, 'q,__expected\nsay "hi" now,contains:hi\n"x"y,equals:z\n')
+    assert [t["prompt"] for t in data["tasks"]] == ['say "hi" now', "xy"]
+
+
+def test_a_single_underscore_column_warns_once(tmp_path: Path):
+    _, warnings = _load(tmp_path, "q,_expected\na,x\nb,y\n")
+    assert warnings == [
+        'You used a single underscore for the key "_expected". Did you mean to use "__expected" instead?'
+    ]
+
+
+def test_the_load_filter_reads_a_json_cell(tmp_path: Path):
+    # simple-csv: {{ (style_config | load).tone }}
+    data, _ = _load(
+        tmp_path, 'q,style\nhi,"{""tone"": ""warm""}"\n', prompt="{{q}} {{ (style | load).tone }}"
+    )
+    assert data["tasks"][0]["prompt"] == "hi warm"

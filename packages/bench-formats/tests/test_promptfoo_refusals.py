@@ -1,0 +1,142 @@
+"""Every refusal and warning of the promptfoo config loader, with the exact message."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench import ConfigError
+from bench_formats.promptfoo.loader import PromptfooLoader
+
+UNKNOWN = (
+    "provider 'webhook:http://localhost:1' is not supported: bench runs echo, exec:COMMAND, file://*.py and "
+    "the model providers litellm knows (openai:, anthropic:, azure:, bedrock:, vertex:, google:, mistral:, "
+    "groq:, ollama:, ...); run the config with --target SPEC instead"
+)
+
+
+def _config(folder: Path, text: str) -> Path:
+    path = folder / "promptfooconfig.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _refusal(path: Path) -> str:
+    with pytest.raises(ConfigError) as caught:
+        PromptfooLoader().load(path)
+    return caught.value.message
+
+
+def _warnings(path: Path) -> list[str]:
+    loader = PromptfooLoader()
+    loader.load(path)
+    return loader.warnings
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("prompts: [hi]\nproviders: ['webhook:http://localhost:1']\n", UNKNOWN),
+        (
+            "prompts: [hi]\nproviders: [file://provider.py]\n",
+            "provider 'file://provider.py': bench's python target calls function(task), not promptfoo's "
+            "call_api(prompt, options, context); wrap it in a function that takes a bench Task (task.text is "
+            'the prompt) and name it with --target \'{"type": "python", "function": "module:function"}\'',
+        ),
+        (
+            "prompts: [hi]\ntests: [{}]\n",
+            "the config has no 'providers:'; add one or run it with --target SPEC",
+        ),
+        ("providers: [echo]\ntests: [{}]\n", "the config has no 'prompts:'"),
+        (
+            "prompts: [hi]\nproviders: [echo]\nscenarios: []\n",
+            "scenarios are not supported: write each scenario's tests into 'tests:'",
+        ),
+        (
+            "prompts: [hi]\nproviders: [echo]\nredteam: {}\n",
+            "redteam configs are not supported: bench runs evaluation configs only",
+        ),
+        (
+            "prompts: [file://make_prompt.py]\nproviders: [echo]\n",
+            "prompt file 'make_prompt.py' is code that promptfoo runs to build the prompt; bench does not run it: "
+            "write the prompt as text, JSON or YAML",
+        ),
+        ("prompts: [file://nope*.txt]\nproviders: [echo]\n", "no prompt file matches 'file://nope*.txt'"),
+        (
+            "prompts: [{label: x}]\nproviders: [echo]\n",
+            "a prompt object needs 'id' (a file:// path) or 'raw'",
+        ),
+        (
+            "prompts: [hi]\nproviders: [echo]\ntests: file://none.csv\n",
+            "no tests file matches 'file://none.csv'",
+        ),
+        (
+            "prompts: [hi]\nproviders: [echo]\ntests: file://gen.py\n",
+            "tests file 'gen.py' is not CSV, JSON, JSONL or YAML: bench does not run test generators",
+        ),
+        (
+            "prompts: [hi]\nproviders: [echo]\ntests: [{vars: nope.yaml}]\n",
+            "no vars file matches 'nope.yaml'",
+        ),
+        ("prompts: [hi]\nproviders: [echo]\ndefaultTest: 3\n", "defaultTest is a mapping or a file:// path"),
+        (
+            "prompts: [hi]\nproviders: [echo, {id: echo}]\n",
+            "two providers have the label 'echo': give each a distinct 'label:'",
+        ),
+        (
+            "prompts: ['{{ x']\nproviders: [echo]\n",
+            "test 1: cannot render template '{{ x': unexpected end of template, expected 'end of print statement'.",
+        ),
+        ("- just a list\n", "a promptfoo config is a mapping"),
+    ],
+)
+def test_refusals(tmp_path: Path, text: str, message: str):
+    (tmp_path / "make_prompt.py").write_text("def f(context): return 'x'\n")
+    (tmp_path / "gen.py").write_text("def generate(): return []\n")
+    assert _refusal(_config(tmp_path, text)) == message
+
+
+@pytest.mark.parametrize(
+    ("extra", "warning"),
+    [
+        (
+            "outputPath: out.json",
+            "outputPath is ignored: bench keeps every run under .bench/runs (bench run --output FILE writes a report)",
+        ),
+        ("extensions: [file://hooks.js:extensionHook]", "extensions (JavaScript hooks) are not run"),
+        (
+            "derivedMetrics: [{name: f1, value: 'a * b'}]",
+            "derivedMetrics (JavaScript formulas over named metrics) are not computed",
+        ),
+        (
+            "nunjucksFilters: {up: file://up.js}",
+            "nunjucksFilters (JavaScript) are not loaded: a template that uses one fails to render",
+        ),
+        ("sharing: false", "sharing is ignored"),
+        ("writeLatestResults: false", "writeLatestResults is ignored"),
+        ("tags: {team: a}", "tags are ignored"),
+        (
+            "env: {TONE: calm}",
+            "env: its values are shown to templates as env.NAME; bench's targets read the process environment",
+        ),
+    ],
+)
+def test_warnings(tmp_path: Path, extra: str, warning: str):
+    assert _warnings(_config(tmp_path, f"prompts: [hi]\nproviders: [echo]\n{extra}\n")) == [warning]
+
+
+def test_config_env_reaches_templates(tmp_path: Path):
+    path = _config(tmp_path, "prompts: ['{{ env.TONE }}']\nproviders: [echo]\nenv: {TONE: calm}\n")
+    assert PromptfooLoader().load(path).data["tasks"][0]["prompt"] == "calm"
+
+
+def test_bench_validate_shows_the_refusal(tmp_path: Path):
+    path = _config(tmp_path, "prompts: [hi]\nproviders: ['webhook:http://localhost:1']\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", "validate", str(path)], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 2
+    assert (done.stdout + done.stderr).strip() == f"error: {path}: providers[0]: {UNKNOWN}"
