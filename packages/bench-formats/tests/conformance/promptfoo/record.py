@@ -154,10 +154,14 @@ def record(case: Path) -> dict[str, Any]:
 
 
 def main(names: list[str]) -> None:
-    cases = [HERE / n for n in names] if names else sorted(p.parent for p in HERE.glob("*/promptfooconfig.yaml"))
+    cases = (
+        [HERE / n for n in names] if names else sorted(p.parent for p in HERE.glob("*/promptfooconfig.yaml"))
+    )
     for case in cases:
         expected = record(case)
-        print(f"{case.name}: {len(expected['rows'])} rows, exit {expected['exit_code']}, {expected.get('stats')}")
+        print(
+            f"{case.name}: {len(expected['rows'])} rows, exit {expected['exit_code']}, {expected.get('stats')}"
+        )
 
 
 if __name__ == "__main__":
