@@ -1,0 +1,168 @@
+"""Re-record the promptfoo conformance corpus: run promptfoo 0.121.20 on every case, keep its verdicts.
+
+Run by hand, never by tests (it needs npx and the npm registry or npx's cache):
+
+    python packages/bench-formats/tests/conformance/promptfoo/record.py [CASE ...]
+
+For each ``<case>/promptfooconfig.yaml`` it runs, in the case's folder,
+
+    npx -y promptfoo@0.121.20 eval -c promptfooconfig.yaml --providers echo --no-cache
+        --no-table --no-progress-bar --no-write -j 1 -o <tmp>/out.json
+
+with telemetry, update checks and sharing off and promptfoo's config folder in a temporary
+directory, so it reaches no model API and no promptfoo server. It writes ``expected.json`` (the
+compact rows the conformance test compares) and keeps the raw output as ``promptfoo-0.121.20.json``
+when it is under 50 KB.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+VERSION = "0.121.20"
+HERE = Path(__file__).resolve().parent
+RAW_LIMIT = 50_000
+COMMAND = [
+    "npx",
+    "-y",
+    f"promptfoo@{VERSION}",
+    "eval",
+    "-c",
+    "promptfooconfig.yaml",
+    "--providers",
+    "echo",
+    "--no-cache",
+    "--no-table",
+    "--no-progress-bar",
+    "--no-write",
+    "-j",
+    "1",
+    "-o",
+]
+# promptfoo's failureReason: 0 none, 1 assertion failed, 2 error
+VERDICTS = {0: "pass", 1: "failure", 2: "error"}
+
+
+def _environment(folder: Path) -> dict[str, str]:
+    return {
+        **os.environ,
+        "PROMPTFOO_DISABLE_TELEMETRY": "1",
+        "PROMPTFOO_DISABLE_UPDATE": "1",
+        "PROMPTFOO_DISABLE_SHARING": "1",
+        "PROMPTFOO_CONFIG_DIR": str(folder / ".promptfoo"),
+        "PROMPTFOO_CACHE_ENABLED": "false",
+        "NO_COLOR": "1",
+    }
+
+
+def _score(value: Any) -> float | None:
+    return None if not isinstance(value, int | float) else round(float(value), 3)
+
+
+def _error(text: Any, case: Path) -> str | None:
+    """An error's first line, the case folder written as ``<case>`` (no stack trace, no local path)."""
+    if not isinstance(text, str) or not text:
+        return None
+    return text.splitlines()[0].replace(str(case), "<case>")
+
+
+def _row(result: dict[str, Any], case: Path) -> dict[str, Any]:
+    test = result.get("testCase") or {}
+    grading = result.get("gradingResult") or {}
+    response = result.get("response") or {}
+    return {
+        "test_idx": result.get("testIdx"),
+        "description": test.get("description"),
+        "prompt_idx": result.get("promptIdx"),
+        "prompt_label": (result.get("prompt") or {}).get("label"),
+        "provider": (result.get("provider") or {}).get("id"),
+        "vars": test.get("vars") or {},
+        "prompt": (result.get("prompt") or {}).get("raw"),
+        "output": response.get("output"),
+        "pass": bool(result.get("success")),
+        "score": _score(result.get("score")),
+        "verdict": VERDICTS[int(result.get("failureReason", 0))],
+        "error": _error(result.get("error"), case),
+        "reason": grading.get("reason"),
+        "named_scores": {k: _score(v) for k, v in sorted((result.get("namedScores") or {}).items())},
+        "assertions": [
+            {
+                "type": (c.get("assertion") or {}).get("type"),
+                "pass": c.get("pass"),
+                "score": _score(c.get("score")),
+                "reason": c.get("reason"),
+            }
+            for c in grading.get("componentResults") or []
+        ],
+    }
+
+
+def _refused(case: Path, done: subprocess.CompletedProcess[str]) -> dict[str, Any]:
+    """promptfoo stopped before evaluating (a config error): keep the exit code and its error line."""
+    errors = [line for line in done.stderr.splitlines() if line.startswith("Error: ")]
+    if not errors:
+        raise SystemExit(f"{case.name}: promptfoo wrote no output (exit {done.returncode}):\n{done.stderr}")
+    expected = {
+        "promptfoo": VERSION,
+        "command": " ".join([*COMMAND, "out.json"]),
+        "exit_code": done.returncode,
+        "config_error": _error(errors[-1], case),
+        "rows": [],
+    }
+    (case / "expected.json").write_text(json.dumps(expected, indent=2, ensure_ascii=False) + "\n")
+    return expected
+
+
+def record(case: Path) -> dict[str, Any]:
+    """Run promptfoo on one case and write its expected.json (and the raw output if small)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "out.json"
+        done = subprocess.run(
+            [*COMMAND, str(out)],
+            cwd=case,
+            env=_environment(Path(tmp)),
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=600,
+        )
+        if not out.exists():
+            return _refused(case, done)
+        raw = out.read_text()
+    data = json.loads(raw)
+    results = sorted(data["results"]["results"], key=lambda r: (r.get("testIdx", 0), r.get("promptIdx", 0)))
+    expected = {
+        "promptfoo": VERSION,
+        "command": " ".join([*COMMAND, "out.json"]),
+        "exit_code": done.returncode,
+        "stats": {k: data["results"]["stats"].get(k) for k in ("successes", "failures", "errors")},
+        "rows": [_row(r, case) for r in results],
+    }
+    (case / "expected.json").write_text(json.dumps(expected, indent=2, ensure_ascii=False) + "\n")
+    raw_path = case / f"promptfoo-{VERSION}.json"
+    if len(raw.encode()) < RAW_LIMIT:
+        raw_path.write_text(raw if raw.endswith("\n") else raw + "\n")
+    else:
+        raw_path.unlink(missing_ok=True)
+    return expected
+
+
+def main(names: list[str]) -> None:
+    cases = (
+        [HERE / n for n in names] if names else sorted(p.parent for p in HERE.glob("*/promptfooconfig.yaml"))
+    )
+    for case in cases:
+        expected = record(case)
+        print(
+            f"{case.name}: {len(expected['rows'])} rows, exit {expected['exit_code']}, {expected.get('stats')}"
+        )
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

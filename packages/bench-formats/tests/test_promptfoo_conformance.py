@@ -1,0 +1,178 @@
+"""bench gives promptfoo's own verdicts on promptfoo's own files (issue 13).
+
+Every case under tests/conformance/promptfoo/ is a promptfoo config with ``expected.json``: the rows
+promptfoo 0.121.20 produced for it under ``--providers echo`` (recorded by record.py there, never by
+these tests). bench runs the same config with ``--target echo`` and must give, row by row, the same
+rendered prompt (the echo response), pass/fail, score to 3 decimals, error-versus-failure split and
+named scores, and the same exit class. A config promptfoo refused (exit 1, no rows) must be refused
+by bench too (exit 2).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CORPUS = Path(__file__).parent / "conformance" / "promptfoo"
+CASES = sorted(p.parent.name for p in CORPUS.glob("*/expected.json"))
+
+# promptfoo's verdict -> bench's task status
+STATUS = {"pass": "passed", "failure": "failed", "error": "error"}
+
+# The one deliberate difference: bench does not run a promptfoo `javascript` assertion, it skips it
+# (with a warning). The verdict is then promptfoo's rule over the assertions that remain (every
+# weight 1 here), and a test left with none passes with score 1 (promptfoo's no-assertion rule).
+EXPECTED_DIFFERENCES: dict[tuple[str, str], dict[str, Any]] = {
+    # contains "Count" passes (1); javascript `output.length > 5` (promptfoo: pass, 1) skipped -> 1/1
+    ("javascript", "javascript passes"): {"pass": True, "score": 1.0, "verdict": "pass"},
+    # javascript returning 0.5 (promptfoo: (0.5 + 1) / 2 = 0.75) skipped; contains "12" passes -> 1/1
+    ("javascript", "javascript score"): {"pass": True, "score": 1.0, "verdict": "pass"},
+    # its only assertion, javascript (promptfoo: fail, 0), skipped -> no assertions -> pass, 1
+    ("javascript", "javascript fails"): {"pass": True, "score": 1.0, "verdict": "pass"},
+}
+
+
+def _run_bench(config: Path, folder: Path) -> tuple[int, str, dict[str, Any] | None]:
+    out = folder / "out.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", "run", str(config), "--target", "echo", "-o", str(out)],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    data = json.loads(out.read_text()) if out.exists() else None
+    return done.returncode, done.stdout + done.stderr, data
+
+
+def _first(mapping: dict[str, Any], *keys: str) -> Any:
+    for key in keys:
+        if mapping.get(key) is not None:
+            return mapping[key]
+    return None
+
+
+def _task_identity(task: dict[str, Any]) -> dict[str, Any]:
+    """What the loader keeps of a promptfoo row in a task: test description, prompt label, vars."""
+    metadata = task.get("metadata") or {}
+    return {
+        "description": _first(metadata, "description", "test_description", "promptfoo_description"),
+        "prompt_label": _first(metadata, "prompt_label", "label", "promptfoo_prompt_label"),
+        "vars": _first(metadata, "vars", "promptfoo_vars") or task.get("vars") or {},
+    }
+
+
+def _named_scores(task: dict[str, Any]) -> dict[str, float]:
+    """Named scores wherever bench reports them: metadata, the scorecard, or an evaluator's details."""
+    found: dict[str, Any] = {}
+    for source in (task.get("metadata") or {}, task.get("scorecard") or {}):
+        for key in ("named_scores", "namedScores"):
+            if isinstance(source.get(key), dict):
+                found.update(source[key])
+    for outcome in task.get("evaluators") or []:
+        details = outcome.get("details") or {}
+        for key in ("named_scores", "namedScores"):
+            if isinstance(details.get(key), dict):
+                found.update(details[key])
+    return {k: round(float(v), 3) for k, v in sorted(found.items()) if isinstance(v, int | float)}
+
+
+def _same_vars(expected: dict[str, Any], got: dict[str, Any]) -> bool:
+    """Vars agree when every var promptfoo shows has the same text in bench (file:// kept or read)."""
+    return all(
+        k in got and str(got[k]) == str(v) for k, v in expected.items() if not isinstance(v, list | dict)
+    )
+
+
+def _pair(
+    rows: list[dict[str, Any]], tasks: list[dict[str, Any]]
+) -> list[tuple[dict[str, Any], dict | None]]:
+    """Each expected row with the bench task of the same description, prompt label and vars."""
+    left = list(tasks)
+    pairs: list[tuple[dict[str, Any], dict | None]] = []
+    for row in rows:
+        same = [t for t in left if _task_identity(t)["prompt_label"] in (row["prompt_label"], None)]
+        same = [t for t in same if _task_identity(t)["description"] == row["description"]] or same
+        best = [t for t in same if _same_vars(row["vars"], _task_identity(t)["vars"])] or same
+        task = best[0] if best else None
+        if task is not None:
+            left.remove(task)
+        pairs.append((row, task))
+    return pairs
+
+
+def _row_name(index: int, row: dict[str, Any]) -> str:
+    test = row["description"] or f"test #{row['test_idx']}"
+    return f"row {index} ({test} | prompt {row['prompt_label']!r} | vars {json.dumps(row['vars'])})"
+
+
+def _differences(case: str, rows: list[dict[str, Any]], tasks: list[dict[str, Any]]) -> list[str]:
+    lines: list[str] = []
+    if len(tasks) != len(rows):
+        lines.append(f"rows: promptfoo {len(rows)} != bench {len(tasks)}")
+    for index, (row, task) in enumerate(_pair(rows, tasks)):
+        name = _row_name(index, row)
+        if task is None:
+            lines.append(f"{name}: no bench task")
+            continue
+        want = {**row, **EXPECTED_DIFFERENCES.get((case, row["description"] or ""), {})}
+        got_status = task.get("status")
+        checks: list[tuple[str, Any, Any]] = [("verdict", STATUS[want["verdict"]], got_status)]
+        if want["verdict"] != "error":
+            checks += [
+                ("rendered prompt (echo response)", want["output"], task.get("response")),
+                ("pass", want["pass"], task.get("passed")),
+                ("score", want["score"], None if task.get("score") is None else round(task["score"], 3)),
+                ("named scores", want["named_scores"], _named_scores(task)),
+            ]
+        for field, expected, got in checks:
+            if expected != got:
+                lines.append(f"{name}: {field}: promptfoo {expected!r} != bench {got!r}")
+    return lines
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_bench_gives_promptfoos_verdicts(case: str, tmp_path: Path):
+    expected = json.loads((CORPUS / case / "expected.json").read_text())
+    code, output, data = _run_bench(CORPUS / case / "promptfooconfig.yaml", tmp_path)
+    if expected.get("config_error"):
+        # promptfoo refused the config before running anything (exit 1, no output)
+        refused = code == 2 and output.lstrip().startswith("error:") and "Usage:" not in output
+        assert refused, f"promptfoo refused it ({expected['config_error']}); bench exited {code}:\n{output}"
+        return
+    assert data is not None, f"bench wrote no output (exit {code}):\n{output}"
+    differences = _differences(case, expected["rows"], data.get("tasks") or [])
+    # exit class: promptfoo 0 = every row passed, 100 = a failure or an error; bench 0 / 1 / 3
+    all_passed = expected["exit_code"] == 0
+    if case == "javascript":
+        all_passed = all(
+            d["pass"] for d in EXPECTED_DIFFERENCES.values()
+        )  # the skipped checks were its failures
+    if (code == 0) != all_passed or code not in (0, 1, 3):
+        differences.append(f"exit: promptfoo {expected['exit_code']} != bench {code}")
+    assert not differences, (
+        f"{case}: bench differs from promptfoo 0.121.20:\n"
+        + "\n".join(differences)
+        + (f"\n--- bench output ---\n{output[-3000:]}")
+    )
+
+
+def test_the_corpus_is_promptfoos_own_output():
+    """Guard against an edited expected.json: each row count matches promptfoo's recorded stats."""
+    assert len(CASES) >= 12
+    for case in CASES:
+        expected = json.loads((CORPUS / case / "expected.json").read_text())
+        assert expected["promptfoo"] == "0.121.20"
+        if expected.get("config_error"):
+            assert expected["exit_code"] == 1
+            assert expected["rows"] == []
+            continue
+        stats = expected["stats"]
+        assert len(expected["rows"]) == stats["successes"] + stats["failures"] + stats["errors"], case
+        assert expected["exit_code"] == (0 if len(expected["rows"]) == stats["successes"] else 100), case
