@@ -75,7 +75,12 @@ def test_assert_set_counts_as_one_weighted_assertion() -> None:
 
 def test_assert_set_without_threshold_needs_every_child() -> None:
     # children 1 and 0 → set fails with 0.5; the test's only assertion: 0.5, fail.
-    asserts = [{"type": "assert-set", "assert": [{"type": "contains", "value": "a"}, {"type": "contains", "value": "z"}]}]
+    asserts = [
+        {
+            "type": "assert-set",
+            "assert": [{"type": "contains", "value": "a"}, {"type": "contains", "value": "z"}],
+        }
+    ]
     out = check(asserts, "abc")
     assert (out.passed, out.score) == (False, 0.5)
     assert out.reason == 'Expected output to contain "z"'
@@ -84,8 +89,16 @@ def test_assert_set_without_threshold_needs_every_child() -> None:
 @pytest.mark.parametrize(
     ("assertion", "output", "passed"),
     [
-        ({"type": "levenshtein", "value": "hello world", "threshold": 2}, "hallo werld", True),  # distance 2 ≤ 2
-        ({"type": "levenshtein", "value": "hello world"}, "abc", False),  # no letter shared: 3 substitutions + 8 insertions = 11 > 5
+        (
+            {"type": "levenshtein", "value": "hello world", "threshold": 2},
+            "hallo werld",
+            True,
+        ),  # distance 2 ≤ 2
+        (
+            {"type": "levenshtein", "value": "hello world"},
+            "abc",
+            False,
+        ),  # no letter shared: 3 substitutions + 8 insertions = 11 > 5
         # promptfoo's levenshtein handler ignores `not-`: distance 2 ≤ 2 still passes.
         ({"type": "not-levenshtein", "value": "hello world", "threshold": 2}, "hallo werld", True),
         ({"type": "contains-all", "value": ["a", "c"]}, "a b", False),  # c missing: 0, not 0.5
@@ -164,10 +177,22 @@ def test_metric_is_the_weighted_mean_of_its_assertions() -> None:
         ({"type": "is-sql"}, "hello world", False),
         ({"type": "not-is-sql"}, "hello world", True),
         ({"type": "is-sql", "value": {"databaseType": "PostgreSQL"}}, "SELECT 1", True),
-        ({"type": "is-sql", "value": {"allowedTables": ["select::null::users"]}}, "SELECT id FROM users", True),
-        ({"type": "is-sql", "value": {"allowedTables": ["select::null::users"]}}, "SELECT id FROM orders", False),
+        (
+            {"type": "is-sql", "value": {"allowedTables": ["select::null::users"]}},
+            "SELECT id FROM users",
+            True,
+        ),
+        (
+            {"type": "is-sql", "value": {"allowedTables": ["select::null::users"]}},
+            "SELECT id FROM orders",
+            False,
+        ),
         ({"type": "is-sql", "value": {"allowedColumns": ["select::null::id"]}}, "SELECT id FROM users", True),
-        ({"type": "is-sql", "value": {"allowedColumns": ["select::null::id"]}}, "SELECT name FROM users", False),
+        (
+            {"type": "is-sql", "value": {"allowedColumns": ["select::null::id"]}},
+            "SELECT name FROM users",
+            False,
+        ),
         ({"type": "levenshtein", "value": "kitten", "threshold": 3}, "sitting", True),  # distance 3
     ],
 )
@@ -183,10 +208,16 @@ def test_deterministic_types(assertion: dict[str, Any], output: str, passed: boo
         ({"type": "contains", "value": "x"}, 'Expected output to contain "x"'),
         ({"type": "not-contains", "value": "a"}, 'Expected output to not contain "a"'),
         ({"type": "contains-any", "value": ["x", "y"]}, 'Expected output to contain one of "x, y"'),
-        ({"type": "contains-all", "value": ["a", "x"]}, "Expected output to contain all of [a, x]. Missing: [x]"),
+        (
+            {"type": "contains-all", "value": ["a", "x"]},
+            "Expected output to contain all of [a, x]. Missing: [x]",
+        ),
         ({"type": "starts-with", "value": "x"}, 'Expected output to start with "x"'),
         ({"type": "regex", "value": "x+"}, 'Expected output to match regex "x+"'),
-        ({"type": "regex", "value": "("}, "Invalid regex pattern: missing ), unterminated subpattern at position 0"),
+        (
+            {"type": "regex", "value": "("},
+            "Invalid regex pattern: missing ), unterminated subpattern at position 0",
+        ),
         ({"type": "is-json"}, "Expected output to be valid JSON"),
         ({"type": "contains-json"}, "Expected output to contain valid JSON"),
         ({"type": "is-sql"}, "SQL statement does not conform to the provided MySQL database syntax."),
@@ -199,7 +230,9 @@ def test_failure_reasons(assertion: dict[str, Any], reason: str) -> None:
 
 def test_is_json_schema_failure_names_the_error() -> None:
     out = check([{"type": "is-json", "value": {"required": ["b"]}}], '{"a": 1}')
-    assert out.reason == "JSON does not conform to the provided schema. Errors: data 'b' is a required property"
+    assert (
+        out.reason == "JSON does not conform to the provided schema. Errors: data 'b' is a required property"
+    )
 
 
 def test_invalid_schema_fails() -> None:
@@ -209,7 +242,9 @@ def test_invalid_schema_fails() -> None:
 
 
 def test_sql_whitelist_reason() -> None:
-    out = check([{"type": "is-sql", "value": {"allowedTables": ["select::null::users"]}}], "SELECT id FROM orders")
+    out = check(
+        [{"type": "is-sql", "value": {"allowedTables": ["select::null::users"]}}], "SELECT id FROM orders"
+    )
     assert out.reason == (
         "SQL validation failed: authority = 'select::null::orders' is required in table whiteList "
         "to execute SQL = 'SELECT id FROM orders'."
@@ -233,7 +268,10 @@ def test_latency() -> None:
 
 def test_latency_unknown_is_an_error() -> None:
     out = check([{"type": "latency", "threshold": 100}], "hi")
-    assert out.error == "latency: Latency assertion does not support cached results. Rerun the eval with --no-cache"
+    assert (
+        out.error
+        == "latency: Latency assertion does not support cached results. Rerun the eval with --no-cache"
+    )
 
 
 # --- the verdict -----------------------------------------------------------------------------
@@ -251,11 +289,28 @@ def test_reason_is_the_last_failing_assertion() -> None:
 
 
 def test_all_passed_reason_and_details() -> None:
-    out = check([{"type": "contains", "value": "a", "metric": "m"}, {"type": "icontains", "value": "B", "weight": 2}], "abc")
+    out = check(
+        [{"type": "contains", "value": "a", "metric": "m"}, {"type": "icontains", "value": "B", "weight": 2}],
+        "abc",
+    )
     assert (out.passed, out.score, out.reason) == (True, 1.0, "All assertions passed")
     assert out.details["assertions"] == [
-        {"type": "contains", "pass": True, "score": 1.0, "reason": "Assertion passed", "weight": 1.0, "metric": "m"},
-        {"type": "icontains", "pass": True, "score": 1.0, "reason": "Assertion passed", "weight": 2.0, "metric": None},
+        {
+            "type": "contains",
+            "pass": True,
+            "score": 1.0,
+            "reason": "Assertion passed",
+            "weight": 1.0,
+            "metric": "m",
+        },
+        {
+            "type": "icontains",
+            "pass": True,
+            "score": 1.0,
+            "reason": "Assertion passed",
+            "weight": 2.0,
+            "metric": None,
+        },
     ]
     assert out.details["named_scores"] == {"m": 1.0}
 
@@ -267,7 +322,10 @@ def test_metric_inside_a_set_reaches_the_test() -> None:
         {
             "type": "assert-set",
             "weight": 2,
-            "assert": [{"type": "contains", "value": "a", "metric": "M"}, {"type": "contains", "value": "z", "metric": "M"}],
+            "assert": [
+                {"type": "contains", "value": "a", "metric": "M"},
+                {"type": "contains", "value": "z", "metric": "M"},
+            ],
         }
     ]
     assert check(asserts, "abc").details["named_scores"] == {"M": 0.5}
@@ -277,7 +335,10 @@ def test_metric_inside_a_set_reaches_the_test() -> None:
 
 
 def test_missing_file_is_an_error() -> None:
-    out = check([{"type": "contains", "value": "file://missing.txt", "error": "File does not exist: missing.txt"}], "x")
+    out = check(
+        [{"type": "contains", "value": "file://missing.txt", "error": "File does not exist: missing.txt"}],
+        "x",
+    )
     assert (out.passed, out.error) == (False, "File does not exist: missing.txt")
 
 

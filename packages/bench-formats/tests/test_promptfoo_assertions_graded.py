@@ -59,7 +59,11 @@ def test_grader_from_options_and_assertion(fake_llm: Any) -> None:
     fake_llm.add(Reply('{"pass": true}'))
     check([{"type": "llm-rubric", "value": "r"}], "x", options={"provider": "openai:chat:gpt-4o-mini"})
     assert fake_llm.requests[-1].body["model"] == "gpt-4o-mini"
-    check([{"type": "llm-rubric", "value": "r", "provider": {"id": "openai:gpt-4o"}}], "x", options={"provider": "openai:o3"})
+    check(
+        [{"type": "llm-rubric", "value": "r", "provider": {"id": "openai:gpt-4o"}}],
+        "x",
+        options={"provider": "openai:o3"},
+    )
     assert fake_llm.requests[-1].body["model"] == "gpt-4o"
 
 
@@ -91,7 +95,11 @@ def test_factuality(fake_llm: Any, reply: str, passed: bool, score: float) -> No
 def test_factuality_scores_from_options(fake_llm: Any) -> None:
     # options.factuality.superset = 0.5 → category B scores 0.5, still passing (> 0).
     fake_llm.add(Reply('{"category": "B", "reason": "more"}'))
-    out = check([{"type": "factuality", "value": "Paris"}], "Paris, on the Seine", options={"factuality": {"superset": 0.5}})
+    out = check(
+        [{"type": "factuality", "value": "Paris"}],
+        "Paris, on the Seine",
+        options={"factuality": {"superset": 0.5}},
+    )
     assert (out.passed, out.score, out.reason) == (True, 0.5, "All assertions passed")
     assert out.details["assertions"][0]["reason"] == "more"
 
@@ -99,7 +107,10 @@ def test_factuality_scores_from_options(fake_llm: Any) -> None:
 def test_factuality_unparseable(fake_llm: Any) -> None:
     fake_llm.add(Reply("no idea"))
     out = check([{"type": "factuality", "value": "Paris"}], "Paris")
-    assert (out.passed, out.reason) == (False, "Factuality checker output did not match expected format: no idea")
+    assert (out.passed, out.reason) == (
+        False,
+        "Factuality checker output did not match expected format: no idea",
+    )
 
 
 @pytest.mark.parametrize(("reply", "passed"), [("Reasoning...\nY\nY", True), ("Reasoning...\nN\nN", False)])
@@ -119,7 +130,7 @@ def test_similar_cosine(fake_llm: Any) -> None:
     out = check([{"type": "similar", "value": "Paris"}], "Paris")
     assert (out.passed, round(out.score, 6)) == (True, 1.0)  # the same text: cosine 1
     a, b = _fake_vector("Paris"), _fake_vector("Lyon")
-    cosine = sum(x * y for x, y in zip(a, b)) / (math.hypot(*a) * math.hypot(*b))
+    cosine = sum(x * y for x, y in zip(a, b, strict=True)) / (math.hypot(*a) * math.hypot(*b))
     out = check([{"type": "similar", "value": "Paris", "threshold": 0.999}], "Lyon")
     assert (out.passed, round(out.score, 6)) == (False, round(cosine, 6))
     assert out.reason == f"Similarity {cosine:.2f} is less than threshold 0.999"
@@ -138,6 +149,15 @@ def test_llm_calls_name_the_graders() -> None:
     from bench_formats.promptfoo import Promptfoo
 
     config = Promptfoo.Config.model_validate(
-        {"assert": [{"type": "llm-rubric", "value": "r"}, {"type": "similar", "value": "x"}, {"type": "contains", "value": "a"}]}
+        {
+            "assert": [
+                {"type": "llm-rubric", "value": "r"},
+                {"type": "similar", "value": "x"},
+                {"type": "contains", "value": "a"},
+            ]
+        }
     )
-    assert Promptfoo(config).llm_calls() == [("openai/gpt-4.1-2025-04-14", 1), ("openai/text-embedding-3-large", 1)]
+    assert Promptfoo(config).llm_calls() == [
+        ("openai/gpt-4.1-2025-04-14", 1),
+        ("openai/text-embedding-3-large", 1),
+    ]

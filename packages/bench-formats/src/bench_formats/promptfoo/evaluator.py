@@ -7,7 +7,6 @@ from typing import Any
 from pydantic import Field
 
 from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample
-
 from bench_formats.promptfoo.checks import REGISTRY, Grade
 from bench_formats.promptfoo.checks.base import AssertionInvalid, Call
 from bench_formats.promptfoo.checks.graded import GRADED, NOT_YET, grader
@@ -135,7 +134,9 @@ class Promptfoo(Evaluator[PromptfooConfig]):
             details={"assertions": details, "named_scores": named, "skipped": skipped},
         )
 
-    async def _one(self, assertion: dict[str, Any], sample: Sample, skipped: list[dict[str, str]]) -> Grade | None:
+    async def _one(
+        self, assertion: dict[str, Any], sample: Sample, skipped: list[dict[str, str]]
+    ) -> Grade | None:
         kind = assertion.get("type")
         if not isinstance(kind, str) or not kind:
             raise EvaluatorError(f"Assertion must have a type: {assertion}")
@@ -158,7 +159,11 @@ class Promptfoo(Evaluator[PromptfooConfig]):
             raise _Skipped(f"bench does not run {SCRIPTS[base]} assertions")
         if base.startswith("select-") or base == "max-score":
             raise _Skipped("compares the outputs of several providers; bench does not run it")
-        if isinstance(value, str) and value.startswith("file://") and value.split(":")[1].endswith((".js", ".py")):
+        if (
+            isinstance(value, str)
+            and value.startswith("file://")
+            and value.split(":")[1].endswith((".js", ".py"))
+        ):
             raise _Skipped(f"its value comes from a script ({value}), which bench does not run")
         if assertion.get("transform") is not None:
             raise _Skipped("its transform is JavaScript, which bench does not run")
@@ -197,4 +202,3 @@ def _detail(assertion: dict[str, Any], grade: Grade) -> dict[str, Any]:
         "weight": _weight(assertion),
         "metric": assertion.get("metric"),
     }
-

@@ -60,5 +60,7 @@ class Tally:
     def named_scores(self) -> dict[str, tuple[float, float]]:
         """Each metric's weighted mean, with the weight it carries into a parent."""
         return {
-            name: (value / w if w > 0 else 0.0, w) for name, value in self.named.items() for w in [self.named_weights[name]]
+            name: (value / w if w > 0 else 0.0, w)
+            for name, value in self.named.items()
+            for w in [self.named_weights[name]]
         }

@@ -1,6 +1,5 @@
 """Model-graded checks through the run's LLM client, with promptfoo's own grading prompts and
-parsing (``src/prompts/grading.ts``, ``src/matchers/llmGrading.ts``, ``rubric.ts``, ``similarity.ts``).
-The prompts are promptfoo's (MIT licence), kept word for word so the grader sees what it saw."""
+parsing (``src/matchers/llmGrading.ts``, ``rubric.ts``, ``similarity.ts``; prompts in ``prompts.py``)."""
 
 from __future__ import annotations
 
@@ -10,55 +9,10 @@ import re
 from typing import Any
 
 from bench import EvaluatorError, LLMRequest
-
 from bench_formats.promptfoo.checks.base import Call, Grade
 from bench_formats.promptfoo.checks.json_checks import extract_json
+from bench_formats.promptfoo.checks.prompts import CLOSEDQA_SYSTEM, FACTUALITY_SYSTEM, RUBRIC_SYSTEM
 from bench_formats.promptfoo.providers import DEFAULT_EMBEDDING, DEFAULT_GRADER, model_name
-
-RUBRIC_SYSTEM = """You are grading output according to a user-specified rubric. If the statement in the rubric is true, then the output passes the test. You respond with a JSON object with this structure: {pass: boolean; reason: string;}.
-
-Examples:
-
-Output: Hello world
-Rubric: Content contains a greeting
-{"reason": "the content contains the word 'world'", "pass": true, "score": 1.0}
-
-Output: Avast ye swabs, repel the invaders!
-Rubric: Does not speak like a pirate
-{"reason": "'avast ye' is a common pirate term", "pass": false, "score": 0.0}"""
-
-FACTUALITY_SYSTEM = """You are comparing a submitted answer to an expert answer on a given question. Here is the data:
-[BEGIN DATA]
-************
-[Question]: {input}
-************
-[Expert]: {ideal}
-************
-[Submission]: {completion}
-************
-[END DATA]
-
-Compare the factual content of the submitted answer with the expert answer. Ignore any differences in style, grammar, or punctuation.
-The submitted answer may either be a subset or superset of the expert answer, or it may conflict with it. Determine which case applies. Answer the question by selecting one of the following options:
-(A) The submitted answer is a subset of the expert answer and is fully consistent with it.
-(B) The submitted answer is a superset of the expert answer and is fully consistent with it.
-(C) The submitted answer contains all the same details as the expert answer.
-(D) There is a disagreement between the submitted answer and the expert answer.
-(E) The answers differ, but these differences don't matter from the perspective of factuality."""
-
-CLOSEDQA_SYSTEM = """You are assessing a submitted answer on a given task based on a criterion. Here is the data:
-[BEGIN DATA]
-***
-[Task]: {input}
-***
-[Submission]: {completion}
-***
-[Criterion]: {criteria}
-***
-[END DATA]
-Does the submission meet the criterion? First, write out in a step by step manner your reasoning about the criterion to be sure that your conclusion is correct. Avoid simply stating the correct answers at the outset. Then print only the single character "Y" or "N" (without quotes or punctuation) on its own line corresponding to the correct answer. At the end, repeat just the letter again by itself on a new line.
-
-    Reasoning:"""
 
 #: Types promptfoo grades with a model that bench does not grade yet: an error names them.
 NOT_YET = ("g-eval", "answer-relevance", "context-faithfulness", "context-recall", "context-relevance")
@@ -76,7 +30,7 @@ def _provider_id(provider: Any, kind: str) -> str | None:
 
 
 def grader(assertion: dict[str, Any], options: dict[str, Any], kind: str = "text") -> str:
-    """The litellm model: the assertion's ``provider``, else ``options.provider``, else promptfoo's default."""
+    """The litellm model: the assertion's ``provider``, else ``options.provider``, else the default."""
     chosen = _provider_id(assertion.get("provider"), kind) or _provider_id(options.get("provider"), kind)
     return model_name(chosen or (DEFAULT_EMBEDDING if kind == "embedding" else DEFAULT_GRADER))
 
@@ -109,21 +63,24 @@ async def llm_rubric(call: Call, options: dict[str, Any], vars_: dict[str, Any])
     passed = parsed.get("pass", True)
     if not isinstance(passed, bool):
         passed = re.fullmatch(r"true|yes|pass|y", str(passed), re.IGNORECASE) is not None
-    score = parsed.get("score")
-    if isinstance(score, bool) or not isinstance(score, (int, float)):
-        try:
-            score = float(score)
-        except (TypeError, ValueError):
-            score = float(passed)
+    raw = parsed.get("score")
+    try:
+        score = float(raw) if raw is not None and not isinstance(raw, bool) else float(passed)
+    except (TypeError, ValueError):
+        score = float(passed)
     threshold = call.assertion.get("threshold")
     if isinstance(threshold, (int, float)):
         passed = passed and score >= threshold
-    reason = parsed.get("reason") or ("Grading passed" if passed else f"Score {score:g} below threshold {threshold}")
+    reason = parsed.get("reason") or (
+        "Grading passed" if passed else f"Score {score:g} below threshold {threshold}"
+    )
     return _invert(call, Grade(passed, float(score), str(reason)))
 
 
 async def factuality(call: Call, options: dict[str, Any], vars_: dict[str, Any]) -> Grade:
-    prompt = FACTUALITY_SYSTEM.format(input=call.sample.task.text, ideal=_text(call.value), completion=call.output)
+    prompt = FACTUALITY_SYSTEM.format(
+        input=call.sample.task.text, ideal=_text(call.value), completion=call.output
+    )
     reply = await _ask(call, options, [{"role": "system", "content": prompt}], "factuality")
     option, reason = None, reply
     objects = [o for o in extract_json(reply) if isinstance(o, dict)]
@@ -151,7 +108,9 @@ def _factuality_weights(options: dict[str, Any]) -> dict[str, Any]:
 
 
 async def closedqa(call: Call, options: dict[str, Any], vars_: dict[str, Any]) -> Grade:
-    prompt = CLOSEDQA_SYSTEM.format(input=call.sample.task.text, completion=call.output, criteria=_text(call.value))
+    prompt = CLOSEDQA_SYSTEM.format(
+        input=call.sample.task.text, completion=call.output, criteria=_text(call.value)
+    )
     reply = await _ask(call, options, [{"role": "system", "content": prompt}], "model-graded-closedqa")
     end = reply.rstrip()
     passed = end.endswith("Y")
@@ -180,8 +139,12 @@ async def similar(call: Call, options: dict[str, Any], vars_: dict[str, Any]) ->
         else:
             passed, score = similarity >= threshold, similarity
         relation = "greater than or equal to" if similarity >= threshold else "less than"
-        grade = Grade(passed, max(0.0, min(1.0, score)), f"Similarity {similarity:.2f} is {relation} threshold {threshold:g}")
-        if best is None or grade.passed and not best.passed or grade.score > best.score:
+        grade = Grade(
+            passed,
+            max(0.0, min(1.0, score)),
+            f"Similarity {similarity:.2f} is {relation} threshold {threshold:g}",
+        )
+        if best is None or (grade.passed and not best.passed) or grade.score > best.score:
             best = grade
         if passed:
             break

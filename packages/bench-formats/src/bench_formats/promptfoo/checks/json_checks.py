@@ -19,7 +19,9 @@ def _schema(call: Call) -> tuple[Any, Grade | None]:
         if isinstance(schema, str):
             schema = yaml.safe_load(schema)
         if not isinstance(schema, (dict, bool)):
-            raise ValueError(f"{call.assertion['type']} assertion must have a string, boolean, or object value")
+            raise ValueError(
+                f"{call.assertion['type']} assertion must have a string, boolean, or object value"
+            )
         cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft7Validator)
         cls.check_schema(schema)
         return cls(schema), None
@@ -34,7 +36,8 @@ def _has_schema(value: Any) -> bool:
 
 def _errors(validator: Any, instance: Any) -> str:
     return ", ".join(
-        f"data{''.join(f'/{p}' for p in e.absolute_path)} {e.message}" for e in validator.iter_errors(instance)
+        f"data{''.join(f'/{p}' for p in e.absolute_path)} {e.message}"
+        for e in validator.iter_errors(instance)
     )
 
 

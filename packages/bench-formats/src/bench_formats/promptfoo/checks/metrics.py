@@ -36,7 +36,9 @@ def cost(call: Call) -> Grade:
 def latency(call: Call) -> Grade:
     ms = call.sample.response.usage.latency_ms
     if ms is None:
-        raise AssertionInvalid("Latency assertion does not support cached results. Rerun the eval with --no-cache")
+        raise AssertionInvalid(
+            "Latency assertion does not support cached results. Rerun the eval with --no-cache"
+        )
     limit = _limit(call, "Latency")
     if limit is None:
         return Grade(True, ms, "Assertion passed")
