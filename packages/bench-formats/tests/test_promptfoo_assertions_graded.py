@@ -161,3 +161,16 @@ def test_llm_calls_name_the_graders() -> None:
         ("openai/gpt-4.1-2025-04-14", 1),
         ("openai/text-embedding-3-large", 1),
     ]
+
+
+def test_json_output_is_shown_compact_to_the_rubric(fake_llm: Any) -> None:
+    # promptfoo renders tryParse(output): a JSON object goes into the prompt as JSON.stringify.
+    fake_llm.add(Reply('{"pass": true}'))
+    check([{"type": "llm-rubric", "value": "r"}], '{ "a": 1 }')
+    assert _messages(fake_llm)[1]["content"] == '<Output>\n{"a":1}\n</Output>\n<Rubric>\nr\n</Rubric>'
+
+
+def test_custom_rubric_prompt_is_refused(fake_llm: Any) -> None:
+    out = check([{"type": "llm-rubric", "value": "r"}], "x", options={"rubricPrompt": "Grade {{output}}"})
+    assert out.error == "promptfoo llm-rubric: options.rubricPrompt is not supported by bench yet"
+    assert fake_llm.count() == 0

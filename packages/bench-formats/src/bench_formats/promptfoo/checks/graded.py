@@ -35,6 +35,17 @@ def grader(assertion: dict[str, Any], options: dict[str, Any], kind: str = "text
     return model_name(chosen or (DEFAULT_EMBEDDING if kind == "embedding" else DEFAULT_GRADER))
 
 
+def _as_template_value(output: str) -> str:
+    """promptfoo's ``tryParse(output)`` rendered into the prompt: JSON output shows compact."""
+    try:
+        value = json.loads(output)
+    except ValueError:
+        return output
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return output if not isinstance(value, str) else value
+
+
 def _text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
@@ -42,6 +53,10 @@ def _text(value: Any) -> str:
 async def _ask(call: Call, options: dict[str, Any], messages: list[dict[str, str]], kind: str) -> str:
     if call.sample.llm is None:
         raise EvaluatorError(f"promptfoo {kind}: no LLM client in this run")
+    if options.get("rubricPrompt"):
+        # A custom grading prompt asks something else: grading with promptfoo's default would not
+        # be the same check, so there is no verdict rather than a different one.
+        raise EvaluatorError(f"promptfoo {kind}: options.rubricPrompt is not supported by bench yet")
     request = LLMRequest(model=grader(call.assertion, options), messages=messages, purpose="judge")
     result = await call.sample.llm.complete(request)
     if not result.text:
@@ -51,9 +66,10 @@ async def _ask(call: Call, options: dict[str, Any], messages: list[dict[str, str
 
 async def llm_rubric(call: Call, options: dict[str, Any], vars_: dict[str, Any]) -> Grade:
     rubric = _text(call.value if call.value is not None else "")
+    shown = _as_template_value(call.output)
     messages = [
         {"role": "system", "content": RUBRIC_SYSTEM},
-        {"role": "user", "content": f"<Output>\n{call.output}\n</Output>\n<Rubric>\n{rubric}\n</Rubric>"},
+        {"role": "user", "content": f"<Output>\n{shown}\n</Output>\n<Rubric>\n{rubric}\n</Rubric>"},
     ]
     reply = await _ask(call, options, messages, "llm-rubric")
     objects = [o for o in extract_json(reply) if isinstance(o, dict)]
