@@ -16,8 +16,9 @@ def test_baseline_candidate_and_their_comparison(bench_cli, monkeypatch, tmp_pat
     assert cand.exit_code == 1
     baseline = json.loads((tmp_path / "baseline.json").read_text())
     card = baseline["tasks"][0]["scorecard"]
-    # (correctness 1 + latency 1 - 500/4000 + cost 1 - 0.001/0.002) / 3, by hand
-    assert card["score"] == round((1 + 0.875 + 0.5) / 3, 6)
+    # hybrid scores the non-gate dimensions only (AgentClash's computeOverallScore): correctness
+    # is the gate; (latency 1 - 500/4000 + cost 1 - 0.001/0.002) / 2, by hand
+    assert card["score"] == round((0.875 + 0.5) / 2, 6)
     assert [d["key"] for d in card["dimensions"]] == ["correctness", "latency", "cost"]
     candidate = json.loads((tmp_path / "candidate.json").read_text())
     assert candidate["statistics"]["flaky"] == ["chile", "peru"]

@@ -38,9 +38,10 @@ COINCIDENCES: dict[str, tuple[str, frozenset[str]]] = {
         ),
     ),
     "tool_calls": (
-        "the chat-completions field of a message and of a response",
+        "the chat-completions field of a message and of a response; the evidence target naming them",
         frozenset(
             {
+                "evidence.py",
                 "llm/client.py",
                 "llm/direct.py",
                 "llm/request.py",

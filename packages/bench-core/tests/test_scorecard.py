@@ -96,8 +96,16 @@ def test_hybrid_gate_pass_uses_the_weighted_average():
         gated=0.8,
         other=0.4,
     )
-    assert result["score"] == pytest.approx(0.6)  # AgentClash reports the mean of all dimensions
+    # AgentClash's computeOverallScore (engine.go, "Issue #147 criterion 7"): the mean of the
+    # non-gate dimensions only; bench reported the mean of all (0.6) until issue 13.
+    assert result["score"] == pytest.approx(0.4)
     assert result["passed"] is True
+
+
+def test_hybrid_with_only_gates_scores_one():
+    result = scored(card("hybrid", validators("gated", gate=True, pass_threshold=0.5)), gated=0.8)
+    assert (result["score"], result["passed"]) == (1.0, True)
+    assert result["reason"] == "hybrid: gates passed; no other dimension to weigh"
 
 
 def test_hybrid_gate_failure_forces_zero():

@@ -20,6 +20,7 @@ from bench.execution.session import DEFAULT_RUNS_DIR, RunOptions, RunOutcome, ex
 from bench.results import RunReport, Summary, TaskResult
 from bench.suite.loader import load_suite
 from bench.suite.plan import Plan
+from bench.suite.target_spec import parse_target
 
 T = TypeVar("T")
 
@@ -57,6 +58,8 @@ class RunKeywords(TypedDict, total=False):
     dotenv: bool
     #: Show the progress bar (off by default in the API; ``bench run`` shows it unless ``--quiet``).
     progress: bool
+    #: Replace every target of the file for this run: a type name or a mapping (``--target``).
+    target: str | Mapping[str, Any] | None
 
 
 _KEYWORDS = frozenset(RunKeywords.__annotations__)
@@ -144,6 +147,7 @@ def prepare(
         allow_outside_root=bool(options.get("allow_outside_root", False)),
         progress=load_progress,
         variables=dict(options["vars"]) if options.get("vars") else None,
+        target=None if options.get("target") is None else parse_target(options["target"]),
     )
     run_options = RunOptions(
         runs_dir=Path(options.get("runs_dir", DEFAULT_RUNS_DIR)),

@@ -124,6 +124,15 @@ EnvFiles = Annotated[
         help="Read environment variables from this file too, before the .env files (repeatable).",
     ),
 ]
+TargetSpec = Annotated[
+    str | None,
+    typer.Option(
+        "--target",
+        metavar="SPEC",
+        help="Replace every target of the file: a type name (echo) or a mapping "
+        "('{type: recorded, file: answers.jsonl}', paths relative to the suite).",
+    ),
+]
 NoEnvFile = Annotated[
     bool,
     typer.Option(
@@ -253,6 +262,7 @@ def run(
             help="Exit 2 before running when a judge's kappa against its labels is below its min_kappa.",
         ),
     ] = False,
+    target: TargetSpec = None,
 ) -> None:
     """Run a suite: produce each task's response, evaluate it, record and report the results."""
     from bench.execution.session import run_plan
@@ -297,6 +307,7 @@ def run(
         cache=not no_cache,
         keep_workspaces=keep_workspaces,
         select=selection,
+        target=target,
     )
     _template_warnings(plan)
     if dry_run:
@@ -555,21 +566,58 @@ def validate(
     var: Vars = None,
     env_file: EnvFiles = None,
     no_env_file: NoEnvFile = False,
+    target: TargetSpec = None,
 ) -> None:
     """Check a suite without running it; list the evaluators the tasks use."""
     from bench.report.overview import TaskCounter, print_plan
     from bench.suite.loader import load_suite
+    from bench.suite.target_spec import parse_target
     from bench.suite.variables import parse_vars
 
     variables = parse_vars(var or [])
+    replacement = None if target is None else parse_target(target)
     _environment(suite, env_file, no_env_file)
     registry = _registry()
     with TaskCounter("validating") as counter:
         plan = load_suite(
-            suite, registry, allow_outside_root=allow_outside_root, progress=counter, variables=variables
+            suite,
+            registry,
+            allow_outside_root=allow_outside_root,
+            progress=counter,
+            variables=variables,
+            target=replacement,
         )
     _template_warnings(plan)
     print_plan(plan)
+
+
+@app.command()
+@handle_errors
+def convert(
+    suite: SuiteArg,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="Write the native suite here (default: stdout)."),
+    ] = None,
+    target: TargetSpec = None,
+) -> None:
+    """Write the native bench suite equivalent to another tool's file (promptfoo, youBencha, ...)."""
+    from bench.suite.convert import convert as to_native
+    from bench.suite.target_spec import parse_target
+
+    text, warnings = to_native(suite, _registry(), None if target is None else parse_target(target))
+    for line in warnings:
+        typer.echo(f"warning: {line}", err=True)
+    if output is None:
+        typer.echo(text, nl=False)
+        return
+    if output.resolve().parent != suite.resolve().parent:
+        typer.echo(
+            f"warning: {output} is not in {suite.parent}: paths in the suite are relative to that folder",
+            err=True,
+        )
+    output.write_text(text, encoding="utf-8")
+    typer.echo(f"wrote {output}", err=True)
 
 
 def _template_warnings(plan: Any) -> None:

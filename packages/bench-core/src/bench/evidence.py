@@ -5,6 +5,7 @@ An evaluator's ``target`` (default ``final_output``) names the value it judges a
 
 =============================  ================================================================
 ``final_output``               the response text (``run.final_output`` is the same)
+``tool_calls``                 the response's tool calls, ``[{name, arguments}]`` (AgentClash)
 ``challenge_input``            the task's prompt (its input mapping as JSON when it has one)
 ``case.payload[.path]``        the task's variables (``vars`` plus a mapping ``input:``)
 ``case.inputs.NAME[.path]``    the task's ``inputs:`` entry NAME
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 FORMS = (
     "final_output",
     "run.final_output",
+    "tool_calls",
     "challenge_input",
     "case.payload[.path]",
     "case.inputs.NAME[.path]",
@@ -41,7 +43,7 @@ FORMS = (
     "file:PATH",
     "literal:VALUE",
 )
-_PLAIN = {"final_output", "run.final_output", "challenge_input", "case.payload"}
+_PLAIN = {"final_output", "run.final_output", "tool_calls", "challenge_input", "case.payload"}
 _DOTTED = ("case.payload.", "case.inputs.", "case.expectations.", "artifact.")
 
 
@@ -99,6 +101,8 @@ class Evidence:
         """The referenced value as data (text for outputs, files and literals)."""
         if ref in ("final_output", "run.final_output"):
             return self.output
+        if ref == "tool_calls":
+            return [{"name": c.name, "arguments": c.arguments} for c in self.response.tool_calls]
         if ref == "challenge_input":
             return self.task.input if isinstance(self.task.input, dict) else self.task.text
         if ref.startswith("literal:"):

@@ -49,6 +49,8 @@ class Target:
         self.suite = suite
         #: The run's LLM client, set before ``open``; model-backed targets call through it.
         self.llm: LLMClient | None = None
+        #: Its ``label`` among a suite's ``targets:`` (None for a suite's single ``target:``).
+        self.label: str | None = None
 
     def llm_calls(self) -> list[tuple[str, int]]:
         """(model, calls per task) this target makes; used for dry runs and price checks."""

@@ -179,7 +179,8 @@ class PathConfig(CompareConfig):
     value_field = None
 
     path: str | None = None
-    """A JSONPath (RFC 9535) such as ``$.user.name`` or ``$.items[0].id``."""
+    """A JSONPath (RFC 9535) such as ``$.user.name`` or ``$.items[0].id``; as in AgentClash,
+    ``$[name]`` is the property ``name`` and a negative index (``$[-1]``) selects nothing."""
     comparator: Comparator | None = None
     """How the value found compares with ``value`` (default: ``equals`` with a value, else ``exists``)."""
     value: Any = None
@@ -201,13 +202,37 @@ class PathConfig(CompareConfig):
         return self
 
 
+#: A bracket AgentClash's subset reads its own way: a bare name (``$[foo]``) or an integer.
+_BRACKET = re.compile(r"\[\s*(-?\d+|[A-Za-z_][A-Za-z0-9_-]*)\s*\]")
+
+
+def agentclash_path(path: str) -> str | None:
+    """The path as RFC 9535 reads AgentClash's subset; None when it can select nothing.
+
+    AgentClash reads ``$[foo]`` as the property ``foo`` and never selects a negative index
+    (``$[-1]`` does not exist); everything else is RFC 9535 as python-jsonpath reads it.
+    """
+    negative = False
+
+    def rewrite(match: re.Match[str]) -> str:
+        nonlocal negative
+        token = match.group(1)
+        if token.lstrip("-").isdigit():
+            negative = negative or token.startswith("-")
+            return match.group(0)
+        return f"['{token}']"
+
+    rewritten = _BRACKET.sub(rewrite, path)
+    return None if negative else rewritten
+
+
 @functools.lru_cache(maxsize=1024)
 def compile_path(path: str) -> Any:
     """Compile a JSONPath with python-jsonpath; raise ValueError with its reason."""
     import jsonpath
 
     try:
-        return jsonpath.compile(path.strip())
+        return jsonpath.compile(agentclash_path(path.strip()) or path.strip())
     except jsonpath.JSONPathError as exc:
         raise ValueError(f"invalid JSONPath {path!r}: {exc}") from None
 
@@ -268,7 +293,7 @@ class JsonPathMatch(Evaluator[PathConfig]):
             query = compile_path(path)
         except ValueError as exc:
             raise EvaluatorError(str(exc)) from None
-        found = query.findall(document)
+        found = query.findall(document) if agentclash_path(path.strip()) is not None else []
         details = {"path": path, "comparator": comparator, "expected": expected}
         if not found:
             passed = False

@@ -160,11 +160,24 @@ class MathConfig(CompareConfig):
     """Largest absolute difference accepted by numeric comparison."""
 
 
+#: ``√2``, ``√(x+1)``, ``√x``: AgentClash reads the number, group or name after the sign.
+_ROOT = re.compile(r"√\s*(\d+(?:\.\d+)?|\([^()]*\)|[A-Za-z]\w*)")
+#: ``5e-1``: scientific notation, which LaTeX would read as ``5 e - 1`` (Euler's number).
+_SCIENTIFIC = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)[eE]([+-]?\d+)(?![\w.])")
+
+
+def _forms(text: str) -> str:
+    """AgentClash's forms that LaTeX reads otherwise: ``√`` and scientific notation."""
+    text = _ROOT.sub(lambda m: "\\sqrt{" + m.group(1).removeprefix("(").removesuffix(")") + "}", text)
+    return _SCIENTIFIC.sub(lambda m: f"({m.group(1)}\\cdot 10^{{{int(m.group(2))}}})", text)
+
+
 def _prepare(text: str, config: MathConfig) -> str:
     text = text.strip()
     if config.extract_answer:
         _, found, after = text.rpartition(config.answer_delimiter)
         text = after.strip() if found else text
+    text = _forms(text)
     # A bare expression ("x^2+2x+1", "\frac{1}{2}") is read as LaTeX; prose is left to
     # math-verify's own extraction, so "I do not know" is not read as a product of symbols.
     return f"${text}$" if not _DELIMITED.search(text) and _looks_like_math(text) else text

@@ -18,6 +18,7 @@ from bench import (
     decode_arguments,
     parse_tool_call,
 )
+from bench_deterministic import toolcall_rules
 from bench_deterministic.jsondoc import json_equal
 from bench_deterministic.patterns import PatternError, compile_pattern
 
@@ -205,21 +206,56 @@ class ArgumentsCheck(BaseModel):
 
 
 class AssertionConfig(EvaluatorConfig):
-    """Settings of tool_call_assertion."""
+    """Settings of tool_call_assertion (bench's lists, or AgentClash's single assertion)."""
 
-    must_call: list[str] = Field(default_factory=list)
-    """Tools that must be called at least once."""
+    must_call: list[str] | bool = Field(default_factory=list)
+    """Tools that must be called at least once; AgentClash's form: true/false (the matching calls
+    must / must not exist)."""
     must_not_call: list[str] = Field(default_factory=list)
     """Tools that must never be called."""
     call_counts: dict[str, int | CountRange] = Field(default_factory=dict)
     """Per tool: an exact count, or ``{min, max}`` / ``{exact}``."""
-    arguments_contain: list[ArgumentsCheck] = Field(default_factory=list)
-    """Calls whose arguments must contain values: strings as substrings (or ``regex:``), others equal."""
+    arguments_contain: list[ArgumentsCheck] | dict[str, Any] | Any = None
+    """Calls whose arguments must contain values: strings as substrings (or ``regex:``), others equal.
+    AgentClash's form: one JSON object the matching calls' arguments contain (values equal)."""
     ordered_tools: list[str] = Field(default_factory=list)
     """Tools that must be called in this relative order (other calls may come between)."""
+    tool_name: str | None = None
+    """AgentClash's form: the tool the assertion is about (any tool when absent)."""
+    count: int | None = None
+    """AgentClash's form: exactly this many matching calls."""
+    min_count: int | None = None
+    """AgentClash's form: at least this many matching calls."""
+    max_count: int | None = None
+    """AgentClash's form: at most this many matching calls."""
+    order_mode: str | None = None
+    """AgentClash's form: ``subsequence`` (default) or ``exact`` for ``ordered_tools``."""
+
+    @property
+    def agentclash(self) -> bool:
+        """True for AgentClash's single-assertion form."""
+        return (
+            isinstance(self.must_call, bool)
+            or isinstance(self.arguments_contain, dict)
+            or any(getattr(self, key) is not None for key in toolcall_rules.KEYS)
+        )
 
     @model_validator(mode="after")
     def _something(self) -> AssertionConfig:
+        if self.agentclash:
+            if self.must_not_call or self.call_counts:
+                raise ValueError(
+                    "AgentClash's form (tool_name, must_call: true/false, count, min_count, max_count, "
+                    "order_mode) cannot be mixed with must_not_call or call_counts"
+                )
+            errors = toolcall_rules.problems(self)
+            if errors:
+                raise ValueError("; ".join(errors))
+            return self
+        if self.arguments_contain is not None and not isinstance(self.arguments_contain, list):
+            raise ValueError("arguments_contain must be a JSON object")
+        if self.arguments_contain is not None:
+            self.arguments_contain = [ArgumentsCheck.model_validate(a) for a in self.arguments_contain]
         if not (
             self.must_call
             or self.must_not_call
@@ -258,7 +294,10 @@ class ToolCallAssertion(Evaluator[AssertionConfig]):
     """Assertions over the whole trajectory of tool calls (AgentClash ``tool_call_assertion``).
 
     Every assertion given is checked; the score is the fraction that hold and the check passes
-    when all do. The reason lists each failed assertion.
+    when all do. The reason lists each failed assertion. AgentClash's own form (``tool_name``,
+    ``must_call: true/false``, ``count`` | ``min_count``/``max_count``, ``arguments_contain`` as one
+    object, ``ordered_tools`` with ``order_mode: subsequence | exact``; ``target: tool_calls``) is one
+    assertion over the matching calls, scored 1 or 0, with AgentClash's validation messages.
     """
 
     name = "tool_call_assertion"
@@ -279,15 +318,26 @@ class ToolCallAssertion(Evaluator[AssertionConfig]):
           arguments_contain:
             - {tool: create_refund, arguments: {order_id: "A-17", reason: "damaged"}}
           ordered_tools: [lookup_order, create_refund]
+      - id: agentclash-form
+        response:
+          tool_calls: [{name: submit, arguments: {answer: {value: "42"}}}]
+        evaluate:
+          type: tool_call_assertion
+          target: tool_calls
+          tool_name: submit
+          must_call: true
+          arguments_contain: {answer: {value: "42"}}
     """
 
     def evaluate(self, sample: Sample) -> Result:
         config = self.config
         calls = calls_of(sample.response)
+        if config.agentclash:
+            return toolcall_rules.evaluate(config, calls)
         names = [c.name for c in calls]
         failures: list[str] = []
         checks = 0
-        for tool in config.must_call:
+        for tool in config.must_call if isinstance(config.must_call, list) else []:
             checks += 1
             if tool not in names:
                 failures.append(f"{tool} was never called")
@@ -306,7 +356,8 @@ class ToolCallAssertion(Evaluator[AssertionConfig]):
                     f"exactly {low}" if low == high else f"{low if low is not None else 0}..{high or 'any'}"
                 )
                 failures.append(f"{tool} was called {count} time(s), expected {span}")
-        for check in config.arguments_contain:
+        checks_of: list[ArgumentsCheck] = config.arguments_contain or []  # type: ignore[assignment]  # a list here: the validator made it one
+        for check in checks_of:
             checks += 1
             relevant = [c for c in calls if c.name == check.tool]
             if any(c.arguments is None for c in relevant):

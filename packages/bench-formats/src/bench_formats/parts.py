@@ -27,7 +27,7 @@ def _what(path: Path) -> tuple[str, str] | None:
     keys = top_keys(path)
     if {"name", "template"} <= keys:
         return "an AI Eval prompt", "AI Eval suites in ../tests/ name it with `prompt: <its name>`"
-    if "name" in keys and keys <= {"name", "description", "config"}:
+    if {"name", "config"} <= keys <= {"name", "description", "config"}:
         return (
             "a youBencha evaluator definition",
             "a youBencha test case loads it with `evaluators: [{{file: {name}}}]`",

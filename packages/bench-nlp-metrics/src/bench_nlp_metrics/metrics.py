@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field, model_validator
 
 from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample, run_killable
-from bench_nlp_metrics import squad
+from bench_nlp_metrics import agentclash, squad
 
 
 class ReferenceConfig(EvaluatorConfig):
@@ -128,7 +128,6 @@ class Bleu(CorpusMetric):
     """BLEU by sacrebleu (sentence BLEU per task, corpus BLEU for the suite); score = BLEU / 100."""
 
     name = "bleu"
-    aliases = ("bleu_score",)
     Config = BleuConfig
     example = """
     name: bleu-example
@@ -179,7 +178,6 @@ class Chrf(CorpusMetric):
     """chrF / chrF++ by sacrebleu; score = chrF / 100."""
 
     name = "chrf"
-    aliases = ("chrf_score",)
     Config = ChrfConfig
     example = """
     name: chrf-example
@@ -266,7 +264,6 @@ class Rouge(CorpusMetric):
     """ROUGE by Google's rouge-score; with several references the best one counts."""
 
     name = "rouge"
-    aliases = ("rouge_score",)
     Config = RougeConfig
     example = """
     name: rouge-example
@@ -341,12 +338,33 @@ def _scorer(rouge_type: str, stem: bool) -> Any:
     return rouge_scorer.RougeScorer([rouge_type], use_stemmer=stem)
 
 
+class TokenF1Config(ReferenceConfig):
+    """Settings of token_f1."""
+
+    normalize: bool | None = None
+    """AgentClash's key: trim, lower-case and collapse spaces. Giving any of ``normalize``,
+    ``remove_punctuation``, ``remove_articles`` replaces SQuAD's normalisation with exactly the
+    steps asked for (all false: the text as it is)."""
+    remove_punctuation: bool | None = None
+    """AgentClash's key: drop punctuation and symbols."""
+    remove_articles: bool | None = None
+    """AgentClash's key: drop the words a, an, the (lower case only)."""
+
+    @property
+    def agentclash(self) -> bool:
+        return any(v is not None for v in (self.normalize, self.remove_punctuation, self.remove_articles))
+
+
 class TokenF1(CorpusMetric):
-    """SQuAD token F1 after normalisation (lower case, no punctuation, no articles); best reference."""
+    """SQuAD token F1 after normalisation (lower case, no punctuation, no articles); best reference.
+
+    With AgentClash's keys (``normalize``, ``remove_punctuation``, ``remove_articles``) the text is
+    normalised by exactly those steps instead.
+    """
 
     name = "token_f1"
     aliases = ("f1",)
-    Config = ReferenceConfig
+    Config = TokenF1Config
     example = """
     name: token-f1-example
     tasks:
@@ -356,6 +374,14 @@ class TokenF1(CorpusMetric):
     """
 
     def score(self, hypothesis: str, refs: list[str]) -> tuple[float, dict[str, Any]]:
+        c = self.config
+        if c.agentclash:
+            steps = (bool(c.normalize), bool(c.remove_punctuation), bool(c.remove_articles))
+            hyp = agentclash.token_pipeline(hypothesis, *steps)
+            best = max(
+                squad.tokens_f1(hyp.split(), agentclash.token_pipeline(r, *steps).split()) for r in refs
+            )
+            return best, {"normalized": hyp}
         best = max(squad.token_f1(hypothesis, r) for r in refs)
         return best, {"normalized": squad.normalize_answer(hypothesis)}
 

@@ -18,8 +18,11 @@ def normalize_answer(text: str) -> str:
 
 def token_f1(prediction: str, reference: str) -> float:
     """Harmonic mean of token precision and recall after normalisation."""
-    predicted = normalize_answer(prediction).split()
-    expected = normalize_answer(reference).split()
+    return tokens_f1(normalize_answer(prediction).split(), normalize_answer(reference).split())
+
+
+def tokens_f1(predicted: list[str], expected: list[str]) -> float:
+    """Token F1 of two token lists (bags of words); two empty lists score 1."""
     if not predicted or not expected:
         return float(predicted == expected)
     common = sum((Counter(predicted) & Counter(expected)).values())

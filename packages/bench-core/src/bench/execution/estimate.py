@@ -49,10 +49,12 @@ def estimate(plan: Plan, prices: Prices) -> Estimate:
     """Count every model call the plan would make (target and evaluators), pricing each model."""
     result = Estimate()
     target_calls = plan.target.llm_calls() if plan.target is not None else []
+    calls_of = {label: target.llm_calls() for label, target in plan.targets.items()}
     for planned in plan.tasks:
         task_tokens = len(planned.task.text) // 4 + 1
         if planned.task.response is None:
-            for model, calls in target_calls:
+            label = planned.target_label
+            for model, calls in target_calls if label is None else calls_of[label]:
                 result.add(model, calls, task_tokens, DEFAULT_OUTPUT_TOKENS)
         for evaluator in planned.evaluators:
             for model, calls in evaluator.instance.llm_calls():

@@ -29,6 +29,8 @@ def describe_target(target: Target | None, task: Task) -> dict[str, Any] | None:
         value = getattr(target.config, key, None)
         if isinstance(value, str):
             found[key] = value
+    if target.label is not None:
+        found["label"] = target.label
     return found
 
 

@@ -81,6 +81,18 @@ def resumed_selection(manifest: dict[str, Any], given: Selection | None, run_id:
     return before if before.active else None
 
 
+def check_target_override(manifest: dict[str, Any], given: dict[str, Any] | None, run_id: str) -> None:
+    """A resumed run answers with the targets it started with: ``--target`` must be the same."""
+    recorded = manifest.get("target_override")
+    if recorded == given:
+        return
+    if recorded is None:
+        raise ConfigError(f"run {run_id} was started without --target; resume it without --target")
+    raise ConfigError(
+        f"run {run_id} was started with --target '{json.dumps(recorded)}'; resume it with the same --target"
+    )
+
+
 def _resolve(runs_dir: Path, run_id: str, suite: str, option: str) -> str:
     """The run ``run_id`` names (``latest``: this suite's newest), checked to be of ``suite``."""
     if run_id == LATEST:

@@ -110,7 +110,10 @@ class Runner:
         captures_dir: Path | None = None,
         redact: Callable[[str], str] | None = None,
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        targets: dict[str, Target] | None = None,
     ) -> None:
+        #: The suite's ``targets:`` by label; a task with a ``target_label`` runs on its own.
+        self.targets = targets or {}
         self.metrics = metrics or {}
         #: Behavioural signal types -> their metric collectors (the plan's ``signals``).
         self.signals = signals or {}
@@ -244,7 +247,7 @@ class Runner:
                     status=INTERRUPTED,
                     passed=False,
                     digest=planned.digest,
-                    **input_fields(planned.task, self.target, self.max_response_bytes),
+                    **input_fields(planned.task, self.target_for(planned), self.max_response_bytes),
                 )
             )
             raise
@@ -258,19 +261,26 @@ class Runner:
                 passed=False,
                 error=stop.reason,
                 digest=planned.digest,
-                **input_fields(planned.task, self.target, self.max_response_bytes),
+                **input_fields(planned.task, self.target_for(planned), self.max_response_bytes),
             )
         self.record(result)
+
+    def target_for(self, planned: PlannedTask) -> Target | None:
+        """The target that answers ``planned``."""
+        if planned.target_label is not None:
+            return self.targets[planned.target_label]
+        return self.target
 
     async def _respond(self, planned: PlannedTask) -> Response:
         task = planned.task
         if task.response is not None:
             return task.response
-        if self.target is None:
+        target = self.target_for(planned)
+        if target is None:
             return Response(error="the task has no recorded response and the suite has no target")
         timeout = task.timeout or self.default_timeout
         try:
-            return await asyncio.wait_for(self.target.respond(task), timeout)
+            return await asyncio.wait_for(target.respond(task), timeout)
         except asyncio.TimeoutError:
             return Response(error=f"timed out after {timeout:g} s")
         except TargetError as exc:
@@ -278,7 +288,7 @@ class Runner:
         except (ConfigError, RunStopped):
             raise
         except Exception as exc:  # the target's own bug: the task errors, the run goes on
-            return Response(error=f"target '{self.target.name}' raised {type(exc).__name__}: {exc}")
+            return Response(error=f"target '{target.name}' raised {type(exc).__name__}: {exc}")
 
     async def run_task(self, planned: PlannedTask, released: asyncio.Event | None = None) -> TaskResult:
         """Produce, evaluate and score one task (in a fresh workspace when it names a repo).
@@ -299,7 +309,7 @@ class Runner:
                 passed=False,
                 error=f"workspace: {exc}",
                 digest=planned.digest,
-                **input_fields(planned.task, self.target, self.max_response_bytes),
+                **input_fields(planned.task, self.target_for(planned), self.max_response_bytes),
                 duration_ms=(time.perf_counter() - started) * 1000,
             )
         task = planned.task.model_copy(update={"workspace": str(checkout.path)})
@@ -343,7 +353,7 @@ class Runner:
             "usage": response.usage,
             "digest": planned.digest,
             "workspace": checkout.summary(response.artifacts, self.keep_workspaces) if checkout else None,
-            **input_fields(task, self.target, self.max_response_bytes),
+            **input_fields(task, self.target_for(planned), self.max_response_bytes),
         }
         if response.error is not None and not planned.expects_error:
             return TaskResult(

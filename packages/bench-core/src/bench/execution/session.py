@@ -18,7 +18,7 @@ from bench.errors import ConfigError
 from bench.execution.estimate import check_prices
 from bench.execution.evaluation import EVALUATOR_TIMEOUT_S
 from bench.execution.figures import suite_figures
-from bench.execution.rerun import Selected, apply_selection, resumed_selection
+from bench.execution.rerun import Selected, apply_selection, check_target_override, resumed_selection
 from bench.execution.resume import Resumed, select_tasks
 from bench.execution.runner import Runner
 from bench.execution.signals import StopOnSignal
@@ -30,7 +30,7 @@ from bench.llm.loader import import_in_background
 from bench.results import RunReport, Summary, TaskResult
 from bench.scoring.run_stats import StatsCollector
 from bench.store import RunStore, StoreWriteError, now_iso, resolve_run
-from bench.suite.plan import Plan, PlannedTask
+from bench.suite.plan import Plan, PlannedTask, all_targets
 from bench.suite.selection import Selection
 
 DEFAULT_CONCURRENCY = 8
@@ -151,6 +151,7 @@ def _manifest(plan: Plan, store: RunStore, started: str, **fields: Any) -> dict[
         "python": sys.version.split()[0],
         "started_at": started,
         "tasks": len(plan.tasks),
+        "target_override": plan.target_override,
         **fields,
     }
 
@@ -178,6 +179,7 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
         )
         try:
             manifest = store.read_manifest()
+            check_target_override(manifest, plan.target_override, store.run_id)
             selection = resumed_selection(manifest, options.selection, store.run_id)
             if selection is not None:
                 chosen = apply_selection(plan, selection, options.runs_dir)
@@ -200,8 +202,9 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
         plan.tasks if selected is None else (p for p in plan.tasks if p.key in selected)
     )
 
-    if plan.target is not None:
-        plan.target.llm = llm
+    targets = all_targets(plan)
+    for target in targets:
+        target.llm = llm
     concurrency = options.concurrency or plan.concurrency or DEFAULT_CONCURRENCY
     runner = Runner(
         plan.target,
@@ -215,6 +218,7 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
         captures_dir=store.folder / "captures",
         redact=llm.redact,
         max_response_bytes=plan.max_response_bytes,
+        targets=plan.targets,
     )
 
     def record(result: TaskResult) -> None:
@@ -228,7 +232,7 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
         observer.task_done(result)
 
     runner.record = record
-    target_models = [m for m, _ in plan.target.llm_calls()] if plan.target is not None else []
+    target_models = [m for target in targets for m, _ in target.llm_calls()]
     if target_models and plan.needs_target and llm.needs_litellm(target_models):
         if not llm.warmed_up:
             observer.note("importing the model client (litellm)…")
@@ -236,9 +240,10 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
     clock = time.monotonic()
     status = "running"
     try:
-        if plan.target is not None and plan.needs_target and to_run:
+        if plan.needs_target and to_run:
             try:
-                await plan.target.open()
+                for target in targets:
+                    await target.open()
             except ConfigError:
                 if not options.resume:
                     store.close()
@@ -250,8 +255,8 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
             try:
                 await runner.run(tasks)
             finally:
-                if plan.target is not None:
-                    await plan.target.close()
+                for target in targets:
+                    await target.close()
         status = "interrupted" if runner.interrupted else "stopped" if runner.stopped else "finished"
         summary.not_run = len(plan.tasks) - summary.total
         summary.total = len(plan.tasks)

@@ -162,24 +162,21 @@ def _combine(card: Scorecard, rows: list[dict[str, Any]]) -> tuple[float | None,
         return 1.0, True, "binary: every dimension cleared its threshold"
     overall = _mean(rows)
     if card.strategy == "hybrid":
+        # AgentClash (runtime/scoring/engine.go computeOverallScore): the score is the weighted
+        # mean of the non-gate dimensions only, so a gate never drags it down or props it up;
+        # when none is available every requirement is met and the score is 1.
         if failures:
             return 0.0, False, "hybrid: gate " + "; ".join(failures)
         rest = _mean([r for r in rows if not r["gate"]])
-        if card.pass_threshold is not None:
-            if rest is None:
-                return overall, False, "hybrid: no non-gate dimension available to weigh"
-            if rest < card.pass_threshold:
-                return (
-                    overall,
-                    False,
-                    f"hybrid: the other dimensions' weighted score {rest:.3g} "
-                    f"is below {card.pass_threshold:g}",
-                )
-        return (
-            overall,
-            True,
-            "hybrid: gates passed" + (f"; other dimensions {rest:.3g}" if rest is not None else ""),
-        )
+        if rest is None:
+            return 1.0, True, "hybrid: gates passed; no other dimension to weigh"
+        if card.pass_threshold is not None and rest < card.pass_threshold:
+            return (
+                rest,
+                False,
+                f"hybrid: the other dimensions' weighted score {rest:.3g} is below {card.pass_threshold:g}",
+            )
+        return rest, True, f"hybrid: gates passed; other dimensions {rest:.3g}"
     if overall is None:
         return None, None, "no dimension has evidence for this task"
     if failures:

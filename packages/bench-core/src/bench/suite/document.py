@@ -33,6 +33,9 @@ class SuiteFile(Strict):
     description: str | None = None
     version: str | None = None
     target: dict[str, Any] | None = None
+    #: Several targets, each with a unique ``label``: a task runs on the one its ``target:``
+    #: names, or on each of them when it names none (its id then ends in ``[label]``).
+    targets: list[dict[str, Any]] | None = Field(default=None, min_length=1)
     defaults: Defaults = Field(default_factory=Defaults)
     #: Values every task's ``vars`` start from (a task's own vars and ``--var`` win).
     vars: dict[str, Any] = Field(default_factory=dict)
@@ -88,6 +91,8 @@ class TaskSpec(Strict):
     workspace: str | None = None
     #: Run this task this many times (default: the suite's ``repeat``, else 1).
     repeat: PositiveInt | None = None
+    #: The ``label`` of the suite's ``targets:`` entry that runs this task (default: each of them).
+    target: str | None = None
     #: This task's own scorecard (default: the suite's).
     scorecard: Scorecard | None = None
     #: This task's repository, branch and ref (default: the suite's).

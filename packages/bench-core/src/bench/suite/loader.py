@@ -22,14 +22,14 @@ from bench.scoring.collectors import COLLECTORS, signal_collectors
 from bench.scoring.labels import human_scores, read_labels
 from bench.scoring.scorecard import Scorecard
 from bench.scoring.scorecard import check as check_scorecard
-from bench.suite.binding import Binder
+from bench.suite.binding import Binder, digest
 from bench.suite.document import SuiteFile
 from bench.suite.plan import CalibrationBar, Plan, PlannedTask, TaskList
 from bench.suite.rows import RowRules, tasks_file
 from bench.suite.tasks import TaskBuilder, validation_errors
 from bench.suite.yamlio import YamlDocument
 from bench.suite.yamlstream import StreamedSuite
-from bench.suite_loader import LoadOptions
+from bench.suite_loader import LoadOptions, SuiteLoader
 from bench.target import SuiteContext, Target
 
 MAX_ERRORS = 50
@@ -48,8 +48,11 @@ class _SuiteBuilder:
         allow_outside_root: bool = False,
         progress: Callable[[int], None] | None = None,
         overrides: dict[str, str] | None = None,
+        target_override: bool = False,
     ) -> None:
         self.path = path
+        #: ``--target`` replaced the file's targets: tasks' ``target:`` labels no longer apply.
+        self.target_override = target_override
         self.overrides = overrides
         self.rows = RowRules(path, allow_outside_root)
         self.repeat = repeat
@@ -83,7 +86,13 @@ class _SuiteBuilder:
         self.runtime_limits = suite.runtime_limits
         if suite.scorecard is not None:
             self._check_card(self.doc, ("scorecard",), suite.scorecard)
+        if suite.target is not None and suite.targets is not None:
+            raise self.doc.error("give target or targets, not both", ("targets",))
         target_type, target = self._target(suite, name)
+        targets = self._targets(suite, name)
+        if targets:
+            target_type = ", ".join(sorted({t.name for t in targets.values()}))
+        labels = list(targets)
         tasks = TaskBuilder(
             self.path,
             suite,
@@ -93,6 +102,8 @@ class _SuiteBuilder:
             overrides=self.overrides,
             fail=self.fail,
             check_card=self._check_card,
+            target_labels=labels,
+            ignore_task_targets=self.target_override,
         )
 
         def source() -> tuple[YamlDocument, Iterable[Any]]:
@@ -115,7 +126,9 @@ class _SuiteBuilder:
         task_doc, rows = source()
         for index, raw in enumerate(rows):
             try:
-                planned = tasks.build(task_doc, index, raw, seen, has_target=target is not None)
+                planned = tasks.build(
+                    task_doc, index, raw, seen, has_target=target is not None or bool(targets)
+                )
             except ConfigError as exc:
                 self.fail(exc)
                 continue
@@ -126,7 +139,7 @@ class _SuiteBuilder:
             for evaluator in planned.evaluators:
                 endpoints |= credentials.endpoints(evaluator.instance)
             max_repeat = max(max_repeat, planned.repeats)
-            for run in _runs(planned):
+            for run in _runs(planned, labels):
                 ids.append(run.key)
                 digests.append(run.digest)
                 needs_target += run.task.response is None
@@ -138,15 +151,20 @@ class _SuiteBuilder:
             raise InvalidSuite(self.errors)
         if not ids:
             raise self.doc.error("the suite has no tasks", ("tasks",))
-        if target is not None and needs_target:
-            endpoints |= credentials.endpoints(target)
+        if needs_target:
+            for one in [target, *targets.values()]:
+                if one is not None:
+                    endpoints |= credentials.endpoints(one)
 
         def rebuild() -> Iterator[PlannedTask]:
             # Already validated: no duplicate check, and the digest is the one computed above.
             again, rows = source()
             for index, raw in enumerate(rows):
                 yield from _runs(
-                    tasks.build(again, index, raw, None, target is not None, task_digests[index])
+                    tasks.build(
+                        again, index, raw, None, target is not None or bool(targets), task_digests[index]
+                    ),
+                    labels,
                 )
 
         return Plan(
@@ -154,6 +172,7 @@ class _SuiteBuilder:
             path=self.path,
             target_type=target_type,
             target=target,
+            targets=targets,
             tasks=TaskList(ids, digests, rebuild, built),
             needs_target=needs_target,
             llm=suite.llm,
@@ -181,20 +200,46 @@ class _SuiteBuilder:
         spec = dict(suite.target or {})
         explicit = suite.target is not None
         type_name = spec.pop("type", None if explicit else DEFAULT_TARGET)
+        if not explicit and not spec:
+            self._target_class(type_name, ("target", "type"))  # the default type is registered
+            return str(type_name), None
+        return str(type_name), self._build_target(type_name, spec, name, ("target",))
+
+    def _targets(self, suite: SuiteFile, name: str) -> dict[str, Target]:
+        """The suite's ``targets:`` by label."""
+        built: dict[str, Target] = {}
+        for i, entry in enumerate(suite.targets or []):
+            at: FieldPath = ("targets", i)
+            if not isinstance(entry, dict):
+                raise self.doc.error("a target is a mapping with 'label' and 'type'", at)
+            spec = dict(entry)
+            label = spec.pop("label", None)
+            if not isinstance(label, str) or not label:
+                raise self.doc.error("required field missing: the target's label", (*at, "label"))
+            if label in built:
+                raise self.doc.error(f"target label '{label}' is used twice", (*at, "label"))
+            target = self._build_target(spec.pop("type", None), spec, name, at)
+            target.label = label
+            built[label] = target
+        return built
+
+    def _target_class(self, type_name: Any, at: FieldPath) -> type[Target]:
         if not isinstance(type_name, str):
-            raise self.doc.error("required field missing: the target's type", ("target", "type"))
+            raise self.doc.error("required field missing: the target's type", at)
         provided = self.registry.targets.get(type_name)
         if provided is None:
             hint = catalogue.hint("targets", type_name) or did_you_mean(type_name, self.registry.targets)
-            raise self.doc.error(f"unknown target type '{type_name}'{hint}", ("target", "type"))
-        cls = provided.cls
+            raise self.doc.error(f"unknown target type '{type_name}'{hint}", at)
+        cls: type[Target] = provided.cls
+        return cls
+
+    def _build_target(self, type_name: Any, spec: dict[str, Any], name: str, at: FieldPath) -> Target:
+        cls = self._target_class(type_name, (*at, "type"))
         try:
             config = cls.Config.model_validate(spec)
         except ValidationError as exc:
-            raise InvalidSuite(validation_errors(self.doc, exc, cls.Config, ("target",))) from None
-        if not explicit and not spec:
-            return type_name, None
-        return type_name, cls(config, SuiteContext(name=name, path=self.path))
+            raise InvalidSuite(validation_errors(self.doc, exc, cls.Config, at)) from None
+        return cls(config, SuiteContext(name=name, path=self.path))
 
     def _metrics(self, suite: SuiteFile) -> dict[str, str]:
         metrics: dict[str, str] = {}
@@ -236,7 +281,13 @@ class _SuiteBuilder:
 def choose_loader(
     registry: Registry, path: Path, options: LoadOptions | None = None
 ) -> tuple[YamlDocument, list[str]]:
-    """Read a suite file with the first registered loader that claims it: its document and warnings.
+    """Read a suite file with the first registered loader that claims it: its document and warnings."""
+    loader = pick_loader(registry, path, options)
+    return loader.load(path), loader.warnings
+
+
+def pick_loader(registry: Registry, path: Path, options: LoadOptions | None = None) -> SuiteLoader:
+    """The first registered loader that claims ``path``.
 
     Every provider of a clashing loader name is asked too, so the clash fails the suite
     whichever of them claims the file.
@@ -249,15 +300,20 @@ def choose_loader(
         loader = provided.cls(options)
         if loader.claims(path):
             registry.suite_loaders.check(provided.name)  # a name two distributions register fails here
-            return loader.load(path), loader.warnings
+            return loader
     raise ConfigError("no suite loader reads this kind of file (expected .yaml, .yml or .json)", file=path)
 
 
-def _runs(planned: PlannedTask) -> Iterator[PlannedTask]:
-    """A task once per repeat: the task itself, then copies with repeat 1..K-1."""
-    yield planned
-    for repeat in range(1, planned.repeats):
-        yield planned.with_repeat(repeat)
+def _runs(planned: PlannedTask, labels: list[str]) -> Iterator[PlannedTask]:
+    """A task once per repeat (the task itself, then copies with repeat 1..K-1), and once per
+    target of the suite's ``targets:`` when it names none of them."""
+    chosen = [planned]
+    if planned.target_label is None and labels:
+        chosen = [planned.on_target(label, digest(planned.digest, label)) for label in labels]
+    for one in chosen:
+        yield one
+        for repeat in range(1, one.repeats):
+            yield one.with_repeat(repeat)
 
 
 def load_suite(
@@ -282,8 +338,11 @@ def load_suite(
     doc, warnings = choose_loader(registry, path, LoadOptions(target=target))
     if target is not None:
         replace_targets(doc, target)
-    plan = _SuiteBuilder(path, doc, registry, repeat, allow_outside_root, progress, variables).build()
+    plan = _SuiteBuilder(
+        path, doc, registry, repeat, allow_outside_root, progress, variables, target is not None
+    ).build()
     plan.template_warnings[:0] = warnings
+    plan.target_override = target
     return plan
 
 

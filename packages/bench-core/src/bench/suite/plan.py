@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,6 +57,8 @@ class PlannedTask:
     #: How many times the task runs (``repeat:``).
     repeats: int = 1
     scorecard: Scorecard | None = None
+    #: Which of the suite's ``targets:`` runs it (None: the suite's ``target:``).
+    target_label: str | None = None
 
     @property
     def expects_error(self) -> bool:
@@ -69,7 +72,12 @@ class PlannedTask:
     def with_repeat(self, repeat: int) -> PlannedTask:
         """The same task as its ``repeat``-th run (a distinct cache key for model calls)."""
         task = self.task.model_copy(update={"repeat": repeat})
-        return PlannedTask(task, self.evaluators, self.digest, self.line, self.repeats, self.scorecard)
+        return dataclasses.replace(self, task=task)
+
+    def on_target(self, label: str, digest: str) -> PlannedTask:
+        """The same task run by the suite's target ``label``: its id gains ``[label]``."""
+        task = self.task.model_copy(update={"id": f"{self.task.id}[{label}]"})
+        return dataclasses.replace(self, task=task, target_label=label, digest=digest)
 
 
 def task_key(task_id: str, repeat: int) -> str:
@@ -126,6 +134,10 @@ class Plan:
     target_type: str
     target: Target | None
     tasks: TaskList
+    #: The suite's ``targets:`` by label (empty when it has one ``target:`` or none).
+    targets: dict[str, Target] = field(default_factory=dict)
+    #: ``--target``: the mapping that replaced the file's targets (a resumed run must give it again).
+    target_override: dict[str, Any] | None = None
     named_evaluators: dict[str, BoundEvaluator] = field(default_factory=dict)
     concurrency: int | None = None
     referenced_files: list[Path] = field(default_factory=list)
@@ -151,3 +163,8 @@ class Plan:
     endpoints: set[Endpoint] = field(default_factory=set)
     #: The suite-wide calibration bar of judges (``calibration:``).
     calibration: CalibrationBar | None = None
+
+
+def all_targets(plan: Plan) -> list[Target]:
+    """Every target the plan may call: its ``target`` and each of its ``targets``."""
+    return ([plan.target] if plan.target is not None else []) + list(plan.targets.values())

@@ -49,7 +49,12 @@ class TaskBuilder:
         overrides: dict[str, str] | None = None,
         fail: Callable[[ConfigError], None],
         check_card: Callable[[YamlDocument, FieldPath, Scorecard], None],
+        target_labels: list[str] | None = None,
+        ignore_task_targets: bool = False,
     ) -> None:
+        #: The labels of the suite's ``targets:``; a task's ``target:`` must name one.
+        self.target_labels = target_labels or []
+        self.ignore_task_targets = ignore_task_targets
         self.path = path
         self.suite = suite
         self.binder = binder
@@ -157,7 +162,22 @@ class TaskBuilder:
         # the digest, so runs without --var resume as before).
         given = [self.overrides] if self.overrides else []
         planned_digest = known_digest or digest(raw, [e.spec for e in evaluators], *given)
-        return PlannedTask(task, evaluators, planned_digest, None, repeats, card)
+        label = self._target_label(doc, at, spec)
+        return PlannedTask(task, evaluators, planned_digest, None, repeats, card, label)
+
+    def _target_label(self, doc: YamlDocument, at: FieldPath, spec: TaskSpec) -> str | None:
+        if spec.target is None or self.ignore_task_targets:
+            return None
+        if not self.target_labels:
+            raise doc.error(
+                f"the task names target '{spec.target}', but the suite has no 'targets:'", (*at, "target")
+            )
+        if spec.target not in self.target_labels:
+            known = ", ".join(self.target_labels)
+            raise doc.error(
+                f"unknown target '{spec.target}'; the suite's targets are {known}", (*at, "target")
+            )
+        return spec.target
 
     def _check_task_rules(
         self,

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from bench_formats.agentclash.loader import AgentClashLoader
+
 #: Suite loader classes (subclasses of ``bench.SuiteLoader``). Keep imports here light: jinja2
 #: and friends are imported inside functions, since every bench command loads the plugin.
-LOADERS: tuple[Any, ...] = ()
+LOADERS: tuple[Any, ...] = (AgentClashLoader,)
 #: Evaluator classes (subclasses of ``bench.Evaluator``).
 EVALUATORS: tuple[Any, ...] = ()

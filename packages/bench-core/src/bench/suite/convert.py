@@ -1,0 +1,43 @@
+"""``bench convert``: the native suite a loader reads another tool's file into, as YAML."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from bench.errors import ConfigError
+from bench.plugins.registry import Registry
+from bench.suite.loader import load_suite, pick_loader, replace_targets
+from bench.suite.native import NativeSuiteLoader
+from bench.suite_loader import LoadOptions
+
+
+class _Dumper(yaml.SafeDumper):
+    """Block style; multi-line strings as literal blocks so prompts stay readable."""
+
+
+def _text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in value and not any(c in value for c in "\r\t") else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _text)
+
+
+def convert(path: Path, registry: Registry, target: dict[str, Any] | None = None) -> tuple[str, list[str]]:
+    """(the native suite as YAML, the loader's warnings); the suite is validated first."""
+    load_suite(path, registry, target=target)  # refuse what bench could not run, with its errors
+    loader = pick_loader(registry, path, LoadOptions(target=target))
+    if isinstance(loader, NativeSuiteLoader):
+        raise ConfigError("this is already a native bench suite: nothing to convert", file=path)
+    doc, warnings = loader.load(path), loader.warnings
+    if target is not None:
+        replace_targets(doc, target)
+    data = doc.data
+    if not isinstance(data, dict):
+        raise ConfigError("the loader did not produce a suite mapping", file=path)
+    header = f"# bench convert {path.name}: the native bench suite bench runs for it.\n"
+    header += "# Paths are relative to the original file's folder.\n"
+    return header + yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100), warnings

@@ -1,0 +1,171 @@
+"""Reads an AgentClash challenge pack (``pack`` + ``version.evaluation_spec``) as a native suite.
+
+One task per case of every input set: its id is the ``case_key`` (``INPUT_SET/CASE_KEY`` for every
+case whose key appears in more than one input set), its prompt the challenge's ``instructions``
+with ``{{var}}`` filled from the case's payload and inputs. The evaluation spec is bench's own.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from bench import ConfigError, SuiteLoader, YamlDocument
+from bench_formats.sniff import top_keys
+
+from . import render, spec, validate
+
+#: Pack keys bench does not apply, and what the warning says of each.
+_NOT_APPLIED = {
+    "sandbox": "version.sandbox is not applied: bench does not provision AgentClash's sandbox; "
+    "the target runs where bench runs",
+    "tool_policy": "version.tool_policy is not applied: the tools a target may use are the target's "
+    "own settings (the agent target's tools)",
+    "filesystem": "version.filesystem is not applied: "
+    "give the tasks a workspace with a native suite's repo/workspace",
+    "assets": "version.assets are not provided to the target",
+    "deployment_defaults": "version.deployment_defaults is not applied: name the model with --target",
+}
+
+
+class AgentClashLoader(SuiteLoader):
+    """AgentClash challenge packs (YAML or JSON)."""
+
+    name = "agentclash"
+
+    def claims(self, path: Path) -> bool:
+        keys = top_keys(path)
+        return {"pack", "version"} <= keys or ("pack" not in keys and {"version", "tasks", "scoring"} <= keys)
+
+    def load(self, path: Path) -> YamlDocument:
+        data = _read(path)
+        if "pack" not in data:
+            raise ConfigError(
+                "this is an AgentClash challenge_pack/v0 draft (`tasks:` and `scoring.judges`), which "
+                "AgentClash's bundle parser does not load either: a challenge pack has `pack:`, `version:` "
+                "(with `number` and `evaluation_spec`), `challenges:` and `input_sets:`",
+                file=path,
+            )
+        errors = validate.problems(data)
+        if errors:
+            raise ConfigError("invalid challenge pack: " + "; ".join(errors), file=path)
+        version = data["version"]
+        mode = str(version.get("execution_mode") or "").strip()
+        if mode == "multi_turn" or any(
+            case.get("user_simulator") for s in data.get("input_sets") or [] for case in validate.cases(s)
+        ):
+            raise ConfigError(
+                "version.execution_mode multi_turn (a case's user_simulator) is not supported: bench has "
+                "no simulated user to play the conversation's turns",
+                file=path,
+            )
+        self._warn(data, mode)
+        evaluation = version.get("evaluation_spec") or {}
+        native: dict[str, Any] = {"name": str(data["pack"]["name"]).strip()}
+        if data["pack"].get("description"):
+            native["description"] = str(data["pack"]["description"])
+        try:
+            native.update(spec.suite_fields(evaluation, self.warnings))
+        except ValueError as exc:
+            raise ConfigError(str(exc), file=path) from None
+        native["tasks"] = _tasks(data, spec.evaluators(evaluation), path)
+        return YamlDocument(path=path, data=native, root=None)
+
+    def _warn(self, data: dict[str, Any], mode: str) -> None:
+        version = data["version"]
+        tools = data.get("tools") or version.get("tools")
+        if tools:
+            names = [str(t.get("name")) for t in (tools.get("custom") or []) if isinstance(t, dict)]
+            self.warnings.append(
+                f"tools are not given to the target ({', '.join(names) or 'tools'}): "
+                "bench has no mock tools; an agent target uses its own tools"
+            )
+        for key, message in _NOT_APPLIED.items():
+            if version.get(key):
+                self.warnings.append(message)
+        if mode == "native":
+            self.warnings.append(
+                "version.execution_mode native: each case's instructions go to the target given with "
+                "--target (an agent target for tool use), not to AgentClash's sandboxed native agent"
+            )
+        elif mode == "responses":
+            self.warnings.append(
+                "version.execution_mode responses: each case's instructions are sent as one prompt"
+            )
+        if data.get("security"):
+            self.warnings.append(
+                "security is not applied: bench does not scan for its forbidden outputs or planted secrets, "
+                "nor send its adversarial prompts"
+            )
+        if data.get("modality"):
+            self.warnings.append(f"modality {data['modality']} is not supported: cases are sent as text")
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read the challenge pack: {exc}", file=path) from None
+    try:
+        if path.suffix.lower() == ".json":
+            data = json.loads(text)
+        else:
+            import yaml
+
+            data = yaml.safe_load(text)
+    except ValueError as exc:  # yaml.YAMLError is not a ValueError: caught below
+        raise ConfigError(f"decode challenge-pack bundle json: {exc}", file=path) from None
+    except Exception as exc:
+        raise ConfigError(f"decode challenge-pack bundle yaml: {exc}", file=path) from None
+    if not isinstance(data, dict):
+        raise ConfigError("bundle is required", file=path)
+    return data
+
+
+def _tasks(data: dict[str, Any], evaluate: list[dict[str, Any]], path: Path) -> list[dict[str, Any]]:
+    challenges = {str(c["key"]).strip(): c for c in data["challenges"]}
+    sets = [(s, validate.cases(s)) for s in data.get("input_sets") or []]
+    counts = Counter(validate.case_key(case) for _, found in sets for case in found)
+    tasks = []
+    for input_set, found in sets:
+        set_key = str(input_set["key"]).strip()
+        for case in found:
+            key = validate.case_key(case)
+            challenge = challenges[str(case["challenge_key"]).strip()]
+            instructions = str(
+                (challenge.get("definition") or {}).get("instructions") or challenge.get("instructions") or ""
+            ).strip()
+            if not instructions:
+                raise ConfigError(
+                    f'challenge "{challenge["key"]}" is missing instructions required for prompt_eval',
+                    file=path,
+                )
+            payload = case.get("payload") or {}
+            inputs = [i for i in case.get("inputs") or [] if isinstance(i, dict)]
+            task: dict[str, Any] = {
+                "id": f"{set_key}/{key}" if counts[key] > 1 else key,
+                "prompt": render.literal(render.render(instructions, render.context(payload, inputs))),
+                "metadata": {
+                    "challenge": str(challenge["key"]).strip(),
+                    "title": str(challenge.get("title", "")).strip(),
+                    "category": str(challenge.get("category", "")).strip(),
+                    "difficulty": str(challenge.get("difficulty", "")).strip(),
+                    "input_set": set_key,
+                    "case_key": key,
+                },
+            }
+            if payload:
+                task["vars"] = payload
+            if inputs:
+                task["inputs"] = {str(i["key"]).strip(): i.get("value") for i in inputs}
+            expectations = {str(e["key"]).strip(): e.get("value") for e in case.get("expectations") or []}
+            if expectations:
+                task["expectations"] = expectations
+            if case.get("case_timeout_seconds"):
+                task["timeout"] = case["case_timeout_seconds"]
+            if evaluate:
+                task["evaluate"] = [dict(entry) for entry in evaluate]
+            tasks.append(task)
+    return tasks

@@ -1,0 +1,173 @@
+"""The youBencha test case and eval config loaders: each file becomes one native bench task."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, ClassVar
+
+import yaml
+
+from bench import ConfigError, SuiteLoader, YamlDocument
+from bench_formats.sniff import top_keys
+from bench_formats.youbencha import agents, mapping, rc, schema
+
+MAX_CONFIG_BYTES = 1024 * 1024
+#: ``URL=PATH`` pairs separated by ``;``: run a test case's repository from a local clone.
+REPOS_ENV = "BENCH_YOUBENCHA_REPOS"
+DEFAULT_TIMEOUT_MS = 300000
+
+
+def _parse(path: Path) -> Any:
+    """youBencha's ``parseConfig``: ``.json`` is JSON, any other extension YAML."""
+    size = path.stat().st_size
+    if size > MAX_CONFIG_BYTES:
+        raise ConfigError(f"Configuration file too large: {size} bytes (max: {MAX_CONFIG_BYTES})", file=path)
+    text = path.read_text(encoding="utf-8")
+    if path.suffix.lower() == ".json":
+        try:
+            return json.loads(text)
+        except ValueError as exc:
+            raise ConfigError(f"Failed to parse JSON: {exc}", file=path) from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        what = "YAML" if path.suffix.lower() in (".yaml", ".yml") else "configuration file"
+        raise ConfigError(f"Failed to parse {what}: {exc}", file=path) from None
+
+
+def _variables(loader: SuiteLoader, data: Any) -> Any:
+    variables = rc.load_variables(Path.cwd(), Path.home(), loader.warnings)
+    return rc.substitute(data, variables) if variables else data
+
+
+def _local_repo(url: str) -> str:
+    for pair in os.environ.get(REPOS_ENV, "").split(";"):
+        source, sep, local = pair.partition("=")
+        if sep and source.strip() == url:
+            return local.strip()
+    return url
+
+
+class TestCaseLoader(SuiteLoader):
+    """A youBencha test case (``repo`` + ``agent`` + ``evaluators``), run as ``yb run`` runs it."""
+
+    name: ClassVar[str] = "youbencha-testcase"
+
+    def claims(self, path: Path) -> bool:
+        return {"repo", "agent", "evaluators"} <= top_keys(path)
+
+    def load(self, path: Path) -> YamlDocument:
+        data = _variables(self, _parse(path))
+        errors = schema.test_case_errors(data)
+        if errors:
+            raise ConfigError("Invalid test case configuration: " + "; ".join(errors), file=path)
+        folder = path.resolve().parent
+        agent = data["agent"]
+        config = dict(agent.get("config") or {})
+        prompt = config.get("prompt")
+        if config.get("prompt_file"):
+            prompt_path = folder / config["prompt_file"]
+            try:
+                prompt = prompt_path.read_text(encoding="utf-8")
+            except OSError:
+                raise ConfigError(
+                    f"Prompt file not found: {config['prompt_file']}. Expected at {prompt_path}", file=path
+                ) from None
+        expected = data.get("expected") if data.get("expected_source") == "branch" else None
+        ctx = mapping.Context(folder, expected_branch=expected, warnings=self.warnings)
+        target = {
+            "type": "command",
+            "command": agents.agent_argv(agent["type"], agent.get("agent_name"), agent.get("model"), config),
+        }
+        task: dict[str, Any] = {
+            "id": data["name"],
+            "description": data["description"],
+            # bench's prompts are templates: youBencha's is text, so its braces are escaped
+            "prompt": (prompt or "").replace("{", "{{").replace("}", "}}"),
+            "timeout": (data.get("timeout") or DEFAULT_TIMEOUT_MS) / 1000,
+            "metadata": {"youbencha": {"agent": agent["type"], "kind": "test case"}},
+            "evaluate": [mapping.evaluator(e, ctx) for e in data["evaluators"]],
+        }
+        suite: dict[str, Any] = {
+            "name": data["name"],
+            "description": data["description"],
+            "repo": _local_repo(data["repo"]),
+            "target": target,
+            "tasks": [task],
+        }
+        if data.get("commit"):
+            suite["ref"] = data["commit"]
+        elif data.get("branch"):
+            suite["branch"] = data["branch"]
+        for key in ("pre_execution", "post_evaluation", "workspace_dir", "workspace_name"):
+            if data.get(key) is not None:
+                self.warnings.append(f"{key} is youBencha's own and is not run by bench; ignored")
+        return YamlDocument(path=path, data=suite, root=None)
+
+
+class EvalConfigLoader(SuiteLoader):
+    """A youBencha eval config (``directory`` + ``evaluators``): ``yb eval`` on a local folder."""
+
+    name: ClassVar[str] = "youbencha-eval"
+
+    def claims(self, path: Path) -> bool:
+        keys = top_keys(path)
+        return {"directory", "evaluators"} <= keys and "tasks" not in keys
+
+    def load(self, path: Path) -> YamlDocument:
+        data = _variables(self, _parse(path))
+        errors = schema.eval_config_errors(data)
+        if errors:
+            raise ConfigError("Invalid eval configuration: " + "; ".join(errors), file=path)
+        directory = (Path.cwd() / data["directory"]).resolve()
+        if not directory.is_dir():
+            raise ConfigError(f"Directory not found: {directory}", file=path)
+        expected_dir = None
+        if data.get("expected_directory"):
+            found = (Path.cwd() / data["expected_directory"]).resolve()
+            expected_dir = str(found) if found.is_dir() else None
+        git_skip = None if (directory / ".git").exists() else mapping.NOT_A_REPO
+        ctx = mapping.Context(
+            path.resolve().parent,
+            expected_dir=expected_dir,
+            git_skip=git_skip,
+            local=True,
+            warnings=self.warnings,
+        )
+        evaluate = [mapping.evaluator(e, ctx) for e in data["evaluators"]]
+        artifacts: dict[str, Any] = {}
+        bases = {
+            str((e.get("config") or {}).get("base_commit") or "HEAD")
+            for e in data["evaluators"]
+            if e["name"] == "git-diff"
+        }
+        if git_skip is None and bases:
+            from bench_formats.youbencha.localdiff import folder_diff
+
+            if len(bases) > 1:
+                raise ConfigError(
+                    "git-diff evaluators with different base_commit values: give one", file=path
+                )
+            try:
+                files = folder_diff(directory, bases.pop())
+            except (RuntimeError, OSError) as exc:  # youBencha: git-diff is skipped on any error
+                evaluate = [
+                    mapping.skipped(e["name"], str(exc)) if e.get("type") == "git-diff" else e
+                    for e in evaluate
+                ]
+            else:
+                artifacts["diff"] = {"files": files}
+        if data.get("post_evaluation") is not None:
+            self.warnings.append("post_evaluation is youBencha's own and is not run by bench; ignored")
+        task = {
+            "id": data["name"],
+            "description": data["description"],
+            "workspace": str(directory),
+            "response": {"output": "", "artifacts": artifacts},
+            "metadata": {"youbencha": {"kind": "eval config", "directory": str(directory)}},
+            "evaluate": evaluate,
+        }
+        suite = {"name": data["name"], "description": data["description"], "tasks": [task]}
+        return YamlDocument(path=path, data=suite, root=None)

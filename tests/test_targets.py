@@ -1,0 +1,124 @@
+"""Several targets in one suite (``targets:``), and ``--target`` replacing them for one run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+SUITE = """\
+name: multi
+targets:
+  - {label: same, type: echo}
+  - {label: upper, type: command, command: [tr, a-z, A-Z]}
+tasks:
+  - {id: a, prompt: hello, evaluate: {expected: hello}}
+  - {id: b, prompt: bye, target: upper, evaluate: {expected: BYE}}
+"""
+
+
+def _tasks(path: Path) -> dict[str, dict]:
+    return {t["id"]: t for t in json.loads(path.read_text())["tasks"]}
+
+
+def test_a_task_runs_on_each_target_or_on_the_one_it_names(bench_cli, suite_file, tmp_path):
+    result = bench_cli("run", suite_file(SUITE), "-q", "-o", "out.json")
+    assert result.exit_code == 1, result.stderr
+    tasks = _tasks(tmp_path / "out.json")
+    assert list(tasks) == ["a[same]", "a[upper]", "b"]
+    assert [(t["response"], t["passed"], t["target"]) for t in tasks.values()] == [
+        ("hello", True, {"type": "echo", "label": "same"}),
+        ("HELLO", False, {"type": "command", "label": "upper"}),
+        ("BYE", True, {"type": "command", "label": "upper"}),
+    ]
+
+
+def test_target_replaces_every_target_and_ignores_the_tasks_labels(bench_cli, suite_file, tmp_path):
+    result = bench_cli("run", suite_file(SUITE), "-q", "--target", "echo", "-o", "out.json")
+    assert result.exit_code == 1, result.stderr
+    tasks = _tasks(tmp_path / "out.json")
+    assert [(i, t["response"], t["target"]) for i, t in tasks.items()] == [
+        ("a", "hello", {"type": "echo"}),
+        ("b", "bye", {"type": "echo"}),
+    ]
+    manifest = json.loads(next((tmp_path / ".bench" / "runs").glob("*/manifest.json")).read_text())
+    assert manifest["target_override"] == {"type": "echo"}
+
+
+def test_target_takes_an_inline_mapping_with_paths_relative_to_the_suite(bench_cli, suite_file, tmp_path):
+    (tmp_path / "answers.jsonl").write_text(
+        '{"id": "a", "response": "hello"}\n{"id": "b", "response": "BYE"}\n'
+    )
+    spec = "{type: recorded, file: answers.jsonl}"
+    result = bench_cli("run", suite_file(SUITE), "-q", "--target", spec, "-o", "out.json")
+    assert result.exit_code == 0, result.stderr
+    assert [t["response"] for t in _tasks(tmp_path / "out.json").values()] == ["hello", "BYE"]
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("[1]", "--target: got '[1]': "),
+        ("{file: x}", "--target: the mapping has no 'type': "),
+        ("{type: [", "--target: expected the node content, but found '<stream end>': "),
+    ],
+)
+def test_a_bad_target_spec_is_refused_before_loading(bench_cli, suite_file, spec, message):
+    result = bench_cli("validate", suite_file(SUITE), "--target", spec)
+    usage = (
+        "give a target type name (echo) or a mapping with 'type' ('{type: recorded, file: answers.jsonl}')"
+    )
+    assert result.exit_code == 2
+    assert result.stderr == f"error: {message}{usage}\n"
+
+
+def test_an_unknown_target_type_in_target_names_the_field(bench_cli, suite_file):
+    result = bench_cli("validate", suite_file(SUITE), "--target", "ech")
+    assert result.exit_code == 2
+    assert "target.type: unknown target type 'ech'" in result.stderr
+
+
+def test_a_resumed_run_must_give_the_same_target(bench_cli, suite_file, tmp_path):
+    suite = suite_file(SUITE)
+    assert bench_cli("run", suite, "-q", "--target", "echo").exit_code == 1
+    (run_id,) = [p.name for p in (tmp_path / ".bench" / "runs").iterdir()]
+    again = bench_cli("run", suite, "-q", "--resume", run_id)
+    assert again.exit_code == 2
+    assert (
+        again.stderr
+        == f'error: run {run_id} was started with --target \'{{"type": "echo"}}\'; resume it with the same --target\n'
+    )
+    assert bench_cli("run", suite, "-q", "--resume", run_id, "--target", "echo").exit_code == 1
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            "target: {type: echo}\ntargets: [{label: x, type: echo}]\ntasks: [{id: a, prompt: p, evaluate: {expected: p}}]\n",
+            "2:1: targets: give target or targets, not both",
+        ),
+        (
+            "targets: [{type: echo}]\ntasks: [{id: a, prompt: p, evaluate: {expected: p}}]\n",
+            "1:11: targets[0].label: required field missing: the target's label",
+        ),
+        (
+            "targets: [{label: x, type: echo}, {label: x, type: echo}]\ntasks: [{id: a, prompt: p, evaluate: {expected: p}}]\n",
+            "1:36: targets[1].label: target label 'x' is used twice",
+        ),
+        (
+            "targets: [{label: x, type: echo}]\ntasks: [{id: a, prompt: p, target: y, evaluate: {expected: p}}]\n",
+            "2:28: tasks[0].target: unknown target 'y'; the suite's targets are x",
+        ),
+        (
+            "target: {type: echo}\ntasks: [{id: a, prompt: p, target: y, evaluate: {expected: p}}]\n",
+            "2:28: tasks[0].target: the task names target 'y', but the suite has no 'targets:'",
+        ),
+    ],
+)
+def test_targets_refusals(bench_cli, suite_file, body, message):
+    suite = suite_file(body)
+    result = bench_cli("validate", suite)
+    assert result.exit_code == 2
+    assert result.stderr == f"error: {suite}:{message}\n"
