@@ -1,0 +1,60 @@
+"""What every check receives and returns."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from bench import Sample
+
+
+@dataclass(frozen=True)
+class Call:
+    """One assertion to check: the output, its value, the whole mapping, whether ``not-`` was set."""
+
+    output: str
+    value: Any
+    assertion: dict[str, Any]
+    inverse: bool
+    sample: Sample
+
+
+@dataclass
+class Grade:
+    """One assertion's result, as promptfoo's GradingResult: pass, score and reason."""
+
+    passed: bool
+    score: float
+    reason: str
+
+
+class AssertionInvalid(Exception):
+    """promptfoo throws here (an invariant): the row is an error, not a failure."""
+
+
+Check = Callable[[Call], Grade]
+
+
+def binary(passed: bool, failure: str) -> Grade:
+    """Pass scores 1 and reads "Assertion passed"; a failure scores 0 with its reason."""
+    return Grade(passed, 1.0 if passed else 0.0, "Assertion passed" if passed else failure)
+
+
+def js_string(value: Any) -> str:
+    """JavaScript's ``String(value)`` for the values YAML gives (numbers, booleans, null)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, (list, dict)):
+        return ",".join(js_string(v) for v in value) if isinstance(value, list) else "[object Object]"
+    return str(value)
+
+
+def js_stringify(value: Any) -> str:
+    """``JSON.stringify`` (compact, non-ASCII kept)."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)

@@ -1,0 +1,204 @@
+"""The ``promptfoo`` evaluator type: a promptfoo test's assertions and its verdict."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample
+from bench_formats.promptfoo.checks import REGISTRY, Grade
+from bench_formats.promptfoo.checks.base import AssertionInvalid, Call
+from bench_formats.promptfoo.checks.graded import GRADED, NOT_YET, grader
+from bench_formats.promptfoo.verdict import Tally
+
+#: Code that bench does not run: such a check is skipped, visibly (reason and details).
+SCRIPTS = {"javascript": "JavaScript", "python": "Python", "ruby": "Ruby", "webhook": "webhook"}
+#: promptfoo types bench does not check yet (an error names them, never a silent pass).
+UNSUPPORTED = {
+    *NOT_YET, "agent-rubric", "bleu", "classifier", "contains-html", "contains-sql", "contains-xml",
+    "conversation-relevance", "finish-reason", "gleu", "guardrails", "is-html", "is-refusal",
+    "is-valid-function-call", "is-valid-openai-function-call", "is-valid-openai-tools-call",
+    "is-xml", "meteor", "moderation", "perplexity", "perplexity-score", "pi", "rouge-n",
+    "search-rubric", "similar:dot", "similar:euclidean", "skill-used", "tool-call-f1",
+    "trace-error-spans", "trace-span-count", "trace-span-duration", "word-count",
+}  # fmt: skip
+
+
+class PromptfooConfig(EvaluatorConfig):
+    """Settings of promptfoo (what the promptfoo loader writes for one row)."""
+
+    assert_: list[dict[str, Any]] = Field(default_factory=list, alias="assert")
+    """The test's assertions as promptfoo writes them (``type``, ``value``, ``threshold``,
+    ``weight``, ``metric``, ``provider``, ``transform``; ``assert`` children for ``assert-set``)."""
+    options: dict[str, Any] = Field(default_factory=dict)
+    """The test's merged ``options``: ``provider`` grades model-graded checks."""
+    vars: dict[str, Any] = Field(default_factory=dict)
+    """The row's rendered vars."""
+
+
+class _Skipped(Exception):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class Promptfoo(Evaluator[PromptfooConfig]):
+    """A promptfoo test's assertions, scored and passed as promptfoo does (FORMATS.md 1.6-1.8).
+
+    score = Σ score·weight / Σ weight; it passes when no assertion failed, or, with a test
+    ``threshold`` (applied by bench), when score ≥ threshold. JavaScript, Python and webhook
+    checks and JavaScript ``transform``s are skipped and listed in the reason and ``details``;
+    the verdict is computed over the other assertions.
+    """
+
+    name = "promptfoo"
+    Config = PromptfooConfig
+    example = """
+    name: promptfoo-example
+    tasks:
+      - id: weighted
+        response: "Goodbye world"
+        evaluate:
+          type: promptfoo
+          threshold: 0.2
+          assert:
+            - {type: equals, value: "Hello world", weight: 2}
+            - {type: contains, value: world}
+      - id: sets-and-metrics
+        response: '{"a": 1}'
+        evaluate:
+          type: promptfoo
+          assert:
+            - {type: is-json, metric: format}
+            - {type: not-contains, value: error}
+            - type: assert-set
+              assert:
+                - {type: equals, value: {a: 1}}
+                - {type: regex, value: '"a":\\s*\\d'}
+    """
+
+    def llm_calls(self) -> list[tuple[str, int]]:
+        calls: dict[str, int] = {}
+        for assertion in _flatten(self.config.assert_):
+            base = str(assertion.get("type", "")).removeprefix("not-")
+            if base in GRADED:
+                kind = "embedding" if base.startswith("similar") else "text"
+                model = grader(assertion, self.config.options, kind)
+                calls[model] = calls.get(model, 0) + 1
+        return sorted(calls.items())
+
+    async def evaluate(self, sample: Sample) -> Result:
+        asserts = self.config.assert_
+        if not asserts:
+            return Result(passed=True, score=1.0, reason="No assertions", details={"assertions": []})
+        for assertion in _flatten(asserts):
+            if "error" in assertion:
+                raise EvaluatorError(str(assertion["error"]))
+        skipped: list[dict[str, str]] = []
+        details: list[dict[str, Any]] = []
+        main = Tally()
+        # promptfoo adds the plain assertions first, then each assert-set's result.
+        plain = [a for a in asserts if a.get("type") != "assert-set"]
+        sets = [a for a in asserts if a.get("type") == "assert-set"]
+        for assertion in plain:
+            grade = await self._one(assertion, sample, skipped)
+            if grade is not None:
+                main.add(grade.passed, grade.score, grade.reason, _weight(assertion), assertion.get("metric"))
+                details.append(_detail(assertion, grade))
+        for group in sets:
+            tally = Tally(threshold=group.get("threshold"))
+            children: list[dict[str, Any]] = []
+            for child in group.get("assert") or []:
+                grade = await self._one(child, sample, skipped)
+                if grade is not None:
+                    tally.add(grade.passed, grade.score, grade.reason, _weight(child), child.get("metric"))
+                    children.append(_detail(child, grade))
+            if not children:
+                continue
+            passed, score, reason = tally.result()
+            main.add(passed, score, reason, _weight(group), group.get("metric"), tally.named_scores())
+            details.append({**_detail(group, Grade(passed, score, reason)), "assert": children})
+        if not details:
+            listed = "; ".join(f"{s['type']}: {s['reason']}" for s in skipped)
+            raise EvaluatorError(f"every assertion was skipped, so there is no verdict ({listed})")
+        passed, score, reason = main.result()
+        if skipped:
+            listed = "; ".join(f"{s['type']} ({s['reason']})" for s in skipped)
+            reason = f"{reason} [{len(skipped)} skipped: {listed}]"
+        named = {name: value for name, (value, _) in main.named_scores().items()}
+        return Result(
+            passed=passed,
+            score=max(0.0, min(1.0, score)),
+            reason=reason,
+            details={"assertions": details, "named_scores": named, "skipped": skipped},
+        )
+
+    async def _one(
+        self, assertion: dict[str, Any], sample: Sample, skipped: list[dict[str, str]]
+    ) -> Grade | None:
+        kind = assertion.get("type")
+        if not isinstance(kind, str) or not kind:
+            raise EvaluatorError(f"Assertion must have a type: {assertion}")
+        try:
+            grade = await self._grade(kind, assertion, sample)
+        except _Skipped as skip:
+            skipped.append({"type": kind, "reason": skip.reason})
+            return None
+        except AssertionInvalid as exc:
+            raise EvaluatorError(f"{kind}: {exc}") from None
+        if assertion.get("weight") == 0:
+            grade = Grade(True, grade.score, grade.reason)  # metric only: it cannot fail the test
+        return grade
+
+    async def _grade(self, kind: str, assertion: dict[str, Any], sample: Sample) -> Grade:
+        inverse = kind.startswith("not-")
+        base = kind[4:] if inverse else kind
+        value = assertion.get("value")
+        if base in SCRIPTS:
+            raise _Skipped(f"bench does not run {SCRIPTS[base]} assertions")
+        if base.startswith("select-") or base == "max-score":
+            raise _Skipped("compares the outputs of several providers; bench does not run it")
+        if (
+            isinstance(value, str)
+            and value.startswith("file://")
+            and value.split(":")[1].endswith((".js", ".py"))
+        ):
+            raise _Skipped(f"its value comes from a script ({value}), which bench does not run")
+        if assertion.get("transform") is not None:
+            raise _Skipped("its transform is JavaScript, which bench does not run")
+        if self.config.options.get("transform") is not None:
+            raise _Skipped("the test's options.transform is JavaScript, which bench does not run")
+        call = Call(sample.output, value, assertion, inverse, sample)
+        if base in REGISTRY:
+            return REGISTRY[base](call)
+        if base in GRADED:
+            return await GRADED[base](call, self.config.options, self.config.vars)
+        if base in UNSUPPORTED:
+            raise EvaluatorError(f"promptfoo assertion type '{kind}' is not supported by bench yet")
+        raise EvaluatorError(f"Unknown assertion type: {kind}")
+
+
+def _flatten(asserts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for assertion in asserts:
+        out.append(assertion)
+        if assertion.get("type") == "assert-set":
+            out.extend(assertion.get("assert") or [])
+    return out
+
+
+def _weight(assertion: dict[str, Any]) -> float:
+    weight = assertion.get("weight")
+    return 1.0 if weight is None else float(weight)
+
+
+def _detail(assertion: dict[str, Any], grade: Grade) -> dict[str, Any]:
+    return {
+        "type": assertion.get("type"),
+        "pass": grade.passed,
+        "score": grade.score,
+        "reason": grade.reason,
+        "weight": _weight(assertion),
+        "metric": assertion.get("metric"),
+    }
