@@ -423,6 +423,7 @@ class Runner:
             target_error=response.error is not None,
             outcomes=rows,
             signals=self.signals,
+            tool_calls=None if response.error is not None else len(response.tool_calls),
         )
         card = compute(
             planned.scorecard, Evidence(rows, metrics, self.signals, planned.task.id), self.metrics

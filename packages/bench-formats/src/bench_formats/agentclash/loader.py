@@ -70,7 +70,7 @@ class AgentClashLoader(SuiteLoader):
             native.update(spec.suite_fields(evaluation, self.warnings))
         except ValueError as exc:
             raise ConfigError(str(exc), file=path) from None
-        native["tasks"] = _tasks(data, spec.evaluators(evaluation), path)
+        native["tasks"] = _tasks(data, spec.evaluators(evaluation, self.warnings), path)
         return YamlDocument(path=path, data=native, root=None)
 
     def _warn(self, data: dict[str, Any], mode: str) -> None:
