@@ -188,6 +188,7 @@ def test_two_targets_of_one_run_are_judged_against_each_other(bench_cli, fake_ll
         encoding="utf-8",
     )
     bench_cli("run", "two.yaml", "-o", "two.json")
+
     def shown_first(body) -> str:  # response A alone: the prompt above it holds the words too
         return _user_text(body).split("Response A:", 1)[1].split("Response B:", 1)[0]
 
