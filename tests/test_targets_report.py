@@ -214,3 +214,12 @@ def test_a_target_of_a_run_without_labels_is_refused(bench_cli, tmp_path):
     result = bench_cli("compare", "one.json:echo", "one.json:other")
     assert result.exit_code == 2
     assert "no task ran on target 'echo' (targets: none: its tasks name no target label)" in result.stderr
+
+
+def test_bench_show_prints_the_targets_of_a_stored_run(bench_cli, two_targets):
+    result = bench_cli("show", "latest")
+    assert result.exit_code == 0, result.stdout
+    lines = [" ".join(line.strip("│┃ ").split()) for line in result.stdout.splitlines()]
+    assert "pass rate │ 75.0% [30.1, 95.4] │ 60.0% [23.1, 88.2]" in lines
+    shown = json.loads(bench_cli("show", "latest", "--json").stdout)
+    assert shown["targets"] == two_targets["targets"]
