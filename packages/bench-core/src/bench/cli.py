@@ -659,7 +659,10 @@ def plugins() -> None:
 def compare(
     run_a: Annotated[
         str,
-        typer.Argument(help="The baseline: a run id (or latest), a run folder, or an --output JSON file."),
+        typer.Argument(
+            help="The baseline: a run id (or latest), a run folder, or an --output JSON file; "
+            "RUN:LABEL for one target of a run of several."
+        ),
     ],
     run_b: Annotated[str, typer.Argument(help="The candidate, in the same forms.")],
     more: Annotated[
@@ -693,6 +696,9 @@ def compare(
     ] = None,
 ) -> None:
     """Compare two runs task by task: regressions, improvements, and whether the change is real.
+
+    ``RUN:LABEL`` is one target of a run of several targets, so ``bench compare latest:gpt
+    latest:claude`` compares two targets of one run (task ``ID[gpt]`` with ``ID[claude]``).
 
     Exit 1 on a significant regression, 0 when there is none (or an improvement), 3 when the
     runs have too few tasks to tell (the output says how many would be needed), with or without
@@ -736,7 +742,11 @@ def _compare_judged(
     registry = _registry()
     prompts = None
     if suite is not None:
-        prompts = {planned.task.id: planned.task.text for planned in load_suite(suite, registry).tasks}
+        prompts = {}
+        for planned in load_suite(suite, registry).tasks:
+            prompts[planned.task.id] = planned.task.text
+            if planned.target_label is not None:  # as RUN:LABEL names it
+                prompts[planned.task.id.removesuffix(f"[{planned.target_label}]")] = planned.task.text
     result = judge_runs(refs, runs_dir, bind_judge(judge, registry), prompts)
     text = jsonio.dumps(result.as_dict())
     if output is not None:

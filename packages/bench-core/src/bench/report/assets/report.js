@@ -7,7 +7,7 @@
   var tasks = JSON.parse(document.getElementById("bench-tasks").textContent);
   var stats = run.statistics || {};
   var flaky = new Set(stats.flaky || []);
-  var state = { status: "", evaluator: "", text: "", sort: "", page: 0, rows: tasks.map(function (t, i) { return i; }) };
+  var state = { status: "", evaluator: "", target: "", text: "", sort: "", page: 0, rows: tasks.map(function (t, i) { return i; }) };
 
   function el(tag, attrs) {
     var node = document.createElement(tag);
@@ -19,6 +19,7 @@
     for (var i = 2; i < arguments.length; i++) {
       var child = arguments[i];
       if (child === null || child === undefined) continue;
+      if (Array.isArray(child)) { child.forEach(function (c) { node.appendChild(c); }); continue; }
       node.appendChild(typeof child === "object" ? child : document.createTextNode(String(child)));
     }
     return node;
@@ -91,7 +92,26 @@
     }
   }
 
+  // The run's per-target statistics (bench computes them for a run of several targets).
+  function renderTargetStatistics(rows) {
+    var box = $("targets");
+    box.hidden = false;
+    var head = ["target", "tasks", "pass rate", "mean score", "passed", "failed", "errors", "cost", "time/task", "p95"];
+    var table = el("table", { id: "targets-table" }, el("tr", {}, head.map(function (h) { return el("th", { text: h }); })));
+    rows.forEach(function (r) {
+      var d = r.duration_ms;
+      var cells = [r.label, String(r.tasks), r.pass_rate ? interval(r.pass_rate, true) : "-",
+        r.mean_score ? interval(r.mean_score, false) : "-", String(r.passed), String(r.failed), String(r.errors),
+        typeof r.cost_usd === "number" ? "$" + r.cost_usd.toFixed(4) : "-",
+        d ? (d.mean / 1000).toFixed(2) + " s" : "-", d ? (d.p95 / 1000).toFixed(2) + " s" : "-"];
+      table.appendChild(el("tr", {}, cells.map(function (c) { return el("td", { text: c }); })));
+    });
+    box.appendChild(el("h2", { text: "Targets" }));
+    box.appendChild(table);
+  }
+
   function renderTargets() {
+    if (Array.isArray(run.targets) && run.targets.length) return renderTargetStatistics(run.targets);
     var by = new Map();
     tasks.forEach(function (t) {
       var name = targetName(t);
@@ -136,6 +156,7 @@
       var t = tasks[i];
       if (state.status === "flaky" ? !flaky.has(t.id) : state.status && t.status !== state.status) continue;
       if (state.evaluator && !failedBy(t, state.evaluator)) continue;
+      if (state.target && targetName(t) !== state.target) continue;
       if (text && haystack(t).indexOf(text) < 0) continue;
       rows.push(i);
     }
@@ -279,6 +300,12 @@
     var names = new Set();
     tasks.forEach(function (t) { (t.evaluators || []).forEach(function (e) { names.add(e.name); }); });
     Array.from(names).sort().forEach(function (n) { $("evaluator-filter").appendChild(el("option", { value: n, text: "did not pass: " + n })); });
+    var targets = new Set(tasks.map(targetName).filter(function (n) { return n; }));
+    if (targets.size > 1) {
+      $("target-filter-label").hidden = false;
+      Array.from(targets).sort().forEach(function (n) { $("target-filter").appendChild(el("option", { value: n, text: n })); });
+      $("target-filter").addEventListener("change", function (e) { state.target = e.target.value; applyFilters(); });
+    }
     $("status-filter").addEventListener("change", function (e) { state.status = e.target.value; applyFilters(); });
     $("evaluator-filter").addEventListener("change", function (e) { state.evaluator = e.target.value; applyFilters(); });
     $("text-filter").addEventListener("input", function (e) { state.text = e.target.value; applyFilters(); });
