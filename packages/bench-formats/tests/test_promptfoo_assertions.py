@@ -99,8 +99,12 @@ def test_assert_set_without_threshold_needs_every_child() -> None:
             "abc",
             False,
         ),  # no letter shared: 3 substitutions + 8 insertions = 11 > 5
-        # promptfoo's levenshtein handler ignores `not-`: distance 2 ≤ 2 still passes.
-        ({"type": "not-levenshtein", "value": "hello world", "threshold": 2}, "hallo werld", True),
+        # `not-` inverts (0.121.20 levenshtein.ts: `pass = distance <= threshold !== inverse`):
+        # distance 2 ≤ 2, so not-levenshtein fails; distance 7 > 5 (default), so it passes.
+        ({"type": "not-levenshtein", "value": "hello world", "threshold": 2}, "hallo werld", False),
+        ({"type": "not-levenshtein", "value": "abc"}, "abcdefghij", True),
+        # threshold 0 is kept (`?? 5`, not `|| 5`): distance 1 > 0
+        ({"type": "levenshtein", "value": "abc", "threshold": 0}, "abd", False),
         ({"type": "contains-all", "value": ["a", "c"]}, "a b", False),  # c missing: 0, not 0.5
         ({"type": "icontains-any", "value": "X, B"}, "a b", True),  # "b" found ignoring case
         ({"type": "equals", "value": {"a": 1}}, '{"a": 1}', True),  # deep-equal to JSON.parse(output)
@@ -114,6 +118,11 @@ def test_measured_cases(assertion: dict[str, Any], output: str, passed: bool) ->
 def test_levenshtein_reason() -> None:
     out = check([{"type": "levenshtein", "value": "hello world"}], "abc")
     assert out.reason == "Levenshtein distance 11 is greater than threshold 5"
+
+
+def test_not_levenshtein_reason() -> None:
+    out = check([{"type": "not-levenshtein", "value": "hello world", "threshold": 2}], "hallo werld")
+    assert out.reason == "Levenshtein distance 2 is less than or equal to threshold 2"
 
 
 def test_metric_is_the_weighted_mean_of_its_assertions() -> None:
