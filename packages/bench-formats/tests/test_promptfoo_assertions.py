@@ -264,7 +264,20 @@ def test_cost_echo_counts_zero() -> None:
     # bench's echo reports no cost; promptfoo's echo reports 0: 0 <= 0.001 passes.
     assert check([{"type": "cost", "threshold": 0.001}], "hi").passed is True
     out = check([{"type": "cost", "threshold": 0.001}], Response(output="hi", usage={"cost_usd": 0.02}))
-    assert (out.passed, out.reason) == (False, "Cost 0.02 is greater than threshold 0.001")
+    # promptfoo writes the cost with toPrecision(2): 0.02 -> "0.020"
+    assert (out.passed, out.reason) == (False, "Cost 0.020 is greater than threshold 0.001")
+    out = check([{"type": "not-cost", "threshold": 0.05}], Response(output="hi", usage={"cost_usd": 0.02}))
+    assert (out.passed, out.reason) == (False, "Cost 0.020 is less than or equal to threshold 0.05")
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(0.0, "0.0"), (0.02, "0.020"), (0.00123, "0.0012"), (1.5e-7, "1.5e-7"), (123.0, "1.2e+2"), (5.0, "5.0")],
+)
+def test_cost_is_written_as_javascripts_to_precision(value: float, text: str) -> None:
+    from bench_formats.promptfoo.checks.metrics import to_precision
+
+    assert to_precision(value, 2) == text
 
 
 def test_latency() -> None:
@@ -273,14 +286,40 @@ def test_latency() -> None:
     out = check([{"type": "latency", "threshold": 100}], fast)
     assert (out.passed, out.reason) == (False, "Latency 120ms is greater than threshold 100ms")
     assert check([{"type": "not-latency", "threshold": 100}], fast).passed is True
+    out = check([{"type": "not-latency", "threshold": 500}], fast)
+    assert (out.passed, out.reason) == (False, "Latency 120ms is less than or equal to threshold 500ms")
 
 
-def test_latency_unknown_is_an_error() -> None:
-    out = check([{"type": "latency", "threshold": 100}], "hi")
-    assert (
-        out.error
-        == "latency: Latency assertion does not support cached results. Rerun the eval with --no-cache"
+def test_latency_of_a_recorded_response_is_zero() -> None:
+    # promptfoo 0.121.20 times a providerOutput too (Date.now() - start: 0 ms): 0 <= 100 passes,
+    # and 0 > 0 is false, so threshold 0 passes as well; not-latency (0 > 100) fails.
+    assert check([{"type": "latency", "threshold": 100}], "hi").passed is True
+    assert check([{"type": "latency", "threshold": 0}], "hi").passed is True
+    out = check([{"type": "not-latency", "threshold": 100}], "hi")
+    assert (out.passed, out.reason) == (False, "Latency 0ms is less than or equal to threshold 100ms")
+
+
+def test_latency_and_cost_need_a_threshold() -> None:
+    out = check([{"type": "latency"}], "hi")
+    assert out.error == "latency: Latency assertion must have a threshold in milliseconds"
+    out = check([{"type": "cost", "metric": "spend"}], "hi")
+    assert out.error == "cost: Cost assertion must have a threshold"
+
+
+def test_latency_of_a_called_target_is_measured(tmp_path: Path) -> None:
+    # the echo target answers at once: a few ms at most, well under 60 s
+    suite = write_suite(
+        tmp_path,
+        """
+        target: {type: echo}
+        tasks:
+          - id: t
+            prompt: hi
+            evaluate: {type: promptfoo, assert: [{type: latency, threshold: 60000}]}
+        """,
     )
+    (task,) = run_suite(suite, runs_dir=tmp_path / "runs").report.tasks()
+    assert (task["status"], task["score"]) == ("passed", 1.0)
 
 
 # --- the verdict -----------------------------------------------------------------------------
