@@ -469,3 +469,48 @@ def test_test_transform_skips_every_assertion_so_no_verdict() -> None:
         "every assertion was skipped, so there is no verdict "
         "(contains: the test's options.transform is JavaScript, which bench does not run)"
     )
+
+
+# --- the test threshold (test_threshold: promptfoo's rule and reason, any number) --------------
+
+
+@pytest.mark.parametrize(
+    ("threshold", "passed", "reason"),
+    [
+        # (0·2 + 1·1) / 3 = 0.333: below 0.5 fails, above 0.2 passes, toFixed(2) -> "0.33"
+        (0.5, False, "Aggregate score 0.33 < 0.5 threshold"),
+        (0.2, True, "Aggregate score 0.33 ≥ 0.2 threshold"),
+        (0, True, "Aggregate score 0.33 ≥ 0 threshold"),
+        # promptfoo takes any number: 0.333 ≥ 1.5 never holds, 0.333 ≥ -1 always does
+        (1.5, False, "Aggregate score 0.33 < 1.5 threshold"),
+        (-1, True, "Aggregate score 0.33 ≥ -1 threshold"),
+    ],
+)
+def test_test_threshold_gives_promptfoos_verdict_and_reason(
+    threshold: float, passed: bool, reason: str
+) -> None:
+    out = check(WEIGHTED, "Goodbye world", test_threshold=threshold)
+    assert (out.passed, round(out.score, 3), out.reason) == (passed, 0.333, reason)
+
+
+def test_test_threshold_score_is_written_with_to_fixed() -> None:
+    # 1/8 = 0.125 exactly: toFixed(2) rounds half up -> "0.13" (Python's :.2f gives 0.12)
+    asserts = [{"type": "contains", "value": "a"}, {"type": "contains", "value": "z", "weight": 7}]
+    out = check(asserts, "abc", test_threshold=1)
+    assert out.reason == "Aggregate score 0.13 < 1 threshold"
+
+
+def test_a_threshold_out_of_range_loads_and_gives_promptfoos_verdict(tmp_path: Path) -> None:
+    config = tmp_path / "promptfooconfig.yaml"
+    config.write_text(
+        "prompts: ['{{x}}']\nproviders: [echo]\ntests:\n"
+        "  - {description: above, vars: {x: a}, threshold: 1.5, assert: [{type: contains, value: a}]}\n"
+        "  - {description: below, vars: {x: a}, threshold: -0.5, assert: [{type: contains, value: z}]}\n"
+    )
+    tasks = list(run_suite(config, runs_dir=tmp_path / "runs").report.tasks())
+    # above: 1 < 1.5 -> fail; below: 0 ≥ -0.5 -> pass although contains "z" failed
+    assert [(t["status"], t["score"]) for t in tasks] == [("failed", 1.0), ("passed", 0.0)]
+    assert [t["evaluators"][0]["reason"] for t in tasks] == [
+        "Aggregate score 1.00 < 1.5 threshold",
+        "Aggregate score 0.00 ≥ -0.5 threshold",
+    ]
