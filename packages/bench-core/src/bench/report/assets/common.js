@@ -63,6 +63,24 @@ var benchCommon = (function () {
     return el("p", { cls: "muted", text: "(the record holds no prompt)" });
   }
 
+  // The run's per-target statistics (bench computes them for a run of several targets).
+  function renderTargetStatistics(rows) {
+    var box = $("targets");
+    box.hidden = false;
+    var head = ["target", "tasks", "pass rate", "mean score", "passed", "failed", "errors", "cost", "time/task", "p95"];
+    var table = el("table", { id: "targets-table" }, el("tr", {}, head.map(function (h) { return el("th", { text: h }); })));
+    rows.forEach(function (r) {
+      var d = r.duration_ms;
+      var cells = [r.label, String(r.tasks), r.pass_rate ? interval(r.pass_rate, true) : "-",
+        r.mean_score ? interval(r.mean_score, false) : "-", String(r.passed), String(r.failed), String(r.errors),
+        typeof r.cost_usd === "number" ? "$" + r.cost_usd.toFixed(4) : "-",
+        d ? (d.mean / 1000).toFixed(2) + " s" : "-", d ? (d.p95 / 1000).toFixed(2) + " s" : "-"];
+      table.appendChild(el("tr", {}, cells.map(function (c) { return el("td", { text: c }); })));
+    });
+    box.appendChild(el("h2", { text: "Targets" }));
+    box.appendChild(table);
+  }
+
   // One task whole: prompt next to response, vars, metadata, evaluators, scorecard, trajectory, change.
   function renderDetail(t, box) {
     box.textContent = "";
@@ -122,5 +140,6 @@ var benchCommon = (function () {
   }
 
   return { el: el, $: $, pct: pct, num: num, json: json, interval: interval, taskName: taskName,
-    targetName: targetName, why: why, card: card, renderDetail: renderDetail };
+    targetName: targetName, why: why, card: card, renderDetail: renderDetail,
+    renderTargetStatistics: renderTargetStatistics };
 })();

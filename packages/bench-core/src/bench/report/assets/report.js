@@ -57,23 +57,7 @@
     }
   }
 
-  // The run's per-target statistics (bench computes them for a run of several targets).
-  function renderTargetStatistics(rows) {
-    var box = $("targets");
-    box.hidden = false;
-    var head = ["target", "tasks", "pass rate", "mean score", "passed", "failed", "errors", "cost", "time/task", "p95"];
-    var table = el("table", { id: "targets-table" }, el("tr", {}, head.map(function (h) { return el("th", { text: h }); })));
-    rows.forEach(function (r) {
-      var d = r.duration_ms;
-      var cells = [r.label, String(r.tasks), r.pass_rate ? interval(r.pass_rate, true) : "-",
-        r.mean_score ? interval(r.mean_score, false) : "-", String(r.passed), String(r.failed), String(r.errors),
-        typeof r.cost_usd === "number" ? "$" + r.cost_usd.toFixed(4) : "-",
-        d ? (d.mean / 1000).toFixed(2) + " s" : "-", d ? (d.p95 / 1000).toFixed(2) + " s" : "-"];
-      table.appendChild(el("tr", {}, cells.map(function (c) { return el("td", { text: c }); })));
-    });
-    box.appendChild(el("h2", { text: "Targets" }));
-    box.appendChild(table);
-  }
+  var renderTargetStatistics = B.renderTargetStatistics;
 
   function renderTargets() {
     if (Array.isArray(run.targets) && run.targets.length) return renderTargetStatistics(run.targets);
