@@ -55,6 +55,16 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def exposure_warning(host: str) -> str | None:
+    """What ``bench view`` warns when it listens beyond this machine, or None on loopback."""
+    if is_loopback(host):
+        return None
+    return (
+        f"warning: --host {host} is not a loopback address: anyone who can reach this machine "
+        "on that port can read every run in the runs folder"
+    )
+
+
 class ViewServer(ThreadingHTTPServer):
     """The HTTP server: the runs view and the assets it serves."""
 
@@ -134,12 +144,9 @@ class _Handler(BaseHTTPRequestHandler):
 
 def serve(runs_dir: Path, host: str, port: int, run_id: str | None, open_browser: bool) -> None:
     """Serve until Ctrl-C, then stop cleanly; prints the URL (the port when ``port`` is 0)."""
-    if not is_loopback(host):
-        print(
-            f"warning: --host {host} is not a loopback address: anyone who can reach this machine "
-            "on that port can read every run in the runs folder",
-            file=sys.stderr,
-        )
+    warning = exposure_warning(host)
+    if warning:
+        print(warning, file=sys.stderr)
     view = RunsView(runs_dir)
     first = view.folder(run_id).name if run_id is not None else None  # an unknown run: before listening
     server = ViewServer(runs_dir, host, port)
