@@ -97,7 +97,13 @@ def test_the_runs_list_newest_first(server):
 def test_a_run_comes_a_page_at_a_time_and_filters_on_the_server(server):
     _, first, _ = get(server, "/api/runs/20260101-000000-aaaaaa")
     assert (first["matched"], first["pages"], len(first["tasks"])) == (250, 3, 100)
-    assert first["run"]["summary"] == {"total": 250, "passed": 200, "failed": 50, "errors": 0, "interrupted": 0}
+    assert first["run"]["summary"] == {
+        "total": 250,
+        "passed": 200,
+        "failed": 50,
+        "errors": 0,
+        "interrupted": 0,
+    }
     _, last, _ = get(server, "/api/runs/20260101-000000-aaaaaa?page=3")
     assert [t["id"] for t in last["tasks"]][:2] == ["t200", "t201"]
     assert len(last["tasks"]) == 50
@@ -130,7 +136,8 @@ def test_a_task_whole_and_a_hostile_response_escaped_in_the_json(server):
     assert body["response"] == HOSTILE
     with urllib.request.urlopen(server.url + "api/runs/20260101-000001-bbbbbb/tasks/t001") as response:
         raw = response.read().decode("utf-8")
-    assert "<" not in raw and "\\u003c/script\\u003e" in raw
+    assert "<" not in raw
+    assert "\\u003c/script\\u003e" in raw
     status, body, _ = get(server, "/api/runs/20260101-000001-bbbbbb/tasks/nope")
     assert (status, body) == (404, {"error": "run 20260101-000001-bbbbbb has no task 'nope'"})
 
@@ -142,10 +149,14 @@ def test_two_runs_compared_task_by_task(server):
     assert data["comparison"]["verdict"] == "improvement"
     assert (data["regressions"], data["improvements"]) == (1, 25)
     # The rows show every task: passed before and not now (failed or errored) is a regression.
-    _, regressed, _ = get(server, "/api/compare?a=20260101-000000-aaaaaa&b=20260101-000001-bbbbbb&change=regressed")
+    _, regressed, _ = get(
+        server, "/api/compare?a=20260101-000000-aaaaaa&b=20260101-000001-bbbbbb&change=regressed"
+    )
     assert regressed["matched"] == 101
     assert [row["key"] for row in regressed["rows"][:3]] == ["t001", "t002", "t004"]
-    _, changed, _ = get(server, "/api/compare?a=20260101-000000-aaaaaa&b=20260101-000001-bbbbbb&change=improved")
+    _, changed, _ = get(
+        server, "/api/compare?a=20260101-000000-aaaaaa&b=20260101-000001-bbbbbb&change=improved"
+    )
     assert changed["matched"] == 25
     assert changed["rows"][0]["key"] == "t005"
     assert (changed["rows"][0]["a"]["status"], changed["rows"][0]["b"]["status"]) == ("failed", "passed")
@@ -198,7 +209,9 @@ def test_a_run_in_progress_grows_between_requests(server, runs):
 
 
 def test_loopback_is_the_default_and_anything_else_is_warned_about():
-    assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
+    assert is_loopback("127.0.0.1")
+    assert is_loopback("::1")
+    assert is_loopback("localhost")
     assert exposure_warning("127.0.0.1") is None
     assert exposure_warning("0.0.0.0") == (
         "warning: --host 0.0.0.0 is not a loopback address: anyone who can reach this machine "

@@ -88,7 +88,13 @@ def test_the_runs_list_and_one_runs_counts(page, viewer, runs):
     page.locator("#runs-table a", has_text=sample).click()
     page.wait_for_selector("#rows tbody tr")
     cards = page.locator("#summary .card").all_inner_texts()
-    assert [c.replace("\n", " ") for c in cards] == ["10 tasks", "3 passed", "5 failed", "2 errors", "30.0% pass rate"]
+    assert [c.replace("\n", " ") for c in cards] == [
+        "10 tasks",
+        "3 passed",
+        "5 failed",
+        "2 errors",
+        "30.0% pass rate",
+    ]
     assert page.locator("#count").inner_text() == "10 of 10 tasks shown (rows 1-10)"
     assert page.title() == "bench view: report-sample"
 
@@ -136,7 +142,10 @@ def test_two_targets_compared_task_by_task(page, viewer, runs):
     page.wait_for_selector("#compare-rows tbody tr")
     rows = [row.split("\t")[:3] for row in page.locator("#compare-rows tbody tr").all_inner_texts()]
     assert rows == [["hello", "regressed", "passed"], ["shout", "same", "passed"]]
-    assert page.locator("#verdict .card").first.inner_text().split("\n") == ["insufficient evidence", "verdict"]
+    assert page.locator("#verdict .card").first.inner_text().split("\n") == [
+        "insufficient evidence",
+        "verdict",
+    ]
     if SCREENSHOTS:
         page.screenshot(path=str(ROOT / "docs" / "images" / "view-compare.png"), full_page=True)
 

@@ -13,8 +13,8 @@ import html
 import re
 from functools import cache
 from importlib import resources
-from importlib.resources.abc import Traversable
 from pathlib import Path
+from typing import Any
 
 from bench import jsonio, redact
 from bench.models import Usage
@@ -48,7 +48,7 @@ def escape_json(text: str) -> str:
     )
 
 
-def script_text(assets: Traversable, *names: str) -> str:
+def script_text(assets: Any, *names: str) -> str:
     """The page scripts joined in order (``common.js`` first: the others build on it)."""
     return "\n".join((assets / name).read_text(encoding="utf-8") for name in names)
 

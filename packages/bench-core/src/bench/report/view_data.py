@@ -35,6 +35,7 @@ class _Cached:
     offset: int = 0
     latest: dict[str, str] = field(default_factory=dict)
     records: list[dict[str, Any]] = field(default_factory=list)
+    texts: list[str] | None = None  # what the text filter searches, built on its first use
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -92,7 +93,17 @@ class RunsView:
                 cached.offset += end
                 cached.latest.update(latest_lines(raw[:end].decode("utf-8", errors="replace").split("\n")))
                 cached.records = [_parse(line) for line in cached.latest.values()]
+                cached.texts = None
             return cached.records
+
+    def texts(self, folder: Path) -> list[str]:
+        """What the text filter searches in each of ``records(folder)``, in the same order."""
+        records = self.records(folder)
+        cached = self._cache[folder.name]
+        with cached.lock:
+            if cached.texts is None or len(cached.texts) != len(records):
+                cached.texts = [_haystack(r) for r in records]
+            return cached.texts
 
     def head(self, folder: Path, records: list[dict[str, Any]]) -> dict[str, Any]:
         """The run's manifest fields the page shows, its counts taken from the records so far."""
@@ -124,7 +135,8 @@ class RunsView:
         """One page of a run's tasks, filtered by status, evaluator, target and text."""
         folder = self.folder(ref)
         records = self.records(folder)
-        chosen = _filtered(records, query)
+        texts = self.texts(folder) if query.get("text") else None
+        chosen = _filtered(records, texts, query)
         pages = max(1, -(-len(chosen) // PAGE))
         page = min(max(_int(query.get("page"), 1), 1), pages)
         evaluators = sorted({str(e.get("name")) for r in records for e in r.get("evaluators") or []})
@@ -184,7 +196,8 @@ class RunsView:
         for key in list(left) + [k for k in right if k not in left]:
             x, y = left.get(key), right.get(key)
             change = _change(x, y)
-            rows.append({"key": key, "a": _row(x) if x else None, "b": _row(y) if y else None, "change": change})
+            a_row, b_row = (_row(x) if x else None), (_row(y) if y else None)
+            rows.append({"key": key, "a": a_row, "b": b_row, "change": change})
         only = query.get("change", "")
         if only:
             rows = [row for row in rows if row["change"] == only]
@@ -242,11 +255,13 @@ def _row(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _filtered(records: list[dict[str, Any]], query: dict[str, str]) -> list[dict[str, Any]]:
+def _filtered(
+    records: list[dict[str, Any]], texts: list[str] | None, query: dict[str, str]
+) -> list[dict[str, Any]]:
     status, evaluator = query.get("status", ""), query.get("evaluator", "")
     target, text = query.get("target", ""), query.get("text", "").lower()
     chosen = []
-    for record in records:
+    for i, record in enumerate(records):
         if status and record.get("status") != status:
             continue
         if evaluator and not any(
@@ -256,7 +271,7 @@ def _filtered(records: list[dict[str, Any]], query: dict[str, str]) -> list[dict
             continue
         if target and target_label(record) != target:
             continue
-        if text and text not in _haystack(record):
+        if text and texts is not None and text not in texts[i]:
             continue
         chosen.append(record)
     if query.get("sort") in ("score-asc", "score-desc"):

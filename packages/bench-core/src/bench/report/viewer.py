@@ -77,8 +77,8 @@ class ViewServer(ThreadingHTTPServer):
 
     @property
     def url(self) -> str:
-        host, port = self.server_address[:2]
-        shown = f"[{host}]" if ":" in str(host) else str(host)
+        host, port = str(self.server_address[0]), self.server_address[1]
+        shown = f"[{host}]" if ":" in host else host
         return f"http://{shown}:{port}/"
 
 
@@ -87,7 +87,7 @@ class _Handler(BaseHTTPRequestHandler):
     server_version = "bench-view"
     sys_version = ""
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+    def log_message(self, format: str, *args: Any) -> None:
         """Requests are not logged: the terminal shows the URL and the stop message only."""
 
     def do_GET(self) -> None:
@@ -161,4 +161,3 @@ def serve(runs_dir: Path, host: str, port: int, run_id: str | None, open_browser
     finally:
         server.server_close()
     print("bench view: stopped", flush=True)
-
