@@ -810,6 +810,34 @@ def show(
 
 @app.command()
 @handle_errors
+def view(
+    run_id: Annotated[
+        str | None, typer.Argument(help="Open this run (or latest) first.", show_default=False)
+    ] = None,
+    runs_dir: RunsDir = Path(".bench/runs"),
+    host: Annotated[
+        str, typer.Option("--host", help="Address to listen on; anything but loopback is warned about.")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port; 0 picks a free one.")] = 8765,
+    open_browser: Annotated[bool, typer.Option("--open", help="Open the page in a browser.")] = False,
+) -> None:
+    """Browse the stored runs in a local web viewer: the runs, one run, two runs or targets compared.
+
+    It serves only the runs folder, on 127.0.0.1 unless ``--host`` says otherwise; a run still in
+    progress updates live. Ctrl-C stops it.
+    """
+    from bench.report.viewer import serve
+
+    try:
+        serve(runs_dir, host, port, run_id, open_browser)
+    except OSError as exc:
+        from bench.errors import ConfigError
+
+        raise ConfigError(f"bench view: cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+
+@app.command()
+@handle_errors
 def schema() -> None:
     """Print the JSON Schema of a suite file, with every installed evaluator type's settings."""
     from bench.suite.schema import suite_schema
