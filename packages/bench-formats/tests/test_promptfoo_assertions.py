@@ -395,8 +395,8 @@ def test_unknown_type_is_an_error() -> None:
 
 
 def test_unsupported_type_is_named() -> None:
-    out = check([{"type": "g-eval", "value": "coherent"}], "x")
-    assert out.error == "promptfoo assertion type 'g-eval' is not supported by bench yet"
+    out = check([{"type": "classifier", "value": "coherent"}], "x")
+    assert out.error == "promptfoo assertion type 'classifier' is not supported by bench yet"
 
 
 def test_invalid_value_is_an_error() -> None:
