@@ -204,3 +204,25 @@ def test_arguments_that_are_not_json_match_no_match():
     box = MockToolbox([ToolMock(name="t", match={"q": "x"}, response="a")])
     assert asyncio.run(box.call("t", "{not json")).text == 'no tool mock for "t"'
     assert asyncio.run(box.call("t", '{"q": "x"}')).text == "a"
+
+
+def test_a_task_s_own_tools_are_offered_with_its_mocks(tmp_path, fake_llm):
+    fake_llm.default = script(call("lookup", q="x"), Reply("42"))
+    path = write_suite(
+        tmp_path,
+        """
+        target: {type: litellm, model: openai/fake}
+        tasks:
+          - id: a
+            prompt: hi
+            tools: [{name: lookup, parameters: {type: object}}]
+            tool_mocks: [{name: lookup, response: {answer: 42}}]
+            evaluate: [{type: contains, value: "42"}]
+        """,
+    )
+    task = next(iter(run_suite(path, cache=False).report.tasks()))
+    assert task["status"] == "passed"
+    assert fake_llm.requests[0].body["tools"] == [
+        {"type": "function", "function": {"name": "lookup", "parameters": {"type": "object"}}}
+    ]
+    assert tool_results(fake_llm) == ['{"answer":42}']

@@ -156,6 +156,8 @@ class Task(BaseModel):
     post_execution_checks: list[CaptureCheck] = Field(default_factory=list)
     #: Cap on all captured bytes of one run of the task.
     max_capture_bytes: int = 10 * MIB
+    #: Tools offered to the model besides the target's own (``litellm``), in either spec form.
+    tools: list[dict[str, Any]] = Field(default_factory=list)
     #: Mocked tools answering this task's tool calls, before the target's own (``litellm``).
     tool_mocks: list[ToolMock] = Field(default_factory=list)
     #: The most model turns of this task's mocked tool loop (default: the target's ``max_steps``).

@@ -101,6 +101,8 @@ class TaskSpec(Strict):
     ref: str | None = None
     #: Captures for this task, added to the suite's.
     post_execution_checks: list[CaptureCheck] = Field(default_factory=list)
+    #: Tools offered to the model besides the target's own (``litellm``), in either spec form.
+    tools: list[dict[str, Any]] = Field(default_factory=list)
     #: Mocked tools answering this task's tool calls, before the target's own (``litellm``).
     tool_mocks: list[ToolMock] = Field(default_factory=list)
     #: The most model turns of this task's mocked tool loop (default: the target's ``max_steps``).

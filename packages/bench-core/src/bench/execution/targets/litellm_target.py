@@ -104,6 +104,12 @@ class LiteLLMTarget(Target):
             },
             exclude_none=True,
         )
+        if task.tools:
+            try:
+                offered = [*(params.get("tools") or []), *(_function_spec(t) for t in task.tools)]
+            except ValueError as exc:
+                raise TargetError(f"the task's tools: {exc}") from None
+            params["tools"] = offered
         request = LLMRequest(
             model=config.model,
             messages=messages,
@@ -148,7 +154,7 @@ class LiteLLMTarget(Target):
         config = self.config
         assert isinstance(config, LiteLLMConfig)
         assert self.llm is not None
-        if not config.tools:
+        if not request.params.get("tools"):
             raise TargetError("the task has tool_mocks but the target offers no tools (its 'tools:')")
         steps = task.max_steps or config.max_steps
 
