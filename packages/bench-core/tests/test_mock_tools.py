@@ -226,3 +226,16 @@ def test_a_task_s_own_tools_are_offered_with_its_mocks(tmp_path, fake_llm):
         {"type": "function", "function": {"name": "lookup", "parameters": {"type": "object"}}}
     ]
     assert tool_results(fake_llm) == ['{"answer":42}']
+
+
+def test_the_docs_example_runs(tmp_path, fake_llm):
+    import re
+    from pathlib import Path
+
+    docs = (Path(__file__).parents[3] / "docs" / "suites.md").read_text()
+    example = re.search(r"### Mocked tools\n.*?```yaml\n(.*?)```", docs, re.S).group(1)
+    fake_llm.default = script(call("get_weather", city="Paris"), Reply("It is sunny."))
+    path = write_suite(tmp_path, example.replace("openai/gpt-4o-mini", "openai/fake"))
+    task = next(iter(run_suite(path, cache=False).report.tasks()))
+    assert task["status"] == "passed"
+    assert tool_results(fake_llm) == ["sunny, 21C"]
