@@ -213,7 +213,6 @@ def test_not_applied_settings_are_warned(tmp_path: Path):
     loader = AgentClashLoader()
     loader.load(path)
     assert ["warning: " + line for line in loader.warnings] == [
-        "warning: tools are not given to the target (lookup): bench has no mock tools; an agent target uses its own tools",
         "warning: version.sandbox is not applied: bench does not provision AgentClash's sandbox; the target runs where bench runs",
         "warning: version.execution_mode native: each case's instructions go to the target given with --target "
         "(an agent target for tool use), not to AgentClash's sandboxed native agent",

@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, field_validator
 
 from bench.llm.settings import JudgeLimits, LLMSettings, Pricing, RuntimeLimits
-from bench.models import MIB, CaptureCheck, Message, Response
+from bench.models import MIB, CaptureCheck, Message, Response, ToolMock
 from bench.scoring.scorecard import MAX_WEIGHT, MetricDeclaration, Scorecard
 
 
@@ -105,6 +105,12 @@ class TaskSpec(Strict):
     ref: str | None = None
     #: Captures for this task, added to the suite's.
     post_execution_checks: list[CaptureCheck] = Field(default_factory=list)
+    #: Tools offered to the model besides the target's own (``litellm``), in either spec form.
+    tools: list[dict[str, Any]] = Field(default_factory=list)
+    #: Mocked tools answering this task's tool calls, before the target's own (``litellm``).
+    tool_mocks: list[ToolMock] = Field(default_factory=list)
+    #: The most model turns of this task's mocked tool loop (default: the target's ``max_steps``).
+    max_steps: PositiveInt | None = None
 
     @field_validator("id", mode="before")
     @classmethod

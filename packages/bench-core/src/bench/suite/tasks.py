@@ -143,6 +143,9 @@ class TaskBuilder:
             repo=self._repo(doc, at, spec, suite, seen is not None),
             post_execution_checks=[*suite.post_execution_checks, *spec.post_execution_checks],
             max_capture_bytes=suite.max_capture_bytes,
+            tools=spec.tools,
+            tool_mocks=spec.tool_mocks,
+            max_steps=spec.max_steps,
         )
         if seen is not None:  # validation pass: let each evaluator check the task it will judge
             for path, evaluator in placed:

@@ -60,14 +60,9 @@ class CaseConverter:
         task["evaluate"] = self._checks(at, case)
         if trials > 1:
             task["repeat"] = trials
-        if case["tool_mocks"]:
-            task["metadata"] = {
-                "aieval": {"tool_mocks": case["tool_mocks"], "max_steps": case["max_steps"] or 5}
-            }
-            self.warn(
-                f"{self.source}: {at}: tool_mocks are kept in the task's metadata but not run: bench's "
-                "targets call the model once, without AI Eval's mocked tool loop"
-            )
+        if case["tool_mocks"]:  # runner.go: mocks make the case a tool loop of max_steps (5) turns
+            task["tool_mocks"] = [_mock(mock) for mock in case["tool_mocks"]]
+            task["max_steps"] = case["max_steps"] or 5
         return task
 
     def _input(self, at: str, case: dict[str, Any]) -> dict[str, Any]:
@@ -182,3 +177,13 @@ def _unique_names(checks: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if seen[name] > 1:
             check["name"] = f"{name}#{seen[name]}"
     return checks
+
+
+def _mock(mock: dict[str, Any]) -> dict[str, Any]:
+    """A ``tool_mocks`` entry as the litellm target reads it (``toolExecutorFromMocks``'s fields)."""
+    out: dict[str, Any] = {"name": mock["name"], "response": mock["response"]}
+    if mock["error"].strip():
+        out["error"] = mock["error"]
+    if mock["match"]:
+        out["match"] = mock["match"]
+    return out
