@@ -186,7 +186,6 @@ class CaseConverter:
             checks.append(entry)
         return _unique_names(checks)
 
-
     def _judged(self, kind: str, entry: dict[str, Any]) -> dict[str, Any]:
         """A judged check: AI Eval passes it at score >= score_threshold, or the type's default."""
         fields, default = _JUDGED[kind]
