@@ -339,7 +339,7 @@ def run(
             raise typer.Exit(EXIT_ERRORS)
         if threshold is not None and summary.total:
             raise typer.Exit(EXIT_OK if print_threshold(summary, threshold) else EXIT_FAILED)
-        raise typer.Exit(EXIT_FAILED if summary.failed else EXIT_OK)
+        raise typer.Exit(EXIT_FAILED if outcome.report.failures else EXIT_OK)
 
 
 def _write_reports(reporters: list[tuple[Any, Path]], report: Any) -> None:

@@ -224,6 +224,16 @@ def print_summary(outcome: RunOutcome, observer: ConsoleObserver, suite: Path) -
         line.append(f", {s.not_run} not run", style="yellow")
     line.append(f" in {outcome.report.duration_s:.2f} s")
     stdout.print(line)
+    judged = outcome.report.extra.get("pass_at_k")
+    if judged:
+        failing = [
+            f"{task} {row['pass_at_k']:.3g}" for task, row in judged["tasks"].items() if not row["passed"]
+        ]
+        verdict = Text(f"judged over their repeats by pass@k: {judged['passed']} tasks passed, ")
+        verdict.append(f"{judged['failed']} failed", style="red" if judged["failed"] else "")
+        if failing:
+            verdict.append(" (" + ", ".join(failing[:5]) + (", ..." if len(failing) > 5 else "") + ")")
+        stdout.print(verdict)
     if hidden > 0 and shown:
         stdout.print(Text(f"({hidden} more not shown; see the results file)"))
     stdout.print(Text(f"run {outcome.report.run_id}: {outcome.folder / 'results.jsonl'}"))

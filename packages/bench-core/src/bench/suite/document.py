@@ -42,6 +42,8 @@ class SuiteFile(Strict):
     concurrency: PositiveInt | None = None
     #: Run every task this many times (``--repeat`` overrides it).
     repeat: PositiveInt | None = None
+    #: Judge each task over its repeats: it passes when pass@k reaches this (AI Eval's trials).
+    pass_at_k: float | None = Field(default=None, ge=0, le=1)
     evaluators: dict[str, Any] = Field(default_factory=dict)
     tasks: list[Any] | str
     llm: LLMSettings = Field(default_factory=LLMSettings)
@@ -91,6 +93,8 @@ class TaskSpec(Strict):
     workspace: str | None = None
     #: Run this task this many times (default: the suite's ``repeat``, else 1).
     repeat: PositiveInt | None = None
+    #: Judge this task over its repeats by pass@k (default: the suite's ``pass_at_k``).
+    pass_at_k: float | None = Field(default=None, ge=0, le=1)
     #: The ``label`` of the suite's ``targets:`` entry that runs this task (default: each of them).
     target: str | None = None
     #: This task's own scorecard (default: the suite's).

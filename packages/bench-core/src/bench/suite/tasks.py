@@ -163,7 +163,8 @@ class TaskBuilder:
         given = [self.overrides] if self.overrides else []
         planned_digest = known_digest or digest(raw, [e.spec for e in evaluators], *given)
         label = self._target_label(doc, at, spec)
-        return PlannedTask(task, evaluators, planned_digest, None, repeats, card, label)
+        threshold = spec.pass_at_k if spec.pass_at_k is not None else suite.pass_at_k
+        return PlannedTask(task, evaluators, planned_digest, None, repeats, card, label, threshold)
 
     def _target_label(self, doc: YamlDocument, at: FieldPath, spec: TaskSpec) -> str | None:
         if spec.target is None or self.ignore_task_targets:
