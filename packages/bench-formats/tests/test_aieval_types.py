@@ -68,8 +68,9 @@ def test_hallucination_passes_at_0_9_or_the_threshold(fake_llm, tmp_path: Path):
     )
     # The judge scores 0.85: default 0.85 < 0.9 fails; lower 0.85 >= 0.8 passes; score 0.85 both.
     assert judged_run(fake_llm, path, score=0.85) == {"default": (False, 0.85), "lower": (True, 0.85)}
-    judge_prompt = str(fake_llm.requests[-1].body["messages"])
-    assert "It is Tuesday." in judge_prompt
+    # The judge prompt carries the ground truth (the two cases' identical judge calls may share
+    # one cached reply, and the tasks run concurrently: any request order).
+    assert any("It is Tuesday." in str(r.body["messages"]) for r in fake_llm.requests)
 
 
 def test_faithfulness_passes_at_0_8_or_the_threshold(fake_llm, tmp_path: Path):
