@@ -167,9 +167,6 @@ WHY = {
     "bench's toxicity scores the toxicity itself, and negate would flip the pass as well",
     "bias": "AI Eval scores 1 - bias and passes at bias <= score_threshold (default 0.1); bench's bias "
     "scores the bias itself, and negate would flip the pass as well",
-    "efficiency": "AI Eval counts the steps and tokens of its mocked tool loop and fails a budget "
-    "when none were used; bench's efficiency counts the recorded response's turns and usage and "
-    "passes them",
 }
 
 
@@ -180,7 +177,6 @@ WHY = {
         ("{type: factuality, ground_truth: Paris}", "factuality"),
         ("{type: toxicity, score_threshold: 0.2}", "toxicity"),
         ("{type: bias}", "bias"),
-        ("{type: efficiency, max_steps: 3}", "efficiency"),
     ],
 )
 def test_checks_whose_verdict_bench_cannot_reproduce_are_refused(tmp_path: Path, entry: str, kind: str):
@@ -190,6 +186,42 @@ def test_checks_whose_verdict_bench_cannot_reproduce_are_refused(tmp_path: Path,
     assert caught.value.message == (
         f"cases[0] (a): evaluators[0] ({kind}): bench cannot run AI Eval's {kind} check with AI Eval's "
         f"verdict: {WHY[kind]}"
+    )
+
+
+def test_efficiency_budgets_default_to_the_cases_steps_and_1000_tokens(tmp_path: Path):
+    path = project(
+        tmp_path,
+        """
+        - {id: default, input: {word: x}, evaluators: [{type: efficiency}]}
+        - {id: lenient, input: {word: x}, evaluators: [{type: efficiency, score_threshold: 0.9}]}
+        - {id: roomy, input: {word: x}, max_steps: 2, evaluators: [{type: efficiency, max_tokens: 2000}]}
+        """,
+        {
+            key: {"output": "done", "usage": {"input_tokens": 900, "output_tokens": 300}}
+            for key in ("default", "lenient", "roomy")
+        },
+    )
+    outcome = bench.run(
+        path, target={"type": "recorded", "file": "answers.jsonl"}, runs_dir=path.parent / "runs"
+    )
+    # One call: 1 step <= 5 (or the case's 2) scores 1; 1200 tokens > 1000 scores 1000/1200 = 0.833;
+    # mean (1 + 0.833) / 2 = 0.917, failing (a budget exceeded) unless 0.917 >= 0.9 (lenient).
+    # roomy: 1200 <= 2000: both budgets met, score 1.
+    assert verdicts(outcome) == {"default": (False, 0.917), "lenient": (True, 0.917), "roomy": (True, 1.0)}
+
+
+def test_efficiency_with_tool_mocks_is_refused(tmp_path: Path):
+    path = project(
+        tmp_path,
+        "- id: a\n  input: {word: x}\n  tool_mocks: [{name: search, response: found}]\n"
+        "  evaluators: [{type: efficiency}]\n",
+    )
+    with pytest.raises(ConfigError) as caught:
+        load_suite(path)
+    assert caught.value.message == (
+        "cases[0] (a): evaluators[0] (efficiency): AI Eval counts the steps and tokens of its mocked tool "
+        "loop, which bench does not run"
     )
 
 

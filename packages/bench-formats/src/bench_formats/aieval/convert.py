@@ -28,9 +28,6 @@ _REFUSED = {
     "bench's toxicity scores the toxicity itself, and negate would flip the pass as well",
     "bias": "AI Eval scores 1 - bias and passes at bias <= score_threshold (default 0.1); bench's bias "
     "scores the bias itself, and negate would flip the pass as well",
-    "efficiency": "AI Eval counts the steps and tokens of its mocked tool loop and fails a budget "
-    "when none were used; bench's efficiency counts the recorded response's turns and usage and "
-    "passes them",
 }
 #: Judged checks: bench type, AI Eval's fields passed on, pass threshold without score_threshold.
 _JUDGED: dict[str, tuple[tuple[str, ...], float]] = {
@@ -151,6 +148,8 @@ class CaseConverter:
                 checks.append(self._judged(kind, entry))
             elif kind == "tool_selection":
                 checks.append(self._tool_selection(where, entry))
+            elif kind == "efficiency":
+                checks.append(self._efficiency(where, case, entry))
             else:
                 assert kind in _REFUSED, kind
                 raise ConfigError(
@@ -216,6 +215,24 @@ class CaseConverter:
             "expected_tools": list(entry["expected_tools"]),
             "threshold": threshold if threshold > 0 else 1.0,
         }
+
+    def _efficiency(self, where: str, case: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
+        """Step and token budgets; without tool mocks AI Eval counts one step and the call's tokens."""
+        if case["tool_mocks"]:
+            raise ConfigError(
+                f"{where}: AI Eval counts the steps and tokens of its mocked tool loop, which bench "
+                "does not run",
+                file=self.source,
+            )
+        check: dict[str, Any] = {
+            "type": "efficiency",
+            "name": "efficiency",
+            "max_steps": entry["max_steps"] or case["max_steps"] or 5,
+            "max_tokens": entry["max_tokens"] or 1000,
+        }
+        if entry["score_threshold"] > 0:
+            check["threshold"] = entry["score_threshold"]
+        return check
 
 
 def _unique_names(checks: list[dict[str, Any]]) -> list[dict[str, Any]]:
