@@ -221,7 +221,7 @@ def test_efficiency_with_tool_mocks_is_refused(tmp_path: Path):
         load_suite(path)
     assert caught.value.message == (
         "cases[0] (a): evaluators[0] (efficiency): AI Eval counts the steps and tokens of its mocked tool "
-        "loop, which bench does not run"
+        "loop by its own rules, which bench's efficiency check does not reproduce yet"
     )
 
 

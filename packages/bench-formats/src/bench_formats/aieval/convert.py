@@ -215,8 +215,8 @@ class CaseConverter:
         """Step and token budgets; without tool mocks AI Eval counts one step and the call's tokens."""
         if case["tool_mocks"]:
             raise ConfigError(
-                f"{where}: AI Eval counts the steps and tokens of its mocked tool loop, which bench "
-                "does not run",
+                f"{where}: AI Eval counts the steps and tokens of its mocked tool loop by its own "
+                "rules, which bench's efficiency check does not reproduce yet",
                 file=self.source,
             )
         check: dict[str, Any] = {
