@@ -16,12 +16,11 @@ from bench_formats.promptfoo.verdict import Tally
 SCRIPTS = {"javascript": "JavaScript", "python": "Python", "ruby": "Ruby", "webhook": "webhook"}
 #: promptfoo types bench does not check yet (an error names them, never a silent pass).
 UNSUPPORTED = {
-    *NOT_YET, "agent-rubric", "bleu", "classifier", "contains-html", "contains-sql", "contains-xml",
-    "conversation-relevance", "finish-reason", "gleu", "guardrails", "is-html", "is-refusal",
+    *NOT_YET, "agent-rubric", "classifier", "conversation-relevance", "guardrails",
     "is-valid-function-call", "is-valid-openai-function-call", "is-valid-openai-tools-call",
-    "is-xml", "meteor", "moderation", "perplexity", "perplexity-score", "pi", "rouge-n",
-    "search-rubric", "similar:dot", "similar:euclidean", "skill-used", "tool-call-f1",
-    "trace-error-spans", "trace-span-count", "trace-span-duration", "word-count",
+    "meteor", "moderation", "perplexity", "perplexity-score", "pi", "search-rubric", "similar:dot",
+    "similar:euclidean", "skill-used", "tool-call-f1", "trace-error-spans", "trace-span-count",
+    "trace-span-duration",
 }  # fmt: skip
 
 

@@ -8,6 +8,7 @@ Whitelist entries are node-sql-parser authorities, ``{action}::{db|null}::{table
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from bench_formats.promptfoo.checks.base import AssertionInvalid, Call, Check, Grade, binary
@@ -108,4 +109,45 @@ def is_sql(call: Call) -> Grade:
     return binary(passed, " ".join(reasons))
 
 
-CHECKS: dict[str, Check] = {"is-sql": is_sql}
+_FENCE_START = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})[ \t]*([^\r\n]*)$")
+_FENCE_END = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})[ \t]*$")
+
+
+def sql_blocks(text: str) -> list[str]:
+    """The bodies of fenced code blocks tagged ``sql`` or untagged, as promptfoo extracts them."""
+    blocks: list[str] = []
+    fence: tuple[str, int, bool] | None = None
+    body: list[str] = []
+    for line in re.split(r"\r\n?|\n", text):
+        if fence is None:
+            opening = _FENCE_START.match(line)
+            if opening:
+                language = opening.group(2).strip().lower()
+                fence, body = (opening.group(1)[0], len(opening.group(1)), language in ("", "sql")), []
+            continue
+        closing = _FENCE_END.match(line)
+        if closing and closing.group(1)[0] == fence[0] and len(closing.group(1)) >= fence[1]:
+            if fence[2]:
+                blocks.append("\n".join(body).strip())
+            fence = None
+        else:
+            body.append(line)
+    return blocks
+
+
+def contains_sql(call: Call) -> Grade:
+    """contains-sql: some ``sql`` code block (else the whole output) passes is-sql."""
+    found, failure = False, "Output does not contain valid SQL"
+    for candidate in sql_blocks(call.output) or [call.output]:
+        if not candidate.strip():
+            continue
+        grade = is_sql(replace(call, output=candidate, inverse=False))
+        if grade.passed:
+            found = True
+            break
+        failure = grade.reason
+    passed = found != call.inverse
+    return binary(passed, "The output SQL statement is valid" if found else failure)
+
+
+CHECKS: dict[str, Check] = {"is-sql": is_sql, "contains-sql": contains_sql}
