@@ -4,12 +4,16 @@ are worked out by hand from promptfoo 0.121.20's handlers."""
 
 from __future__ import annotations
 
+import json
+import textwrap
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bench import Response
+from bench import Response, ToolCall
 from bench.testing import run_evaluator
+from bench_formats.promptfoo.loader import PromptfooLoader
 
 
 def one(assertion: dict[str, Any], output: str | Response) -> Any:
@@ -286,3 +290,105 @@ def test_rouge_n() -> None:
     assert out == (False, 0.0769, "ROUGE-N score 0.92 is greater than or equal to threshold 0.75")
     out = one({"type": "rouge-n", "value": ["a"]}, "x")
     assert out.error == 'rouge-n: "rouge" assertion type must be a string value'
+
+
+# --- is-valid-openai-tools-call / is-valid-openai-function-call ---------------------------------
+
+WEATHER = {
+    "name": "get_weather",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+}
+TOOLS = {"id": "openai:gpt-4o-mini", "tools": [{"type": "function", "function": WEATHER}]}
+
+
+def tools_call(output: str | Response, config: dict[str, Any] | None = TOOLS, kind: str = "tools") -> Any:
+    options = {} if config is None else {"provider_config": config}
+    assertion = {"type": f"is-valid-openai-{kind}-call"}
+    return run_evaluator({"type": "promptfoo", "assert": [assertion], "options": options}, output)
+
+
+def calls(name: str, arguments: str) -> str:
+    return json.dumps([{"type": "function", "function": {"name": name, "arguments": arguments}}])
+
+
+def test_tools_call_valid() -> None:
+    out = tools_call(calls("get_weather", '{"city": "Paris"}'))
+    assert (out.passed, out.score, out.error) == (True, 1.0, None)
+    # an object with tool_calls, as an OpenAI message, is read the same way
+    message = json.dumps({"tool_calls": json.loads(calls("get_weather", '{"city": "Oslo"}'))})
+    assert tools_call(message).passed
+    # calls the target recorded on the response stand for the output
+    recorded = Response(output="", tool_calls=[ToolCall(name="get_weather", arguments={"city": "Rome"})])
+    assert tools_call(recorded).passed
+
+
+def test_tools_call_failures() -> None:
+    out = tools_call(calls("get_weather", "{}"))
+    assert (out.passed, out.score) == (False, 0.0)
+    assert out.reason.startswith('Call to "get_weather" does not match schema: [{"instancePath":""')
+    out = tools_call(calls("get_time", "{}"))
+    assert out.reason == 'Called "get_time", but there is no function with that name'
+    out = tools_call("hello")
+    assert out.reason == 'OpenAI did not return a valid-looking tools response: "hello"'
+    out = tools_call(calls("get_weather", "{}"), {"id": "openai:gpt-4o-mini"})
+    assert out.reason == "No tools configured in provider, but output contains tool calls"
+
+
+def test_tools_call_ignores_not() -> None:
+    # promptfoo's handler never reads `inverse`: not- gives the same verdict.
+    assertion = {"type": "not-is-valid-openai-tools-call"}
+    settings = {"type": "promptfoo", "assert": [assertion], "options": {"provider_config": TOOLS}}
+    assert run_evaluator(settings, calls("get_weather", '{"city": "Paris"}')).passed
+
+
+def test_tools_call_without_provider_config_is_an_error() -> None:
+    out = tools_call(calls("get_weather", "{}"), None)
+    assert out.error == (
+        "is-valid-openai-tools-call: bench does not know the provider's tools and functions "
+        "(options.provider_config), so it cannot validate the call"
+    )
+
+
+def test_function_call() -> None:
+    config = {"id": "openai:gpt-4o-mini", "functions": [WEATHER]}
+    valid = json.dumps({"name": "get_weather", "arguments": '{"city": "Paris"}'})
+    assert tools_call(valid, config, "function").passed
+    out = tools_call(json.dumps({"name": "get_weather"}), config, "function")
+    assert out.reason == 'OpenAI did not return a valid-looking function call: {"name":"get_weather"}'
+    out = tools_call(valid, {"id": "echo"}, "function")
+    assert out.reason == "Provider does not have functionality for checking function call."
+
+
+def test_loader_passes_the_providers_tools(tmp_path: Path) -> None:
+    config = tmp_path / "promptfooconfig.yaml"
+    config.write_text(
+        textwrap.dedent(
+            """
+            prompts: ['{{q}}']
+            providers:
+              - id: openai:gpt-4o-mini
+                config:
+                  tools:
+                    - type: function
+                      function: {name: get_weather, parameters: {type: object}}
+            tests:
+              - vars: {q: weather}
+                assert:
+                  - type: is-valid-openai-tools-call
+              - vars: {q: hi}
+                assert:
+                  - type: contains
+                    value: hi
+            """
+        ),
+        encoding="utf-8",
+    )
+    tasks = PromptfooLoader().load(config).data["tasks"]
+    first, second = (t["evaluators"][0]["options"] for t in tasks)
+    assert first["provider_config"] == {
+        "id": "openai:gpt-4o-mini",
+        "tools": [
+            {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}
+        ],
+    }
+    assert "provider_config" not in second

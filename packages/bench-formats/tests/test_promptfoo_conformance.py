@@ -115,6 +115,13 @@ def _row_name(index: int, row: dict[str, Any]) -> str:
     return f"row {index} ({test} | prompt {row['prompt_label']!r} | vars {json.dumps(row['vars'])})"
 
 
+def _as_text(output: Any) -> Any:
+    """An object ``providerOutput`` is the response as compact JSON in bench (the loader's rule)."""
+    if isinstance(output, (dict, list)):
+        return json.dumps(output, separators=(",", ":"), ensure_ascii=False)
+    return output
+
+
 def _differences(case: str, rows: list[dict[str, Any]], tasks: list[dict[str, Any]]) -> list[str]:
     lines: list[str] = []
     if len(tasks) != len(rows):
@@ -129,7 +136,7 @@ def _differences(case: str, rows: list[dict[str, Any]], tasks: list[dict[str, An
         checks: list[tuple[str, Any, Any]] = [("verdict", STATUS[want["verdict"]], got_status)]
         if want["verdict"] != "error":
             checks += [
-                ("rendered prompt (echo response)", want["output"], task.get("response")),
+                ("rendered prompt (echo response)", _as_text(want["output"]), task.get("response")),
                 ("pass", want["pass"], task.get("passed")),
                 ("score", want["score"], None if task.get("score") is None else round(task["score"], 3)),
                 ("named scores", want["named_scores"], _named_scores(task)),

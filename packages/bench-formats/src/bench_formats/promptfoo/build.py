@@ -63,7 +63,8 @@ def _providers(
     if target is not None:
         # promptfoo eval --providers: one provider, the per-provider prompt mapping dropped
         kind = str(target.get("type", "target"))
-        return [Provider(kind, str(target.get("label") or kind), dict(target))]
+        tools = _named_tools(config, path, kind)
+        return [Provider(kind, str(target.get("label") or kind), dict(target), tools=tools)]
     spec = config.get("providers") or config.get("targets")
     if not spec:
         raise ConfigError("the config has no 'providers:'; add one or run it with --target SPEC", file=path)
@@ -78,3 +79,23 @@ def _providers(
         for line in provider.warnings:
             warn(line)
     return providers
+
+
+def _named_tools(config: dict[str, Any], path: Path, kind: str) -> dict[str, Any]:
+    """The tools of the config provider that ``--providers KIND`` names (promptfoo's
+    ``resolveCliProvidersWithConfig``: its id, else its label, else the id's end after ``:``)."""
+    spec = config.get("providers") or config.get("targets")
+    try:
+        providers = read_providers(spec, path) if spec else []
+    except ConfigError:
+        return {}
+    keys: tuple[Callable[[Provider], str], ...] = (
+        lambda p: p.id,
+        lambda p: p.label,
+        lambda p: p.id.split(":")[-1],
+    )
+    for key in keys:
+        for provider in providers:
+            if key(provider) == kind:
+                return provider.tools
+    return {}

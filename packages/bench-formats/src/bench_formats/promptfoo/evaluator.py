@@ -17,7 +17,7 @@ SCRIPTS = {"javascript": "JavaScript", "python": "Python", "ruby": "Ruby", "webh
 #: promptfoo types bench does not check yet (an error names them, never a silent pass).
 UNSUPPORTED = {
     *NOT_YET, "agent-rubric", "classifier", "conversation-relevance", "guardrails",
-    "is-valid-function-call", "is-valid-openai-function-call", "is-valid-openai-tools-call",
+    "is-valid-function-call",
     "meteor", "moderation", "perplexity", "perplexity-score", "pi", "search-rubric", "similar:dot",
     "similar:euclidean", "skill-used", "tool-call-f1", "trace-error-spans", "trace-span-count",
     "trace-span-duration",
@@ -172,7 +172,7 @@ class Promptfoo(Evaluator[PromptfooConfig]):
             raise _Skipped("its transform is JavaScript, which bench does not run")
         if self.config.options.get("transform") is not None:
             raise _Skipped("the test's options.transform is JavaScript, which bench does not run")
-        call = Call(sample.output, value, assertion, inverse, sample)
+        call = Call(sample.output, value, assertion, inverse, sample, self.config.options)
         if base in REGISTRY:
             return REGISTRY[base](call)
         if base in GRADED:

@@ -121,6 +121,8 @@ class Matrix:
         task["metadata"] = metadata
         if not self.single:
             task["target"] = provider.label
+        if _checks_tool_calls(entry["assert"]):
+            entry["options"]["provider_config"] = {"id": provider.id, **provider.tools}
         task["evaluators"] = [entry]
         return task
 
@@ -137,6 +139,21 @@ class Matrix:
             task_id = f"{base} #{number}"
         self.ids.add(task_id)
         return task_id
+
+
+_TOOL_CHECKS = ("is-valid-openai-tools-call", "is-valid-openai-function-call")
+
+
+def _checks_tool_calls(asserts: list[Any]) -> bool:
+    """Whether an assertion (or an assert-set child) validates tool calls."""
+    for assertion in asserts:
+        if not isinstance(assertion, dict):
+            continue
+        if str(assertion.get("type", "")).removeprefix("not-") in _TOOL_CHECKS:
+            return True
+        if _checks_tool_calls(assertion.get("assert") or []):
+            return True
+    return False
 
 
 def _copy(values: dict[str, Any]) -> dict[str, Any]:

@@ -91,6 +91,8 @@ class Provider:
     #: The prompt labels it runs (``providers[].prompts``), or None for all.
     prompts: list[str] | None = None
     warnings: list[str] = field(default_factory=list)
+    #: Its ``config`` ``tools`` and ``functions``, which the tools-call checks validate against.
+    tools: dict[str, Any] = field(default_factory=dict)
 
     @property
     def chat(self) -> bool:
@@ -152,8 +154,9 @@ def _provider(provider_id: str, options: dict[str, Any], config: Path, index: in
                 warnings.append(f"provider '{label}': config '{key}' has no bench equivalent and is dropped")
         if isinstance(target.get("stop"), str):
             target["stop"] = [target["stop"]]
+    tools = {key: settings[key] for key in ("tools", "functions") if key in settings}
     return Provider(
-        provider_id, label, target, list(prompts) if isinstance(prompts, list) else None, warnings
+        provider_id, label, target, list(prompts) if isinstance(prompts, list) else None, warnings, tools
     )
 
 

@@ -11,12 +11,14 @@ from bench_formats.promptfoo.checks.overlap import CHECKS as _OVERLAP
 from bench_formats.promptfoo.checks.refusal import CHECKS as _REFUSAL
 from bench_formats.promptfoo.checks.sql import CHECKS as _SQL
 from bench_formats.promptfoo.checks.text import CHECKS as _TEXT
+from bench_formats.promptfoo.checks.tools_call import CHECKS as _TOOLS
 from bench_formats.promptfoo.checks.words import CHECKS as _WORDS
 from bench_formats.promptfoo.checks.xml_checks import CHECKS as _XML
 
 #: Deterministic checks by base type (``not-`` stripped).
 REGISTRY: dict[str, Check] = {
-    **_TEXT, **_JSON, **_SQL, **_METRICS, **_XML, **_HTML, **_WORDS, **_FINISH, **_REFUSAL, **_OVERLAP,
+    **_TEXT, **_JSON, **_SQL, **_METRICS, **_XML, **_HTML, **_WORDS, **_FINISH, **_REFUSAL,
+    **_OVERLAP, **_TOOLS,
 }  # fmt: skip
 
 __all__ = ["REGISTRY", "Check", "Grade"]

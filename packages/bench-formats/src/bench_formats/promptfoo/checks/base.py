@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from bench import Sample
@@ -19,6 +19,8 @@ class Call:
     assertion: dict[str, Any]
     inverse: bool
     sample: Sample
+    #: The test's merged ``options`` (``provider_config`` for the tools-call checks).
+    options: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
