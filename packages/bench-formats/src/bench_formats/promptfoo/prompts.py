@@ -91,9 +91,9 @@ def _from_file(
     if suffix == ".json":
         return [Prompt(text, label if label is not None else f"{shown}: {text}", chat=_is_chat(text))]
     if suffix in {".yaml", ".yml"}:
-        import yaml
+        from bench_formats.yaml12 import load_js_yaml
 
-        raw = json.dumps(yaml.safe_load(text), ensure_ascii=False)
+        raw = json.dumps(load_js_yaml(text), ensure_ascii=False)
         return [Prompt(raw, label if label is not None else f"{shown}: {raw}", chat=_is_chat(raw))]
     parts = [part.strip() for part in _split(text)]
     parts = [part for part in parts if part]

@@ -124,6 +124,6 @@ def _read(path: Path, config: Path) -> str:
 
 
 def _yaml(text: str) -> Any:
-    import yaml
+    from bench_formats.yaml12 import load_js_yaml
 
-    return yaml.safe_load(text)
+    return load_js_yaml(text)

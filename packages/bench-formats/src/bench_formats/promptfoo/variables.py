@@ -63,7 +63,7 @@ def _file_var(key: str, value: str, warn: Callable[[str], None]) -> Any:
         return base64.b64encode(path.read_bytes()).decode("ascii")
     text = path.read_text(encoding="utf-8")
     if suffix in {".yaml", ".yml"}:
-        import yaml
+        from bench_formats.yaml12 import load_js_yaml
 
-        return json.dumps(yaml.safe_load(text), ensure_ascii=False, separators=(",", ":"))
+        return json.dumps(load_js_yaml(text), ensure_ascii=False, separators=(",", ":"))
     return text.strip()
