@@ -87,13 +87,26 @@ def test_prompts_per_provider_make_one_task_per_allowed_pair(tmp_path: Path):
         {"label": "b", "type": "litellm", "model": "openai/gpt-4o-mini"},
         {"label": "c", "type": "litellm", "model": "anthropic/claude-3-5-haiku-latest"},
     ]
-    # --target echo is promptfoo's --providers echo: the mapping is dropped, 10 × 2 = 20
+    # --target echo is promptfoo's --providers echo, which IS provider a (id echo), mapping
+    # included: 10 × 1 = 10; labelled 'echo' so that bench-core keeps it
     echoed, _ = load(config, ECHO)
-    assert len(echoed["tasks"]) == 20
-    assert "targets" not in echoed
-    assert echoed["target"] == ECHO
+    assert [t["prompt"] for t in echoed["tasks"]] == [f"Short: t{i}" for i in range(10)]
+    assert "target" not in echoed["tasks"][0]
+    assert echoed["targets"] == [{"type": "echo", "label": "echo"}]
+    # by label (b), then by the end of an id after ':' (c): 10 × 1 each
+    by_label, _ = load(config, {"type": "b"})
+    assert by_label["targets"] == [{"type": "litellm", "model": "openai/gpt-4o-mini", "label": "b"}]
+    assert by_label["tasks"][0]["prompt"] == "Long: t0"
+    by_suffix, _ = load(config, {"type": "claude-3-5-haiku-latest"})
+    assert by_suffix["targets"][0]["model"] == "anthropic/claude-3-5-haiku-latest"
+    assert len(by_suffix["tasks"]) == 10
+    # a target that names no provider runs every prompt (the mapping dropped): 10 × 2 = 20
+    bare, _ = load(config, {"type": "echo", "label": "mine"})
+    assert len(bare["tasks"]) == 20
+    assert "targets" not in bare
+    assert bare["target"] == {"type": "echo", "label": "mine"}
     assert all("target" not in t for t in echoed["tasks"])
-    assert prompts(echoed)[:2] == ["Short: t0", "Long: t0"]
+    assert prompts(bare)[:2] == ["Short: t0", "Long: t0"]
 
 
 def test_task_ids_are_readable_unique_and_keep_metadata(tmp_path: Path):
@@ -256,7 +269,9 @@ def test_a_txt_prompt_file_splits_on_dashes_and_labels_each_part(tmp_path: Path)
     data, _ = load(config)
     assert prompts(data) == ["Second X"]
     assert data["tasks"][0]["metadata"]["prompt"] == "prompts.txt: Second {{x}}"
-    assert prompts(load(config, ECHO)[0]) == ["First X", "Second X"]
+    # --target echo is that provider, mapping included; a target naming no provider runs both
+    assert prompts(load(config, ECHO)[0]) == ["Second X"]
+    assert prompts(load(config, {"type": "echo", "label": "other"})[0]) == ["First X", "Second X"]
 
 
 def test_prompt_globs_raw_objects_and_the_legacy_mapping(tmp_path: Path):
