@@ -244,7 +244,8 @@ def test_a_file_var_glob_expands_and_a_missing_one_is_refused(tmp_path: Path):
         "promptfooconfig.yaml",
         "prompts: ['{{doc}}']\nproviders: [echo]\ntests: [{vars: {doc: file://docs/*.txt}}]\n",
     )
-    assert prompts(load(config)[0]) == ["A", "B"]
+    # promptfoo's globSync (glob 13) lists a folder's matches from the last name to the first
+    assert prompts(load(config)[0]) == ["B", "A"]
     write(
         tmp_path,
         "promptfooconfig.yaml",
@@ -293,7 +294,7 @@ def test_prompt_globs_raw_objects_and_the_legacy_mapping(tmp_path: Path):
     legacy = write(
         tmp_path,
         "legacy.yaml",
-        "prompts: {file://p/a.txt: alpha}\nproviders: [{id: echo, prompts: [alpha]}]\ntests: [{}]\n",
+        "prompts: {file://p/a.txt: alpha}\nproviders: [{id: echo, prompts: [alpha]}]\ntests: [{vars: {}}]\n",
     )
     data, _ = load(legacy)
     assert prompts(data) == ["A "]
@@ -517,9 +518,15 @@ def test_tests_from_files_and_globs_load_each_match(tmp_path: Path):
         tests: [file://tests/tests2.yaml, "file://tests/*"]
         """,
     )
+    # as promptfoo 0.121.20 ran it: globs list names last to first (tests2, tests1, rows.jsonl;
+    # v2 then v1, so v1's y wins), and tests from a glob get no "Row #N" description
     data, _ = load(config)
-    assert prompts(data) == ["from-file2", "j", "k", "a", "b", "from-file2"]
-    assert [t["metadata"].get("description") for t in data["tasks"]][1:3] == ["Row #1", "named"]
+    assert prompts(data) == ["from-file1", "from-file1", "a", "b", "j", "k"]
+    assert [t["metadata"].get("description") for t in data["tasks"]][4:] == [None, "named"]
+    # a lone JSONL path is a standalone file: its tests are described Row #N
+    write(tmp_path, "lone.yaml", "prompts: ['{{x}}']\nproviders: [echo]\ntests: file://tests/rows.jsonl\n")
+    lone, _ = load(tmp_path / "lone.yaml")
+    assert [t["metadata"].get("description") for t in lone["tasks"]] == ["Row #1", "named"]
 
 
 def test_providers_become_targets(tmp_path: Path):
@@ -535,7 +542,7 @@ def test_providers_become_targets(tmp_path: Path):
           - exec:python3 agent.py --fast
           - ollama:chat:llama3
           - litellm:groq/llama-3.1-8b-instant
-        tests: [{}]
+        tests: [{vars: {}}]
         """,
     )
     data, warnings = load(config)
@@ -594,3 +601,51 @@ def test_plain_references_render_as_jinja_renders_them(value: Any):
     template = "[{{ v }}|{{missing}}|{{v}}]"
     forced = "{% if true %}{% endif %}" + template  # a tag: rendered by Jinja itself
     assert nunjucks(template, {"v": value}) == nunjucks(forced, {"v": value})
+
+
+TEST_NEEDS = (
+    "Test case must contain one of the following properties: assert, vars, options, metadata, "
+    "provider, providerOutput, threshold. Instead got: "
+)
+
+
+@pytest.mark.parametrize(
+    ("test", "shown"),
+    [
+        ("{description: named}", '{"description": "named"}'),
+        ("{vars: null, threshold: '0.5'}", '{"vars": null, "threshold": "0.5"}'),
+        ("{options: '', metadata: 0}", '{"options": "", "metadata": 0}'),
+    ],
+)
+def test_a_test_that_says_nothing_is_refused_even_with_default_vars(tmp_path: Path, test: str, shown: str):
+    # promptfoo's readTest checks the test as written, before defaultTest is merged; JavaScript
+    # truthiness: null, "" and 0 are empty, and a threshold must be a number
+    config = write(
+        tmp_path,
+        "promptfooconfig.yaml",
+        f"prompts: [hi]\nproviders: [echo]\ndefaultTest: {{vars: {{x: 1}}}}\ntests: [{test}]\n",
+    )
+    with pytest.raises(ConfigError) as caught:
+        load(config)
+    assert str(caught.value) == f"{config}: {TEST_NEEDS}{shown}"
+
+
+@pytest.mark.parametrize("test", ["{assert: []}", "{threshold: 0}", "{metadata: {}}"])
+def test_an_empty_list_mapping_or_zero_threshold_is_enough(tmp_path: Path, test: str):
+    config = write(tmp_path, "promptfooconfig.yaml", f"prompts: [hi]\nproviders: [echo]\ntests: [{test}]\n")
+    assert [t["prompt"] for t in load(config)[0]["tasks"]] == ["hi"]
+
+
+def test_tests_from_a_yaml_glob_are_checked_but_csv_rows_are_not(tmp_path: Path):
+    write(tmp_path, "t/a.yaml", "- {description: only}\n")
+    config = write(
+        tmp_path, "promptfooconfig.yaml", "prompts: [hi]\nproviders: [echo]\ntests: file://t/*.yaml\n"
+    )
+    with pytest.raises(ConfigError) as caught:
+        load(config)
+    assert caught.value.message == TEST_NEEDS + '{"description": "only"}'
+    write(tmp_path, "t.csv", "__description\nonly\n")
+    config = write(
+        tmp_path, "promptfooconfig.yaml", "prompts: [hi]\nproviders: [echo]\ntests: file://t.csv\n"
+    )
+    assert [t["metadata"]["description"] for t in load(config)[0]["tasks"]] == ["only"]

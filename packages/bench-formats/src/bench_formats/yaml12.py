@@ -43,9 +43,7 @@ class JsYamlLoader(yaml.SafeLoader):
 
 
 _without(JsYamlLoader, {_BOOL, _INT, _FLOAT, _NULL})
-JsYamlLoader.add_implicit_resolver(
-    _BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
-)
+JsYamlLoader.add_implicit_resolver(_BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
 JsYamlLoader.add_implicit_resolver(_NULL, re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""])
 JsYamlLoader.add_implicit_resolver(
     _INT, re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"), list("-+0123456789")
