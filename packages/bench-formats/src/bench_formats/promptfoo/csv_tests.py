@@ -234,7 +234,7 @@ def iter_csv_tests(path: Path, warn: Callable[[str], None]) -> Iterator[dict[str
 
 
 def _rows(path: Path) -> Iterator[tuple[int, dict[str, str]]]:
-    """Rows (with the line each ends on) read with strict quoting, or relaxed quoting when strict reading fails (as promptfoo)."""
+    """Rows and the line each ends on, read with strict quoting, or relaxed when that fails (as promptfoo)."""
     try:
         with path.open(encoding="utf-8-sig", newline="") as handle:
             # A pass to check quoting; rows are re-read lazily below to keep memory flat.
