@@ -301,11 +301,13 @@ def test_prompt_globs_raw_objects_and_the_legacy_mapping(tmp_path: Path):
     assert data["tasks"][0]["metadata"]["prompt"] == "alpha"
 
 
-def test_a_json_chat_prompt_is_compact_json_under_echo_and_messages_for_a_model(tmp_path: Path):
+def test_a_json_chat_prompt_is_json_stringify_indent_2_under_echo_and_messages_for_a_model(tmp_path: Path):
+    # promptfoo keeps a .json prompt as compact JSON (its label too) and renders a JSON prompt
+    # as JSON.stringify(renderVarsInObject(parsed, vars), null, 2), whatever the file's layout
     write(
         tmp_path,
         "chat.json",
-        '[\n  {"role": "system", "content": "Be {{tone}}."},\n  {"role": "user", "content": "Hi! {x}"}\n]\n',
+        '[\n    {"role": "system", "content": "Be {{tone}}."},\n {"role": "user", "content": "Hi! {x}"}]\n',
     )
     config = write(
         tmp_path,
@@ -318,10 +320,13 @@ def test_a_json_chat_prompt_is_compact_json_under_echo_and_messages_for_a_model(
         {"role": "system", "content": "Be kind."},
         {"role": "user", "content": "Hi! {{x}}"},
     ]
+    assert data["tasks"][0]["metadata"]["prompt"] == (
+        'chat.json: [{"role":"system","content":"Be {{tone}}."},{"role":"user","content":"Hi! {x}"}]'
+    )
     (task,) = load(config, ECHO)[0]["tasks"]
-    assert (
-        render(task["prompt"], {})
-        == '[{"role":"system","content":"Be kind."},{"role":"user","content":"Hi! {x}"}]'
+    assert render(task["prompt"], {}) == (
+        '[\n  {\n    "role": "system",\n    "content": "Be kind."\n  },\n'
+        '  {\n    "role": "user",\n    "content": "Hi! {x}"\n  }\n]'
     )
 
 
@@ -649,3 +654,21 @@ def test_tests_from_a_yaml_glob_are_checked_but_csv_rows_are_not(tmp_path: Path)
         tmp_path, "promptfooconfig.yaml", "prompts: [hi]\nproviders: [echo]\ntests: file://t.csv\n"
     )
     assert [t["metadata"]["description"] for t in load(config)[0]["tasks"]] == ["only"]
+
+
+def test_a_yaml_prompt_file_is_compact_json_labelled_with_80_characters(tmp_path: Path):
+    # processYamlFile: raw = JSON.stringify(yaml), label = `${path}: ${raw.slice(0, 80)}`;
+    # read as js-yaml does, so `yes` stays a string
+    write(
+        tmp_path,
+        "chat.yaml",
+        "- role: user\n  content: 'Answer {{q}} with yes or no: ' \n- {role: system, content: yes}\n",
+    )
+    config = write(
+        tmp_path,
+        "promptfooconfig.yaml",
+        "prompts: [file://chat.yaml]\nproviders: [echo]\ntests: [{vars: {q: x}}]\n",
+    )
+    (task,) = load(config)[0]["tasks"]
+    raw = '[{"role":"user","content":"Answer {{q}} with yes or no: "},{"role":"system","content":"yes"}]'
+    assert task["metadata"]["prompt"] == f"chat.yaml: {raw[:80]}"

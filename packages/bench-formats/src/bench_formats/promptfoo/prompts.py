@@ -9,6 +9,7 @@ from typing import Any
 
 from bench import ConfigError
 from bench_formats.promptfoo.paths import FILE, expand, strip_file
+from bench_formats.promptfoo.render import compact_json
 
 #: Prompt files whose contents run code: promptfoo executes them, bench does not.
 _CODE = {".js", ".cjs", ".mjs", ".ts", ".py"}
@@ -89,12 +90,23 @@ def _from_file(
         )
     text = path.read_text(encoding="utf-8")
     if suffix == ".json":
-        return [Prompt(text, label if label is not None else f"{shown}: {text}", chat=_is_chat(text))]
+        # processJsonFile: the compact JSON (the file's text when it is not JSON)
+        try:
+            raw = compact_json(json.loads(text))
+        except ValueError:
+            raw = text
+        return [Prompt(raw, label if label is not None else f"{shown}: {raw}", chat=_is_chat(raw))]
     if suffix in {".yaml", ".yml"}:
+        import yaml
+
         from bench_formats.yaml12 import load_js_yaml
 
-        raw = json.dumps(load_js_yaml(text), ensure_ascii=False)
-        return [Prompt(raw, label if label is not None else f"{shown}: {raw}", chat=_is_chat(raw))]
+        # processYamlFile: the compact JSON of the YAML, its label cut at 80 characters
+        try:
+            raw = compact_json(load_js_yaml(text))
+        except yaml.YAMLError:
+            raw = text
+        return [Prompt(raw, label if label is not None else f"{shown}: {raw[:80]}", chat=_is_chat(raw))]
     parts = [part.strip() for part in _split(text)]
     parts = [part for part in parts if part]
     prompts = []
