@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -672,3 +674,29 @@ def test_a_yaml_prompt_file_is_compact_json_labelled_with_80_characters(tmp_path
     (task,) = load(config)[0]["tasks"]
     raw = '[{"role":"user","content":"Answer {{q}} with yes or no: "},{"role":"system","content":"yes"}]'
     assert task["metadata"]["prompt"] == f"chat.yaml: {raw[:80]}"
+
+
+def test_bench_run_target_by_label_runs_that_provider_and_its_prompts(tmp_path: Path):
+    # promptfoo eval --providers first: provider 'first' (its prompt mapping kept); bench-core
+    # keeps the target the loader labels 'first' instead of replacing it with {type: first}
+    config = write(
+        tmp_path,
+        "promptfooconfig.yaml",
+        """
+        prompts: [{id: "A {{x}}", label: a}, {id: "B {{x}}", label: b}]
+        providers:
+          - {id: echo, label: first, prompts: [a]}
+          - {id: "openai:gpt-4o-mini", label: second, prompts: [b]}
+        tests: [{vars: {x: 1}, assert: [{type: equals, value: A 1}]}]
+        """,
+    )
+    out = tmp_path / "out.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", "run", str(config), "--target", "first", "--output", str(out)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    tasks = json.loads(out.read_text())["tasks"]
+    assert [(t["response"], t["passed"]) for t in tasks] == [("A 1", True)]
