@@ -255,7 +255,8 @@ def test_a_file_var_glob_expands_and_a_missing_one_is_refused(tmp_path: Path):
     )
     with pytest.raises(ConfigError) as caught:
         load(config)
-    assert caught.value.message == f"No files found for variable doc at path {tmp_path / 'nope.txt'}"
+    # promptfoo: `No files found for variable ${key} at path ${filePath} in directory ${basePath}`
+    assert caught.value.message == f"No files found for variable doc at path nope.txt in directory {tmp_path}"
 
 
 def test_a_txt_prompt_file_splits_on_dashes_and_labels_each_part(tmp_path: Path):

@@ -24,7 +24,8 @@ def combinations(variables: dict[str, Any], base: Path, config: Path) -> Iterato
             files = expand(strip_file(value), base)
             if not files:
                 raise ConfigError(
-                    f"No files found for variable {key} at path {base / strip_file(value)}", file=config
+                    f"No files found for variable {key} at path {strip_file(value)} in directory {base}",
+                    file=config,
                 )
             choices.append([f"{FILE}{path}" for path in files])
         elif isinstance(value, list) and value and isinstance(value[0], str):
