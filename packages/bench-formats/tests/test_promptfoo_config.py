@@ -90,12 +90,14 @@ def test_prompts_per_provider_make_one_task_per_allowed_pair(tmp_path: Path):
         {"label": "c", "type": "litellm", "model": "anthropic/claude-3-5-haiku-latest"},
     ]
     # --target echo is promptfoo's --providers echo, which IS provider a (id echo), mapping
-    # included: 10 × 1 = 10; labelled 'echo' so that bench-core keeps it
+    # included: 10 × 1 = 10; its target is --target's own, so it stays the suite's one target
     echoed, _ = load(config, ECHO)
     assert [t["prompt"] for t in echoed["tasks"]] == [f"Short: t{i}" for i in range(10)]
     assert "target" not in echoed["tasks"][0]
-    assert echoed["targets"] == [{"type": "echo", "label": "echo"}]
-    # by label (b), then by the end of an id after ':' (c): 10 × 1 each
+    assert echoed["target"] == ECHO
+    assert "targets" not in echoed
+    # by label (b), then by the end of an id after ':' (c): 10 × 1 each, labelled with the
+    # --target name so that bench-core keeps that target instead of replacing it
     by_label, _ = load(config, {"type": "b"})
     assert by_label["targets"] == [{"type": "litellm", "model": "openai/gpt-4o-mini", "label": "b"}]
     assert by_label["tasks"][0]["prompt"] == "Long: t0"

@@ -46,7 +46,7 @@ def build(
     suite: dict[str, Any] = {"name": str(config.get("description") or path.stem)}
     if config.get("description"):
         suite["description"] = str(config["description"])
-    if selected is not None:
+    if selected is not None and providers[0].target != {"type": selected}:
         # labelled with the --target name, bench-core keeps this target rather than replacing it
         suite["targets"] = [{**providers[0].target, "label": selected}]
     elif len(providers) == 1:
