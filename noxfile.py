@@ -169,6 +169,8 @@ def bench(session: nox.Session) -> None:
     elif "--html" in session.posargs:
         session.install("playwright>=1.45")  # optional: also times opening the page in chromium
         session.run("python", "benchmarks/run_html.py", *[a for a in session.posargs if a != "--html"])
+    elif "--view" in session.posargs:
+        session.run("python", "benchmarks/run_view.py", *[a for a in session.posargs if a != "--view"])
     elif "--echo" in session.posargs:
         session.run("python", "benchmarks/run_echo.py", *[a for a in session.posargs if a != "--echo"])
     elif "--deterministic" in session.posargs:

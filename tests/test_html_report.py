@@ -66,9 +66,13 @@ def test_h07_the_report_embeds_a_hostile_response_as_inert_json(bench_cli, tmp_p
 
 
 def test_the_page_script_never_parses_data_as_html():
-    script = (resources.files("bench.report") / "assets" / "report.js").read_text(encoding="utf-8")
-    for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval("):
-        assert sink not in script
+    assets = resources.files("bench.report") / "assets"
+    names = sorted(entry.name for entry in assets.iterdir() if entry.name.endswith(".js"))
+    assert {"common.js", "report.js", "viewer.js"} <= set(names)
+    for name in names:
+        script = (assets / name).read_text(encoding="utf-8")
+        for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval("):
+            assert sink not in script, name
 
 
 def test_the_example_in_docs_reports_md_writes_the_report(bench_cli, tmp_path):

@@ -187,3 +187,25 @@ def test_declared_metric_feeds_a_metric_dimension(tmp_path):
     rows = {r["key"]: r for r in task["scorecard"]["dimensions"]}
     assert (rows["thrift"]["raw"], rows["thrift"]["score"]) == (200, 0.5)
     assert task["score"] == 0.75
+
+
+def test_run_tool_call_count_counts_the_responses_tool_calls(bench_cli, suite_file, tmp_path):
+    path = suite_file(
+        """
+        metrics:
+          - {key: calls, type: numeric, collector: run_tool_call_count}
+        scorecard:
+          dimensions:
+            - {key: frugal, source: metric, metric: calls, better_direction: lower,
+               normalization: {target: 1, max: 3}}
+        tasks:
+          - id: two
+            response: {output: done, tool_calls: [{name: a, arguments: {}}, {name: b, arguments: {}}]}
+            evaluate: {expected: done}
+        """
+    )
+    bench_cli("run", path, "-q", "-o", "out.json")
+    tasks = {t["id"]: t for t in json.loads((tmp_path / "out.json").read_text())["tasks"]}
+    # two calls: lower is better from target 1 to max 3: 1 - (2 - 1) / (3 - 1) = 0.5
+    assert tasks["two"]["scorecard"]["metrics"]["run_tool_call_count"] == 2.0
+    assert tasks["two"]["scorecard"]["dimensions"][0]["score"] == 0.5

@@ -314,3 +314,47 @@ def test_a_link_to_one_task_opens_it(page, sample_report):
     assert page.locator("#detail pre.response").inner_text() == "tails"
     page.locator("#rows tbody tr", has_text="arithmetic").first.click()
     assert page.evaluate("location.hash") == "#task=arithmetic"
+
+
+def test_two_targets_of_one_run_side_by_side_and_a_filter_by_target(page, tmp_path):
+    """`bench run` of two targets (echo and a command that upper-cases): the page shows bench's
+    per-target statistics with their intervals, and the task list narrows to one target."""
+    suite = tmp_path / "two.yaml"
+    suite.write_text(
+        "name: two\ntargets:\n  - {type: echo}\n  - {type: command, label: upper, command: [tr, a-z, A-Z]}\n"
+        "tasks:\n  - {id: hello, prompt: hello, expected: {contains: hello}}\n"
+        "  - {id: shout, prompt: HI, expected: {contains: HI}}\n",
+        encoding="utf-8",
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "bench", "run", str(suite), "-q", "--report", "html=report.html"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "BENCH_CACHE_DIR": str(tmp_path / "cache")},
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 1, result.stdout + result.stderr  # hello fails on upper
+    page.goto((tmp_path / "report.html").as_uri())
+    rows = [row.inner_text().split("\t") for row in page.query_selector_all("#targets-table tr")]
+    assert rows[0][:7] == ["target", "tasks", "pass rate", "mean score", "passed", "failed", "errors"]
+    # Wilson intervals at 95%: 2 of 2 is [34.2%, 100%], 1 of 2 is [9.5%, 90.5%].
+    assert [row[:3] + row[4:7] for row in rows[1:]] == [
+        ["echo", "2", "100.0% [34.2%, 100.0%] (wilson)", "2", "0", "0"],
+        ["upper", "2", "50.0% [9.5%, 90.5%] (wilson)", "1", "1", "0"],
+    ]
+    assert _rows(page) == ["hello[echo]", "hello[upper]", "shout[echo]", "shout[upper]"]
+    page.select_option("#target-filter", "upper")
+    assert _rows(page) == ["hello[upper]", "shout[upper]"]
+    assert page.locator("#count").inner_text() == "2 of 4 tasks shown (rows 1-2)"
+    page.select_option("#status-filter", "failed")
+    assert _rows(page) == ["hello[upper]"]
+    if SCREENSHOTS:
+        page.screenshot(path=str(ROOT / "docs" / "images" / "report-targets.png"), full_page=True)
+
+
+def test_the_target_filter_is_hidden_for_a_run_of_one_target(page, sample_report):
+    page.goto(sample_report)
+    assert page.locator("#target-filter-label").is_hidden()
+    assert page.locator("#targets").is_hidden()

@@ -128,7 +128,7 @@ def test_an_unknown_collector_is_refused_naming_the_installed_signals(tmp_path, 
     assert [e.render() for e in caught.value.errors] == [
         f"{path}:1:20: metrics[0].collector: Input should be 'run_total_latency_ms', 'run_ttft_ms', "
         "'run_input_tokens', 'run_output_tokens', 'run_total_tokens', 'run_model_cost_usd', "
-        "'run_completed_successfully', 'run_failure_count', 'validator_pass_rate' or "
+        "'run_completed_successfully', 'run_failure_count', 'run_tool_call_count', 'validator_pass_rate' or "
         "'behavioral_mood_score' (got 'nope')"
     ]
 

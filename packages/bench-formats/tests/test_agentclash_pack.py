@@ -213,7 +213,6 @@ def test_not_applied_settings_are_warned(tmp_path: Path):
     loader = AgentClashLoader()
     loader.load(path)
     assert ["warning: " + line for line in loader.warnings] == [
-        "warning: tools are not given to the target (lookup): bench has no mock tools; an agent target uses its own tools",
         "warning: version.sandbox is not applied: bench does not provision AgentClash's sandbox; the target runs where bench runs",
         "warning: version.execution_mode native: each case's instructions go to the target given with --target "
         "(an agent target for tool use), not to AgentClash's sandboxed native agent",
@@ -283,3 +282,20 @@ def test_token_f1_gets_agentclash_defaults_no_normalisation_and_threshold_half(t
     # peru: tokens [Lima, city] vs [Lima]: precision 1/2, recall 1 -> F1 2/3 >= 0.5 passes.
     assert round(overlap["peru"]["score"], 3) == 0.667
     assert overlap["peru"]["passed"] is True
+
+
+def test_keys_agentclash_ignores_in_a_file_validators_config_are_dropped_with_a_warning(tmp_path: Path):
+    path = _pack(tmp_path)
+    extra = (
+        "      - key: wrote\n        type: file_content_match\n        target: final_output\n"
+        '        expected_from: "literal:Par"\n        config: {mode: contains, match_mode: contains}\n'
+    )
+    path.write_text(path.read_text().replace("    metrics:\n", extra + "    metrics:\n", 1))
+    loader = AgentClashLoader()
+    native = loader.load(path).data
+    entry = next(e for e in native["tasks"][0]["evaluate"] if e["key"] == "wrote")
+    assert entry["config"] == {"match_mode": "contains"}
+    assert (
+        "validator 'wrote' (file_content_match): config mode ignored, as AgentClash ignores keys its config "
+        "does not define"
+    ) in loader.warnings

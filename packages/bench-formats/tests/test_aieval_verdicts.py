@@ -234,14 +234,21 @@ def test_trials_run_as_repeats(tmp_path: Path):
     )
     plan = load_suite(path, target={"type": "recorded", "file": "answers.jsonl"})
     # No configs/config.yaml: the threshold is 1 (a case passes when every check of its trial does).
-    assert plan.template_warnings == [
-        f"{path}: cases[0] (thrice): its 3 trials run as 3 results judged one by one; AI Eval passes "
-        "the case when pass@k = 1 - (1 - p)^k reaches 1 (p: the passed fraction, k: 3), which bench "
-        "does not compute"
-    ]
-    results = run(path)
+    assert plan.pass_at_k == {"thrice": 1.0}
+    outcome = bench.run(
+        path, target={"type": "recorded", "file": "answers.jsonl"}, runs_dir=tmp_path / "runs"
+    )
+    results = {f"{t['id']}@{t['repeat']}": t for t in outcome.report.tasks()}
     assert sorted(results) == ["thrice@0", "thrice@1", "thrice@2"]
-    assert all(r["passed"] for r in results.values())
+    # p = 3/3, k = 3: pass@k = 1 - 0^3 = 1 >= 1
+    assert outcome.report.extra["pass_at_k"]["tasks"]["thrice"] == {
+        "runs": 3,
+        "passed_runs": 3,
+        "pass_at_k": 1.0,
+        "threshold": 1.0,
+        "passed": True,
+    }
+    assert outcome.report.passed
 
 
 def test_contains_and_regex_see_the_tool_calls_not_contains_does_not(tmp_path: Path):

@@ -99,8 +99,12 @@ def test_assert_set_without_threshold_needs_every_child() -> None:
             "abc",
             False,
         ),  # no letter shared: 3 substitutions + 8 insertions = 11 > 5
-        # promptfoo's levenshtein handler ignores `not-`: distance 2 ≤ 2 still passes.
-        ({"type": "not-levenshtein", "value": "hello world", "threshold": 2}, "hallo werld", True),
+        # `not-` inverts (0.121.20 levenshtein.ts: `pass = distance <= threshold !== inverse`):
+        # distance 2 ≤ 2, so not-levenshtein fails; distance 7 > 5 (default), so it passes.
+        ({"type": "not-levenshtein", "value": "hello world", "threshold": 2}, "hallo werld", False),
+        ({"type": "not-levenshtein", "value": "abc"}, "abcdefghij", True),
+        # threshold 0 is kept (`?? 5`, not `|| 5`): distance 1 > 0
+        ({"type": "levenshtein", "value": "abc", "threshold": 0}, "abd", False),
         ({"type": "contains-all", "value": ["a", "c"]}, "a b", False),  # c missing: 0, not 0.5
         ({"type": "icontains-any", "value": "X, B"}, "a b", True),  # "b" found ignoring case
         ({"type": "equals", "value": {"a": 1}}, '{"a": 1}', True),  # deep-equal to JSON.parse(output)
@@ -114,6 +118,11 @@ def test_measured_cases(assertion: dict[str, Any], output: str, passed: bool) ->
 def test_levenshtein_reason() -> None:
     out = check([{"type": "levenshtein", "value": "hello world"}], "abc")
     assert out.reason == "Levenshtein distance 11 is greater than threshold 5"
+
+
+def test_not_levenshtein_reason() -> None:
+    out = check([{"type": "not-levenshtein", "value": "hello world", "threshold": 2}], "hallo werld")
+    assert out.reason == "Levenshtein distance 2 is less than or equal to threshold 2"
 
 
 def test_metric_is_the_weighted_mean_of_its_assertions() -> None:
@@ -255,7 +264,20 @@ def test_cost_echo_counts_zero() -> None:
     # bench's echo reports no cost; promptfoo's echo reports 0: 0 <= 0.001 passes.
     assert check([{"type": "cost", "threshold": 0.001}], "hi").passed is True
     out = check([{"type": "cost", "threshold": 0.001}], Response(output="hi", usage={"cost_usd": 0.02}))
-    assert (out.passed, out.reason) == (False, "Cost 0.02 is greater than threshold 0.001")
+    # promptfoo writes the cost with toPrecision(2): 0.02 -> "0.020"
+    assert (out.passed, out.reason) == (False, "Cost 0.020 is greater than threshold 0.001")
+    out = check([{"type": "not-cost", "threshold": 0.05}], Response(output="hi", usage={"cost_usd": 0.02}))
+    assert (out.passed, out.reason) == (False, "Cost 0.020 is less than or equal to threshold 0.05")
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(0.0, "0.0"), (0.02, "0.020"), (0.00123, "0.0012"), (1.5e-7, "1.5e-7"), (123.0, "1.2e+2"), (5.0, "5.0")],
+)
+def test_cost_is_written_as_javascripts_to_precision(value: float, text: str) -> None:
+    from bench_formats.promptfoo.checks.metrics import to_precision
+
+    assert to_precision(value, 2) == text
 
 
 def test_latency() -> None:
@@ -264,14 +286,40 @@ def test_latency() -> None:
     out = check([{"type": "latency", "threshold": 100}], fast)
     assert (out.passed, out.reason) == (False, "Latency 120ms is greater than threshold 100ms")
     assert check([{"type": "not-latency", "threshold": 100}], fast).passed is True
+    out = check([{"type": "not-latency", "threshold": 500}], fast)
+    assert (out.passed, out.reason) == (False, "Latency 120ms is less than or equal to threshold 500ms")
 
 
-def test_latency_unknown_is_an_error() -> None:
-    out = check([{"type": "latency", "threshold": 100}], "hi")
-    assert (
-        out.error
-        == "latency: Latency assertion does not support cached results. Rerun the eval with --no-cache"
+def test_latency_of_a_recorded_response_is_zero() -> None:
+    # promptfoo 0.121.20 times a providerOutput too (Date.now() - start: 0 ms): 0 <= 100 passes,
+    # and 0 > 0 is false, so threshold 0 passes as well; not-latency (0 > 100) fails.
+    assert check([{"type": "latency", "threshold": 100}], "hi").passed is True
+    assert check([{"type": "latency", "threshold": 0}], "hi").passed is True
+    out = check([{"type": "not-latency", "threshold": 100}], "hi")
+    assert (out.passed, out.reason) == (False, "Latency 0ms is less than or equal to threshold 100ms")
+
+
+def test_latency_and_cost_need_a_threshold() -> None:
+    out = check([{"type": "latency"}], "hi")
+    assert out.error == "latency: Latency assertion must have a threshold in milliseconds"
+    out = check([{"type": "cost", "metric": "spend"}], "hi")
+    assert out.error == "cost: Cost assertion must have a threshold"
+
+
+def test_latency_of_a_called_target_is_measured(tmp_path: Path) -> None:
+    # the echo target answers at once: a few ms at most, well under 60 s
+    suite = write_suite(
+        tmp_path,
+        """
+        target: {type: echo}
+        tasks:
+          - id: t
+            prompt: hi
+            evaluate: {type: promptfoo, assert: [{type: latency, threshold: 60000}]}
+        """,
     )
+    (task,) = run_suite(suite, runs_dir=tmp_path / "runs").report.tasks()
+    assert (task["status"], task["score"]) == ("passed", 1.0)
 
 
 # --- the verdict -----------------------------------------------------------------------------
@@ -347,8 +395,8 @@ def test_unknown_type_is_an_error() -> None:
 
 
 def test_unsupported_type_is_named() -> None:
-    out = check([{"type": "g-eval", "value": "coherent"}], "x")
-    assert out.error == "promptfoo assertion type 'g-eval' is not supported by bench yet"
+    out = check([{"type": "classifier", "value": "coherent"}], "x")
+    assert out.error == "promptfoo assertion type 'classifier' is not supported by bench yet"
 
 
 def test_invalid_value_is_an_error() -> None:
@@ -421,3 +469,48 @@ def test_test_transform_skips_every_assertion_so_no_verdict() -> None:
         "every assertion was skipped, so there is no verdict "
         "(contains: the test's options.transform is JavaScript, which bench does not run)"
     )
+
+
+# --- the test threshold (test_threshold: promptfoo's rule and reason, any number) --------------
+
+
+@pytest.mark.parametrize(
+    ("threshold", "passed", "reason"),
+    [
+        # (0·2 + 1·1) / 3 = 0.333: below 0.5 fails, above 0.2 passes, toFixed(2) -> "0.33"
+        (0.5, False, "Aggregate score 0.33 < 0.5 threshold"),
+        (0.2, True, "Aggregate score 0.33 ≥ 0.2 threshold"),
+        (0, True, "Aggregate score 0.33 ≥ 0 threshold"),
+        # promptfoo takes any number: 0.333 ≥ 1.5 never holds, 0.333 ≥ -1 always does
+        (1.5, False, "Aggregate score 0.33 < 1.5 threshold"),
+        (-1, True, "Aggregate score 0.33 ≥ -1 threshold"),
+    ],
+)
+def test_test_threshold_gives_promptfoos_verdict_and_reason(
+    threshold: float, passed: bool, reason: str
+) -> None:
+    out = check(WEIGHTED, "Goodbye world", test_threshold=threshold)
+    assert (out.passed, round(out.score, 3), out.reason) == (passed, 0.333, reason)
+
+
+def test_test_threshold_score_is_written_with_to_fixed() -> None:
+    # 1/8 = 0.125 exactly: toFixed(2) rounds half up -> "0.13" (Python's :.2f gives 0.12)
+    asserts = [{"type": "contains", "value": "a"}, {"type": "contains", "value": "z", "weight": 7}]
+    out = check(asserts, "abc", test_threshold=1)
+    assert out.reason == "Aggregate score 0.13 < 1 threshold"
+
+
+def test_a_threshold_out_of_range_loads_and_gives_promptfoos_verdict(tmp_path: Path) -> None:
+    config = tmp_path / "promptfooconfig.yaml"
+    config.write_text(
+        "prompts: ['{{x}}']\nproviders: [echo]\ntests:\n"
+        "  - {description: above, vars: {x: a}, threshold: 1.5, assert: [{type: contains, value: a}]}\n"
+        "  - {description: below, vars: {x: a}, threshold: -0.5, assert: [{type: contains, value: z}]}\n"
+    )
+    tasks = list(run_suite(config, runs_dir=tmp_path / "runs").report.tasks())
+    # above: 1 < 1.5 -> fail; below: 0 ≥ -0.5 -> pass although contains "z" failed
+    assert [(t["status"], t["score"]) for t in tasks] == [("failed", 1.0), ("passed", 0.0)]
+    assert [t["evaluators"][0]["reason"] for t in tasks] == [
+        "Aggregate score 1.00 < 1.5 threshold",
+        "Aggregate score 0.00 ≥ -0.5 threshold",
+    ]

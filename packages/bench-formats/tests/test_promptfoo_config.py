@@ -396,14 +396,14 @@ def test_default_test_merges_as_promptfoo_does(tmp_path: Path):
         {
             "type": "promptfoo",
             "assert": [{"type": "contains", "value": "test"}, {"type": "equals", "value": "test calm"}],
-            "threshold": 0.5,
+            "test_threshold": 0.5,
             "options": {"provider": "openai:gpt-4o-mini", "transform": "output.toUpperCase()"},
             "vars": {"who": "test", "tone": "calm"},
         }
     ]
     assert first["metadata"]["test"] == {"team": "a", "tier": 2}
     # threshold 0 is the test's own (?? keeps it)
-    assert second["evaluators"][0]["threshold"] == 0
+    assert second["evaluators"][0]["test_threshold"] == 0
     assert assertions(second) == [{"type": "contains", "value": "default"}]
 
 

@@ -25,15 +25,18 @@ CASES = sorted(p.parent.name for p in CORPUS.glob("*/expected.json"))
 STATUS = {"pass": "passed", "failure": "failed", "error": "error"}
 
 # The one deliberate difference: bench does not run a promptfoo `javascript` assertion, it skips it
-# (with a warning). The verdict is then promptfoo's rule over the assertions that remain (every
-# weight 1 here), and a test left with none passes with score 1 (promptfoo's no-assertion rule).
+# (visibly: the reason and details list it). The verdict is then promptfoo's rule over the
+# assertions that remain (every weight 1 here). A test left with none is an **error**, not
+# promptfoo's no-assertion pass: the test did have a check, bench just could not run it, and
+# reporting that as "passed, score 1" would turn every unrun check into a silent success
+# (docs/formats/promptfoo-assertions.md, "Skipped checks").
 EXPECTED_DIFFERENCES: dict[tuple[str, str], dict[str, Any]] = {
     # contains "Count" passes (1); javascript `output.length > 5` (promptfoo: pass, 1) skipped -> 1/1
     ("javascript", "javascript passes"): {"pass": True, "score": 1.0, "verdict": "pass"},
     # javascript returning 0.5 (promptfoo: (0.5 + 1) / 2 = 0.75) skipped; contains "12" passes -> 1/1
     ("javascript", "javascript score"): {"pass": True, "score": 1.0, "verdict": "pass"},
-    # its only assertion, javascript (promptfoo: fail, 0), skipped -> no assertions -> pass, 1
-    ("javascript", "javascript fails"): {"pass": True, "score": 1.0, "verdict": "pass"},
+    # its only assertion, javascript (promptfoo: fail, 0), skipped -> nothing left -> no verdict: error
+    ("javascript", "javascript fails"): {"pass": False, "score": None, "verdict": "error"},
 }
 
 

@@ -177,3 +177,31 @@ def test_output_reports_can_be_compared_too(bench_cli, fake_llm, tmp_path):
     )
     assert [(s["wins"], s["losses"]) for s in report["standings"]] == [(1, 0), (0, 1)]
     assert report["standings"][0]["strength"] == pytest.approx(1.0)
+
+
+def test_two_targets_of_one_run_are_judged_against_each_other(bench_cli, fake_llm, tmp_path):
+    """`RUN:LABEL` names one target of a run of several; with --suite the judge sees each prompt."""
+    (tmp_path / "two.yaml").write_text(
+        "name: two\ntargets:\n  - {type: echo}\n  - {type: command, label: upper, command: [tr, a-z, A-Z]}\n"
+        "tasks:\n  - {id: greet, prompt: say hello, evaluate: {type: contains, value: x}}\n"
+        "  - {id: name, prompt: name paris, evaluate: {type: contains, value: x}}\n",
+        encoding="utf-8",
+    )
+    bench_cli("run", "two.yaml", "-o", "two.json")
+
+    def shown_first(body) -> str:  # response A alone: the prompt above it holds the words too
+        return _user_text(body).split("Response A:", 1)[1].split("Response B:", 1)[0]
+
+    def prefers(word: str):
+        return lambda body: judge_verdict(winner="A" if word in shown_first(body) else "B")(body)
+
+    fake_llm.add(prefers("NAME PARIS"), match="name paris")  # upper wins the second task
+    fake_llm.add(prefers("say hello"), match="say hello")  # echo wins the first
+    report = _compare(
+        bench_cli, "two.json:echo", "two.json:upper", "--judge", "{type: pairwise, model: openai/fake}",
+        "--suite", "two.yaml",
+    )  # fmt: skip
+    assert [t["task"] for t in report["tasks"]] == ["greet", "name"]
+    assert [t["pairs"][0]["winner"] for t in report["tasks"]] == [report["targets"][0], report["targets"][1]]
+    assert [(s["wins"], s["losses"]) for s in report["standings"]] == [(1, 1), (1, 1)]
+    assert "name paris" in _user_text(fake_llm.requests[-1].body)

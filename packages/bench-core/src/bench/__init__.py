@@ -61,6 +61,7 @@ if TYPE_CHECKING:
     from bench.models import Response as Response
     from bench.models import Task as Task
     from bench.models import ToolCall as ToolCall
+    from bench.models import ToolMock as ToolMock
     from bench.models import Usage as Usage
     from bench.reporter import Reporter as Reporter
     from bench.results import RunReport as RunReport
@@ -113,6 +114,7 @@ _EXPORTS = {
     "Response": "bench.models",
     "Task": "bench.models",
     "ToolCall": "bench.models",
+    "ToolMock": "bench.models",
     "Usage": "bench.models",
     "EvidenceUnavailable": "bench.evidence",
     "NoFiles": "bench.evidence",

@@ -339,7 +339,7 @@ def run(
             raise typer.Exit(EXIT_ERRORS)
         if threshold is not None and summary.total:
             raise typer.Exit(EXIT_OK if print_threshold(summary, threshold) else EXIT_FAILED)
-        raise typer.Exit(EXIT_FAILED if summary.failed else EXIT_OK)
+        raise typer.Exit(EXIT_FAILED if outcome.report.failures else EXIT_OK)
 
 
 def _write_reports(reporters: list[tuple[Any, Path]], report: Any) -> None:
@@ -659,7 +659,10 @@ def plugins() -> None:
 def compare(
     run_a: Annotated[
         str,
-        typer.Argument(help="The baseline: a run id (or latest), a run folder, or an --output JSON file."),
+        typer.Argument(
+            help="The baseline: a run id (or latest), a run folder, or an --output JSON file; "
+            "RUN:LABEL for one target of a run of several."
+        ),
     ],
     run_b: Annotated[str, typer.Argument(help="The candidate, in the same forms.")],
     more: Annotated[
@@ -693,6 +696,9 @@ def compare(
     ] = None,
 ) -> None:
     """Compare two runs task by task: regressions, improvements, and whether the change is real.
+
+    ``RUN:LABEL`` is one target of a run of several targets, so ``bench compare latest:gpt
+    latest:claude`` compares two targets of one run (task ``ID[gpt]`` with ``ID[claude]``).
 
     Exit 1 on a significant regression, 0 when there is none (or an improvement), 3 when the
     runs have too few tasks to tell (the output says how many would be needed), with or without
@@ -736,7 +742,11 @@ def _compare_judged(
     registry = _registry()
     prompts = None
     if suite is not None:
-        prompts = {planned.task.id: planned.task.text for planned in load_suite(suite, registry).tasks}
+        prompts = {}
+        for planned in load_suite(suite, registry).tasks:
+            prompts[planned.task.id] = planned.task.text
+            if planned.target_label is not None:  # as RUN:LABEL names it
+                prompts[planned.task.id.removesuffix(f"[{planned.target_label}]")] = planned.task.text
     result = judge_runs(refs, runs_dir, bind_judge(judge, registry), prompts)
     text = jsonio.dumps(result.as_dict())
     if output is not None:
@@ -796,6 +806,34 @@ def show(
         if i:
             typer.echo("")
         history.print_task(result)
+
+
+@app.command()
+@handle_errors
+def view(
+    run_id: Annotated[
+        str | None, typer.Argument(help="Open this run (or latest) first.", show_default=False)
+    ] = None,
+    runs_dir: RunsDir = Path(".bench/runs"),
+    host: Annotated[
+        str, typer.Option("--host", help="Address to listen on; anything but loopback is warned about.")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port; 0 picks a free one.")] = 8765,
+    open_browser: Annotated[bool, typer.Option("--open", help="Open the page in a browser.")] = False,
+) -> None:
+    """Browse the stored runs in a local web viewer: the runs, one run, two runs or targets compared.
+
+    It serves only the runs folder, on 127.0.0.1 unless ``--host`` says otherwise; a run still in
+    progress updates live. Ctrl-C stops it.
+    """
+    from bench.report.viewer import serve
+
+    try:
+        serve(runs_dir, host, port, run_id, open_browser)
+    except OSError as exc:
+        from bench.errors import ConfigError
+
+        raise ConfigError(f"bench view: cannot listen on {host}:{port}: {exc.strerror or exc}") from None
 
 
 @app.command()

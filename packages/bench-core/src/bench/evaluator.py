@@ -46,6 +46,9 @@ class Sample:
     expected_value: Any = None
     #: The evaluator's ``target:`` reference, for types that resolve it themselves.
     target: str | None = None
+    #: How long the target took to answer (ms): the latency the system reported, else the
+    #: runner's timing of the call; ``None`` for a recorded ``response:``.
+    latency_ms: float | None = None
 
     @property
     def evidence(self) -> Evidence:

@@ -26,6 +26,22 @@ class ToolCall(BaseModel):
     id: str | None = None
 
 
+class ToolMock(BaseModel):
+    """A canned answer to the model's calls of one tool (the ``litellm`` target's mocked tools).
+
+    The first mock whose ``name`` is the call's and whose ``match`` the call's arguments contain
+    answers it: ``error`` when set, else ``response`` (text as it is, anything else as JSON).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    response: Any = ""
+    error: str | None = None
+    #: Arguments the call must have: mappings match a subset, lists item by item, numbers by value.
+    match: dict[str, Any] | None = None
+
+
 class Usage(BaseModel):
     """Tokens, cost and timing of producing a response; ``None`` means unknown, never zero."""
 
@@ -140,6 +156,12 @@ class Task(BaseModel):
     post_execution_checks: list[CaptureCheck] = Field(default_factory=list)
     #: Cap on all captured bytes of one run of the task.
     max_capture_bytes: int = 10 * MIB
+    #: Tools offered to the model besides the target's own (``litellm``), in either spec form.
+    tools: list[dict[str, Any]] = Field(default_factory=list)
+    #: Mocked tools answering this task's tool calls, before the target's own (``litellm``).
+    tool_mocks: list[ToolMock] = Field(default_factory=list)
+    #: The most model turns of this task's mocked tool loop (default: the target's ``max_steps``).
+    max_steps: int | None = None
 
     @property
     def text(self) -> str:

@@ -132,8 +132,19 @@ class RunReport:
     task_lines: Callable[[], Iterator[str]] | None = None
 
     @property
+    def failures(self) -> int:
+        """What fails the run: failed runs, with tasks judged by pass@k counted by their verdict."""
+        judged = self.extra.get("pass_at_k")
+        if not judged:
+            return self.summary.failed
+        return self.summary.failed - int(judged["failed_runs"]) + int(judged["failed"])
+
+    @property
     def passed(self) -> bool:
         s = self.summary
+        if self.extra.get("pass_at_k"):
+            done = s.total > 0 and not s.errors and not s.interrupted
+            return done and self.failures == 0
         return s.total > 0 and s.passed == s.total
 
     def head(self) -> dict[str, Any]:

@@ -69,7 +69,8 @@ def json_contains(actual: Any, expected: Any) -> bool:
     return json_equal(actual, expected)
 
 
-def _in_order(names: list[str], wanted: list[str]) -> bool:
+def in_order(names: list[str], wanted: list[str]) -> bool:
+    """Whether ``wanted`` appears in ``names`` as a subsequence."""
     position = 0
     for name in names:
         if position < len(wanted) and name == wanted[position]:
@@ -107,7 +108,7 @@ def evaluate(c: Any, calls: list[Any]) -> Result:
     if wanted and (c.order_mode or "subsequence").strip() == "exact":
         if names != wanted:
             reasons.append(f"observed tool order {names} does not exactly match expected order {wanted}")
-    elif wanted and not _in_order(names, wanted):
+    elif wanted and not in_order(names, wanted):
         reasons.append(f"observed tool order {names} does not contain expected subsequence {wanted}")
     details = {"matched_count": found, "observed_tool_names": names}
     if reasons:

@@ -282,14 +282,6 @@ def _contains(actual: Any, expected: Any) -> bool:
     return json_equal(actual, expected)
 
 
-def _in_order(names: list[str], wanted: list[str]) -> bool:
-    position = 0
-    for name in names:
-        if position < len(wanted) and name == wanted[position]:
-            position += 1
-    return position == len(wanted)
-
-
 class ToolCallAssertion(Evaluator[AssertionConfig]):
     """Assertions over the whole trajectory of tool calls (AgentClash ``tool_call_assertion``).
 
@@ -370,7 +362,7 @@ class ToolCallAssertion(Evaluator[AssertionConfig]):
                 )
         if config.ordered_tools:
             checks += 1
-            if not _in_order(names, config.ordered_tools):
+            if not toolcall_rules.in_order(names, config.ordered_tools):
                 failures.append(f"tools not called in order {' -> '.join(config.ordered_tools)}")
         if not checks:  # pragma: no cover - refused by the config
             raise EvaluatorError("nothing to assert")

@@ -361,7 +361,11 @@ class Runner:
             )
         is_error = response.error is not None
         output = response.error if is_error else response.text
-        sample = Sample(task, response, output or "", is_error, self.llm)
+        # What the system reports wins; else the measured call (nothing for a recorded response).
+        latency = response.usage.latency_ms
+        if latency is None and task.response is None:
+            latency = responded_ms
+        sample = Sample(task, response, output or "", is_error, self.llm, latency_ms=latency)
         # Sync evaluators run inline; async ones (LLM judges) run concurrently. Order is kept.
         timeout = self.evaluator_timeout
         slots: list[Any] = [
@@ -384,10 +388,6 @@ class Runner:
         score = task_score(outcomes)
         card = None
         if planned.scorecard is not None:
-            # What the system reports wins; else the measured call (nothing for a recorded response).
-            latency = response.usage.latency_ms
-            if latency is None and task.response is None:
-                latency = responded_ms
             card = self._scorecard(planned, outcomes, response, latency)
             score = card["score"]
             status = ERROR if card["passed"] is None else PASSED if card["passed"] else FAILED
@@ -423,6 +423,7 @@ class Runner:
             target_error=response.error is not None,
             outcomes=rows,
             signals=self.signals,
+            tool_calls=None if response.error is not None else len(response.tool_calls),
         )
         card = compute(
             planned.scorecard, Evidence(rows, metrics, self.signals, planned.task.id), self.metrics

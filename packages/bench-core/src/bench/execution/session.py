@@ -28,7 +28,9 @@ from bench.llm.client import LLMClient
 from bench.llm.credentials import describe_missing, missing_credentials
 from bench.llm.loader import import_in_background
 from bench.results import RunReport, Summary, TaskResult
+from bench.scoring.pass_at_k import verdicts as pass_at_k_verdicts
 from bench.scoring.run_stats import StatsCollector
+from bench.scoring.target_stats import target_statistics
 from bench.store import RunStore, StoreWriteError, now_iso, resolve_run
 from bench.suite.plan import Plan, PlannedTask, all_targets
 from bench.suite.selection import Selection
@@ -294,6 +296,13 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
         extra["aggregates"] = aggregates
     if statistics is not None:
         extra["statistics"] = statistics
+    judged = pass_at_k_verdicts(store.iter_results(order), plan.pass_at_k)
+    if judged is not None:
+        extra["pass_at_k"] = judged
+    if len(plan.targets) > 1:  # side by side, from the store: resumed tasks count too
+        per_target = target_statistics(store.iter_results(order))
+        if per_target is not None:
+            extra["targets"] = per_target
     report = RunReport(
         suite=plan.name,
         run_id=store.run_id,

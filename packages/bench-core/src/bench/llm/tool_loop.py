@@ -1,9 +1,10 @@
 """The tool-calling loop: ask the model, run the tool calls it makes, append the results, repeat.
 
-Used by the ``agent`` target (bench-agent) and the agentic judge (bench-llm-judge). Every
-request goes through the run's LLM client (retries, limits, cache, cost); the tools run in a
-``Workbench``. The loop ends when the model answers without a tool call, or when a limit on
-turns (model answers) or on tool calls is reached before the next request.
+Used by the ``agent`` target (bench-agent), the agentic judge (bench-llm-judge) and the
+``litellm`` target's mocked tools (``bench.llm.mock_tools``). Every request goes through the
+run's LLM client (retries, limits, cache, cost); the tools run in a ``Workbench`` or answer from
+mocks. The loop ends when the model answers without a tool call, or when a limit on turns
+(model answers) or on tool calls is reached before the next request.
 """
 
 from __future__ import annotations
@@ -11,13 +12,19 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from bench.errors import ModelCallError
 from bench.llm.client import LLMClient
 from bench.llm.request import LLMRequest, LLMResult
 from bench.models import ToolCall, Usage
-from bench.workspace.tools import Workbench
+from bench.workspace.tools import ToolResult
+
+
+class Toolbox(Protocol):
+    """What runs the model's tool calls: a ``Workbench``, a ``MockToolbox``; never raises."""
+
+    async def call(self, name: str, arguments: Any) -> ToolResult: ...
 
 
 def add_usage(total: Usage, part: Usage) -> Usage:
@@ -49,7 +56,7 @@ class ToolLoopOutcome:
 async def tool_loop(
     llm: LLMClient,
     request: LLMRequest,
-    workbench: Workbench,
+    workbench: Toolbox,
     *,
     max_turns: int | None = None,
     max_calls: int | None = None,
@@ -85,4 +92,4 @@ async def tool_loop(
     return outcome
 
 
-__all__ = ["ToolLoopOutcome", "add_usage", "tool_loop"]
+__all__ = ["ToolLoopOutcome", "Toolbox", "add_usage", "tool_loop"]

@@ -23,6 +23,7 @@ from typing import Any
 from bench.errors import StoreError
 from bench.results import FINISHED_STATUSES
 from bench.scoring.stats import Z, mcnemar, mcnemar_sample_size, paired_bootstrap, z_value
+from bench.scoring.target_stats import target_label
 from bench.store import LATEST, read_latest_results, resolve_run
 
 EXIT_FOR = {"regression": 1, "improvement": 0, "no significant change": 0, "insufficient evidence": 3}
@@ -68,9 +69,16 @@ def run_results_path(ref: str, runs_dir: Path) -> Path:
     return results
 
 
-def run_rows(ref: str, runs_dir: Path) -> tuple[str | None, Iterable[dict[str, Any]]]:
-    """A run's task results, from an ``--output`` JSON file, a run folder or ``results.jsonl``, or a
-    run id (``latest`` too); with the report's run id as its label (None for a stored run)."""
+def split_target(ref: str) -> tuple[str, str | None]:
+    """``RUN:LABEL`` as the run and one of its targets' labels; a ref that exists as a file or
+    folder, or has nothing on either side of its last ``:``, names a whole run."""
+    run, sep, label = ref.rpartition(":")
+    if not sep or not run or not label or Path(ref).exists():
+        return ref, None
+    return run, label
+
+
+def _whole_run_rows(ref: str, runs_dir: Path) -> tuple[str | None, Iterable[dict[str, Any]]]:
     if ref == LATEST and not Path(ref).exists():
         ref = resolve_run(runs_dir, ref, "bench compare")
     path = Path(ref)
@@ -82,6 +90,39 @@ def run_rows(ref: str, runs_dir: Path) -> tuple[str | None, Iterable[dict[str, A
             raise StoreError(f"{ref}: not a bench --output report ({exc})") from None
         return str(report.get("run_id") or ref), tasks
     return None, read_latest_results(run_results_path(ref, runs_dir))
+
+
+def _on_target(ref: str, rows: Iterable[dict[str, Any]], label: str) -> list[dict[str, Any]]:
+    """The rows ``label`` answered, their ids without the ``[label]`` each target's copy gained,
+    so that one target's tasks match another's."""
+    suffix = f"[{label}]"
+    chosen, seen = [], set()
+    for row in rows:
+        found = target_label(row)
+        if found is not None:
+            seen.add(found)
+        if found != label:
+            continue
+        task = str(row["id"])
+        chosen.append({**row, "id": task[: -len(suffix)] if task.endswith(suffix) else task})
+    if not chosen:
+        known = ", ".join(sorted(seen)) or "none: its tasks name no target label"
+        raise StoreError(f"{ref}: no task ran on target '{label}' (targets: {known})")
+    return chosen
+
+
+def run_rows(ref: str, runs_dir: Path) -> tuple[str | None, Iterable[dict[str, Any]]]:
+    """A run's task results, from an ``--output`` JSON file, a run folder or ``results.jsonl``, or a
+    run id (``latest`` too); with the report's run id as its label (None for a stored run).
+
+    ``RUN:LABEL`` is one target of a run of several: the tasks that target answered, each under
+    its id without ``[LABEL]``.
+    """
+    run, label = split_target(ref)
+    name, rows = _whole_run_rows(run, runs_dir)
+    if label is None:
+        return name, rows
+    return (None if name is None else f"{name}:{label}"), _on_target(ref, rows, label)
 
 
 def load_run(ref: str, runs_dir: Path) -> RunResults:

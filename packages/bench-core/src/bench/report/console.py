@@ -224,6 +224,16 @@ def print_summary(outcome: RunOutcome, observer: ConsoleObserver, suite: Path) -
         line.append(f", {s.not_run} not run", style="yellow")
     line.append(f" in {outcome.report.duration_s:.2f} s")
     stdout.print(line)
+    judged = outcome.report.extra.get("pass_at_k")
+    if judged:
+        failing = [
+            f"{task} {row['pass_at_k']:.3g}" for task, row in judged["tasks"].items() if not row["passed"]
+        ]
+        verdict = Text(f"judged over their repeats by pass@k: {judged['passed']} tasks passed, ")
+        verdict.append(f"{judged['failed']} failed", style="red" if judged["failed"] else "")
+        if failing:
+            verdict.append(" (" + ", ".join(failing[:5]) + (", ..." if len(failing) > 5 else "") + ")")
+        stdout.print(verdict)
     if hidden > 0 and shown:
         stdout.print(Text(f"({hidden} more not shown; see the results file)"))
     stdout.print(Text(f"run {outcome.report.run_id}: {outcome.folder / 'results.jsonl'}"))
@@ -241,6 +251,9 @@ def print_summary(outcome: RunOutcome, observer: ConsoleObserver, suite: Path) -
     if statistics:
         for text in statistics_lines(statistics):
             stdout.print(Text(text))
+    per_target = outcome.report.extra.get("targets")
+    if per_target:
+        stdout.print(targets_table(per_target))
     for label, figures in (outcome.report.extra.get("aggregates") or {}).items():
         listed = ", ".join(
             f"{key.replace('_', ' ')} {value:.4g}"
@@ -303,6 +316,43 @@ def statistics_lines(statistics: dict[str, Any]) -> list[str]:
                 f"({variance['system_share']:.0%} system): {variance['hint']}"
             )
     return lines
+
+
+def interval_text(block: dict[str, Any] | None, percent: bool) -> str:
+    """``66.7% [20.8, 93.9]`` (a rate) or ``0.667 [0.000, 1.000]``; ``-`` for none."""
+    if not block:
+        return "-"
+    scale, unit, digits = (100, "%", 1) if percent else (1, "", 3)
+    value, low, high = (block[k] * scale for k in ("value", "low", "high"))
+    return f"{value:.{digits}f}{unit} [{low:.{digits}f}, {high:.{digits}f}]"
+
+
+def targets_table(rows: list[dict[str, Any]]) -> Table:
+    """The run's targets side by side, a column each: counts, pass rate and mean score with their
+    intervals, cost, and time per task (mean and 95th percentile)."""
+    table = Table(title="Targets", title_justify="left")
+    table.add_column("")
+    for row in rows:
+        table.add_column(plain(row["label"], 60), justify="right", overflow="fold")
+
+    def line(name: str, cell: Any) -> None:
+        table.add_row(name, *(cell(row) for row in rows))
+
+    def duration(key: str) -> Any:
+        return lambda r: "-" if not r.get("duration_ms") else f"{r['duration_ms'][key] / 1000:.2f} s"
+
+    line("tasks", lambda r: str(r["tasks"]))
+    if any(r["runs"] != r["tasks"] for r in rows):  # repeats: counts below are of runs
+        line("runs", lambda r: str(r["runs"]))
+    counted = ("passed", "failed", "errors", "interrupted")
+    for key in counted if any(r["interrupted"] for r in rows) else counted[:3]:
+        line(key, lambda r, key=key: str(r[key]))
+    line("pass rate", lambda r: interval_text(r.get("pass_rate"), True))
+    line("mean score", lambda r: interval_text(r.get("mean_score"), False))
+    line("cost", lambda r: "-" if r.get("cost_usd") is None else f"${r['cost_usd']:.4f}")
+    line("time/task", duration("mean"))
+    line("time p95", duration("p95"))
+    return table
 
 
 def print_comparison(result: Comparison, alpha: float) -> None:

@@ -15,8 +15,9 @@ from rich.text import Text
 
 from bench import jsonio
 from bench.errors import StoreError, did_you_mean
-from bench.report.console import plain, plain_block, stdout
+from bench.report.console import plain, plain_block, stdout, targets_table
 from bench.results import PASSED
+from bench.scoring.target_stats import target_statistics
 from bench.store import read_run, run_manifests
 
 
@@ -118,7 +119,11 @@ def run_json(run_id: str, manifest: dict[str, Any], results: list[dict[str, Any]
         }
         for r in results
     ]
-    return jsonio.dumps({"run_id": run_id, "manifest": manifest, "tasks": tasks})
+    shown: dict[str, Any] = {"run_id": run_id, "manifest": manifest, "tasks": tasks}
+    per_target = target_statistics(results)
+    if per_target is not None:
+        shown["targets"] = per_target
+    return jsonio.dumps(shown)
 
 
 def print_run(run_id: str, manifest: dict[str, Any], results: list[dict[str, Any]]) -> None:
@@ -135,6 +140,9 @@ def print_run(run_id: str, manifest: dict[str, Any], results: list[dict[str, Any
         ("cost", _cost(row["cost_usd"])),
     ):
         stdout.print(Text(f"{label + ':':<10} ") + plain(value))
+    per_target = target_statistics(results)
+    if per_target is not None:
+        stdout.print(targets_table(per_target))
     not_passed = [r for r in results if r.get("status") != PASSED]
     if not not_passed:
         return

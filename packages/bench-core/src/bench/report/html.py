@@ -14,6 +14,7 @@ import re
 from functools import cache
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from bench import jsonio, redact
 from bench.models import Usage
@@ -47,12 +48,17 @@ def escape_json(text: str) -> str:
     )
 
 
+def script_text(assets: Any, *names: str) -> str:
+    """The page scripts joined in order (``common.js`` first: the others build on it)."""
+    return "\n".join((assets / name).read_text(encoding="utf-8") for name in names)
+
+
 @cache
 def _page() -> tuple[str, str, str, str]:
     """The page cut where the title, the run and the task records go; style and script inlined."""
     assets = resources.files("bench.report") / "assets"
     template = (assets / "report.html").read_text(encoding="utf-8")
-    script = (assets / "report.js").read_text(encoding="utf-8")
+    script = script_text(assets, "common.js", "report.js")
     # The CSP admits the page script by this hash: it covers exactly the text inside <script>.
     digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
     values = {

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import redact
+from bench.report.console import interval_text
 from bench.report.formats import replacing
 from bench.reporter import Reporter
 from bench.results import PASSED, RunReport
@@ -41,6 +42,32 @@ def _why(task: dict[str, Any]) -> str:
     return "; ".join(reasons) or "did not pass"
 
 
+def _targets(rows: list[dict[str, Any]] | None) -> list[str]:
+    """The run's targets side by side (a run of several), one row each."""
+    if not rows:
+        return []
+    lines = [
+        "",
+        "### Targets",
+        "",
+        "| target | tasks | passed | failed | errors | pass rate | mean score | cost | time/task | p95 |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for row in rows:
+        duration = row.get("duration_ms")
+        cost = row.get("cost_usd")
+        cells = [
+            _text(row["label"], 120),
+            *(str(row[key]) for key in ("tasks", "passed", "failed", "errors")),
+            interval_text(row.get("pass_rate"), True),
+            interval_text(row.get("mean_score"), False),
+            "-" if cost is None else f"${cost:.4f}",
+            *(("-", "-") if not duration else (f"{duration[k] / 1000:.2f} s" for k in ("mean", "p95"))),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
 class MarkdownReporter(Reporter):
     """The summary table and the tasks that did not pass, with their reasons."""
 
@@ -66,6 +93,7 @@ class MarkdownReporter(Reporter):
             "",
             f"run `{report.run_id}`" + (f"; stopped: {_text(report.stopped)}" if report.stopped else ""),
         ]
+        lines += _targets(report.extra.get("targets"))
         not_passed = (t for t in report.tasks() if t.get("status") != PASSED)
         listed = list(islice(not_passed, MAX_LISTED))
         if listed:

@@ -21,6 +21,7 @@ COLLECTORS = (
     "run_model_cost_usd",
     "run_completed_successfully",
     "run_failure_count",
+    "run_tool_call_count",
     "validator_pass_rate",
 )
 
@@ -43,6 +44,7 @@ def collect_metrics(
     target_error: bool,
     outcomes: list[dict[str, Any]],
     signals: Mapping[str, str] | None = None,
+    tool_calls: int | None = None,
 ) -> dict[str, float | None]:
     """The collectors' values for one task (``None`` where unknown, never a made-up 0).
 
@@ -66,6 +68,8 @@ def collect_metrics(
         "run_model_cost_usd": usage.get("cost_usd"),
         "run_completed_successfully": 0.0 if target_error else 1.0,
         "run_failure_count": float(int(target_error) + errors),
+        # AgentClash's count of the run's tool calls (engine_metrics.go); unknown after an error
+        "run_tool_call_count": None if tool_calls is None else float(tool_calls),
         "validator_pass_rate": sum(bool(o["passed"]) for o in judged) / len(judged) if judged else None,
         **scores,
     }

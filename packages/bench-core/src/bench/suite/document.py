@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, field_validator
 
 from bench.llm.settings import JudgeLimits, LLMSettings, Pricing, RuntimeLimits
-from bench.models import MIB, CaptureCheck, Message, Response
+from bench.models import MIB, CaptureCheck, Message, Response, ToolMock
 from bench.scoring.scorecard import MAX_WEIGHT, MetricDeclaration, Scorecard
 
 
@@ -42,6 +42,8 @@ class SuiteFile(Strict):
     concurrency: PositiveInt | None = None
     #: Run every task this many times (``--repeat`` overrides it).
     repeat: PositiveInt | None = None
+    #: Judge each task over its repeats: it passes when pass@k reaches this (AI Eval's trials).
+    pass_at_k: float | None = Field(default=None, ge=0, le=1)
     evaluators: dict[str, Any] = Field(default_factory=dict)
     tasks: list[Any] | str
     llm: LLMSettings = Field(default_factory=LLMSettings)
@@ -91,6 +93,8 @@ class TaskSpec(Strict):
     workspace: str | None = None
     #: Run this task this many times (default: the suite's ``repeat``, else 1).
     repeat: PositiveInt | None = None
+    #: Judge this task over its repeats by pass@k (default: the suite's ``pass_at_k``).
+    pass_at_k: float | None = Field(default=None, ge=0, le=1)
     #: The ``label`` of the suite's ``targets:`` entry that runs this task (default: each of them).
     target: str | None = None
     #: This task's own scorecard (default: the suite's).
@@ -101,6 +105,12 @@ class TaskSpec(Strict):
     ref: str | None = None
     #: Captures for this task, added to the suite's.
     post_execution_checks: list[CaptureCheck] = Field(default_factory=list)
+    #: Tools offered to the model besides the target's own (``litellm``), in either spec form.
+    tools: list[dict[str, Any]] = Field(default_factory=list)
+    #: Mocked tools answering this task's tool calls, before the target's own (``litellm``).
+    tool_mocks: list[ToolMock] = Field(default_factory=list)
+    #: The most model turns of this task's mocked tool loop (default: the target's ``max_steps``).
+    max_steps: PositiveInt | None = None
 
     @field_validator("id", mode="before")
     @classmethod

@@ -128,6 +128,7 @@ class _SuiteBuilder:
         endpoints: set[Endpoint] = set()
         max_repeat = 1
         seen: dict[str, int] = {}
+        pass_at_k: dict[str, float] = {}
         task_doc, rows = source()
         for index, raw in enumerate(rows):
             try:
@@ -145,6 +146,8 @@ class _SuiteBuilder:
                 endpoints |= credentials.endpoints(evaluator.instance)
             max_repeat = max(max_repeat, planned.repeats)
             for run in _runs(planned, labels, self.only_label):
+                if run.pass_at_k is not None and run.task.repeat == 0:
+                    pass_at_k[run.task.id] = run.pass_at_k
                 ids.append(run.key)
                 digests.append(run.digest)
                 needs_target += run.task.response is None
@@ -179,6 +182,7 @@ class _SuiteBuilder:
             target_type=target_type,
             target=target,
             targets=targets,
+            pass_at_k=pass_at_k,
             tasks=TaskList(ids, digests, rebuild, built),
             needs_target=needs_target,
             llm=suite.llm,

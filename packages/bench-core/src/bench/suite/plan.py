@@ -59,6 +59,8 @@ class PlannedTask:
     scorecard: Scorecard | None = None
     #: Which of the suite's ``targets:`` runs it (None: the suite's ``target:``).
     target_label: str | None = None
+    #: Judged over its repeats: passes when pass@k reaches this (bench.scoring.pass_at_k).
+    pass_at_k: float | None = None
 
     @property
     def expects_error(self) -> bool:
@@ -138,6 +140,8 @@ class Plan:
     targets: dict[str, Target] = field(default_factory=dict)
     #: ``--target``: the mapping that replaced the file's targets (a resumed run must give it again).
     target_override: dict[str, Any] | None = None
+    #: Task id -> its pass@k threshold, for the tasks judged over their repeats.
+    pass_at_k: dict[str, float] = field(default_factory=dict)
     named_evaluators: dict[str, BoundEvaluator] = field(default_factory=dict)
     concurrency: int | None = None
     referenced_files: list[Path] = field(default_factory=list)

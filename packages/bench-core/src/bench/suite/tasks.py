@@ -143,6 +143,9 @@ class TaskBuilder:
             repo=self._repo(doc, at, spec, suite, seen is not None),
             post_execution_checks=[*suite.post_execution_checks, *spec.post_execution_checks],
             max_capture_bytes=suite.max_capture_bytes,
+            tools=spec.tools,
+            tool_mocks=spec.tool_mocks,
+            max_steps=spec.max_steps,
         )
         if seen is not None:  # validation pass: let each evaluator check the task it will judge
             for path, evaluator in placed:
@@ -163,7 +166,8 @@ class TaskBuilder:
         given = [self.overrides] if self.overrides else []
         planned_digest = known_digest or digest(raw, [e.spec for e in evaluators], *given)
         label = self._target_label(doc, at, spec)
-        return PlannedTask(task, evaluators, planned_digest, None, repeats, card, label)
+        threshold = spec.pass_at_k if spec.pass_at_k is not None else suite.pass_at_k
+        return PlannedTask(task, evaluators, planned_digest, None, repeats, card, label, threshold)
 
     def _target_label(self, doc: YamlDocument, at: FieldPath, spec: TaskSpec) -> str | None:
         if spec.target is None or self.ignore_task_targets:

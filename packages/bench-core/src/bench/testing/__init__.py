@@ -125,7 +125,8 @@ async def evaluator_outcome(
     is_error = response.error is not None
     output = (response.error or "") if is_error else response.text
     try:
-        return await evaluate(bound, Sample(task, response, output, is_error, llm))
+        sample = Sample(task, response, output, is_error, llm, latency_ms=response.usage.latency_ms)
+        return await evaluate(bound, sample)
     finally:
         if own and llm is not None:
             llm.close()

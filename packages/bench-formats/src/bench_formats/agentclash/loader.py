@@ -70,18 +70,14 @@ class AgentClashLoader(SuiteLoader):
             native.update(spec.suite_fields(evaluation, self.warnings))
         except ValueError as exc:
             raise ConfigError(str(exc), file=path) from None
-        native["tasks"] = _tasks(data, spec.evaluators(evaluation), path)
+        native["tasks"] = _tasks(data, spec.evaluators(evaluation, self.warnings), path)
+        mocked = _mock_tools(data, self.warnings)
+        for task in native["tasks"] if mocked["tools"] else ():
+            task.update(json.loads(json.dumps(mocked)))  # each task its own plain copy
         return YamlDocument(path=path, data=native, root=None)
 
     def _warn(self, data: dict[str, Any], mode: str) -> None:
         version = data["version"]
-        tools = data.get("tools") or version.get("tools")
-        if tools:
-            names = [str(t.get("name")) for t in (tools.get("custom") or []) if isinstance(t, dict)]
-            self.warnings.append(
-                f"tools are not given to the target ({', '.join(names) or 'tools'}): "
-                "bench has no mock tools; an agent target uses its own tools"
-            )
         for key, message in _NOT_APPLIED.items():
             if version.get(key):
                 self.warnings.append(message)
@@ -169,3 +165,54 @@ def _tasks(data: dict[str, Any], evaluate: list[dict[str, Any]], path: Path) -> 
                 task["evaluate"] = [dict(entry) for entry in evaluate]
             tasks.append(task)
     return tasks
+
+
+def _mock_tools(data: dict[str, Any], warnings: list[str]) -> dict[str, list[dict[str, Any]]]:
+    """The pack's mock tools as task ``tools`` and ``tool_mocks`` (the engine's ``mock_tools.go``).
+
+    ``static`` answers its response's JSON; ``lookup`` the response under the argument at
+    ``lookup_key`` (``*``: any other). Other tools are named in a warning.
+    """
+    tools = data.get("tools") or data["version"].get("tools") or {}
+    out: dict[str, list[dict[str, Any]]] = {"tools": [], "tool_mocks": []}
+    left: list[str] = []
+    for tool in tools.get("custom") or [] if isinstance(tools, dict) else []:
+        if not isinstance(tool, dict):
+            continue
+        name = str(tool.get("name") or "").strip()
+        impl = tool.get("implementation") or {}
+        strategy = str(impl.get("strategy") or "").strip().lower()
+        if not strategy:
+            lookup = impl.get("lookup_key") or impl.get("responses")
+            strategy = "lookup" if lookup else "echo" if impl.get("template") else "static"
+        if str(impl.get("type") or "").strip().lower() != "mock" or strategy not in ("static", "lookup"):
+            left.append(name)
+            continue
+        parameters = tool.get("parameters") or {"type": "object", "additionalProperties": False}
+        offered: dict[str, Any] = {"name": name, "parameters": parameters}
+        if str(tool.get("description") or "").strip():
+            offered["description"] = str(tool["description"]).strip()
+        out["tools"].append(offered)
+        if strategy == "static":
+            out["tool_mocks"].append({"name": name, "response": _json(impl.get("response"))})
+            continue
+        responses = impl.get("responses") or {}
+        for key, value in responses.items():
+            if key != "*":
+                match: Any = str(key)
+                for part in reversed(str(impl.get("lookup_key") or "").strip().split(".")):
+                    match = {part: match}
+                out["tool_mocks"].append({"name": name, "match": match, "response": _json(value)})
+        if "*" in responses:
+            out["tool_mocks"].append({"name": name, "response": _json(responses["*"])})
+    if left:
+        warnings.append(
+            f"tools are not given to the target ({', '.join(left)}): bench runs only mock tools "
+            "with a static or lookup strategy"
+        )
+    return out
+
+
+def _json(value: Any) -> str:
+    """A mock's response as AgentClash's tool result: its JSON (Go's json.Marshal sorts keys)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)

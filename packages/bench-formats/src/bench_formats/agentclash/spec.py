@@ -57,12 +57,32 @@ def _reliability(scorecard: dict[str, Any], spec: dict[str, Any], warnings: list
     return {**scorecard, "dimensions": kept}
 
 
-def evaluators(spec: dict[str, Any]) -> list[dict[str, Any]]:
+#: Validators whose config AgentClash decodes leniently (``json.Unmarshal`` in
+#: runtime/scoring/file_validators.go): keys other than these are ignored there, so here too.
+LENIENT_CONFIGS = {
+    "file_exists": {"must_exist"},
+    "file_content_match": {"match_mode", "ignore_whitespace"},
+    "file_json_schema": {"schema"},
+    "directory_structure": {"required_files", "forbidden_files", "required_directories"},
+}
+
+
+def evaluators(spec: dict[str, Any], warnings: list[str] | None = None) -> list[dict[str, Any]]:
     """Every task's evaluator entries: validators, LLM judges, then behavioural signals."""
     entries: list[dict[str, Any]] = []
     for validator in spec.get("validators") or []:
         entry = {k: validator[k] for k in ("key", "type", "target", "expected_from") if validator.get(k)}
         config = dict(validator.get("config") or {})
+        known = LENIENT_CONFIGS.get(str(validator.get("type")))
+        if known is not None:
+            ignored = sorted(k for k in config if k not in known)
+            if ignored and warnings is not None:
+                names = ", ".join(ignored)
+                warnings.append(
+                    f"validator '{validator.get('key')}' ({validator.get('type')}): config {names} "
+                    "ignored, as AgentClash ignores keys its config does not define"
+                )
+            config = {k: v for k, v in config.items() if k in known}
         if validator.get("type") == "token_f1":
             # bench's own token_f1 normalises as SQuAD does and passes at any overlap; AgentClash's
             # (string_validators.go) normalises only when asked and passes at 0.5.

@@ -18,19 +18,25 @@ _TEXT_TYPES = {"exact": "exact_match", "contains": "contains", "regex": "regex"}
 #: contains and regex see the response plus a "## Tool Calls Made" section (runner.go); not_contains does not.
 _SEES_CALLS = {"contains": {"tool_calls_section": True}, "regex": {"tool_calls_section": True}}
 _EMPTY_NOTES = {"contains": "no expected substrings", "regex": "no patterns to match"}
-_UNSUPPORTED = (
-    "similarity",
-    "factuality",
-    "faithfulness",
-    "relevancy",
-    "precision",
-    "task_completion",
-    "tool_selection",
-    "efficiency",
-    "hallucination",
-    "toxicity",
-    "bias",
-)
+#: AI Eval's checks bench cannot reproduce, and why (their score or pass rule has no bench equivalent).
+_REFUSED = {
+    "similarity": "AI Eval's similarity asks the run's model for a 0..1 score, bench's similarity is an "
+    "embedding cosine",
+    "factuality": "AI Eval scores factuality 1 or 0 (no factual error or some), bench's factuality "
+    "scores the judge's 0..1 consistency",
+    "toxicity": "AI Eval scores 1 - toxicity and passes at toxicity <= score_threshold (default 0.1); "
+    "bench's toxicity scores the toxicity itself, and negate would flip the pass as well",
+    "bias": "AI Eval scores 1 - bias and passes at bias <= score_threshold (default 0.1); bench's bias "
+    "scores the bias itself, and negate would flip the pass as well",
+}
+#: Judged checks: bench type, AI Eval's fields passed on, pass threshold without score_threshold.
+_JUDGED: dict[str, tuple[tuple[str, ...], float]] = {
+    "hallucination": (("ground_truth",), 0.9),
+    "faithfulness": (("context",), 0.8),
+    "relevancy": (("question",), 0.8),
+    "precision": (("context", "question"), 0.0),  # without a threshold, precision always passes
+    "task_completion": (("task",), 0.6),
+}
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][\w]*(?:\.\w+)*)\}")
 
 
@@ -60,14 +66,9 @@ class CaseConverter:
         task["evaluate"] = self._checks(at, case)
         if trials > 1:
             task["repeat"] = trials
-        if case["tool_mocks"]:
-            task["metadata"] = {
-                "aieval": {"tool_mocks": case["tool_mocks"], "max_steps": case["max_steps"] or 5}
-            }
-            self.warn(
-                f"{self.source}: {at}: tool_mocks are kept in the task's metadata but not run: bench's "
-                "targets call the model once, without AI Eval's mocked tool loop"
-            )
+        if case["tool_mocks"]:  # runner.go: mocks make the case a tool loop of max_steps (5) turns
+            task["tool_mocks"] = [_mock(mock) for mock in case["tool_mocks"]]
+            task["max_steps"] = case["max_steps"] or 5
         return task
 
     def _input(self, at: str, case: dict[str, Any]) -> dict[str, Any]:
@@ -138,10 +139,17 @@ class CaseConverter:
                 if entry["rubric"]:
                     judge["rubric"] = entry["rubric"]
                 checks.append({**judge, **threshold})
+            elif kind in _JUDGED:
+                checks.append(self._judged(kind, entry))
+            elif kind == "tool_selection":
+                checks.append(self._tool_selection(where, entry))
+            elif kind == "efficiency":
+                checks.append(self._efficiency(where, case, entry))
             else:
-                assert kind in _UNSUPPORTED, kind
+                assert kind in _REFUSED, kind
                 raise ConfigError(
-                    f"{where}: AI Eval's {kind} evaluator is not supported by bench's AI Eval loader yet",
+                    f"{where}: bench cannot run AI Eval's {kind} check with AI Eval's verdict: "
+                    f"{_REFUSED[kind]}",
                     file=self.source,
                 )
         if expected["exact_match"] and "exact" not in seen:
@@ -172,6 +180,55 @@ class CaseConverter:
             checks.append(entry)
         return _unique_names(checks)
 
+    def _judged(self, kind: str, entry: dict[str, Any]) -> dict[str, Any]:
+        """A judged check: AI Eval passes it at score >= score_threshold, or the type's default."""
+        fields, default = _JUDGED[kind]
+        check: dict[str, Any] = {"type": kind, "name": kind, **self.judge}
+        for key in fields:
+            if entry[key]:
+                check[key] = entry[key]
+        if kind == "task_completion" and entry["criteria_list"]:
+            # AI Eval's judge weighs the criteria into one score; bench's would score each one
+            criteria = "\n".join(f"- {c}" for c in entry["criteria_list"])
+            check["task"] = f"{entry['task']}\n\nCriteria:\n{criteria}"
+        threshold = entry["score_threshold"]
+        check["threshold"] = threshold if threshold > 0 else default
+        return check
+
+    def _tool_selection(self, where: str, entry: dict[str, Any]) -> dict[str, Any]:
+        """Share of expected tools called; AI Eval passes only when all were (or at score_threshold)."""
+        if not entry["expected_tools"]:
+            raise ConfigError(
+                f"{where}: no expected_tools; AI Eval then passes only a trial that calls no tool, "
+                "which bench's tool_selection cannot check",
+                file=self.source,
+            )
+        threshold = entry["score_threshold"]
+        return {
+            "type": "tool_selection",
+            "name": "tool_selection",
+            "expected_tools": list(entry["expected_tools"]),
+            "threshold": threshold if threshold > 0 else 1.0,
+        }
+
+    def _efficiency(self, where: str, case: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
+        """Step and token budgets; without tool mocks AI Eval counts one step and the call's tokens."""
+        if case["tool_mocks"]:
+            raise ConfigError(
+                f"{where}: AI Eval counts the steps and tokens of its mocked tool loop, which bench "
+                "does not run",
+                file=self.source,
+            )
+        check: dict[str, Any] = {
+            "type": "efficiency",
+            "name": "efficiency",
+            "max_steps": entry["max_steps"] or case["max_steps"] or 5,
+            "max_tokens": entry["max_tokens"] or 1000,
+        }
+        if entry["score_threshold"] > 0:
+            check["threshold"] = entry["score_threshold"]
+        return check
+
 
 def _unique_names(checks: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """AI Eval may list a type twice; bench names each check once: ``contains``, ``contains#2``."""
@@ -182,3 +239,13 @@ def _unique_names(checks: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if seen[name] > 1:
             check["name"] = f"{name}#{seen[name]}"
     return checks
+
+
+def _mock(mock: dict[str, Any]) -> dict[str, Any]:
+    """A ``tool_mocks`` entry as the litellm target reads it (``toolExecutorFromMocks``'s fields)."""
+    out: dict[str, Any] = {"name": mock["name"], "response": mock["response"]}
+    if mock["error"].strip():
+        out["error"] = mock["error"]
+    if mock["match"]:
+        out["match"] = mock["match"]
+    return out

@@ -37,24 +37,14 @@ class AIEvalLoader(SuiteLoader):
                 f"{path}: is_system_prompt: true is ignored, as AI Eval's runner ignores it: the prompt's "
                 f"own is_system_prompt (false) decides"
             )
-        if config is not None and threshold == 0:
-            warn(
-                f"{path}: the config's evaluation.threshold is 0: AI Eval passes every case whatever its "
-                "checks say; bench judges the checks"
-            )
         target = target_of(config)
         converter = CaseConverter(str(path), prompt, warn, _judge(self.options.target or target))
         tasks = []
         for index, case in enumerate(suite["cases"]):
             trials = case["trials"] if case["trials"] > 0 else default_trials
-            tasks.append(converter.task(index, case, trials))
-            if trials > 1:
-                warn(
-                    f"{path}: cases[{index}] ({case['id'].strip()}): its {trials} trials run as {trials} "
-                    f"results judged one by one; AI Eval passes the case when pass@k = 1 - (1 - p)^k "
-                    f"reaches {threshold:g} (p: the passed fraction, k: {trials}), which bench does not "
-                    "compute"
-                )
+            # AI Eval judges a case by pass@k over its trials, even a single one (threshold 0
+            # passes whatever the checks say): bench's pass_at_k does the same.
+            tasks.append({**converter.task(index, case, trials), "pass_at_k": threshold})
         data: dict[str, Any] = {"name": suite["suite"]}
         if suite["description"]:
             data["description"] = suite["description"]

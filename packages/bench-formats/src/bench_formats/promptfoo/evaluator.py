@@ -35,6 +35,10 @@ class PromptfooConfig(EvaluatorConfig):
     """The test's merged ``options``: ``provider`` grades model-graded checks."""
     vars: dict[str, Any] = Field(default_factory=dict)
     """The row's rendered vars."""
+    test_threshold: float | None = None
+    """The test's ``threshold``, any number as promptfoo takes it: pass = score ≥ it, with
+    promptfoo's reason ``Aggregate score 0.33 < 0.5 threshold`` (above 1 never passes, below 0
+    always does). bench's own ``threshold`` (0..1) still works, with bench's reason."""
 
 
 class _Skipped(Exception):
@@ -46,8 +50,8 @@ class _Skipped(Exception):
 class Promptfoo(Evaluator[PromptfooConfig]):
     """A promptfoo test's assertions, scored and passed as promptfoo does (FORMATS.md 1.6-1.8).
 
-    score = Σ score·weight / Σ weight; it passes when no assertion failed, or, with a test
-    ``threshold`` (applied by bench), when score ≥ threshold. JavaScript, Python and webhook
+    score = Σ score·weight / Σ weight; it passes when no assertion failed, or, with the test's
+    threshold (``test_threshold``), when score ≥ it. JavaScript, Python and webhook
     checks and JavaScript ``transform``s are skipped and listed in the reason and ``details``;
     the verdict is computed over the other assertions.
     """
@@ -61,7 +65,7 @@ class Promptfoo(Evaluator[PromptfooConfig]):
         response: "Goodbye world"
         evaluate:
           type: promptfoo
-          threshold: 0.2
+          test_threshold: 0.2
           assert:
             - {type: equals, value: "Hello world", weight: 2}
             - {type: contains, value: world}
@@ -97,7 +101,7 @@ class Promptfoo(Evaluator[PromptfooConfig]):
                 raise EvaluatorError(str(assertion["error"]))
         skipped: list[dict[str, str]] = []
         details: list[dict[str, Any]] = []
-        main = Tally()
+        main = Tally(threshold=self.config.test_threshold)
         # promptfoo adds the plain assertions first, then each assert-set's result.
         plain = [a for a in asserts if a.get("type") != "assert-set"]
         sets = [a for a in asserts if a.get("type") == "assert-set"]

@@ -79,7 +79,9 @@ class Matrix:
             "assert": asserts.prepare(list(test.get("assert") or []), values, self.base),
         }
         if test.get("threshold") is not None:
-            entry["threshold"] = test["threshold"]
+            # the evaluator's own key: promptfoo takes any number (core's threshold is 0..1) and
+            # writes its own reason ("Aggregate score 0.33 < 0.5 threshold")
+            entry["test_threshold"] = test["threshold"]
         entry["options"] = dict(test.get("options") or {})
         entry["vars"] = values
         return entry

@@ -2,13 +2,16 @@
 
 score = Σ score·weight / Σ weight (Σ weight = 0 → 0); pass = no assertion failed; the reason is
 the **last** failing assertion's (promptfoo overwrites it at each failure), else "All assertions
-passed". A named metric is the weighted mean of its assertions' scores. A test ``threshold`` is
-applied by bench core (the evaluator's ``threshold``: pass = score ≥ threshold).
+passed". A named metric is the weighted mean of its assertions' scores. A ``threshold`` (a
+test's or an assert-set's, any number) replaces pass with score ≥ threshold and the reason with
+``Aggregate score 0.33 < 0.5 threshold``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+from bench_formats.promptfoo.checks.base import js_string
 
 
 @dataclass
@@ -48,13 +51,14 @@ class Tally:
         return self.total_score / self.total_weight if self.total_weight > 0 else 0.0
 
     def result(self) -> tuple[bool, float, str]:
-        """(pass, score, reason); a set's ``threshold`` replaces pass as a test threshold would."""
+        """(pass, score, reason); a ``threshold`` replaces pass (and the reason) when set."""
         score = self.score
         passed = self.failed_reason is None
         reason = self.failed_reason or "All assertions passed"
         if self.threshold is not None:
             passed = score >= self.threshold
-            reason = f"Aggregate score {score:.2f} {'≥' if passed else '<'} {self.threshold:g} threshold"
+            relation = "≥" if passed else "<"
+            reason = f"Aggregate score {_to_fixed(score)} {relation} {js_string(self.threshold)} threshold"
         return passed, score, reason
 
     def named_scores(self) -> dict[str, tuple[float, float]]:
@@ -64,3 +68,10 @@ class Tally:
             for name, value in self.named.items()
             for w in [self.named_weights[name]]
         }
+
+
+def _to_fixed(score: float) -> str:
+    """JavaScript's ``score.toFixed(2)``: half up on the exact binary value (0.125 → 0.13)."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    return str(Decimal(score).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, field_validator, model_validator
 
 from bench.errors import ModelCallError, TargetError
 from bench.llm.request import LLMRequest
-from bench.models import Message, Response, Task
+from bench.models import Message, Response, Task, ToolMock
 from bench.target import Target, TargetConfig
+
+#: How many model turns a mocked tool loop takes at most, unless the target or task says.
+DEFAULT_MAX_STEPS = 10
 
 
 class LiteLLMConfig(TargetConfig):
@@ -29,11 +32,44 @@ class LiteLLMConfig(TargetConfig):
     seed: int | None = None
     stop: list[str] | None = None
     tools: list[dict[str, Any]] | None = None
-    """OpenAI-style tool specs; the model's tool calls are recorded on the response."""
+    """Tools offered to the model: OpenAI function specs, or ``{name, description, input_schema}``
+    (or ``parameters``); the model's tool calls are recorded on the response."""
+    tool_mocks: list[ToolMock] = Field(default_factory=list)
+    """Canned answers to the tool calls (after a task's own ``tool_mocks``); with any mock, the
+    model is asked again with the answers until it replies without a tool call."""
+    max_steps: int = Field(default=DEFAULT_MAX_STEPS, gt=0)
+    """The most model turns of a mocked tool loop; the task is an error when it is reached."""
     tool_choice: str | dict[str, Any] | None = None
     response_format: dict[str, Any] | None = None
     stream: bool = False
     """Stream answers, which records time to first token (``usage.ttft_ms``)."""
+
+    @field_validator("tools")
+    @classmethod
+    def _function_specs(cls, tools: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
+        return None if tools is None else [_function_spec(tool) for tool in tools]
+
+    @model_validator(mode="after")
+    def _mocks_need_tools(self) -> LiteLLMConfig:
+        if self.tool_mocks and not self.tools:
+            raise ValueError("tool_mocks need tools: list the tools the model is offered under 'tools'")
+        return self
+
+
+def _function_spec(tool: dict[str, Any]) -> dict[str, Any]:
+    """An OpenAI function tool from either form (an OpenAI spec stays as it is)."""
+    if "type" in tool or "function" in tool:
+        return tool
+    if not isinstance(tool.get("name"), str) or not tool["name"].strip():
+        raise ValueError("a tool needs a 'name' (or an OpenAI spec: {type: function, function: {...}})")
+    unknown = sorted(set(tool) - {"name", "description", "input_schema", "parameters"})
+    if unknown:
+        raise ValueError(f"unknown tool field(s) {', '.join(unknown)} in tool {tool['name']!r}")
+    function: dict[str, Any] = {"name": tool["name"].strip()}
+    if tool.get("description"):
+        function["description"] = tool["description"]
+    function["parameters"] = tool.get("input_schema") or tool.get("parameters") or {"type": "object"}
+    return {"type": "function", "function": function}
 
 
 class LiteLLMTarget(Target):
@@ -68,6 +104,12 @@ class LiteLLMTarget(Target):
             },
             exclude_none=True,
         )
+        if task.tools:
+            try:
+                offered = [*(params.get("tools") or []), *(_function_spec(t) for t in task.tools)]
+            except ValueError as exc:
+                raise TargetError(f"the task's tools: {exc}") from None
+            params["tools"] = offered
         request = LLMRequest(
             model=config.model,
             messages=messages,
@@ -77,6 +119,9 @@ class LiteLLMTarget(Target):
             stream=config.stream,
             index=task.repeat,
         )
+        mocks = [*task.tool_mocks, *config.tool_mocks]
+        if mocks:
+            return await self._mocked(request, task, mocks)
         try:
             result = await self.llm.complete(request)
         except ModelCallError as exc:
@@ -99,4 +144,43 @@ class LiteLLMTarget(Target):
             truncated=result.truncation is not None,
             truncation=result.truncation,
             metadata={"model": config.model, "attempts": result.attempts, "cached": result.cached},
+        )
+
+    async def _mocked(self, request: LLMRequest, task: Task, mocks: list[ToolMock]) -> Response:
+        """The tool loop with mocked tools: every call answered, until a reply without one."""
+        from bench.llm.mock_tools import MockToolbox
+        from bench.llm.tool_loop import tool_loop
+
+        config = self.config
+        assert isinstance(config, LiteLLMConfig)
+        assert self.llm is not None
+        if not request.params.get("tools"):
+            raise TargetError("the task has tool_mocks but the target offers no tools (its 'tools:')")
+        steps = task.max_steps or config.max_steps
+
+        def failed(turn: int, exc: ModelCallError) -> Exception:
+            return TargetError(f"turn {turn}: {exc}")
+
+        done = await tool_loop(self.llm, request, MockToolbox(mocks), max_turns=steps, on_error=failed)
+        messages = [Message.model_validate(m) for m in done.messages]
+        metadata = {"model": config.model, "steps": sum(1 for m in messages if m.role == "assistant")}
+        if done.final is None:
+            # AI Eval's rule too: the answer is the last turn's text, and the task an error.
+            last = next(m for m in reversed(messages) if m.role == "assistant")
+            return Response(
+                output=last.content if isinstance(last.content, str) else "",
+                error=f"max steps ({steps}) reached: the model still called tools",
+                tool_calls=done.calls,
+                messages=messages,
+                usage=done.usage,
+                metadata=metadata,
+            )
+        return Response(
+            output=done.final.text,
+            tool_calls=done.calls,
+            messages=messages,
+            usage=done.usage,
+            truncated=done.final.truncation is not None,
+            truncation=done.final.truncation,
+            metadata=metadata,
         )

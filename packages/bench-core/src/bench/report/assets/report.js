@@ -1,51 +1,17 @@
 // bench's HTML report. Every string from the run is set as text (textContent, text nodes),
 // never parsed as HTML. Only the visible page of rows is in the DOM.
-"use strict";
 (function () {
+  "use strict";
   var PAGE = 100;
   var run = JSON.parse(document.getElementById("bench-run").textContent);
   var tasks = JSON.parse(document.getElementById("bench-tasks").textContent);
   var stats = run.statistics || {};
   var flaky = new Set(stats.flaky || []);
-  var state = { status: "", evaluator: "", text: "", sort: "", page: 0, rows: tasks.map(function (t, i) { return i; }) };
+  var state = { status: "", evaluator: "", target: "", text: "", sort: "", page: 0, rows: tasks.map(function (t, i) { return i; }) };
 
-  function el(tag, attrs) {
-    var node = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (k) {
-      if (k === "text") node.textContent = attrs[k];
-      else if (k === "cls") node.className = attrs[k];
-      else node.setAttribute(k, attrs[k]);
-    });
-    for (var i = 2; i < arguments.length; i++) {
-      var child = arguments[i];
-      if (child === null || child === undefined) continue;
-      node.appendChild(typeof child === "object" ? child : document.createTextNode(String(child)));
-    }
-    return node;
-  }
-  function $(id) { return document.getElementById(id); }
-  function pct(x) { return (100 * x).toFixed(1) + "%"; }
-  function num(x) { return typeof x === "number" ? x.toFixed(3) : "-"; }
-  function json(value) { return typeof value === "string" ? value : JSON.stringify(value, null, 2); }
-  function interval(block, asPercent) {
-    var f = asPercent ? pct : num;
-    return f(block.value) + " [" + f(block.low) + ", " + f(block.high) + "] (" + block.method + ")";
-  }
-  function taskName(t) { return t.repeat ? t.id + " (run " + (t.repeat + 1) + ")" : t.id; }
-  function targetName(t) {
-    var target = t.target;
-    if (target === undefined || target === null) return "";
-    if (typeof target !== "object") return String(target);
-    return String(target.label || target.name || target.model || target.type || JSON.stringify(target));
-  }
-  function why(t) {
-    if (t.error) return "error: " + t.error;
-    var parts = (t.evaluators || []).filter(function (e) { return e.error || !e.passed; })
-      .map(function (e) { return e.name + ": " + (e.error ? "error: " + e.error : e.reason || ""); });
-    if (parts.length) return parts.join("; ");
-    return (t.evaluators || []).map(function (e) { return e.name + ": " + (e.reason || ""); }).join("; ");
-  }
-  function card(value, label) { return el("div", { cls: "card" }, el("b", { text: value }), el("span", { text: label })); }
+  var B = benchCommon;
+  var el = B.el, $ = B.$, pct = B.pct, num = B.num, json = B.json, interval = B.interval;
+  var taskName = B.taskName, targetName = B.targetName, why = B.why, card = B.card;
 
   function renderSummary() {
     var s = run.summary || {};
@@ -91,7 +57,10 @@
     }
   }
 
+  var renderTargetStatistics = B.renderTargetStatistics;
+
   function renderTargets() {
+    if (Array.isArray(run.targets) && run.targets.length) return renderTargetStatistics(run.targets);
     var by = new Map();
     tasks.forEach(function (t) {
       var name = targetName(t);
@@ -136,6 +105,7 @@
       var t = tasks[i];
       if (state.status === "flaky" ? !flaky.has(t.id) : state.status && t.status !== state.status) continue;
       if (state.evaluator && !failedBy(t, state.evaluator)) continue;
+      if (state.target && targetName(t) !== state.target) continue;
       if (text && haystack(t).indexOf(text) < 0) continue;
       rows.push(i);
     }
@@ -177,86 +147,11 @@
     $("next").disabled = state.page >= pages - 1;
   }
 
-  function section(box, title, content) {
-    box.appendChild(el("h3", { text: title }));
-    box.appendChild(content);
-  }
-  function kvTable(obj) {
-    var table = el("table", {});
-    Object.keys(obj).forEach(function (k) { table.appendChild(el("tr", {}, el("th", { text: k }), el("td", {}, el("pre", { text: json(obj[k]) })))); });
-    return table;
-  }
-  function promptView(t) {
-    if (Array.isArray(t.messages) && t.messages.length) {
-      var div = el("div", {});
-      t.messages.forEach(function (m) {
-        div.appendChild(el("div", { cls: "muted", text: m && m.role ? String(m.role) : "message" }));
-        div.appendChild(el("pre", { text: json(m && m.content !== undefined ? m.content : m) }));
-      });
-      return div;
-    }
-    if (t.prompt !== undefined && t.prompt !== null) return el("pre", { cls: "prompt", text: json(t.prompt) });
-    return el("p", { cls: "muted", text: "(the record holds no prompt)" });
-  }
-
   function showTask(i) {
     var t = tasks[i];
     var box = $("detail");
-    box.textContent = "";
-    box.hidden = false;
     Array.prototype.forEach.call($("rows").tBodies[0].rows, function (tr) { tr.classList.toggle("selected", tr.getAttribute("data-index") === String(i)); });
-    box.appendChild(el("h2", { id: "detail-title", text: taskName(t) }));
-    var usage = t.usage || {};
-    var facts = [t.status, "score " + num(t.score), Math.round(t.duration_ms || 0) + " ms"];
-    if (usage.total_tokens) facts.push(usage.total_tokens + " tokens");
-    if (typeof usage.cost_usd === "number" && usage.cost_usd) facts.push("$" + usage.cost_usd.toFixed(5));
-    if (targetName(t)) facts.push("target " + targetName(t));
-    box.appendChild(el("p", { cls: t.status, text: facts.join(" · ") }));
-    if (t.error) section(box, "Error", el("pre", { cls: "error-text", text: t.error }));
-    var response = el("div", {}, el("pre", { cls: "response", text: t.response === null || t.response === undefined ? "(no response)" : String(t.response) }));
-    if (t.truncated) response.appendChild(el("p", { cls: "muted", text: "truncated: " + (t.truncation || "") + (t.response_bytes ? " (" + t.response_bytes + " bytes, sha256 " + t.response_sha256 + ")" : "") }));
-    box.appendChild(el("div", { cls: "pair" },
-      el("div", {}, el("h3", { text: "Prompt" }), promptView(t)),
-      el("div", {}, el("h3", { text: "Response" }), response)));
-    if (t.vars && Object.keys(t.vars).length) section(box, "Vars", kvTable(t.vars));
-    if (t.metadata && Object.keys(t.metadata).length) section(box, "Metadata", kvTable(t.metadata));
-    var evs = el("table", { id: "evaluators" }, el("tr", {}, el("th", { text: "evaluator" }), el("th", { text: "verdict" }),
-      el("th", { text: "score" }), el("th", { text: "reason" }), el("th", { text: "details" })));
-    (t.evaluators || []).forEach(function (e) {
-      var verdict = e.error ? "error" : e.passed ? "passed" : "failed";
-      var details = e.details && Object.keys(e.details).length ? el("pre", { text: json(e.details) }) : "";
-      evs.appendChild(el("tr", {}, el("td", { text: e.name + (e.type !== e.name ? " (" + e.type + ")" : "") }),
-        el("td", { cls: verdict, text: verdict }), el("td", { text: num(e.score) }),
-        el("td", { text: e.error ? e.error : e.reason || "" }), el("td", {}, details)));
-    });
-    section(box, "Evaluators", evs);
-    if (t.scorecard) {
-      var card = t.scorecard;
-      var table = el("table", { id: "scorecard" }, el("tr", {}, el("th", { text: "dimension" }), el("th", { text: "raw" }),
-        el("th", { text: "score" }), el("th", { text: "weight" }), el("th", { text: "gate" }), el("th", { text: "verdict" }), el("th", { text: "reason" })));
-      (Array.isArray(card.dimensions) ? card.dimensions : []).forEach(function (d) {
-        var verdict = d.passed === undefined ? d.state || "" : d.passed ? "passed" : "failed";
-        table.appendChild(el("tr", {}, el("td", { text: String(d.key) }), el("td", { text: json(d.raw === undefined ? null : d.raw) }),
-          el("td", { text: num(d.score) }), el("td", { text: String(d.weight) }), el("td", { text: d.gate ? "gate" : "" }),
-          el("td", { cls: verdict, text: verdict }), el("td", { text: d.reason || "" })));
-      });
-      var head = "Scorecard (" + (card.strategy || "") + "): " + (card.passed ? "passed" : "failed") + ", score " + num(card.score);
-      section(box, head, table);
-      if (card.reason) box.appendChild(el("p", { cls: "muted", text: String(card.reason) }));
-    }
-    if (t.tool_calls && t.tool_calls.length) {
-      var list = el("ol", { cls: "trajectory" });
-      t.tool_calls.forEach(function (c) { list.appendChild(el("li", {}, el("b", { text: c.name }), " ", el("code", { text: JSON.stringify(c.arguments) }))); });
-      section(box, "Trajectory (" + t.tool_calls.length + " tool calls)", list);
-    }
-    if (t.workspace) {
-      var w = t.workspace;
-      var files = el("table", { id: "changes" }, el("tr", {}, el("th", { text: "file" }), el("th", { text: "change" }), el("th", { text: "lines" })));
-      (w.files || []).forEach(function (f) { files.appendChild(el("tr", {}, el("td", { text: f.path }), el("td", { text: f.status }), el("td", { text: "+" + f.added + " / -" + f.removed }))); });
-      section(box, "Workspace change: " + (w.files_changed || 0) + " files, +" + (w.lines_added || 0) + " / -" + (w.lines_removed || 0), files);
-      if (w.diff) section(box, "Diff", el("pre", { cls: "diff", text: json(w.diff) }));
-      if (w.escapes && w.escapes.length) section(box, "Writes outside the workspace", el("pre", { text: json(w.escapes) }));
-    }
+    B.renderDetail(t, box);
     history.replaceState(null, "", "#task=" + encodeURIComponent(t.id) + (t.repeat ? "@" + t.repeat : ""));
     box.scrollIntoView();
   }
@@ -279,6 +174,12 @@
     var names = new Set();
     tasks.forEach(function (t) { (t.evaluators || []).forEach(function (e) { names.add(e.name); }); });
     Array.from(names).sort().forEach(function (n) { $("evaluator-filter").appendChild(el("option", { value: n, text: "did not pass: " + n })); });
+    var targets = new Set(tasks.map(targetName).filter(function (n) { return n; }));
+    if (targets.size > 1) {
+      $("target-filter-label").hidden = false;
+      Array.from(targets).sort().forEach(function (n) { $("target-filter").appendChild(el("option", { value: n, text: n })); });
+      $("target-filter").addEventListener("change", function (e) { state.target = e.target.value; applyFilters(); });
+    }
     $("status-filter").addEventListener("change", function (e) { state.status = e.target.value; applyFilters(); });
     $("evaluator-filter").addEventListener("change", function (e) { state.evaluator = e.target.value; applyFilters(); });
     $("text-filter").addEventListener("input", function (e) { state.text = e.target.value; applyFilters(); });

@@ -10,33 +10,16 @@ from typing import Any
 
 from bench import EvaluatorError, LLMRequest
 from bench_formats.promptfoo.checks.base import Call, Grade
+from bench_formats.promptfoo.checks.geval import CHECKS as _GEVAL
+from bench_formats.promptfoo.checks.grader import grader
 from bench_formats.promptfoo.checks.json_checks import extract_json
 from bench_formats.promptfoo.checks.prompts import CLOSEDQA_SYSTEM, FACTUALITY_SYSTEM, RUBRIC_SYSTEM
-from bench_formats.promptfoo.providers import DEFAULT_EMBEDDING, DEFAULT_GRADER, model_name
+from bench_formats.promptfoo.checks.rag import CHECKS as _RAG
 
 #: Types promptfoo grades with a model that bench does not grade yet: an error names them.
-NOT_YET = ("g-eval", "answer-relevance", "context-faithfulness", "context-recall", "context-relevance")
+NOT_YET: tuple[str, ...] = ()
 
-
-def _provider_id(provider: Any, kind: str) -> str | None:
-    if isinstance(provider, str):
-        return provider
-    if isinstance(provider, dict):
-        if isinstance(provider.get(kind), (str, dict)):
-            return _provider_id(provider[kind], kind)
-        if isinstance(provider.get("id"), str):
-            return str(provider["id"])
-    return None
-
-
-def grader(assertion: dict[str, Any], options: dict[str, Any], kind: str = "text") -> str:
-    """The litellm model: the assertion's ``provider``, else ``options.provider``, else the default."""
-    chosen = _provider_id(assertion.get("provider"), kind) or _provider_id(options.get("provider"), kind)
-    provider = chosen or (DEFAULT_EMBEDDING if kind == "embedding" else DEFAULT_GRADER)
-    model = model_name(provider)
-    if model is None:  # an id litellm does not know: give it as written (a model name, a route)
-        return provider
-    return model
+__all__ = ["GRADED", "NOT_YET", "grader"]
 
 
 def _as_template_value(output: str) -> str:
@@ -191,4 +174,6 @@ GRADED = {
     "model-graded-closedqa": closedqa,
     "similar": similar,
     "similar:cosine": similar,
+    **_GEVAL,
+    **_RAG,
 }

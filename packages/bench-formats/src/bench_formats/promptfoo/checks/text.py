@@ -164,12 +164,16 @@ def regex(call: Call) -> Grade:
 
 
 def levenshtein(call: Call) -> Grade:
-    # promptfoo's handler ignores ``inverse``: ``not-levenshtein`` checks what ``levenshtein`` does.
     if not isinstance(call.value, str):
         raise AssertionInvalid('"levenshtein" assertion type must have a string value')
-    limit = call.assertion.get("threshold") or 5
+    threshold = call.assertion.get("threshold")
+    limit = 5 if threshold is None else threshold  # ``?? 5``: a threshold of 0 stays 0
     distance = edit_distance(call.output, call.value)
-    return binary(distance <= limit, f"Levenshtein distance {distance} is greater than threshold {limit}")
+    relation = "less than or equal to" if call.inverse else "greater than"
+    return binary(
+        (distance <= limit) != call.inverse,
+        f"Levenshtein distance {distance} is {relation} threshold {js_string(limit)}",
+    )
 
 
 def edit_distance(a: str, b: str) -> int:

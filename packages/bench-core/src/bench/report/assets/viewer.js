@@ -1,0 +1,227 @@
+// bench view: the runs list, one run (a page of tasks at a time, live while the run is in
+// progress) and two runs or two targets compared. Data comes as JSON from /api/; every string
+// from a run is set as text (benchCommon.el), never parsed as HTML.
+(function () {
+  "use strict";
+  var B = benchCommon;
+  var el = B.el, $ = B.$, pct = B.pct, num = B.num;
+  var POLL_MS = 1000;
+  var seq = 0;
+
+  function getJSON(url) {
+    return fetch(url, { headers: { Accept: "application/json" } }).then(function (r) {
+      return r.json().then(function (body) {
+        if (!r.ok) throw new Error(body.error || r.statusText);
+        return body;
+      });
+    });
+  }
+  function problem(err) {
+    $("problem").hidden = false;
+    $("problem").textContent = String(err && err.message ? err.message : err);
+  }
+  function query(params) {
+    return Object.keys(params).filter(function (k) { return params[k] !== "" && params[k] !== undefined; })
+      .map(function (k) { return encodeURIComponent(k) + "=" + encodeURIComponent(params[k]); }).join("&");
+  }
+  function percent(rate) { return typeof rate === "number" ? pct(rate) : "-"; }
+  function cost(x) { return typeof x === "number" ? "$" + x.toFixed(4) : "-"; }
+  function text(x) { return x === null || x === undefined ? "" : String(x); }
+
+  // -- the runs ---------------------------------------------------------------------------------
+  function showRuns() {
+    $("runs").hidden = false;
+    getJSON("/api/runs").then(function (data) {
+      $("subtitle").textContent = data.runs.length + " runs in " + data.runs_dir;
+      var body = $("runs-table").tBodies[0];
+      data.runs.forEach(function (r) {
+        var link = el("a", { href: "/run/" + encodeURIComponent(r.run_id), text: r.run_id });
+        var tr = el("tr", {}, el("td", {}, link), el("td", { text: text(r.suite) }), el("td", { text: text(r.started_at) }),
+          el("td", { cls: text(r.status), text: text(r.status) }), el("td", { text: text(r.tasks) }),
+          el("td", { text: percent(r.pass_rate) }), el("td", { text: cost(r.cost_usd) }));
+        tr.addEventListener("click", function (e) { if (e.target !== link) location.href = link.href; });
+        body.appendChild(tr);
+        $("compare-a").appendChild(el("option", { value: r.run_id, text: r.run_id + " " + text(r.suite) }));
+        $("compare-b").appendChild(el("option", { value: r.run_id, text: r.run_id + " " + text(r.suite) }));
+      });
+      if (data.runs.length > 1) $("compare-a").selectedIndex = 1; // the older run is the baseline
+      $("compare-form").hidden = data.runs.length < 2;
+      $("compare-form").addEventListener("submit", function (e) {
+        e.preventDefault();
+        location.href = "/compare?" + query({ a: $("compare-a").value, b: $("compare-b").value });
+      });
+    }).catch(problem);
+  }
+
+  // -- one run ----------------------------------------------------------------------------------
+  var state = { status: "", evaluator: "", target: "", text: "", sort: "", page: 1 };
+  var runId = "";
+  var lastSize = -1;
+  var filled = false;
+
+  function runURL() {
+    return "/api/runs/" + encodeURIComponent(runId) + "?" + query(state);
+  }
+  function loadRun() {
+    var mine = ++seq;
+    return getJSON(runURL()).then(function (data) { if (mine === seq) renderRun(data); }).catch(problem);
+  }
+  function renderRun(data) {
+    var run = data.run;
+    lastSize = data.size;
+    document.title = "bench view: " + text(run.suite);
+    $("title").textContent = "bench: " + text(run.suite);
+    $("subtitle").textContent = "run " + run.run_id + (run.started_at ? ", started " + run.started_at : "") +
+      (typeof run.duration_s === "number" ? ", " + run.duration_s + " s" : "") + ", " + text(run.status) +
+      (run.stopped ? "; stopped: " + run.stopped : "");
+    var s = run.summary;
+    var done = (s.passed || 0) + (s.failed || 0) + (s.errors || 0);
+    var cards = el("div", { cls: "cards" }, B.card(String(s.total), "tasks"), B.card(String(s.passed), "passed"),
+      B.card(String(s.failed), "failed"), B.card(String(s.errors), "errors"),
+      B.card(done ? pct(s.passed / done) : "-", "pass rate"));
+    if (s.interrupted) cards.appendChild(B.card(String(s.interrupted), "interrupted"));
+    if (run.llm) cards.appendChild(B.card(cost(run.llm.cost_usd), "LLM cost"));
+    $("summary").textContent = "";
+    $("summary").appendChild(cards);
+    var live = run.status === "running";
+    $("live").hidden = !live;
+    if (live) $("live").textContent = "in progress: " + s.total + (run.planned ? " of " + run.planned : "") + " tasks done; updating";
+    renderTargets(data);
+    if (!filled) fillFilters(data);
+    renderRows(data);
+    if (live) setTimeout(poll, POLL_MS);
+  }
+  function poll() {
+    var mine = seq;
+    getJSON(runURL()).then(function (data) {
+      if (mine !== seq) return; // a newer request (a filter changed) took over
+      if (data.size !== lastSize || data.run.status !== "running") renderRun(data);
+      else setTimeout(poll, POLL_MS);
+    }).catch(problem);
+  }
+  function renderTargets(data) {
+    var box = $("targets");
+    box.textContent = "";
+    box.hidden = true;
+    if (data.target_statistics) B.renderTargetStatistics(data.target_statistics);
+    if (data.targets.length > 1) {
+      box.hidden = false;
+      var links = el("p", { id: "target-compare" }, "compare targets: ");
+      for (var i = 0; i < data.targets.length; i++) {
+        for (var j = i + 1; j < data.targets.length; j++) {
+          var a = runId + ":" + data.targets[i], b = runId + ":" + data.targets[j];
+          links.appendChild(el("a", { href: "/compare?" + query({ a: a, b: b }), text: data.targets[i] + " vs " + data.targets[j] }));
+          links.appendChild(document.createTextNode(" "));
+        }
+      }
+      box.appendChild(links);
+    }
+  }
+  function fillFilters(data) {
+    filled = true;
+    data.evaluators.forEach(function (n) { $("evaluator-filter").appendChild(el("option", { value: n, text: "did not pass: " + n })); });
+    if (data.targets.length > 1) {
+      $("target-filter-label").hidden = false;
+      data.targets.forEach(function (n) { $("target-filter").appendChild(el("option", { value: n, text: n })); });
+    }
+  }
+  function renderRows(data) {
+    var body = $("rows").tBodies[0];
+    body.textContent = "";
+    data.tasks.forEach(function (t) {
+      var tr = el("tr", { "data-key": t.key },
+        el("td", { text: B.taskName(t) }), el("td", { text: B.targetName(t) }),
+        el("td", { cls: text(t.status), text: text(t.status) }), el("td", { text: num(t.score) }),
+        el("td", { cls: "response", text: text(t.response) }), el("td", { cls: "why", text: text(t.why) }));
+      tr.tabIndex = 0;
+      tr.addEventListener("click", function () { showTask(t.key); });
+      tr.addEventListener("keydown", function (e) { if (e.key === "Enter") showTask(t.key); });
+      body.appendChild(tr);
+    });
+    var start = (data.page - 1) * data.page_size;
+    var shown = data.matched ? (start + 1) + "-" + (start + data.tasks.length) : "0";
+    $("count").textContent = data.matched + " of " + data.run.summary.total + " tasks shown (rows " + shown + ")";
+    $("page").textContent = "page " + data.page + " of " + data.pages;
+    state.page = data.page;
+    $("prev").disabled = data.page <= 1;
+    $("next").disabled = data.page >= data.pages;
+  }
+  function showTask(key) {
+    getJSON("/api/runs/" + encodeURIComponent(runId) + "/tasks/" + encodeURIComponent(key)).then(function (t) {
+      Array.prototype.forEach.call($("rows").tBodies[0].rows, function (tr) { tr.classList.toggle("selected", tr.getAttribute("data-key") === key); });
+      B.renderDetail(t, $("detail"));
+      history.replaceState(null, "", "#task=" + encodeURIComponent(key));
+      $("detail").scrollIntoView();
+    }).catch(problem);
+  }
+  function showRun(id) {
+    runId = id;
+    $("run").hidden = false;
+    var timer = null;
+    function refilter(key, value) { state[key] = value; state.page = 1; loadRun(); }
+    $("status-filter").addEventListener("change", function (e) { refilter("status", e.target.value); });
+    $("evaluator-filter").addEventListener("change", function (e) { refilter("evaluator", e.target.value); });
+    $("target-filter").addEventListener("change", function (e) { refilter("target", e.target.value); });
+    $("sort").addEventListener("change", function (e) { refilter("sort", e.target.value); });
+    $("text-filter").addEventListener("input", function (e) {
+      clearTimeout(timer);
+      timer = setTimeout(function () { refilter("text", e.target.value); }, 150);
+    });
+    $("filters").addEventListener("submit", function (e) { e.preventDefault(); });
+    $("prev").addEventListener("click", function () { state.page -= 1; loadRun(); });
+    $("next").addEventListener("click", function () { state.page += 1; loadRun(); });
+    loadRun().then(function () {
+      var match = /^#task=(.+)$/.exec(location.hash);
+      if (match) showTask(decodeURIComponent(match[1]));
+    });
+  }
+
+  // -- two runs or two targets ------------------------------------------------------------------
+  var cmp = { a: "", b: "", change: "", page: 1 };
+  function loadCompare() {
+    var mine = ++seq;
+    getJSON("/api/compare?" + query(cmp)).then(function (data) { if (mine === seq) renderCompare(data); }).catch(problem);
+  }
+  function renderCompare(data) {
+    var c = data.comparison;
+    $("title").textContent = "bench: compare";
+    $("subtitle").textContent = "A " + data.a + " against B " + data.b;
+    var rate = c.pass_rate || {};
+    var box = $("verdict");
+    box.textContent = "";
+    box.appendChild(el("div", { cls: "cards" }, B.card(c.verdict, "verdict"), B.card(String(c.matched), "tasks in both"),
+      B.card(String(data.regressions), "regressed"), B.card(String(data.improvements), "improved"),
+      B.card(percent(rate.a) + " → " + percent(rate.b), "pass rate A → B")));
+    if (c.note) box.appendChild(el("p", { cls: "muted", text: c.note }));
+    var body = $("compare-rows").tBodies[0];
+    body.textContent = "";
+    data.rows.forEach(function (row) {
+      function side(t) {
+        return t ? [el("td", { cls: text(t.status), text: text(t.status) }), el("td", { text: num(t.score) }), el("td", { text: text(t.response) })]
+          : [el("td", { text: "-" }), el("td", { text: "-" }), el("td", { text: "" })];
+      }
+      body.appendChild(el("tr", {}, el("td", { text: row.key }), el("td", { cls: row.change, text: row.change }), side(row.a), side(row.b)));
+    });
+    $("compare-count").textContent = data.matched + " tasks shown";
+    $("compare-page").textContent = "page " + data.page + " of " + data.pages;
+    cmp.page = data.page;
+    $("compare-prev").disabled = data.page <= 1;
+    $("compare-next").disabled = data.page >= data.pages;
+  }
+  function showCompare() {
+    var params = new URLSearchParams(location.search);
+    cmp.a = params.get("a") || "";
+    cmp.b = params.get("b") || "";
+    $("compare").hidden = false;
+    $("change-filter").addEventListener("change", function (e) { cmp.change = e.target.value; cmp.page = 1; loadCompare(); });
+    $("change-form").addEventListener("submit", function (e) { e.preventDefault(); });
+    $("compare-prev").addEventListener("click", function () { cmp.page -= 1; loadCompare(); });
+    $("compare-next").addEventListener("click", function () { cmp.page += 1; loadCompare(); });
+    loadCompare();
+  }
+
+  var path = location.pathname;
+  if (path.indexOf("/run/") === 0) showRun(decodeURIComponent(path.slice("/run/".length)));
+  else if (path === "/compare") showCompare();
+  else showRuns();
+})();
