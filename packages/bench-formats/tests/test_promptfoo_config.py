@@ -703,3 +703,22 @@ def test_bench_run_target_by_label_runs_that_provider_and_its_prompts(tmp_path: 
     assert done.returncode == 0, done.stdout + done.stderr
     tasks = json.loads(out.read_text())["tasks"]
     assert [(t["response"], t["passed"]) for t in tasks] == [("A 1", True)]
+
+
+def test_csv_prompt_files_as_process_csv_prompts_reads_them(tmp_path: Path):
+    # a prompt/label table (the label column optional per row), or one prompt per line after an
+    # optional `prompt` header when the file has no comma
+    write(tmp_path, "table.csv", 'prompt,label\n"Hi {{x}}", greet \n"Bye {{x}}",\n,"no prompt"\n')
+    write(tmp_path, "lines.csv", "prompt\nOne {{x}}\n\nTwo {{x}}\n")
+    config = write(
+        tmp_path,
+        "promptfooconfig.yaml",
+        "prompts: [file://table.csv, file://lines.csv]\nproviders: [echo]\ntests: [{vars: {x: X}}]\n",
+    )
+    tasks = load(config)[0]["tasks"]
+    assert [(t["metadata"]["prompt"], t["prompt"]) for t in tasks] == [
+        ("greet", "Hi X"),
+        ("Prompt 2 - Bye {{x}}", "Bye X"),
+        ("Prompt 1 - One {{x}}", "One X"),
+        ("Prompt 2 - Two {{x}}", "Two X"),
+    ]

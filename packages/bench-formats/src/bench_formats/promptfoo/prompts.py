@@ -107,6 +107,8 @@ def _from_file(
         except yaml.YAMLError:
             raw = text
         return [Prompt(raw, label if label is not None else f"{shown}: {raw[:80]}", chat=_is_chat(raw))]
+    if suffix == ".csv":
+        return _from_csv(text, label)
     parts = [part.strip() for part in _split(text)]
     parts = [part for part in parts if part]
     prompts = []
@@ -127,6 +129,39 @@ def _split(text: str) -> list[str]:
         else:
             parts[-1].append(line)
     return ["".join(lines) for lines in parts]
+
+
+def _from_csv(text: str, label: str | None) -> list[Prompt]:
+    """``processCsvPrompts``: a ``prompt`` column (and ``label``), else one prompt per line."""
+    import csv
+
+    text = text.removeprefix("\ufeff")
+    if "," in text:
+        try:
+            rows = list(csv.reader(text.splitlines()))  # relax_quotes, as promptfoo
+        except csv.Error:
+            rows = None
+        if rows:
+            header = [cell.strip() for cell in rows[0]]
+            records = [
+                dict(zip(header, (cell.strip() for cell in row), strict=False)) for row in rows[1:] if row
+            ]
+            records = [record for record in records if record.get("prompt")]
+            return [
+                Prompt(
+                    record["prompt"],
+                    record.get("label") or label or f"Prompt {index} - {record['prompt']}",
+                    chat=_is_chat(record["prompt"]),
+                )
+                for index, record in enumerate(records, start=1)
+            ]
+    lines = [line for line in text.splitlines() if line.strip()]
+    if lines and lines[0].strip().lower() == "prompt":
+        lines = lines[1:]
+    return [
+        Prompt(line, label or f"Prompt {index} - {line}", chat=_is_chat(line))
+        for index, line in enumerate(lines, start=1)
+    ]
 
 
 def _is_chat(text: str) -> bool:
