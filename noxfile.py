@@ -171,6 +171,9 @@ def bench(session: nox.Session) -> None:
         session.run("python", "benchmarks/run_html.py", *[a for a in session.posargs if a != "--html"])
     elif "--view" in session.posargs:
         session.run("python", "benchmarks/run_view.py", *[a for a in session.posargs if a != "--view"])
+    elif "--promptfoo-csv" in session.posargs:
+        args = [a for a in session.posargs if a != "--promptfoo-csv"]
+        session.run("python", "benchmarks/run_promptfoo_csv.py", *args)
     elif "--echo" in session.posargs:
         session.run("python", "benchmarks/run_echo.py", *[a for a in session.posargs if a != "--echo"])
     elif "--deterministic" in session.posargs:

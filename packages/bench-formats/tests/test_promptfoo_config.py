@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -87,13 +89,28 @@ def test_prompts_per_provider_make_one_task_per_allowed_pair(tmp_path: Path):
         {"label": "b", "type": "litellm", "model": "openai/gpt-4o-mini"},
         {"label": "c", "type": "litellm", "model": "anthropic/claude-3-5-haiku-latest"},
     ]
-    # --target echo is promptfoo's --providers echo: the mapping is dropped, 10 × 2 = 20
+    # --target echo is promptfoo's --providers echo, which IS provider a (id echo), mapping
+    # included: 10 × 1 = 10; its target is --target's own, so it stays the suite's one target
     echoed, _ = load(config, ECHO)
-    assert len(echoed["tasks"]) == 20
-    assert "targets" not in echoed
+    assert [t["prompt"] for t in echoed["tasks"]] == [f"Short: t{i}" for i in range(10)]
+    assert "target" not in echoed["tasks"][0]
     assert echoed["target"] == ECHO
+    assert "targets" not in echoed
+    # by label (b), then by the end of an id after ':' (c): 10 × 1 each, labelled with the
+    # --target name so that bench-core keeps that target instead of replacing it
+    by_label, _ = load(config, {"type": "b"})
+    assert by_label["targets"] == [{"type": "litellm", "model": "openai/gpt-4o-mini", "label": "b"}]
+    assert by_label["tasks"][0]["prompt"] == "Long: t0"
+    by_suffix, _ = load(config, {"type": "claude-3-5-haiku-latest"})
+    assert by_suffix["targets"][0]["model"] == "anthropic/claude-3-5-haiku-latest"
+    assert len(by_suffix["tasks"]) == 10
+    # a target that names no provider runs every prompt (the mapping dropped): 10 × 2 = 20
+    bare, _ = load(config, {"type": "echo", "label": "mine"})
+    assert len(bare["tasks"]) == 20
+    assert "targets" not in bare
+    assert bare["target"] == {"type": "echo", "label": "mine"}
     assert all("target" not in t for t in echoed["tasks"])
-    assert prompts(echoed)[:2] == ["Short: t0", "Long: t0"]
+    assert prompts(bare)[:2] == ["Short: t0", "Long: t0"]
 
 
 def test_task_ids_are_readable_unique_and_keep_metadata(tmp_path: Path):
@@ -231,7 +248,8 @@ def test_a_file_var_glob_expands_and_a_missing_one_is_refused(tmp_path: Path):
         "promptfooconfig.yaml",
         "prompts: ['{{doc}}']\nproviders: [echo]\ntests: [{vars: {doc: file://docs/*.txt}}]\n",
     )
-    assert prompts(load(config)[0]) == ["A", "B"]
+    # promptfoo's globSync (glob 13) lists a folder's matches from the last name to the first
+    assert prompts(load(config)[0]) == ["B", "A"]
     write(
         tmp_path,
         "promptfooconfig.yaml",
@@ -239,7 +257,8 @@ def test_a_file_var_glob_expands_and_a_missing_one_is_refused(tmp_path: Path):
     )
     with pytest.raises(ConfigError) as caught:
         load(config)
-    assert caught.value.message == f"No files found for variable doc at path {tmp_path / 'nope.txt'}"
+    # promptfoo: `No files found for variable ${key} at path ${filePath} in directory ${basePath}`
+    assert caught.value.message == f"No files found for variable doc at path nope.txt in directory {tmp_path}"
 
 
 def test_a_txt_prompt_file_splits_on_dashes_and_labels_each_part(tmp_path: Path):
@@ -256,7 +275,9 @@ def test_a_txt_prompt_file_splits_on_dashes_and_labels_each_part(tmp_path: Path)
     data, _ = load(config)
     assert prompts(data) == ["Second X"]
     assert data["tasks"][0]["metadata"]["prompt"] == "prompts.txt: Second {{x}}"
-    assert prompts(load(config, ECHO)[0]) == ["First X", "Second X"]
+    # --target echo is that provider, mapping included; a target naming no provider runs both
+    assert prompts(load(config, ECHO)[0]) == ["Second X"]
+    assert prompts(load(config, {"type": "echo", "label": "other"})[0]) == ["First X", "Second X"]
 
 
 def test_prompt_globs_raw_objects_and_the_legacy_mapping(tmp_path: Path):
@@ -278,18 +299,20 @@ def test_prompt_globs_raw_objects_and_the_legacy_mapping(tmp_path: Path):
     legacy = write(
         tmp_path,
         "legacy.yaml",
-        "prompts: {file://p/a.txt: alpha}\nproviders: [{id: echo, prompts: [alpha]}]\ntests: [{}]\n",
+        "prompts: {file://p/a.txt: alpha}\nproviders: [{id: echo, prompts: [alpha]}]\ntests: [{vars: {}}]\n",
     )
     data, _ = load(legacy)
     assert prompts(data) == ["A "]
     assert data["tasks"][0]["metadata"]["prompt"] == "alpha"
 
 
-def test_a_json_chat_prompt_is_compact_json_under_echo_and_messages_for_a_model(tmp_path: Path):
+def test_a_json_chat_prompt_is_json_stringify_indent_2_under_echo_and_messages_for_a_model(tmp_path: Path):
+    # promptfoo keeps a .json prompt as compact JSON (its label too) and renders a JSON prompt
+    # as JSON.stringify(renderVarsInObject(parsed, vars), null, 2), whatever the file's layout
     write(
         tmp_path,
         "chat.json",
-        '[\n  {"role": "system", "content": "Be {{tone}}."},\n  {"role": "user", "content": "Hi! {x}"}\n]\n',
+        '[\n    {"role": "system", "content": "Be {{tone}}."},\n {"role": "user", "content": "Hi! {x}"}]\n',
     )
     config = write(
         tmp_path,
@@ -302,10 +325,13 @@ def test_a_json_chat_prompt_is_compact_json_under_echo_and_messages_for_a_model(
         {"role": "system", "content": "Be kind."},
         {"role": "user", "content": "Hi! {{x}}"},
     ]
+    assert data["tasks"][0]["metadata"]["prompt"] == (
+        'chat.json: [{"role":"system","content":"Be {{tone}}."},{"role":"user","content":"Hi! {x}"}]'
+    )
     (task,) = load(config, ECHO)[0]["tasks"]
-    assert (
-        render(task["prompt"], {})
-        == '[{"role":"system","content":"Be kind."},{"role":"user","content":"Hi! {x}"}]'
+    assert render(task["prompt"], {}) == (
+        '[\n  {\n    "role": "system",\n    "content": "Be kind."\n  },\n'
+        '  {\n    "role": "user",\n    "content": "Hi! {x}"\n  }\n]'
     )
 
 
@@ -502,9 +528,15 @@ def test_tests_from_files_and_globs_load_each_match(tmp_path: Path):
         tests: [file://tests/tests2.yaml, "file://tests/*"]
         """,
     )
+    # as promptfoo 0.121.20 ran it: globs list names last to first (tests2, tests1, rows.jsonl;
+    # v2 then v1, so v1's y wins), and tests from a glob get no "Row #N" description
     data, _ = load(config)
-    assert prompts(data) == ["from-file2", "j", "k", "a", "b", "from-file2"]
-    assert [t["metadata"].get("description") for t in data["tasks"]][1:3] == ["Row #1", "named"]
+    assert prompts(data) == ["from-file1", "from-file1", "a", "b", "j", "k"]
+    assert [t["metadata"].get("description") for t in data["tasks"]][4:] == [None, "named"]
+    # a lone JSONL path is a standalone file: its tests are described Row #N
+    write(tmp_path, "lone.yaml", "prompts: ['{{x}}']\nproviders: [echo]\ntests: file://tests/rows.jsonl\n")
+    lone, _ = load(tmp_path / "lone.yaml")
+    assert [t["metadata"].get("description") for t in lone["tasks"]] == ["Row #1", "named"]
 
 
 def test_providers_become_targets(tmp_path: Path):
@@ -520,7 +552,7 @@ def test_providers_become_targets(tmp_path: Path):
           - exec:python3 agent.py --fast
           - ollama:chat:llama3
           - litellm:groq/llama-3.1-8b-instant
-        tests: [{}]
+        tests: [{vars: {}}]
         """,
     )
     data, warnings = load(config)
@@ -579,3 +611,114 @@ def test_plain_references_render_as_jinja_renders_them(value: Any):
     template = "[{{ v }}|{{missing}}|{{v}}]"
     forced = "{% if true %}{% endif %}" + template  # a tag: rendered by Jinja itself
     assert nunjucks(template, {"v": value}) == nunjucks(forced, {"v": value})
+
+
+TEST_NEEDS = (
+    "Test case must contain one of the following properties: assert, vars, options, metadata, "
+    "provider, providerOutput, threshold. Instead got: "
+)
+
+
+@pytest.mark.parametrize(
+    ("test", "shown"),
+    [
+        ("{description: named}", '{"description": "named"}'),
+        ("{vars: null, threshold: '0.5'}", '{"vars": null, "threshold": "0.5"}'),
+        ("{options: '', metadata: 0}", '{"options": "", "metadata": 0}'),
+    ],
+)
+def test_a_test_that_says_nothing_is_refused_even_with_default_vars(tmp_path: Path, test: str, shown: str):
+    # promptfoo's readTest checks the test as written, before defaultTest is merged; JavaScript
+    # truthiness: null, "" and 0 are empty, and a threshold must be a number
+    config = write(
+        tmp_path,
+        "promptfooconfig.yaml",
+        f"prompts: [hi]\nproviders: [echo]\ndefaultTest: {{vars: {{x: 1}}}}\ntests: [{test}]\n",
+    )
+    with pytest.raises(ConfigError) as caught:
+        load(config)
+    assert str(caught.value) == f"{config}: {TEST_NEEDS}{shown}"
+
+
+@pytest.mark.parametrize("test", ["{assert: []}", "{threshold: 0}", "{metadata: {}}"])
+def test_an_empty_list_mapping_or_zero_threshold_is_enough(tmp_path: Path, test: str):
+    config = write(tmp_path, "promptfooconfig.yaml", f"prompts: [hi]\nproviders: [echo]\ntests: [{test}]\n")
+    assert [t["prompt"] for t in load(config)[0]["tasks"]] == ["hi"]
+
+
+def test_tests_from_a_yaml_glob_are_checked_but_csv_rows_are_not(tmp_path: Path):
+    write(tmp_path, "t/a.yaml", "- {description: only}\n")
+    config = write(
+        tmp_path, "promptfooconfig.yaml", "prompts: [hi]\nproviders: [echo]\ntests: file://t/*.yaml\n"
+    )
+    with pytest.raises(ConfigError) as caught:
+        load(config)
+    assert caught.value.message == TEST_NEEDS + '{"description": "only"}'
+    write(tmp_path, "t.csv", "__description\nonly\n")
+    config = write(
+        tmp_path, "promptfooconfig.yaml", "prompts: [hi]\nproviders: [echo]\ntests: file://t.csv\n"
+    )
+    assert [t["metadata"]["description"] for t in load(config)[0]["tasks"]] == ["only"]
+
+
+def test_a_yaml_prompt_file_is_compact_json_labelled_with_80_characters(tmp_path: Path):
+    # processYamlFile: raw = JSON.stringify(yaml), label = `${path}: ${raw.slice(0, 80)}`;
+    # read as js-yaml does, so `yes` stays a string
+    write(
+        tmp_path,
+        "chat.yaml",
+        "- role: user\n  content: 'Answer {{q}} with yes or no: ' \n- {role: system, content: yes}\n",
+    )
+    config = write(
+        tmp_path,
+        "promptfooconfig.yaml",
+        "prompts: [file://chat.yaml]\nproviders: [echo]\ntests: [{vars: {q: x}}]\n",
+    )
+    (task,) = load(config)[0]["tasks"]
+    raw = '[{"role":"user","content":"Answer {{q}} with yes or no: "},{"role":"system","content":"yes"}]'
+    assert task["metadata"]["prompt"] == f"chat.yaml: {raw[:80]}"
+
+
+def test_bench_run_target_by_label_runs_that_provider_and_its_prompts(tmp_path: Path):
+    # promptfoo eval --providers first: provider 'first' (its prompt mapping kept); bench-core
+    # keeps the target the loader labels 'first' instead of replacing it with {type: first}
+    config = write(
+        tmp_path,
+        "promptfooconfig.yaml",
+        """
+        prompts: [{id: "A {{x}}", label: a}, {id: "B {{x}}", label: b}]
+        providers:
+          - {id: echo, label: first, prompts: [a]}
+          - {id: "openai:gpt-4o-mini", label: second, prompts: [b]}
+        tests: [{vars: {x: 1}, assert: [{type: equals, value: A 1}]}]
+        """,
+    )
+    out = tmp_path / "out.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", "run", str(config), "--target", "first", "--output", str(out)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    tasks = json.loads(out.read_text())["tasks"]
+    assert [(t["response"], t["passed"]) for t in tasks] == [("A 1", True)]
+
+
+def test_csv_prompt_files_as_process_csv_prompts_reads_them(tmp_path: Path):
+    # a prompt/label table (the label column optional per row), or one prompt per line after an
+    # optional `prompt` header when the file has no comma
+    write(tmp_path, "table.csv", 'prompt,label\n"Hi {{x}}", greet \n"Bye {{x}}",\n,"no prompt"\n')
+    write(tmp_path, "lines.csv", "prompt\nOne {{x}}\n\nTwo {{x}}\n")
+    config = write(
+        tmp_path,
+        "promptfooconfig.yaml",
+        "prompts: [file://table.csv, file://lines.csv]\nproviders: [echo]\ntests: [{vars: {x: X}}]\n",
+    )
+    tasks = load(config)[0]["tasks"]
+    assert [(t["metadata"]["prompt"], t["prompt"]) for t in tasks] == [
+        ("greet", "Hi X"),
+        ("Prompt 2 - Bye {{x}}", "Bye X"),
+        ("Prompt 1 - One {{x}}", "One X"),
+        ("Prompt 2 - Two {{x}}", "Two X"),
+    ]

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from bench import ConfigError
 from bench_formats.promptfoo.csv_tests import assertion_from_string, case_from_row
 from bench_formats.promptfoo.loader import PromptfooLoader
 
@@ -35,6 +36,7 @@ def _load(folder: Path, csv_text: str, prompt: str = "{{q}}") -> tuple[dict[str,
         ("similar(0.9):hello", {"type": "similar", "value": "hello", "threshold": 0.9}),
         ("similar:hello", {"type": "similar", "value": "hello", "threshold": 0.8}),
         ("levenshtein(2):abc", {"type": "levenshtein", "value": "abc", "threshold": 2.0}),
+        ("levenshtein: abc", {"type": "levenshtein", "value": "abc", "threshold": 0.75}),
         ("starts-with:Yes", {"type": "starts-with", "value": "Yes", "threshold": 0.75}),
         ("regex:^\\d+$", {"type": "regex", "value": "^\\d+$"}),
         ("fn:output.length > 3", {"type": "javascript", "value": "output.length > 3"}),
@@ -83,11 +85,47 @@ def test_special_columns_of_a_row():
             {"type": "llm-rubric", "value": " good", "metric": "quality", "threshold": 0.8},
         ],
         "options": {"prefix": "P:", "suffix": ":S"},
-        "metadata": {"owner": "me", "tags": ["a", "b,c"]},
+        # promptfoo copies each __config value into the metadata too (the last one wins), and
+        # keeps the empty item after a trailing comma
+        "metadata": {"owner": "me", "tags": ["a", "b,c", ""], "threshold": 0.8},
     }
     assert warnings == [
         'You used a single underscore for the key "_expected". Did you mean to use "__expected" instead?'
     ]
+
+
+def test_config_columns_apply_by_expected_number_not_by_position():
+    # __expected1 is empty, so asserts = [__expected2's]; __config:__expected2 names index 1: none
+    row = {"__expected1": "", "__expected2": "contains: a", "__config:__expected2:threshold": "0.5"}
+    test = case_from_row(row, [].append)
+    assert test["assert"] == [{"type": "contains", "value": "a"}]
+    assert "metadata" not in test
+
+
+@pytest.mark.parametrize(
+    ("column", "cell", "message"),
+    [
+        # the cell of row 2 (line 3) is bad
+        ("__config:__expected:threshold", "", "3: Invalid numeric value for threshold"),
+        ("__config:__expected:threshold", "0.9x", "3: Invalid numeric value for threshold"),
+        # the column is bad: the first row (line 2) is refused
+        ("__config:__expected0:threshold", "1", '2: Invalid expected key "__expected0" in __config column'),
+        ("__config:__expected:weight", "1", '2: Invalid config key "weight" in __config column'),
+    ],
+)
+def test_a_bad_config_cell_refuses_the_file(tmp_path: Path, column: str, cell: str, message: str):
+    with pytest.raises(ConfigError) as info:
+        _load(tmp_path, f"q,__expected,{column}\nhi,contains: h,1\nyo,contains: y,{cell}\n")
+    assert str(info.value) == f"{tmp_path / 'tests.csv'}:{message}"
+
+
+def test_a_config_column_of_another_shape_warns(tmp_path: Path):
+    data, warnings = _load(tmp_path, "q,__config:threshold\nhi,1\n")
+    assert warnings == [
+        'Invalid __config column format: "__config:threshold". Expected format: '
+        "__config:__expected:threshold or __config:__expected<N>:threshold"
+    ]
+    assert data["tasks"][0]["metadata"]["vars"] == {"q": "hi"}
 
 
 def test_csv_rows_become_tasks_described_row_n(tmp_path: Path):

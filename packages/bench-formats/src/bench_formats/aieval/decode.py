@@ -7,7 +7,6 @@ ignored. bench keeps that, and says which keys were dropped. YAML is read with Y
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from typing import Any
 import yaml
 
 from bench import ConfigError
+from bench_formats.yaml12 import Yaml12BoolLoader
 
 #: "str", "bool", "int", "float", "map", "any", "strlist", or ("list" | "struct" | "mapof", Schema).
 Kind = Any
@@ -93,19 +93,6 @@ CONFIG: Schema = {
 }
 
 
-class GoYamlLoader(yaml.SafeLoader):
-    """SafeLoader with YAML 1.2 booleans (``yaml.v3`` reads ``yes``/``on`` as strings)."""
-
-
-GoYamlLoader.yaml_implicit_resolvers = {
-    key: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:bool"]
-    for key, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.copy().items()
-}
-GoYamlLoader.add_implicit_resolver(
-    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
-)
-
-
 def read_yaml(path: Path, what: str) -> Any:
     """The file's YAML data; ``what`` (``testcase``, ``prompt``, ``config``) prefixes errors as in AI Eval."""
     try:
@@ -113,7 +100,7 @@ def read_yaml(path: Path, what: str) -> Any:
     except OSError as exc:
         raise ConfigError(f'{what}: read "{path}": {exc.strerror or exc}', file=path) from None
     try:
-        return yaml.load(text, Loader=GoYamlLoader)
+        return yaml.load(text, Loader=Yaml12BoolLoader)
     except yaml.YAMLError as exc:
         raise ConfigError(f'{what}: parse "{path}": {exc}', file=path) from None
 

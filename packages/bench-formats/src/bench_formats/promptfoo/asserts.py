@@ -62,8 +62,10 @@ def _file_value(value: str, base: Path) -> tuple[Any, str | None]:
     if suffix in {".yaml", ".yml"}:
         import yaml
 
+        from bench_formats.yaml12 import load_js_yaml
+
         try:
-            return yaml.safe_load(text), None
+            return load_js_yaml(text), None
         except yaml.YAMLError as exc:
             return None, f"{full}: invalid YAML: {exc}"
     return text.strip(), None

@@ -9,7 +9,7 @@ from typing import Any
 from bench import ConfigError
 from bench_formats.promptfoo.matrix import Matrix
 from bench_formats.promptfoo.prompts import read_prompts
-from bench_formats.promptfoo.providers import Provider, read_providers
+from bench_formats.promptfoo.providers import Provider, read_providers, resolve_cli
 from bench_formats.promptfoo.refs import dereference
 from bench_formats.promptfoo.render import set_config_env
 from bench_formats.promptfoo.tests_reader import iter_tests, load_default_test
@@ -28,7 +28,7 @@ def build(
     tests_spec = config.get("tests")
     config = dereference({k: v for k, v in config.items() if k != "tests"}, path)
     prompts = read_prompts(config.get("prompts"), base, path)
-    providers = _providers(config, path, target, warn)
+    providers, selected = _providers(config, path, target, warn)
     default = load_default_test(config.get("defaultTest"), base, path)
     matrix = Matrix(
         config,
@@ -37,7 +37,7 @@ def build(
         providers,
         default,
         single=len(providers) == 1,
-        override=target is not None,
+        override=target is not None and selected is None,
         warn=warn,
     )
     tasks: list[dict[str, Any]] = []
@@ -46,7 +46,10 @@ def build(
     suite: dict[str, Any] = {"name": str(config.get("description") or path.stem)}
     if config.get("description"):
         suite["description"] = str(config["description"])
-    if len(providers) == 1:
+    if selected is not None and providers[0].target != {"type": selected}:
+        # labelled with the --target name, bench-core keeps this target rather than replacing it
+        suite["targets"] = [{**providers[0].target, "label": selected}]
+    elif len(providers) == 1:
         suite["target"] = providers[0].target
     else:
         suite["targets"] = [{"label": p.label, **p.target} for p in providers]
@@ -59,13 +62,19 @@ def build(
 
 def _providers(
     config: dict[str, Any], path: Path, target: dict[str, Any] | None, warn: Callable[[str], None]
-) -> list[Provider]:
-    if target is not None:
-        # promptfoo eval --providers: one provider, the per-provider prompt mapping dropped
-        kind = str(target.get("type", "target"))
-        tools = _named_tools(config, path, kind)
-        return [Provider(kind, str(target.get("label") or kind), dict(target), tools=tools)]
+) -> tuple[list[Provider], str | None]:
+    """The providers that run, and the ``--target`` name when it picked one of the config's."""
     spec = config.get("providers") or config.get("targets")
+    if target is not None:
+        # promptfoo eval --providers NAME: the config provider NAME names, else a bare provider
+        # that runs every prompt (the per-provider prompt mapping dropped)
+        kind = str(target.get("type", "target"))
+        chosen = resolve_cli(kind, spec, path) if set(target) == {"type"} else None
+        if chosen is None:
+            return [Provider(kind, str(target.get("label") or kind), dict(target))], None
+        for line in chosen.warnings:
+            warn(line)
+        return [chosen], kind
     if not spec:
         raise ConfigError("the config has no 'providers:'; add one or run it with --target SPEC", file=path)
     providers = read_providers(spec, path)
@@ -78,24 +87,4 @@ def _providers(
     for provider in providers:
         for line in provider.warnings:
             warn(line)
-    return providers
-
-
-def _named_tools(config: dict[str, Any], path: Path, kind: str) -> dict[str, Any]:
-    """The tools of the config provider that ``--providers KIND`` names (promptfoo's
-    ``resolveCliProvidersWithConfig``: its id, else its label, else the id's end after ``:``)."""
-    spec = config.get("providers") or config.get("targets")
-    try:
-        providers = read_providers(spec, path) if spec else []
-    except ConfigError:
-        return {}
-    keys: tuple[Callable[[Provider], str], ...] = (
-        lambda p: p.id,
-        lambda p: p.label,
-        lambda p: p.id.split(":")[-1],
-    )
-    for key in keys:
-        for provider in providers:
-            if key(provider) == kind:
-                return provider.tools
-    return {}
+    return providers, None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import math
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -87,7 +88,17 @@ _THRESHOLDED = {
     "similar",
     "starts-with",
 }
-_SPECIAL = ("expected", "prefix", "suffix", "description", "providerOutput", "metric", "threshold")
+_SPECIAL = (
+    "expected",
+    "prefix",
+    "suffix",
+    "description",
+    "providerOutput",
+    "metric",
+    "threshold",
+    "metadata",
+    "config",
+)
 #: A comma that separates ``__metadata:KEY[]`` items (``\,`` is a comma inside an item).
 _ITEM_COMMA = re.compile(r"(?<!\\),")
 
@@ -125,21 +136,20 @@ def assertion_from_string(expected: str) -> dict[str, Any]:
 
 
 def case_from_row(row: dict[str, str], warn: Callable[[str], None]) -> dict[str, Any]:
-    """One CSV row as a promptfoo test (``testCaseFromCsvRow``)."""
+    """One CSV row as a promptfoo test (``testCaseFromCsvRow``); a bad ``__config`` cell is refused."""
     variables: dict[str, str] = {}
     asserts: list[dict[str, Any]] = []
-    positions: dict[str, int] = {}
-    configs: list[tuple[str, str, str]] = []
+    configs: dict[int, dict[str, Any]] = {}
     options: dict[str, Any] = {}
     metadata: dict[str, Any] = {}
     test: dict[str, Any] = {}
     metric = None
-    for key, value in row.items():
+    for raw_key, value in row.items():
+        key = raw_key.strip()
         if not key.startswith("__") and any(key.startswith(f"_{k}") for k in _SPECIAL):
             warn(f'You used a single underscore for the key "{key}". Did you mean to use "_{key}" instead?')
         if key.startswith("__expected"):
             if value.strip():
-                positions[key] = len(asserts)
                 asserts.append(assertion_from_string(value.strip()))
         elif key in ("__prefix", "__suffix"):
             options[key[2:]] = value
@@ -152,58 +162,79 @@ def case_from_row(row: dict[str, str], warn: Callable[[str], None]) -> dict[str,
         elif key == "__metric":
             metric = value
         elif key == "__threshold":
-            if value.strip():
-                test["threshold"] = _number(value)
+            threshold = _finite(value)
+            if threshold is not None:
+                test["threshold"] = threshold
         elif key.startswith("__metadata:"):
             name = key[len("__metadata:") :]
             if name.endswith("[]"):
                 if value.strip():
-                    items = [item.strip().replace("\\,", ",") for item in _ITEM_COMMA.split(value)]
-                    metadata[name[:-2]] = [item for item in items if item]
+                    items = _ITEM_COMMA.split(value)
+                    metadata[name[:-2]] = [item.strip().replace("\\,", ",") for item in items]
             elif value.strip():
                 metadata[name] = value
         elif key.startswith("__config:"):
-            parts = key.split(":")
-            if len(parts) == 3 and value.strip():
-                configs.append((parts[1], parts[2], value.strip()))
+            _config(key, value, configs, warn)
         else:
             variables[key] = value
-    for assertion in asserts:
-        if metric:
+    for index, assertion in enumerate(asserts):
+        if metric is not None:
             assertion["metric"] = metric
-    for column, field, value in configs:
-        # __expected names the first assertion; __expectedN the Nth
-        index = positions.get(column)
-        if column == "__expected" and index is None:
-            index = 0 if asserts else None
-        if index is not None and index < len(asserts):
-            assertion = asserts[index]
-            assertion[field] = _number(value) if field in ("threshold", "weight") else value
+        for field, number in configs.get(index, {}).items():
+            assertion[field] = number
+            metadata[field] = number
     test.update({"vars": variables, "assert": asserts, "options": options})
     if metadata:
         test["metadata"] = metadata
     return test
 
 
-def _number(text: str) -> float | int:
-    """``Number.parseFloat``: an int when whole."""
-    match = re.match(r"\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?", text)
-    if not match:
-        return float("nan")
-    number = float(match.group(0))
+def _config(key: str, value: str, configs: dict[int, dict[str, Any]], warn: Callable[[str], None]) -> None:
+    """A ``__config:__expected[N]:threshold`` cell into ``configs`` (by assertion index)."""
+    parts = key[len("__config:") :].split(":")
+    if len(parts) != 2:
+        warn(
+            f'Invalid __config column format: "{key}". Expected format: '
+            "__config:__expected:threshold or __config:__expected<N>:threshold"
+        )
+        return
+    column, field = parts
+    match = re.fullmatch(r"__expected(\d+)", column)
+    index = 0 if column == "__expected" else int(match.group(1)) - 1 if match else -1
+    if index < 0:
+        raise ConfigError(f'Invalid expected key "{column}" in __config column')
+    if field != "threshold":
+        raise ConfigError(f'Invalid config key "{field}" in __config column')
+    number = _finite(value)
+    if number is None:
+        raise ConfigError(f"Invalid numeric value for {field}")
+    configs.setdefault(index, {})[field] = number
+
+
+def _finite(text: str) -> float | int | None:
+    """promptfoo's ``parseFiniteNumber``: a whole number as an int; None when not a plain number."""
+    text = text.strip()
+    if not re.fullmatch(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?", text):
+        return None
+    number = float(text)
+    if math.isinf(number):
+        return None
     return int(number) if number.is_integer() else number
 
 
 def iter_csv_tests(path: Path, warn: Callable[[str], None]) -> Iterator[dict[str, Any]]:
     """The tests of a CSV file, one per row, described ``Row #N`` unless ``__description`` says."""
-    for index, row in enumerate(_rows(path), start=1):
-        test = case_from_row(row, warn)
+    for index, (line, row) in enumerate(_rows(path), start=1):
+        try:
+            test = case_from_row(row, warn)
+        except ConfigError as exc:
+            raise ConfigError(exc.message, file=path, line=line) from None
         test.setdefault("description", f"Row #{index}")
         yield test
 
 
-def _rows(path: Path) -> Iterator[dict[str, str]]:
-    """Rows read with strict quoting, or relaxed quoting when strict reading fails (as promptfoo)."""
+def _rows(path: Path) -> Iterator[tuple[int, dict[str, str]]]:
+    """Rows and the line each ends on, read with strict quoting, or relaxed when that fails (as promptfoo)."""
     try:
         with path.open(encoding="utf-8-sig", newline="") as handle:
             # A pass to check quoting; rows are re-read lazily below to keep memory flat.
@@ -223,4 +254,4 @@ def _rows(path: Path) -> Iterator[dict[str, str]]:
             if not cells:
                 continue
             cells = (cells + [""] * len(header))[: len(header)]
-            yield dict(zip(header, cells, strict=True))
+            yield reader.line_num, dict(zip(header, cells, strict=True))

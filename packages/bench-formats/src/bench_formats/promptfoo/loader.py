@@ -66,12 +66,14 @@ class PromptfooLoader(SuiteLoader):
 def _read(path: Path) -> dict[str, Any]:
     import yaml
 
+    from bench_formats.yaml12 import load_js_yaml
+
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"cannot read the config: {exc.strerror}", file=path) from None
     try:
-        data = yaml.safe_load(text)  # JSON is YAML
+        data = load_js_yaml(text)  # JSON is YAML
     except yaml.YAMLError as exc:
         raise ConfigError(f"not valid YAML or JSON: {exc}", file=path) from None
     if not isinstance(data, dict):

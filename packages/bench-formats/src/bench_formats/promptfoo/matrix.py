@@ -16,7 +16,7 @@ from bench_formats.promptfoo.prompts import Prompt
 from bench_formats.promptfoo.providers import Provider, allows
 from bench_formats.promptfoo.refs import dereference_value
 from bench_formats.promptfoo.render import RenderError, compact_json, render_prompt
-from bench_formats.promptfoo.tests_reader import merge_default, read_vars_files
+from bench_formats.promptfoo.tests_reader import check_test, merge_default, read_vars_files
 
 LABEL_CHARS = 40
 
@@ -42,9 +42,12 @@ class Matrix:
         self.count = 0
 
     def tasks(self, test: dict[str, Any], test_base: Path, refs: bool = True) -> list[dict[str, Any]]:
-        """The tasks of one test, in promptfoo's order (``refs``: it may hold ``$ref`` pointers)."""
+        """The tasks of one test, in promptfoo's order (``refs``: read as ``readTest`` reads it:
+        ``$ref`` pointers resolved, refused when it says nothing but a description)."""
         self.count += 1
         test = dict(dereference_value(test, self.config, self.path) if refs else test)
+        if refs:
+            check_test(test, self.path)
         if isinstance(test.get("vars"), (str, list)):  # paths or globs of var files
             test["vars"] = read_vars_files(test["vars"], test_base, self.path)
         test = merge_default(test, self.default)

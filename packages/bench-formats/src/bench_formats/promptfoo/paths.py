@@ -14,8 +14,16 @@ def strip_file(value: str) -> str:
 
 
 def expand(pattern: str, base: Path) -> list[Path]:
-    """The files a path or glob names, relative to ``base``, sorted; a plain path is kept even if absent."""
+    """The files a path or glob names, relative to ``base``, in node-glob's order; [] when none."""
     full = Path(pattern) if Path(pattern).is_absolute() else base / pattern
     if glob.has_magic(str(full)):
-        return [Path(p) for p in sorted(glob.glob(str(full), recursive=True)) if Path(p).is_file()]
+        found = [Path(p) for p in glob.glob(str(full), recursive=True) if Path(p).is_file()]
+        return sorted(found, key=_glob_order, reverse=True)
     return [full] if full.is_file() else []
+
+
+def _glob_order(path: Path) -> tuple[tuple[int, str], ...]:
+    """Sort key (reversed) for promptfoo's ``globSync`` (glob 13) order: in each folder its files
+    first, then its subfolders' matches, names from last to first (``b.txt`` before ``a.txt``)."""
+    *folders, name = path.parts
+    return (*((0, folder) for folder in folders), (1, name))

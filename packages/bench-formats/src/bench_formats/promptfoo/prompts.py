@@ -9,6 +9,7 @@ from typing import Any
 
 from bench import ConfigError
 from bench_formats.promptfoo.paths import FILE, expand, strip_file
+from bench_formats.promptfoo.render import compact_json
 
 #: Prompt files whose contents run code: promptfoo executes them, bench does not.
 _CODE = {".js", ".cjs", ".mjs", ".ts", ".py"}
@@ -89,12 +90,25 @@ def _from_file(
         )
     text = path.read_text(encoding="utf-8")
     if suffix == ".json":
-        return [Prompt(text, label if label is not None else f"{shown}: {text}", chat=_is_chat(text))]
+        # processJsonFile: the compact JSON (the file's text when it is not JSON)
+        try:
+            raw = compact_json(json.loads(text))
+        except ValueError:
+            raw = text
+        return [Prompt(raw, label if label is not None else f"{shown}: {raw}", chat=_is_chat(raw))]
     if suffix in {".yaml", ".yml"}:
         import yaml
 
-        raw = json.dumps(yaml.safe_load(text), ensure_ascii=False)
-        return [Prompt(raw, label if label is not None else f"{shown}: {raw}", chat=_is_chat(raw))]
+        from bench_formats.yaml12 import load_js_yaml
+
+        # processYamlFile: the compact JSON of the YAML, its label cut at 80 characters
+        try:
+            raw = compact_json(load_js_yaml(text))
+        except yaml.YAMLError:
+            raw = text
+        return [Prompt(raw, label if label is not None else f"{shown}: {raw[:80]}", chat=_is_chat(raw))]
+    if suffix == ".csv":
+        return _from_csv(text, label)
     parts = [part.strip() for part in _split(text)]
     parts = [part for part in parts if part]
     prompts = []
@@ -115,6 +129,39 @@ def _split(text: str) -> list[str]:
         else:
             parts[-1].append(line)
     return ["".join(lines) for lines in parts]
+
+
+def _from_csv(text: str, label: str | None) -> list[Prompt]:
+    """``processCsvPrompts``: a ``prompt`` column (and ``label``), else one prompt per line."""
+    import csv
+
+    text = text.removeprefix("\ufeff")
+    if "," in text:
+        try:
+            rows = list(csv.reader(text.splitlines()))  # relax_quotes, as promptfoo
+        except csv.Error:
+            rows = None
+        if rows:
+            header = [cell.strip() for cell in rows[0]]
+            records = [
+                dict(zip(header, (cell.strip() for cell in row), strict=False)) for row in rows[1:] if row
+            ]
+            records = [record for record in records if record.get("prompt")]
+            return [
+                Prompt(
+                    record["prompt"],
+                    record.get("label") or label or f"Prompt {index} - {record['prompt']}",
+                    chat=_is_chat(record["prompt"]),
+                )
+                for index, record in enumerate(records, start=1)
+            ]
+    lines = [line for line in text.splitlines() if line.strip()]
+    if lines and lines[0].strip().lower() == "prompt":
+        lines = lines[1:]
+    return [
+        Prompt(line, label or f"Prompt {index} - {line}", chat=_is_chat(line))
+        for index, line in enumerate(lines, start=1)
+    ]
 
 
 def _is_chat(text: str) -> bool:

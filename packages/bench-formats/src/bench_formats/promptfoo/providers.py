@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -102,8 +103,31 @@ class Provider:
 
 def read_providers(spec: Any, config: Path) -> list[Provider]:
     """The config's ``providers:`` as bench targets; an unsupported one is refused."""
+    return [_provider(pid, options, config, index) for index, pid, options in _entries(spec, config)]
+
+
+def resolve_cli(name: str, spec: Any, config: Path) -> Provider | None:
+    """The config provider ``promptfoo eval --providers NAME`` uses, or None (a bare provider).
+
+    As promptfoo's ``resolveCliProvidersWithConfig``: the first provider whose id is ``NAME``, else
+    whose label is, else whose id ends with ``:NAME``; only that one is converted.
+    """
+    entries = list(_entries(spec, config)) if spec else []
+    rules: list[Callable[[str, dict[str, Any]], bool]] = [
+        lambda pid, _options: pid == name,
+        lambda _pid, options: isinstance(options, dict) and options.get("label") == name,
+        lambda pid, _options: pid.endswith(f":{name}"),
+    ]
+    for rule in rules:
+        for index, provider_id, options in entries:
+            if rule(provider_id, options):
+                return _provider(provider_id, options, config, index)
+    return None
+
+
+def _entries(spec: Any, config: Path) -> Iterator[tuple[int, str, dict[str, Any]]]:
+    """Each provider's index, id and options (``label``, ``config``, ``prompts``...)."""
     items = spec if isinstance(spec, list) else [spec]
-    providers = []
     for index, item in enumerate(items):
         options: dict[str, Any] = {}
         if isinstance(item, dict) and "id" not in item and len(item) == 1:  # {id: {config...}}
@@ -117,8 +141,7 @@ def read_providers(spec: Any, config: Path) -> list[Provider]:
             raise ConfigError(
                 "a provider is an id string or a mapping with 'id'", file=config, field=("providers", index)
             )
-        providers.append(_provider(provider_id, options, config, index))
-    return providers
+        yield index, provider_id, options
 
 
 def _provider(provider_id: str, options: dict[str, Any], config: Path, index: int) -> Provider:

@@ -113,16 +113,24 @@ def render_in_object(value: Any, values: dict[str, Any]) -> Any:
 
 
 def render_vars(variables: dict[str, Any]) -> dict[str, Any]:
-    """Vars rendered with the vars (vars referencing vars), as promptfoo does before a prompt."""
-    return {key: render_in_object(value, variables) for key, value in variables.items()}
+    """Vars rendered with the vars (vars referencing vars), as promptfoo does before a prompt; a
+    var seen by another has its trailing newline stripped already (``Hi {{name}}!`` with
+    ``name: "Grace\\n"`` is ``Hi Grace!``)."""
+    context = _stripped(variables)
+    return {key: render_in_object(value, context) for key, value in variables.items()}
+
+
+def _stripped(variables: dict[str, Any]) -> dict[str, Any]:
+    """One trailing newline removed from each string var (``value.replace(/\\n$/, "")``)."""
+    return {
+        key: value[:-1] if isinstance(value, str) and value.endswith("\n") else value
+        for key, value in variables.items()
+    }
 
 
 def finish_vars(variables: dict[str, Any]) -> dict[str, Any]:
     """A trailing newline stripped from string vars, then ``resolveVariables`` (5 passes)."""
-    out = {
-        key: value[:-1] if isinstance(value, str) and value.endswith("\n") else value
-        for key, value in variables.items()
-    }
+    out = _stripped(variables)
     for _ in range(RESOLVE_PASSES):
         changed = False
         for key, value in out.items():
@@ -151,12 +159,13 @@ def _js_string(value: Any) -> str:
 
 
 def render_prompt(raw: str, variables: dict[str, Any]) -> str:
-    """The prompt text promptfoo sends: JSON templates rendered string by string, then compact JSON."""
+    """The prompt text promptfoo sends: a JSON prompt rendered string by string, then written as
+    ``JSON.stringify(value, null, 2)``; any other prompt rendered as a template."""
     try:
         parsed = json.loads(raw)
     except ValueError:
         return render(raw, variables)
-    return compact_json(render_in_object(parsed, variables))
+    return json.dumps(render_in_object(parsed, variables), ensure_ascii=False, indent=2)
 
 
 def compact_json(value: Any) -> str:

@@ -18,24 +18,32 @@ _TEST_FILES = {".csv", ".json", ".jsonl", ".yaml", ".yml"}
 def iter_tests(
     spec: Any, base: Path, config: Path, warn: Warn
 ) -> Iterator[tuple[dict[str, Any], Path, bool]]:
-    """Each test of ``tests:``, the folder its relative paths start from and whether it may hold
-    ``$ref`` pointers (a CSV row cannot), in promptfoo's order."""
+    """Each test of ``tests:``, the folder its relative paths start from and whether promptfoo
+    reads it with ``readTest`` (``$ref`` pointers resolved, checked not empty), in promptfoo's order.
+
+    As promptfoo's ``readTests``: a YAML path, and each path of a list, is a glob whose JSON, JSONL
+    and YAML tests are taken as written; a lone non-YAML path (and a CSV anywhere) is a
+    "standalone" file whose tests are described ``Row #N`` when they have no description.
+    """
     if spec is None:
         yield {}, base, False  # promptfoo runs every prompt once with no vars
+        return
+    if isinstance(spec, dict) and isinstance(spec.get("path"), str):
+        spec = spec["path"]
+    if isinstance(spec, str):
+        if spec.endswith(("yaml", "yml")):
+            yield from _globbed(spec, base, config, warn, ("tests",))
+        else:
+            yield from _standalone(spec, base, config, warn, ("tests",))
         return
     items = spec if isinstance(spec, list) else [spec]
     for index, item in enumerate(items):
         if isinstance(item, dict):
             yield item, base, True
+        elif isinstance(item, str) and ":" in strip_file(item):  # a sheet or function: standalone
+            yield from _standalone(item, base, config, warn, ("tests", index))
         elif isinstance(item, str):
-            pattern = strip_file(item)
-            files = expand(pattern, base)
-            if not files:
-                raise ConfigError(f"no tests file matches '{item}'", file=config, field=("tests", index))
-            for path in files:
-                csv = path.suffix.lower() == ".csv"
-                for test in read_tests_file(path, config, warn):
-                    yield test, path.parent, not csv
+            yield from _globbed(item, base, config, warn, ("tests", index))
         else:
             raise ConfigError(
                 f"a test is a mapping or a file:// path, not {type(item).__name__}",
@@ -44,8 +52,59 @@ def iter_tests(
             )
 
 
-def read_tests_file(path: Path, config: Path, warn: Warn) -> Iterator[dict[str, Any]]:
-    """The tests of one CSV, JSON, JSONL or YAML file."""
+def check_test(test: dict[str, Any], config: Path) -> None:
+    """promptfoo's ``readTest`` check: a test says at least one thing besides its description."""
+    keys = ("assert", "vars", "options", "metadata", "provider", "providerOutput")
+    threshold = test.get("threshold")
+    if any(_truthy(test.get(key)) for key in keys) or (
+        isinstance(threshold, (int, float)) and not isinstance(threshold, bool)
+    ):
+        return
+    # promptfoo shows the test pretty-printed; one line here keeps bench's "error: " form
+    shown = json.dumps(test, ensure_ascii=False)
+    raise ConfigError(
+        "Test case must contain one of the following properties: assert, vars, options, metadata, "
+        f"provider, providerOutput, threshold. Instead got: {shown}",
+        file=config,
+    )
+
+
+def _truthy(value: Any) -> bool:
+    """JavaScript truthiness: an empty list or mapping is true, 0, "" and null are not."""
+    if isinstance(value, (list, dict)):
+        return True
+    return bool(value) and value == value  # NaN is false
+
+
+def _globbed(
+    item: str, base: Path, config: Path, warn: Warn, at: tuple[Any, ...]
+) -> Iterator[tuple[dict[str, Any], Path, bool]]:
+    """``loadTestsFromGlob``: each match in glob order; JSON/JSONL/YAML tests as written."""
+    files = expand(strip_file(item), base)
+    if not files:
+        raise ConfigError(f"no tests file matches '{item}'", file=config, field=at)
+    for path in files:
+        if path.suffix.lower() == ".csv":
+            for test in read_tests_file(path, config, warn):
+                yield test, path.parent, False
+        else:
+            for test in read_tests_file(path, config, warn, rows=False):
+                yield test, path.parent, True
+
+
+def _standalone(
+    item: str, base: Path, config: Path, warn: Warn, at: tuple[Any, ...]
+) -> Iterator[tuple[dict[str, Any], Path, bool]]:
+    """``readStandaloneTestsFile``: one file (no glob), tests described ``Row #N`` by default."""
+    path = base / strip_file(item)
+    if not path.is_file():
+        raise ConfigError(f"no tests file matches '{item}'", file=config, field=at)
+    for test in read_tests_file(path, config, warn):
+        yield test, path.parent, False
+
+
+def read_tests_file(path: Path, config: Path, warn: Warn, rows: bool = True) -> Iterator[dict[str, Any]]:
+    """The tests of one CSV, JSON, JSONL or YAML file; ``rows``: describe them ``Row #N`` by default."""
     suffix = path.suffix.lower()
     if suffix not in _TEST_FILES:
         raise ConfigError(
@@ -58,16 +117,15 @@ def read_tests_file(path: Path, config: Path, warn: Warn) -> Iterator[dict[str, 
         return
     text = _read(path, config)
     if suffix == ".jsonl":
-        for number, line in enumerate((line for line in text.splitlines() if line.strip()), start=1):
-            test = json.loads(line)
-            test.setdefault("description", f"Row #{number}")
-            yield test
-        return
-    data = json.loads(text) if suffix == ".json" else _yaml(text)
-    tests = data if isinstance(data, list) else [data]
-    for test in tests:
+        tests = [json.loads(line) for line in text.splitlines() if line.strip()]
+    else:
+        data = json.loads(text) if suffix == ".json" else _yaml(text)
+        tests = data if isinstance(data, list) else [data]
+    for number, test in enumerate(tests, start=1):
         if not isinstance(test, dict):
             raise ConfigError(f"a test in '{path.name}' is not a mapping", file=path)
+        if rows and not test.get("description"):
+            test = {**test, "description": f"Row #{number}"}
         yield test
 
 
@@ -124,6 +182,6 @@ def _read(path: Path, config: Path) -> str:
 
 
 def _yaml(text: str) -> Any:
-    import yaml
+    from bench_formats.yaml12 import load_js_yaml
 
-    return yaml.safe_load(text)
+    return load_js_yaml(text)

@@ -24,7 +24,8 @@ def combinations(variables: dict[str, Any], base: Path, config: Path) -> Iterato
             files = expand(strip_file(value), base)
             if not files:
                 raise ConfigError(
-                    f"No files found for variable {key} at path {base / strip_file(value)}", file=config
+                    f"No files found for variable {key} at path {strip_file(value)} in directory {base}",
+                    file=config,
                 )
             choices.append([f"{FILE}{path}" for path in files])
         elif isinstance(value, list) and value and isinstance(value[0], str):
@@ -63,7 +64,7 @@ def _file_var(key: str, value: str, warn: Callable[[str], None]) -> Any:
         return base64.b64encode(path.read_bytes()).decode("ascii")
     text = path.read_text(encoding="utf-8")
     if suffix in {".yaml", ".yml"}:
-        import yaml
+        from bench_formats.yaml12 import load_js_yaml
 
-        return json.dumps(yaml.safe_load(text), ensure_ascii=False, separators=(",", ":"))
+        return json.dumps(load_js_yaml(text), ensure_ascii=False, separators=(",", ":"))
     return text.strip()

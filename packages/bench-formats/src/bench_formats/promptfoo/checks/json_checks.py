@@ -8,6 +8,7 @@ from typing import Any
 import yaml
 
 from bench_formats.promptfoo.checks.base import Call, Check, Grade, binary
+from bench_formats.yaml12 import load_js_yaml
 
 
 def _schema(call: Call) -> tuple[Any, Grade | None]:
@@ -17,7 +18,7 @@ def _schema(call: Call) -> tuple[Any, Grade | None]:
     schema = call.value
     try:
         if isinstance(schema, str):
-            schema = yaml.safe_load(schema)
+            schema = load_js_yaml(schema)  # js-yaml's core schema, as promptfoo reads it
         if not isinstance(schema, (dict, bool)):
             raise ValueError(
                 f"{call.assertion['type']} assertion must have a string, boolean, or object value"

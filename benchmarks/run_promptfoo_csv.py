@@ -1,7 +1,7 @@
 """`bench validate` on a promptfoo config with a 10,000-row CSV of tests, against a native suite of
 the same 10,000 tasks: the loader must stay within the native suite's time and memory.
 
-    python benchmarks/promptfoo_csv.py [--rows 10000] [--repeat 3]
+    python benchmarks/run_promptfoo_csv.py [--rows 10000] [--repeat 3]
 
 Each file is validated in its own process, in turn, best of ``--repeat``; peak memory is that
 process's maximum RSS. The promptfoo config needs the ``promptfoo`` evaluator type (bench-formats).
