@@ -33,7 +33,8 @@ class _Cached:
     """One run's records as far as ``results.jsonl`` has been read."""
 
     offset: int = 0
-    latest: dict[str, str] = field(default_factory=dict)
+    #: Each result key's latest record, parsed once (a later line for the key replaces it in place).
+    latest: dict[str, dict[str, Any]] = field(default_factory=dict)
     records: list[dict[str, Any]] = field(default_factory=list)
     texts: list[str] | None = None  # what the text filter searches, built on its first use
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -91,8 +92,9 @@ class RunsView:
                     raw = fh.read(size - cached.offset)
                 end = raw.rfind(b"\n") + 1  # a line still being written waits for the next read
                 cached.offset += end
-                cached.latest.update(latest_lines(raw[:end].decode("utf-8", errors="replace").split("\n")))
-                cached.records = [_parse(line) for line in cached.latest.values()]
+                lines = latest_lines(raw[:end].decode("utf-8", errors="replace").split("\n"))
+                cached.latest.update((key, _parse(line)) for key, line in lines.items())
+                cached.records = list(cached.latest.values())
                 cached.texts = None
             return cached.records
 
