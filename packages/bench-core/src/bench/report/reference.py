@@ -14,6 +14,8 @@ from bench.plugins.registry import Registry
 
 
 def _type_name(annotation: Any) -> str:
+    if typing.get_origin(annotation) is typing.Union:  # ``X | Any`` is a typing.Union on 3.10
+        return " | ".join("None" if a is type(None) else _type_name(a) for a in typing.get_args(annotation))
     # dict[str, str] counts as a type on Python 3.10: only bare classes print by name.
     plain_class = isinstance(annotation, type) and not typing.get_args(annotation)
     text = annotation.__name__ if plain_class else str(annotation)
