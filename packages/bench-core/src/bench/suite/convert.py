@@ -9,8 +9,9 @@ import yaml
 
 from bench.errors import ConfigError
 from bench.plugins.registry import Registry
-from bench.suite.loader import load_suite, pick_loader, replace_targets
+from bench.suite.loader import apply_target, build_plan, pick_loader
 from bench.suite.native import NativeSuiteLoader
+from bench.suite.yamlio import YamlDocument
 from bench.suite_loader import LoadOptions
 
 
@@ -32,8 +33,7 @@ def convert(path: Path, registry: Registry, target: dict[str, Any] | None = None
     if isinstance(loader, NativeSuiteLoader):
         raise ConfigError("this is already a native bench suite: nothing to convert", file=path)
     doc, warnings = loader.load(path), loader.warnings
-    if target is not None:
-        replace_targets(doc, target)
+    apply_target(doc, target)
     data = doc.data
     if not isinstance(data, dict):
         raise ConfigError("the loader did not produce a suite mapping", file=path)
@@ -42,7 +42,9 @@ def convert(path: Path, registry: Registry, target: dict[str, Any] | None = None
     untargeted = "target" not in data and "targets" not in data
     if untargeted:
         header += "# It names no target: add `target:` or run it with --target SPEC.\n"
-    # Refuse what bench could not run, with its errors; a file that names no target (an
-    # AgentClash pack) is checked as if echo answered, since the user will bring one.
-    load_suite(path, registry, target={"type": "echo"} if untargeted else target)
+    # Refuse what bench could not run, with its errors, from the document already read; a file
+    # that names no target (an AgentClash pack) is checked as if echo answered (on a copy of its
+    # top level: the suite written stays without one), since the user will bring one.
+    checked = YamlDocument(path=doc.path, data={**data, "target": {"type": "echo"}}, root=doc.root)
+    build_plan(checked if untargeted else doc, registry)
     return header + yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100), warnings

@@ -353,9 +353,7 @@ def load_suite(
     registry = registry if registry is not None else get_registry()
     path = Path(path)
     doc, warnings = choose_loader(registry, path, LoadOptions(target=target))
-    label = None if target is None else selected_label(doc, target)
-    if target is not None and label is None:
-        replace_targets(doc, target)
+    label = apply_target(doc, target)
     replaced = target is not None and label is None
     plan = _SuiteBuilder(
         path, doc, registry, repeat, allow_outside_root, progress, variables, replaced, label
@@ -363,6 +361,22 @@ def load_suite(
     plan.template_warnings[:0] = warnings
     plan.target_override = target
     return plan
+
+
+def build_plan(doc: YamlDocument, registry: Registry) -> Plan:
+    """Validate a document a loader already read (``bench convert``), targets as written."""
+    return _SuiteBuilder(doc.path, doc, registry).build()
+
+
+def apply_target(doc: YamlDocument, target: dict[str, Any] | None) -> str | None:
+    """``--target`` on a loaded document: the label it selects among the suite's targets, or
+    None after replacing every target with it (or when there is no ``--target``)."""
+    if target is None:
+        return None
+    label = selected_label(doc, target)
+    if label is None:
+        replace_targets(doc, target)
+    return label
 
 
 def target_label(entry: dict[str, Any]) -> str | None:
