@@ -1,12 +1,10 @@
-"""examples/from-promptfoo: the config's native tasks, and its run once the promptfoo evaluator exists."""
+"""examples/from-promptfoo: the config's native tasks, and its run as the README says."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 from pathlib import Path
-
-import pytest
 
 from bench_formats.promptfoo.loader import PromptfooLoader
 
@@ -42,9 +40,6 @@ def test_the_example_loads_into_eight_rendered_tasks():
 
 
 def test_the_example_runs_as_its_readme_says(tmp_path: Path):
-    pytest.importorskip(
-        "bench_formats.promptfoo.evaluator", reason="the promptfoo evaluator type lands separately"
-    )
     done = subprocess.run(
         [
             sys.executable,
