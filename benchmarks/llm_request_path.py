@@ -1,5 +1,6 @@
 """CPU per model call through bench's LLMClient (issue 16): N chat calls at concurrency C against
-the fake OpenAI-compatible server, run in a separate process so only the client's CPU is counted.
+a loopback OpenAI-compatible server (benchmarks/loopback_server.py), run in a separate process
+so only the client's CPU is counted.
 
     python benchmarks/llm_request_path.py [--calls 1000] [--concurrency 64] [--transport litellm]
     python benchmarks/llm_request_path.py --profile 25   # also the top 25 functions by own time
@@ -18,6 +19,8 @@ import socket
 import subprocess
 import sys
 import time
+
+from loopback_server import SERVERS, server_command
 
 
 def _free_port() -> int:
@@ -62,6 +65,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--transport", choices=("auto", "litellm"), default=None)
+    parser.add_argument("--server", choices=SERVERS, default="loopback", help="see run_llm.py --server")
     parser.add_argument("--profile", type=int, default=0, help="print the top N functions by own time")
     args = parser.parse_args()
     if args.transport:
@@ -69,7 +73,7 @@ def main() -> None:
     os.environ.setdefault("OPENAI_API_KEY", "sk-bench")
     port = _free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "bench.testing.server", "--port", str(port), "--latency", str(args.latency)],
+        [*server_command(args.server), "--port", str(port), "--latency", str(args.latency)],
         stdout=subprocess.PIPE,
     )
     try:

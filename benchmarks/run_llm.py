@@ -7,11 +7,13 @@ Three runs of N tasks (1,000 by default), each one chat completion against the s
   same concurrency) on the same prompts and the same check;
 - a judge-bound suite: N recorded responses, one ``llm_judge`` each, at concurrency 64.
 
-The server runs in its own process. The bound is concurrency / latency (320 calls/s at 64,
-1,280/s at 256). Reported for bench: the run phase (``Runner.run``, after start-up, loading and
-the one-time model-client import) in seconds and as a share of the bound, its CPU per call, and
-the whole process's wall time, CPU and throughput; for promptfoo its whole process; and the
-ratio of the two whole-process throughputs.
+The server runs in its own process: by default ``loopback_server.py`` (one asyncio loop, so
+the server is not what limits the figures); ``--server threads`` uses ``bench.testing.server``
+(a thread per request), the server of the first figures. The bound is concurrency / latency
+(320 calls/s at 64, 1,280/s at 256). Reported for bench: the run phase (``Runner.run``, after
+start-up, loading and the one-time model-client import) in seconds and as a share of the bound,
+its CPU per call, and the whole process's wall time, CPU and throughput; for promptfoo its whole
+process; and the ratio of the two whole-process throughputs.
 
     nox -s bench -- --llm           # or: python benchmarks/run_llm.py --tasks 1000
 """
@@ -27,6 +29,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from loopback_server import SERVERS, server_command
 from measure import (
     PROMPTFOO,
     Measured,
@@ -123,30 +126,27 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--skip-promptfoo", action="store_true")
     parser.add_argument("--skip-judge", action="store_true")
+    parser.add_argument(
+        "--server",
+        choices=SERVERS,
+        default="loopback",
+        help="loopback: one asyncio loop (benchmarks/loopback_server.py); threads: bench.testing.server",
+    )
     args = parser.parse_args()
     n = args.tasks
     port = _free_port()
     script = Path(tempfile.mkdtemp()) / "rules.json"
     script.write_text(json.dumps([{"match": "<response-", "reply": VERDICT}]))  # the judge's prompt
+    command = [*server_command(args.server), "--port", str(port), "--latency", str(args.latency)]
     server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "bench.testing.server",
-            "--port",
-            str(port),
-            "--latency",
-            str(args.latency),
-            "--script",
-            str(script),
-        ],
+        [*command, "--script", str(script)],
         stdout=subprocess.PIPE,
         text=True,
     )
     missing = "skipped (--skip-promptfoo)" if args.skip_promptfoo else promptfoo_missing()
     print(
         f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; "
-        f"{n} tasks, server latency {args.latency * 1000:.0f} ms"
+        f"{n} tasks, server latency {args.latency * 1000:.0f} ms ({args.server} server)"
     )
     try:
         assert server.stdout is not None
