@@ -9,6 +9,7 @@ text — never a pass, never a fail (RELIABILITY C19).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -59,6 +60,13 @@ def supports_tools(model: str) -> bool:
         return False
 
 
+@functools.lru_cache(maxsize=64)
+def _schema_text(schema: type[BaseModel]) -> str:
+    """``schema``'s JSON Schema as text, built once per class: pydantic builds it anew on every
+    ``model_json_schema()`` call, about half a millisecond, which every judge call paid."""
+    return json.dumps(schema.model_json_schema())
+
+
 def _parse(raw_calls: list[Any], text: str | None, schema: type[V]) -> V:
     from json_repair import repair_json
 
@@ -97,14 +105,14 @@ async def ask_verdict(
                 "function": {
                     "name": TOOL_NAME,
                     "description": "Submit the verdict.",
-                    "parameters": schema.model_json_schema(),
+                    "parameters": json.loads(_schema_text(schema)),  # a fresh copy for each request
                 },
             }
         ]
         request_params["tool_choice"] = {"type": "function", "function": {"name": TOOL_NAME}}
     else:
         request_params["response_format"] = {"type": "json_object"}
-        shape = json.dumps(schema.model_json_schema())
+        shape = _schema_text(schema)
         conversation.append(
             {"role": "user", "content": f"Answer with only a JSON object matching this JSON Schema:\n{shape}"}
         )
