@@ -69,3 +69,28 @@ def test_g06_fast_tasks_are_not_queued_behind_a_slow_llm_judge(bench_cli, fake_l
     # With one worker, the five fast tasks were done while the judge was still thinking.
     assert [json.loads(line)["id"] for line in lines] == ["f0", "f1", "f2", "f3", "f4", "judged"]
     assert json.loads(lines[-1])["status"] == "passed"
+
+
+def test_g06_judging_stays_bounded_and_every_judged_task_finishes(bench_cli, fake_llm, suite_file, tmp_path):
+    def verdict(body: dict[str, Any]) -> Reply:
+        reply = judge_verdict(passed=True)(body)
+        reply.latency_s = 0.05
+        return reply
+
+    fake_llm.add(verdict)
+    rows = "".join(
+        f"  - {{id: j{i}, response: Canberra, evaluate: {{type: llm_judge, criteria: 'Names a city {i}.',"
+        " model: openai/gpt-4o-mini}}\n"
+        for i in range(24)
+    )
+    suite_file(f"llm: {{concurrency: 64}}\ntasks:\n{rows}")
+    result = bench_cli("run", "suite.yaml", "-q", "-j", "2", "--no-cache")
+    assert result.exit_code == 0, result.output
+    (run,) = (tmp_path / ".bench" / "runs").iterdir()
+    lines = (run / "results.jsonl").read_text().splitlines()
+    assert sorted(json.loads(line)["id"] for line in lines) == sorted(f"j{i}" for i in range(24))
+    assert {json.loads(line)["status"] for line in lines} == {"passed"}
+    # Two workers, each waiting for room among at most two judging tasks: never more than
+    # four judges at once, though the model would take 64.
+    assert 2 <= fake_llm.max_in_flight <= 4
+    assert fake_llm.count() == 24

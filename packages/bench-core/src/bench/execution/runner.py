@@ -9,6 +9,7 @@ progress callback runs. Interruption cancels in-flight tasks, which are recorded
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import dataclasses
 import itertools
@@ -138,6 +139,8 @@ class Runner:
         self._workers: list[asyncio.Task[None]] = []
         #: Tasks that only wait for their LLM judges, no longer holding a worker.
         self._judging: set[asyncio.Task[None]] = set()
+        #: Workers waiting for room among the judging tasks, first come first woken.
+        self._room: collections.deque[asyncio.Future[None]] = collections.deque()
         self._failure: BaseException | None = None
         self._next_yield = 0.0
 
@@ -210,7 +213,11 @@ class Runner:
         """Run a task with async (LLM) evaluators; once it only waits for them, it goes on in the
         background and this worker takes the next task (RELIABILITY G06, G02)."""
         while len(self._judging) >= self.concurrency:  # judging is bounded like responding
-            await asyncio.wait(self._judging, return_when=asyncio.FIRST_COMPLETED)
+            # Woken by _judged, one waiter per finished task: asyncio.wait over the whole set
+            # from every waiting worker cost O(concurrency²) callbacks per finished judge.
+            room = asyncio.get_running_loop().create_future()
+            self._room.append(room)
+            await room
         if self._should_stop():
             return  # a budget or the breaker stopped the run while this task waited: not started
         released = asyncio.Event()
@@ -232,6 +239,11 @@ class Runner:
 
     def _judged(self, task: asyncio.Task[None]) -> None:
         self._judging.discard(task)
+        while self._room:
+            room = self._room.popleft()
+            if not room.done():  # a cancelled waiter (an interrupted worker) passes its turn on
+                room.set_result(None)
+                break
         if not task.cancelled() and task.exception() is not None and self._failure is None:
             self._failure = task.exception()  # the store failed: stop the run, say why
             self.interrupt()
