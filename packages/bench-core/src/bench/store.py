@@ -2,8 +2,9 @@
 
 Each finished task is one line written with a single ``os.write`` on an append-only descriptor,
 so a task whose line was written survives SIGKILL (RELIABILITY.md S1); ``fsync`` runs at most
-every 100 ms and on close. The manifest is replaced atomically. A torn final line (a kill in the
-middle of a write) is set aside on resume and its task run again.
+every 100 ms, on a thread of its own so the run's event loop never waits for the disk, and on
+close. The manifest is replaced atomically. A torn final line (a kill in the middle of a write)
+is set aside on resume and its task run again.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import secrets
 import stat
 import time
 from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -53,6 +55,8 @@ class RunStore:
         self.manifest_path = folder / MANIFEST
         self._fd: int | None = None
         self._last_sync = 0.0
+        self._syncer: ThreadPoolExecutor | None = None
+        self._syncing: Future[None] | None = None
         self._lock = FileLock(str(folder / "lock"), timeout=0)
 
     # -- opening ------------------------------------------------------------------------------
@@ -131,10 +135,21 @@ class RunStore:
                 written += os.write(self._fd, data[written:])
             now = time.monotonic()
             if now - self._last_sync >= FSYNC_INTERVAL_S:
-                os.fsync(self._fd)
+                self._sync_in_background()
                 self._last_sync = now
         except OSError as exc:
             raise StoreWriteError(f"cannot write results to {self.results_path}: {exc.strerror}") from None
+
+    def _sync_in_background(self) -> None:
+        """Start an ``fsync`` unless one is still running; a failed one raises (OSError) here."""
+        if self._syncing is not None:
+            if not self._syncing.done():
+                return  # the disk is slow: the running fsync covers this line's write too
+            self._syncing.result()
+        if self._syncer is None:
+            self._syncer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bench-fsync")
+        assert self._fd is not None
+        self._syncing = self._syncer.submit(os.fsync, self._fd)
 
     def read_results(self) -> dict[str, str]:
         """The last complete line recorded for each task id (raw JSON text).
@@ -171,6 +186,9 @@ class RunStore:
             yield json.loads(line)
 
     def close(self) -> None:
+        if self._syncer is not None:
+            self._syncer.shutdown(wait=True)  # the fsync in flight ends before its descriptor closes
+            self._syncer = self._syncing = None
         if self._fd is not None:
             with contextlib.suppress(OSError):
                 os.fsync(self._fd)
