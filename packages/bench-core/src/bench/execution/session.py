@@ -7,6 +7,7 @@ import contextlib
 import json
 import shutil
 import sys
+import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ from bench.llm.cache import default_cache_path
 from bench.llm.client import LLMClient
 from bench.llm.credentials import describe_missing, missing_credentials
 from bench.llm.loader import import_in_background
+from bench.llm.prices import model_cost
 from bench.results import RunReport, Summary, TaskResult
 from bench.scoring.pass_at_k import verdicts as pass_at_k_verdicts
 from bench.scoring.run_stats import StatsCollector
@@ -168,6 +170,10 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
     if llm.needs_litellm([e.model for e in plan.endpoints]):
         import_in_background()  # overlaps the checks and the store's opening below
     check_prices(plan, llm.prices)
+    if plan.endpoints:
+        # litellm's price map takes ~40 ms to read: read it now, beside the start-up, not in the
+        # first answer's cost while every other call waits behind that first one (the key's proof).
+        threading.Thread(target=model_cost, name="bench-prices", daemon=True).start()
     missing = missing_credentials(plan.endpoints)
     if missing:  # one error before any task, never one per task (issue 15)
         raise ConfigError(describe_missing(missing))
