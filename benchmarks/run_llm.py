@@ -52,6 +52,8 @@ def _free_port() -> int:
 
 def _bench(folder: Path, suite: Path, concurrency: int) -> Measured:
     env = {"OPENAI_API_KEY": KEY, "PATH": "/usr/bin:/bin", "HOME": str(folder)}
+    if os.environ.get("PYTHONPATH"):  # another bench-core source to measure ("before")
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     args = ["run", suite.name, "-q", "--no-cache", "-j", str(concurrency), "-o", "out.json"]
     measured = bench_process(args, folder, env)
     if measured.returncode != 0 or measured.run_wall is None:
