@@ -143,3 +143,48 @@ def test_d11_an_empty_similarity_response_scores_zero_not_nan_without_a_model(tm
         (evaluator,) = json.loads(line)["evaluators"]
         assert evaluator["error"] is None
         assert (evaluator["score"], evaluator["details"]["empty"]) == (0.0, True)
+
+
+def _truncate(folder, lines: int) -> None:  # type: ignore[no-untyped-def]
+    results = folder / "results.jsonl"
+    results.write_text("".join(results.read_text().splitlines(keepends=True)[:lines]))
+
+
+def test_mean_figures_after_resume_cover_every_task_of_the_run(tmp_path):
+    rows = "".join(
+        f"  - {{id: t{i:02d}, response: {json.dumps(' '.join(['Louvre'] + ['Paris'] * i))}, "
+        "evaluate: [{type: token_f1, reference: 'the Louvre in Paris'}, "
+        "{type: rouge, reference: 'the Louvre in Paris', rouge_type: rouge1}]}\n"
+        for i in range(20)
+    )
+    path = write_suite(tmp_path, f"tasks:\n{rows}")
+    full = run_suite(path)
+    figures = full.report.extra["aggregates"]
+    assert (figures["token_f1"]["samples"], figures["rouge"]["samples"]) == (20, 20)
+    _truncate(full.folder, 10)
+
+    resumed = run_suite(path, resume=full.folder.name)
+
+    assert resumed.to_run == 10
+    assert resumed.report.extra["aggregates"] == figures
+
+
+def test_the_mean_similarity_is_over_every_task_stored(fake_llm, tmp_path):
+    settings = (
+        "{type: similarity, provider: litellm, model: openai/text-embedding-3-small, reference: 'Paris.'}"
+    )
+    texts = ["Paris.", "Lyon.", "Paris is in France.", "bananas"]
+    rows = "".join(
+        f"  - {{id: t{i}, response: {json.dumps(t)}, evaluate: {settings}}}\n" for i, t in enumerate(texts)
+    )
+    path = write_suite(tmp_path, f"tasks:\n{rows}")
+    full = run_suite(path)
+    scores = [json.loads(line)["evaluators"][0]["score"] for line in (full.folder / "results.jsonl").open()]
+    expected = {"type": "similarity", "samples": 4, "mean": round(sum(scores) / 4, 6)}
+    assert full.report.extra["aggregates"]["similarity"] == expected
+    _truncate(full.folder, 2)
+
+    resumed = run_suite(path, resume=full.folder.name)
+
+    assert resumed.to_run == 2
+    assert resumed.report.extra["aggregates"]["similarity"] == expected

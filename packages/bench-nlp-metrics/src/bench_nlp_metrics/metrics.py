@@ -9,7 +9,7 @@ and for BLEU, chrF and TER the corpus-level score over every task, as the librar
 from __future__ import annotations
 
 import functools
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Iterable, Iterator
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
@@ -50,7 +50,7 @@ def references(config: ReferenceConfig, sample: Sample) -> list[str]:
 
 
 class CorpusMetric(Evaluator[Any]):
-    """Shared: per-sample scoring, and the corpus kept for suite-level figures."""
+    """Shared: per-sample scoring, and the mean score over the run's stored results."""
 
     aggregates: ClassVar[bool] = True
     #: The library's value scale (BLEU, chrF and TER are 0..100).
@@ -58,10 +58,6 @@ class CorpusMetric(Evaluator[Any]):
     #: Characters of input (response plus references) above which scoring runs in a worker
     #: process that the evaluator time limit, or an interrupted run, can kill (slow metrics).
     worker_above: ClassVar[int | None] = None
-
-    def __init__(self, config: Any) -> None:
-        super().__init__(config)
-        self.corpus: list[tuple[str, list[str], float]] = []
 
     def score(self, hypothesis: str, refs: list[str]) -> tuple[float, dict[str, Any]]:
         raise NotImplementedError
@@ -78,13 +74,47 @@ class CorpusMetric(Evaluator[Any]):
         return self.verdict(hypothesis, refs, *scored)
 
     def verdict(self, hypothesis: str, refs: list[str], score: float, details: dict[str, Any]) -> Result:
-        """The result for one scored sample, which joins the corpus."""
-        self.corpus.append((hypothesis, refs, score))
+        """The result for one scored sample."""
         score = min(1.0, max(0.0, score))
         reason = f"{self.name} {score:.4f}"
         if "capped" in details:
             reason += f"; {details['capped']}"
         return Result(score > 0, score, reason, details)
+
+    @classmethod
+    def aggregate_rows(cls, config: Any, rows: Iterable[dict[str, Any]]) -> dict[str, Any] | None:
+        """The number of scored tasks and their mean score, from the stored results."""
+        return mean_score(rows)
+
+
+def mean_score(rows: Iterable[dict[str, Any]]) -> dict[str, Any] | None:
+    """``samples`` and ``mean`` of the rows' scores (rows without a score are left out)."""
+    samples = 0
+
+    def scores() -> Iterator[float]:
+        nonlocal samples
+        for row in rows:
+            if row.get("score") is not None:
+                samples += 1
+                yield row["score"]
+
+    total = sum(scores())  # sum(), as over a list: Python 3.12 compensates its rounding
+    if not samples:
+        return None
+    return {"samples": samples, "mean": round(total / samples, 6)}
+
+
+class _InMemoryCorpus(CorpusMetric):
+    """Corpus figures from the instances' memory (the deprecated ``aggregate`` path): they cover
+    only the tasks this process evaluated."""
+
+    def __init__(self, config: Any) -> None:
+        super().__init__(config)
+        self.corpus: list[tuple[str, list[str], float]] = []
+
+    def verdict(self, hypothesis: str, refs: list[str], score: float, details: dict[str, Any]) -> Result:
+        self.corpus.append((hypothesis, refs, score))
+        return super().verdict(hypothesis, refs, score, details)
 
     @classmethod
     def corpus_score(cls, hypotheses: list[str], refs: list[list[str]], config: Any) -> dict[str, Any]:
@@ -124,7 +154,7 @@ class BleuConfig(ReferenceConfig):
     """Compare lower-cased text."""
 
 
-class Bleu(CorpusMetric):
+class Bleu(_InMemoryCorpus):
     """BLEU by sacrebleu (sentence BLEU per task, corpus BLEU for the suite); score = BLEU / 100."""
 
     name = "bleu"
@@ -174,7 +204,7 @@ class ChrfConfig(ReferenceConfig):
     """Recall's weight."""
 
 
-class Chrf(CorpusMetric):
+class Chrf(_InMemoryCorpus):
     """chrF / chrF++ by sacrebleu; score = chrF / 100."""
 
     name = "chrf"
@@ -210,7 +240,7 @@ class Chrf(CorpusMetric):
         return {"corpus_chrf": round(chrf.score, 4), "corpus": str(chrf)}
 
 
-class Ter(CorpusMetric):
+class Ter(_InMemoryCorpus):
     """Translation edit rate by sacrebleu. Lower is better: score = max(0, 1 - TER / 100)."""
 
     name = "ter"
@@ -327,7 +357,7 @@ def _capped(hypothesis: str, refs: list[str]) -> tuple[str, list[str], str | Non
 def _score(
     cls: type[CorpusMetric], config: Any, hypothesis: str, refs: list[str]
 ) -> tuple[float, dict[str, Any]]:
-    """Score in a worker process (a fresh instance: the corpus stays in the parent's)."""
+    """Score in a worker process (a fresh instance; the verdict is made in the parent)."""
     return cls(config).score(hypothesis, refs)
 
 
