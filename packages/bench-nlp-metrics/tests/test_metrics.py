@@ -143,3 +143,110 @@ def test_d11_an_empty_similarity_response_scores_zero_not_nan_without_a_model(tm
         (evaluator,) = json.loads(line)["evaluators"]
         assert evaluator["error"] is None
         assert (evaluator["score"], evaluator["details"]["empty"]) == (0.0, True)
+
+
+def _truncate(folder, lines: int) -> None:  # type: ignore[no-untyped-def]
+    results = folder / "results.jsonl"
+    results.write_text("".join(results.read_text().splitlines(keepends=True)[:lines]))
+
+
+def test_mean_figures_after_resume_cover_every_task_of_the_run(tmp_path):
+    rows = "".join(
+        f"  - {{id: t{i:02d}, response: {json.dumps(' '.join(['Louvre'] + ['Paris'] * i))}, "
+        "evaluate: [{type: token_f1, reference: 'the Louvre in Paris'}, "
+        "{type: rouge, reference: 'the Louvre in Paris', rouge_type: rouge1}]}\n"
+        for i in range(20)
+    )
+    path = write_suite(tmp_path, f"tasks:\n{rows}")
+    full = run_suite(path)
+    figures = full.report.extra["aggregates"]
+    assert (figures["token_f1"]["samples"], figures["rouge"]["samples"]) == (20, 20)
+    _truncate(full.folder, 10)
+
+    resumed = run_suite(path, resume=full.folder.name)
+
+    assert resumed.to_run == 10
+    assert resumed.report.extra["aggregates"] == figures
+
+
+def test_the_mean_similarity_is_over_every_task_stored(fake_llm, tmp_path):
+    settings = (
+        "{type: similarity, provider: litellm, model: openai/text-embedding-3-small, reference: 'Paris.'}"
+    )
+    texts = ["Paris.", "Lyon.", "Paris is in France.", "bananas"]
+    rows = "".join(
+        f"  - {{id: t{i}, response: {json.dumps(t)}, evaluate: {settings}}}\n" for i, t in enumerate(texts)
+    )
+    path = write_suite(tmp_path, f"tasks:\n{rows}")
+    full = run_suite(path)
+    scores = [json.loads(line)["evaluators"][0]["score"] for line in (full.folder / "results.jsonl").open()]
+    expected = {"type": "similarity", "samples": 4, "mean": round(sum(scores) / 4, 6)}
+    assert full.report.extra["aggregates"]["similarity"] == expected
+    _truncate(full.folder, 2)
+
+    resumed = run_suite(path, resume=full.folder.name)
+
+    assert resumed.to_run == 2
+    assert resumed.report.extra["aggregates"]["similarity"] == expected
+
+
+#: 20 translations with two references each; a few share no word with either.
+HYPOTHESES = [
+    f"{subject} {verb} the {thing} {when}."
+    for subject, verb, thing, when in zip(
+        ["The dog", "A cat", "The man", "She", "They"] * 4,
+        ["bit", "saw", "found", "took", "left"] * 4,
+        ["man", "ball", "key", "book", "car", "bag", "pen", "cup", "hat", "map"] * 2,
+        ["today", "yesterday", "at noon", "again"] * 5,
+        strict=True,
+    )
+]
+TWO_REFERENCES = [[h.replace("the", "a"), h.replace(".", " there.")] for h in HYPOTHESES]
+
+
+def _bleu_suite(tmp_path, hypotheses, references):  # type: ignore[no-untyped-def]
+    rows = "".join(
+        f"  - {{id: t{i:02d}, response: {json.dumps(h)}, evaluate: ["
+        f"{{name: bleu, type: bleu, reference: {json.dumps(r)}}}, "
+        f"{{name: chrf, type: chrf, word_order: 2, reference: {json.dumps(r)}}}, "
+        f"{{name: ter, type: ter, reference: {json.dumps(r)}}}]}}\n"
+        for i, (h, r) in enumerate(zip(hypotheses, references, strict=True))
+    )
+    return write_suite(tmp_path, f"tasks:\n{rows}")
+
+
+@pytest.mark.parametrize(("hypotheses", "refs"), [(SYSTEM, REFERENCES), (HYPOTHESES, TWO_REFERENCES)])
+def test_corpus_figures_from_stored_statistics_equal_sacrebleus_corpus_score(tmp_path, hypotheses, refs):
+    import sacrebleu
+
+    figures = run_suite(_bleu_suite(tmp_path, hypotheses, refs)).report.extra["aggregates"]
+    streams = [list(s) for s in zip(*refs, strict=True)]
+    bleu = sacrebleu.corpus_bleu(hypotheses, streams)
+    chrf = sacrebleu.corpus_chrf(hypotheses, streams, word_order=2)
+    ter = sacrebleu.corpus_ter(hypotheses, streams)
+    assert (figures["bleu"]["corpus_bleu"], figures["bleu"]["corpus"]) == (round(bleu.score, 4), str(bleu))
+    assert (figures["chrf"]["corpus_chrf"], figures["chrf"]["corpus"]) == (round(chrf.score, 4), str(chrf))
+    assert (figures["ter"]["corpus_ter"], figures["ter"]["corpus"]) == (round(ter.score, 4), str(ter))
+    assert figures["bleu"]["samples"] == len(hypotheses)
+
+
+def test_corpus_bleu_after_resume_covers_every_task_of_the_run(tmp_path):
+    path = _bleu_suite(tmp_path, HYPOTHESES, TWO_REFERENCES)
+    full = run_suite(path)
+    figures = full.report.extra["aggregates"]
+    assert figures["bleu"]["samples"] == 20
+    _truncate(full.folder, 10)
+
+    resumed = run_suite(path, resume=full.folder.name)
+
+    assert resumed.to_run == 10
+    assert resumed.report.extra["aggregates"] == figures
+
+
+def test_each_result_keeps_the_sentence_statistics_sacrebleu_sums_for_the_corpus():
+    from sacrebleu.metrics import BLEU
+
+    hypothesis, refs = SYSTEM[1], REFERENCES[1]
+    outcome = run_evaluator({"type": "bleu", "reference": refs}, hypothesis)
+    (expected,) = BLEU()._extract_corpus_statistics([hypothesis], [[r] for r in refs])
+    assert outcome.details["corpus_stats"] == list(expected)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
@@ -85,7 +85,7 @@ class Evaluator(Generic[ConfigT]):
     threshold_direction: ClassVar[Literal["min", "max"]] = "min"
     #: True for types whose ``prepare`` should receive samples in batches before evaluation.
     batches: ClassVar[bool] = False
-    #: True for types whose ``aggregate`` reports suite-level figures.
+    #: True for types that report suite-level figures (``aggregate_rows``).
     aggregates: ClassVar[bool] = False
     #: True for types that resolve their own ``target:`` (a missing file is a verdict for them).
     resolves_target: ClassVar[bool] = False
@@ -141,10 +141,25 @@ class Evaluator(Generic[ConfigT]):
         """
 
     @classmethod
-    def aggregate(cls, instances: list[Evaluator[Any]]) -> dict[str, Any] | None:
-        """Suite-level figures (corpus BLEU, say) over every sample these instances evaluated.
+    def aggregate_rows(cls, config: Any, rows: Iterable[dict[str, Any]]) -> dict[str, Any] | None:
+        """Suite-level figures (corpus BLEU, say) from what this evaluator recorded for each task.
 
         Called once per evaluator name at the end of a run, for types with ``aggregates = True``.
+        ``config`` is the evaluator's settings; ``rows`` streams, in plan order, the stored outcome
+        record (``name``, ``type``, ``passed``, ``score``, ``reason``, ``details``) of every task of
+        the run where it reached a verdict, tasks kept by ``--resume`` included. Put what the figures
+        need into ``details`` (a score, or mergeable statistics such as n-gram counts) and reduce
+        ``rows`` as they come: nothing of the run is held in the instances.
+        """
+        return None
+
+    @classmethod
+    def aggregate(cls, instances: list[Evaluator[Any]]) -> dict[str, Any] | None:
+        """Deprecated: suite-level figures from the state of the instances that ran.
+
+        Used only for a type with ``aggregates = True`` that does not override ``aggregate_rows``.
+        It sees the tasks evaluated by this process only (after ``--resume``, the re-run ones), and
+        the runner keeps one instance per task for it; implement ``aggregate_rows`` instead.
         """
         return None
 

@@ -9,7 +9,7 @@ and for BLEU, chrF and TER the corpus-level score over every task, as the librar
 from __future__ import annotations
 
 import functools
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Iterable, Iterator
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
@@ -50,7 +50,7 @@ def references(config: ReferenceConfig, sample: Sample) -> list[str]:
 
 
 class CorpusMetric(Evaluator[Any]):
-    """Shared: per-sample scoring, and the corpus kept for suite-level figures."""
+    """Shared: per-sample scoring, and the mean score over the run's stored results."""
 
     aggregates: ClassVar[bool] = True
     #: The library's value scale (BLEU, chrF and TER are 0..100).
@@ -58,10 +58,6 @@ class CorpusMetric(Evaluator[Any]):
     #: Characters of input (response plus references) above which scoring runs in a worker
     #: process that the evaluator time limit, or an interrupted run, can kill (slow metrics).
     worker_above: ClassVar[int | None] = None
-
-    def __init__(self, config: Any) -> None:
-        super().__init__(config)
-        self.corpus: list[tuple[str, list[str], float]] = []
 
     def score(self, hypothesis: str, refs: list[str]) -> tuple[float, dict[str, Any]]:
         raise NotImplementedError
@@ -78,8 +74,7 @@ class CorpusMetric(Evaluator[Any]):
         return self.verdict(hypothesis, refs, *scored)
 
     def verdict(self, hypothesis: str, refs: list[str], score: float, details: dict[str, Any]) -> Result:
-        """The result for one scored sample, which joins the corpus."""
-        self.corpus.append((hypothesis, refs, score))
+        """The result for one scored sample."""
         score = min(1.0, max(0.0, score))
         reason = f"{self.name} {score:.4f}"
         if "capped" in details:
@@ -87,28 +82,98 @@ class CorpusMetric(Evaluator[Any]):
         return Result(score > 0, score, reason, details)
 
     @classmethod
-    def corpus_score(cls, hypotheses: list[str], refs: list[list[str]], config: Any) -> dict[str, Any]:
-        return {}
+    def aggregate_rows(cls, config: Any, rows: Iterable[dict[str, Any]]) -> dict[str, Any] | None:
+        """The number of scored tasks and their mean score, from the stored results."""
+        return mean_score(rows)
+
+
+def mean_score(rows: Iterable[dict[str, Any]]) -> dict[str, Any] | None:
+    """``samples`` and ``mean`` of the rows' scores (rows without a score are left out)."""
+    samples = 0
+
+    def scores() -> Iterator[float]:
+        nonlocal samples
+        for row in rows:
+            if row.get("score") is not None:
+                samples += 1
+                yield row["score"]
+
+    total = sum(scores())  # sum(), as over a list: Python 3.12 compensates its rounding
+    if not samples:
+        return None
+    return {"samples": samples, "mean": round(total / samples, 6)}
+
+
+class _SummedCorpus(CorpusMetric):
+    """A sacrebleu metric whose corpus score comes from per-task statistics summed over the run.
+
+    Each result keeps the task's sentence statistics as sacrebleu's corpus scoring extracts them
+    (``details.corpus_stats``: n-gram matches and totals with the lengths for BLEU, character and
+    word n-gram counts for chrF, edits and reference length for TER); summed over the stored
+    results they give exactly ``corpus_score`` over the same sentences.
+    """
 
     @classmethod
-    def aggregate(cls, instances: list[Evaluator[Any]]) -> dict[str, Any] | None:
-        items = [item for instance in instances for item in getattr(instance, "corpus", [])]
-        if not items:
+    def corpus_settings(cls, config: Any) -> tuple[Any, ...]:
+        """The settings the sacrebleu metric object is made with (not the references)."""
+        raise NotImplementedError
+
+    @classmethod
+    def corpus_metric(cls, settings: tuple[Any, ...]) -> Any:
+        """The sacrebleu metric object that extracts statistics and scores the corpus."""
+        raise NotImplementedError
+
+    def score(self, hypothesis: str, refs: list[str]) -> tuple[float, dict[str, Any]]:
+        value, details = self.sentence(hypothesis, refs)
+        metric = _corpus_metric(type(self), self.config)
+        stats = metric._extract_corpus_statistics([hypothesis], [[r] for r in refs])
+        return value, {**details, "corpus_stats": [_number(x) for x in stats[0]]}
+
+    def sentence(self, hypothesis: str, refs: list[str]) -> tuple[float, dict[str, Any]]:
+        raise NotImplementedError
+
+    @classmethod
+    def corpus_figures(cls, metric: Any, stats: list[float]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    @classmethod
+    def aggregate_rows(cls, config: Any, rows: Iterable[dict[str, Any]]) -> dict[str, Any] | None:
+        """The mean score and the corpus score, from the stored results' statistics."""
+        summed: list[float] = []
+
+        def scored() -> Iterator[dict[str, Any]]:
+            for row in rows:
+                stats = (row.get("details") or {}).get("corpus_stats")
+                if row.get("score") is None or stats is None:
+                    continue
+                if summed:
+                    summed[:] = [a + b for a, b in zip(summed, stats, strict=True)]
+                else:
+                    summed.extend(stats)
+                yield row
+
+        figures = mean_score(scored())
+        if figures is None:
             return None
-        figures: dict[str, Any] = {
-            "samples": len(items),
-            "mean": round(sum(s for *_, s in items) / len(items), 6),
-        }
-        hypotheses = [h for h, _, _ in items]
-        refs = [r for _, r, _ in items]
-        figures.update(cls.corpus_score(hypotheses, refs, instances[0].config))
-        return figures
+        metric = _corpus_metric(cls, config)
+        return {**figures, **cls.corpus_figures(metric, summed)}
 
 
-def _streams(refs: list[list[str]]) -> list[list[str]]:
-    """sacrebleu wants one list per reference position; pad ragged reference lists with ''."""
-    width = max(len(r) for r in refs)
-    return [[r[i] if i < len(r) else "" for r in refs] for i in range(width)]
+#: sacrebleu metric objects by (type, settings): one per setting a suite uses, made once.
+_METRICS: dict[tuple[str, tuple[Any, ...]], Any] = {}
+
+
+def _corpus_metric(cls: type[_SummedCorpus], config: Any) -> Any:
+    settings = cls.corpus_settings(config)
+    metric = _METRICS.get((cls.name, settings))
+    if metric is None:
+        metric = _METRICS[(cls.name, settings)] = cls.corpus_metric(settings)
+    return metric
+
+
+def _number(value: Any) -> int | float:
+    """A statistic as plain JSON: sacrebleu's counts are ints; TER's reference length is an average."""
+    return int(value) if float(value).is_integer() else float(value)
 
 
 class BleuConfig(ReferenceConfig):
@@ -124,7 +189,7 @@ class BleuConfig(ReferenceConfig):
     """Compare lower-cased text."""
 
 
-class Bleu(CorpusMetric):
+class Bleu(_SummedCorpus):
     """BLEU by sacrebleu (sentence BLEU per task, corpus BLEU for the suite); score = BLEU / 100."""
 
     name = "bleu"
@@ -140,7 +205,7 @@ class Bleu(CorpusMetric):
           threshold: 0.5
     """
 
-    def score(self, hypothesis: str, refs: list[str]) -> tuple[float, dict[str, Any]]:
+    def sentence(self, hypothesis: str, refs: list[str]) -> tuple[float, dict[str, Any]]:
         import sacrebleu
 
         c = self.config
@@ -154,12 +219,19 @@ class Bleu(CorpusMetric):
         }
 
     @classmethod
-    def corpus_score(cls, hypotheses: list[str], refs: list[list[str]], config: Any) -> dict[str, Any]:
-        import sacrebleu
+    def corpus_settings(cls, config: Any) -> tuple[Any, ...]:
+        return (config.tokenize, config.lowercase)
 
-        bleu = sacrebleu.corpus_bleu(
-            hypotheses, _streams(refs), tokenize=config.tokenize, lowercase=config.lowercase
-        )
+    @classmethod
+    def corpus_metric(cls, settings: tuple[Any, ...]) -> Any:
+        from sacrebleu.metrics.bleu import BLEU
+
+        tokenize, lowercase = settings
+        return BLEU(tokenize=tokenize, lowercase=lowercase)  # corpus_bleu's default smoothing
+
+    @classmethod
+    def corpus_figures(cls, metric: Any, stats: list[float]) -> dict[str, Any]:
+        bleu = metric._compute_score_from_stats(stats)
         return {"corpus_bleu": round(bleu.score, 4), "corpus": str(bleu)}
 
 
@@ -174,7 +246,7 @@ class ChrfConfig(ReferenceConfig):
     """Recall's weight."""
 
 
-class Chrf(CorpusMetric):
+class Chrf(_SummedCorpus):
     """chrF / chrF++ by sacrebleu; score = chrF / 100."""
 
     name = "chrf"
@@ -187,7 +259,7 @@ class Chrf(CorpusMetric):
         evaluate: {type: chrf, reference: "The dog had bit the man.", word_order: 2, threshold: 0.5}
     """
 
-    def score(self, hypothesis: str, refs: list[str]) -> tuple[float, dict[str, Any]]:
+    def sentence(self, hypothesis: str, refs: list[str]) -> tuple[float, dict[str, Any]]:
         import sacrebleu
 
         c = self.config
@@ -197,20 +269,23 @@ class Chrf(CorpusMetric):
         return chrf.score / 100, {"chrf": round(chrf.score, 4)}
 
     @classmethod
-    def corpus_score(cls, hypotheses: list[str], refs: list[list[str]], config: Any) -> dict[str, Any]:
-        import sacrebleu
+    def corpus_settings(cls, config: Any) -> tuple[Any, ...]:
+        return (config.char_order, config.word_order, config.beta)
 
-        chrf = sacrebleu.corpus_chrf(
-            hypotheses,
-            _streams(refs),
-            char_order=config.char_order,
-            word_order=config.word_order,
-            beta=config.beta,
-        )
+    @classmethod
+    def corpus_metric(cls, settings: tuple[Any, ...]) -> Any:
+        from sacrebleu.metrics.chrf import CHRF
+
+        char_order, word_order, beta = settings
+        return CHRF(char_order=char_order, word_order=word_order, beta=beta)
+
+    @classmethod
+    def corpus_figures(cls, metric: Any, stats: list[float]) -> dict[str, Any]:
+        chrf = metric._compute_score_from_stats(stats)
         return {"corpus_chrf": round(chrf.score, 4), "corpus": str(chrf)}
 
 
-class Ter(CorpusMetric):
+class Ter(_SummedCorpus):
     """Translation edit rate by sacrebleu. Lower is better: score = max(0, 1 - TER / 100)."""
 
     name = "ter"
@@ -223,7 +298,7 @@ class Ter(CorpusMetric):
         evaluate: {type: ter, reference: "The dog bit the man."}
     """
 
-    def score(self, hypothesis: str, refs: list[str]) -> tuple[float, dict[str, Any]]:
+    def sentence(self, hypothesis: str, refs: list[str]) -> tuple[float, dict[str, Any]]:
         import sacrebleu
 
         ter = sacrebleu.sentence_ter(hypothesis, refs)
@@ -239,10 +314,18 @@ class Ter(CorpusMetric):
         return result
 
     @classmethod
-    def corpus_score(cls, hypotheses: list[str], refs: list[list[str]], config: Any) -> dict[str, Any]:
-        import sacrebleu
+    def corpus_settings(cls, config: Any) -> tuple[Any, ...]:
+        return ()
 
-        ter = sacrebleu.corpus_ter(hypotheses, _streams(refs))
+    @classmethod
+    def corpus_metric(cls, settings: tuple[Any, ...]) -> Any:
+        from sacrebleu.metrics.ter import TER
+
+        return TER()
+
+    @classmethod
+    def corpus_figures(cls, metric: Any, stats: list[float]) -> dict[str, Any]:
+        ter = metric._compute_score_from_stats(stats)
         return {"corpus_ter": round(ter.score, 4), "corpus": str(ter)}
 
 
@@ -327,7 +410,7 @@ def _capped(hypothesis: str, refs: list[str]) -> tuple[str, list[str], str | Non
 def _score(
     cls: type[CorpusMetric], config: Any, hypothesis: str, refs: list[str]
 ) -> tuple[float, dict[str, Any]]:
-    """Score in a worker process (a fresh instance: the corpus stays in the parent's)."""
+    """Score in a worker process (a fresh instance; the verdict is made in the parent)."""
     return cls(config).score(hypothesis, refs)
 
 

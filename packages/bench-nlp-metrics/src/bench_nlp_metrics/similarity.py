@@ -13,12 +13,14 @@ import functools
 import math
 import os
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
 from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample
+from bench_nlp_metrics.metrics import mean_score
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 _BUNDLED = {"all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"}
@@ -121,7 +123,6 @@ class Similarity(Evaluator[SimilarityConfig]):
 
     def __init__(self, config: SimilarityConfig) -> None:
         super().__init__(config)
-        self.scores: list[float] = []
         self.ready: dict[tuple[str, str], float] = {}
 
     def llm_calls(self) -> list[tuple[str, int]]:
@@ -169,7 +170,6 @@ class Similarity(Evaluator[SimilarityConfig]):
             if window and len(response.split()) > window // 2:
                 details["may_be_truncated"] = f"the model reads at most {window} word pieces"
         score = max(0.0, min(1.0, score))
-        self.scores.append(score)
         details["cosine"] = round(score, 6)
         return Result(score >= 0.5, score, f"cosine similarity {score:.3f}", details)
 
@@ -182,11 +182,9 @@ class Similarity(Evaluator[SimilarityConfig]):
         return _cosine(vectors[0], vectors[1])
 
     @classmethod
-    def aggregate(cls, instances: list[Evaluator[Any]]) -> dict[str, Any] | None:
-        scores = [s for instance in instances for s in getattr(instance, "scores", [])]
-        if not scores:
-            return None
-        return {"samples": len(scores), "mean": round(sum(scores) / len(scores), 6)}
+    def aggregate_rows(cls, config: Any, rows: Iterable[dict[str, Any]]) -> dict[str, Any] | None:
+        """The number of scored tasks and their mean similarity, from the stored results."""
+        return mean_score(rows)
 
 
 def _encode(model: str, device: str, batch_size: int, texts: list[str]) -> dict[str, Any]:

@@ -2,20 +2,78 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
+from bench.evaluator import Evaluator
 from bench.execution.deadline import Exceeded, sync_deadline
 
 
-def suite_figures(aggregators: dict[tuple[str, str], dict[int, Any]], timeout: float) -> dict[str, Any]:
-    """Suite-level figures of evaluators that have them (corpus BLEU, mean similarity, ...), each
-    within the evaluator time limit."""
+def from_rows(kind: type[Evaluator[Any]]) -> bool:
+    """Whether ``kind`` computes its figures from stored rows (``aggregate_rows``), not instances:
+    of the two hooks, the one its closest class defines wins, and ``Evaluator``'s own is no hook."""
+    for klass in kind.__mro__:
+        if "aggregate_rows" in vars(klass):
+            return klass is not Evaluator
+        if "aggregate" in vars(klass):
+            return False
+    return False
+
+
+@dataclass
+class Aggregator:
+    """One evaluator name whose type reports suite-level figures: its type and settings.
+
+    ``instances`` is kept only for a type that implements the deprecated ``aggregate`` alone.
+    """
+
+    kind: type[Evaluator[Any]]
+    config: Any
+    instances: dict[int, Evaluator[Any]] | None = None
+
+
+@dataclass
+class Aggregators:
+    """The evaluators with suite-level figures that a run used, by (name, type)."""
+
+    by_name: dict[tuple[str, str], Aggregator] = field(default_factory=dict)
+
+    def add(self, name: str, type_name: str, instance: Evaluator[Any]) -> None:
+        known = self.by_name.get((name, type_name))
+        if known is None:
+            kind = type(instance)
+            known = Aggregator(kind, instance.config, None if from_rows(kind) else {})
+            self.by_name[(name, type_name)] = known
+        if known.instances is not None:
+            known.instances[id(instance)] = instance
+
+
+def outcome_rows(results: Iterable[dict[str, Any]], name: str, type_name: str) -> Iterator[dict[str, Any]]:
+    """The stored outcomes of evaluator ``name`` that reached a verdict, one per task result."""
+    for result in results:
+        for outcome in result.get("evaluators") or ():
+            same = outcome.get("name") == name and outcome.get("type") == type_name
+            if same and outcome.get("error") is None:
+                yield outcome
+
+
+def suite_figures(
+    aggregators: Aggregators, results: Callable[[], Iterable[dict[str, Any]]], timeout: float
+) -> dict[str, Any]:
+    """Suite-level figures of evaluators that have them, each within the evaluator time limit.
+
+    ``results`` streams the run's stored task results in plan order (resumed tasks included); it
+    is read once per evaluator name whose type implements ``aggregate_rows``.
+    """
     out: dict[str, Any] = {}
-    for (name, type_name), instances in aggregators.items():
-        listed = list(instances.values())
+    for (name, type_name), agg in aggregators.by_name.items():
         try:
             with sync_deadline(timeout):
-                figures = type(listed[0]).aggregate(listed)
+                if agg.instances is None:
+                    figures = agg.kind.aggregate_rows(agg.config, outcome_rows(results(), name, type_name))
+                else:
+                    figures = agg.kind.aggregate(list(agg.instances.values()))
         except Exceeded:
             out[name] = {"type": type_name, "error": f"the suite-level figures took more than {timeout:g} s"}
             continue

@@ -23,6 +23,7 @@ from bench.evaluator import Sample
 from bench.execution import killable
 from bench.execution.bounded import DEFAULT_MAX_RESPONSE_BYTES, bound_response
 from bench.execution.evaluation import EVALUATOR_TIMEOUT_S, evaluate, task_score, with_evidence
+from bench.execution.figures import Aggregators
 from bench.execution.inputs import input_fields
 from bench.llm.client import LLMClient
 from bench.models import Response
@@ -132,8 +133,8 @@ class Runner:
         self.default_timeout = default_timeout
         self.llm = llm
         self.interrupted = False
-        #: Evaluator instances with suite-level figures, by (name, type).
-        self.aggregators: dict[tuple[str, str], dict[int, Any]] = {}
+        #: Evaluators with suite-level figures, by (name, type): their type and settings only.
+        self.aggregators = Aggregators()
         #: Why the run stopped starting tasks (a budget, a failing provider), if it did.
         self.stopped: str | None = None
         self._workers: list[asyncio.Task[None]] = []
@@ -196,9 +197,7 @@ class Runner:
                 self._spawn(feed)
             for evaluator in planned.evaluators:
                 if evaluator.instance.aggregates:
-                    self.aggregators.setdefault((evaluator.name, evaluator.type), {})[
-                        id(evaluator.instance)
-                    ] = evaluator.instance
+                    self.aggregators.add(evaluator.name, evaluator.type, evaluator.instance)
             if planned.task.repo is None and any(e.is_async for e in planned.evaluators):
                 await self._run_judged(planned)
             else:

@@ -297,7 +297,10 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
     used = llm.totals.calls or llm.totals.cached or llm.totals.attempts
     extra: dict[str, Any] = {"llm": llm.totals.as_dict()} if used else {}
     statistics = collector.statistics()
-    aggregates = suite_figures(runner.aggregators, options.evaluator_timeout)
+    # From the store, in plan order: tasks kept by --resume count too.
+    aggregates = suite_figures(
+        runner.aggregators, lambda: store.iter_results(order), options.evaluator_timeout
+    )
     if aggregates:
         extra["aggregates"] = aggregates
     if statistics is not None:

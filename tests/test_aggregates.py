@@ -1,0 +1,133 @@
+"""Suite-level figures (``aggregates`` in the report) come from the run's stored results.
+
+``aggregate_rows`` streams what each task recorded, so tasks kept by ``--resume`` count and no
+evaluator instance keeps state per task; the deprecated ``aggregate(instances)`` still works.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from bench import Evaluator, EvaluatorConfig, Result
+from bench.execution.figures import Aggregators, from_rows
+from bench.execution.session import RunOptions, run_plan
+from bench.hookspecs import hookimpl
+from bench.plugins.registry import build_registry
+from bench.suite.loader import load_suite
+
+
+class Length(Evaluator[EvaluatorConfig]):
+    """Passes; records the response's length, and reports the total and the rows' order."""
+
+    name = "length"
+    aggregates = True
+
+    def evaluate(self, sample):  # type: ignore[no-untyped-def]
+        return Result(passed=True, score=1.0, details={"chars": len(sample.output)})
+
+    @classmethod
+    def aggregate_rows(cls, config: Any, rows: Any) -> dict[str, Any] | None:
+        seen = [row["details"]["chars"] for row in rows]
+        return {"samples": len(seen), "chars": sum(seen), "first": seen[0], "last": seen[-1]}
+
+
+class Broken(Length):
+    name = "broken_figures"
+
+    @classmethod
+    def aggregate_rows(cls, config: Any, rows: Any) -> dict[str, Any] | None:
+        raise RuntimeError("plugin bug")
+
+
+class Legacy(Evaluator[EvaluatorConfig]):
+    """Implements only the deprecated ``aggregate``: figures from the instances that ran."""
+
+    name = "legacy_figures"
+    aggregates = True
+
+    def __init__(self, config: EvaluatorConfig) -> None:
+        super().__init__(config)
+        self.seen = 0
+
+    def evaluate(self, sample):  # type: ignore[no-untyped-def]
+        self.seen += 1
+        return Result(passed=True, score=1.0)
+
+    @classmethod
+    def aggregate(cls, instances: list[Evaluator[Any]]) -> dict[str, Any] | None:
+        return {"samples": sum(getattr(i, "seen", 0) for i in instances)}
+
+
+class LegacyChild(Length):
+    """Overrides ``aggregate`` below a class with ``aggregate_rows``: the closer hook wins."""
+
+    name = "legacy_child"
+
+    @classmethod
+    def aggregate(cls, instances: list[Evaluator[Any]]) -> dict[str, Any] | None:
+        return {"instances": len(instances)}
+
+
+class _Plugin:
+    @hookimpl
+    def bench_register_evaluators(self, register):  # type: ignore[no-untyped-def]
+        for kind in (Length, Broken, Legacy, LegacyChild):
+            register(kind)
+
+
+def _tasks(count: int, evaluate: str) -> str:
+    return "tasks:\n" + "".join(
+        f"  - {{id: t{i:02d}, response: '{'x' * (i + 1)}', evaluate: {evaluate}}}\n" for i in range(count)
+    )
+
+
+def _run(path, runs, resume: str | None = None):  # type: ignore[no-untyped-def]
+    registry = build_registry([("bench-test-figures", "figures", _Plugin())])
+    options = RunOptions(runs_dir=runs, handle_signals=False, resume=resume)
+    return run_plan(load_suite(path, registry), options)
+
+
+def test_resumed_run_figures_cover_the_kept_tasks_too(suite_file, tmp_path):
+    path = suite_file(_tasks(20, "{type: length}"))
+    full = _run(path, tmp_path / "runs")
+    figures = full.report.extra["aggregates"]["length"]
+    assert figures == {"type": "length", "samples": 20, "chars": 210, "first": 1, "last": 20}
+    results = full.folder / "results.jsonl"
+    results.write_text("".join(results.read_text().splitlines(keepends=True)[:10]))
+
+    resumed = _run(path, tmp_path / "runs", resume=full.folder.name)
+
+    assert resumed.to_run == 10
+    assert resumed.report.extra["aggregates"]["length"] == figures
+
+
+def test_figures_that_raise_are_reported_as_an_error_and_the_results_kept(suite_file, tmp_path):
+    outcome = _run(suite_file(_tasks(2, "[{type: broken_figures}, {type: length}]")), tmp_path / "runs")
+    aggregates = outcome.report.extra["aggregates"]
+    assert aggregates["broken_figures"] == {"type": "broken_figures", "error": "RuntimeError: plugin bug"}
+    assert aggregates["length"]["samples"] == 2
+    assert outcome.report.summary.passed == 2
+
+
+def test_a_type_with_only_the_deprecated_aggregate_still_reports_its_figures(suite_file, tmp_path):
+    outcome = _run(suite_file(_tasks(3, "{type: legacy_figures}")), tmp_path / "runs")
+    assert outcome.report.extra["aggregates"]["legacy_figures"] == {"type": "legacy_figures", "samples": 3}
+
+
+@pytest.mark.parametrize(
+    ("kind", "rows"),
+    [(Length, True), (Broken, True), (Legacy, False), (LegacyChild, False), (Evaluator, False)],
+)
+def test_the_hook_a_type_defines_closest_to_it_is_the_one_used(kind, rows):
+    assert from_rows(kind) is rows
+
+
+def test_only_a_deprecated_type_keeps_its_instances():
+    aggregators = Aggregators()
+    for _ in range(3):
+        aggregators.add("length", "length", Length(EvaluatorConfig()))
+        aggregators.add("legacy", "legacy_figures", Legacy(EvaluatorConfig()))
+    assert aggregators.by_name[("length", "length")].instances is None
+    assert len(aggregators.by_name[("legacy", "legacy_figures")].instances or {}) == 3
