@@ -1,0 +1,145 @@
+"""A client's side of shared limits: report usage to a coordinator about once a second and set
+the local limits, breaker and budget from the leases it answers (bench.llm.coordination)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from dataclasses import dataclass, field
+
+from bench.llm.accounting import Budget, Totals
+from bench.llm.coordination import Coordinator, Deltas, Leases, ProviderDelta
+from bench.llm.limits import Limits
+
+
+@dataclass
+class _Marks:
+    """The client's counters as of a report the coordinator has taken."""
+
+    totals: Totals = field(default_factory=Totals)
+    providers: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
+    """provider -> (successes, 429s, breaker resets, breaker failures)"""
+
+
+class LeaseHolder:
+    """Syncs one client's ``Limits``, ``Budget`` and totals with a coordinator."""
+
+    def __init__(
+        self,
+        coordinator: Coordinator,
+        limits: Limits,
+        budget: Budget,
+        *,
+        worker_id: str | None = None,
+        interval: float = 1.0,
+    ) -> None:
+        self.coordinator = coordinator
+        self.limits = limits
+        self.budget = budget
+        self.worker_id = worker_id or uuid.uuid4().hex[:12]
+        self.interval = interval
+        self.leases: Leases | None = None
+        #: Why the coordinator stopped the run, once it has.
+        self.stopped: str | None = None
+        self._acked = _Marks()
+        self._task: asyncio.Task[None] | None = None
+        self._started = False
+
+    async def start(self) -> None:
+        """Sync once (so the first call has its lease), then every ``interval`` in the background."""
+        if self._started:
+            return
+        self._started = True
+        await self.sync()
+        self._task = asyncio.ensure_future(self._every_interval())
+
+    async def stop(self) -> None:
+        """Stop syncing and report what is left, so the coordinator's totals are complete."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+        if self._started:
+            self._started = False
+            await self.sync()
+
+    def cancel(self) -> None:
+        """Stop syncing without a last report (outside the event loop)."""
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+
+    async def _every_interval(self) -> None:
+        while True:
+            await asyncio.sleep(self.interval)
+            await self.sync()
+
+    async def sync(self) -> None:
+        """Report the deltas since the last report the coordinator took; apply its leases. A
+        coordinator that fails or takes longer than two intervals to answer leaves the deltas for
+        the next sync, and each provider's limit falls back to ``limit // workers``."""
+        marks = self._marks()
+        deltas = self._deltas(marks)
+        try:
+            leases = await asyncio.wait_for(
+                self.coordinator.sync(self.worker_id, deltas), max(2 * self.interval, 0.1)
+            )
+        except Exception:  # unreachable, restarting or broken: carry on with a fair share
+            await self._fall_back()
+            return
+        self._acked = marks
+        await self._apply(leases, marks)
+
+    def _marks(self) -> _Marks:
+        limits, breaker = self.limits, self.limits.breaker
+        names = set(limits.adaptive) | set(breaker.failures) | set(breaker.open)
+        providers = {}
+        for name in names:
+            adaptive = limits.adaptive.get(name)
+            providers[name] = (
+                adaptive.successes if adaptive else 0,
+                adaptive.rate_limits if adaptive else 0,
+                breaker.resets.get(name, 0),
+                breaker.failed.get(name, 0),
+            )
+        return _Marks(self.budget.totals.scalars(), providers)
+
+    def _deltas(self, marks: _Marks) -> Deltas:
+        providers = {}
+        for name, (successes, limited, resets, failed) in marks.providers.items():
+            before = self._acked.providers.get(name, (0, 0, 0, 0))
+            adaptive = self.limits.adaptive.get(name)
+            providers[name] = ProviderDelta(
+                successes=successes - before[0],
+                rate_limited=limited - before[1],
+                failures=failed - before[3],
+                consecutive=self.limits.breaker.failures.get(name, 0),
+                reset=resets > before[2],
+                opened=self.limits.breaker.open.get(name),
+                demand=adaptive.demand if adaptive else 0,
+            )
+        models = dict(self.limits.model_demand)
+        return Deltas(providers, models, marks.totals.minus(self._acked.totals))
+
+    async def _apply(self, leases: Leases, marks: _Marks) -> None:
+        self.leases = leases
+        for name, cap in leases.providers.items():
+            adaptive = self.limits.for_provider(name)
+            unreported_429 = adaptive.rate_limits > marks.providers.get(name, (0, 0, 0, 0))[1]
+            await adaptive.lease(cap, keep_cut=unreported_429)
+        for model, lease in leases.models.items():
+            await self.limits.lease_model(model, lease.rpm, lease.tpm, lease.concurrency)
+        for name, reason in leases.open.items():
+            self.limits.breaker.open.setdefault(name, reason)
+        if leases.budget and not self.budget.reached:
+            self.budget.reached = leases.budget
+        self.budget.elsewhere = leases.totals.minus(marks.totals)
+        self.stopped = self.stopped or leases.stop
+
+    async def _fall_back(self) -> None:
+        if self.leases is None:
+            return  # never heard from the coordinator: the suite's own limits stay
+        for name, limit in self.leases.limits.items():
+            await self.limits.for_provider(name).lease(max(1, limit // self.leases.workers), keep_cut=True)
