@@ -155,9 +155,8 @@ class LLMClient:
 
         provider = provider_name(request.model, request.api_base)
         if self.leases is not None:
-            await self.leases.start()
-            if self.leases.stopped:
-                raise RunStopped(self.leases.stopped)
+            await self.leases.ready(provider)
+            self.leases.check(provider, request.purpose)
         stopped = self.budget.exhausted(request.purpose)
         if stopped:
             raise RunStopped(f"budget {stopped} reached")
@@ -203,6 +202,8 @@ class LLMClient:
                 async with self._slot(request.model, estimate, adaptive, None if leader else gate):
                     if not leader and attempt == 1 and provider in self.limits.breaker.open:
                         raise RunStopped(f"provider stopped: {self.limits.breaker.open[provider]}")
+                    if attempt == 1 and self.leases is not None:
+                        self.leases.check(provider, request.purpose)
                     started = time.perf_counter()  # the attempt's own time starts with its slot
                     waited += started - queued
                     self.totals.attempts += 1

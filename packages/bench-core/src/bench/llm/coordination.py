@@ -4,8 +4,10 @@ A ``LeaseBook`` is the coordinator's state: per provider the global AIMD concurr
 model the rpm/tpm/concurrency limits, the breaker's consecutive failures, the run's spend against
 its budgets, and a stop flag. Each client (a worker) calls ``sync`` about once a second with what
 happened since its last sync and gets back its ``Leases``: its share of every limit, weighted by
-its demand. There is no call per request (docs/llm.md, "Shared limits"). Everything here is
-synchronous and its inputs and outputs are plain dataclasses, so a Ray actor can wrap it.
+its demand, and never more than the others' last leases leave, so the leases together stay
+within the limit plus one per worker. There is no call per request (docs/llm.md, "Shared
+limits"). Everything here is synchronous and its inputs and outputs are plain dataclasses, so a
+Ray actor can wrap it.
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ class ProviderDelta:
     """The reason the worker's breaker opened, when it did (a refused key, a quota error)."""
     demand: int = 0
     """Calls in flight or waiting for a slot now."""
+    in_use: int = 0
+    """Calls in flight now."""
 
 
 @dataclass
@@ -119,6 +123,8 @@ class LeaseBook:
         self._seen: dict[str, float] = {}
         self._demand: dict[str, dict[str, int]] = {}  # worker -> provider -> demand
         self._model_demand: dict[str, dict[str, int]] = {}  # worker -> model -> demand
+        self._in_use: dict[str, dict[str, int]] = {}  # worker -> provider -> calls in flight
+        self._granted: dict[str, dict[str, int]] = {}  # worker -> provider -> its last lease
 
     def stop(self, reason: str) -> None:
         """Stop every worker at its next sync."""
@@ -131,6 +137,7 @@ class LeaseBook:
         for name, delta in deltas.providers.items():
             self._provider(name, delta, now)
         self._demand[worker_id] = {p: d.demand for p, d in deltas.providers.items()}
+        self._in_use[worker_id] = {p: d.in_use for p, d in deltas.providers.items()}
         self._model_demand[worker_id] = dict(deltas.models)
         self.totals.add(deltas.spend)
         self.budget.exhausted("judge")
@@ -141,7 +148,11 @@ class LeaseBook:
         for name, limit in self.limits.items():
             weights = spare + sum(max(1, self._demand[w].get(name, 0)) for w in live)
             mine = max(1, self._demand[worker_id].get(name, 0))
-            providers[name] = max(1, int(share(limit, mine, weights)))
+            # No more than the others leave: they may hold their last leases until they sync.
+            held = sum(self._held(w, name) for w in live if w != worker_id)
+            fair = int(share(limit, mine, weights))
+            providers[name] = max(1, min(fair, limit - held))
+        self._granted[worker_id] = providers
         models = {}
         for model, limits in self.settings.models.items():
             weights = spare + sum(max(1, self._model_demand[w].get(model, 0)) for w in live)
@@ -163,6 +174,10 @@ class LeaseBook:
             totals=self.totals.scalars(),
             workers=workers,
         )
+
+    def _held(self, worker: str, provider: str) -> int:
+        """What ``worker`` may have in flight: its last lease, or more while a cut lease drains."""
+        return max(self._granted.get(worker, {}).get(provider, 0), self._in_use[worker].get(provider, 0))
 
     def _provider(self, name: str, delta: ProviderDelta, now: float) -> None:
         """AdaptiveLimit's rules on batched counts: a period with a 429 cuts (once per episode)

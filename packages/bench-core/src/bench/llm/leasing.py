@@ -8,6 +8,7 @@ import contextlib
 import uuid
 from dataclasses import dataclass, field
 
+from bench.errors import RunStopped
 from bench.llm.accounting import Budget, Totals
 from bench.llm.coordination import Coordinator, Deltas, Leases, ProviderDelta
 from bench.llm.limits import Limits
@@ -44,13 +45,33 @@ class LeaseHolder:
         self.stopped: str | None = None
         self._acked = _Marks()
         self._task: asyncio.Task[None] | None = None
-        self._started = False
+        self._first: asyncio.Future[None] | None = None
+        self._even: set[str] = set()
 
-    async def start(self) -> None:
-        """Sync once (so the first call has its lease), then every ``interval`` in the background."""
-        if self._started:
-            return
-        self._started = True
+    async def ready(self, provider: str) -> None:
+        """Before a call: the first sync done (then one every ``interval`` in the background), and
+        a provider no lease covers yet capped at an even share until the next sync."""
+        if self._first is None:
+            self._first = asyncio.ensure_future(self._begin())
+        await asyncio.shield(self._first)
+        if self.leases is not None and provider not in self.leases.providers and provider not in self._even:
+            self._even.add(provider)
+            even = max(1, self.limits.settings.concurrency // self.leases.workers)
+            await self.limits.for_provider(provider).lease(even)
+
+    def check(self, provider: str, purpose: str) -> None:
+        """Raise RunStopped when the coordinator stopped the run, a budget is reached or the
+        provider's breaker is open: asked again once a call has its slot, since a call may wait
+        for one through several syncs."""
+        if self.stopped:
+            raise RunStopped(self.stopped)
+        reached = self.budget.exhausted(purpose)
+        if reached:
+            raise RunStopped(f"budget {reached} reached")
+        if provider in self.limits.breaker.open:
+            raise RunStopped(f"provider stopped: {self.limits.breaker.open[provider]}")
+
+    async def _begin(self) -> None:
         await self.sync()
         self._task = asyncio.ensure_future(self._every_interval())
 
@@ -61,8 +82,8 @@ class LeaseHolder:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
-        if self._started:
-            self._started = False
+        if self._first is not None:
+            self._first = None
             await self.sync()
 
     def cancel(self) -> None:
@@ -119,12 +140,14 @@ class LeaseHolder:
                 reset=resets > before[2],
                 opened=self.limits.breaker.open.get(name),
                 demand=adaptive.demand if adaptive else 0,
+                in_use=adaptive.in_use if adaptive else 0,
             )
         models = dict(self.limits.model_demand)
         return Deltas(providers, models, marks.totals.minus(self._acked.totals))
 
     async def _apply(self, leases: Leases, marks: _Marks) -> None:
         self.leases = leases
+        self._even.clear()
         for name, cap in leases.providers.items():
             adaptive = self.limits.for_provider(name)
             unreported_429 = adaptive.rate_limits > marks.providers.get(name, (0, 0, 0, 0))[1]
