@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import io
+import re
+from pathlib import Path
 
 import pytest
 
@@ -195,3 +199,15 @@ def test_a_silent_coordinator_leaves_each_client_limit_over_workers():
     assert fallen_back == 8 // 2
     assert coordinator.syncs == 1
     assert coordinator.asked >= 3  # it was asked again, and did not answer
+
+
+def test_the_docs_example_runs():
+    page = (Path(__file__).resolve().parents[3] / "docs" / "llm.md").read_text()
+    section = page.split("## Shared limits", 1)[1].split("\n## ", 1)[0]
+    [example] = re.findall(r"```python\n(.*?)```", section, re.S)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(example, "docs/llm.md", "exec"), {"__name__": "__main__"})
+    calls, most = re.fullmatch(r"(\d+) calls; at most (\d+) at once\n", printed.getvalue()).groups()
+    assert int(calls) == 20
+    assert 1 <= int(most) <= 8 + 2

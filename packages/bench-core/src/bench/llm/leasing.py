@@ -46,6 +46,7 @@ class LeaseHolder:
         self._acked = _Marks()
         self._task: asyncio.Task[None] | None = None
         self._first: asyncio.Future[None] | None = None
+        self._stopping = False
         self._even: set[str] = set()
 
     async def ready(self, provider: str) -> None:
@@ -77,25 +78,31 @@ class LeaseHolder:
 
     async def stop(self) -> None:
         """Stop syncing and report what is left, so the coordinator's totals are complete."""
+        self._stopping = True
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
+        self._stopping = False
         if self._first is not None:
             self._first = None
             await self.sync()
 
     def cancel(self) -> None:
         """Stop syncing without a last report (outside the event loop)."""
+        self._stopping = True
         if self._task is not None:
             self._task.cancel()
             self._task = None
 
     async def _every_interval(self) -> None:
-        while True:
+        # The flag, not only the cancel, ends the loop: Python 3.11's wait_for can swallow a
+        # cancel that arrives as the coordinator answers.
+        while not self._stopping:
             await asyncio.sleep(self.interval)
-            await self.sync()
+            if not self._stopping:
+                await self.sync()
 
     async def sync(self) -> None:
         """Report the deltas since the last report the coordinator took; apply its leases. A
