@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import pickle
 
 from bench.llm.accounting import Totals
 from bench.llm.coordination import FORGET_AFTER_S, Deltas, LeaseBook, ModelLease, ProviderDelta
+from bench.llm.limits import Limits
 from bench.llm.settings import JudgeLimits, LLMSettings, ModelLimits, RuntimeLimits
 
 
@@ -138,3 +140,17 @@ def test_deltas_and_leases_survive_pickling():
     assert pickle.loads(pickle.dumps(deltas)) == deltas
     lease = book.sync("a", deltas)
     assert pickle.loads(pickle.dumps(lease)) == lease
+
+
+def test_a_tpm_lease_counts_each_token_against_the_full_rate():
+    """A quarter of 600 tpm: a call estimated at 100 tokens takes 400 of the limiter's 600."""
+
+    async def scenario() -> tuple[bool, bool, int]:
+        limits = Limits(LLMSettings(models={"m": ModelLimits(tpm=600, concurrency=4)}))
+        await limits.lease_model("m", rpm=None, tpm=150.0, concurrency=1)
+        async with limits.model("m", 100):
+            pass
+        tpm = limits.tpm["m"]
+        return tpm.has_capacity(200), tpm.has_capacity(201), limits.model_slots["m"].limit
+
+    assert asyncio.run(scenario()) == (True, False, 1)

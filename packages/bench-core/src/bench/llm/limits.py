@@ -115,6 +115,8 @@ class Limits:
         self.model_slots: dict[str, AdaptiveLimit] = {}
         self.rpm: dict[str, Any] = {}
         self.tpm: dict[str, Any] = {}
+        #: Per model, the suite's tpm over this client's lease of it (1 without a coordinator).
+        self.tpm_scale: dict[str, float] = {}
         #: Calls inside ``model`` (waiting or in flight), per model with limits.
         self.model_demand: dict[str, int] = {}
         self.breaker = Breaker(settings.max_consecutive_failures)
@@ -143,7 +145,8 @@ class Limits:
                 await self.rpm[model].acquire()
             if model in self.tpm:
                 tpm = self.tpm[model]
-                await tpm.acquire(min(estimated_tokens, tpm.max_rate))
+                # A lease of 1/k of the tpm: each token counts k times against the full rate.
+                await tpm.acquire(min(estimated_tokens * self.tpm_scale.get(model, 1.0), tpm.max_rate))
             slot = self.model_slots.get(model)
             if slot is None:
                 yield
@@ -156,12 +159,15 @@ class Limits:
     async def lease_model(
         self, model: str, rpm: float | None, tpm: float | None, concurrency: int | None
     ) -> None:
-        """Take a coordinator's lease of ``model``'s limits: new rate limiters when a rate
-        changed (calls already waiting finish on the old one), the slot count at once."""
+        """Take a coordinator's lease of ``model``'s limits: the slot count at once; a new rpm
+        limiter when the rpm share changed (calls already waiting finish on the old one; a new one
+        lets at most one call through at once); the tpm limiter stays and tokens count more."""
+        limits = self.settings.models.get(model)
         if rpm and (model not in self.rpm or self.rpm[model].time_period != 60 / rpm):
             self.rpm[model] = _per_minute(rpm, spaced=True)
-        if tpm and (model not in self.tpm or self.tpm[model].max_rate != tpm):
-            self.tpm[model] = _per_minute(tpm)
+        if tpm and limits is not None and limits.tpm:
+            self.tpm.setdefault(model, _per_minute(limits.tpm))
+            self.tpm_scale[model] = limits.tpm / tpm
         if concurrency:
             slot = self.model_slots.setdefault(model, AdaptiveLimit(concurrency))
             await slot.lease(concurrency)
