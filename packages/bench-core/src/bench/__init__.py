@@ -45,6 +45,11 @@ if TYPE_CHECKING:
     from bench.jsonio import dumps as dumps
     from bench.jsonio import loads_strict as loads_strict
     from bench.llm.client import LLMClient as LLMClient
+    from bench.llm.coordination import Coordinator as Coordinator
+    from bench.llm.coordination import Deltas as Deltas
+    from bench.llm.coordination import LeaseBook as LeaseBook
+    from bench.llm.coordination import Leases as Leases
+    from bench.llm.coordination import LocalCoordinator as LocalCoordinator
     from bench.llm.judge import Judge as Judge
     from bench.llm.judge import JudgeConfig as JudgeConfig
     from bench.llm.judge import TemplateJudgeConfig as TemplateJudgeConfig
@@ -132,6 +137,11 @@ _EXPORTS = {
     "placeholders": "bench.templates",
     "render": "bench.templates",
     "LLMClient": "bench.llm.client",
+    "Coordinator": "bench.llm.coordination",
+    "Deltas": "bench.llm.coordination",
+    "LeaseBook": "bench.llm.coordination",
+    "Leases": "bench.llm.coordination",
+    "LocalCoordinator": "bench.llm.coordination",
     "LLMRequest": "bench.llm.request",
     "LLMResult": "bench.llm.request",
     "ModelCallError": "bench.errors",

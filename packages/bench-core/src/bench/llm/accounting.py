@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from bench.llm.prices import info
@@ -50,6 +50,19 @@ class Totals:
     judge_cost_usd: float = 0.0
     by_model: dict[str, dict[str, float]] = field(default_factory=dict)
 
+    def scalars(self) -> Totals:
+        """A copy without ``by_model`` (what a coordinator sums and sends)."""
+        return Totals(**{name: getattr(self, name) for name in _SCALARS})
+
+    def add(self, other: Totals) -> None:
+        """Add ``other``'s counts (not ``by_model``) to these."""
+        for name in _SCALARS:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    def minus(self, other: Totals) -> Totals:
+        """These counts less ``other``'s (not ``by_model``)."""
+        return Totals(**{name: getattr(self, name) - getattr(other, name) for name in _SCALARS})
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "calls": self.calls,
@@ -65,6 +78,9 @@ class Totals:
         }
 
 
+_SCALARS = tuple(f.name for f in fields(Totals) if f.name != "by_model")
+
+
 class Budget:
     """Checks the run and judge budgets before a call; a reached budget stops new calls."""
 
@@ -72,6 +88,8 @@ class Budget:
         self.runtime = runtime
         self.judges = judges
         self.totals = totals
+        #: Spend counted elsewhere: other clients' calls, as a coordinator last reported them.
+        self.elsewhere: Totals | None = None
         self.started = time.monotonic()
         self.reached: str | None = None
 
@@ -80,6 +98,9 @@ class Budget:
         if self.reached:
             return self.reached
         r, t = self.runtime, self.totals
+        if self.elsewhere is not None:
+            t = self.elsewhere.scalars()
+            t.add(self.totals)
         if r.max_total_tokens is not None and t.input_tokens + t.output_tokens >= r.max_total_tokens:
             self.reached = "runtime_limits.max_total_tokens"
         elif r.max_cost_usd is not None and t.cost_usd >= r.max_cost_usd:

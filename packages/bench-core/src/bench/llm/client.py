@@ -17,6 +17,7 @@ from typing import Any
 from bench.errors import ModelCallError, RunStopped
 from bench.llm.accounting import Budget, Prices, Totals
 from bench.llm.cache import ResponseCache, cache_key
+from bench.llm.coordination import Coordinator
 from bench.llm.direct import DirectTransport
 from bench.llm.failures import (
     QueueTimeout,
@@ -28,6 +29,7 @@ from bench.llm.failures import (
     retry_after,
     short_reason,
 )
+from bench.llm.leasing import LeaseHolder
 from bench.llm.limits import AdaptiveLimit, Limits
 from bench.llm.loader import load_litellm
 from bench.llm.request import LLMRequest, LLMResult
@@ -78,13 +80,23 @@ class LLMClient:
         judge_limits: JudgeLimits | None = None,
         cache_path: Path | None = None,
         redactor: Redactor | None = None,
+        coordinator: Coordinator | None = None,
+        worker_id: str | None = None,
+        sync_interval: float = 1.0,
     ) -> None:
+        """With a ``coordinator``, limits, breaker and budgets are shared with the other clients
+        that sync with it, every ``sync_interval`` seconds (bench.llm.leasing)."""
         self.settings = settings or LLMSettings()
         transport(self.settings.transport)  # a bad BENCH_LLM_TRANSPORT fails now, not at a call
         self.prices = Prices(pricing or Pricing())
         self.totals = Totals()
         self.budget = Budget(runtime_limits or RuntimeLimits(), judge_limits or JudgeLimits(), self.totals)
         self.limits = Limits(self.settings)
+        self.leases = (
+            LeaseHolder(coordinator, self.limits, self.budget, worker_id=worker_id, interval=sync_interval)
+            if coordinator is not None
+            else None
+        )
         self.cache = ResponseCache(cache_path) if cache_path is not None and self.settings.cache else None
         self.redact = redactor or current()
         self._warming: asyncio.Future[None] | None = None
@@ -94,12 +106,17 @@ class LLMClient:
         self._direct = DirectTransport(self.settings.attempt_timeout)
 
     def close(self) -> None:
+        if self.leases is not None:
+            self.leases.cancel()
         if self.cache is not None:
             self.cache.close()
         self._direct.close()
 
     async def aclose(self) -> None:
-        """``close``, and the direct path's connection pool with it."""
+        """``close``, and the direct path's connection pool with it; a coordinated client
+        reports its last usage first."""
+        if self.leases is not None:
+            await self.leases.stop()
         await self._direct.aclose()
         self.close()
 
@@ -137,6 +154,9 @@ class LLMClient:
                 return self._from_cache(request.model, hit)
 
         provider = provider_name(request.model, request.api_base)
+        if self.leases is not None:
+            await self.leases.ready(provider)
+            self.leases.check(provider, request.purpose)
         stopped = self.budget.exhausted(request.purpose)
         if stopped:
             raise RunStopped(f"budget {stopped} reached")
@@ -182,6 +202,8 @@ class LLMClient:
                 async with self._slot(request.model, estimate, adaptive, None if leader else gate):
                     if not leader and attempt == 1 and provider in self.limits.breaker.open:
                         raise RunStopped(f"provider stopped: {self.limits.breaker.open[provider]}")
+                    if attempt == 1 and self.leases is not None:
+                        self.leases.check(provider, request.purpose)
                     started = time.perf_counter()  # the attempt's own time starts with its slot
                     waited += started - queued
                     self.totals.attempts += 1
