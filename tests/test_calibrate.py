@@ -461,3 +461,45 @@ def test_a_calibration_cache_entry_that_is_not_whole_is_measured_again(
     assert again.stdout.startswith("calibration: judge 'helpful': kappa 1.00 [1.00, 1.00]")
     assert json.loads(cache.read_text())[key]["low"] == 1.0
     assert not list(cache.parent.glob(".calibration.json.*.tmp"))
+
+
+def test_bench_run_require_calibration_refuses_a_weak_judge_with_the_cli_message(
+    fake_llm, suite_file, tmp_path, monkeypatch
+):
+    import bench
+
+    monkeypatch.chdir(tmp_path)
+    _script(fake_llm, JUDGE)  # kappa 1/3 against the humans
+    _gated(suite_file, tmp_path)
+    with pytest.raises(bench.ConfigError) as caught:
+        bench.run(tmp_path / "suite.yaml", require_calibration=True)
+    # What `bench run --require-calibration` prints after "error: " (exit 2 there).
+    assert str(caught.value) == (
+        "--require-calibration: below the bar: "
+        "judge 'helpful': kappa 0.33 [-0.50, 1.00], min_kappa 0.6 (labels.jsonl)"
+    )
+    assert caught.value.exit_code == 2
+    assert not (tmp_path / ".bench" / "runs").exists()  # no task ran
+    assert fake_llm.count() == 6  # the calibration's judge calls only
+
+
+def test_bench_arun_require_calibration_accepts_a_strong_judge(fake_llm, suite_file, tmp_path, monkeypatch):
+    import asyncio
+
+    import bench
+
+    monkeypatch.chdir(tmp_path)
+    _script(fake_llm, HUMAN)  # agrees on every label: kappa 1
+    _gated(suite_file, tmp_path, where="suite")
+    result = asyncio.run(bench.arun(tmp_path / "suite.yaml", require_calibration=True))
+    assert (result.summary.total, result.summary.passed) == (6, 3)
+
+
+def test_bench_run_require_calibration_without_a_bar_is_refused(suite_file, tmp_path, monkeypatch):
+    import bench
+
+    monkeypatch.chdir(tmp_path)
+    suite_file(SUITE)
+    with pytest.raises(bench.ConfigError) as caught:
+        bench.run(tmp_path / "suite.yaml", require_calibration=True)
+    assert str(caught.value) == "--require-calibration: no judge of this suite has a calibration bar"

@@ -308,6 +308,7 @@ def run(
         keep_workspaces=keep_workspaces,
         select=selection,
         target=target,
+        require_calibration=require_calibration,
     )
     _template_warnings(plan)
     if dry_run:
@@ -326,7 +327,7 @@ def run(
         if missing:
             typer.echo(f"warning: {describe_missing(missing)}", err=True)
         raise typer.Exit(EXIT_OK)
-    _check_calibration(plan, options, require_calibration)
+    _check_calibration(plan, options)
     with observer:
         outcome = run_plan(plan, options, observer)
     _write_reports(reporters, outcome.report)
@@ -369,31 +370,15 @@ def _load_for_run(suite: Path, registry: Any, observer: Any, **options: Any) -> 
         return prepare(suite, registry, load_progress=counter, **options)
 
 
-def _check_calibration(plan: Any, options: Any, required: bool) -> None:
-    """Print each calibrated judge's agreement; with ``required``, refuse a judge below its bar."""
-    from bench.execution.calibration_gate import bars, standings
+def _check_calibration(plan: Any, options: Any) -> None:
+    """Print each calibrated judge's agreement; with ``--require-calibration``, refuse one below its bar."""
+    from bench.execution.calibration_gate import measure, require
 
-    if not bars(plan):
-        if required:
-            raise _fail(
-                "error: --require-calibration: no judge of this suite has a calibration bar", EXIT_INVALID
-            )
-        return
-    from bench.execution.session import make_client
-    from bench.llm.cache import default_cache_path
-
-    llm = make_client(plan, options)
-    try:
-        folder = (options.cache_path or default_cache_path()).parent if options.cache else None
-        found = standings(plan, llm, folder)
-    finally:
-        llm.close()
-    below = [s for s in found if not s.passes]
+    found = measure(plan, options)
     for standing in found:
         typer.echo(f"calibration: {standing.text()}" + ("" if standing.passes else " - below the bar"))
-    if required and below:
-        names = "; ".join(s.text() for s in below)
-        raise _fail(f"error: --require-calibration: below the bar: {names}", EXIT_INVALID)
+    if options.require_calibration:
+        require(found)
 
 
 def _threshold(text: str) -> Any:

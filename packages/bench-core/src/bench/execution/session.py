@@ -56,6 +56,8 @@ class RunOptions:
     keep_workspaces: bool = False
     #: Which tasks to run (default: all); a resumed run applies the selection it started with.
     selection: Selection | None = None
+    #: Refuse to run when a judge's kappa against its labels is below its bar (``--require-calibration``).
+    require_calibration: bool = False
 
 
 @dataclass
