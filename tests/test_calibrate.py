@@ -503,3 +503,67 @@ def test_bench_run_require_calibration_without_a_bar_is_refused(suite_file, tmp_
     with pytest.raises(bench.ConfigError) as caught:
         bench.run(tmp_path / "suite.yaml", require_calibration=True)
     assert str(caught.value) == "--require-calibration: no judge of this suite has a calibration bar"
+
+
+HOSTILE = "</script><script>alert(1)</script> <img src=x onerror=alert(1)> \u2028 & done"
+
+
+def _page_data(page: str) -> dict:
+    import re
+
+    (block,) = re.findall(r'<script type="application/json" id="bench-data">(.*?)</script>', page, re.S)
+    return json.loads(block)
+
+
+def _policy_admits_only_the_page_script(page: str) -> None:
+    import base64
+    import hashlib
+    import re
+
+    (script,) = re.findall(r"<script>(.*?)</script>", page, re.S)
+    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
+    assert f"script-src 'sha256-{digest}'" in page
+    assert "default-src 'none'" in page
+    assert "http://" not in page
+    assert "https://" not in page
+
+
+def test_h07_calibrate_writes_an_html_page_with_hostile_reasons_inert(
+    bench_cli, fake_llm, suite_file, tmp_path
+):
+    for word, passed in JUDGE.items():
+        fake_llm.add(
+            judge_verdict(passed=passed, reason=f"judge on {word} {HOSTILE}"), match=f"the word is {word}"
+        )
+    suite_file(SUITE)
+    _labels(tmp_path, [{"task": w, "passed": p, "note": f"human on {w} {HOSTILE}"} for w, p in HUMAN.items()])
+    as_json = bench_cli("calibrate", "suite.yaml", "--labels", "labels.jsonl", "-o", "cal.json")
+    assert as_json.exit_code == 0, as_json.output
+    result = bench_cli("calibrate", "suite.yaml", "--labels", "labels.jsonl", "-o", "cal.html")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == as_json.stdout
+    page = (tmp_path / "cal.html").read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>")
+    assert "<title>bench calibrate: calib</title>" in page
+    assert "<img" not in page
+    assert "alert(1)</script>" not in page
+    assert "\u2028" not in page
+    # The page holds what -o cal.json holds: kappa 1/3 with its interval, the confusion matrix, the
+    # disagreements with both sides' reasons.
+    data = _page_data(page)
+    assert data == json.loads((tmp_path / "cal.json").read_text())
+    (judge,) = data["judges"]
+    assert judge["kappa"]["value"] == pytest.approx(1 / 3)
+    assert judge["disagreements"][0]["human_note"] == f"human on charlie {HOSTILE}"
+    assert judge["disagreements"][0]["judge_reason"] == f"judge on charlie {HOSTILE}"
+    _policy_admits_only_the_page_script(page)
+    assert "calibration.js" not in page
+    assert "renderJudge" in page
+
+
+def test_calibrate_html_refuses_a_folder_that_does_not_exist(bench_cli, suite_file, tmp_path):
+    suite_file(SUITE)
+    _labels(tmp_path, [{"task": "alpha", "passed": True}])
+    result = bench_cli("calibrate", "suite.yaml", "--labels", "labels.jsonl", "-o", "nowhere/cal.html")
+    assert result.exit_code == 2
+    assert result.stderr == "error: cannot write nowhere/cal.html: folder nowhere does not exist\n"

@@ -451,6 +451,11 @@ def _reporters(
     return chosen
 
 
+def _is_html(path: Path) -> bool:
+    """``-o FILE.html`` asks for the page rather than JSON, as ``bench run -o`` does."""
+    return path.suffix.lower() == ".html"
+
+
 def _check_output(option: str, path: Path | None) -> None:
     """Refuse an output file that cannot be written before any work (or model call) is spent."""
     from bench.errors import ConfigError
@@ -477,7 +482,8 @@ def calibrate(
         ".bench/runs"
     ),
     output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write the calibration as JSON.")
+        Path | None,
+        typer.Option("--output", "-o", help="Write the calibration as JSON, or as an HTML page (FILE.html)."),
     ] = None,
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Neither read nor write the LLM response cache.")
@@ -490,7 +496,7 @@ def calibrate(
 
     from bench.execution import calibrate as cal
     from bench.execution.session import RunOptions, make_client
-    from bench.report.calibration import render
+    from bench.report.calibration import render, write_html
     from bench.scoring.labels import read_labels
     from bench.suite.loader import load_suite
 
@@ -509,10 +515,11 @@ def calibrate(
         llm.close()
     summaries = [r.as_dict() for r in results]
     typer.echo(render(summaries))
-    if output is not None:
-        output.write_text(
-            json.dumps({"suite": plan.name, "labels": str(labels), "judges": summaries}, indent=2)
-        )
+    document = {"suite": plan.name, "labels": str(labels), "judges": summaries}
+    if output is not None and _is_html(output):
+        write_html(output, document)
+    elif output is not None:
+        output.write_text(json.dumps(document, indent=2))
 
 
 @app.command()
@@ -662,7 +669,12 @@ def compare(
         typer.Option("--min-effect", min=0.001, max=1.0, help="Smallest pass-rate change worth detecting."),
     ] = 0.05,
     output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write the comparison as JSON.")
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Write the comparison as JSON; with --judge, FILE.html writes an HTML page of the ranking.",
+        ),
     ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the comparison as JSON on stdout instead of the summary.")
@@ -721,7 +733,7 @@ def _compare_judged(
     refs: list[str], runs_dir: Path, judge: str, suite: Path | None, output: Path | None, as_json: bool
 ) -> None:
     from bench import jsonio
-    from bench.report.pairwise import bind_judge, judge_runs, print_pairwise
+    from bench.report.pairwise import bind_judge, judge_runs, print_pairwise, write_html
     from bench.suite.loader import load_suite
 
     registry = _registry()
@@ -734,7 +746,9 @@ def _compare_judged(
                 prompts[planned.task.id.removesuffix(f"[{planned.target_label}]")] = planned.task.text
     result = judge_runs(refs, runs_dir, bind_judge(judge, registry), prompts)
     text = jsonio.dumps(result.as_dict())
-    if output is not None:
+    if output is not None and _is_html(output):
+        write_html(output, result)
+    elif output is not None:
         output.write_text(text + "\n", encoding="utf-8")
     if as_json:
         typer.echo(text)
