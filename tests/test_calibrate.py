@@ -567,3 +567,41 @@ def test_calibrate_html_refuses_a_folder_that_does_not_exist(bench_cli, suite_fi
     result = bench_cli("calibrate", "suite.yaml", "--labels", "labels.jsonl", "-o", "nowhere/cal.html")
     assert result.exit_code == 2
     assert result.stderr == "error: cannot write nowhere/cal.html: folder nowhere does not exist\n"
+
+
+def test_the_run_records_each_judges_calibration_in_its_json_and_html_reports(
+    bench_cli, fake_llm, suite_file, tmp_path
+):
+    _script(fake_llm, JUDGE)  # kappa 1/3 against the humans
+    _gated(suite_file, tmp_path)
+    result = bench_cli("run", "suite.yaml", "-q", "-o", "run.json", "--report", "html=run.html")
+    assert result.exit_code == 1, result.output  # ran: without --require-calibration a weak judge runs
+    (entry,) = json.loads((tmp_path / "run.json").read_text())["calibration"]
+    assert entry["judge"] == "helpful"
+    assert entry["kappa"]["value"] == pytest.approx(1 / 3)
+    assert (entry["min_kappa"], entry["labels"], entry["passes"]) == (0.6, "labels.jsonl", False)
+    import re
+
+    page = (tmp_path / "run.html").read_text(encoding="utf-8")
+    (block,) = re.findall(r'<script type="application/json" id="bench-run">(.*?)</script>', page, re.S)
+    assert json.loads(block)["calibration"] == [entry]
+
+
+def test_bench_run_records_calibration_without_requiring_it(fake_llm, suite_file, tmp_path, monkeypatch):
+    import bench
+
+    monkeypatch.chdir(tmp_path)
+    _script(fake_llm, JUDGE)
+    _gated(suite_file, tmp_path)
+    result = bench.run(tmp_path / "suite.yaml")
+    (entry,) = result.report.extra["calibration"]
+    assert (entry["judge"], entry["passes"]) == ("helpful", False)
+    assert result.summary.total == 6
+
+
+def test_a_run_without_calibration_bars_records_none(bench_cli, fake_llm, suite_file, tmp_path):
+    _script(fake_llm, JUDGE)
+    suite_file(SUITE)
+    result = bench_cli("run", "suite.yaml", "-q", "-o", "run.json")
+    assert result.exit_code == 1, result.output
+    assert "calibration" not in json.loads((tmp_path / "run.json").read_text())

@@ -93,3 +93,43 @@ def test_the_comparison_page_shows_the_ranking_and_the_verdicts(page: Any, tmp_p
     assert [v[2] for v in verdicts] == [f"long {HOSTILE}", f"long {HOSTILE}"]
     assert page.locator("img").count() == 0
     assert page.problems == []
+
+
+def test_the_run_report_shows_each_judges_calibration_against_its_bar(page: Any, tmp_path: Path):
+    from bench.report.html import HtmlReporter
+    from bench.results import RunReport, Summary
+
+    calibration = [
+        {
+            "judge": "helpful",
+            "kappa": {"value": 1 / 3, "low": -0.5, "high": 1.0, "method": "bootstrap"},
+            "min_kappa": 0.6,
+            "labels": "labels.jsonl",
+            "passes": False,
+        },
+        {
+            "judge": f"strict {HOSTILE}",
+            "kappa": {"value": 0.9, "low": 0.7, "high": 1.0, "method": "bootstrap"},
+            "min_kappa": 0.6,
+            "labels": "labels.jsonl",
+            "passes": True,
+        },
+    ]
+    summary = Summary(total=0, passed=0, failed=0, errors=0)
+    report = RunReport(
+        suite="calib",
+        run_id="r1",
+        summary=summary,
+        tasks=lambda: iter([]),
+        extra={"calibration": calibration},
+    )
+    HtmlReporter().write(report, tmp_path / "run.html")
+    page.goto((tmp_path / "run.html").as_uri())
+    assert page.locator("#calibration h2").inner_text() == "Judge calibration"
+    rows = [row.inner_text().split("\t") for row in page.query_selector_all("#calibration-table tr")][1:]
+    assert [[r[0], r[1], r[3], r[4]] for r in rows] == [
+        ["helpful", "0.333 [-0.500, 1.000]", "min_kappa 0.6 (labels.jsonl)", "below the bar"],
+        [f"strict {HOSTILE}", "0.900 [0.700, 1.000]", "min_kappa 0.6 (labels.jsonl)", "meets the bar"],
+    ]
+    assert page.locator("img").count() == 0
+    assert page.problems == []

@@ -261,10 +261,15 @@ async def _execute(suite: str | Path, options: dict[str, Any], *, handle_signals
     # Reading a large suite (and measuring calibration, which runs its own loop) takes a while:
     # a worker thread does it, so that the caller's loop (``arun``) keeps running meanwhile.
     plan, run_options = await asyncio.to_thread(prepare, suite, handle_signals=handle_signals, **options)
-    if run_options.require_calibration:
-        from bench.execution.calibration_gate import measure, require
+    # As ``bench run``: the calibrated judges are measured (their standings go into the report);
+    # with ``require_calibration``, one below its bar refuses the run.
+    from bench.execution.calibration_gate import bars, measure, require, with_standings
 
-        require(await asyncio.to_thread(measure, plan, run_options))
+    if run_options.require_calibration or bars(plan):
+        found = await asyncio.to_thread(measure, plan, run_options)
+        if run_options.require_calibration:
+            require(found)
+        run_options = with_standings(run_options, found)
     for line in plan.template_warnings:
         warnings.warn(line, UserWarning, stacklevel=3)
     if not progress:

@@ -327,7 +327,7 @@ def run(
         if missing:
             typer.echo(f"warning: {describe_missing(missing)}", err=True)
         raise typer.Exit(EXIT_OK)
-    _check_calibration(plan, options)
+    options = _check_calibration(plan, options)
     with observer:
         outcome = run_plan(plan, options, observer)
     _write_reports(reporters, outcome.report)
@@ -370,15 +370,17 @@ def _load_for_run(suite: Path, registry: Any, observer: Any, **options: Any) -> 
         return prepare(suite, registry, load_progress=counter, **options)
 
 
-def _check_calibration(plan: Any, options: Any) -> None:
-    """Print each calibrated judge's agreement; with ``--require-calibration``, refuse one below its bar."""
-    from bench.execution.calibration_gate import measure, require
+def _check_calibration(plan: Any, options: Any) -> Any:
+    """Print each calibrated judge's agreement; with ``--require-calibration``, refuse one below its
+    bar. The options returned carry the standings, for the run's report."""
+    from bench.execution.calibration_gate import measure, require, with_standings
 
     found = measure(plan, options)
     for standing in found:
         typer.echo(f"calibration: {standing.text()}" + ("" if standing.passes else " - below the bar"))
     if options.require_calibration:
         require(found)
+    return with_standings(options, found)
 
 
 def _threshold(text: str) -> Any:

@@ -10,7 +10,7 @@ import asyncio
 import hashlib
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -46,6 +46,16 @@ class Standing:
             "no labelled task judged" if k is None else f"kappa {k.value:.2f} [{k.low:.2f}, {k.high:.2f}]"
         )
         return f"judge '{self.judge}': {figure}, min_kappa {self.bar.min_kappa:g} ({self.bar.labels.name})"
+
+    def as_dict(self) -> dict[str, Any]:
+        """As the run's report records it (``calibration``)."""
+        return {
+            "judge": self.judge,
+            "kappa": None if self.kappa is None else self.kappa.as_dict(),
+            "min_kappa": self.bar.min_kappa,
+            "labels": self.bar.labels.name,
+            "passes": self.passes,
+        }
 
 
 def bars(plan: Plan) -> dict[str, tuple[BoundEvaluator, CalibrationBar]]:
@@ -148,3 +158,8 @@ def require(found: list[Standing]) -> None:
     if below:
         names = "; ".join(s.text() for s in below)
         raise ConfigError(f"--require-calibration: below the bar: {names}")
+
+
+def with_standings(options: RunOptions, found: list[Standing]) -> RunOptions:
+    """``options`` carrying the standings, which the run's report records as ``calibration``."""
+    return replace(options, calibration=tuple(s.as_dict() for s in found)) if found else options
