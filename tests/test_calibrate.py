@@ -461,3 +461,147 @@ def test_a_calibration_cache_entry_that_is_not_whole_is_measured_again(
     assert again.stdout.startswith("calibration: judge 'helpful': kappa 1.00 [1.00, 1.00]")
     assert json.loads(cache.read_text())[key]["low"] == 1.0
     assert not list(cache.parent.glob(".calibration.json.*.tmp"))
+
+
+def test_bench_run_require_calibration_refuses_a_weak_judge_with_the_cli_message(
+    fake_llm, suite_file, tmp_path, monkeypatch
+):
+    import bench
+
+    monkeypatch.chdir(tmp_path)
+    _script(fake_llm, JUDGE)  # kappa 1/3 against the humans
+    _gated(suite_file, tmp_path)
+    with pytest.raises(bench.ConfigError) as caught:
+        bench.run(tmp_path / "suite.yaml", require_calibration=True)
+    # What `bench run --require-calibration` prints after "error: " (exit 2 there).
+    assert str(caught.value) == (
+        "--require-calibration: below the bar: "
+        "judge 'helpful': kappa 0.33 [-0.50, 1.00], min_kappa 0.6 (labels.jsonl)"
+    )
+    assert caught.value.exit_code == 2
+    assert not (tmp_path / ".bench" / "runs").exists()  # no task ran
+    assert fake_llm.count() == 6  # the calibration's judge calls only
+
+
+def test_bench_arun_require_calibration_accepts_a_strong_judge(fake_llm, suite_file, tmp_path, monkeypatch):
+    import asyncio
+
+    import bench
+
+    monkeypatch.chdir(tmp_path)
+    _script(fake_llm, HUMAN)  # agrees on every label: kappa 1
+    _gated(suite_file, tmp_path, where="suite")
+    result = asyncio.run(bench.arun(tmp_path / "suite.yaml", require_calibration=True))
+    assert (result.summary.total, result.summary.passed) == (6, 3)
+
+
+def test_bench_run_require_calibration_without_a_bar_is_refused(suite_file, tmp_path, monkeypatch):
+    import bench
+
+    monkeypatch.chdir(tmp_path)
+    suite_file(SUITE)
+    with pytest.raises(bench.ConfigError) as caught:
+        bench.run(tmp_path / "suite.yaml", require_calibration=True)
+    assert str(caught.value) == "--require-calibration: no judge of this suite has a calibration bar"
+
+
+HOSTILE = "</script><script>alert(1)</script> <img src=x onerror=alert(1)> \u2028 & done"
+
+
+def _page_data(page: str) -> dict:
+    import re
+
+    (block,) = re.findall(r'<script type="application/json" id="bench-data">(.*?)</script>', page, re.S)
+    return json.loads(block)
+
+
+def _policy_admits_only_the_page_script(page: str) -> None:
+    import base64
+    import hashlib
+    import re
+
+    (script,) = re.findall(r"<script>(.*?)</script>", page, re.S)
+    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
+    assert f"script-src 'sha256-{digest}'" in page
+    assert "default-src 'none'" in page
+    assert "http://" not in page
+    assert "https://" not in page
+
+
+def test_h07_calibrate_writes_an_html_page_with_hostile_reasons_inert(
+    bench_cli, fake_llm, suite_file, tmp_path
+):
+    for word, passed in JUDGE.items():
+        fake_llm.add(
+            judge_verdict(passed=passed, reason=f"judge on {word} {HOSTILE}"), match=f"the word is {word}"
+        )
+    suite_file(SUITE)
+    _labels(tmp_path, [{"task": w, "passed": p, "note": f"human on {w} {HOSTILE}"} for w, p in HUMAN.items()])
+    as_json = bench_cli("calibrate", "suite.yaml", "--labels", "labels.jsonl", "-o", "cal.json")
+    assert as_json.exit_code == 0, as_json.output
+    result = bench_cli("calibrate", "suite.yaml", "--labels", "labels.jsonl", "-o", "cal.html")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == as_json.stdout
+    page = (tmp_path / "cal.html").read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>")
+    assert "<title>bench calibrate: calib</title>" in page
+    assert "<img" not in page
+    assert "alert(1)</script>" not in page
+    assert "\u2028" not in page
+    # The page holds what -o cal.json holds: kappa 1/3 with its interval, the confusion matrix, the
+    # disagreements with both sides' reasons.
+    data = _page_data(page)
+    assert data == json.loads((tmp_path / "cal.json").read_text())
+    (judge,) = data["judges"]
+    assert judge["kappa"]["value"] == pytest.approx(1 / 3)
+    assert judge["disagreements"][0]["human_note"] == f"human on charlie {HOSTILE}"
+    assert judge["disagreements"][0]["judge_reason"] == f"judge on charlie {HOSTILE}"
+    _policy_admits_only_the_page_script(page)
+    assert "calibration.js" not in page
+    assert "renderJudge" in page
+
+
+def test_calibrate_html_refuses_a_folder_that_does_not_exist(bench_cli, suite_file, tmp_path):
+    suite_file(SUITE)
+    _labels(tmp_path, [{"task": "alpha", "passed": True}])
+    result = bench_cli("calibrate", "suite.yaml", "--labels", "labels.jsonl", "-o", "nowhere/cal.html")
+    assert result.exit_code == 2
+    assert result.stderr == "error: cannot write nowhere/cal.html: folder nowhere does not exist\n"
+
+
+def test_the_run_records_each_judges_calibration_in_its_json_and_html_reports(
+    bench_cli, fake_llm, suite_file, tmp_path
+):
+    _script(fake_llm, JUDGE)  # kappa 1/3 against the humans
+    _gated(suite_file, tmp_path)
+    result = bench_cli("run", "suite.yaml", "-q", "-o", "run.json", "--report", "html=run.html")
+    assert result.exit_code == 1, result.output  # ran: without --require-calibration a weak judge runs
+    (entry,) = json.loads((tmp_path / "run.json").read_text())["calibration"]
+    assert entry["judge"] == "helpful"
+    assert entry["kappa"]["value"] == pytest.approx(1 / 3)
+    assert (entry["min_kappa"], entry["labels"], entry["passes"]) == (0.6, "labels.jsonl", False)
+    import re
+
+    page = (tmp_path / "run.html").read_text(encoding="utf-8")
+    (block,) = re.findall(r'<script type="application/json" id="bench-run">(.*?)</script>', page, re.S)
+    assert json.loads(block)["calibration"] == [entry]
+
+
+def test_bench_run_records_calibration_without_requiring_it(fake_llm, suite_file, tmp_path, monkeypatch):
+    import bench
+
+    monkeypatch.chdir(tmp_path)
+    _script(fake_llm, JUDGE)
+    _gated(suite_file, tmp_path)
+    result = bench.run(tmp_path / "suite.yaml")
+    (entry,) = result.report.extra["calibration"]
+    assert (entry["judge"], entry["passes"]) == ("helpful", False)
+    assert result.summary.total == 6
+
+
+def test_a_run_without_calibration_bars_records_none(bench_cli, fake_llm, suite_file, tmp_path):
+    _script(fake_llm, JUDGE)
+    suite_file(SUITE)
+    result = bench_cli("run", "suite.yaml", "-q", "-o", "run.json")
+    assert result.exit_code == 1, result.output
+    assert "calibration" not in json.loads((tmp_path / "run.json").read_text())

@@ -58,3 +58,42 @@ def test_docs_calibration_example_runs(bench_cli, fake_llm, tmp_path):
     assert "  disagree on c: human fail, judge pass\n    human: plans can be cancelled under Billing\n" in (
         result.stdout
     )
+
+
+def _docs_suite(tmp_path, fake_llm):
+    text = (ROOT / "docs" / "calibration.md").read_text()
+    (tmp_path / "suite.yaml").write_text(re.findall(r"```yaml\n(.*?)```", text, re.DOTALL)[0])
+    (tmp_path / "labels.jsonl").write_text(re.findall(r"```jsonl\n(.*?)```", text, re.DOTALL)[0])
+    fake_llm.default = judge_verdict(passed=True, reason="fine")
+    fake_llm.add(judge_verdict(passed=False, reason="asks for a password"), match="password")
+    return text
+
+
+def test_docs_calibration_html_example_writes_the_page(bench_cli, fake_llm, tmp_path):
+    text = _docs_suite(tmp_path, fake_llm)
+    (command,) = re.findall(r"^\$ bench (calibrate .*\.html)$", text, re.MULTILINE)
+    result = bench_cli(*command.split())
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / command.split()[-1]).read_text(encoding="utf-8")
+    (block,) = re.findall(r'<script type="application/json" id="bench-data">(.*?)</script>', page, re.DOTALL)
+    (judge,) = json.loads(block)["judges"]
+    assert judge["confusion"] == {"both_pass": 2, "judge_only_pass": 1, "human_only_pass": 0, "both_fail": 1}
+    assert judge["disagreements"][0]["human_note"] == "plans can be cancelled under Billing"
+
+
+def test_docs_calibration_python_example_refuses_the_weak_judge(fake_llm, tmp_path, monkeypatch, capsys):
+    text = _docs_suite(tmp_path, fake_llm)
+    suite = (tmp_path / "suite.yaml").read_text()
+    (tmp_path / "suite.yaml").write_text(
+        suite.replace(
+            "    model: openai/gpt-4o-mini\n",
+            "    model: openai/gpt-4o-mini\n    calibration: {labels: labels.jsonl, min_kappa: 0.6}\n",
+        )
+    )
+    monkeypatch.chdir(tmp_path)
+    (code,) = re.findall(r"```python\n(.*?)```", text, re.DOTALL)
+    exec(compile(code, "docs/calibration.md", "exec"), {})
+    # By hand: p_o = 3/4, p_e = (2/4)(3/4) + (2/4)(1/4) = 1/2, kappa = 1/2: below 0.6.
+    assert capsys.readouterr().out.startswith(
+        "--require-calibration: below the bar: judge 'correct': kappa 0.50 ["
+    )

@@ -91,7 +91,8 @@ def test_an_unknown_option_is_a_type_error_naming_the_options(suite: Path):
         bench.run(suite, concurency=2)  # type: ignore[call-arg]
     assert str(caught.value) == (
         "unexpected keyword argument 'concurency' (the options: allow_outside_root, cache, concurrency, "
-        "dotenv, env_files, keep_workspaces, progress, repeat, resume, runs_dir, select, target, vars)"
+        "dotenv, env_files, keep_workspaces, progress, repeat, require_calibration, resume, runs_dir, select, "
+        "target, vars)"
     )
 
 
@@ -225,3 +226,31 @@ def test_vars_and_env_files_reach_the_tasks_as_in_bench_run(tmp_path: Path, monk
     )
     assert result.passed
     assert next(iter(result)).response == "hello api"
+
+
+def test_arun_loads_the_suite_without_blocking_the_callers_loop(suite: Path, monkeypatch: pytest.MonkeyPatch):
+    import bench.api
+
+    started, released = threading.Event(), threading.Event()
+
+    def slow_load(*args: Any, **kwargs: Any) -> Any:
+        started.set()
+        # Only a coroutine on the caller's loop sets this: a load on that loop would wait here in vain.
+        if not released.wait(5):
+            raise AssertionError("the suite was loaded on the caller's loop, blocking it")
+        raise bench.ConfigError("loaded in a worker thread")
+
+    monkeypatch.setattr(bench.api, "load_suite", slow_load)
+
+    async def main() -> None:
+        async def release() -> None:
+            while not started.is_set():
+                await asyncio.sleep(0.01)
+            released.set()
+
+        releaser = asyncio.ensure_future(release())
+        with pytest.raises(bench.ConfigError, match="loaded in a worker thread"):
+            await bench.arun(suite)
+        await releaser
+
+    asyncio.run(main())

@@ -205,3 +205,25 @@ def test_two_targets_of_one_run_are_judged_against_each_other(bench_cli, fake_ll
     assert [t["pairs"][0]["winner"] for t in report["tasks"]] == [report["targets"][0], report["targets"][1]]
     assert [(s["wins"], s["losses"]) for s in report["standings"]] == [(1, 1), (1, 1)]
     assert "name paris" in _user_text(fake_llm.requests[-1].body)
+
+
+def test_compare_writes_the_ranking_as_an_html_page(bench_cli, fake_llm, two_runs, tmp_path):
+    import re
+
+    good, bad = two_runs
+    fake_llm.add(_prefers("Paris"), match="Paris")
+    fake_llm.add(_prefers("Rome"), match="Rome")
+    fake_llm.add(_prefers("Sevilla"), match="Sevilla")
+    spec = "{type: pairwise, model: openai/fake}"
+    report = _compare(bench_cli, bad, good, "--judge", spec)
+    result = bench_cli("compare", bad, good, "--judge", spec, "-o", "cmp.html")
+    assert result.exit_code == 0, result.output
+    assert "3 tasks judged by pairwise" in result.stdout  # the console summary as without -o
+    page = (tmp_path / "cmp.html").read_text(encoding="utf-8")
+    names = report["targets"]
+    assert f"<title>bench compare: {names[0]} vs {names[1]}</title>" in page
+    (block,) = re.findall(r'<script type="application/json" id="bench-data">(.*?)</script>', page, re.S)
+    assert json.loads(block) == report  # standings with Wilson intervals, Bradley-Terry, verdicts
+    assert page.count("<script>") == 1
+    assert "default-src 'none'" in page
+    assert "Bradley-Terry strength" in page  # the page script that shows it is inlined

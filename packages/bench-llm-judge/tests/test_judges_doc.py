@@ -38,6 +38,16 @@ def test_the_compare_example_ranks_the_candidate_first(bench_cli, fake_llm, tmp_
     assert best["name"] == Path(runs[1]).name
     assert (best["wins"], best["losses"], best["ties"]) == (1, 0, 2)
     assert "What is the capital of France?" in json.dumps(fake_llm.requests[0].body)
+    # The page the docs write with --output FILE.html holds the same comparison.
+    (html_spec, page_name) = re.search(r"--judge '(.*?)' --output (\S+\.html)", PAGE).groups()
+    assert html_spec == spec
+    shown = bench_cli(
+        "compare", *runs, "--suite", str(tmp_path / "candidate.yaml"), "--judge", spec, "--output", page_name
+    )
+    assert shown.exit_code == 0, shown.output
+    page = (tmp_path / page_name).read_text(encoding="utf-8")
+    (block,) = re.findall(r'<script type="application/json" id="bench-data">(.*?)</script>', page, re.DOTALL)
+    assert json.loads(block) == report
 
 
 def test_the_agentclash_methods_example_runs(fake_llm, tmp_path):

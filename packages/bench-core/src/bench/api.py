@@ -60,6 +60,9 @@ class RunKeywords(TypedDict, total=False):
     progress: bool
     #: Replace every target of the file for this run: a type name or a mapping (``--target``).
     target: str | Mapping[str, Any] | None
+    #: Raise ``ConfigError`` before running when a judge's kappa against its labels is below its
+    #: ``min_kappa`` (``--require-calibration``).
+    require_calibration: bool
 
 
 _KEYWORDS = frozenset(RunKeywords.__annotations__)
@@ -157,6 +160,7 @@ def prepare(
         keep_workspaces=bool(options.get("keep_workspaces", False)),
         handle_signals=handle_signals,
         selection=options.get("select"),
+        require_calibration=bool(options.get("require_calibration", False)),
     )
     return plan, run_options
 
@@ -254,7 +258,18 @@ def run_blocking(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
 
 async def _execute(suite: str | Path, options: dict[str, Any], *, handle_signals: bool) -> RunResult:
     progress = bool(options.pop("progress", False))
-    plan, run_options = prepare(suite, handle_signals=handle_signals, **options)
+    # Reading a large suite (and measuring calibration, which runs its own loop) takes a while:
+    # a worker thread does it, so that the caller's loop (``arun``) keeps running meanwhile.
+    plan, run_options = await asyncio.to_thread(prepare, suite, handle_signals=handle_signals, **options)
+    # As ``bench run``: the calibrated judges are measured (their standings go into the report);
+    # with ``require_calibration``, one below its bar refuses the run.
+    from bench.execution.calibration_gate import bars, measure, require, with_standings
+
+    if run_options.require_calibration or bars(plan):
+        found = await asyncio.to_thread(measure, plan, run_options)
+        if run_options.require_calibration:
+            require(found)
+        run_options = with_standings(run_options, found)
     for line in plan.template_warnings:
         warnings.warn(line, UserWarning, stacklevel=3)
     if not progress:

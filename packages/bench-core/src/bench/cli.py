@@ -308,6 +308,7 @@ def run(
         keep_workspaces=keep_workspaces,
         select=selection,
         target=target,
+        require_calibration=require_calibration,
     )
     _template_warnings(plan)
     if dry_run:
@@ -326,7 +327,7 @@ def run(
         if missing:
             typer.echo(f"warning: {describe_missing(missing)}", err=True)
         raise typer.Exit(EXIT_OK)
-    _check_calibration(plan, options, require_calibration)
+    options = _check_calibration(plan, options)
     with observer:
         outcome = run_plan(plan, options, observer)
     _write_reports(reporters, outcome.report)
@@ -369,31 +370,17 @@ def _load_for_run(suite: Path, registry: Any, observer: Any, **options: Any) -> 
         return prepare(suite, registry, load_progress=counter, **options)
 
 
-def _check_calibration(plan: Any, options: Any, required: bool) -> None:
-    """Print each calibrated judge's agreement; with ``required``, refuse a judge below its bar."""
-    from bench.execution.calibration_gate import bars, standings
+def _check_calibration(plan: Any, options: Any) -> Any:
+    """Print each calibrated judge's agreement; with ``--require-calibration``, refuse one below its
+    bar. The options returned carry the standings, for the run's report."""
+    from bench.execution.calibration_gate import measure, require, with_standings
 
-    if not bars(plan):
-        if required:
-            raise _fail(
-                "error: --require-calibration: no judge of this suite has a calibration bar", EXIT_INVALID
-            )
-        return
-    from bench.execution.session import make_client
-    from bench.llm.cache import default_cache_path
-
-    llm = make_client(plan, options)
-    try:
-        folder = (options.cache_path or default_cache_path()).parent if options.cache else None
-        found = standings(plan, llm, folder)
-    finally:
-        llm.close()
-    below = [s for s in found if not s.passes]
+    found = measure(plan, options)
     for standing in found:
         typer.echo(f"calibration: {standing.text()}" + ("" if standing.passes else " - below the bar"))
-    if required and below:
-        names = "; ".join(s.text() for s in below)
-        raise _fail(f"error: --require-calibration: below the bar: {names}", EXIT_INVALID)
+    if options.require_calibration:
+        require(found)
+    return with_standings(options, found)
 
 
 def _threshold(text: str) -> Any:
@@ -466,6 +453,11 @@ def _reporters(
     return chosen
 
 
+def _is_html(path: Path) -> bool:
+    """``-o FILE.html`` asks for the page rather than JSON, as ``bench run -o`` does."""
+    return path.suffix.lower() == ".html"
+
+
 def _check_output(option: str, path: Path | None) -> None:
     """Refuse an output file that cannot be written before any work (or model call) is spent."""
     from bench.errors import ConfigError
@@ -492,7 +484,8 @@ def calibrate(
         ".bench/runs"
     ),
     output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write the calibration as JSON.")
+        Path | None,
+        typer.Option("--output", "-o", help="Write the calibration as JSON, or as an HTML page (FILE.html)."),
     ] = None,
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Neither read nor write the LLM response cache.")
@@ -505,7 +498,7 @@ def calibrate(
 
     from bench.execution import calibrate as cal
     from bench.execution.session import RunOptions, make_client
-    from bench.report.calibration import render
+    from bench.report.calibration import render, write_html
     from bench.scoring.labels import read_labels
     from bench.suite.loader import load_suite
 
@@ -524,10 +517,11 @@ def calibrate(
         llm.close()
     summaries = [r.as_dict() for r in results]
     typer.echo(render(summaries))
-    if output is not None:
-        output.write_text(
-            json.dumps({"suite": plan.name, "labels": str(labels), "judges": summaries}, indent=2)
-        )
+    document = {"suite": plan.name, "labels": str(labels), "judges": summaries}
+    if output is not None and _is_html(output):
+        write_html(output, document)
+    elif output is not None:
+        output.write_text(json.dumps(document, indent=2))
 
 
 @app.command()
@@ -677,7 +671,12 @@ def compare(
         typer.Option("--min-effect", min=0.001, max=1.0, help="Smallest pass-rate change worth detecting."),
     ] = 0.05,
     output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write the comparison as JSON.")
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Write the comparison as JSON; with --judge, FILE.html writes an HTML page of the ranking.",
+        ),
     ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the comparison as JSON on stdout instead of the summary.")
@@ -736,7 +735,7 @@ def _compare_judged(
     refs: list[str], runs_dir: Path, judge: str, suite: Path | None, output: Path | None, as_json: bool
 ) -> None:
     from bench import jsonio
-    from bench.report.pairwise import bind_judge, judge_runs, print_pairwise
+    from bench.report.pairwise import bind_judge, judge_runs, print_pairwise, write_html
     from bench.suite.loader import load_suite
 
     registry = _registry()
@@ -749,7 +748,9 @@ def _compare_judged(
                 prompts[planned.task.id.removesuffix(f"[{planned.target_label}]")] = planned.task.text
     result = judge_runs(refs, runs_dir, bind_judge(judge, registry), prompts)
     text = jsonio.dumps(result.as_dict())
-    if output is not None:
+    if output is not None and _is_html(output):
+        write_html(output, result)
+    elif output is not None:
         output.write_text(text + "\n", encoding="utf-8")
     if as_json:
         typer.echo(text)

@@ -10,16 +10,20 @@ import asyncio
 import hashlib
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from bench.errors import ConfigError
 from bench.execution import calibrate as cal
 from bench.llm.client import LLMClient
 from bench.llm.judge import Judge
 from bench.scoring.labels import Label, digest, read_labels
 from bench.scoring.stats import Interval
 from bench.suite.plan import BoundEvaluator, CalibrationBar, Plan
+
+if TYPE_CHECKING:
+    from bench.execution.session import RunOptions
 
 CACHE_FILE = "calibration.json"
 
@@ -42,6 +46,16 @@ class Standing:
             "no labelled task judged" if k is None else f"kappa {k.value:.2f} [{k.low:.2f}, {k.high:.2f}]"
         )
         return f"judge '{self.judge}': {figure}, min_kappa {self.bar.min_kappa:g} ({self.bar.labels.name})"
+
+    def as_dict(self) -> dict[str, Any]:
+        """As the run's report records it (``calibration``)."""
+        return {
+            "judge": self.judge,
+            "kappa": None if self.kappa is None else self.kappa.as_dict(),
+            "min_kappa": self.bar.min_kappa,
+            "labels": self.bar.labels.name,
+            "passes": self.passes,
+        }
 
 
 def bars(plan: Plan) -> dict[str, tuple[BoundEvaluator, CalibrationBar]]:
@@ -118,3 +132,34 @@ def _write(path: Path, cache: dict[str, Any]) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.write_text(json.dumps(cache, indent=1, sort_keys=True), encoding="utf-8")
     os.replace(tmp, path)
+
+
+def measure(plan: Plan, options: RunOptions) -> list[Standing]:
+    """Every calibrated judge's standing before a run (``options`` picks the LLM cache); with
+    ``options.require_calibration``, a suite without a bar is refused."""
+    if not bars(plan):
+        if options.require_calibration:
+            raise ConfigError("--require-calibration: no judge of this suite has a calibration bar")
+        return []
+    from bench.execution.session import make_client
+    from bench.llm.cache import default_cache_path
+
+    llm = make_client(plan, options)
+    try:
+        folder = (options.cache_path or default_cache_path()).parent if options.cache else None
+        return standings(plan, llm, folder)
+    finally:
+        llm.close()
+
+
+def require(found: list[Standing]) -> None:
+    """Refuse a run whose calibrated judges include one below its bar (``--require-calibration``)."""
+    below = [s for s in found if not s.passes]
+    if below:
+        names = "; ".join(s.text() for s in below)
+        raise ConfigError(f"--require-calibration: below the bar: {names}")
+
+
+def with_standings(options: RunOptions, found: list[Standing]) -> RunOptions:
+    """``options`` carrying the standings, which the run's report records as ``calibration``."""
+    return replace(options, calibration=tuple(s.as_dict() for s in found)) if found else options

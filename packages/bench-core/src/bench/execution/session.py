@@ -58,6 +58,11 @@ class RunOptions:
     keep_workspaces: bool = False
     #: Which tasks to run (default: all); a resumed run applies the selection it started with.
     selection: Selection | None = None
+    #: Refuse to run when a judge's kappa against its labels is below its bar (``--require-calibration``).
+    require_calibration: bool = False
+    #: The calibrated judges' standings measured before the run (``calibration_gate``), which the
+    #: run's report records as ``calibration``.
+    calibration: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass
@@ -308,6 +313,8 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
     judged = pass_at_k_verdicts(store.iter_results(order), plan.pass_at_k)
     if judged is not None:
         extra["pass_at_k"] = judged
+    if options.calibration:
+        extra["calibration"] = list(options.calibration)
     if len(plan.targets) > 1:  # side by side, from the store: resumed tasks count too
         per_target = target_statistics(store.iter_results(order))
         if per_target is not None:

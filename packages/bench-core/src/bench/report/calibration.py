@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 
@@ -48,6 +49,13 @@ def render(summaries: list[dict[str, Any]]) -> str:
         for task, error in s.get("errors", {}).items():
             lines.append(f"  error on {task}: {_one_line(error)}")
     return "\n".join(lines)
+
+
+def write_html(path: Path, document: dict[str, Any]) -> None:
+    """``bench calibrate -o FILE.html``: the document ``-o FILE.json`` holds, as a self-contained page."""
+    from bench.report.page import write_page
+
+    write_page(path, f"bench calibrate: {document['suite']}", document, "calibration.js")
 
 
 def _one_line(text: str) -> str:

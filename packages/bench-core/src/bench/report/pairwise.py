@@ -102,5 +102,12 @@ def print_pairwise(result: PairwiseComparison) -> None:
         stdout.print(Text(f"warning: {warning}", style="yellow"))
 
 
+def write_html(path: Path, result: PairwiseComparison) -> None:
+    """``bench compare ... --judge SPEC -o FILE.html``: standings, intervals and verdicts as one page."""
+    from bench.report.page import write_page
+
+    write_page(path, f"bench compare: {' vs '.join(result.targets)}", result.as_dict(), "pairwise.js")
+
+
 def as_json(result: PairwiseComparison) -> dict[str, Any]:
     return result.as_dict()

@@ -57,6 +57,25 @@
     }
   }
 
+  // Each calibrated judge's agreement with its labels, measured before the run (`calibration:`).
+  function renderCalibration() {
+    if (!Array.isArray(run.calibration) || !run.calibration.length) return;
+    var box = $("calibration");
+    box.hidden = false;
+    var table = el("table", { id: "calibration-table" }, el("tr", {}, ["judge", "kappa [95% CI]", "agreement", "bar", "verdict"].map(function (h) { return el("th", { text: h }); })));
+    run.calibration.forEach(function (c) {
+      var k = c.kappa;
+      var width = k ? Math.max(0, Math.min(1, (k.value + 1) / 2)) : 0;
+      var bar = el("div", { cls: "bar", title: "kappa from -1 to 1" }, el("div", { cls: "fill", style: "width: " + (100 * width).toFixed(1) + "%" }));
+      table.appendChild(el("tr", {}, el("td", { text: String(c.judge) }),
+        el("td", { text: k ? num(k.value) + " [" + num(k.low) + ", " + num(k.high) + "]" : "no labelled task judged" }),
+        el("td", {}, bar), el("td", { text: "min_kappa " + c.min_kappa + " (" + c.labels + ")" }),
+        el("td", { cls: c.passes ? "passed" : "failed", text: c.passes ? "meets the bar" : "below the bar" })));
+    });
+    box.appendChild(el("h2", { text: "Judge calibration" }));
+    box.appendChild(table);
+  }
+
   var renderTargetStatistics = B.renderTargetStatistics;
 
   function renderTargets() {
@@ -170,6 +189,7 @@
   function init() {
     renderSummary();
     renderStatistics();
+    renderCalibration();
     renderTargets();
     var names = new Set();
     tasks.forEach(function (t) { (t.evaluators || []).forEach(function (e) { names.add(e.name); }); });
