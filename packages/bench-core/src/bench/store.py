@@ -17,12 +17,13 @@ import time
 from collections.abc import Iterable, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from filelock import FileLock, Timeout
 
 from bench import redact
 from bench.errors import BenchError, StoreError
+from bench.results import FINISHED_STATUSES
 
 RESULTS = "results.jsonl"
 MANIFEST = "manifest.json"
@@ -142,20 +143,58 @@ class RunStore:
         A final line without its newline was cut by a kill: it is copied to
         ``results.torn.jsonl``, removed from the results, and its task counts as not run.
         """
-        try:
-            info = os.lstat(self.results_path)
-        except FileNotFoundError:
+        if not self._regular_results():
             return {}
-        if not stat.S_ISREG(info.st_mode):
-            raise StoreError(f"run {self.run_id}: {self.results_path} is not a regular file")
         raw = self.results_path.read_bytes()
         end = raw.rfind(b"\n") + 1
         if end < len(raw):
-            with open(self.folder / "results.torn.jsonl", "ab") as torn:
-                torn.write(raw[end:] + b"\n")
-            os.truncate(self.results_path, end)
+            self._set_aside(raw[end:], end)
         # split("\n"), not splitlines(): U+2028, U+0085 and kin may sit raw inside a JSON line.
         return latest_lines(raw[:end].decode("utf-8", errors="replace").split("\n"))
+
+    def latest_refs(self) -> dict[str, LineRef]:
+        """Where each key's latest line is, and its digest when that line finished, scanned line
+        by line so no line is held; a torn final line is set aside as ``read_results`` does."""
+        refs: dict[str, LineRef] = {}
+        if not self._regular_results():
+            return refs
+        with open(self.results_path, "rb") as lines:
+            offset = 0
+            for raw in lines:
+                if not raw.endswith(b"\n"):
+                    self._set_aside(raw, offset)
+                    break
+                line = raw.decode("utf-8", errors="replace")
+                key = _line_id(line)
+                if key is not None:
+                    refs[key] = LineRef(_finished_digest(line), offset)
+                offset += len(raw)
+        return refs
+
+    def finished(self) -> dict[str, str]:
+        """``{key: digest}`` of each key whose latest line finished (passed or failed)."""
+        return {key: ref.digest for key, ref in self.latest_refs().items() if ref.digest is not None}
+
+    def read_line(self, offset: int) -> str:
+        """The result line that starts at byte ``offset`` (from ``latest_refs``)."""
+        with open(self.results_path, "rb") as fh:
+            fh.seek(offset)
+            return fh.readline().decode("utf-8", errors="replace").rstrip("\n")
+
+    def _regular_results(self) -> bool:
+        try:
+            info = os.lstat(self.results_path)
+        except FileNotFoundError:
+            return False
+        if not stat.S_ISREG(info.st_mode):
+            raise StoreError(f"run {self.run_id}: {self.results_path} is not a regular file")
+        return True
+
+    def _set_aside(self, torn: bytes, offset: int) -> None:
+        """A final line cut by a kill: kept in ``results.torn.jsonl``, removed from the results."""
+        with open(self.folder / "results.torn.jsonl", "ab") as fh:
+            fh.write(torn + b"\n")
+        os.truncate(self.results_path, offset)
 
     def iter_lines(self, order: Iterable[str]) -> Iterator[str]:
         """Each task's latest result line (JSON text), in the given order; ids never recorded are skipped."""
@@ -178,6 +217,26 @@ class RunStore:
             self._fd = None
         if self._lock.is_locked:
             self._lock.release()
+
+
+class LineRef(NamedTuple):
+    """A key's latest result line: its digest when it finished (else None), and where it starts."""
+
+    digest: str | None
+    offset: int
+
+
+def _finished_digest(line: str) -> str | None:
+    """The digest of a finished result line ("" when it has none); None for an unfinished or
+    unreadable one."""
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or data.get("status") not in FINISHED_STATUSES:
+        return None
+    found = data.get("digest")
+    return found if isinstance(found, str) else ""
 
 
 LATEST = "latest"
