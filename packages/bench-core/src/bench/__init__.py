@@ -67,6 +67,10 @@ if TYPE_CHECKING:
     from bench.results import RunReport as RunReport
     from bench.results import Summary as Summary
     from bench.results import TaskResult as TaskResult
+    from bench.suite.loader import load_suite as load_suite
+    from bench.suite.plan import Plan as Plan
+    from bench.suite.plan import PlannedTask as PlannedTask
+    from bench.suite.plan import PlanRow as PlanRow
     from bench.suite.selection import Selection as Selection
     from bench.suite.yamlio import YamlDocument as YamlDocument
     from bench.suite_loader import SuiteLoader as SuiteLoader
@@ -166,6 +170,10 @@ _EXPORTS = {
     "RunKeywords": "bench.api",
     "RunResult": "bench.api",
     "Selection": "bench.suite.selection",
+    "Plan": "bench.suite.plan",
+    "PlannedTask": "bench.suite.plan",
+    "PlanRow": "bench.suite.plan",
+    "load_suite": "bench.suite.loader",
 }
 #: modules exported whole: name -> module
 _MODULES = {"sandbox": "bench.workspace.sandbox"}
