@@ -83,6 +83,7 @@ if TYPE_CHECKING:
     from bench.tool_calls import decode_arguments as decode_arguments
     from bench.tool_calls import parse_tool_call as parse_tool_call
     from bench.workspace import sandbox as sandbox
+    from bench.workspace.captures import land_captures as land_captures
     from bench.workspace.checkout import changes as changes
     from bench.workspace.checkout import summarize as summarize
     from bench.workspace.confined import list_inside as list_inside
@@ -173,6 +174,7 @@ _EXPORTS = {
     "Plan": "bench.suite.plan",
     "PlannedTask": "bench.suite.plan",
     "PlanRow": "bench.suite.plan",
+    "land_captures": "bench.workspace.captures",
     "load_suite": "bench.suite.loader",
 }
 #: modules exported whole: name -> module

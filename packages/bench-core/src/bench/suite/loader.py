@@ -153,8 +153,8 @@ class _SuiteBuilder:
         max_repeat = 1
         seen: dict[str, int] = {}
         pass_at_k: dict[str, float] = {}
-        task_doc, rows = source()
-        for index, raw in enumerate(rows):
+        task_doc, written = source()
+        for index, raw in enumerate(written):
             try:
                 planned = tasks.build(task_doc, index, raw, seen, has_target=has_target)
             except ConfigError as exc:
@@ -188,16 +188,16 @@ class _SuiteBuilder:
                 if one is not None:
                     endpoints |= credentials.endpoints(one)
 
-        def rows() -> Iterator[tuple[int, Any, str]]:
+        def source_rows() -> Iterator[tuple[int, Any, str]]:
             _, raws = source()
             for index, raw in enumerate(raws):
                 yield index, raw, task_digests[index]
 
         def rebuild() -> Iterator[PlannedTask]:
-            for index, raw, task_digest in rows():
+            for index, raw, task_digest in source_rows():
                 yield from expand(PlanRow(index, raw, task_digest, ()))
 
-        task_list = TaskList(ids, digests, rebuild, built, rows, runs_per_row)
+        task_list = TaskList(ids, digests, rebuild, built, source_rows, runs_per_row)
         plan = self._plan(suite, name, target_type, target, targets, tasks, task_list, expand)
         plan.pass_at_k = pass_at_k
         plan.needs_target = needs_target
