@@ -34,7 +34,7 @@ def test_finished_keeps_the_latest_finished_line_of_each_key_and_sets_a_torn_lin
         assert not store.results_path.read_bytes().endswith(b"d5")
         assert (store.folder / "results.torn.jsonl").read_text() == _line("d", "passed", "d5")[:20] + "\n"
         refs = store.latest_refs()
-        assert refs["b"].digest is None
+        assert refs["b"].finished is False
         assert json.loads(store.read_line(refs["a"].offset))["status"] == "failed"
     finally:
         store.close()

@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterable, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, BinaryIO, NamedTuple
 
 from filelock import FileLock, Timeout
 
@@ -53,6 +53,7 @@ class RunStore:
         self.results_path = folder / RESULTS
         self.manifest_path = folder / MANIFEST
         self._fd: int | None = None
+        self._reader: BinaryIO | None = None
         self._last_sync = 0.0
         self._lock = FileLock(str(folder / "lock"), timeout=0)
 
@@ -153,8 +154,9 @@ class RunStore:
         return latest_lines(raw[:end].decode("utf-8", errors="replace").split("\n"))
 
     def latest_refs(self) -> dict[str, LineRef]:
-        """Where each key's latest line is, and its digest when that line finished, scanned line
-        by line so no line is held; a torn final line is set aside as ``read_results`` does."""
+        """Where each key's latest line starts and whether it finished, scanned line by line so no
+        line is held (only its head is parsed); a torn final line is set aside as ``read_results``
+        does."""
         refs: dict[str, LineRef] = {}
         if not self._regular_results():
             return refs
@@ -164,22 +166,28 @@ class RunStore:
                 if not raw.endswith(b"\n"):
                     self._set_aside(raw, offset)
                     break
-                line = raw.decode("utf-8", errors="replace")
-                key = _line_id(line)
-                if key is not None:
-                    refs[key] = LineRef(_finished_digest(line), offset)
+                head = _line_head(raw.decode("utf-8", errors="replace"))
+                if head is not None:
+                    refs[head[0]] = LineRef(head[1] in FINISHED_STATUSES, offset)
                 offset += len(raw)
         return refs
 
     def finished(self) -> dict[str, str]:
         """``{key: digest}`` of each key whose latest line finished (passed or failed)."""
-        return {key: ref.digest for key, ref in self.latest_refs().items() if ref.digest is not None}
+        found: dict[str, str] = {}
+        for key, ref in self.latest_refs().items():
+            line = parsed(self.read_line(ref.offset)) if ref.finished else None
+            if line is not None:
+                digest = line.get("digest")
+                found[key] = digest if isinstance(digest, str) else ""
+        return found
 
     def read_line(self, offset: int) -> str:
         """The result line that starts at byte ``offset`` (from ``latest_refs``)."""
-        with open(self.results_path, "rb") as fh:
-            fh.seek(offset)
-            return fh.readline().decode("utf-8", errors="replace").rstrip("\n")
+        if self._reader is None:
+            self._reader = open(self.results_path, "rb")  # noqa: SIM115 - closed by close()
+        self._reader.seek(offset)
+        return self._reader.readline().decode("utf-8", errors="replace").rstrip("\n")
 
     def _regular_results(self) -> bool:
         try:
@@ -210,6 +218,9 @@ class RunStore:
             yield json.loads(line)
 
     def close(self) -> None:
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
         if self._fd is not None:
             with contextlib.suppress(OSError):
                 os.fsync(self._fd)
@@ -220,23 +231,10 @@ class RunStore:
 
 
 class LineRef(NamedTuple):
-    """A key's latest result line: its digest when it finished (else None), and where it starts."""
+    """A key's latest result line: whether it finished (passed or failed), and where it starts."""
 
-    digest: str | None
+    finished: bool
     offset: int
-
-
-def _finished_digest(line: str) -> str | None:
-    """The digest of a finished result line ("" when it has none); None for an unfinished or
-    unreadable one."""
-    try:
-        data = json.loads(line)
-    except ValueError:
-        return None
-    if not isinstance(data, dict) or data.get("status") not in FINISHED_STATUSES:
-        return None
-    found = data.get("digest")
-    return found if isinstance(found, str) else ""
 
 
 LATEST = "latest"
@@ -323,6 +321,39 @@ def latest_lines(lines: Iterable[str]) -> dict[str, str]:
         if key is not None:
             latest[key] = line
     return latest
+
+
+_STATUS = ',"status":'
+
+
+def parsed(line: str) -> dict[str, Any] | None:
+    """A result line as a dict; None when it is not a JSON object (a damaged line)."""
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _line_head(line: str) -> tuple[str, Any] | None:
+    """The key and status of a result line, parsing only its head when it is in the store's
+    compact form (``id``, ``repeat``, ``status`` first); None for a line without a key."""
+    key = _line_id(line)
+    if key is None:
+        return None
+    value, end = _decoder.raw_decode(line, len(_ID_PREFIX)) if line.startswith(_ID_PREFIX) else (None, 0)
+    if value is not None and line.startswith(_REPEAT, end):
+        _, end = _decoder.raw_decode(line, end + len(_REPEAT))
+    if value is not None and line.startswith(_STATUS, end):
+        try:
+            return key, _decoder.raw_decode(line, end + len(_STATUS))[0]
+        except ValueError:
+            return key, None
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return key, None
+    return key, data.get("status") if isinstance(data, dict) else None
 
 
 def _line_id(line: str) -> str | None:

@@ -1,20 +1,19 @@
 """Resuming a run: which tasks finished unchanged and which run again.
 
-The store is scanned line by line (``RunStore.latest_refs``): only each key's digest and the
-offset of its latest line are held, never the lines, so a resume over a million results stays
-small. The kept tasks' lines are then read back one at a time, in plan order, for the summary and
-the statistics.
+The store is scanned line by line (``RunStore.latest_refs``): only whether each key's latest line
+finished and where it starts are held, never the lines, so a resume over a million results stays
+small. The finished lines are then read back one at a time, in plan order, for their digest, the
+summary and the statistics.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 from bench.errors import StoreError
 from bench.results import Summary
 from bench.scoring.run_stats import StatsCollector
-from bench.store import RunStore
+from bench.store import RunStore, parsed
 from bench.suite.plan import Plan
 
 
@@ -36,9 +35,9 @@ def select_tasks(plan: Plan, store: RunStore, collector: StatsCollector) -> tupl
     summary, resumed, to_run = Summary(), Resumed(), set()
     for task_id, task_digest in zip(plan.tasks.ids, plan.tasks.digests, strict=True):
         ref = recorded.pop(task_id, None)
-        if ref is not None and ref.digest is not None:  # its latest line finished
-            if ref.digest == task_digest:
-                previous = json.loads(store.read_line(ref.offset))
+        previous = parsed(store.read_line(ref.offset)) if ref is not None and ref.finished else None
+        if previous is not None:  # its latest line finished
+            if previous.get("digest") == task_digest:
                 summary.add(previous["status"])
                 collector.add(previous)
                 resumed.kept += 1
