@@ -72,6 +72,10 @@ if TYPE_CHECKING:
     from bench.results import RunReport as RunReport
     from bench.results import Summary as Summary
     from bench.results import TaskResult as TaskResult
+    from bench.suite.loader import load_suite as load_suite
+    from bench.suite.plan import Plan as Plan
+    from bench.suite.plan import PlannedTask as PlannedTask
+    from bench.suite.plan import PlanRow as PlanRow
     from bench.suite.selection import Selection as Selection
     from bench.suite.yamlio import YamlDocument as YamlDocument
     from bench.suite_loader import SuiteLoader as SuiteLoader
@@ -84,6 +88,7 @@ if TYPE_CHECKING:
     from bench.tool_calls import decode_arguments as decode_arguments
     from bench.tool_calls import parse_tool_call as parse_tool_call
     from bench.workspace import sandbox as sandbox
+    from bench.workspace.captures import land_captures as land_captures
     from bench.workspace.checkout import changes as changes
     from bench.workspace.checkout import summarize as summarize
     from bench.workspace.confined import list_inside as list_inside
@@ -176,6 +181,11 @@ _EXPORTS = {
     "RunKeywords": "bench.api",
     "RunResult": "bench.api",
     "Selection": "bench.suite.selection",
+    "Plan": "bench.suite.plan",
+    "PlannedTask": "bench.suite.plan",
+    "PlanRow": "bench.suite.plan",
+    "land_captures": "bench.workspace.captures",
+    "load_suite": "bench.suite.loader",
 }
 #: modules exported whole: name -> module
 _MODULES = {"sandbox": "bench.workspace.sandbox"}

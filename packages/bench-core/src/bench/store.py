@@ -19,12 +19,13 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, NamedTuple
 
 from filelock import FileLock, Timeout
 
 from bench import redact
 from bench.errors import BenchError, StoreError
+from bench.results import FINISHED_STATUSES
 
 RESULTS = "results.jsonl"
 MANIFEST = "manifest.json"
@@ -54,6 +55,7 @@ class RunStore:
         self.results_path = folder / RESULTS
         self.manifest_path = folder / MANIFEST
         self._fd: int | None = None
+        self._reader: BinaryIO | None = None
         self._last_sync = 0.0
         self._syncer: ThreadPoolExecutor | None = None
         self._syncing: Future[None] | None = None
@@ -157,20 +159,65 @@ class RunStore:
         A final line without its newline was cut by a kill: it is copied to
         ``results.torn.jsonl``, removed from the results, and its task counts as not run.
         """
-        try:
-            info = os.lstat(self.results_path)
-        except FileNotFoundError:
+        if not self._regular_results():
             return {}
-        if not stat.S_ISREG(info.st_mode):
-            raise StoreError(f"run {self.run_id}: {self.results_path} is not a regular file")
         raw = self.results_path.read_bytes()
         end = raw.rfind(b"\n") + 1
         if end < len(raw):
-            with open(self.folder / "results.torn.jsonl", "ab") as torn:
-                torn.write(raw[end:] + b"\n")
-            os.truncate(self.results_path, end)
+            self._set_aside(raw[end:], end)
         # split("\n"), not splitlines(): U+2028, U+0085 and kin may sit raw inside a JSON line.
         return latest_lines(raw[:end].decode("utf-8", errors="replace").split("\n"))
+
+    def latest_refs(self) -> dict[str, LineRef]:
+        """Where each key's latest line starts and whether it finished, scanned line by line so no
+        line is held (only its head is parsed); a torn final line is set aside as ``read_results``
+        does."""
+        refs: dict[str, LineRef] = {}
+        if not self._regular_results():
+            return refs
+        with open(self.results_path, "rb") as lines:
+            offset = 0
+            for raw in lines:
+                if not raw.endswith(b"\n"):
+                    self._set_aside(raw, offset)
+                    break
+                head = _line_head(raw.decode("utf-8", errors="replace"))
+                if head is not None:
+                    refs[head[0]] = LineRef(head[1] in FINISHED_STATUSES, offset)
+                offset += len(raw)
+        return refs
+
+    def finished(self) -> dict[str, str]:
+        """``{key: digest}`` of each key whose latest line finished (passed or failed)."""
+        found: dict[str, str] = {}
+        for key, ref in self.latest_refs().items():
+            line = parsed(self.read_line(ref.offset)) if ref.finished else None
+            if line is not None:
+                digest = line.get("digest")
+                found[key] = digest if isinstance(digest, str) else ""
+        return found
+
+    def read_line(self, offset: int) -> str:
+        """The result line that starts at byte ``offset`` (from ``latest_refs``)."""
+        if self._reader is None:
+            self._reader = open(self.results_path, "rb")  # noqa: SIM115 - closed by close()
+        self._reader.seek(offset)
+        return self._reader.readline().decode("utf-8", errors="replace").rstrip("\n")
+
+    def _regular_results(self) -> bool:
+        try:
+            info = os.lstat(self.results_path)
+        except FileNotFoundError:
+            return False
+        if not stat.S_ISREG(info.st_mode):
+            raise StoreError(f"run {self.run_id}: {self.results_path} is not a regular file")
+        return True
+
+    def _set_aside(self, torn: bytes, offset: int) -> None:
+        """A final line cut by a kill: kept in ``results.torn.jsonl``, removed from the results."""
+        with open(self.folder / "results.torn.jsonl", "ab") as fh:
+            fh.write(torn + b"\n")
+        os.truncate(self.results_path, offset)
 
     def iter_lines(self, order: Iterable[str]) -> Iterator[str]:
         """Each task's latest result line (JSON text), in the given order; ids never recorded are skipped."""
@@ -189,6 +236,9 @@ class RunStore:
         if self._syncer is not None:
             self._syncer.shutdown(wait=True)  # the fsync in flight ends before its descriptor closes
             self._syncer = self._syncing = None
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
         if self._fd is not None:
             with contextlib.suppress(OSError):
                 os.fsync(self._fd)
@@ -196,6 +246,13 @@ class RunStore:
             self._fd = None
         if self._lock.is_locked:
             self._lock.release()
+
+
+class LineRef(NamedTuple):
+    """A key's latest result line: whether it finished (passed or failed), and where it starts."""
+
+    finished: bool
+    offset: int
 
 
 LATEST = "latest"
@@ -282,6 +339,39 @@ def latest_lines(lines: Iterable[str]) -> dict[str, str]:
         if key is not None:
             latest[key] = line
     return latest
+
+
+_STATUS = ',"status":'
+
+
+def parsed(line: str) -> dict[str, Any] | None:
+    """A result line as a dict; None when it is not a JSON object (a damaged line)."""
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _line_head(line: str) -> tuple[str, Any] | None:
+    """The key and status of a result line, parsing only its head when it is in the store's
+    compact form (``id``, ``repeat``, ``status`` first); None for a line without a key."""
+    key = _line_id(line)
+    if key is None:
+        return None
+    value, end = _decoder.raw_decode(line, len(_ID_PREFIX)) if line.startswith(_ID_PREFIX) else (None, 0)
+    if value is not None and line.startswith(_REPEAT, end):
+        _, end = _decoder.raw_decode(line, end + len(_REPEAT))
+    if value is not None and line.startswith(_STATUS, end):
+        try:
+            return key, _decoder.raw_decode(line, end + len(_STATUS))[0]
+        except ValueError:
+            return key, None
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return key, None
+    return key, data.get("status") if isinstance(data, dict) else None
 
 
 def _line_id(line: str) -> str | None:

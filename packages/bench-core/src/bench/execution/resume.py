@@ -1,14 +1,19 @@
-"""Resuming a run: which tasks finished unchanged and which run again."""
+"""Resuming a run: which tasks finished unchanged and which run again.
+
+The store is scanned line by line (``RunStore.latest_refs``): only whether each key's latest line
+finished and where it starts are held, never the lines, so a resume over a million results stays
+small. The finished lines are then read back one at a time, in plan order, for their digest, the
+summary and the statistics.
+"""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 from bench.errors import StoreError
-from bench.results import FINISHED_STATUSES, Summary
+from bench.results import Summary
 from bench.scoring.run_stats import StatsCollector
-from bench.store import RunStore
+from bench.store import RunStore, parsed
 from bench.suite.plan import Plan
 
 
@@ -26,12 +31,12 @@ def select_tasks(plan: Plan, store: RunStore, collector: StatsCollector) -> tupl
     manifest = store.read_manifest()
     if manifest.get("suite") != plan.name:
         raise StoreError(f"run {store.run_id} is of suite '{manifest.get('suite')}', not '{plan.name}'")
-    recorded = store.read_results()
+    recorded = store.latest_refs()
     summary, resumed, to_run = Summary(), Resumed(), set()
     for task_id, task_digest in zip(plan.tasks.ids, plan.tasks.digests, strict=True):
-        line = recorded.pop(task_id, None)
-        previous = json.loads(line) if line else None
-        if previous and previous.get("status") in FINISHED_STATUSES:
+        ref = recorded.pop(task_id, None)
+        previous = parsed(store.read_line(ref.offset)) if ref is not None and ref.finished else None
+        if previous is not None:  # its latest line finished
             if previous.get("digest") == task_digest:
                 summary.add(previous["status"])
                 collector.add(previous)

@@ -32,7 +32,7 @@ from bench.scoring.collectors import collect_metrics
 from bench.scoring.compute import Evidence, compute
 from bench.suite.plan import PlannedTask
 from bench.target import Target
-from bench.workspace.captures import store_captures, task_folder
+from bench.workspace.captures import carry_captures, store_captures, task_folder
 from bench.workspace.checkout import Checkout, Workspaces
 from bench.workspace.git import GitError
 
@@ -113,7 +113,11 @@ class Runner:
         redact: Callable[[str], str] | None = None,
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         targets: dict[str, Target] | None = None,
+        portable_captures: bool = False,
     ) -> None:
+        #: Captured files travel in the result (``workspace.captured[path].portable``) for the
+        #: process that owns the store to write (``land_captures``), instead of into ``captures_dir``.
+        self.portable_captures = portable_captures
         #: The suite's ``targets:`` by label; a task with a ``target_label`` runs on its own.
         self.targets = targets or {}
         self.metrics = metrics or {}
@@ -334,7 +338,9 @@ class Runner:
         task = planned.task
         try:
             found = await checkout.finish(task.post_execution_checks, task.max_capture_bytes)
-            if self.captures_dir is not None and found.get("files"):
+            if self.portable_captures and found.get("files"):
+                carry_captures(found["files"], self.redact)
+            elif self.captures_dir is not None and found.get("files"):
                 store_captures(found["files"], task_folder(self.captures_dir, planned.key), self.redact)
         except (GitError, OSError) as exc:
             error = response.error or f"workspace: capturing the changes failed: {exc}"

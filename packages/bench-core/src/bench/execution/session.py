@@ -36,6 +36,7 @@ from bench.scoring.target_stats import target_statistics
 from bench.store import RunStore, StoreWriteError, now_iso, resolve_run
 from bench.suite.plan import Plan, PlannedTask, all_targets
 from bench.suite.selection import Selection
+from bench.workspace.captures import land_captures
 
 DEFAULT_CONCURRENCY = 8
 DEFAULT_RUNS_DIR = Path(".bench") / "runs"
@@ -235,6 +236,7 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
     )
 
     def record(result: TaskResult) -> None:
+        land_captures(result, store.folder / "captures", llm.redact)  # portable ones; else no-op
         try:
             store.append(llm.redact(serialize(result)))
         except StoreWriteError:

@@ -7,9 +7,10 @@ names the file, the line and column, and the field path. Each task is built by
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
@@ -24,7 +25,7 @@ from bench.scoring.scorecard import Scorecard
 from bench.scoring.scorecard import check as check_scorecard
 from bench.suite.binding import Binder, digest
 from bench.suite.document import SuiteFile
-from bench.suite.plan import CalibrationBar, Plan, PlannedTask, TaskList
+from bench.suite.plan import BoundEvaluator, CalibrationBar, Plan, PlannedTask, PlanRow, TaskList
 from bench.suite.rows import RowRules, tasks_file
 from bench.suite.tasks import TaskBuilder, validation_errors
 from bench.suite.yamlio import YamlDocument
@@ -73,7 +74,9 @@ class _SuiteBuilder:
         if len(self.errors) >= MAX_ERRORS:
             raise InvalidSuite(self.errors)
 
-    def build(self) -> Plan:
+    def build(self, lazy: bool = False) -> Plan:
+        """The plan; ``lazy``: the header only (settings, targets, named evaluators), the tasks
+        neither read nor validated, for a worker that rebuilds them from ``PlanRow``s."""
         data = self.doc.data
         if not isinstance(data, dict) or "tasks" not in data:
             raise ConfigError("a suite is a mapping with 'tasks:'", file=self.path)
@@ -119,22 +122,41 @@ class _SuiteBuilder:
                 return self.doc.tasks, self.doc.tasks.rows()
             return self.doc, suite.tasks
 
+        has_target = target is not None or bool(targets)
+        row_doc: list[YamlDocument] = []  # where rebuilt rows' errors point (made on first use)
+
+        def expand(row: PlanRow) -> Iterator[PlannedTask]:
+            # Already validated: no duplicate check, and the digest is the one computed then.
+            if not row_doc:
+                row_doc.append(self._task_doc(suite))
+            built = tasks.build(row_doc[0], row.index, row.raw, None, has_target, row.digest)
+            return _runs(built, labels, self.only_label)
+
+        if lazy:
+            plan = self._plan(
+                suite, name, target_type, target, targets, tasks, TaskList([], [], lambda: iter(())), expand
+            )
+            for one in [*self.binder.named.values(), *targets.values(), *([target] if target else [])]:
+                plan.endpoints |= credentials.endpoints(
+                    one.instance if isinstance(one, BoundEvaluator) else one
+                )
+            return plan
+
         # Pass 1 validates every task and keeps only what identifies it.
         ids: list[str] = []  # one key per run of a task (id, id@1, ... with repeats)
         digests: list[str] = []
         task_digests: list[str] = []  # one per task as written
+        runs_per_row = array("I")
         built: list[PlannedTask] | None = []
         needs_target = 0
         endpoints: set[Endpoint] = set()
         max_repeat = 1
         seen: dict[str, int] = {}
         pass_at_k: dict[str, float] = {}
-        task_doc, rows = source()
-        for index, raw in enumerate(rows):
+        task_doc, written = source()
+        for index, raw in enumerate(written):
             try:
-                planned = tasks.build(
-                    task_doc, index, raw, seen, has_target=target is not None or bool(targets)
-                )
+                planned = tasks.build(task_doc, index, raw, seen, has_target=has_target)
             except ConfigError as exc:
                 self.fail(exc)
                 continue
@@ -145,6 +167,7 @@ class _SuiteBuilder:
             for evaluator in planned.evaluators:
                 endpoints |= credentials.endpoints(evaluator.instance)
             max_repeat = max(max_repeat, planned.repeats)
+            before = len(ids)
             for run in _runs(planned, labels, self.only_label):
                 if run.pass_at_k is not None and run.task.repeat == 0:
                     pass_at_k[run.task.id] = run.pass_at_k
@@ -155,6 +178,7 @@ class _SuiteBuilder:
                     built.append(run)
                     if len(built) > TaskList.KEEP_LIMIT:
                         built = None  # too many to hold: rebuild them one at a time as they run
+            runs_per_row.append(len(ids) - before)
         if self.errors:
             raise InvalidSuite(self.errors)
         if not ids:
@@ -164,27 +188,47 @@ class _SuiteBuilder:
                 if one is not None:
                     endpoints |= credentials.endpoints(one)
 
-        def rebuild() -> Iterator[PlannedTask]:
-            # Already validated: no duplicate check, and the digest is the one computed above.
-            again, rows = source()
-            for index, raw in enumerate(rows):
-                yield from _runs(
-                    tasks.build(
-                        again, index, raw, None, target is not None or bool(targets), task_digests[index]
-                    ),
-                    labels,
-                    self.only_label,
-                )
+        def source_rows() -> Iterator[tuple[int, Any, str]]:
+            _, raws = source()
+            for index, raw in enumerate(raws):
+                yield index, raw, task_digests[index]
 
+        def rebuild() -> Iterator[PlannedTask]:
+            for index, raw, task_digest in source_rows():
+                yield from expand(PlanRow(index, raw, task_digest, ()))
+
+        task_list = TaskList(ids, digests, rebuild, built, source_rows, runs_per_row)
+        plan = self._plan(suite, name, target_type, target, targets, tasks, task_list, expand)
+        plan.pass_at_k = pass_at_k
+        plan.needs_target = needs_target
+        plan.max_repeat = max_repeat
+        plan.endpoints = endpoints
+        return plan
+
+    def _task_doc(self, suite: SuiteFile) -> YamlDocument:
+        """The document a task's errors point into (the tasks file is not read here)."""
+        if isinstance(suite.tasks, str):
+            return tasks_file(self.doc, suite.tasks)
+        return self.doc.tasks if isinstance(self.doc, StreamedSuite) else self.doc
+
+    def _plan(
+        self,
+        suite: SuiteFile,
+        name: str,
+        target_type: str,
+        target: Target | None,
+        targets: dict[str, Target],
+        tasks: TaskBuilder,
+        task_list: TaskList,
+        expand: Callable[[PlanRow], Iterator[PlannedTask]],
+    ) -> Plan:
         return Plan(
             name=name,
             path=self.path,
             target_type=target_type,
             target=target,
             targets=targets,
-            pass_at_k=pass_at_k,
-            tasks=TaskList(ids, digests, rebuild, built),
-            needs_target=needs_target,
+            tasks=task_list,
             llm=suite.llm,
             pricing=suite.pricing,
             runtime_limits=suite.runtime_limits,
@@ -192,18 +236,17 @@ class _SuiteBuilder:
             metrics=self.metrics,
             signals=self.signals,
             max_response_bytes=suite.max_response_bytes,
-            max_repeat=max_repeat,
             scorecard_strategy=suite.scorecard.strategy if suite.scorecard is not None else None,
             named_evaluators=self.binder.named,
             concurrency=suite.concurrency,
             referenced_files=list(self.binder.definitions),
             template_warnings=tasks.template_warnings.lines(),
-            endpoints=endpoints,
             calibration=(
                 None
                 if suite.calibration is None
                 else CalibrationBar(self.path.parent / suite.calibration.labels, suite.calibration.min_kappa)
             ),
+            expand=expand,
         )
 
     def _target(self, suite: SuiteFile, name: str) -> tuple[str, Target | None]:
@@ -342,6 +385,7 @@ def load_suite(
     progress: Callable[[int], None] | None = None,
     variables: dict[str, str] | None = None,
     target: dict[str, Any] | None = None,
+    tasks: Literal["validate", "lazy"] = "validate",
 ) -> Plan:
     """Load and validate a suite file; raise ConfigError/InvalidSuite on any problem.
 
@@ -349,6 +393,9 @@ def load_suite(
     lets rows of a tasks file name paths outside the suite's folder. ``progress`` is called with
     the number of tasks checked so far, after each task. ``variables`` (``--var``) win over
     the suite's and each task's vars. ``target`` (``--target``) replaces every target of the file.
+    ``tasks="lazy"`` reads the header only (settings, targets, named evaluators) and neither reads
+    nor validates the tasks: the plan has no tasks, and ``plan.build(rows)`` rebuilds the runs of
+    ``PlanRow``s a validating load handed out (``plan.rows()``), as a worker of a cluster does.
     """
     registry = registry if registry is not None else get_registry()
     path = Path(path)
@@ -357,7 +404,7 @@ def load_suite(
     replaced = target is not None and label is None
     plan = _SuiteBuilder(
         path, doc, registry, repeat, allow_outside_root, progress, variables, replaced, label
-    ).build()
+    ).build(lazy=tasks == "lazy")
     plan.template_warnings[:0] = warnings
     plan.target_override = target
     return plan

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator
+from array import array
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -86,6 +87,22 @@ def task_key(task_id: str, repeat: int) -> str:
     return task_id if repeat == 0 else f"{task_id}@{repeat}"
 
 
+@dataclass(frozen=True)
+class PlanRow:
+    """One task as the suite wrote it (a source row, not a run): what a worker rebuilds it from.
+
+    ``raw`` is the row as parsed from the tasks file or the suite (plain JSON/YAML data), ``digest``
+    the digest the validating load computed for it, ``keys`` the run keys it expands into, in
+    plan order (one per repeat, per target of the suite's ``targets:`` when it names none).
+    Rows are picklable, so a driver can hand them to workers as plain data.
+    """
+
+    index: int
+    raw: Any
+    digest: str
+    keys: tuple[str, ...]
+
+
 class TaskList:
     """The suite's tasks, validated once; kept built when few, rebuilt on demand when many.
 
@@ -103,11 +120,17 @@ class TaskList:
         digests: list[str],
         build: Callable[[], Iterator[PlannedTask]],
         built: list[PlannedTask] | None = None,
+        rows: Callable[[], Iterator[tuple[int, Any, str]]] | None = None,
+        runs_per_row: array[int] | None = None,
     ) -> None:
         self.ids = ids
         self.digests = digests
         self._build = build
         self._built = built
+        #: The source rows again, as ``(index, raw, task digest)`` (no validation).
+        self._rows = rows
+        #: How many runs (keys) each source row expands into.
+        self._runs_per_row = runs_per_row if runs_per_row is not None else array("I")
 
     @property
     def kept(self) -> bool:
@@ -125,6 +148,17 @@ class TaskList:
             if i == index:
                 return planned
         raise IndexError(index)
+
+    def rows(self, start: int = 0) -> Iterator[PlanRow]:
+        """The source rows from row ``start`` on, in plan order, read again from the suite."""
+        if self._rows is None:
+            raise ValueError("these tasks were not loaded from a suite file: they have no rows")
+        first = sum(self._runs_per_row[:start])
+        for index, raw, digest in self._rows():
+            runs = self._runs_per_row[index]
+            if index >= start:
+                yield PlanRow(index, raw, digest, tuple(self.ids[first : first + runs]))
+                first += runs
 
 
 @dataclass
@@ -167,6 +201,20 @@ class Plan:
     endpoints: set[Endpoint] = field(default_factory=set)
     #: The suite-wide calibration bar of judges (``calibration:``).
     calibration: CalibrationBar | None = None
+    #: Rebuilds one source row's runs without validating it again (see ``build``).
+    expand: Callable[[PlanRow], Iterator[PlannedTask]] | None = field(default=None, repr=False)
+
+    def rows(self, start: int = 0) -> Iterator[PlanRow]:
+        """The plan's source rows from row ``start`` on, in plan order (``PlanRow``)."""
+        return self.tasks.rows(start)
+
+    def build(self, rows: Iterable[PlanRow]) -> list[PlannedTask]:
+        """The runs of ``rows``, rebuilt as the validating load built them (no second validation:
+        the load that made the rows checked them). Works on a header-only plan
+        (``load_suite(path, tasks="lazy")``), which is what a worker holds."""
+        if self.expand is None:
+            raise ValueError("this plan cannot rebuild tasks from rows")
+        return [run for row in rows for run in self.expand(row)]
 
 
 def all_targets(plan: Plan) -> list[Target]:

@@ -17,6 +17,7 @@ from typing import Any
 
 from bench.errors import EvaluatorError
 from bench.models import CaptureCheck
+from bench.results import TaskResult
 from bench.workspace.confined import inside, read_at_most
 from bench.workspace.walk import walk
 
@@ -51,19 +52,57 @@ def task_folder(captures_dir: Path, task_key: str) -> Path:
     return captures_dir / hashlib.sha256(task_key.encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
 
+#: The key of a captured file's record that carries its text to the process owning the store.
+PORTABLE = "portable"
+
+
 def store_captures(files: dict[str, Any], folder: Path, redact: Callable[[str], str] | None) -> None:
     """Keep the captured files' text under ``folder`` (secrets redacted); each record says where."""
     for path, record in files.items():
-        if not record.get("exists") or record.get("link") is not None or "size" not in record:
-            continue
-        relative = os.path.normpath(path)
-        if os.path.isabs(relative) or relative.split(os.sep, 1)[0] in (os.curdir, os.pardir):
-            continue  # capture() refused to read it; never write outside the folder either
-        destination = folder / relative
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        text = record["content"]
-        destination.write_text(redact(text) if redact is not None else text, encoding="utf-8")
-        record["stored"] = str(destination)
+        relative = _storable(path, record)
+        if relative is not None:
+            record["stored"] = _write(folder / relative, record["content"], redact)
+
+
+def carry_captures(files: dict[str, Any], redact: Callable[[str], str] | None) -> None:
+    """Portable captures: instead of writing them here (a worker's disk), put each storable file's
+    text, redacted with this process's redactor, in its record (``portable``), so it travels in
+    the result to the process that owns the run store (``land_captures``)."""
+    for path, record in files.items():
+        if _storable(path, record) is not None:
+            text = record["content"]
+            record[PORTABLE] = redact(text) if redact is not None else text
+
+
+def land_captures(result: TaskResult, captures_dir: Path, redact: Callable[[str], str] | None) -> None:
+    """Write the captures a result carries (``carry_captures``) under ``captures_dir``, in the
+    task's folder, redacted again with this process's redactor; each record then says where, as
+    ``store_captures`` would have. A result without portable captures is left as it is."""
+    captured = (result.workspace or {}).get("captured")
+    if not isinstance(captured, dict):
+        return
+    key = result.id if result.repeat == 0 else f"{result.id}@{result.repeat}"
+    for path, record in captured.items():
+        text = record.pop(PORTABLE, None) if isinstance(record, dict) else None
+        relative = _storable(path, record) if text is not None else None
+        if text is not None and relative is not None:
+            record["stored"] = _write(task_folder(captures_dir, key) / relative, text, redact)
+
+
+def _storable(path: str, record: dict[str, Any]) -> str | None:
+    """Where under a task's folder a captured file is kept; None when it is not kept."""
+    if not record.get("exists") or record.get("link") is not None or "size" not in record:
+        return None
+    relative = os.path.normpath(path)
+    if os.path.isabs(relative) or relative.split(os.sep, 1)[0] in (os.curdir, os.pardir):
+        return None  # capture() refused to read it; never write outside the folder either
+    return relative
+
+
+def _write(destination: Path, text: str, redact: Callable[[str], str] | None) -> str:
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    destination.write_text(redact(text) if redact is not None else text, encoding="utf-8")
+    return str(destination)
 
 
 def _file(root: Path, check: CaptureCheck, budget: _Budget) -> dict[str, Any]:

@@ -1,0 +1,40 @@
+"""RunStore.finished(): the store scanned line by line, keeping only each key's digest (seam 5)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from bench.store import RunStore
+
+
+def _line(task_id: str, status: str, digest: str, repeat: int = 0) -> str:
+    return json.dumps(
+        {"id": task_id, "repeat": repeat, "status": status, "digest": digest}, separators=(",", ":")
+    )
+
+
+def test_finished_keeps_the_latest_finished_line_of_each_key_and_sets_a_torn_line_aside(
+    tmp_path: Path,
+) -> None:
+    store = RunStore.create(tmp_path)
+    try:
+        for line in [
+            _line("a", "passed", "d1"),
+            _line("a", "failed", "d2"),  # latest wins
+            _line("b", "passed", "d3"),
+            _line("b", "error", "d3"),  # the latest line of b did not finish
+            _line("c", "passed", "d4", repeat=1),
+            "not json at all",
+        ]:
+            store.append(line)
+        with open(store.results_path, "ab") as fh:
+            fh.write(_line("d", "passed", "d5").encode()[:20])  # a kill mid-write
+        assert store.finished() == {"a": "d2", "c@1": "d4"}
+        assert not store.results_path.read_bytes().endswith(b"d5")
+        assert (store.folder / "results.torn.jsonl").read_text() == _line("d", "passed", "d5")[:20] + "\n"
+        refs = store.latest_refs()
+        assert refs["b"].finished is False
+        assert json.loads(store.read_line(refs["a"].offset))["status"] == "failed"
+    finally:
+        store.close()

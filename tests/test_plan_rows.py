@@ -1,0 +1,127 @@
+"""Plan rows (SCALE.md seam 2): a worker rebuilds tasks from ``Plan.rows()`` with a header-only
+load (``load_suite(path, tasks="lazy")``), and gets exactly the PlannedTasks the full load gives."""
+
+from __future__ import annotations
+
+import json
+import pickle
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench import PlannedTask, PlanRow, load_suite
+from bench.errors import BenchError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _plain(value: Any) -> Any:
+    """Settings as comparable data (a compiled schema object compares by its attributes)."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return (type(value).__name__, _plain(getattr(value, "__dict__", repr(value))))
+
+
+def _signature(planned: PlannedTask) -> tuple[Any, ...]:
+    task = planned.task
+    return (
+        planned.key,
+        planned.digest,
+        planned.target_label,
+        planned.repeats,
+        planned.pass_at_k,
+        task.prompt,
+        task.messages,
+        task.response,
+        task.vars,
+        task.workspace,
+        [(e.name, e.type, e.spec, _plain(e.instance.config.model_dump())) for e in planned.evaluators],
+    )
+
+
+def _offline_examples() -> list[Path]:
+    found = []
+    for path in sorted((ROOT / "examples").rglob("*.yaml")):
+        try:
+            load_suite(path)
+        except (BenchError, OSError, ValueError):
+            continue  # needs a network, a key or an installed tool: not an offline suite
+        found.append(path)
+    return found
+
+
+def _assert_rebuilt(path: Path) -> None:
+    full = load_suite(path)
+    rows = list(full.rows())
+    rows = pickle.loads(pickle.dumps(rows))  # what a driver sends a worker
+    worker = load_suite(path, tasks="lazy")
+    assert len(worker.tasks) == 0
+    assert [_signature(p) for p in worker.build(rows)] == [_signature(p) for p in full.tasks]
+    assert [key for row in rows for key in row.keys] == full.tasks.ids
+
+
+@pytest.mark.parametrize("path", _offline_examples(), ids=lambda p: str(p.relative_to(ROOT / "examples")))
+def test_example_rebuilt_from_rows_equals_the_full_load(path: Path) -> None:
+    _assert_rebuilt(path)
+
+
+def test_offline_examples_are_found() -> None:
+    assert len(_offline_examples()) >= 10
+
+
+def _jsonl_suite(tmp_path: Path, n: int = 1000) -> Path:
+    rows = []
+    for i in range(n):
+        row: dict[str, Any] = {"id": f"t{i}", "prompt": f"Say {i}", "evaluate": {"expected": str(i)}}
+        if i % 3 == 0:
+            row["repeat"] = 2
+        if i % 7 == 0:
+            row["target"] = "b"
+        if i % 11 == 0:
+            row["evaluate"] = ["short", {"type": "contains", "value": str(i)}]
+        rows.append(row)
+    (tmp_path / "tasks.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(
+        "name: rows\n"
+        "targets: [{label: a, type: echo}, {label: b, type: echo}]\n"
+        "evaluators: {short: {type: starts_with, value: Say}}\n"
+        "tasks: tasks.jsonl\n"
+    )
+    return suite
+
+
+def test_jsonl_suite_with_repeats_and_two_targets_rebuilt_from_rows(tmp_path: Path) -> None:
+    suite = _jsonl_suite(tmp_path)
+    _assert_rebuilt(suite)
+    full = load_suite(suite)
+    assert len(full.tasks) > 2000  # repeats and both targets expand the 1,000 rows
+
+
+def test_rows_from_a_start_row_and_in_chunks(tmp_path: Path) -> None:
+    suite = _jsonl_suite(tmp_path, 50)
+    full = load_suite(suite)
+    rows = list(full.rows())
+    assert list(full.rows(17)) == rows[17:]
+    assert rows[3] == PlanRow(
+        3,
+        json.loads((tmp_path / "tasks.jsonl").read_text().splitlines()[3]),
+        rows[3].digest,
+        ("t3[a]", "t3[a]@1", "t3[b]", "t3[b]@1"),
+    )
+    worker = load_suite(suite, tasks="lazy")
+    chunks = [worker.build(rows[i : i + 8]) for i in range(0, len(rows), 8)]
+    assert [p.key for chunk in chunks for p in chunk] == full.tasks.ids
+
+
+def test_lazy_load_does_not_read_the_tasks_file(tmp_path: Path) -> None:
+    suite = _jsonl_suite(tmp_path, 5)
+    (tmp_path / "tasks.jsonl").write_text("not json\n")  # a validating load would refuse it
+    worker = load_suite(suite, tasks="lazy")
+    assert worker.tasks.ids == []
+    assert set(worker.targets) == {"a", "b"}
