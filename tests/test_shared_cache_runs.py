@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import shlex
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -139,3 +141,46 @@ def test_two_clients_racing_on_one_shared_cache_use_the_first_answer(tmp_path, f
     assert json.loads(stored.read_text())["text"] == texts[0]  # the first writer's answer
     for client in clients:
         client.close()
+
+
+def _page_blocks() -> tuple[str, str]:
+    """docs/llm.md's shared-cache example: its suite and its console session."""
+    page = (Path(__file__).resolve().parents[1] / "docs" / "llm.md").read_text()
+    section = page.split("### A shared cache", 1)[1].split("\n### ", 1)[0]
+    suite = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    console = section.split("```console\n", 1)[1].split("```", 1)[0]
+    return suite, console
+
+
+def test_the_documented_example_runs_as_shown(bench_cli, tmp_path, fake_llm, monkeypatch):
+    suite, console = _page_blocks()
+    write_suite(tmp_path, suite)
+    places = {"/mnt/team/bench-cache": str(tmp_path / "team"), "/tmp/empty-cache": str(tmp_path / "empty")}
+
+    def here(text: str) -> str:
+        for shown, real in places.items():
+            text = text.replace(shown, real)
+        return text
+
+    commands: list[tuple[list[str], list[str]]] = []
+    for line in here(console).splitlines():
+        if line.startswith("$ "):
+            commands.append((shlex.split(line[2:]), []))
+        else:
+            commands[-1][1].append(line)
+    assert len(commands) == 4
+    for words, shown in commands:
+        if words[0] == "export":
+            name, value = words[1].split("=", 1)
+            monkeypatch.setenv(name, value)
+            continue
+        with monkeypatch.context() as scoped:
+            while "=" in words[0]:  # VAR=value bench ...
+                name, value = words.pop(0).split("=", 1)
+                scoped.setenv(name, value)
+            assert words[0] == "bench"
+            result = bench_cli(*words[1:])
+        assert result.exit_code == 0, result.output
+        for expected in shown:
+            assert expected.removesuffix("...").rstrip() in result.output, (expected, result.output)
+    assert fake_llm.count() == 2
