@@ -184,3 +184,16 @@ def test_the_documented_example_runs_as_shown(bench_cli, tmp_path, fake_llm, mon
         for expected in shown:
             assert expected.removesuffix("...").rstrip() in result.output, (expected, result.output)
     assert fake_llm.count() == 2
+
+
+def test_the_python_api_takes_the_shared_cache(tmp_path, fake_llm, monkeypatch):
+    import bench
+
+    url = f"memory://api-{uuid.uuid4().hex}"
+    suite = _suite(tmp_path)
+    bench.run(suite, shared_cache=url, runs_dir=tmp_path / "runs")
+    assert fake_llm.count() == 3
+    monkeypatch.setenv("BENCH_CACHE_DIR", str(tmp_path / "fresh"))  # an empty local cache
+    bench.run(suite, shared_cache=url, runs_dir=tmp_path / "runs")
+    assert fake_llm.count() == 3
+    assert (tmp_path / "fresh" / "llm.sqlite3").is_file()  # and filled the local one
