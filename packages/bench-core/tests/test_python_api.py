@@ -91,7 +91,7 @@ def test_an_unknown_option_is_a_type_error_naming_the_options(suite: Path):
         bench.run(suite, concurency=2)  # type: ignore[call-arg]
     assert str(caught.value) == (
         "unexpected keyword argument 'concurency' (the options: allow_outside_root, cache, concurrency, "
-        "dotenv, env_files, keep_workspaces, progress, repeat, resume, runs_dir, select, target, vars)"
+        "dotenv, env_files, keep_workspaces, progress, repeat, resume, runs_dir, select, shared_cache, target, vars)"
     )
 
 
