@@ -114,7 +114,15 @@ def _modules_after(*argv: str) -> set[str]:
 
 def test_help_imports_no_heavy_module():
     modules = _modules_after("--help")
-    for heavy in ("litellm", "torch", "sentence_transformers", "pydantic", "yaml", "bench.suite.loader"):
+    for heavy in (
+        "litellm",
+        "torch",
+        "sentence_transformers",
+        "pydantic",
+        "yaml",
+        "bench.suite.loader",
+        "fsspec",
+    ):
         assert heavy not in modules, heavy
 
 

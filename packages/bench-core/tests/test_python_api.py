@@ -92,7 +92,7 @@ def test_an_unknown_option_is_a_type_error_naming_the_options(suite: Path):
     assert str(caught.value) == (
         "unexpected keyword argument 'concurency' (the options: allow_outside_root, cache, concurrency, "
         "dotenv, env_files, keep_workspaces, progress, repeat, require_calibration, resume, runs_dir, select, "
-        "target, vars)"
+        "shared_cache, target, vars)"
     )
 
 

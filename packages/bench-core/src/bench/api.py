@@ -40,6 +40,9 @@ class RunKeywords(TypedDict, total=False):
     repeat: int | None
     #: Read and write the LLM response cache (``--no-cache`` is ``cache=False``).
     cache: bool
+    #: A second cache level shared by machines and people, an fsspec URL (``--shared-cache``;
+    #: default ``$BENCH_SHARED_CACHE``, else none).
+    shared_cache: str | None
     #: Where runs are stored (``--runs-dir``; default ``.bench/runs``).
     runs_dir: str | Path
     #: Finish the run with this id (``--resume``).
@@ -157,6 +160,7 @@ def prepare(
         concurrency=options.get("concurrency"),
         resume=options.get("resume"),
         cache=bool(options.get("cache", True)),
+        shared_cache=options.get("shared_cache"),
         keep_workspaces=bool(options.get("keep_workspaces", False)),
         handle_signals=handle_signals,
         selection=options.get("select"),

@@ -176,6 +176,15 @@ def run(
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Neither read nor write the LLM response cache.")
     ] = False,
+    shared_cache: Annotated[
+        str | None,
+        typer.Option(
+            "--shared-cache",
+            metavar="URL",
+            help="A second level of the LLM response cache that machines and people share: a folder, "
+            "file://, s3://... (any fsspec URL) [default: $BENCH_SHARED_CACHE].",
+        ),
+    ] = None,
     resume: Annotated[
         str | None, typer.Option("--resume", help="Finish the run RUN_ID (or latest: this suite's newest).")
     ] = None,
@@ -305,6 +314,7 @@ def run(
         concurrency=concurrency,
         resume=resume,
         cache=not no_cache,
+        shared_cache=shared_cache,
         keep_workspaces=keep_workspaces,
         select=selection,
         target=target,
@@ -887,11 +897,15 @@ def cache_info(
     cache_dir: CacheDir = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print it as JSON.")] = False,
 ) -> None:
-    """Where the response cache is, its entries, size on disk, and its oldest and newest entry."""
+    """Where the response cache is, its entries, size on disk, and its oldest and newest entry;
+    and the shared second level's URL when $BENCH_SHARED_CACHE names one."""
     import json
     from datetime import datetime
 
+    from bench.llm.shared_cache import shared_cache_url
+
     info = _cache(cache_dir).info()
+    shared = shared_cache_url()
     if as_json:
         fields = {
             "path": str(info.path),
@@ -899,6 +913,7 @@ def cache_info(
             "size_bytes": info.size_bytes,
             "oldest": info.oldest,
             "newest": info.newest,
+            **({"shared_cache": shared} if shared else {}),
         }
         typer.echo(json.dumps(fields, indent=2))
         return
@@ -911,6 +926,8 @@ def cache_info(
     typer.echo(f"size:    {info.size_bytes / 1_000_000:,.1f} MB")
     typer.echo(f"oldest:  {when(info.oldest)}")
     typer.echo(f"newest:  {when(info.newest)}")
+    if shared:
+        typer.echo(f"shared:  {shared}")
 
 
 @cache_app.command("clear")

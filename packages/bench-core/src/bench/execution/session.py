@@ -29,6 +29,7 @@ from bench.llm.client import LLMClient
 from bench.llm.credentials import describe_missing, missing_credentials
 from bench.llm.loader import import_in_background
 from bench.llm.prices import model_cost
+from bench.llm.shared_cache import shared_cache_url
 from bench.results import RunReport, Summary, TaskResult
 from bench.scoring.pass_at_k import verdicts as pass_at_k_verdicts
 from bench.scoring.run_stats import StatsCollector
@@ -55,6 +56,8 @@ class RunOptions:
     evaluator_timeout: float = EVALUATOR_TIMEOUT_S
     #: Where the LLM response cache lives (default: ``default_cache_path()``, the user's cache folder).
     cache_path: Path | None = None
+    #: The shared second level of the cache, an fsspec URL (default: ``$BENCH_SHARED_CACHE``, else none).
+    shared_cache: str | None = None
     #: Leave each task's workspace on disk (its path is in the result).
     keep_workspaces: bool = False
     #: Which tasks to run (default: all); a resumed run applies the selection it started with.
@@ -148,6 +151,7 @@ def make_client(plan: Plan, options: RunOptions) -> LLMClient:
         runtime_limits=plan.runtime_limits,
         judge_limits=plan.judge_limits,
         cache_path=cache_path,
+        shared_cache=shared_cache_url(options.shared_cache),
     )
 
 

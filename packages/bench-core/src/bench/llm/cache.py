@@ -137,20 +137,33 @@ class ResponseCache:
             return None
         return value if isinstance(value, dict) else None
 
-    def put(self, key: str, value: dict[str, Any]) -> None:
+    def put(self, key: str, value: dict[str, Any]) -> dict[str, Any]:
+        """Store ``value`` unless ``key`` already has one: the first writer wins, and the value
+        stored is returned (``value`` itself when this call stored it, or when the cache is unusable),
+        so two racing callers use the same answer."""
         db = self._connect()
         if db is None:
-            return
+            return value
         try:
-            db.execute(
-                "INSERT OR REPLACE INTO responses (key, value, created) VALUES (?, ?, ?)",
+            inserted = db.execute(
+                "INSERT OR IGNORE INTO responses (key, value, created) VALUES (?, ?, ?)",
                 (key, json.dumps(value, ensure_ascii=True), time.time()),
-            )
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc):
+            ).rowcount
+            if inserted:
+                return value
+            row = db.execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
+            stored = json.loads(row[0]) if row else None
+            if not isinstance(stored, dict):  # not an answer (get treats it as a miss): replace it
+                db.execute(
+                    "REPLACE INTO responses (key, value, created) VALUES (?, ?, ?)",
+                    (key, json.dumps(value, ensure_ascii=True), time.time()),
+                )
+                return value
+        except (sqlite3.DatabaseError, ValueError) as exc:
+            if not (isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc)):
                 self._set_aside(exc)
-        except sqlite3.DatabaseError as exc:
-            self._set_aside(exc)
+            return value
+        return stored
 
     def info(self) -> CacheInfo:
         """Entries, size on disk and the ages of the oldest and newest entry (none when absent)."""

@@ -11,12 +11,14 @@ import sys
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from bench.errors import ModelCallError, RunStopped
 from bench.llm.accounting import Budget, Prices, Totals
 from bench.llm.cache import ResponseCache, cache_key
+from bench.llm.cache_layers import CacheLayers
 from bench.llm.coordination import Coordinator
 from bench.llm.direct import DirectTransport
 from bench.llm.failures import (
@@ -35,6 +37,7 @@ from bench.llm.loader import load_litellm
 from bench.llm.request import LLMRequest, LLMResult
 from bench.llm.routes import is_direct, route, transport
 from bench.llm.settings import JudgeLimits, LLMSettings, Pricing, RuntimeLimits
+from bench.llm.shared_cache import SharedCache
 from bench.llm.warmup import prime
 from bench.models import ToolCall, Usage
 from bench.redact import Redactor, current
@@ -83,6 +86,7 @@ class LLMClient:
         coordinator: Coordinator | None = None,
         worker_id: str | None = None,
         sync_interval: float = 1.0,
+        shared_cache: str | None = None,
     ) -> None:
         """With a ``coordinator``, limits, breaker and budgets are shared with the other clients
         that sync with it, every ``sync_interval`` seconds (bench.llm.leasing)."""
@@ -97,7 +101,10 @@ class LLMClient:
             if coordinator is not None
             else None
         )
-        self.cache = ResponseCache(cache_path) if cache_path is not None and self.settings.cache else None
+        self.cache: CacheLayers | None = None
+        if self.settings.cache and (cache_path is not None or shared_cache):
+            local = ResponseCache(cache_path) if cache_path is not None else None
+            self.cache = CacheLayers(local, SharedCache(shared_cache) if shared_cache else None)
         self.redact = redactor or current()
         self._warming: asyncio.Future[None] | None = None
         #: (provider, key variable) -> set once its first call has an answer that is no auth
@@ -135,24 +142,36 @@ class LLMClient:
         params = {k: v for k, v in request.params.items() if k in ANSWER_PARAMS and v is not None}
         if request.api_key_env:
             self.redact.add([request.api_key_env])  # sent as a credential: a secret, whatever its name
-        key = None
-        if self.cache is not None and request.cache:
-            base = public_url(request.api_base or "")  # never a key passed in the URL
-            key = cache_key(
-                {
-                    "model": request.model,
-                    "api_base": base,
-                    "messages": request.messages,
-                    "params": params,
-                    "index": request.index,
-                    **({"moderation": True} if request.moderation else {}),
-                }
-            )
-            hit = self.cache.get(key)
+        if self.cache is None or not request.cache:
+            return await self._fresh(request, params)
+        base = public_url(request.api_base or "")  # never a key passed in the URL
+        key = cache_key(
+            {
+                "model": request.model,
+                "api_base": base,
+                "messages": request.messages,
+                "params": params,
+                "index": request.index,
+                **({"moderation": True} if request.moderation else {}),
+            }
+        )
+        async with self.cache.flight(key):  # an identical request in flight: wait for its answer
+            hit = await self.cache.get(key)
             if hit is not None:
                 self.totals.cached += 1
                 return self._from_cache(request.model, hit)
+            result = await self._fresh(request, params)
+            value = result.to_cache()
+            # A truncated answer is not kept, nor one holding a secret: the cache stays clean and a
+            # re-run asks again, so cached and fresh runs see the same response (RELIABILITY H01).
+            if result.finish_reason != "length" and not self.redact.finds_known(json.dumps(value)):
+                stored = await self.cache.put(key, value)
+                if stored is not value:  # another writer was first: use its answer, as readers will
+                    result = self._adopt(result, stored)
+        return result
 
+    async def _fresh(self, request: LLMRequest, params: dict[str, Any]) -> LLMResult:
+        """Ask the model: budget, breaker, the first-call gate, then the call with its retries."""
         provider = provider_name(request.model, request.api_base)
         if self.leases is not None:
             await self.leases.ready(provider)
@@ -172,13 +191,6 @@ class LLMClient:
             if leader:
                 gate.set()
         self._account(request, result)
-        if key is not None and result.finish_reason != "length":
-            assert self.cache is not None
-            value = result.to_cache()
-            # An answer holding a secret is not kept: the cache stays clean and a re-run asks
-            # again, so cached and fresh runs see the same response (RELIABILITY H01).
-            if not self.redact.finds_known(json.dumps(value)):
-                self.cache.put(key, value)
         return result
 
     async def _with_retries(
@@ -472,6 +484,17 @@ class LLMClient:
                 for c in calls
             ]
         return LLMResult(model, text, calls, finish, usage, attempts=attempt, raw_message=raw_message)
+
+    def _adopt(self, result: LLMResult, stored: dict[str, Any]) -> LLMResult:
+        """``result`` answering with the stored text and tool calls; its usage stays what was spent."""
+        answer = self._from_cache(result.model, stored)
+        return replace(
+            result,
+            text=answer.text,
+            tool_calls=answer.tool_calls,
+            finish_reason=answer.finish_reason,
+            raw_message=answer.raw_message,
+        )
 
     def _from_cache(self, model: str, hit: dict[str, Any]) -> LLMResult:
         replayed = {"cost_usd": 0.0, "latency_ms": 0.0, "attempts": 0, "wait_ms": 0.0}
