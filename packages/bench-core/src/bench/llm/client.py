@@ -31,7 +31,7 @@ from bench.llm.failures import (
 from bench.llm.limits import AdaptiveLimit, Limits
 from bench.llm.loader import load_litellm
 from bench.llm.request import LLMRequest, LLMResult
-from bench.llm.routes import is_direct, route, transport
+from bench.llm.routes import has_key, is_direct, rewritten, route, transport
 from bench.llm.settings import JudgeLimits, LLMSettings, Pricing, RuntimeLimits
 from bench.llm.warmup import prime
 from bench.models import ToolCall, Usage
@@ -107,6 +107,14 @@ class LLMClient:
         """Whether chat calls to ``model`` go straight over HTTP, without litellm."""
         return is_direct(model, self.settings.transport)
 
+    def _goes_direct(self, request: LLMRequest, params: dict[str, Any]) -> bool:
+        """Whether this call goes straight over HTTP: a direct model, parameters litellm sends
+        unchanged for its provider, and a key to send."""
+        if request.moderation or not self.direct(request.model):
+            return False
+        key = os.environ.get(request.api_key_env) if request.api_key_env else None
+        return not rewritten(request.model, params, request.stream) and has_key(request.model, key)
+
     def needs_litellm(self, models: list[str]) -> bool:
         """Whether calls to any of ``models`` go through litellm."""
         return any(not self.direct(m) for m in models)
@@ -172,7 +180,7 @@ class LLMClient:
         estimate = sum(len(str(m.get("content") or "")) for m in request.messages) // 4 + int(
             params.get("max_tokens") or 256
         )
-        if request.moderation or not self.direct(request.model):
+        if not self._goes_direct(request, params):
             await self.warm_up()
         attempt, waited = 0, 0.0
         while True:
@@ -294,7 +302,7 @@ class LLMClient:
                     f"environment variable {request.api_key_env} is not set (it should hold the API key)",
                     model=request.model,
                 )
-        if not request.moderation and self.direct(request.model):
+        if self._goes_direct(request, params):
             where = route(request.model, request.api_base, key)
             return await self._direct.chat(where, request.messages, params, request.stream, started)
         litellm = load_litellm()
