@@ -9,7 +9,7 @@ import os
 import random
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -92,6 +92,8 @@ class LLMClient:
         #: failure: until then other calls wait, so a rejected key costs one request, not N.
         self._first_calls: dict[tuple[str, str | None], asyncio.Event] = {}
         self._direct = DirectTransport(self.settings.attempt_timeout)
+        #: Called when litellm's import starts (the run's console says so: it takes seconds).
+        self.on_import: Callable[[], None] | None = None
 
     def close(self) -> None:
         if self.cache is not None:
@@ -118,6 +120,11 @@ class LLMClient:
     def needs_litellm(self, models: list[str]) -> bool:
         """Whether calls to any of ``models`` go through litellm."""
         return any(not self.direct(m) for m in models)
+
+    def may_call(self) -> bool:
+        """Whether a call may reach a model: the cache is off or holds nothing. A run whose cache
+        holds answers looks each one up first and imports litellm only at its first miss."""
+        return self.cache is None or self.cache.empty()
 
     # -- the call -----------------------------------------------------------------------------
 
@@ -286,6 +293,8 @@ class LLMClient:
         if _warmed_up:
             return
         if self._warming is None:
+            if self.on_import is not None:
+                self.on_import()
             self._warming = asyncio.ensure_future(prime(load_litellm()))
         await asyncio.shield(self._warming)
         _warmed_up = True
