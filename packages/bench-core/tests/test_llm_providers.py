@@ -12,6 +12,7 @@ import pytest
 
 import bench.llm.client as client_module
 from bench.llm.client import LLMClient
+from bench.llm.credentials import _ONE_KEY, litellm_missing_keys
 from bench.llm.request import LLMRequest
 from bench.llm.routes import PROVIDERS, TRANSPORT_ENV, is_direct, rewritten, route
 from bench.llm.settings import LLMSettings
@@ -180,3 +181,19 @@ def test_openrouter_keys_and_headers_come_from_litellms_variables(monkeypatch):
         "or-key",
         {"HTTP-Referer": "https://example.org", "X-Title": "bench"},
     )
+
+
+@pytest.mark.parametrize("model", [*MODELS, "anthropic/claude-3-5-haiku-20241022"])
+@pytest.mark.parametrize("set_key", [False, True])
+def test_missing_keys_are_litellms_without_importing_it(model, set_key, monkeypatch):
+    from bench.llm.loader import load_litellm
+
+    for name in {*KEYS, *_ONE_KEY.values(), "OR_API_KEY", "TOGETHER_API_KEY", "HOSTED_VLLM_API_KEY"}:
+        monkeypatch.delenv(name, raising=False)
+    if set_key:
+        for name in _ONE_KEY.values():
+            monkeypatch.setenv(name, "k")
+    found = load_litellm().validate_environment(model=model)
+    expected = [n for n in found.get("missing_keys") or [] if not n.endswith("_API_BASE")]
+    assert litellm_missing_keys(model) == expected
+    assert expected == ([] if set_key or model.startswith("hosted_vllm/") else [expected[0]])
