@@ -166,8 +166,8 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
     redact.refresh(redact.credential_names([plan.path, *plan.referenced_files]))
     llm = make_client(plan, options)
     # Judges' models included: a judge-only suite's first judge call would import it otherwise.
-    litellm_models = llm.needs_litellm([e.model for e in plan.endpoints]) and llm.may_call()
-    if litellm_models:
+    import_now = llm.needs_litellm([e.model for e in plan.endpoints]) and llm.may_call()
+    if import_now:
         import_in_background()  # overlaps the checks and the store's opening below
     check_prices(plan, llm.prices)
     missing = missing_credentials(plan.endpoints)
@@ -238,7 +238,7 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
     runner.record = record
     target_models = [m for target in targets for m, _ in target.llm_calls()] if plan.needs_target else []
     llm.on_import = lambda: observer.note("importing the model client (litellm)…")
-    if litellm_models or (llm.needs_litellm(target_models) and llm.may_call()):
+    if import_now or (llm.needs_litellm(target_models) and llm.may_call()):
         await llm.warm_up()  # seconds of import belong to start-up, not to the first task's timeout
     clock = time.monotonic()
     status = "running"
