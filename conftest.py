@@ -17,7 +17,7 @@ def _own_response_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
 
 @pytest.fixture(params=["auto", "litellm"])
 def llm_transport(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Run a test on each path the LLM client can take: ``auto`` (openai/ and hosted_vllm/ models
+    """Run a test on each path the LLM client can take: ``auto`` (OpenAI-protocol providers
     over bench's direct HTTP path) and ``litellm`` (every call through litellm)."""
     monkeypatch.setenv("BENCH_LLM_TRANSPORT", request.param)
     return str(request.param)

@@ -32,7 +32,10 @@ from bench.testing.server import FakeLLMServer, Reply
         ("gpt-4o-mini", False),  # no provider prefix: litellm guesses the provider
         ("anthropic/claude-3-5-sonnet", False),
         ("azure/gpt-4o", False),
-        ("groq/llama3-8b-8192", False),
+        ("groq/llama3-8b-8192", True),
+        ("openrouter/openai/gpt-4o", True),
+        ("together_ai/meta-llama/Llama-3-8b", True),
+        ("deepseek/deepseek-chat", True),
         ("ollama_chat/llama3", False),
     ],
 )

@@ -177,7 +177,9 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
     # whatever their names (H05).
     redact.refresh(redact.credential_names([plan.path, *plan.referenced_files]))
     llm = make_client(plan, options)
-    if llm.needs_litellm([e.model for e in plan.endpoints]):
+    # Judges' models included: a judge-only suite's first judge call would import it otherwise.
+    import_now = llm.needs_litellm([e.model for e in plan.endpoints]) and llm.may_call()
+    if import_now:
         import_in_background()  # overlaps the checks and the store's opening below
     check_prices(plan, llm.prices)
     if plan.endpoints:
@@ -251,10 +253,9 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
         observer.task_done(result)
 
     runner.record = record
-    target_models = [m for target in targets for m, _ in target.llm_calls()]
-    if target_models and plan.needs_target and llm.needs_litellm(target_models):
-        if not llm.warmed_up:
-            observer.note("importing the model client (litellm)…")
+    target_models = [m for target in targets for m, _ in target.llm_calls()] if plan.needs_target else []
+    llm.on_import = lambda: observer.note("importing the model client (litellm)…")
+    if import_now or (llm.needs_litellm(target_models) and llm.may_call()):
         await llm.warm_up()  # seconds of import belong to start-up, not to the first task's timeout
     clock = time.monotonic()
     status = "running"

@@ -165,6 +165,18 @@ class ResponseCache:
             return value
         return stored
 
+    def empty(self) -> bool:
+        """Whether no answer is kept (every lookup would miss)."""
+        if not self.path.exists():
+            return True
+        db = self._connect()
+        if db is None:
+            return True
+        try:
+            return db.execute("SELECT 1 FROM responses LIMIT 1").fetchone() is None
+        except sqlite3.DatabaseError:
+            return True
+
     def info(self) -> CacheInfo:
         """Entries, size on disk and the ages of the oldest and newest entry (none when absent)."""
         size = sum(p.stat().st_size for p in self._files())

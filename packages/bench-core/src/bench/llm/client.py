@@ -9,7 +9,7 @@ import os
 import random
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -35,7 +35,7 @@ from bench.llm.leasing import LeaseHolder
 from bench.llm.limits import AdaptiveLimit, Limits
 from bench.llm.loader import load_litellm
 from bench.llm.request import LLMRequest, LLMResult
-from bench.llm.routes import is_direct, route, transport
+from bench.llm.routes import has_key, is_direct, rewritten, route, transport
 from bench.llm.settings import JudgeLimits, LLMSettings, Pricing, RuntimeLimits
 from bench.llm.shared_cache import SharedCache
 from bench.llm.warmup import prime
@@ -111,6 +111,8 @@ class LLMClient:
         #: failure: until then other calls wait, so a rejected key costs one request, not N.
         self._first_calls: dict[tuple[str, str | None], asyncio.Event] = {}
         self._direct = DirectTransport(self.settings.attempt_timeout)
+        #: Called when litellm's import starts (the run's console says so: it takes seconds).
+        self.on_import: Callable[[], None] | None = None
 
     def close(self) -> None:
         if self.leases is not None:
@@ -131,9 +133,22 @@ class LLMClient:
         """Whether chat calls to ``model`` go straight over HTTP, without litellm."""
         return is_direct(model, self.settings.transport)
 
+    def _goes_direct(self, request: LLMRequest, params: dict[str, Any]) -> bool:
+        """Whether this call goes straight over HTTP: a direct model, parameters litellm sends
+        unchanged for its provider, and a key to send."""
+        if request.moderation or not self.direct(request.model):
+            return False
+        key = os.environ.get(request.api_key_env) if request.api_key_env else None
+        return not rewritten(request.model, params, request.stream) and has_key(request.model, key)
+
     def needs_litellm(self, models: list[str]) -> bool:
         """Whether calls to any of ``models`` go through litellm."""
         return any(not self.direct(m) for m in models)
+
+    def may_call(self) -> bool:
+        """Whether a call may reach a model: the cache is off or holds nothing. A run whose cache
+        holds answers looks each one up first and imports litellm only at its first miss."""
+        return self.cache is None or self.cache.empty()
 
     # -- the call -----------------------------------------------------------------------------
 
@@ -204,7 +219,7 @@ class LLMClient:
         estimate = sum(len(str(m.get("content") or "")) for m in request.messages) // 4 + int(
             params.get("max_tokens") or 256
         )
-        if request.moderation or not self.direct(request.model):
+        if not self._goes_direct(request, params):
             await self.warm_up()
         attempt, waited = 0, 0.0
         while True:
@@ -312,6 +327,8 @@ class LLMClient:
         if _warmed_up:
             return
         if self._warming is None:
+            if self.on_import is not None:
+                self.on_import()
             self._warming = asyncio.ensure_future(prime(load_litellm()))
         await asyncio.shield(self._warming)
         _warmed_up = True
@@ -328,7 +345,7 @@ class LLMClient:
                     f"environment variable {request.api_key_env} is not set (it should hold the API key)",
                     model=request.model,
                 )
-        if not request.moderation and self.direct(request.model):
+        if self._goes_direct(request, params):
             where = route(request.model, request.api_base, key)
             return await self._direct.chat(where, request.messages, params, request.stream, started)
         litellm = load_litellm()

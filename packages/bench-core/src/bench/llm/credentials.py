@@ -36,13 +36,26 @@ def endpoints(component: Any) -> set[Endpoint]:
     return {Endpoint(model, api_base, key_env) for model, _ in calls}
 
 
+# The one variable litellm.validate_environment names for these providers: answered without
+# importing litellm, so a cached re-run or a direct-path run never pays its import.
+_ONE_KEY = {
+    "openai": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+    "groq": "GROQ_API_KEY",
+    "openrouter": "OPENROUTER_API_KEY",
+    "together_ai": "TOGETHERAI_API_KEY",
+    "deepseek": "DEEPSEEK_API_KEY",
+}
+
+
 def litellm_missing_keys(model: str) -> list[str]:
     """The variables litellm says ``model``'s provider needs and the environment lacks."""
     provider = model.split("/", 1)[0] if "/" in model else None
     if provider == "hosted_vllm":  # as litellm says, without importing it: a local server needs no key
         return []
-    if provider == "openai":
-        return [] if os.environ.get("OPENAI_API_KEY") else ["OPENAI_API_KEY"]
+    if provider in _ONE_KEY:
+        name = _ONE_KEY[provider]
+        return [] if os.environ.get(name) else [name]
     from bench.llm.loader import load_litellm
 
     try:

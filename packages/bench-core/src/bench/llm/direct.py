@@ -22,7 +22,7 @@ import aiohttp
 from multidict import CIMultiDict
 
 from bench.llm.failures import StreamCut, public_url
-from bench.llm.routes import Route
+from bench.llm.routes import Route, sent_messages
 from bench.redact import current
 
 _log = logging.getLogger(__name__)  # shown by --verbose, redacted like every bench log
@@ -112,10 +112,11 @@ class DirectTransport:
         started: float,
     ) -> tuple[Any, float | None]:
         """One attempt: the completion (attribute objects) and, streamed, the time to first token."""
-        body: dict[str, Any] = {"model": route.model, "messages": messages, **params}
+        body: dict[str, Any] = {"model": route.model, "messages": sent_messages(messages), **params}
         if stream:
             body.update(stream=True, stream_options={"include_usage": True})
-        headers = {"Authorization": f"Bearer {route.api_key}"} if route.api_key else {}
+        body.update(route.extra)
+        headers = {**route.headers, "Authorization": f"Bearer {route.api_key}"} if route.api_key else {}
         if _log.isEnabledFor(logging.DEBUG):
             _log.debug("POST %s model=%s stream=%s", public_url(route.url), route.model, stream)
         try:

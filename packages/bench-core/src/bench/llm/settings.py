@@ -42,8 +42,9 @@ class LLMSettings(_Strict):
     models: dict[str, ModelLimits] = Field(default_factory=dict)
     """Per-model limits, keyed by the model name as written in the suite."""
     transport: Literal["auto", "litellm"] = "auto"
-    """``auto``: OpenAI-compatible models (``openai/``, ``hosted_vllm/``) are called over HTTP
-    directly, the rest through litellm; ``litellm``: every call through litellm
+    """``auto``: OpenAI-protocol providers (``openai/``, ``hosted_vllm/``, ``groq/``,
+    ``openrouter/``, ``together_ai/``, ``deepseek/``) are called over HTTP directly, the rest
+    through litellm; ``litellm``: every call through litellm
     (``BENCH_LLM_TRANSPORT=litellm`` does the same)."""
 
 
