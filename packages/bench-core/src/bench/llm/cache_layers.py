@@ -54,6 +54,11 @@ class CacheLayers:
             stored = self.local.put(key, stored)
         return stored
 
+    def empty(self) -> bool:
+        """Whether every lookup would miss: the local level holds nothing and there is no shared
+        one (a shared level is never listed: that can be slow and costly on object storage)."""
+        return self.shared is None and (self.local is None or self.local.empty())
+
     def close(self) -> None:
         if self.local is not None:
             self.local.close()
