@@ -28,11 +28,13 @@ COINCIDENCES: dict[str, tuple[str, frozenset[str]]] = {
             {
                 "llm/accounting.py",
                 "llm/client.py",
+                "llm/coordination.py",
                 "llm/judge.py",
                 "llm/verdict.py",
                 "report/calibration.py",
                 "report/console.py",
                 "execution/calibrate.py",
+                "execution/calibration_gate.py",
                 "scoring/run_stats.py",
             }
         ),
