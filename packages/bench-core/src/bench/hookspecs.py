@@ -240,36 +240,27 @@ def bench_register_executors(register: RegisterExecutor) -> None:
     exception in the hook) is reported as for ``bench_register_evaluators``; a clash fails the
     runs that ask for that executor.
 
+    A new executor usually reuses ``bench.LocalExecutor`` to run the tasks it is handed
+    (bench-ray's workers do, one chunk at a time).
+
     Example::
 
-        from bench import Executor, Job, Sink, hookimpl
+        import dataclasses
+
+        from bench import ExecutorSettings, LocalExecutor, hookimpl
 
 
-        class OneByOne(Executor):
-            \"\"\"Runs the tasks one at a time, in this process.\"\"\"
+        class Serial(LocalExecutor):
+            \"\"\"The local executor, one task at a time whatever --concurrency says.\"\"\"
 
-            name = "one-by-one"
+            name = "serial"
+            description = "one task at a time, in this process"
 
-            async def run(self, job: Job, sink: Sink) -> None:
-                for planned in job.tasks():
-                    if self.interrupted:
-                        return
-                    sink.record(await run_one(job, planned))
-
-
-        async def run_one(job, planned):
-            from bench import TaskResult
-
-            response = planned.task.response  # this example runs recorded suites only
-            output = response.text if response is not None else ""
-            passed = all(e.instance.evaluate_sync(output) for e in planned.evaluators)
-            return TaskResult(
-                id=planned.task.id, status="passed" if passed else "failed", passed=passed,
-                digest=planned.digest,
-            )
+            def __init__(self, settings: ExecutorSettings) -> None:
+                super().__init__(dataclasses.replace(settings, concurrency=1))
 
 
         @hookimpl
         def bench_register_executors(register):
-            register(OneByOne)
+            register(Serial)
     """
