@@ -229,7 +229,10 @@ def test_an_executor_not_installed_names_its_package(monkeypatch, bench_cli, sui
     suite = suite_file("tasks:\n  - {id: a, response: x, evaluate: {expected: x}}\n")
     result = bench_cli("run", suite, "-q", "--executor", "grid")
     assert result.exit_code == 2
-    assert result.stderr == "error: --executor: unknown executor 'grid' (pip install bench-grid provides 'grid')\n"
+    assert (
+        result.stderr
+        == "error: --executor: unknown executor 'grid' (pip install bench-grid provides 'grid')\n"
+    )
     result = bench_cli("run", suite, "-q", "--executor", "lcoal")
     assert result.exit_code == 2
     assert result.stderr == "error: --executor: unknown executor 'lcoal' (did you mean 'local'?)\n"

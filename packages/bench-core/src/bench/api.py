@@ -191,7 +191,8 @@ def find_executor(name: str, registry: Registry | None = None) -> type[Executor]
     if provided is None:
         hint = catalogue.hint("executors", name) or did_you_mean(name, list(table))
         raise ConfigError(f"--executor: unknown executor '{name}'{hint}")
-    return provided.cls
+    found: type[Executor] = provided.cls
+    return found
 
 
 def load_plan(suite: str | Path, suite_args: Mapping[str, Any], registry: Registry | None = None) -> Plan:

@@ -75,9 +75,10 @@ class RayExecutor(Executor):
                 configure_logging=False,
             )
             self.started_cluster = True
-        count = self.settings.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
+        cpus = ray.cluster_resources().get("CPU", 1)  # type: ignore[no-untyped-call]
+        count = self.settings.workers or max(1, int(cpus))
         opts = self.ray_options
-        actor = ray.remote(BenchWorker).options(  # type: ignore[attr-defined]
+        actor = ray.remote(BenchWorker).options(
             num_cpus=opts.num_cpus,
             num_gpus=opts.num_gpus,
             resources=opts.resources or None,
@@ -114,8 +115,8 @@ class RayExecutor(Executor):
         again: deque[list[str]] = deque()  # keys of chunks a lost worker left unlanded
         n = len(self.workers)
         load, up = [0] * n, [True] * n
-        running: dict[asyncio.Task[list[str]], int] = {}
-        probes: dict[int, asyncio.Task[bool]] = {}
+        running: dict[asyncio.Task[Any], int] = {}
+        probes: dict[int, asyncio.Task[Any]] = {}
         exhausted = False
         try:
             while not self.interrupted:
@@ -135,13 +136,13 @@ class RayExecutor(Executor):
                 for i in range(n):
                     if not up[i] and i not in probes:
                         probes[i] = asyncio.ensure_future(self._probe(i))
-                waiting = {*running, *probes.values()}
+                waiting: set[asyncio.Task[Any]] = {*running, *probes.values()}
                 done, _ = await asyncio.wait(waiting, timeout=TICK_S, return_when=asyncio.FIRST_COMPLETED)
                 for task in done:
                     if task in running:
                         worker = running.pop(task)
                         load[worker] -= 1
-                        missing = task.result()
+                        missing: list[str] = task.result()
                         if missing:
                             up[worker] = False
                             again.append(missing)
@@ -174,7 +175,10 @@ class RayExecutor(Executor):
         """Whether a down worker answers again (with the same code); waits a tick when not."""
         try:
             answer = await asyncio.wait_for(self.workers[worker].ready.remote(), TICK_S * 5)
-        except (asyncio.TimeoutError, *_lost_worker_errors()):
+        except asyncio.TimeoutError:
+            await asyncio.sleep(TICK_S)
+            return False
+        except _lost_worker_errors():
             await asyncio.sleep(TICK_S)
             return False
         return mismatch(self.identity, answer) is None
