@@ -89,7 +89,9 @@ def package(session: nox.Session, name: str) -> None:
     session.install(*CORE, *own, *_test_group(name), *TEST_DEPS)
     if name == SIMILARITY_PACKAGE and session.python == SIMILARITY_PYTHON:
         session.run("python", "-m", "pip", "install", "--quiet", *SIMILARITY)
-    session.run("pytest", "-n", "auto", f"packages/{name}/tests", *session.posargs)
+    # One Ray cluster per test process: bench-ray's tests run in one process.
+    workers = ["-n", "0"] if name in OWN_SESSION else ["-n", "auto"]
+    session.run("pytest", *workers, f"packages/{name}/tests", *session.posargs)
 
 
 @nox.session(python=PYTHONS)

@@ -209,3 +209,28 @@ def test_f04_a_killed_driver_then_resume_gives_the_local_verdicts(recorded, clus
     assert figures(resumed) == recorded["figures"]
     manifest = json.loads((results.parent / "manifest.json").read_text())
     assert (manifest["executor"], manifest["status"]) == ("ray", "finished")
+
+
+def test_f01_ctrl_c_stops_the_driver_cleanly_and_resume_finishes(recorded, cluster, in_tmp):
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
+    argv = [sys.executable, "-m", "bench", "run", str(recorded["suite"]), "-q", "--runs-dir", "runs"]
+    argv += ["--executor", "ray", "--address", cluster, "--workers", str(WORKERS)]
+    driver = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 300
+        while not list(Path("runs").glob("*/results.jsonl")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        [results] = list(Path("runs").glob("*/results.jsonl"))
+        _wait_for_lines(results, 2_000, lambda: driver.poll() is None)
+        driver.send_signal(signal.SIGINT)
+        _, stderr = driver.communicate(timeout=120)
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+            driver.communicate()
+    assert driver.returncode == 130, stderr
+    manifest = json.loads((results.parent / "manifest.json").read_text())
+    assert manifest["status"] == "interrupted"
+    assert line_count(results) < TASKS
+    bench.run(recorded["suite"], runs_dir="runs", resume=results.parent.name, executor="ray", workers=WORKERS)
+    assert verdict_digest(results) == recorded["digest"]

@@ -9,6 +9,9 @@ from pathlib import Path
 import pytest
 
 from bench import ConfigError
+
+pytest.importorskip("bench_ray", reason="bench-ray is not installed (its own nox session installs it)")
+
 from bench_ray.executor import chunks
 from bench_ray.handshake import identity, mismatch
 from bench_ray.options import RayOptions, parse_options
