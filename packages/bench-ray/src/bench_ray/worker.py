@@ -79,6 +79,7 @@ class BenchWorker:
         self.settings = settings
         self.files = [Path(f) for f in files]
         self.plan = load_plan(suite, settings.suite_args)
+        # The place for the shared (L2) response cache and the limits coordinator's handle.
         self.llm = plan_client(self.plan, settings)
         for target in [self.plan.target, *self.plan.targets.values()]:
             if target is not None:
