@@ -38,6 +38,8 @@ OFFLINE = [
 AGGREGATES_FROM_MEMORY = {"nlp-metrics/metrics.yaml"}
 TASKS = 10_000
 WORKERS = 2
+#: A Ray start and each run's actors take tens of seconds on a loaded 2-core machine.
+pytestmark = pytest.mark.timeout(900)
 
 
 def _task(i: int) -> dict[str, object]:
