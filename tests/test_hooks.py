@@ -264,6 +264,9 @@ def test_executors_hook(demo, bench_cli, suite_file):
     result = bench_cli("run", suite, "-q", "--executor", "serail")
     assert result.exit_code == 2
     assert result.stderr == "error: --executor: unknown executor 'serail' (did you mean 'serial'?)\n"
+    result = bench_cli("run", suite, "-q", "--executor", "serial", "--executor-option", "fast")
+    assert result.exit_code == 2
+    assert result.stderr == "error: --executor-option 'fast': write KEY=VALUE\n"
 
 
 @pytest.mark.slow
