@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+#: The secret the security example's agent prints (tests/test_docs.py uses the same one).
+DEMO_TOKEN = "tok-5b7c9d1e3f"
 
 
 class Descendants:
@@ -69,6 +71,9 @@ def descendants() -> Descendants:
 def cluster(descendants: Descendants) -> Iterator[str]:
     """A local Ray cluster (2 CPUs); yields its address. No process it started outlives it."""
     ray = pytest.importorskip("ray", reason="Ray cannot be imported here: bench-ray's cluster tests skip")
+    # Workers inherit the environment their node started with (docs/scale.md): the security
+    # example's secret is set before the cluster starts.
+    os.environ["DEMO_TOKEN"] = DEMO_TOKEN
     started = time.monotonic()
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, object_store_memory=256 * 2**20)
     os.environ["BENCH_RAY_TEST_STARTUP_S"] = f"{time.monotonic() - started:.1f}"

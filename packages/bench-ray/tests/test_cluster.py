@@ -88,8 +88,7 @@ def line_count(path: Path) -> int:
 
 
 @pytest.mark.parametrize("suite", OFFLINE)
-def test_every_offline_example_gives_the_local_verdicts(suite, cluster, in_tmp, monkeypatch):
-    monkeypatch.setenv("DEMO_TOKEN", "tok-5b7c9d1e3f")  # the security example's secret
+def test_every_offline_example_gives_the_local_verdicts(suite, cluster, in_tmp):
     path = EXAMPLES / suite
     local = bench.run(path, runs_dir="local")
     ray = bench.run(path, runs_dir="ray", executor="ray", workers=WORKERS, chunk=2)
