@@ -26,11 +26,17 @@ PACKAGE_NAMES = [
     "bench-nlp-metrics",
     "bench-agent",
     "bench-formats",
+    "bench-ray",
 ]
+#: Packages whose tests run once, in their own `package` session, never in `tests` (Ray: a
+#: cluster per test session, a 79 MB wheel; the `tests` sessions neither install nor collect it).
+OWN_SESSION = ["bench-ray"]
 #: The Python of the per-package sessions; on the others, `tests` runs the packages' tests too.
 PACKAGE_PYTHON = "3.11"
 CORE = ["-e", "packages/bench-core[testing]"]
-PACKAGES = CORE + [arg for name in PACKAGE_NAMES[1:] for arg in ("-e", f"packages/{name}")]
+PACKAGES = CORE + [
+    arg for name in PACKAGE_NAMES[1:] if name not in OWN_SESSION for arg in ("-e", f"packages/{name}")
+]
 #: The similarity evaluator needs torch; a CPU build of torch 2.13.0 lies on this machine's disk for
 #: Python 3.11 only, and pip (not uv) finds it. Elsewhere the similarity tests are skipped.
 SIMILARITY_PYTHON = "3.11"
@@ -83,7 +89,9 @@ def package(session: nox.Session, name: str) -> None:
     session.install(*CORE, *own, *_test_group(name), *TEST_DEPS)
     if name == SIMILARITY_PACKAGE and session.python == SIMILARITY_PYTHON:
         session.run("python", "-m", "pip", "install", "--quiet", *SIMILARITY)
-    session.run("pytest", "-n", "auto", f"packages/{name}/tests", *session.posargs)
+    # One Ray cluster per test process: bench-ray's tests run in one process.
+    workers = ["-n", "0"] if name in OWN_SESSION else ["-n", "auto"]
+    session.run("pytest", *workers, f"packages/{name}/tests", *session.posargs)
 
 
 @nox.session(python=PYTHONS)
@@ -96,7 +104,8 @@ def tests(session: nox.Session) -> None:
     session.install(*PACKAGES, *TEST_DEPS)
     if session.python == SIMILARITY_PYTHON:
         session.run("python", "-m", "pip", "install", "--quiet", *SIMILARITY)
-    paths = ["tests"] if session.python == PACKAGE_PYTHON else ["tests", "packages"]
+    own = [f"packages/{name}" for name in PACKAGE_NAMES if name not in OWN_SESSION]
+    paths = ["tests"] if session.python == PACKAGE_PYTHON else ["tests", *own]
     # Many tests wait on subprocesses, timeouts and the fake server: two workers halve the time.
     # The browser tests run once, in the browser session.
     session.run("pytest", "-n", "auto", "-m", "not browser", *(session.posargs or paths))

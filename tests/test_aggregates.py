@@ -16,6 +16,7 @@ from bench.execution.session import RunOptions, run_plan
 from bench.hookspecs import hookimpl
 from bench.plugins.registry import build_registry
 from bench.suite.loader import load_suite
+from bench.suite.selection import Selection
 
 
 class Length(Evaluator[EvaluatorConfig]):
@@ -131,3 +132,38 @@ def test_only_a_deprecated_type_keeps_its_instances():
         aggregators.add("legacy", "legacy_figures", Legacy(EvaluatorConfig()))
     assert aggregators.by_name[("length", "length")].instances is None
     assert len(aggregators.by_name[("legacy", "legacy_figures")].instances or {}) == 3
+
+
+def test_figures_cover_an_evaluator_whose_every_task_was_kept_by_resume(suite_file, tmp_path):
+    # t00-t09 measure length; t10-t19 only pass. The first 10 lines are kept: no 'length' task
+    # runs again, and its figures still come from the stored results (the plan binds it).
+    rows = [
+        f"  - {{id: t{i:02d}, response: '{'x' * (i + 1)}', evaluate: {{type: length}}}}\n" for i in range(10)
+    ]
+    rows += [
+        f"  - {{id: t{i:02d}, response: 'y', evaluate: {{type: legacy_figures}}}}\n" for i in range(10, 20)
+    ]
+    path = suite_file("tasks:\n" + "".join(rows))
+    full = _run(path, tmp_path / "runs")
+    figures = full.report.extra["aggregates"]["length"]
+    assert figures == {"type": "length", "samples": 10, "chars": 55, "first": 1, "last": 10}
+    results = full.folder / "results.jsonl"
+    results.write_text("".join(results.read_text().splitlines(keepends=True)[:10]))
+
+    resumed = _run(path, tmp_path / "runs", resume=full.folder.name)
+
+    assert resumed.to_run == 10
+    assert resumed.report.extra["aggregates"]["length"] == figures
+
+
+def test_an_evaluator_no_task_of_which_has_a_verdict_reports_no_figures(suite_file, tmp_path):
+    registry = build_registry([("bench-test-figures", "figures", _Plugin())])
+    path = suite_file(
+        _tasks(3, "{type: length}") + "  - {id: other, response: 'z', evaluate: {type: legacy_figures}}\n"
+    )
+    options = RunOptions(
+        runs_dir=tmp_path / "runs", handle_signals=False, selection=Selection(keyword="other")
+    )
+    outcome = run_plan(load_suite(path, registry), options)
+    assert outcome.report.summary.total == 1
+    assert outcome.report.extra["aggregates"] == {"legacy_figures": {"type": "legacy_figures", "samples": 1}}

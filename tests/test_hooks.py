@@ -21,7 +21,7 @@ from bench import hookspecs
 from bench.plugins.registry import get_registry
 from bench.testing.distributions import hook_example, install
 
-HOOKS = ("evaluators", "targets", "reporters", "suite_loaders")
+HOOKS = ("evaluators", "targets", "reporters", "suite_loaders", "executors")
 CLASH = '''
 from bench import Evaluator, Result, Sample, hookimpl
 
@@ -247,6 +247,29 @@ def test_suite_loaders_hook(demo, bench_cli, tmp_path):
 
 
 @pytest.mark.slow
+def test_executors_hook(demo, bench_cli, suite_file):
+    suite = suite_file(
+        """
+        tasks:
+          - {id: a, response: x, evaluate: {expected: x}}
+          - {id: b, response: y, evaluate: {expected: x}}
+        """
+    )
+    result = bench_cli("run", suite, "-q", "-o", "out.json", "--executor", "serial", "--runs-dir", "runs")
+    assert result.exit_code == 1, result.output
+    tasks = json.loads(Path("out.json").read_text())["tasks"]
+    assert [(t["id"], t["passed"]) for t in tasks] == [("a", True), ("b", False)]
+    [manifest] = Path("runs").glob("*/manifest.json")
+    assert json.loads(manifest.read_text())["executor"] == "serial"
+    result = bench_cli("run", suite, "-q", "--executor", "serail")
+    assert result.exit_code == 2
+    assert result.stderr == "error: --executor: unknown executor 'serail' (did you mean 'serial'?)\n"
+    result = bench_cli("run", suite, "-q", "--executor", "serial", "--executor-option", "fast")
+    assert result.exit_code == 2
+    assert result.stderr == "error: --executor-option 'fast': write KEY=VALUE\n"
+
+
+@pytest.mark.slow
 def test_bench_plugins_lists_what_each_plugin_registered(demo, bench_cli, monkeypatch):
     monkeypatch.setenv("BENCH_PLUGINS", "bench-core,bench-hooks-demo")
     result = bench_cli("plugins")
@@ -254,13 +277,18 @@ def test_bench_plugins_lists_what_each_plugin_registered(demo, bench_cli, monkey
     assert result.stderr == ""
     assert result.stdout == (
         "bench-core 0.1.0 (entry point 'core')\n"
-        "  hooks: bench_register_targets, bench_register_reporters, bench_register_suite_loaders\n"
+        "  hooks: bench_register_targets, bench_register_reporters, bench_register_suite_loaders,\n"
+        "    bench_register_executors\n"
         "  targets: recorded, echo, python, command, litellm\n"
         "  reporters: json, jsonl, csv, junit, markdown, html\n"
         "  suite loaders: bench\n"
+        "  executors: local\n"
         "bench-hooks-demo 1.2.3 (entry point 'evaluators')\n"
         "  hooks: bench_register_evaluators\n"
         "  evaluators: shouting\n"
+        "bench-hooks-demo 1.2.3 (entry point 'executors')\n"
+        "  hooks: bench_register_executors\n"
+        "  executors: serial\n"
         "bench-hooks-demo 1.2.3 (entry point 'reporters')\n"
         "  hooks: bench_register_reporters\n"
         "  reporters: pass-count\n"

@@ -223,3 +223,18 @@ def test_bench_core_names_no_plugin_distribution_in_what_it_says():
         if dist in text
     ]
     assert named == [], "bench-core names plugin packages"
+
+
+def test_an_executor_not_installed_names_its_package(monkeypatch, bench_cli, suite_file):
+    known = {kind: {} for kind in catalogue.KINDS} | {"executors": {"grid": "bench-grid"}}
+    monkeypatch.setattr(catalogue, "load", lambda: known)
+    suite = suite_file("tasks:\n  - {id: a, response: x, evaluate: {expected: x}}\n")
+    result = bench_cli("run", suite, "-q", "--executor", "grid")
+    assert result.exit_code == 2
+    assert (
+        result.stderr
+        == "error: --executor: unknown executor 'grid' (pip install bench-grid provides 'grid')\n"
+    )
+    result = bench_cli("run", suite, "-q", "--executor", "lcoal")
+    assert result.exit_code == 2
+    assert result.stderr == "error: --executor: unknown executor 'lcoal' (did you mean 'local'?)\n"

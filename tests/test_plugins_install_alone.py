@@ -27,7 +27,10 @@ PLUGINS = {
     "bench-nlp-metrics": ("bleu", "similarity"),
     "bench-agent": ("git-diff", "recovery_behavior"),
     "bench-formats": ("promptfoo",),
+    "bench-ray": (),  # registers an executor, no evaluator (checked below)
 }
+#: Plugins that register executors: the names ``bench plugins`` lists for them.
+EXECUTORS = {"bench-ray": "ray"}
 
 
 @pytest.fixture(scope="module")
@@ -64,6 +67,12 @@ def bench(target: Path, deps: Path, *args: str, cwd: Path) -> subprocess.Complet
 def test_plugin_installs_and_works_with_core_alone(plugin, third_party, tmp_path):
     target = tmp_path / "site"
     install(target, "bench-core", plugin)
+    if plugin in EXECUTORS:
+        listed = bench(target, third_party, "plugins", cwd=tmp_path)
+        assert listed.returncode == 0, listed.stderr
+        assert f"executors: {EXECUTORS[plugin]}\n" in listed.stdout, listed.stdout
+        assert "failed to load" not in listed.stdout, listed.stdout
+        return
     listed = bench(target, third_party, "evaluators", cwd=tmp_path)
     assert listed.returncode == 0, listed.stderr
     rows = [line for line in listed.stdout.splitlines() if line.startswith("│")]

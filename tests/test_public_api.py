@@ -63,6 +63,7 @@ def test_the_plugin_packages_are_all_found():
         "bench_llm_judge",
         "bench_nlp_metrics",
         "bench_rag",
+        "bench_ray",
         "bench_safety",
         "bench_wordcount",
     ]
@@ -92,6 +93,7 @@ def test_the_plugin_packages_tests_are_all_found():
         "bench-llm-judge",
         "bench-nlp-metrics",
         "bench-rag",
+        "bench-ray",
         "bench-safety",
     ]
 

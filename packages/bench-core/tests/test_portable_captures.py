@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from bench.execution import session
+from bench.execution import local
 from bench.execution.runner import Runner
 from bench.testing import git_repo, run_suite, write_suite
 from bench.workspace.captures import PORTABLE
@@ -33,7 +33,7 @@ def _run(
 ) -> tuple[dict[str, bytes], list[Any]]:
     monkeypatch.setenv("OPENAI_API_KEY", CANARY)
     if portable:
-        monkeypatch.setattr(session, "Runner", PortableRunner)
+        monkeypatch.setattr(local, "Runner", PortableRunner)
     git_repo(tmp_path / "repo", {"a.txt": "one\n"})
     agent = tmp_path / "agent.py"
     agent.write_text(

@@ -90,10 +90,19 @@ def test_an_unknown_option_is_a_type_error_naming_the_options(suite: Path):
     with pytest.raises(TypeError) as caught:
         bench.run(suite, concurency=2)  # type: ignore[call-arg]
     assert str(caught.value) == (
-        "unexpected keyword argument 'concurency' (the options: allow_outside_root, cache, concurrency, "
-        "dotenv, env_files, keep_workspaces, progress, repeat, require_calibration, resume, runs_dir, select, "
-        "shared_cache, target, vars)"
+        "unexpected keyword argument 'concurency' (the options: address, allow_outside_root, cache, chunk, "
+        "concurrency, dotenv, env_files, executor, executor_options, keep_workspaces, progress, repeat, "
+        "require_calibration, resume, runs_dir, select, shared_cache, target, vars, workers)"
     )
+
+
+def test_workers_and_chunk_are_whole_numbers(suite: Path):
+    with pytest.raises(bench.ConfigError) as caught:
+        bench.run(suite, executor="local", workers=0)
+    assert str(caught.value) == "workers must be a whole number of at least 1, got 0"
+    with pytest.raises(bench.ConfigError) as caught:
+        bench.run(suite, chunk=True)
+    assert str(caught.value) == "chunk must be a whole number of at least 1, got True"
 
 
 def test_a_missing_suite_and_an_unknown_run_are_bench_errors(suite: Path):

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from bench.api import RunResult as RunResult
     from bench.api import arun as arun
     from bench.api import load as load
+    from bench.api import load_plan as load_plan
+    from bench.api import plan_client as plan_client
     from bench.api import run as run
     from bench.errors import BenchError as BenchError
     from bench.errors import ConfigError as ConfigError
@@ -37,7 +39,15 @@ if TYPE_CHECKING:
     from bench.evidence import as_text as as_text
     from bench.evidence import parse_reference as parse_reference
     from bench.execution.killable import run_killable as run_killable
+    from bench.execution.local import LocalExecutor as LocalExecutor
+    from bench.execution.sink import serialize_result as serialize_result
+    from bench.execution.sink import statistics_row as statistics_row
+    from bench.executor import Executor as Executor
+    from bench.executor import ExecutorSettings as ExecutorSettings
+    from bench.executor import Job as Job
+    from bench.executor import Sink as Sink
     from bench.hookspecs import RegisterEvaluator as RegisterEvaluator
+    from bench.hookspecs import RegisterExecutor as RegisterExecutor
     from bench.hookspecs import RegisterReporter as RegisterReporter
     from bench.hookspecs import RegisterSuiteLoader as RegisterSuiteLoader
     from bench.hookspecs import RegisterTarget as RegisterTarget
@@ -108,6 +118,7 @@ _EXPORTS = {
     "RegisterTarget": "bench.hookspecs",
     "RegisterReporter": "bench.hookspecs",
     "RegisterSuiteLoader": "bench.hookspecs",
+    "RegisterExecutor": "bench.hookspecs",
     "BenchError": "bench.errors",
     "ConfigError": "bench.errors",
     "EvaluatorError": "bench.errors",
@@ -186,6 +197,15 @@ _EXPORTS = {
     "PlanRow": "bench.suite.plan",
     "land_captures": "bench.workspace.captures",
     "load_suite": "bench.suite.loader",
+    "Executor": "bench.executor",
+    "ExecutorSettings": "bench.executor",
+    "Job": "bench.executor",
+    "Sink": "bench.executor",
+    "LocalExecutor": "bench.execution.local",
+    "serialize_result": "bench.execution.sink",
+    "statistics_row": "bench.execution.sink",
+    "load_plan": "bench.api",
+    "plan_client": "bench.api",
 }
 #: modules exported whole: name -> module
 _MODULES = {"sandbox": "bench.workspace.sandbox"}

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
 from bench.errors import ConfigError
 from bench.execution.session import DEFAULT_RUNS_DIR, RunOptions, RunOutcome, execute
+from bench.executor import DEFAULT_EXECUTOR, Executor, ExecutorSettings
 from bench.results import RunReport, Summary, TaskResult
 from bench.suite.loader import load_suite
 from bench.suite.plan import Plan
@@ -27,6 +28,7 @@ T = TypeVar("T")
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
+    from bench.llm.client import LLMClient
     from bench.plugins.registry import Registry
     from bench.suite.selection import Selection
 
@@ -66,6 +68,16 @@ class RunKeywords(TypedDict, total=False):
     #: Raise ``ConfigError`` before running when a judge's kappa against its labels is below its
     #: ``min_kappa`` (``--require-calibration``).
     require_calibration: bool
+    #: What runs the tasks (``--executor``): ``local`` (default) or one a plugin registers.
+    executor: str
+    #: Worker processes of the executor (``--workers``; local runs ignore it).
+    workers: int | None
+    #: Tasks handed to a worker at once (``--chunk``; local runs ignore it).
+    chunk: int | None
+    #: Where the executor's cluster is (``--address``; local runs ignore it).
+    address: str | None
+    #: The executor's own settings (``--executor-option KEY=VALUE``).
+    executor_options: Mapping[str, str] | None
 
 
 _KEYWORDS = frozenset(RunKeywords.__annotations__)
@@ -141,20 +153,20 @@ def prepare(
     if unknown:
         known = ", ".join(sorted(_KEYWORDS))
         raise TypeError(f"unexpected keyword argument {unknown[0]!r} (the options: {known})")
-    for name in ("concurrency", "repeat"):
+    for name in ("concurrency", "repeat", "workers", "chunk"):
         value = options.get(name)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
             raise ConfigError(f"{name} must be a whole number of at least 1, got {value!r}")
     load_environment(suite, options.get("env_files", ()), dotenv=bool(options.get("dotenv", True)))
-    plan = load_suite(
-        suite,
-        registry,
-        repeat=options.get("repeat"),
-        allow_outside_root=bool(options.get("allow_outside_root", False)),
-        progress=load_progress,
-        variables=dict(options["vars"]) if options.get("vars") else None,
-        target=None if options.get("target") is None else parse_target(options["target"]),
-    )
+    suite_args: dict[str, Any] = {
+        "repeat": options.get("repeat"),
+        "allow_outside_root": bool(options.get("allow_outside_root", False)),
+        "variables": dict(options["vars"]) if options.get("vars") else None,
+        "target": None if options.get("target") is None else parse_target(options["target"]),
+    }
+    executor = options.get("executor") or DEFAULT_EXECUTOR
+    executor_type = None if executor == DEFAULT_EXECUTOR else find_executor(executor, registry)
+    plan = load_suite(suite, registry, progress=load_progress, **suite_args)
     run_options = RunOptions(
         runs_dir=Path(options.get("runs_dir", DEFAULT_RUNS_DIR)),
         concurrency=options.get("concurrency"),
@@ -165,8 +177,42 @@ def prepare(
         handle_signals=handle_signals,
         selection=options.get("select"),
         require_calibration=bool(options.get("require_calibration", False)),
+        executor=executor,
+        executor_type=executor_type,
+        workers=options.get("workers"),
+        chunk=options.get("chunk"),
+        address=options.get("address"),
+        executor_options=dict(options.get("executor_options") or {}),
+        suite_args=suite_args,
     )
     return plan, run_options
+
+
+def find_executor(name: str, registry: Registry | None = None) -> type[Executor]:
+    """The executor class registered as ``name``; an unknown name says which package provides it."""
+    from bench.errors import did_you_mean
+    from bench.plugins import catalogue
+    from bench.plugins.registry import get_registry
+
+    table = (registry or get_registry()).executors
+    provided = table.get(name)
+    if provided is None:
+        hint = catalogue.hint("executors", name) or did_you_mean(name, list(table))
+        raise ConfigError(f"--executor: unknown executor '{name}'{hint}")
+    found: type[Executor] = provided.cls
+    return found
+
+
+def load_plan(suite: str | Path, suite_args: Mapping[str, Any], registry: Registry | None = None) -> Plan:
+    """The plan of a run, loaded again from ``ExecutorSettings.suite_args`` (an executor's worker)."""
+    return load_suite(suite, registry, **suite_args)
+
+
+def plan_client(plan: Plan, settings: ExecutorSettings) -> LLMClient:
+    """An LLM client for ``plan`` with a run's cache settings (an executor's worker makes its own)."""
+    from bench.execution.session import make_client
+
+    return make_client(plan, RunOptions(cache=settings.cache, cache_path=settings.cache_path))
 
 
 def load_environment(suite: str | Path, env_files: Sequence[str | Path] = (), *, dotenv: bool = True) -> None:

@@ -272,6 +272,45 @@ def run(
         ),
     ] = False,
     target: TargetSpec = None,
+    executor: Annotated[
+        str,
+        typer.Option(
+            "--executor",
+            metavar="NAME",
+            help="What runs the tasks: local (this process), or an executor a plugin registers "
+            "(bench plugins lists them).",
+        ),
+    ] = "local",
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers", min=1, help="Worker processes of the executor (not local).", show_default=False
+        ),
+    ] = None,
+    chunk: Annotated[
+        int | None,
+        typer.Option(
+            "--chunk", min=1, help="Tasks handed to a worker at once (not local).", show_default=False
+        ),
+    ] = None,
+    # --ray-address is the spelling of issue 18's docs; any cluster executor reads the address.
+    address: Annotated[
+        str | None,
+        typer.Option(
+            "--address",
+            "--ray-address",
+            metavar="ADDRESS",
+            help="The executor's cluster: auto (the one running here) or its URL; default: a new local one.",
+        ),
+    ] = None,
+    executor_option: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--executor-option",
+            metavar="KEY=VALUE",
+            help="A setting of the executor, as its documentation names them (repeatable).",
+        ),
+    ] = None,
 ) -> None:
     """Run a suite: produce each task's response, evaluate it, record and report the results."""
     from bench.execution.session import run_plan
@@ -319,6 +358,11 @@ def run(
         select=selection,
         target=target,
         require_calibration=require_calibration,
+        executor=executor,
+        workers=workers,
+        chunk=chunk,
+        address=address,
+        executor_options=_pairs("--executor-option", executor_option or []),
     )
     _template_warnings(plan)
     if dry_run:
@@ -351,6 +395,17 @@ def run(
         if threshold is not None and summary.total:
             raise typer.Exit(EXIT_OK if print_threshold(summary, threshold) else EXIT_FAILED)
         raise typer.Exit(EXIT_FAILED if outcome.report.failures else EXIT_OK)
+
+
+def _pairs(flag: str, items: list[str]) -> dict[str, str]:
+    """``KEY=VALUE`` items as a mapping; anything else is a usage error naming the flag."""
+    pairs: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise _fail(f"error: {flag} {item!r}: write KEY=VALUE", EXIT_INVALID)
+        pairs[key.strip()] = value.strip()
+    return pairs
 
 
 def _write_reports(reporters: list[tuple[Any, Path]], report: Any) -> None:

@@ -22,6 +22,7 @@ from typing import Any, TypeAlias
 import pluggy
 
 from bench.evaluator import Evaluator
+from bench.executor import Executor
 from bench.reporter import Reporter
 from bench.suite_loader import SuiteLoader
 from bench.target import Target
@@ -37,6 +38,8 @@ RegisterReporter: TypeAlias = Callable[[type[Reporter]], None]
 """The ``register`` of ``bench_register_reporters``: takes one reporter class."""
 RegisterSuiteLoader: TypeAlias = Callable[[type[SuiteLoader]], None]
 """The ``register`` of ``bench_register_suite_loaders``: takes one suite loader class."""
+RegisterExecutor: TypeAlias = Callable[[type[Executor]], None]
+"""The ``register`` of ``bench_register_executors``: takes one executor class."""
 
 
 @hookspec
@@ -203,4 +206,61 @@ def bench_register_suite_loaders(register: RegisterSuiteLoader) -> None:
         @hookimpl
         def bench_register_suite_loaders(register):
             register(LinesLoader)
+    """
+
+
+@hookspec
+def bench_register_executors(register: RegisterExecutor) -> None:
+    """Register executors: what runs a suite's tasks, named in ``bench run SUITE --executor NAME``.
+
+    An executor exists to run tasks somewhere other than the ``local`` event loop (a cluster of
+    worker processes or machines) with the same verdicts. bench-core's session still opens the
+    run store, selects what is left to run on ``--resume``, writes the manifest, handles Ctrl-C
+    and reports; the executor only runs the tasks it is given.
+
+    Parameters:
+        register (``RegisterExecutor = Callable[[type[Executor]], None]``): call it once per
+            class. The class subclasses ``bench.Executor``, sets ``name`` (and optionally a
+            one-line ``description``) and implements ``async run(self, job: bench.Job, sink:
+            bench.Sink) -> None``; ``async open(self, job)`` (before the manifest is written:
+            start workers, raise ``bench.ConfigError`` for a set-up that cannot run) and ``async
+            close(self)`` (always, after the run) are optional.
+
+    bench makes one instance per run with the run's ``bench.ExecutorSettings`` (``--workers``,
+    ``--chunk``, ``--address``, ``--executor-option KEY=VALUE``, concurrency, cache settings and
+    ``suite_args``, the arguments that load the same plan on a worker). ``run`` must hand every
+    finished result to the sink exactly once: ``sink.record(result)`` for a ``bench.TaskResult``
+    made in this process, ``sink.land(line, status, stats)`` for one made elsewhere
+    (``bench.serialize_result(result)`` and ``bench.statistics_row(result, repeats)``), never to
+    the store directly. ``job.keys()`` (or ``job.tasks()``) are the runs to do, in plan order.
+    ``interrupt()`` is called from a signal handler: stop starting tasks; results never landed
+    run again on ``--resume``. Set ``self.stopped`` to say why the run stopped early. Import
+    heavy libraries inside ``open``, not at module level: every ``bench`` command loads the
+    plugin. Misuse (not a ``bench.Executor`` subclass, an invalid name, a name clash, an
+    exception in the hook) is reported as for ``bench_register_evaluators``; a clash fails the
+    runs that ask for that executor.
+
+    A new executor usually reuses ``bench.LocalExecutor`` to run the tasks it is handed
+    (bench-ray's workers do, one chunk at a time).
+
+    Example::
+
+        import dataclasses
+
+        from bench import ExecutorSettings, LocalExecutor, hookimpl
+
+
+        class Serial(LocalExecutor):
+            \"\"\"The local executor, one task at a time whatever --concurrency says.\"\"\"
+
+            name = "serial"
+            description = "one task at a time, in this process"
+
+            def __init__(self, settings: ExecutorSettings) -> None:
+                super().__init__(dataclasses.replace(settings, concurrency=1))
+
+
+        @hookimpl
+        def bench_register_executors(register):
+            register(Serial)
     """

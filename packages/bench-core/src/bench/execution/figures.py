@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,6 +49,15 @@ class Aggregators:
         if known.instances is not None:
             known.instances[id(instance)] = instance
 
+    def seeded(self, bound: dict[tuple[str, str], Evaluator[Any]]) -> Aggregators:
+        """These, plus every evaluator of ``bound`` (the plan's, by name and type) whose figures
+        come from stored rows: tasks kept by ``--resume`` or run in other processes count too."""
+        merged = Aggregators(dict(self.by_name))
+        for (name, type_name), instance in bound.items():
+            if (name, type_name) not in merged.by_name and from_rows(type(instance)):
+                merged.add(name, type_name, instance)
+        return merged
+
 
 def outcome_rows(results: Iterable[dict[str, Any]], name: str, type_name: str) -> Iterator[dict[str, Any]]:
     """The stored outcomes of evaluator ``name`` that reached a verdict, one per task result."""
@@ -71,7 +81,11 @@ def suite_figures(
         try:
             with sync_deadline(timeout):
                 if agg.instances is None:
-                    figures = agg.kind.aggregate_rows(agg.config, outcome_rows(results(), name, type_name))
+                    rows = outcome_rows(results(), name, type_name)
+                    first = next(rows, None)
+                    if first is None:  # no task of it has a verdict (a selection left them out)
+                        continue
+                    figures = agg.kind.aggregate_rows(agg.config, itertools.chain((first,), rows))
                 else:
                     figures = agg.kind.aggregate(list(agg.instances.values()))
         except Exceeded:

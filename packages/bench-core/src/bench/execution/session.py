@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import shutil
 import sys
 import threading
 import time
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -18,11 +16,13 @@ from bench import __version__, redact
 from bench.errors import ConfigError
 from bench.execution.estimate import check_prices
 from bench.execution.evaluation import EVALUATOR_TIMEOUT_S
-from bench.execution.figures import suite_figures
+from bench.execution.figures import Aggregators, suite_figures
+from bench.execution.local import LocalExecutor
 from bench.execution.rerun import Selected, apply_selection, check_target_override, resumed_selection
 from bench.execution.resume import Resumed, select_tasks
-from bench.execution.runner import Runner
 from bench.execution.signals import StopOnSignal
+from bench.execution.sink import StoreSink
+from bench.executor import DEFAULT_EXECUTOR, Executor, ExecutorSettings, Job
 from bench.llm.accounting import Totals
 from bench.llm.cache import default_cache_path
 from bench.llm.client import LLMClient
@@ -35,9 +35,8 @@ from bench.scoring.pass_at_k import verdicts as pass_at_k_verdicts
 from bench.scoring.run_stats import StatsCollector
 from bench.scoring.target_stats import target_statistics
 from bench.store import RunStore, StoreWriteError, now_iso, resolve_run
-from bench.suite.plan import Plan, PlannedTask, all_targets
+from bench.suite.plan import Plan, all_targets
 from bench.suite.selection import Selection
-from bench.workspace.captures import land_captures
 
 DEFAULT_CONCURRENCY = 8
 DEFAULT_RUNS_DIR = Path(".bench") / "runs"
@@ -67,6 +66,16 @@ class RunOptions:
     #: The calibrated judges' standings measured before the run (``calibration_gate``), which the
     #: run's report records as ``calibration``.
     calibration: tuple[dict[str, Any], ...] = ()
+    #: Which executor runs the tasks (``--executor``), and its settings (``--workers``, ...).
+    executor: str = DEFAULT_EXECUTOR
+    #: The class registered as ``executor`` (None: the local one); ``bench.api.prepare`` looks it up.
+    executor_type: type[Executor] | None = None
+    workers: int | None = None
+    chunk: int | None = None
+    address: str | None = None
+    executor_options: dict[str, str] = field(default_factory=dict)
+    #: ``load_suite``'s keyword arguments for this run (an executor's workers load the same plan).
+    suite_args: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -108,29 +117,6 @@ class _Silent:
 
     def task_done(self, result: TaskResult) -> None:
         pass
-
-
-def serialize(result: TaskResult) -> str:
-    """One result as one JSON line (valid UTF-8 even when the response holds lone surrogates)."""
-    try:
-        return result.model_dump_json()
-    except ValueError:
-        return json.dumps(result.model_dump(mode="python"), ensure_ascii=True, allow_nan=False)
-
-
-def _for_statistics(result: TaskResult, repeats: bool) -> dict[str, Any]:
-    """The fields statistics read, without serialising the whole result."""
-    row: dict[str, Any] = {
-        "id": result.id,
-        "status": result.status,
-        "passed": result.passed,
-        "score": result.score,
-    }
-    if repeats:  # judge samples, to split variance between the system and the judge
-        row["evaluators"] = [
-            {"name": o.name, "details": o.details} for o in result.evaluators if "verdicts" in o.details
-        ]
-    return row
 
 
 def _counted(plan: Plan) -> str:
@@ -216,43 +202,17 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
         store = RunStore.create(options.runs_dir)
         summary, started = Summary(), now_iso()
     chosen_fields = chosen.manifest_fields() if chosen is not None else {}
+    run_fields = {**chosen_fields, "executor": options.executor}
     to_run = len(plan.tasks) if selected is None else len(selected)
     observer.note(f"loaded {plan.path.name}: {_counted(plan)}")
-    tasks: Iterable[PlannedTask] = (
-        plan.tasks if selected is None else (p for p in plan.tasks if p.key in selected)
-    )
 
     targets = all_targets(plan)
     for target in targets:
         target.llm = llm
-    concurrency = options.concurrency or plan.concurrency or DEFAULT_CONCURRENCY
-    runner = Runner(
-        plan.target,
-        lambda r: None,
-        concurrency=concurrency,
-        llm=llm,
-        evaluator_timeout=options.evaluator_timeout,
-        metrics=plan.metrics,
-        signals=plan.signals,
-        keep_workspaces=options.keep_workspaces,
-        captures_dir=store.folder / "captures",
-        redact=llm.redact,
-        max_response_bytes=plan.max_response_bytes,
-        targets=plan.targets,
-    )
-
-    def record(result: TaskResult) -> None:
-        land_captures(result, store.folder / "captures", llm.redact)  # portable ones; else no-op
-        try:
-            store.append(llm.redact(serialize(result)))
-        except StoreWriteError:
-            runner.interrupt()
-            raise
-        summary.add(result.status)
-        collector.add(_for_statistics(result, collector.repeats))
-        observer.task_done(result)
-
-    runner.record = record
+    executor = make_executor(options, plan, store)
+    job = Job(plan, selected, executor.settings, llm)
+    done = None if isinstance(observer, _Silent) else observer.task_done
+    sink = StoreSink(store, llm.redact, summary, collector, done, executor.interrupt)
     target_models = [m for target in targets for m, _ in target.llm_calls()] if plan.needs_target else []
     llm.on_import = lambda: observer.note("importing the model client (litellm)…")
     if import_now or (llm.needs_litellm(target_models) and llm.may_call()):
@@ -260,24 +220,18 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
     clock = time.monotonic()
     status = "running"
     try:
-        if plan.needs_target and to_run:
-            try:
-                for target in targets:
-                    await target.open()
-            except ConfigError:
-                if not options.resume:
-                    store.close()
-                    shutil.rmtree(store.folder, ignore_errors=True)
-                raise
-        store.write_manifest(_manifest(plan, store, started, status=status, **chosen_fields))
+        try:
+            await executor.open(job)
+        except ConfigError:
+            if not options.resume:
+                store.close()
+                shutil.rmtree(store.folder, ignore_errors=True)
+            raise
+        store.write_manifest(_manifest(plan, store, started, status=status, **run_fields))
         observer.started(store.run_id, len(plan.tasks), summary.total, resumed, llm.totals)
-        with StopOnSignal(runner, options.handle_signals, store.run_id):
-            try:
-                await runner.run(tasks)
-            finally:
-                for target in targets:
-                    await target.close()
-        status = "interrupted" if runner.interrupted else "stopped" if runner.stopped else "finished"
+        with StopOnSignal(executor, options.handle_signals, store.run_id):
+            await executor.run(job, sink)
+        status = "interrupted" if executor.interrupted else "stopped" if executor.stopped else "finished"
         summary.not_run = len(plan.tasks) - summary.total
         summary.total = len(plan.tasks)
     except StoreWriteError:
@@ -297,11 +251,12 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
                         finished_at=now_iso(),
                         duration_s=round(duration, 3),
                         summary=summary.as_dict(),
-                        stopped=runner.stopped,
+                        stopped=executor.stopped,
                         llm=llm.totals.as_dict(),
-                        **chosen_fields,
+                        **run_fields,
                     )
                 )
+        await executor.close()
         store.close()
         await llm.aclose()
 
@@ -309,10 +264,13 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
     used = llm.totals.calls or llm.totals.cached or llm.totals.attempts
     extra: dict[str, Any] = {"llm": llm.totals.as_dict()} if used else {}
     statistics = collector.statistics()
-    # From the store, in plan order: tasks kept by --resume count too.
-    aggregates = suite_figures(
-        runner.aggregators, lambda: store.iter_results(order), options.evaluator_timeout
+    # From the store, in plan order: tasks kept by --resume, or run by other processes, count too.
+    # Types with only the deprecated ``aggregate(instances)`` have figures on the local executor alone.
+    ran_here = (
+        executor.runner.aggregators if isinstance(executor, LocalExecutor) and executor.runner else None
     )
+    aggregators = (ran_here or Aggregators()).seeded(plan.aggregating)
+    aggregates = suite_figures(aggregators, lambda: store.iter_results(order), options.evaluator_timeout)
     if aggregates:
         extra["aggregates"] = aggregates
     if statistics is not None:
@@ -335,11 +293,30 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
         started_at=started,
         finished_at=now_iso(),
         duration_s=time.monotonic() - clock,
-        stopped="interrupted" if runner.interrupted else llm.redact.values(runner.stopped),
+        stopped="interrupted" if executor.interrupted else llm.redact.values(executor.stopped),
         extra=llm.redact.values(extra),
     )
     note = chosen.narrowed.note if chosen is not None else None
-    return RunOutcome(report, store.folder, runner.interrupted, resumed, to_run, selected=note)
+    return RunOutcome(report, store.folder, executor.interrupted, resumed, to_run, selected=note)
+
+
+def make_executor(options: RunOptions, plan: Plan, store: RunStore) -> Executor:
+    """The run's executor (``options.executor``), looked up among the registered ones."""
+    settings = ExecutorSettings(
+        concurrency=options.concurrency or plan.concurrency or DEFAULT_CONCURRENCY,
+        workers=options.workers,
+        chunk=options.chunk,
+        address=options.address,
+        options=dict(options.executor_options),
+        evaluator_timeout=options.evaluator_timeout,
+        keep_workspaces=options.keep_workspaces,
+        captures_dir=store.folder / "captures",
+        cache=options.cache,
+        cache_path=options.cache_path,
+        shared_cache=shared_cache_url(options.shared_cache),
+        suite_args=dict(options.suite_args),
+    )
+    return (options.executor_type or LocalExecutor)(settings)
 
 
 def run_plan(plan: Plan, options: RunOptions | None = None, observer: Observer | None = None) -> RunOutcome:

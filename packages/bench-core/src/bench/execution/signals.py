@@ -11,7 +11,7 @@ import threading
 from typing import Any
 
 from bench.execution import killable
-from bench.execution.runner import Runner
+from bench.executor import Executor
 
 #: After a first Ctrl-C, how long the event loop may stay unresponsive before bench exits at once.
 STUCK_AFTER_S = 2.0
@@ -28,7 +28,7 @@ class StopOnSignal:
     ``STUCK_AFTER_S`` (a task stuck in code no cancellation reaches).
     """
 
-    def __init__(self, runner: Runner, enabled: bool, run_id: str = "") -> None:
+    def __init__(self, runner: Executor, enabled: bool, run_id: str = "") -> None:
         self.runner = runner
         self.enabled = enabled
         self.run_id = run_id

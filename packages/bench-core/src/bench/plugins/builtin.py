@@ -1,16 +1,17 @@
-"""bench-core's own plugin: built-in targets, reporters and the native suite format.
+"""bench-core's own plugin: built-in targets, reporters, the native suite format and the local executor.
 
 It is registered through the ``bench`` entry-point group like any third-party plugin.
 """
 
 from __future__ import annotations
 
+from bench.execution.local import LocalExecutor
 from bench.execution.targets.command import CommandTarget
 from bench.execution.targets.echo import EchoTarget
 from bench.execution.targets.litellm_target import LiteLLMTarget
 from bench.execution.targets.python import PythonTarget
 from bench.execution.targets.recorded import RecordedTarget
-from bench.hookspecs import RegisterReporter, RegisterSuiteLoader, RegisterTarget, hookimpl
+from bench.hookspecs import RegisterExecutor, RegisterReporter, RegisterSuiteLoader, RegisterTarget, hookimpl
 from bench.report.csv_report import CsvReporter
 from bench.report.html import HtmlReporter
 from bench.report.json_report import JsonReporter
@@ -39,3 +40,8 @@ def bench_register_reporters(register: RegisterReporter) -> None:
 @hookimpl
 def bench_register_suite_loaders(register: RegisterSuiteLoader) -> None:
     register(NativeSuiteLoader)
+
+
+@hookimpl
+def bench_register_executors(register: RegisterExecutor) -> None:
+    register(LocalExecutor)

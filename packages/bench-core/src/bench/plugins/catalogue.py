@@ -19,7 +19,7 @@ from pathlib import Path
 from bench.plugins.registry import Registry, build_registry
 
 #: The registry's tables, each a kind of thing a plugin provides.
-KINDS = ("evaluators", "targets", "reporters", "suite_loaders")
+KINDS = ("evaluators", "targets", "reporters", "suite_loaders", "executors")
 FILE = "catalogue.json"
 
 Catalogue = dict[str, dict[str, str]]

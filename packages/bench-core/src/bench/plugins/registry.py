@@ -26,6 +26,7 @@ import pluggy
 from bench import hookspecs
 from bench.errors import did_you_mean
 from bench.evaluator import Evaluator
+from bench.executor import Executor
 from bench.plugins.names import Clash, NameTable, Provided
 from bench.reporter import Reporter
 from bench.suite_loader import SuiteLoader
@@ -41,6 +42,7 @@ HOOKS: dict[str, tuple[str, type[Any]]] = {
     "bench_register_targets": ("target", Target),
     "bench_register_reporters": ("reporter", Reporter),
     "bench_register_suite_loaders": ("suite loader", SuiteLoader),
+    "bench_register_executors": ("executor", Executor),
 }
 
 
@@ -76,6 +78,7 @@ class Registry:
     targets: NameTable[type[Target]] = field(default_factory=lambda: NameTable("target"))
     reporters: NameTable[type[Reporter]] = field(default_factory=lambda: NameTable("reporter"))
     suite_loaders: NameTable[type[SuiteLoader]] = field(default_factory=lambda: NameTable("suite loader"))
+    executors: NameTable[type[Executor]] = field(default_factory=lambda: NameTable("executor"))
     failures: list[PluginFailure] = field(default_factory=list)
     #: "distribution:entry point" -> the plugin, in load order
     plugins: dict[str, PluginInfo] = field(default_factory=dict)
@@ -95,6 +98,7 @@ class Registry:
             "bench_register_targets": self.targets,
             "bench_register_reporters": self.reporters,
             "bench_register_suite_loaders": self.suite_loaders,
+            "bench_register_executors": self.executors,
         }
         return tables[hook_name]
 

@@ -238,6 +238,7 @@ class _SuiteBuilder:
             max_response_bytes=suite.max_response_bytes,
             scorecard_strategy=suite.scorecard.strategy if suite.scorecard is not None else None,
             named_evaluators=self.binder.named,
+            aggregating=self.binder.aggregating,
             concurrency=suite.concurrency,
             referenced_files=list(self.binder.definitions),
             template_warnings=tasks.template_warnings.lines(),

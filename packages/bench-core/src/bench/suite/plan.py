@@ -177,6 +177,8 @@ class Plan:
     #: Task id -> its pass@k threshold, for the tasks judged over their repeats.
     pass_at_k: dict[str, float] = field(default_factory=dict)
     named_evaluators: dict[str, BoundEvaluator] = field(default_factory=dict)
+    #: Evaluators with suite-level figures, by (name, type): one instance each (its settings).
+    aggregating: dict[tuple[str, str], Evaluator[Any]] = field(default_factory=dict)
     concurrency: int | None = None
     referenced_files: list[Path] = field(default_factory=list)
     #: How many tasks have no recorded response (so the target must be called).

@@ -6,7 +6,8 @@ evaluation code a suite goes through; ``assert_passes`` runs evaluators as a tes
 runs one, see ``bench.testing.collect``); ``build_registry`` builds a registry with extra
 plugin objects and ``install`` pip-installs a distribution into a folder; ``git_repo`` and
 ``commit`` make real git repositories for workspace tests; ``Reply``, ``Fault`` and
-``judge_verdict`` script the ``fake_llm`` server's answers.
+``judge_verdict`` script the ``fake_llm`` server's answers; ``verdict_digest`` hashes a run's
+verdicts (timing left out), to compare runs.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from bench.results import EvaluatorOutcome
     from bench.suite.loader import load_suite as load_suite
     from bench.testing.assertions import assert_passes as assert_passes
+    from bench.testing.digest import verdict_digest as verdict_digest
     from bench.testing.distributions import install as install
     from bench.testing.repos import commit as commit
     from bench.testing.repos import git_repo as git_repo
@@ -44,6 +46,7 @@ _EXPORTS = {
     "install": "bench.testing.distributions",
     "judge_verdict": "bench.testing.verdicts",
     "load_suite": "bench.suite.loader",
+    "verdict_digest": "bench.testing.digest",
 }
 
 __all__ = [
@@ -59,6 +62,7 @@ __all__ = [
     "load_suite",
     "run_evaluator",
     "run_suite",
+    "verdict_digest",
     "write_suite",
 ]
 

@@ -1,0 +1,81 @@
+"""The sink: the one way a result lands in the run store (redacted, appended, counted, shown)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from bench.results import Summary, TaskResult
+from bench.scoring.run_stats import StatsCollector
+from bench.store import RunStore, StoreWriteError
+from bench.workspace.captures import land_captures
+
+__all__ = ["StoreSink", "serialize_result", "statistics_row"]
+
+
+def serialize_result(result: TaskResult) -> str:
+    """One result as one JSON line (valid UTF-8 even when the response holds lone surrogates)."""
+    try:
+        return result.model_dump_json()
+    except ValueError:
+        return json.dumps(result.model_dump(mode="python"), ensure_ascii=True, allow_nan=False)
+
+
+def statistics_row(result: TaskResult, repeats: bool) -> dict[str, Any]:
+    """The fields statistics read, without serialising the whole result."""
+    row: dict[str, Any] = {
+        "id": result.id,
+        "status": result.status,
+        "passed": result.passed,
+        "score": result.score,
+    }
+    if repeats:  # judge samples, to split variance between the system and the judge
+        row["evaluators"] = [
+            {"name": o.name, "details": o.details} for o in result.evaluators if "verdicts" in o.details
+        ]
+    return row
+
+
+class StoreSink:
+    """Lands results in ``store``: redact, append one line, add to the summary and statistics,
+    then tell the observer. A failed write calls ``on_write_error`` (stop the run) and raises."""
+
+    def __init__(
+        self,
+        store: RunStore,
+        redact: Callable[[str], str],
+        summary: Summary,
+        collector: StatsCollector,
+        done: Callable[[TaskResult], None] | None,
+        on_write_error: Callable[[], None],
+    ) -> None:
+        self.store = store
+        self.redact = redact
+        self.summary = summary
+        self.collector = collector
+        self.done = done
+        self.on_write_error = on_write_error
+
+    def record(self, result: TaskResult) -> None:
+        land_captures(result, self.store.folder / "captures", self.redact)  # portable ones; else no-op
+        self._append(self.redact(serialize_result(result)))
+        self.summary.add(result.status)
+        self.collector.add(statistics_row(result, self.collector.repeats))
+        if self.done is not None:
+            self.done(result)
+
+    def land(self, line: str, status: str, stats: dict[str, Any]) -> None:
+        line = self.redact(line)  # again: the worker redacted with its environment, this is ours
+        self._append(line)
+        self.summary.add(status)
+        self.collector.add(stats)
+        if self.done is not None:
+            self.done(TaskResult.model_validate_json(line))
+
+    def _append(self, line: str) -> None:
+        try:
+            self.store.append(line)
+        except StoreWriteError:
+            self.on_write_error()
+            raise

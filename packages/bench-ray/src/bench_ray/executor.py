@@ -1,0 +1,196 @@
+"""The ``ray`` executor: the driver of a run on a Ray cluster (SCALE.md §4.3).
+
+The driver owns the run store and is its only writer. ``BenchWorker`` async actors each load the
+suite once and run chunks of consecutive keys (aligned with the local runner's batches); each
+chunk's results stream back and the driver lands a key only while it is still pending in its
+chunk, so a key lands once whatever Ray replays. Ray's own retries are off: a worker that dies
+is marked down until a ``ready()`` probe answers again, and only its chunks' unlanded keys are
+handed out again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import os
+from collections import deque
+from collections.abc import Iterator
+from typing import Any
+
+from bench import ConfigError, Executor, Job, Sink
+from bench_ray.handshake import identity, mismatch
+from bench_ray.options import DEFAULT_CHUNK, RayOptions, parse_options
+
+#: Seconds between two looks at the workers (probes of down ones, Ctrl-C).
+TICK_S = 1.0
+#: Seconds the workers have to load the suite and answer the first ``ready()``.
+READY_TIMEOUT_S = 600.0
+
+
+def chunks(keys: Iterator[str], size: int) -> Iterator[list[str]]:
+    """Consecutive keys, ``size`` at a time (the local runner prepares batches the same way)."""
+    while chunk := list(itertools.islice(keys, size)):
+        yield chunk
+
+
+def _lost_worker_errors() -> tuple[type[BaseException], ...]:
+    """Ray's errors for a worker (or its node) that went away: its chunks are handed out again."""
+    from ray import exceptions
+
+    names = (
+        "RayActorError",
+        "ActorUnavailableError",
+        "WorkerCrashedError",
+        "NodeDiedError",
+        "ObjectLostError",
+    )
+    return tuple(getattr(exceptions, name) for name in names if hasattr(exceptions, name))
+
+
+class RayExecutor(Executor):
+    """Runs the tasks on ``--workers`` actors of a Ray cluster (a new local one by default)."""
+
+    name = "ray"
+    description = "the tasks run on worker actors of a Ray cluster (--workers, --chunk, --address)"
+
+    workers: list[Any]
+
+    async def open(self, job: Job) -> None:
+        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+        try:
+            import ray
+        except ImportError as exc:
+            raise ConfigError(f"--executor ray needs Ray, which does not import here: {exc}") from None
+
+        from bench_ray.worker import BenchWorker
+
+        self.ray_options: RayOptions = parse_options(dict(self.settings.options))
+        self.workers = []
+        self.started_cluster = False
+        if not ray.is_initialized():
+            ray.init(
+                address=self.settings.address,
+                include_dashboard=False,
+                log_to_driver=False,
+                configure_logging=False,
+            )
+            self.started_cluster = True
+        cpus = ray.cluster_resources().get("CPU", 1)
+        count = self.settings.workers or max(1, int(cpus))
+        opts = self.ray_options
+        actor = ray.remote(BenchWorker).options(
+            num_cpus=opts.num_cpus,
+            num_gpus=opts.num_gpus,
+            resources=opts.resources or None,
+            max_restarts=-1,
+            max_task_retries=0,
+        )
+        plan = job.plan
+        files = [plan.path.resolve(), *plan.referenced_files]
+        self.identity = identity(files)
+        suite = str(plan.path.resolve())
+        self.workers = [actor.remote(suite, self.settings, [str(f) for f in files]) for _ in range(count)]
+        try:
+            answers = await asyncio.wait_for(
+                asyncio.gather(*(w.ready.remote() for w in self.workers)), READY_TIMEOUT_S
+            )
+        except asyncio.TimeoutError:
+            raise ConfigError(
+                f"--executor ray: the workers did not start within {READY_TIMEOUT_S:g} s "
+                "(does the cluster have the resources they ask for?)"
+            ) from None
+        except _lost_worker_errors() as exc:
+            raise ConfigError(f"--executor ray: a worker could not load the suite: {exc}") from None
+        for answer in answers:
+            wrong = mismatch(self.identity, answer)
+            if wrong is not None:
+                raise ConfigError(
+                    f"--executor ray: worker {answer.get('pid')} on {answer.get('node')} runs other code "
+                    f"or another suite than this run ({wrong}); install the same versions everywhere"
+                )
+
+    async def run(self, job: Job, sink: Sink) -> None:
+        size = self.settings.chunk or DEFAULT_CHUNK
+        todo = chunks(job.keys(), size)
+        again: deque[list[str]] = deque()  # keys of chunks a lost worker left unlanded
+        n = len(self.workers)
+        load, up = [0] * n, [True] * n
+        running: dict[asyncio.Task[Any], int] = {}
+        probes: dict[int, asyncio.Task[Any]] = {}
+        exhausted = False
+        try:
+            while not self.interrupted:
+                while not self.stopped:
+                    idle = [i for i in range(n) if up[i] and load[i] < self.ray_options.in_flight]
+                    if not idle:
+                        break
+                    chunk = again.popleft() if again else next(todo, None)
+                    if chunk is None:
+                        exhausted = True
+                        break
+                    worker = min(idle, key=lambda i: load[i])
+                    running[asyncio.ensure_future(self._consume(worker, chunk, sink))] = worker
+                    load[worker] += 1
+                if not running and (exhausted or self.stopped) and not again:
+                    return
+                for i in range(n):
+                    if not up[i] and i not in probes:
+                        probes[i] = asyncio.ensure_future(self._probe(i))
+                waiting: set[asyncio.Task[Any]] = {*running, *probes.values()}
+                done, _ = await asyncio.wait(waiting, timeout=TICK_S, return_when=asyncio.FIRST_COMPLETED)
+                for task in done:
+                    if task in running:
+                        worker = running.pop(task)
+                        load[worker] -= 1
+                        missing: list[str] = task.result()
+                        if missing:
+                            up[worker] = False
+                            again.append(missing)
+                    else:
+                        worker = next(i for i, probe in probes.items() if probe is task)
+                        del probes[worker]
+                        up[worker] = bool(task.result())
+        finally:
+            for task in [*running, *probes.values()]:
+                task.cancel()
+            await asyncio.gather(*running, *probes.values(), return_exceptions=True)
+
+    async def _consume(self, worker: int, chunk: list[str], sink: Sink) -> list[str]:
+        """Land a chunk's results as they stream in; the keys left unlanded if the worker was lost."""
+        pending = set(chunk)
+        try:
+            async for ref in self.workers[worker].run_chunk.remote(chunk):
+                batch = await ref
+                for key, status, stats, line in batch["results"]:
+                    if key in pending:  # a key lands once, however often it comes back
+                        pending.discard(key)
+                        sink.land(line, status, stats)
+                if batch["stopped"]:
+                    self.stopped = self.stopped or batch["stopped"]
+        except _lost_worker_errors():
+            return [key for key in chunk if key in pending]
+        return []
+
+    async def _probe(self, worker: int) -> bool:
+        """Whether a down worker answers again (with the same code); waits a tick when not."""
+        try:
+            answer = await asyncio.wait_for(self.workers[worker].ready.remote(), TICK_S * 5)
+        except asyncio.TimeoutError:
+            await asyncio.sleep(TICK_S)
+            return False
+        except _lost_worker_errors():
+            await asyncio.sleep(TICK_S)
+            return False
+        return mismatch(self.identity, answer) is None
+
+    async def close(self) -> None:
+        if not getattr(self, "workers", None) and not getattr(self, "started_cluster", False):
+            return
+        import ray
+
+        for worker in self.workers:
+            ray.kill(worker)
+        self.workers = []
+        if self.started_cluster:
+            ray.shutdown()
+            self.started_cluster = False

@@ -1,0 +1,116 @@
+"""``BenchWorker``: a Ray actor that loads the suite once and runs chunks of it with bench's runner.
+
+Results go back as they finish, in batches (``BATCH`` results or ``FLUSH_S`` seconds), each
+``(key, status, statistics row, redacted JSON line)``. Nothing here writes to the run store: the
+driver is its only writer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+import socket
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+from bench import (
+    ExecutorSettings,
+    Job,
+    LocalExecutor,
+    TaskResult,
+    load_plan,
+    plan_client,
+    serialize_result,
+    statistics_row,
+)
+from bench_ray.handshake import identity
+from bench_ray.tasks import TaskIndex
+
+#: Results per batch sent to the driver, and the longest a finished result waits to be sent.
+BATCH = 64
+FLUSH_S = 1.0
+
+Landed = tuple[str, str, dict[str, Any], str]
+
+
+@dataclasses.dataclass
+class _ChunkJob(Job):
+    """A job whose tasks are a chunk's, already looked up."""
+
+    chunk: list[Any] = dataclasses.field(default_factory=list)
+
+    def tasks(self) -> Iterator[Any]:
+        return iter(self.chunk)
+
+
+class _BatchSink:
+    """Collects a worker's results, redacted here with the worker's own environment."""
+
+    def __init__(self, redact: Any, repeats: bool) -> None:
+        self.redact = redact
+        self.repeats = repeats
+        self.landed: list[Landed] = []
+        self.full = asyncio.Event()
+
+    def record(self, result: TaskResult) -> None:
+        line = self.redact(serialize_result(result))
+        key = result.id if not result.repeat else f"{result.id}@{result.repeat}"
+        self.landed.append((key, result.status, statistics_row(result, self.repeats), line))
+        if len(self.landed) >= BATCH:
+            self.full.set()
+
+    def land(self, line: str, status: str, stats: dict[str, Any]) -> None:
+        raise NotImplementedError("a worker makes its results itself")
+
+    def take(self) -> list[Landed]:
+        taken, self.landed = self.landed, []
+        self.full.clear()
+        return taken
+
+
+class BenchWorker:
+    """One worker process: the suite loaded once, its own LLM client, chunks run one after another
+    or side by side (an async actor)."""
+
+    def __init__(self, suite: str, settings: ExecutorSettings, files: list[str]) -> None:
+        self.settings = settings
+        self.files = [Path(f) for f in files]
+        self.plan = load_plan(suite, settings.suite_args)
+        # The place for the shared (L2) response cache and the limits coordinator's handle.
+        self.llm = plan_client(self.plan, settings)
+        for target in [self.plan.target, *self.plan.targets.values()]:
+            if target is not None:
+                target.llm = self.llm
+        self.index = TaskIndex(self.plan)
+
+    def ready(self) -> dict[str, Any]:
+        """Who this worker is and which code and suite it runs (the driver's handshake)."""
+        return {"pid": os.getpid(), "node": socket.gethostname(), **identity(self.files)}
+
+    async def run_chunk(self, keys: list[str]) -> AsyncIterator[dict[str, Any]]:
+        """Run the tasks of ``keys``; yield ``{"results": [...], "stopped": reason or None}``."""
+        plan = self.plan
+        sink = _BatchSink(self.llm.redact, plan.max_repeat > 1)
+        job = _ChunkJob(plan, set(keys), self.settings, self.llm, chunk=self.index.planned(keys))
+        executor = LocalExecutor(self.settings)
+        await executor.open(job)
+        running = asyncio.ensure_future(executor.run(job, sink))
+        try:
+            flushed = time.monotonic()
+            while not running.done():
+                full = asyncio.ensure_future(sink.full.wait())
+                left = max(0.0, flushed + FLUSH_S - time.monotonic())
+                await asyncio.wait({running, full}, timeout=left, return_when=asyncio.FIRST_COMPLETED)
+                full.cancel()
+                if sink.landed and (len(sink.landed) >= BATCH or time.monotonic() >= flushed + FLUSH_S):
+                    yield {"results": sink.take(), "stopped": None}
+                    flushed = time.monotonic()
+            running.result()  # a failure of the runner itself reaches the driver
+            yield {"results": sink.take(), "stopped": executor.stopped}
+        finally:
+            if not running.done():
+                executor.interrupt()
+                running.cancel()

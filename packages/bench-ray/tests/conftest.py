@@ -1,0 +1,99 @@
+"""One local Ray cluster for the whole test session, and the check that nothing it started outlives it.
+
+Ray's start takes 7-20 s on a small machine, so it is paid once. While the cluster runs, a thread
+records every descendant of this process (re-parented orphans no longer show up as children);
+at the end each one must have exited.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+#: The secret the security example's agent prints (tests/test_docs.py uses the same one).
+DEMO_TOKEN = "tok-5b7c9d1e3f"
+
+
+class Descendants:
+    """Every process seen below this one (or below ``extra`` roots) while it watches."""
+
+    def __init__(self) -> None:
+        import psutil
+
+        self.psutil = psutil
+        self.seen: dict[int, float] = {}  # pid -> create time (a reused pid is another process)
+        self.roots: list[int] = [os.getpid()]
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._watch, daemon=True)
+        self.thread.start()
+
+    def sample(self) -> None:
+        for root in list(self.roots):
+            try:
+                children = self.psutil.Process(root).children(recursive=True)
+            except self.psutil.Error:
+                continue
+            for child in children:
+                try:
+                    self.seen.setdefault(child.pid, child.create_time())
+                except self.psutil.Error:
+                    continue
+
+    def _watch(self) -> None:
+        while not self.stop.wait(0.25):
+            self.sample()
+
+    def alive(self) -> list[object]:
+        found = []
+        for pid, created in self.seen.items():
+            try:
+                proc = self.psutil.Process(pid)
+                if proc.create_time() == created and proc.status() != self.psutil.STATUS_ZOMBIE:
+                    found.append(proc)
+            except self.psutil.Error:
+                continue
+        return found
+
+
+@pytest.fixture(scope="session")
+def descendants() -> Descendants:
+    pytest.importorskip("psutil", reason="the process checks need psutil")
+    return Descendants()
+
+
+@pytest.fixture(scope="session")
+def cluster(descendants: Descendants) -> Iterator[str]:
+    """A local Ray cluster (2 CPUs); yields its address. No process it started outlives it."""
+    ray = pytest.importorskip("ray", reason="Ray cannot be imported here: bench-ray's cluster tests skip")
+    # Workers inherit the environment their node started with (docs/scale.md): the security
+    # example's secret is set before the cluster starts.
+    os.environ["DEMO_TOKEN"] = DEMO_TOKEN
+    started = time.monotonic()
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, object_store_memory=256 * 2**20)
+    os.environ["BENCH_RAY_TEST_STARTUP_S"] = f"{time.monotonic() - started:.1f}"
+    address = ray.get_runtime_context().gcs_address
+    try:
+        yield address
+    finally:
+        descendants.sample()
+        ray.shutdown()
+        descendants.stop.set()
+        deadline = time.monotonic() + 30
+        while descendants.alive() and time.monotonic() < deadline:
+            time.sleep(0.5)
+        left = descendants.alive()
+        for proc in left:
+            proc.kill()  # type: ignore[attr-defined]
+        assert left == [], f"processes outlived the Ray cluster: {left}"
+
+
+@pytest.fixture
+def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
