@@ -12,6 +12,7 @@ import pytest
 
 from bench import PlannedTask, PlanRow, load_suite
 from bench.errors import BenchError
+from bench.suite.selection import Selection, narrow
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -125,3 +126,30 @@ def test_lazy_load_does_not_read_the_tasks_file(tmp_path: Path) -> None:
     worker = load_suite(suite, tasks="lazy")
     assert worker.tasks.ids == []
     assert set(worker.targets) == {"a", "b"}
+
+
+@pytest.mark.parametrize(
+    "selection",
+    [Selection(keyword="t1 or t21 or t22"), Selection(sample=9, seed=3), Selection(limit=4)],
+    ids=["keyword", "sample", "limit"],
+)
+def test_a_narrowed_plan_hands_out_only_the_chosen_rows_and_runs(tmp_path: Path, selection: Selection) -> None:
+    suite = _jsonl_suite(tmp_path, 40)
+    narrowed = narrow(load_suite(suite), selection).plan
+    rows = list(narrowed.rows())
+    assert [key for row in rows for key in row.keys] == narrowed.tasks.ids
+    assert all(row.keys for row in rows)
+    assert [row.index for row in rows] == sorted({row.index for row in rows})
+    worker = load_suite(suite, tasks="lazy")
+    keys = {key for row in rows for key in row.keys}  # a row rebuilds whole: keep the chosen runs
+    rebuilt = [p for p in worker.build(rows) if p.key in keys]
+    assert [_signature(p) for p in rebuilt] == [_signature(p) for p in narrowed.tasks]
+
+
+def test_a_narrowed_target_keeps_a_row_with_some_of_its_runs(tmp_path: Path) -> None:
+    suite = _jsonl_suite(tmp_path, 10)
+    narrowed = narrow(load_suite(suite), Selection(keyword="t3")).plan
+    [row] = list(narrowed.rows())
+    assert row.keys == ("t3[a]", "t3[a]@1", "t3[b]", "t3[b]@1")
+    full = load_suite(suite)
+    assert [r.keys for r in full.rows(3)][0] == row.keys

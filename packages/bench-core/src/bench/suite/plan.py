@@ -156,9 +156,33 @@ class TaskList:
         first = sum(self._runs_per_row[:start])
         for index, raw, digest in self._rows():
             runs = self._runs_per_row[index]
-            if index >= start:
+            if index >= start and runs:  # a row a selection left out (or --target) has no runs
                 yield PlanRow(index, raw, digest, tuple(self.ids[first : first + runs]))
                 first += runs
+
+    def narrowed(
+        self,
+        positions: list[int],
+        built: list[PlannedTask] | None,
+        rebuild: Callable[[], Iterator[PlannedTask]],
+    ) -> TaskList:
+        """These tasks cut down to the runs at ``positions`` (ascending): the rows stay, each with
+        the runs it keeps, so ``rows()`` hands out only what was chosen."""
+        per_row = array("I", [0]) * len(self._runs_per_row)
+        row, end = 0, 0  # the runs before ``end`` belong to rows before ``row``
+        for position in positions if per_row else ():
+            while position >= end:
+                end += self._runs_per_row[row]
+                row += 1
+            per_row[row - 1] += 1
+        return TaskList(
+            [self.ids[i] for i in positions],
+            [self.digests[i] for i in positions],
+            rebuild,
+            built,
+            self._rows,
+            per_row,
+        )
 
 
 @dataclass

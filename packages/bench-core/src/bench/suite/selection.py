@@ -172,12 +172,7 @@ def narrow(plan: Plan, selection: Selection, only: Collection[str] | None = None
                 if next_wanted is None:
                     return
 
-    tasks = TaskList(
-        [plan.tasks.ids[i] for i in positions],
-        [plan.tasks.digests[i] for i in positions],
-        rebuild,
-        [kept[i] for i in positions] if kept is not None else None,
-    )
+    tasks = plan.tasks.narrowed(positions, [kept[i] for i in positions] if kept is not None else None, rebuild)
     narrowed = replace(plan, tasks=tasks, needs_target=sum(needs for _, _, needs in groups))
     return Narrowed(narrowed, len(groups), total, selection)
 
