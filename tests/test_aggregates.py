@@ -167,3 +167,24 @@ def test_an_evaluator_no_task_of_which_has_a_verdict_reports_no_figures(suite_fi
     outcome = run_plan(load_suite(path, registry), options)
     assert outcome.report.summary.total == 1
     assert outcome.report.extra["aggregates"] == {"legacy_figures": {"type": "legacy_figures", "samples": 1}}
+
+
+def test_figures_of_an_evaluator_used_twice_in_a_task_cover_its_renamed_copy_after_resume(
+    suite_file, tmp_path
+):
+    # The second 'length' of a task is reported as 'length#2': the plan binds that name too, so
+    # its figures come from the stored results when no task of it runs again (resume, a worker).
+    path = suite_file(
+        _tasks(4, "[{type: length}, {type: length}]")
+        + "  - {id: other, response: 'z', evaluate: {expected: z}}\n"
+    )
+    full = _run(path, tmp_path / "runs")
+    figures = full.report.extra["aggregates"]
+    assert set(figures) == {"length", "length#2"}
+    results = full.folder / "results.jsonl"
+    kept = [line for line in results.read_text().splitlines(keepends=True) if '"id":"other"' not in line]
+    assert len(kept) == 4
+    results.write_text("".join(kept))
+    resumed = _run(path, tmp_path / "runs", resume=full.folder.name)
+    assert resumed.to_run == 1
+    assert resumed.report.extra["aggregates"] == figures

@@ -259,6 +259,8 @@ class TaskBuilder:
             if count > 1:  # the same name twice in one task: keep results distinguishable
                 copy = BoundEvaluator(**{**evaluator.__dict__, "name": f"{evaluator.name}#{count}"})
                 bound[i] = copy
+                if copy.instance.aggregates:  # its figures are reported under the new name
+                    self.binder.aggregating.setdefault((copy.name, copy.type), copy.instance)
         return [(path, evaluator) for (path, _), evaluator in zip(entries, bound, strict=True)]
 
     def _repo(
