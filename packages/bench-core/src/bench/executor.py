@@ -52,6 +52,8 @@ class ExecutorSettings:
     keep_workspaces: bool = False
     #: Where captured workspace files go (``<run>/captures``).
     captures_dir: Path | None = None
+    #: Captured files travel in each result for the store's owner to write (a worker elsewhere).
+    portable_captures: bool = False
     #: Read and write the LLM response cache, and where it is (None: the default path).
     cache: bool = True
     cache_path: Path | None = None

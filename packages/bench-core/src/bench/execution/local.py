@@ -27,6 +27,7 @@ class LocalExecutor(Executor):
             signals=plan.signals,
             keep_workspaces=settings.keep_workspaces,
             captures_dir=settings.captures_dir,
+            portable_captures=settings.portable_captures,
             redact=job.llm.redact,
             max_response_bytes=plan.max_response_bytes,
             targets=plan.targets,

@@ -9,9 +9,12 @@ from typing import Any
 from bench.results import Summary, TaskResult
 from bench.scoring.run_stats import StatsCollector
 from bench.store import RunStore, StoreWriteError
-from bench.workspace.captures import land_captures
+from bench.workspace.captures import PORTABLE, land_captures
 
 __all__ = ["StoreSink", "serialize_result", "statistics_row"]
+
+#: What a result line holds when captured files travel in it (``carry_captures``).
+CARRIED = f'"{PORTABLE}":'
 
 
 def serialize_result(result: TaskResult) -> str:
@@ -66,6 +69,10 @@ class StoreSink:
             self.done(result)
 
     def land(self, line: str, status: str, stats: dict[str, Any]) -> None:
+        if CARRIED in line:  # only a result carrying captured files is parsed (the rare case)
+            result = TaskResult.model_validate_json(line)
+            land_captures(result, self.store.folder / "captures", self.redact)
+            line = serialize_result(result)
         line = self.redact(line)  # again: the worker redacted with its environment, this is ours
         self._append(line)
         self.summary.add(status)

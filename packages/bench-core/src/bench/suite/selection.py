@@ -18,7 +18,7 @@ from typing import Any
 from bench.errors import ConfigError
 from bench.models import Task
 from bench.suite.keywords import compile_keyword
-from bench.suite.plan import Plan, PlannedTask, TaskList
+from bench.suite.plan import Plan, PlannedTask
 
 #: The seed ``--sample`` uses when none is given.
 DEFAULT_SEED = 0
@@ -172,7 +172,8 @@ def narrow(plan: Plan, selection: Selection, only: Collection[str] | None = None
                 if next_wanted is None:
                     return
 
-    tasks = plan.tasks.narrowed(positions, [kept[i] for i in positions] if kept is not None else None, rebuild)
+    built = [kept[i] for i in positions] if kept is not None else None
+    tasks = plan.tasks.narrowed(positions, built, rebuild)
     narrowed = replace(plan, tasks=tasks, needs_target=sum(needs for _, _, needs in groups))
     return Narrowed(narrowed, len(groups), total, selection)
 
