@@ -133,7 +133,9 @@ def test_lazy_load_does_not_read_the_tasks_file(tmp_path: Path) -> None:
     [Selection(keyword="t1 or t21 or t22"), Selection(sample=9, seed=3), Selection(limit=4)],
     ids=["keyword", "sample", "limit"],
 )
-def test_a_narrowed_plan_hands_out_only_the_chosen_rows_and_runs(tmp_path: Path, selection: Selection) -> None:
+def test_a_narrowed_plan_hands_out_only_the_chosen_rows_and_runs(
+    tmp_path: Path, selection: Selection
+) -> None:
     suite = _jsonl_suite(tmp_path, 40)
     narrowed = narrow(load_suite(suite), selection).plan
     rows = list(narrowed.rows())
@@ -152,4 +154,4 @@ def test_a_narrowed_target_keeps_a_row_with_some_of_its_runs(tmp_path: Path) -> 
     [row] = list(narrowed.rows())
     assert row.keys == ("t3[a]", "t3[a]@1", "t3[b]", "t3[b]@1")
     full = load_suite(suite)
-    assert [r.keys for r in full.rows(3)][0] == row.keys
+    assert next(full.rows(3)).keys == row.keys

@@ -33,9 +33,6 @@ OFFLINE = [
     "from-promptfoo/promptfooconfig.yaml",
     "nlp-metrics/metrics.yaml",
 ]
-#: Suites whose suite-level aggregates come from evaluator instances' memory: on Ray each worker
-#: holds a part of them until aggregates are computed from stored rows (issue 18, seam 4).
-AGGREGATES_FROM_MEMORY = {"nlp-metrics/metrics.yaml"}
 TASKS = 10_000
 WORKERS = 2
 #: A Ray start and each run's actors take tens of seconds on a loaded 2-core machine.
@@ -94,10 +91,8 @@ def test_every_offline_example_gives_the_local_verdicts(suite, cluster, in_tmp):
     ray = bench.run(path, runs_dir="ray", executor="ray", workers=WORKERS, chunk=2)
     assert verdict_digest(results_file(ray)) == verdict_digest(results_file(local))
     mine, theirs = figures(ray), figures(local)
-    if suite in AGGREGATES_FROM_MEMORY:
+    if suite == "nlp-metrics/metrics.yaml":  # the driver computes them from the stored rows
         assert theirs["aggregates"], "the example has suite-level figures"
-        mine.pop("aggregates"), theirs.pop("aggregates")
-        pytest.xfail("aggregates from stored rows (seam 4) are not merged yet: each worker holds a part")
     assert mine == theirs
     manifest = json.loads((ray.folder / "manifest.json").read_text())
     assert (manifest["executor"], manifest["status"]) == ("ray", "finished")
@@ -235,3 +230,75 @@ def test_f01_ctrl_c_stops_the_driver_cleanly_and_resume_finishes(recorded, clust
     assert line_count(results) < TASKS
     bench.run(recorded["suite"], runs_dir="runs", resume=results.parent.name, executor="ray", workers=WORKERS)
     assert verdict_digest(results) == recorded["digest"]
+
+
+def _captures_suite(folder: Path) -> Path:
+    """The portable-captures test's suite (bench-core): a command agent whose files are captured."""
+    from bench.testing import git_repo, write_suite
+
+    git_repo(folder / "repo", {"a.txt": "one\n"})
+    agent = folder / "agent.py"
+    agent.write_text(
+        "from pathlib import Path\nimport os\n"
+        "Path('env.txt').write_text('token=' + os.environ['DEMO_TOKEN'])\n"
+        "Path('out').mkdir()\nPath('out/b.txt').write_text('b' * 5000)\nprint('done')\n"
+    )
+    command = json.dumps([sys.executable, str(agent)])
+    return write_suite(
+        folder,
+        f"""
+        name: ws
+        repo: repo
+        target: {{type: command, command: {command}}}
+        defaults: {{timeout: 60}}
+        post_execution_checks:
+          - {{type: file_capture, path: env.txt}}
+          - {{type: file_capture, path: out/b.txt, max_bytes: 1000}}
+          - {{type: file_capture, path: missing.txt}}
+        tasks:
+          - {{id: t, prompt: go, evaluate: {{type: contains, value: done}}}}
+          - {{id: u, prompt: go, repeat: 2, evaluate: {{type: contains, value: done}}}}
+        """,
+    )
+
+
+def _captured(result: bench.RunResult) -> tuple[dict[str, bytes], dict[str, Any]]:
+    """The captures folder's files, and each result's captured records (the run folder as RUN)."""
+    folder = result.folder
+    files = {
+        str(p.relative_to(folder)): p.read_bytes() for p in (folder / "captures").rglob("*") if p.is_file()
+    }
+    records = {}
+    for line in results_file(result).read_text().splitlines():
+        row = json.loads(line.replace(str(folder), "RUN"))
+        records[f"{row['id']}@{row['repeat']}"] = row["workspace"]["captured"]
+    return files, records
+
+
+def test_captured_files_travel_to_the_driver_and_land_as_a_local_run_writes_them(cluster, in_tmp):
+    suite = _captures_suite(in_tmp)
+    local = bench.run(suite, runs_dir="local")
+    ray = bench.run(suite, runs_dir="ray", executor="ray", workers=WORKERS, chunk=1)
+    files, records = _captured(ray)
+    assert len(files) == 6  # env.txt and out/b.txt for t, u and u@1, written by the driver
+    assert set(files.values()) == {f"token={os.environ['DEMO_TOKEN']}".encode(), b"b" * 1000}
+    assert (files, records) == _captured(local)
+    assert "portable" not in results_file(ray).read_text()
+    assert records["t@0"]["env.txt"]["stored"].startswith("RUN/captures/")
+
+
+def test_a_selection_that_splits_rows_gives_the_local_verdicts(cluster, in_tmp):
+    rows = [
+        {"id": f"t{i}", "prompt": f"Say {i}", "repeat": 3, "evaluate": {"expected": f"Say {i}"}}
+        for i in range(30)
+    ]
+    Path("tasks.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    Path("suite.yaml").write_text(
+        "name: split\ntargets: [{label: a, type: echo}, {label: b, type: echo}]\ntasks: tasks.jsonl\n"
+    )
+    select = bench.Selection(keyword="t1 or t2 or t17", sample=5, seed=4)
+    local = bench.run("suite.yaml", runs_dir="local", select=select)
+    ray = bench.run("suite.yaml", runs_dir="ray", select=select, executor="ray", workers=WORKERS, chunk=4)
+    assert line_count(results_file(ray)) == line_count(results_file(local)) == 5 * 3
+    assert verdict_digest(results_file(ray)) == verdict_digest(results_file(local))
+    assert figures(ray) == figures(local)

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from bench import ConfigError
+from bench import ConfigError, PlanRow
 
 pytest.importorskip("bench_ray", reason="bench-ray is not installed (its own nox session installs it)")
 
-from bench_ray.executor import chunks
+from bench_ray.executor import chunks, unlanded
 from bench_ray.handshake import identity, mismatch
 from bench_ray.options import RayOptions, parse_options
 
@@ -42,8 +42,47 @@ def test_a_bad_option_says_what_is_expected(given, message):
     assert str(caught.value) == message
 
 
+def _rows(*keys: tuple[str, ...]) -> list[PlanRow]:
+    return [PlanRow(i, {"id": f"r{i}"}, f"d{i}", k) for i, k in enumerate(keys)]
+
+
+def _keys(chunked: list[list[PlanRow]]) -> list[list[tuple[int, tuple[str, ...]]]]:
+    return [[(row.index, row.keys) for row in chunk] for chunk in chunked]
+
+
 def test_chunks_are_consecutive_keys_in_plan_order():
-    assert list(chunks(iter("abcdefg"), 3)) == [["a", "b", "c"], ["d", "e", "f"], ["g"]]
+    rows = _rows(("a",), ("b",), ("c",), ("d",), ("e",), ("f",), ("g",))
+    chunked = list(chunks(iter(rows), None, 3))
+    assert [[k for row in chunk for k in row.keys] for chunk in chunked] == [
+        ["a", "b", "c"],
+        ["d", "e", "f"],
+        ["g"],
+    ]
+    assert chunked[0][0] is rows[0]  # a whole row travels as it was read
+
+
+def test_a_row_whose_runs_straddle_a_chunk_is_split_between_two():
+    rows = _rows(("a", "a@1", "a@2"), ("b", "b@1"), ("c",))
+    assert _keys(list(chunks(iter(rows), None, 2))) == [
+        [(0, ("a", "a@1"))],
+        [(0, ("a@2",)), (1, ("b",))],
+        [(1, ("b@1",)), (2, ("c",))],
+    ]
+
+
+def test_chunks_keep_only_the_selected_keys_and_leave_out_rows_without_any():
+    rows = _rows(("a", "a@1", "a@2"), ("b", "b@1"), ("c",), ("d",))
+    assert _keys(list(chunks(iter(rows), {"a@1", "c", "d"}, 2))) == [
+        [(0, ("a@1",)), (2, ("c",))],
+        [(3, ("d",))],
+    ]
+
+
+def test_a_lost_chunk_hands_back_only_its_unlanded_keys():
+    rows = _rows(("a", "a@1"), ("b",), ("c",))
+    assert [(r.index, r.keys) for r in unlanded(rows, {"a@1", "c"})] == [(0, ("a@1",)), (2, ("c",))]
+    assert unlanded(rows, set()) == []
+    assert unlanded(rows, {"a", "a@1", "b", "c"}) == rows
 
 
 def test_the_handshake_names_the_first_difference():

@@ -1,23 +1,25 @@
 """The ``ray`` executor: the driver of a run on a Ray cluster (SCALE.md §4.3).
 
 The driver owns the run store and is its only writer. ``BenchWorker`` async actors each load the
-suite once and run chunks of consecutive keys (aligned with the local runner's batches); each
-chunk's results stream back and the driver lands a key only while it is still pending in its
-chunk, so a key lands once whatever Ray replays. Ray's own retries are off: a worker that dies
-is marked down until a ``ready()`` probe answers again, and only its chunks' unlanded keys are
-handed out again.
+suite's header once and run chunks of the plan's rows (``PlanRow``: index, raw row, digest and the
+keys of it to run), ``--chunk`` keys each in plan order (aligned with the local runner's batches;
+a row may be split between two chunks). The driver reads the rows again from the suite as it
+hands chunks out and holds only the chunks in flight. Each chunk's results stream back and the
+driver lands a key only while it is still pending in its chunk, so a key lands once whatever Ray
+replays. Ray's own retries are off: a worker that dies is marked down until a ``ready()`` probe
+answers again, and only its chunks' unlanded keys are handed out again.
 """
 
 from __future__ import annotations
 
 import asyncio
-import itertools
+import dataclasses
 import os
 from collections import deque
 from collections.abc import Iterator
 from typing import Any
 
-from bench import ConfigError, Executor, Job, Sink
+from bench import ConfigError, Executor, Job, PlanRow, Sink
 from bench_ray.handshake import identity, mismatch
 from bench_ray.options import DEFAULT_CHUNK, RayOptions, parse_options
 
@@ -27,10 +29,33 @@ TICK_S = 1.0
 READY_TIMEOUT_S = 600.0
 
 
-def chunks(keys: Iterator[str], size: int) -> Iterator[list[str]]:
-    """Consecutive keys, ``size`` at a time (the local runner prepares batches the same way)."""
-    while chunk := list(itertools.islice(keys, size)):
+def chunks(rows: Iterator[PlanRow], selected: set[str] | None, size: int) -> Iterator[list[PlanRow]]:
+    """The rows to run, ``size`` keys at a time in plan order (the local runner prepares batches
+    the same way); each row keeps the keys of ``selected`` (None: all), a row without any is left
+    out, and a row whose keys straddle a chunk's end is split between two."""
+    chunk: list[PlanRow] = []
+    room = size
+    for row in rows:
+        keys = row.keys if selected is None else tuple(k for k in row.keys if k in selected)
+        while keys:
+            part, keys = keys[:room], keys[room:]
+            chunk.append(row if part == row.keys else dataclasses.replace(row, keys=part))
+            room -= len(part)
+            if not room:
+                yield chunk
+                chunk, room = [], size
+    if chunk:
         yield chunk
+
+
+def unlanded(chunk: list[PlanRow], pending: set[str]) -> list[PlanRow]:
+    """The rows of ``chunk`` with only their keys still ``pending`` (none: left out)."""
+    left = []
+    for row in chunk:
+        keys = tuple(k for k in row.keys if k in pending)
+        if keys:
+            left.append(row if keys == row.keys else dataclasses.replace(row, keys=keys))
+    return left
 
 
 def _lost_worker_errors() -> tuple[type[BaseException], ...]:
@@ -111,8 +136,9 @@ class RayExecutor(Executor):
 
     async def run(self, job: Job, sink: Sink) -> None:
         size = self.settings.chunk or DEFAULT_CHUNK
-        todo = chunks(job.keys(), size)
-        again: deque[list[str]] = deque()  # keys of chunks a lost worker left unlanded
+        todo = chunks(job.plan.rows(), job.selected, size)
+        repeats = job.plan.max_repeat > 1
+        again: deque[list[PlanRow]] = deque()  # rows of chunks a lost worker left unlanded
         n = len(self.workers)
         load, up = [0] * n, [True] * n
         running: dict[asyncio.Task[Any], int] = {}
@@ -129,7 +155,7 @@ class RayExecutor(Executor):
                         exhausted = True
                         break
                     worker = min(idle, key=lambda i: load[i])
-                    running[asyncio.ensure_future(self._consume(worker, chunk, sink))] = worker
+                    running[asyncio.ensure_future(self._consume(worker, chunk, repeats, sink))] = worker
                     load[worker] += 1
                 if not running and (exhausted or self.stopped) and not again:
                     return
@@ -142,7 +168,7 @@ class RayExecutor(Executor):
                     if task in running:
                         worker = running.pop(task)
                         load[worker] -= 1
-                        missing: list[str] = task.result()
+                        missing: list[PlanRow] = task.result()
                         if missing:
                             up[worker] = False
                             again.append(missing)
@@ -155,11 +181,11 @@ class RayExecutor(Executor):
                 task.cancel()
             await asyncio.gather(*running, *probes.values(), return_exceptions=True)
 
-    async def _consume(self, worker: int, chunk: list[str], sink: Sink) -> list[str]:
-        """Land a chunk's results as they stream in; the keys left unlanded if the worker was lost."""
-        pending = set(chunk)
+    async def _consume(self, worker: int, chunk: list[PlanRow], repeats: bool, sink: Sink) -> list[PlanRow]:
+        """Land a chunk's results as they stream in; its rows left unlanded if the worker was lost."""
+        pending = {key for row in chunk for key in row.keys}
         try:
-            async for ref in self.workers[worker].run_chunk.remote(chunk):
+            async for ref in self.workers[worker].run_chunk.remote(chunk, repeats):
                 batch = await ref
                 for key, status, stats, line in batch["results"]:
                     if key in pending:  # a key lands once, however often it comes back
@@ -168,7 +194,7 @@ class RayExecutor(Executor):
                 if batch["stopped"]:
                     self.stopped = self.stopped or batch["stopped"]
         except _lost_worker_errors():
-            return [key for key in chunk if key in pending]
+            return unlanded(chunk, pending)
         return []
 
     async def _probe(self, worker: int) -> bool:

@@ -1,5 +1,7 @@
-"""``BenchWorker``: a Ray actor that loads the suite once and runs chunks of it with bench's runner.
+"""``BenchWorker``: a Ray actor that loads the suite's header once (``tasks="lazy"``) and runs
+chunks of its rows with bench's runner, rebuilding each chunk's tasks (``Plan.build``).
 
+Captured workspace files travel in the results (portable captures) for the driver to write.
 Results go back as they finish, in batches (``BATCH`` results or ``FLUSH_S`` seconds), each
 ``(key, status, statistics row, redacted JSON line)``. Nothing here writes to the run store: the
 driver is its only writer.
@@ -20,6 +22,7 @@ from bench import (
     ExecutorSettings,
     Job,
     LocalExecutor,
+    PlanRow,
     TaskResult,
     load_plan,
     plan_client,
@@ -27,7 +30,6 @@ from bench import (
     statistics_row,
 )
 from bench_ray.handshake import identity
-from bench_ray.tasks import TaskIndex
 
 #: Results per batch sent to the driver, and the longest a finished result waits to be sent.
 BATCH = 64
@@ -78,24 +80,29 @@ class BenchWorker:
     def __init__(self, suite: str, settings: ExecutorSettings, files: list[str]) -> None:
         self.settings = settings
         self.files = [Path(f) for f in files]
-        self.plan = load_plan(suite, settings.suite_args)
+        self.plan = load_plan(suite, {**settings.suite_args, "tasks": "lazy"})
         # The place for the shared (L2) response cache and the limits coordinator's handle.
         self.llm = plan_client(self.plan, settings)
         for target in [self.plan.target, *self.plan.targets.values()]:
             if target is not None:
                 target.llm = self.llm
-        self.index = TaskIndex(self.plan)
 
     def ready(self) -> dict[str, Any]:
         """Who this worker is and which code and suite it runs (the driver's handshake)."""
         return {"pid": os.getpid(), "node": socket.gethostname(), **identity(self.files)}
 
-    async def run_chunk(self, keys: list[str]) -> AsyncIterator[dict[str, Any]]:
-        """Run the tasks of ``keys``; yield ``{"results": [...], "stopped": reason or None}``."""
-        plan = self.plan
-        sink = _BatchSink(self.llm.redact, plan.max_repeat > 1)
-        job = _ChunkJob(plan, set(keys), self.settings, self.llm, chunk=self.index.planned(keys))
-        executor = LocalExecutor(self.settings)
+    async def run_chunk(self, rows: list[PlanRow], repeats: bool) -> AsyncIterator[dict[str, Any]]:
+        """Run the runs each row names (``PlanRow.keys``: a row may expand into more);
+        yield ``{"results": [...], "stopped": reason or None}``. ``repeats``: the run has repeats
+        (statistics rows then carry judge samples)."""
+        keys = {key for row in rows for key in row.keys}
+        runs = [run for run in self.plan.build(rows) if run.key in keys]
+        # The header-only plan counts no tasks: the chunk's own count opens the targets.
+        plan = dataclasses.replace(self.plan, needs_target=sum(r.task.response is None for r in runs))
+        settings = dataclasses.replace(self.settings, portable_captures=True)
+        sink = _BatchSink(self.llm.redact, repeats)
+        job = _ChunkJob(plan, keys, settings, self.llm, chunk=runs)
+        executor = LocalExecutor(settings)
         await executor.open(job)
         running = asyncio.ensure_future(executor.run(job, sink))
         try:
