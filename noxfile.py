@@ -185,6 +185,9 @@ def bench(session: nox.Session) -> None:
         session.run("python", "benchmarks/run_promptfoo_csv.py", *args)
     elif "--echo" in session.posargs:
         session.run("python", "benchmarks/run_echo.py", *[a for a in session.posargs if a != "--echo"])
+    elif "--ray" in session.posargs:
+        session.install("-e", "packages/bench-ray")
+        session.run("python", "benchmarks/run_ray.py", *[a for a in session.posargs if a != "--ray"])
     elif "--deterministic" in session.posargs:
         args = [a for a in session.posargs if a != "--deterministic"]
         session.run("python", "benchmarks/run_deterministic.py", *args)
