@@ -21,8 +21,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.testing import verdict_digest
 from run_recorded import _task
+
+from bench.testing import verdict_digest
 
 DRIVER = (
     "import resource, sys\n"
