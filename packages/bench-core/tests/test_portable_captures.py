@@ -25,7 +25,8 @@ class PortableRunner(Runner):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs["captures_dir"] = None
-        super().__init__(*args, portable_captures=True, **kwargs)
+        kwargs["portable_captures"] = True
+        super().__init__(*args, **kwargs)
 
 
 def _run(
@@ -99,3 +100,40 @@ def test_carried_captures_are_redacted_where_they_were_taken() -> None:
     assert files["a.txt"][PORTABLE] == "key [REDACTED]"
     assert PORTABLE not in files["link"]  # never written anywhere
     assert PORTABLE not in files["../up"]
+
+
+def test_a_landed_line_carrying_captures_is_written_by_the_sink_and_others_land_unparsed(
+    tmp_path: Path,
+) -> None:
+    from bench.execution.sink import StoreSink, serialize_result
+    from bench.results import Summary, TaskResult
+    from bench.scoring.run_stats import StatsCollector
+    from bench.store import RunStore
+    from bench.workspace.captures import carry_captures, task_folder
+
+    files = {"a.txt": {"exists": True, "content": f"key {CANARY}", "size": 40, "truncated": False}}
+    carry_captures(files, None)  # a worker without the secret in its environment
+    carried = TaskResult(id="t", repeat=1, status="passed", passed=True, workspace={"captured": files})
+    plain = TaskResult(id="u", status="passed", passed=True, response=f'{{"{PORTABLE}" is text here}}')
+    store = RunStore.create(tmp_path / "runs")
+    sink = StoreSink(
+        store,
+        lambda text: text.replace(CANARY, "[REDACTED]"),
+        Summary(),
+        StatsCollector(False),
+        None,
+        lambda: None,
+    )
+    sink.land(
+        serialize_result(carried), "passed", {"id": "t", "status": "passed", "passed": True, "score": None}
+    )
+    sink.land(
+        serialize_result(plain), "passed", {"id": "u", "status": "passed", "passed": True, "score": None}
+    )
+    store.close()
+    written = task_folder(store.folder / "captures", "t@1") / "a.txt"
+    assert written.read_text() == "key [REDACTED]"
+    first, second = (json.loads(line) for line in (store.folder / "results.jsonl").read_text().splitlines())
+    assert first["workspace"]["captured"]["a.txt"]["stored"] == str(written)
+    assert PORTABLE not in first["workspace"]["captured"]["a.txt"]
+    assert second["response"] == plain.response
