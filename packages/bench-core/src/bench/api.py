@@ -209,10 +209,14 @@ def load_plan(suite: str | Path, suite_args: Mapping[str, Any], registry: Regist
 
 
 def plan_client(plan: Plan, settings: ExecutorSettings) -> LLMClient:
-    """An LLM client for ``plan`` with a run's cache settings (an executor's worker makes its own)."""
+    """An LLM client for ``plan`` with a run's cache settings, the shared level included (an
+    executor's worker makes its own)."""
     from bench.execution.session import make_client
 
-    return make_client(plan, RunOptions(cache=settings.cache, cache_path=settings.cache_path))
+    options = RunOptions(
+        cache=settings.cache, cache_path=settings.cache_path, shared_cache=settings.shared_cache
+    )
+    return make_client(plan, options)
 
 
 def load_environment(suite: str | Path, env_files: Sequence[str | Path] = (), *, dotenv: bool = True) -> None:

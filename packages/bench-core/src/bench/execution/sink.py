@@ -13,9 +13,6 @@ from bench.workspace.captures import PORTABLE, land_captures
 
 __all__ = ["StoreSink", "serialize_result", "statistics_row"]
 
-#: What a result line holds when captured files travel in it (``carry_captures``).
-CARRIED = f'"{PORTABLE}":'
-
 
 def serialize_result(result: TaskResult) -> str:
     """One result as one JSON line (valid UTF-8 even when the response holds lone surrogates)."""
@@ -69,16 +66,17 @@ class StoreSink:
             self.done(result)
 
     def land(self, line: str, status: str, stats: dict[str, Any]) -> None:
-        if CARRIED in line:  # only a result carrying captured files is parsed (the rare case)
+        line = self.redact(line)  # again: the worker redacted with its environment, this is ours
+        result = None
+        if f'"{PORTABLE}":' in line:  # captured files carried from the worker: written here
             result = TaskResult.model_validate_json(line)
             land_captures(result, self.store.folder / "captures", self.redact)
-            line = serialize_result(result)
-        line = self.redact(line)  # again: the worker redacted with its environment, this is ours
+            line = self.redact(serialize_result(result))
         self._append(line)
         self.summary.add(status)
         self.collector.add(stats)
         if self.done is not None:
-            self.done(TaskResult.model_validate_json(line))
+            self.done(result if result is not None else TaskResult.model_validate_json(line))
 
     def _append(self, line: str) -> None:
         try:
