@@ -3,10 +3,11 @@
 Pages: ``/`` the runs, ``/run/ID`` one run (the report's views, its tasks fetched a page at a
 time, updating while the run is in progress), ``/compare?a=..&b=..`` two runs or two targets
 task by task. Data: ``/api/runs``, ``/api/runs/ID?page=N&status=..``, ``/api/runs/ID/tasks/KEY``,
-``/api/compare?a=..&b=..``. With ``--label``: ``/api/labels`` (the rater's labels) and ``POST
-/api/runs/ID/labels`` (one label; see ``_Handler.do_POST`` for what a write must carry). The pages hold no data: their script fetches JSON and sets every
-string as text; a Content-Security-Policy admits only the viewer's own script and style. Only
-run folders directly inside the runs folder and the viewer's fixed assets are ever served.
+``/api/compare?a=..&b=..``; with ``--label``, ``/api/labels`` (the rater's labels) and ``POST
+/api/runs/ID/labels`` (one label, accepted as ``_Handler.do_POST`` says). The pages hold no data:
+their script fetches JSON and sets every string as text; a Content-Security-Policy admits only the
+viewer's own script and style. Only run folders directly inside the runs folder and the viewer's
+fixed assets are ever served.
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
 from bench import jsonio
-from bench.report.html import escape_json, script_text
 from bench.errors import ConfigError
+from bench.report.html import escape_json, script_text
 from bench.report.view_data import NotFound, RunsView
 from bench.report.view_labels import BadLabel, Labelling
 
