@@ -11,6 +11,7 @@ import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -327,16 +328,11 @@ def test_bench_label_resumes_after_the_viewers_labels(labeller, labelling):
 def test_two_tabs_labelling_at_once_write_whole_lines(labeller, labelling):
     token = page_token(labeller)
     tasks = [f"t{i:03}" for i in range(40)]
-    threads = [
-        threading.Thread(
-            target=post, args=(labeller, {"task": t, "passed": True}), kwargs={"X_Bench_Token": token}
+    with ThreadPoolExecutor(max_workers=len(tasks)) as pool:
+        statuses = list(
+            pool.map(lambda t: post(labeller, {"task": t, "passed": True}, X_Bench_Token=token)[0], tasks)
         )
-        for t in tasks
-    ]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    assert statuses == [200] * len(tasks)
     assert sorted(la.task for la in read_labels(labelling.out)) == tasks
 
 

@@ -78,6 +78,7 @@ class ViewServer(ThreadingHTTPServer):
     """The HTTP server: the runs view and the assets it serves."""
 
     daemon_threads = True
+    request_queue_size = 64  # a page opens several connections at once; the default 5 resets some
 
     def __init__(
         self, runs_dir: Path, host: str = "127.0.0.1", port: int = 0, labelling: Labelling | None = None
