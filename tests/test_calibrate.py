@@ -605,3 +605,42 @@ def test_a_run_without_calibration_bars_records_none(bench_cli, fake_llm, suite_
     result = bench_cli("run", "suite.yaml", "-q", "-o", "run.json")
     assert result.exit_code == 1, result.output
     assert "calibration" not in json.loads((tmp_path / "run.json").read_text())
+
+
+def test_labels_written_from_the_viewer_are_what_calibrate_reads(bench_cli, fake_llm, suite_file, tmp_path):
+    import re
+    import threading
+    import urllib.request
+
+    from bench.report.view_labels import Labelling
+    from bench.report.viewer import ViewServer
+
+    _script(fake_llm, JUDGE)
+    suite_file(SUITE)
+    _stored_run(tmp_path)  # alpha..delta
+    server = ViewServer(
+        tmp_path / ".bench" / "runs", "127.0.0.1", 0, Labelling(tmp_path / "labels.jsonl", "ann")
+    )
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with urllib.request.urlopen(server.url + "run/latest", timeout=10) as page:
+            token = re.search(r'name="bench-label-token" content="([^"]+)"', page.read().decode()).group(1)
+        for word in WORDS[:4]:
+            request = urllib.request.Request(
+                server.url + "api/runs/20260101-000000-abcd/labels",
+                data=json.dumps({"task": word, "passed": HUMAN[word]}).encode(),
+                headers={"Content-Type": "application/json", "X-Bench-Token": token},
+                method="POST",
+            )
+            with urllib.request.urlopen(request, timeout=10) as response:
+                assert response.status == 200
+    finally:
+        server.shutdown()
+        server.server_close()
+    result = bench_cli("calibrate", "suite.yaml", "--labels", "labels.jsonl", "--output", "cal.json")
+    assert result.exit_code == 0, result.output
+    # By hand: humans pass alpha, bravo, charlie and fail delta; the judge passes alpha, bravo, delta.
+    # p_o = 2/4; p_e = (3/4)(3/4) + (1/4)(1/4) = 5/8; kappa = (1/2 - 5/8) / (3/8) = -1/3.
+    (judge,) = json.loads((tmp_path / "cal.json").read_text())["judges"]
+    assert judge["kappa"]["value"] == pytest.approx(-1 / 3)
+    assert judge["confusion"] == {"both_pass": 2, "judge_only_pass": 1, "human_only_pass": 1, "both_fail": 0}

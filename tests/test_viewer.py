@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -10,12 +11,15 @@ import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from bench.report.view_labels import Labelling
 from bench.report.viewer import CSP, ViewServer, exposure_warning, is_loopback
+from bench.scoring.labels import Label, read_labels
 
 HOSTILE = "</script><script>alert(1)</script>"
 
@@ -248,3 +252,171 @@ def test_ctrl_c_stops_the_viewer_cleanly(runs):
     assert process.returncode == 0, err
     assert out == "bench view: stopped\n"
     assert err == ""
+
+
+# -- labels from the viewer (bench view --label) -----------------------------------------------------
+
+RUN = "20260101-000001-bbbbbb"
+
+
+@pytest.fixture
+def labelling(tmp_path: Path) -> Labelling:
+    return Labelling(tmp_path / "labels.jsonl", "ana")
+
+
+@pytest.fixture
+def labeller(runs: Path, labelling: Labelling) -> Iterator[ViewServer]:
+    server = ViewServer(runs, "127.0.0.1", 0, labelling)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+def page_token(server: ViewServer) -> str:
+    """The token as the page carries it, in its HTML."""
+    _, page, _ = get(server, "/run/" + RUN)
+    match = re.search(r'<meta name="bench-label-token" content="([^"]+)">', page)
+    assert match is not None, page
+    return match.group(1)
+
+
+def post(server: ViewServer, body: Any, **headers: str) -> tuple[int, Any]:
+    raw = body if isinstance(body, bytes) else json.dumps(body).encode()
+    sent = {"Content-Type": "application/json", **{k.replace("_", "-"): v for k, v in headers.items()}}
+    request = urllib.request.Request(
+        server.url + f"api/runs/{RUN}/labels", data=raw, headers=sent, method="POST"
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+def test_a_label_from_the_viewer_is_read_back_by_the_labels_reader(labeller, labelling):
+    token = page_token(labeller)
+    assert post(labeller, {"task": "t003", "passed": True, "note": "right"}, X_Bench_Token=token)[0] == 200
+    status, body = post(labeller, {"task": "t004", "score": 0.25}, X_Bench_Token=token)
+    assert (status, body["label"]) == (
+        200,
+        {"task": "t004", "score": 0.25, "rater": "ana", "response": "answer to t004"},
+    )
+    assert read_labels(labelling.out) == [
+        Label("t003", passed=True, rater="ana", note="right", response="answer to t003"),
+        Label("t004", score=0.25, rater="ana", response="answer to t004"),
+    ]
+    # The rater's labels come back (so the page shows them), and a second verdict replaces the first.
+    _, mine, _ = get(labeller, "/api/labels")
+    assert (mine["rater"], sorted(mine["labels"])) == ("ana", ["t003", "t004"])
+    assert post(labeller, {"task": "t003", "passed": False}, X_Bench_Token=token)[0] == 200
+    assert [(la.task, la.passed) for la in read_labels(labelling.out)] == [("t004", None), ("t003", False)]
+
+
+def test_bench_label_resumes_after_the_viewers_labels(labeller, labelling):
+    from bench.report.labelling import walk
+
+    post(labeller, {"task": "t003", "passed": True}, X_Bench_Token=page_token(labeller))
+    rows = {key: {"id": key, "response": f"answer to {key}"} for key in ("t003", "t004")}
+    shown: list[str] = []
+    assert walk(rows, labelling.out, "ana", iter(["f"]), shown.append) == 1
+    assert "== task t003 (?)" not in shown
+    assert [(la.task, la.passed) for la in read_labels(labelling.out)] == [("t003", True), ("t004", False)]
+
+
+def test_two_tabs_labelling_at_once_write_whole_lines(labeller, labelling):
+    token = page_token(labeller)
+    tasks = [f"t{i:03}" for i in range(40)]
+    with ThreadPoolExecutor(max_workers=len(tasks)) as pool:
+        statuses = list(
+            pool.map(lambda t: post(labeller, {"task": t, "passed": True}, X_Bench_Token=token)[0], tasks)
+        )
+    assert statuses == [200] * len(tasks)
+    assert sorted(la.task for la in read_labels(labelling.out)) == tasks
+
+
+def test_label_refused_without_the_token(labeller, labelling):
+    page_token(labeller)
+    assert post(labeller, {"task": "t003", "passed": True}) == (
+        403,
+        {"error": "refused: missing or wrong X-Bench-Token (reload the page)"},
+    )
+    assert post(labeller, {"task": "t003", "passed": True}, X_Bench_Token="guess") == (
+        403,
+        {"error": "refused: missing or wrong X-Bench-Token (reload the page)"},
+    )
+    assert not labelling.out.exists()
+
+
+def test_label_refused_with_another_host(labeller, labelling):
+    token = page_token(labeller)
+    body = {"task": "t003", "passed": True}
+    assert post(labeller, body, X_Bench_Token=token, Host="attacker.example:80") == (
+        403,
+        {"error": "refused: Host 'attacker.example:80' is not this viewer's"},
+    )
+    port = labeller.server_address[1]
+    assert post(labeller, body, X_Bench_Token=token, Host=f"localhost:{port}")[0] == 200
+
+
+def test_label_refused_from_a_form(labeller, labelling):
+    token = page_token(labeller)
+    form = b"task=t003&passed=true"
+    for kind in ("application/x-www-form-urlencoded", "text/plain", "multipart/form-data; boundary=x"):
+        assert post(labeller, form, X_Bench_Token=token, Content_Type=kind) == (
+            415,
+            {"error": "refused: Content-Type must be application/json"},
+        )
+    assert post(labeller, b"{" + b" " * 9000 + b"}", X_Bench_Token=token) == (
+        413,
+        {"error": "refused: a label is at most 8192 bytes"},
+    )
+    assert not labelling.out.exists()
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "error"),
+    [
+        ({"task": "nope", "passed": True}, 404, f"run {RUN} has no task 'nope'"),
+        ({"task": "t003", "score": 1.5}, 400, "score must be a number from 0 to 1, not 1.5"),
+        ({"task": "t003", "score": "0.5"}, 400, "score must be a number from 0 to 1, not '0.5'"),
+        ({"task": "t003", "score": True}, 400, "score must be a number from 0 to 1, not True"),
+        ({"task": "t003", "passed": "yes"}, 400, "passed must be true or false, not 'yes'"),
+        ({"task": "t003"}, 400, "a label needs passed or score"),
+        (
+            {"task": "t003", "passed": True, "note": "x" * 2001},
+            400,
+            "note must be text of at most 2000 characters",
+        ),
+        (
+            {"task": "t003", "passed": True, "rater": "eve"},
+            400,
+            "unknown field 'rater' (a label has task, passed, score, note)",
+        ),
+        ({"passed": True}, 400, "task must be a task id"),
+        (["t003"], 400, "the body must be a JSON object"),
+        (b"{not json", 400, "the body is not JSON"),
+    ],
+)
+def test_a_bad_label_is_refused_with_its_reason(labeller, labelling, body, status, error):
+    assert post(labeller, body, X_Bench_Token=page_token(labeller)) == (status, {"error": error})
+    assert not labelling.out.exists()
+
+
+def test_without_label_the_viewer_is_read_only(server, tmp_path):
+    _, page, _ = get(server, "/run/" + RUN)
+    assert "bench-label-token" not in page
+    read_only = "labelling is off: start bench view with --label to label tasks"
+    assert post(server, {"task": "t003", "passed": True}, X_Bench_Token="x") == (403, {"error": read_only})
+    assert get(server, "/api/labels")[:2] == (403, {"error": read_only})
+    assert not (tmp_path / "labels.jsonl").exists()
+
+
+def test_label_is_refused_beyond_loopback(bench_cli, runs, tmp_path):
+    result = bench_cli("view", "--runs-dir", str(runs), "--label", "--host", "0.0.0.0", "--port", "0")
+    assert result.exit_code == 2
+    assert (
+        "bench view: --label writes labels from this machine only; --host 0.0.0.0 is not loopback"
+        in result.output
+    )

@@ -17,7 +17,9 @@ from typing import Any
 
 import pytest
 
+from bench.report.view_labels import Labelling
 from bench.report.viewer import ViewServer
+from bench.scoring.labels import Label, read_labels
 
 pytestmark = pytest.mark.browser
 
@@ -169,3 +171,40 @@ def test_a_run_in_progress_updates_live(page, viewer, runs):
         assert _rows(page) == ["first", "second"]
     finally:  # the shared runs folder as the other tests expect it
         shutil.rmtree(folder)
+
+
+def test_a_task_labelled_from_the_keyboard_lands_in_the_labels_file(page, runs, tmp_path):
+    sample, _ = _ids(runs)
+    labelling = Labelling(tmp_path / "labels.jsonl", "ana")
+    server = ViewServer(runs, "127.0.0.1", 0, labelling)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        page.goto(f"{server.url}run/{sample}#task=capital")
+        page.locator("#label-current", has_text="label: none yet").wait_for()
+        assert page.locator("#label-panel h3").inner_text() == "Your label (ana)"
+        page.keyboard.press("n")
+        page.keyboard.type("named the capital")
+        page.keyboard.press("Escape")
+        page.keyboard.press("p")
+        page.locator("#label-saved", has_text="saved capital: pass, note: named the capital").wait_for()
+        assert read_labels(labelling.out) == [
+            Label(
+                "capital",
+                passed=True,
+                rater="ana",
+                note="named the capital",
+                response="The capital of France is Paris.",
+            )
+        ]
+        # Labelled once, the task shows its label when opened again (and can be changed).
+        page.goto(f"{server.url}run/{sample}#task=capital")
+        page.reload()  # a new page: only the hash differs from the one labelling moved on to
+        page.locator("#label-current", has_text="label: pass, note: named the capital").wait_for()
+        page.keyboard.press("3")
+        page.locator(
+            "#label-saved", has_text="saved capital: score 0.333, note: named the capital"
+        ).wait_for()
+        assert [(la.passed, la.score) for la in read_labels(labelling.out)] == [(None, 0.3333)]
+    finally:
+        server.shutdown()
+        server.server_close()

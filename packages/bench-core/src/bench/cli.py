@@ -886,16 +886,31 @@ def view(
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port; 0 picks a free one.")] = 8765,
     open_browser: Annotated[bool, typer.Option("--open", help="Open the page in a browser.")] = False,
+    label: Annotated[
+        bool,
+        typer.Option("--label", help="Let the page label tasks (as bench label does); read-only without."),
+    ] = False,
+    rater: Annotated[
+        str | None, typer.Option("--rater", help="Who labels, with --label [default: your user name].")
+    ] = None,
+    out: Annotated[Path, typer.Option("--out", help="The labels file --label writes (JSONL).")] = Path(
+        "labels.jsonl"
+    ),
 ) -> None:
     """Browse the stored runs in a local web viewer: the runs, one run, two runs or targets compared.
 
     It serves only the runs folder, on 127.0.0.1 unless ``--host`` says otherwise; a run still in
-    progress updates live. Ctrl-C stops it.
+    progress updates live. With ``--label`` a task's detail takes a label (p pass, f fail, 0-9
+    score, s skip, n note) into bench label's file. Ctrl-C stops it.
     """
+    import getpass
+
+    from bench.report.view_labels import Labelling
     from bench.report.viewer import serve
 
+    labelling = Labelling(out, rater if rater is not None else getpass.getuser()) if label else None
     try:
-        serve(runs_dir, host, port, run_id, open_browser)
+        serve(runs_dir, host, port, run_id, open_browser, labelling)
     except OSError as exc:
         from bench.errors import ConfigError
 

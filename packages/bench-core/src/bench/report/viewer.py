@@ -3,14 +3,18 @@
 Pages: ``/`` the runs, ``/run/ID`` one run (the report's views, its tasks fetched a page at a
 time, updating while the run is in progress), ``/compare?a=..&b=..`` two runs or two targets
 task by task. Data: ``/api/runs``, ``/api/runs/ID?page=N&status=..``, ``/api/runs/ID/tasks/KEY``,
-``/api/compare?a=..&b=..``. The pages hold no data: their script fetches JSON and sets every
-string as text; a Content-Security-Policy admits only the viewer's own script and style. Only
-run folders directly inside the runs folder and the viewer's fixed assets are ever served.
+``/api/compare?a=..&b=..``; with ``--label``, ``/api/labels`` (the rater's labels) and ``POST
+/api/runs/ID/labels`` (one label, accepted as ``_Handler.do_POST`` says). The pages hold no data:
+their script fetches JSON and sets every string as text; a Content-Security-Policy admits only the
+viewer's own script and style. Only run folders directly inside the runs folder and the viewer's
+fixed assets are ever served.
 """
 
 from __future__ import annotations
 
+import hmac
 import ipaddress
+import json
 import sys
 import threading
 import webbrowser
@@ -22,13 +26,18 @@ from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
 from bench import jsonio
+from bench.errors import ConfigError
 from bench.report.html import escape_json, script_text
 from bench.report.view_data import NotFound, RunsView
+from bench.report.view_labels import BadLabel, Labelling
 
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src data:; "
     "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 )
+#: The most bytes a label's body may have.
+BODY_MAX = 8192
+READ_ONLY = "labelling is off: start bench view with --label to label tasks"
 _TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
 
 
@@ -69,11 +78,26 @@ class ViewServer(ThreadingHTTPServer):
     """The HTTP server: the runs view and the assets it serves."""
 
     daemon_threads = True
+    request_queue_size = 64  # a page opens several connections at once; the default 5 resets some
 
-    def __init__(self, runs_dir: Path, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(
+        self, runs_dir: Path, host: str = "127.0.0.1", port: int = 0, labelling: Labelling | None = None
+    ) -> None:
         self.view = RunsView(runs_dir)
         self.assets = _assets()
+        self.labelling = labelling
+        if labelling is not None:  # the page carries the token, so only this server's pages can write
+            body, kind = self.assets["page"]
+            meta = f'<meta name="bench-label-token" content="{labelling.token}">\n</head>'
+            self.assets["page"] = (body.replace(b"</head>", meta.encode(), 1), kind)
         super().__init__((host, port), _Handler)
+
+    @property
+    def hosts(self) -> set[str]:
+        """The Host headers a write may carry: this server's host:port (and localhost's on loopback)."""
+        host, port = str(self.server_address[0]), self.server_address[1]
+        own = {f"[{host}]:{port}" if ":" in host else f"{host}:{port}"}
+        return own | ({f"localhost:{port}"} if is_loopback(host) else set())
 
     @property
     def url(self) -> str:
@@ -107,8 +131,12 @@ class _Handler(BaseHTTPRequestHandler):
                 self._json(HTTPStatus.OK, self._api(path[len("/api/") :], query))
             else:
                 raise NotFound(f"no page {path}")
+        except _Refused as exc:
+            self._json(exc.status, {"error": exc.message})
         except NotFound as exc:
             self._json(HTTPStatus.NOT_FOUND, {"error": str(exc)})
+        except ConfigError as exc:
+            self._json(HTTPStatus.CONFLICT, {"error": f"cannot read the labels: {exc}"})
         except (OSError, ValueError) as exc:
             self._json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"cannot read the runs: {exc}"})
 
@@ -123,7 +151,61 @@ class _Handler(BaseHTTPRequestHandler):
             return view.task(parts[1], parts[3])
         if parts == ["compare"] and query.get("a") and query.get("b"):
             return view.compare(query["a"], query["b"], query)
+        if parts == ["labels"]:
+            labelling = self.server.labelling
+            if labelling is None:
+                raise _Refused(HTTPStatus.FORBIDDEN, READ_ONLY)
+            return {"rater": labelling.rater, "file": str(labelling.out), "labels": labelling.labels()}
         raise NotFound(f"no data at /api/{path}")
+
+    def do_POST(self) -> None:
+        """One label, refused unless it comes from this server's page: the Host is this server's
+        (DNS rebinding), the page's token is in ``X-Bench-Token`` (a header a cross-origin page
+        cannot send without a CORS preflight, which is never granted), the body is JSON and small."""
+        parts = [unquote(part) for part in urlsplit(self.path).path.split("/")]
+        try:
+            if len(parts) != 5 or parts[:3] != ["", "api", "runs"] or parts[4] != "labels":
+                raise NotFound(f"no data at {urlsplit(self.path).path}")
+            labelling, body = self._label_body()
+            written = labelling.write(self.server.view, parts[3], body)
+            self._json(HTTPStatus.OK, {"label": written, "file": str(labelling.out)})
+        except _Refused as exc:
+            self._json(exc.status, {"error": exc.message})
+        except BadLabel as exc:
+            self._json(HTTPStatus.BAD_REQUEST, {"error": str(exc)})
+        except NotFound as exc:
+            self._json(HTTPStatus.NOT_FOUND, {"error": str(exc)})
+        except ConfigError as exc:
+            self._json(HTTPStatus.CONFLICT, {"error": f"cannot write the labels: {exc}"})
+        except (OSError, ValueError) as exc:
+            self._json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"cannot write the labels: {exc}"})
+
+    def _label_body(self) -> tuple[Labelling, Any]:
+        host = self.headers.get("Host", "")
+        if host not in self.server.hosts:
+            raise _Refused(HTTPStatus.FORBIDDEN, f"refused: Host {host!r} is not this viewer's")
+        labelling = self.server.labelling
+        if labelling is None:
+            raise _Refused(HTTPStatus.FORBIDDEN, READ_ONLY)
+        if not hmac.compare_digest(self.headers.get("X-Bench-Token", "").encode(), labelling.token.encode()):
+            raise _Refused(HTTPStatus.FORBIDDEN, "refused: missing or wrong X-Bench-Token (reload the page)")
+        kind = self.headers.get("Content-Type", "").split(";")[0].strip().lower()
+        if kind != "application/json":
+            raise _Refused(
+                HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "refused: Content-Type must be application/json"
+            )
+        try:
+            size = int(self.headers.get("Content-Length", ""))
+        except ValueError:
+            raise _Refused(HTTPStatus.LENGTH_REQUIRED, "refused: Content-Length is required") from None
+        if not 0 <= size <= BODY_MAX:
+            raise _Refused(
+                HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"refused: a label is at most {BODY_MAX} bytes"
+            )
+        try:
+            return labelling, json.loads(self.rfile.read(size))
+        except ValueError:
+            raise BadLabel("the body is not JSON") from None
 
     def _json(self, status: HTTPStatus, value: Any) -> None:
         # Escaped as in the report, so no response can be read as markup whatever a browser guesses.
@@ -142,16 +224,37 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
-def serve(runs_dir: Path, host: str, port: int, run_id: str | None, open_browser: bool) -> None:
+class _Refused(Exception):
+    """A request the server refuses, with its status and the message shown to the user."""
+
+    def __init__(self, status: HTTPStatus, message: str) -> None:
+        super().__init__(message)
+        self.status, self.message = status, message
+
+
+def serve(
+    runs_dir: Path,
+    host: str,
+    port: int,
+    run_id: str | None,
+    open_browser: bool,
+    labelling: Labelling | None = None,
+) -> None:
     """Serve until Ctrl-C, then stop cleanly; prints the URL (the port when ``port`` is 0)."""
+    if labelling is not None and not is_loopback(host):
+        raise ConfigError(
+            f"bench view: --label writes labels from this machine only; --host {host} is not loopback"
+        )
     warning = exposure_warning(host)
     if warning:
         print(warning, file=sys.stderr)
     view = RunsView(runs_dir)
     first = view.folder(run_id).name if run_id is not None else None  # an unknown run: before listening
-    server = ViewServer(runs_dir, host, port)
+    server = ViewServer(runs_dir, host, port, labelling)
     url = server.url + ("" if first is None else "run/" + quote(first))
     print(f"bench view: serving {runs_dir} at {url} (Ctrl-C to stop)", flush=True)
+    if labelling is not None:
+        print(f"bench view: labels by {labelling.rater} go to {labelling.out}", flush=True)
     if open_browser:
         threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
     try:

@@ -13,7 +13,9 @@ import csv
 import hashlib
 import io
 import json
+import os
 import statistics
+import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -122,6 +124,36 @@ def append_label(path: Path, label: Label) -> None:
     """Append one label to a JSON Lines file."""
     with path.open("a", encoding="utf-8") as out:
         out.write(json.dumps(label.as_row(), ensure_ascii=False) + "\n")
+
+
+def replace_label(path: Path, label: Label) -> None:
+    """Write ``label`` as its rater's only label for its task in a JSON Lines file, replacing the
+    file atomically (a temporary file renamed over it); every other line is kept as it was.
+    Callers that may write at once hold one lock around it."""
+    kept = []
+    if path.exists():
+        read_labels(path)  # a malformed file is reported, not rewritten
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            if (
+                str(row.get("task", row.get("id"))) == label.task
+                and str(row.get("rater") or "") == label.rater
+            ):
+                continue
+            kept.append(line + "\n")
+    kept.append(json.dumps(label.as_row(), ensure_ascii=False) + "\n")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.writelines(kept)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def human_scores(labels: list[Label]) -> dict[str, float]:

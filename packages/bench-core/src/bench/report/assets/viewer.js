@@ -150,13 +150,121 @@
     getJSON("/api/runs/" + encodeURIComponent(runId) + "/tasks/" + encodeURIComponent(key)).then(function (t) {
       Array.prototype.forEach.call($("rows").tBodies[0].rows, function (tr) { tr.classList.toggle("selected", tr.getAttribute("data-key") === key); });
       B.renderDetail(t, $("detail"));
+      if (token) renderLabel(t);
       history.replaceState(null, "", "#task=" + encodeURIComponent(key));
       $("detail").scrollIntoView();
     }).catch(problem);
   }
+  // -- labels (bench view --label): the page's token goes back in a header with every write ---------
+  var tokenMeta = document.querySelector('meta[name="bench-label-token"]');
+  var token = tokenMeta ? tokenMeta.getAttribute("content") : "";
+  var labelling = { rater: "", file: "", labels: {}, task: null, saved: "" };
+
+  function verdictText(label) {
+    if (!label) return "none yet";
+    var parts = [];
+    if (label.passed !== undefined) parts.push(label.passed ? "pass" : "fail");
+    if (label.score !== undefined) parts.push("score " + num(label.score));
+    if (label.note) parts.push("note: " + label.note);
+    return parts.join(", ");
+  }
+  function renderLabel(t) {
+    labelling.task = t.repeat ? null : String(t.id);
+    var box = el("section", { id: "label-panel", "aria-label": "label" });
+    box.appendChild(el("h3", { text: "Your label (" + labelling.rater + ")" }));
+    if (labelling.saved) box.appendChild(el("p", { id: "label-saved", cls: "muted", text: labelling.saved }));
+    labelling.saved = "";
+    if (!labelling.task) {
+      box.appendChild(el("p", { cls: "muted", text: "a task is labelled on its first repeat" }));
+      $("detail").insertBefore(box, $("detail").children[1] || null);
+      return;
+    }
+    var current = labelling.labels[labelling.task];
+    box.appendChild(el("p", { id: "label-current", text: "label: " + verdictText(current) }));
+    var note = el("textarea", { id: "label-note", rows: "2", maxlength: "2000", placeholder: "a note saved with the verdict" });
+    note.value = current && current.note ? current.note : "";
+    var score = el("input", { id: "label-score", type: "number", min: "0", max: "1", step: "0.01", placeholder: "0 to 1" });
+    function button(id, label, act) {
+      var b = el("button", { id: id, type: "button", text: label });
+      b.addEventListener("click", act);
+      return b;
+    }
+    score.addEventListener("keydown", function (e) { if (e.key === "Enter") saveScore(); });
+    box.appendChild(el("p", { cls: "label-keys" }, button("label-pass", "pass (p)", function () { saveLabel({ passed: true }); }), " ",
+      button("label-fail", "fail (f)", function () { saveLabel({ passed: false }); }), " ",
+      el("label", {}, "score ", score), " ", button("label-score-save", "save score", saveScore), " ",
+      button("label-skip", "skip (s)", nextTask)));
+    box.appendChild(el("p", {}, el("label", {}, "note (n) ", note)));
+    box.appendChild(el("p", { cls: "muted", text: "keys: p pass, f fail, 0-9 score (digit / 9), s skip, n note; written to " + labelling.file }));
+    box.appendChild(el("p", { id: "label-status", role: "status" }));
+    $("detail").insertBefore(box, $("detail").children[1] || null);
+  }
+  function saveScore() {
+    var value = $("label-score").value;
+    if (value === "" || isNaN(Number(value))) { labelStatus("a score is a number from 0 to 1"); return; }
+    saveLabel({ score: Number(value) });
+  }
+  function labelStatus(message) {
+    var box = $("label-status");
+    if (box) { box.textContent = message; box.className = "error-text"; }
+  }
+  function saveLabel(verdict) {
+    var task = labelling.task;
+    if (!task) return;
+    var body = { task: task, note: $("label-note") ? $("label-note").value : "" };
+    Object.keys(verdict).forEach(function (k) { body[k] = verdict[k]; });
+    fetch("/api/runs/" + encodeURIComponent(runId) + "/labels", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-Bench-Token": token, Accept: "application/json" },
+      body: JSON.stringify(body)
+    }).then(function (r) {
+      return r.json().then(function (data) {
+        if (!r.ok) throw new Error(data.error || r.statusText);
+        labelling.labels[task] = data.label;
+        labelling.saved = "saved " + task + ": " + verdictText(data.label);
+        nextTask();
+      });
+    }).catch(function (err) { labelStatus(String(err && err.message ? err.message : err)); });
+  }
+  function nextTask() {
+    var rows = Array.prototype.slice.call($("rows").tBodies[0].rows);
+    var at = rows.findIndex(function (tr) { return tr.classList.contains("selected"); });
+    var next = rows[at + 1];
+    if (next) { showTask(next.getAttribute("data-key")); return; }
+    var current = labelling.task && labelling.labels[labelling.task];
+    if ($("label-current")) $("label-current").textContent = "label: " + verdictText(current) + " (the last task on this page)";
+    if (labelling.saved && $("label-saved")) $("label-saved").textContent = labelling.saved;
+    else if (labelling.saved && $("label-panel")) $("label-panel").insertBefore(el("p", { id: "label-saved", cls: "muted", text: labelling.saved }), $("label-current"));
+    labelling.saved = "";
+  }
+  function labelKey(e) {
+    if ($("detail").hidden || !labelling.task || e.ctrlKey || e.metaKey || e.altKey) return;
+    var tag = e.target && e.target.tagName;
+    if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") {
+      if (e.key === "Escape") e.target.blur();
+      return;
+    }
+    var key = e.key.toLowerCase();
+    if (key === "p" || key === "f") saveLabel({ passed: key === "p" });
+    else if (/^[0-9]$/.test(key)) saveLabel({ score: Math.round(Number(key) / 9 * 10000) / 10000 });
+    else if (key === "s") nextTask();
+    else if (key === "n") $("label-note").focus();
+    else return;
+    e.preventDefault();
+  }
+
   function showRun(id) {
     runId = id;
     $("run").hidden = false;
+    var labelsRead = Promise.resolve();
+    if (token) {
+      document.addEventListener("keydown", labelKey);
+      labelsRead = getJSON("/api/labels").then(function (data) {
+        labelling.rater = data.rater;
+        labelling.file = data.file;
+        labelling.labels = data.labels;
+      }).catch(problem);
+    }
     var timer = null;
     function refilter(key, value) { state[key] = value; state.page = 1; loadRun(); }
     $("status-filter").addEventListener("change", function (e) { refilter("status", e.target.value); });
@@ -170,7 +278,7 @@
     $("filters").addEventListener("submit", function (e) { e.preventDefault(); });
     $("prev").addEventListener("click", function () { state.page -= 1; loadRun(); });
     $("next").addEventListener("click", function () { state.page += 1; loadRun(); });
-    loadRun().then(function () {
+    Promise.all([loadRun(), labelsRead]).then(function () {
       var match = /^#task=(.+)$/.exec(location.hash);
       if (match) showTask(decodeURIComponent(match[1]));
     });
