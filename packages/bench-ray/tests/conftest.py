@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from bench.testing.pytest_plugin import CANARY_KEY
+
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 #: The secret the security example's agent prints (tests/test_docs.py uses the same one).
 DEMO_TOKEN = "tok-5b7c9d1e3f"
@@ -68,14 +70,31 @@ def descendants() -> Descendants:
 
 
 @pytest.fixture(scope="session")
-def cluster(descendants: Descendants) -> Iterator[str]:
+def worker_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The cluster's workers' local response cache folder (their ``BENCH_CACHE_DIR``): no local
+    run of the tests uses it."""
+    return tmp_path_factory.mktemp("worker-cache")
+
+
+@pytest.fixture(scope="session")
+def cluster(descendants: Descendants, worker_cache: Path) -> Iterator[str]:
     """A local Ray cluster (2 CPUs); yields its address. No process it started outlives it."""
     ray = pytest.importorskip("ray", reason="Ray cannot be imported here: bench-ray's cluster tests skip")
     # Workers inherit the environment their node started with (docs/scale.md): the security
-    # example's secret is set before the cluster starts.
+    # example's secret and the workers' own response cache are set before the cluster starts.
     os.environ["DEMO_TOKEN"] = DEMO_TOKEN
+    # The fake LLM server's key (bench.testing's fake_llm sets it for this process per test).
+    os.environ.setdefault("OPENAI_API_KEY", CANARY_KEY)
+    before = os.environ.get("BENCH_CACHE_DIR")
+    os.environ["BENCH_CACHE_DIR"] = str(worker_cache)
     started = time.monotonic()
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, object_store_memory=256 * 2**20)
+    try:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, object_store_memory=256 * 2**20)
+    finally:
+        if before is None:
+            os.environ.pop("BENCH_CACHE_DIR", None)
+        else:
+            os.environ["BENCH_CACHE_DIR"] = before
     os.environ["BENCH_RAY_TEST_STARTUP_S"] = f"{time.monotonic() - started:.1f}"
     address = ray.get_runtime_context().gcs_address
     try:
