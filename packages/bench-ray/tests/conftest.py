@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from bench.testing.pytest_plugin import CANARY_KEY
-
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 #: The secret the security example's agent prints (tests/test_docs.py uses the same one).
 DEMO_TOKEN = "tok-5b7c9d1e3f"
+#: The workers' key for bench's fake LLM server (it takes any key; never a real one).
+WORKER_KEY = "sk-fake-workers-3c8e1a"
 
 
 class Descendants:
@@ -83,18 +83,18 @@ def cluster(descendants: Descendants, worker_cache: Path) -> Iterator[str]:
     # Workers inherit the environment their node started with (docs/scale.md): the security
     # example's secret and the workers' own response cache are set before the cluster starts.
     os.environ["DEMO_TOKEN"] = DEMO_TOKEN
-    # The fake LLM server's key (bench.testing's fake_llm sets it for this process per test).
-    os.environ.setdefault("OPENAI_API_KEY", CANARY_KEY)
-    before = os.environ.get("BENCH_CACHE_DIR")
-    os.environ["BENCH_CACHE_DIR"] = str(worker_cache)
+    workers_only = {"BENCH_CACHE_DIR": str(worker_cache), "OPENAI_API_KEY": WORKER_KEY}
+    before = {name: os.environ.get(name) for name in workers_only}
+    os.environ.update(workers_only)
     started = time.monotonic()
     try:
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, object_store_memory=256 * 2**20)
     finally:
-        if before is None:
-            os.environ.pop("BENCH_CACHE_DIR", None)
-        else:
-            os.environ["BENCH_CACHE_DIR"] = before
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
     os.environ["BENCH_RAY_TEST_STARTUP_S"] = f"{time.monotonic() - started:.1f}"
     address = ray.get_runtime_context().gcs_address
     try:

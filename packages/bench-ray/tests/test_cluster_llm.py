@@ -16,10 +16,7 @@ from typing import Any
 import pytest
 
 import bench
-from bench.testing import verdict_digest, write_suite
-from bench.testing.digest import latest_lines
-from bench.testing.server import Reply
-from bench.testing.verdicts import judge_verdict
+from bench.testing import Reply, judge_verdict, verdict_digest, write_suite
 
 WORKERS = 2
 #: The criteria of the suites' judge: the fake server answers prompts holding it with a verdict.
@@ -51,8 +48,9 @@ def llm_suite(folder: Path, url: str, tasks: int, *, judge: bool = False, head: 
 def verdicts(result: bench.RunResult) -> dict[str, Any]:
     """Each task's answer and verdicts (its usage left out: a cached answer's differs)."""
     fields = ("status", "passed", "score", "response", "error", "evaluators")
-    rows = latest_lines(result.folder / "results.jsonl")
-    return {key: {name: row[name] for name in fields} for key, row in rows.items()}
+    lines = (result.folder / "results.jsonl").read_text().splitlines()
+    rows = [json.loads(line) for line in lines]
+    return {row["id"]: {name: row[name] for name in fields} for row in rows}
 
 
 def manifest(result: bench.RunResult) -> dict[str, Any]:
