@@ -59,6 +59,8 @@ class RayExecutor(Executor):
     workers: list[Any]
     #: The run's ``LimitsActor`` (bench_ray.coordinator), from ``open`` to ``close``.
     coordinator: Any = None
+    #: ``run`` started: the workers' calls are counted at ``close`` (a refused set-up has none).
+    ran = False
 
     async def open(self, job: Job) -> None:
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
@@ -119,6 +121,7 @@ class RayExecutor(Executor):
                 )
 
     async def run(self, job: Job, sink: Sink) -> None:
+        self.ran = True
         size = self.settings.chunk or DEFAULT_CHUNK
         todo = chunks(job.keys(), size)
         again: deque[list[str]] = deque()  # keys of chunks a lost worker left unlanded
@@ -221,7 +224,7 @@ class RayExecutor(Executor):
             return
         import ray
 
-        if self.coordinator is not None:
+        if self.coordinator is not None and self.ran:
             self.llm_totals = await self._totals()  # None: the coordinator is lost, so are its totals
         for handle in [*self.workers, self.coordinator]:
             if handle is not None:
