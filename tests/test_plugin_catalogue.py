@@ -7,6 +7,7 @@ import ast
 import os
 import subprocess
 import sys
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -73,9 +74,20 @@ COINCIDENCES: dict[str, tuple[str, frozenset[str]]] = {
 
 @pytest.fixture(scope="module")
 def registry():
+    # The catalogue lists every package's types: one not installed would read as a stale catalogue.
+    missing = [name for name in PACKAGES if not _installed(name)]
+    assert not missing, f"not installed: {', '.join(missing)} (pip install -e packages/NAME)"
     registry = build_registry()
     assert not registry.failures, registry.failures
     return registry
+
+
+def _installed(distribution: str) -> bool:
+    try:
+        metadata.distribution(distribution)
+    except metadata.PackageNotFoundError:
+        return False
+    return True
 
 
 def test_the_package_folders_are_named_after_their_distributions():

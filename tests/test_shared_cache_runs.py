@@ -197,3 +197,24 @@ def test_the_python_api_takes_the_shared_cache(tmp_path, fake_llm, monkeypatch):
     bench.run(suite, shared_cache=url, runs_dir=tmp_path / "runs")
     assert fake_llm.count() == 3
     assert (tmp_path / "fresh" / "llm.sqlite3").is_file()  # and filled the local one
+
+
+def test_an_executors_worker_client_uses_the_runs_shared_cache(tmp_path, fake_llm, monkeypatch):
+    # bench.plan_client builds a worker's client from ExecutorSettings: --shared-cache reaches it,
+    # so a worker with nothing in its own L1 finds the driver's answers in L2.
+    from bench.api import load_plan, plan_client
+    from bench.executor import ExecutorSettings
+
+    monkeypatch.delenv("BENCH_SHARED_CACHE", raising=False)
+    url = (tmp_path / "l2").as_uri()
+    suite = _suite(tmp_path, tasks=1)
+    run_suite(suite, shared_cache=url, cache_path=tmp_path / "driver" / "llm.sqlite3")
+    [stored] = (tmp_path / "l2").glob("*/*.json")
+    settings = ExecutorSettings(cache_path=tmp_path / "worker" / "llm.sqlite3", shared_cache=url)
+    llm = plan_client(load_plan(suite, {}), settings)
+    try:
+        assert llm.cache is not None
+        hit = asyncio.run(llm.cache.get(stored.stem))
+    finally:
+        llm.close()
+    assert hit == json.loads(stored.read_text())

@@ -99,3 +99,33 @@ def test_carried_captures_are_redacted_where_they_were_taken() -> None:
     assert files["a.txt"][PORTABLE] == "key [REDACTED]"
     assert PORTABLE not in files["link"]  # never written anywhere
     assert PORTABLE not in files["../up"]
+
+
+def test_a_result_landed_from_elsewhere_has_its_carried_captures_written(tmp_path: Path) -> None:
+    # A worker's result reaches the driver as a line (Sink.land): its carried captures are written
+    # under the run's captures folder, redacted again, and the line keeps where, not the text.
+    from bench.execution.sink import StoreSink, serialize_result, statistics_row
+    from bench.results import Summary, TaskResult
+    from bench.scoring.run_stats import StatsCollector
+    from bench.store import RunStore
+    from bench.workspace.captures import carry_captures, task_folder
+
+    files = {"a.txt": {"exists": True, "content": f"key {CANARY}", "size": 40, "truncated": False}}
+    carry_captures(files, None)  # the worker's environment did not know the secret
+    result = TaskResult(id="t", repeat=1, status="passed", passed=True, workspace={"captured": files})
+    store = RunStore.create(tmp_path / "runs")
+    landed: list[TaskResult] = []
+    sink = StoreSink(
+        store, lambda text: text.replace(CANARY, "[REDACTED]"), Summary(), StatsCollector(False),
+        landed.append, lambda: None,
+    )  # fmt: skip
+    try:
+        sink.land(serialize_result(result), "passed", statistics_row(result, False))
+    finally:
+        store.close()
+    written = task_folder(store.folder / "captures", "t@1") / "a.txt"
+    assert written.read_text() == "key [REDACTED]"
+    [line] = store.results_path.read_text().splitlines()
+    assert PORTABLE not in line
+    assert json.loads(line)["workspace"]["captured"]["a.txt"]["stored"] == str(written)
+    assert landed[0].workspace == json.loads(line)["workspace"]

@@ -38,3 +38,26 @@ def test_finished_keeps_the_latest_finished_line_of_each_key_and_sets_a_torn_lin
         assert json.loads(store.read_line(refs["a"].offset))["status"] == "failed"
     finally:
         store.close()
+
+
+def test_iter_lines_streams_the_latest_lines_without_holding_the_file(tmp_path: Path) -> None:
+    # The run's report, aggregates and statistics read the store after a run through iter_lines:
+    # a 20 MB store is read a line at a time, not whole.
+    import tracemalloc
+
+    store = RunStore.create(tmp_path)
+    pad = "x" * 10_000
+    try:
+        for i in range(2000):
+            store.append(_line(f"t{i % 1000}", "passed", f"{i}-{pad}"))  # each key twice: the later wins
+        order = [f"t{i}" for i in range(1000)] + ["never-run"]
+        tracemalloc.start()
+        try:
+            digests = [json.loads(line)["digest"].split("-")[0] for line in store.iter_lines(order)]
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+    finally:
+        store.close()
+    assert digests == [str(i) for i in range(1000, 2000)]
+    assert peak < 2_000_000, peak  # the lines hold 20 MB

@@ -220,12 +220,18 @@ class RunStore:
         os.truncate(self.results_path, offset)
 
     def iter_lines(self, order: Iterable[str]) -> Iterator[str]:
-        """Each task's latest result line (JSON text), in the given order; ids never recorded are skipped."""
-        latest = self.read_results()
-        for task_id in order:
-            line = latest.pop(task_id, None)
-            if line is not None:
-                yield line
+        """Each task's latest result line (JSON text), in the given order; ids never recorded are
+        skipped. Only where each line starts is held (``latest_refs``): each is read as it is
+        yielded, so a large store is never in memory whole."""
+        latest = self.latest_refs()
+        if not latest:
+            return
+        with open(self.results_path, "rb") as lines:
+            for task_id in order:
+                ref = latest.pop(task_id, None)
+                if ref is not None:
+                    lines.seek(ref.offset)
+                    yield lines.readline().decode("utf-8", errors="replace").rstrip("\n")
 
     def iter_results(self, order: Iterable[str]) -> Iterator[dict[str, Any]]:
         """Each task's latest result as a dict, in the given order."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from bench.execution.runner import Runner
 from bench.executor import Executor, Job, Sink
 from bench.suite.plan import all_targets
+from bench.target import Target
 
 
 class LocalExecutor(Executor):
@@ -31,10 +32,15 @@ class LocalExecutor(Executor):
             max_response_bytes=plan.max_response_bytes,
             targets=plan.targets,
         )
-        self._targets = all_targets(plan)
+        self._opened: list[Target] = []
         if plan.needs_target and job.count:
-            for target in self._targets:
-                await target.open()
+            try:
+                for target in all_targets(plan):
+                    await target.open()
+                    self._opened.append(target)
+            except BaseException:
+                await self._close_targets()  # the ones already open: their processes, connections
+                raise
 
     async def run(self, job: Job, sink: Sink) -> None:
         assert self.runner is not None, "open() first"
@@ -43,10 +49,17 @@ class LocalExecutor(Executor):
         try:
             await runner.run(job.tasks())
         finally:
-            for target in self._targets:
-                await target.close()
+            await self._close_targets()
             self.stopped = runner.stopped
             self.interrupted = runner.interrupted
+
+    async def close(self) -> None:
+        await self._close_targets()  # open() succeeded but run() never came (the manifest failed)
+
+    async def _close_targets(self) -> None:
+        opened, self._opened = getattr(self, "_opened", []), []
+        for target in opened:
+            await target.close()
 
     def interrupt(self) -> None:
         super().interrupt()

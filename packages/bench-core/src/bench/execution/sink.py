@@ -9,7 +9,7 @@ from typing import Any
 from bench.results import Summary, TaskResult
 from bench.scoring.run_stats import StatsCollector
 from bench.store import RunStore, StoreWriteError
-from bench.workspace.captures import land_captures
+from bench.workspace.captures import PORTABLE, land_captures
 
 __all__ = ["StoreSink", "serialize_result", "statistics_row"]
 
@@ -67,11 +67,16 @@ class StoreSink:
 
     def land(self, line: str, status: str, stats: dict[str, Any]) -> None:
         line = self.redact(line)  # again: the worker redacted with its environment, this is ours
+        result = None
+        if f'"{PORTABLE}":' in line:  # captured files carried from the worker: written here
+            result = TaskResult.model_validate_json(line)
+            land_captures(result, self.store.folder / "captures", self.redact)
+            line = self.redact(serialize_result(result))
         self._append(line)
         self.summary.add(status)
         self.collector.add(stats)
         if self.done is not None:
-            self.done(TaskResult.model_validate_json(line))
+            self.done(result if result is not None else TaskResult.model_validate_json(line))
 
     def _append(self, line: str) -> None:
         try:
