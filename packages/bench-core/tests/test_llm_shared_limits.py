@@ -211,3 +211,25 @@ def test_the_docs_example_runs():
     calls, most = re.fullmatch(r"(\d+) calls; at most (\d+) at once\n", printed.getvalue()).groups()
     assert int(calls) == 20
     assert 1 <= int(most) <= 8 + 2
+
+
+def test_a_client_answered_only_from_its_cache_reports_the_hits_when_it_closes(tmp_path):
+    settings = LLMSettings(concurrency=8)
+    book = LeaseBook(settings, workers=2)
+    coordinator = LocalCoordinator(book)
+
+    async def scenario(server: FakeLLMServer) -> None:
+        cold = LLMClient(settings, cache_path=tmp_path / "llm.sqlite3")
+        for i in range(3):
+            await cold.complete(_request(server, f"q{i}"))
+        await cold.aclose()
+        warm = LLMClient(settings, cache_path=tmp_path / "llm.sqlite3", coordinator=coordinator)
+        for i in range(3):
+            await warm.complete(_request(server, f"q{i}"))
+        assert coordinator.syncs == 0  # no call, so no sync while it ran
+        await warm.aclose()
+
+    with FakeLLMServer() as server:
+        asyncio.run(scenario(server))
+        assert server.count() == 3
+    assert (book.totals.cached, book.totals.calls, coordinator.syncs) == (3, 0, 1)

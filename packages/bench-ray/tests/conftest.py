@@ -18,6 +18,8 @@ import pytest
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 #: The secret the security example's agent prints (tests/test_docs.py uses the same one).
 DEMO_TOKEN = "tok-5b7c9d1e3f"
+#: The workers' key for bench's fake LLM server (it takes any key; never a real one).
+WORKER_KEY = "sk-fake-workers-3c8e1a"
 
 
 class Descendants:
@@ -68,14 +70,31 @@ def descendants() -> Descendants:
 
 
 @pytest.fixture(scope="session")
-def cluster(descendants: Descendants) -> Iterator[str]:
+def worker_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The cluster's workers' local response cache folder (their ``BENCH_CACHE_DIR``): no local
+    run of the tests uses it."""
+    return tmp_path_factory.mktemp("worker-cache")
+
+
+@pytest.fixture(scope="session")
+def cluster(descendants: Descendants, worker_cache: Path) -> Iterator[str]:
     """A local Ray cluster (2 CPUs); yields its address. No process it started outlives it."""
     ray = pytest.importorskip("ray", reason="Ray cannot be imported here: bench-ray's cluster tests skip")
     # Workers inherit the environment their node started with (docs/scale.md): the security
-    # example's secret is set before the cluster starts.
+    # example's secret and the workers' own response cache are set before the cluster starts.
     os.environ["DEMO_TOKEN"] = DEMO_TOKEN
+    workers_only = {"BENCH_CACHE_DIR": str(worker_cache), "OPENAI_API_KEY": WORKER_KEY}
+    before = {name: os.environ.get(name) for name in workers_only}
+    os.environ.update(workers_only)
     started = time.monotonic()
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, object_store_memory=256 * 2**20)
+    try:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, object_store_memory=256 * 2**20)
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
     os.environ["BENCH_RAY_TEST_STARTUP_S"] = f"{time.monotonic() - started:.1f}"
     address = ray.get_runtime_context().gcs_address
     try:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
     from bench.llm.client import LLMClient
+    from bench.llm.coordination import Coordinator
     from bench.plugins.registry import Registry
     from bench.suite.selection import Selection
 
@@ -208,15 +209,20 @@ def load_plan(suite: str | Path, suite_args: Mapping[str, Any], registry: Regist
     return load_suite(suite, registry, **suite_args)
 
 
-def plan_client(plan: Plan, settings: ExecutorSettings) -> LLMClient:
-    """An LLM client for ``plan`` with a run's cache settings, the shared level included (an
-    executor's worker makes its own)."""
+def plan_client(
+    plan: Plan,
+    settings: ExecutorSettings,
+    *,
+    coordinator: Coordinator | None = None,
+    worker_id: str | None = None,
+) -> LLMClient:
+    """An LLM client for ``plan`` with a run's cache settings, its shared cache included (an
+    executor's worker makes its own); with a ``coordinator``, its limits and budgets are the run's."""
     from bench.execution.session import make_client
 
-    options = RunOptions(
-        cache=settings.cache, cache_path=settings.cache_path, shared_cache=settings.shared_cache
-    )
-    return make_client(plan, options)
+    cache = settings.cache_path
+    options = RunOptions(cache=settings.cache, cache_path=cache, shared_cache=settings.shared_cache)
+    return make_client(plan, options, coordinator=coordinator, worker_id=worker_id)
 
 
 def load_environment(suite: str | Path, env_files: Sequence[str | Path] = (), *, dotenv: bool = True) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 if TYPE_CHECKING:
+    from bench.llm.accounting import Totals
     from bench.llm.client import LLMClient
     from bench.results import TaskResult
     from bench.suite.plan import Plan, PlannedTask
@@ -109,6 +110,9 @@ class Executor:
         self.interrupted = False
         #: Why the run stopped starting tasks (a budget, a failing provider), if it did.
         self.stopped: str | None = None
+        #: The model calls made outside the driver's client (by workers), set by ``close``: the
+        #: run's ``llm`` totals are these plus the driver's own.
+        self.llm_totals: Totals | None = None
 
     async def open(self, job: Job) -> None:
         """Get ready to run ``job`` (raise ``bench.ConfigError`` for a set-up that cannot run)."""

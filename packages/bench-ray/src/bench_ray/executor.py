@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from bench import ConfigError, Executor, Job, PlanRow, Sink
+from bench_ray.coordinator import start as start_coordinator
 from bench_ray.handshake import identity, mismatch
 from bench_ray.options import DEFAULT_CHUNK, RayOptions, parse_options
 
@@ -27,6 +28,8 @@ from bench_ray.options import DEFAULT_CHUNK, RayOptions, parse_options
 TICK_S = 1.0
 #: Seconds the workers have to load the suite and answer the first ``ready()``.
 READY_TIMEOUT_S = 600.0
+#: Seconds the coordinator has to answer with the run's totals at the end.
+FINISH_TIMEOUT_S = 30.0
 
 
 def chunks(rows: Iterator[PlanRow], selected: set[str] | None, size: int) -> Iterator[list[PlanRow]]:
@@ -79,6 +82,10 @@ class RayExecutor(Executor):
     description = "the tasks run on worker actors of a Ray cluster (--workers, --chunk, --address)"
 
     workers: list[Any]
+    #: The run's ``LimitsActor`` (bench_ray.coordinator), from ``open`` to ``close``.
+    coordinator: Any = None
+    #: ``run`` started: the workers' calls are counted at ``close`` (a refused set-up has none).
+    ran = False
 
     async def open(self, job: Job) -> None:
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
@@ -114,7 +121,11 @@ class RayExecutor(Executor):
         files = [plan.path.resolve(), *plan.referenced_files]
         self.identity = identity(files)
         suite = str(plan.path.resolve())
-        self.workers = [actor.remote(suite, self.settings, [str(f) for f in files]) for _ in range(count)]
+        self.coordinator = start_coordinator(plan, count)
+        self.workers = [
+            actor.remote(suite, self.settings, [str(f) for f in files], self.coordinator, f"worker-{i}")
+            for i in range(count)
+        ]
         try:
             answers = await asyncio.wait_for(
                 asyncio.gather(*(w.ready.remote() for w in self.workers)), READY_TIMEOUT_S
@@ -135,6 +146,7 @@ class RayExecutor(Executor):
                 )
 
     async def run(self, job: Job, sink: Sink) -> None:
+        self.ran = True
         size = self.settings.chunk or DEFAULT_CHUNK
         todo = chunks(job.plan.rows(), job.selected, size)
         repeats = job.plan.max_repeat > 1
@@ -177,6 +189,9 @@ class RayExecutor(Executor):
                         del probes[worker]
                         up[worker] = bool(task.result())
         finally:
+            reason = "interrupted" if self.interrupted else self.stopped
+            if reason:  # the workers stop starting calls at their next sync
+                self.coordinator.stop.remote(reason)
             for task in [*running, *probes.values()]:
                 task.cancel()
             await asyncio.gather(*running, *probes.values(), return_exceptions=True)
@@ -197,6 +212,27 @@ class RayExecutor(Executor):
             return unlanded(chunk, pending)
         return []
 
+    async def _totals(self) -> Any:
+        """The coordinator's totals once every worker has reported its last calls, with the
+        workers' per-model figures (a lost worker's calls count, its per-model figures do not)."""
+        finishing = asyncio.gather(*(w.finish.remote() for w in self.workers), return_exceptions=True)
+        try:
+            answers = await asyncio.wait_for(finishing, FINISH_TIMEOUT_S)
+        except asyncio.TimeoutError:
+            answers = []
+        lost: tuple[type[BaseException], ...] = (asyncio.TimeoutError, *_lost_worker_errors())
+        try:
+            totals = await asyncio.wait_for(self.coordinator.totals.remote(), FINISH_TIMEOUT_S)
+        except lost:
+            return None
+        for by_model in answers:
+            if isinstance(by_model, dict):
+                for model, figures in by_model.items():
+                    mine = totals.by_model.setdefault(model, {"calls": 0, "tokens": 0, "cost_usd": 0.0})
+                    for name, value in figures.items():
+                        mine[name] = mine.get(name, 0) + value
+        return totals
+
     async def _probe(self, worker: int) -> bool:
         """Whether a down worker answers again (with the same code); waits a tick when not."""
         try:
@@ -214,9 +250,12 @@ class RayExecutor(Executor):
             return
         import ray
 
-        for worker in self.workers:
-            ray.kill(worker)
-        self.workers = []
+        if self.coordinator is not None and self.ran:
+            self.llm_totals = await self._totals()  # None: the coordinator is lost, so are its totals
+        for handle in [*self.workers, self.coordinator]:
+            if handle is not None:
+                ray.kill(handle)
+        self.workers, self.coordinator = [], None
         if self.started_cluster:
             ray.shutdown()
             self.started_cluster = False

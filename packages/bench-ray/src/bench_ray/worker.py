@@ -29,6 +29,7 @@ from bench import (
     serialize_result,
     statistics_row,
 )
+from bench_ray.coordinator import ActorCoordinator
 from bench_ray.handshake import identity
 
 #: Results per batch sent to the driver, and the longest a finished result waits to be sent.
@@ -77,12 +78,21 @@ class BenchWorker:
     """One worker process: the suite loaded once, its own LLM client, chunks run one after another
     or side by side (an async actor)."""
 
-    def __init__(self, suite: str, settings: ExecutorSettings, files: list[str]) -> None:
+    def __init__(
+        self,
+        suite: str,
+        settings: ExecutorSettings,
+        files: list[str],
+        coordinator: Any = None,
+        worker_id: str | None = None,
+    ) -> None:
+        """``coordinator``: the run's ``LimitsActor`` handle (its limits and budgets are the run's);
+        the client's cache is ``settings.shared_cache`` (L2) behind a local L1 on this node's disk."""
         self.settings = settings
         self.files = [Path(f) for f in files]
         self.plan = load_plan(suite, {**settings.suite_args, "tasks": "lazy"})
-        # The place for the shared (L2) response cache and the limits coordinator's handle.
-        self.llm = plan_client(self.plan, settings)
+        shared = ActorCoordinator(coordinator) if coordinator is not None else None
+        self.llm = plan_client(self.plan, settings, coordinator=shared, worker_id=worker_id)
         for target in [self.plan.target, *self.plan.targets.values()]:
             if target is not None:
                 target.llm = self.llm
@@ -90,6 +100,12 @@ class BenchWorker:
     def ready(self) -> dict[str, Any]:
         """Who this worker is and which code and suite it runs (the driver's handshake)."""
         return {"pid": os.getpid(), "node": socket.gethostname(), **identity(self.files)}
+
+    async def finish(self) -> dict[str, dict[str, float]]:
+        """The last report to the coordinator (its totals are then complete); this worker's calls
+        per model."""
+        await self.llm.aclose()
+        return self.llm.totals.by_model
 
     async def run_chunk(self, rows: list[PlanRow], repeats: bool) -> AsyncIterator[dict[str, Any]]:
         """Run the runs each row names (``PlanRow.keys``: a row may expand into more);

@@ -26,6 +26,7 @@ from bench.executor import DEFAULT_EXECUTOR, Executor, ExecutorSettings, Job
 from bench.llm.accounting import Totals
 from bench.llm.cache import default_cache_path
 from bench.llm.client import LLMClient
+from bench.llm.coordination import Coordinator
 from bench.llm.credentials import describe_missing, missing_credentials
 from bench.llm.loader import import_in_background
 from bench.llm.prices import model_cost
@@ -127,8 +128,11 @@ def _counted(plan: Plan) -> str:
     return f"{len({key.split('@', 1)[0] for key in plan.tasks.ids}):,} tasks, {runs:,} runs"
 
 
-def make_client(plan: Plan, options: RunOptions) -> LLMClient:
-    """The run's LLM client, from the suite's settings and the command line."""
+def make_client(
+    plan: Plan, options: RunOptions, *, coordinator: Coordinator | None = None, worker_id: str | None = None
+) -> LLMClient:
+    """The run's LLM client, from the suite's settings and the command line (a worker's shares
+    the run's limits and budgets through ``coordinator``)."""
     settings = plan.llm if options.cache else plan.llm.model_copy(update={"cache": False})
     cache_path = options.cache_path or default_cache_path()
     return LLMClient(
@@ -138,7 +142,19 @@ def make_client(plan: Plan, options: RunOptions) -> LLMClient:
         judge_limits=plan.judge_limits,
         cache_path=cache_path,
         shared_cache=shared_cache_url(options.shared_cache),
+        coordinator=coordinator,
+        worker_id=worker_id,
     )
+
+
+def _run_totals(llm: LLMClient, executor: Executor) -> Totals:
+    """The run's model calls: the driver's client's, plus its workers' when an executor has them."""
+    if executor.llm_totals is None:
+        return llm.totals
+    totals = Totals()
+    totals.merge(executor.llm_totals)
+    totals.merge(llm.totals)
+    return totals
 
 
 def _manifest(plan: Plan, store: RunStore, started: str, **fields: Any) -> dict[str, Any]:
@@ -238,31 +254,17 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
         status = "failed"
         raise
     finally:
-        if store.folder.exists():
-            duration = time.monotonic() - clock
-            # On a write error the original error says why; the results written so far are intact.
-            with contextlib.suppress(StoreWriteError):
-                store.write_manifest(
-                    _manifest(
-                        plan,
-                        store,
-                        started,
-                        status=status,
-                        finished_at=now_iso(),
-                        duration_s=round(duration, 3),
-                        summary=summary.as_dict(),
-                        stopped=executor.stopped,
-                        llm=llm.totals.as_dict(),
-                        **run_fields,
-                    )
-                )
-        await executor.close()
-        store.close()
-        await llm.aclose()
+        try:
+            await executor.close()  # first: a distributed executor's workers report their calls
+        finally:
+            totals = _run_totals(llm, executor)
+            _finish_manifest(plan, store, started, status, clock, summary, executor, totals, run_fields)
+            store.close()
+            await llm.aclose()
 
     order = plan.tasks.ids
-    used = llm.totals.calls or llm.totals.cached or llm.totals.attempts
-    extra: dict[str, Any] = {"llm": llm.totals.as_dict()} if used else {}
+    used = totals.calls or totals.cached or totals.attempts
+    extra: dict[str, Any] = {"llm": totals.as_dict()} if used else {}
     statistics = collector.statistics()
     # From the store, in plan order: tasks kept by --resume, or run by other processes, count too.
     # Types with only the deprecated ``aggregate(instances)`` have figures on the local executor alone.
@@ -298,6 +300,38 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
     )
     note = chosen.narrowed.note if chosen is not None else None
     return RunOutcome(report, store.folder, executor.interrupted, resumed, to_run, selected=note)
+
+
+def _finish_manifest(
+    plan: Plan,
+    store: RunStore,
+    started: str,
+    status: str,
+    clock: float,
+    summary: Summary,
+    executor: Executor,
+    totals: Totals,
+    run_fields: dict[str, Any],
+) -> None:
+    """The manifest at the run's end, whatever happened (the results written so far are intact)."""
+    if not store.folder.exists():
+        return
+    # On a write error the original error says why.
+    with contextlib.suppress(StoreWriteError):
+        store.write_manifest(
+            _manifest(
+                plan,
+                store,
+                started,
+                status=status,
+                finished_at=now_iso(),
+                duration_s=round(time.monotonic() - clock, 3),
+                summary=summary.as_dict(),
+                stopped=executor.stopped,
+                llm=totals.as_dict(),
+                **run_fields,
+            )
+        )
 
 
 def make_executor(options: RunOptions, plan: Plan, store: RunStore) -> Executor:

@@ -59,6 +59,14 @@ class Totals:
         for name in _SCALARS:
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
+    def merge(self, other: Totals) -> None:
+        """Add ``other``'s counts, ``by_model`` included (another process's calls of the run)."""
+        self.add(other)
+        for model, figures in other.by_model.items():
+            mine = self.by_model.setdefault(model, {"calls": 0, "tokens": 0, "cost_usd": 0.0})
+            for name, value in figures.items():
+                mine[name] = mine.get(name, 0) + value
+
     def minus(self, other: Totals) -> Totals:
         """These counts less ``other``'s (not ``by_model``)."""
         return Totals(**{name: getattr(self, name) - getattr(other, name) for name in _SCALARS})

@@ -88,6 +88,8 @@ class LeaseHolder:
         if self._first is not None:
             self._first = None
             await self.sync()
+        elif self.budget.totals.scalars() != self._acked.totals:
+            await self.sync()  # answers from the cache alone never start the syncs: count them too
 
     def cancel(self) -> None:
         """Stop syncing without a last report (outside the event loop)."""
