@@ -2,7 +2,7 @@
 
 sha256 over the canonical JSON (sorted keys, no spaces) of each key's latest result line, in key
 order, without the timing fields (``duration_ms`` wherever it is, e.g. also in an evaluator's
-``details``; ``usage.latency_ms``, ``usage.ttft_ms``): two runs of a suite on the same responses
+``details``; ``usage.latency_ms``, ``usage.ttft_ms``, ``usage.wait_ms``): two runs of a suite on the same responses
 (locally, on a cluster, resumed) give the same digest.
 """
 
@@ -13,9 +13,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-#: Fields that measure time, not verdicts: ``duration_ms`` at any depth, these two in ``usage``.
+#: Fields that measure time, not verdicts: ``duration_ms`` at any depth, these in ``usage``.
 TIMING = "duration_ms"
-USAGE_TIMING = ("latency_ms", "ttft_ms")
+USAGE_TIMING = ("latency_ms", "ttft_ms", "wait_ms")
 
 
 def _key(row: dict[str, Any]) -> str:
