@@ -61,3 +61,15 @@ def test_iter_lines_streams_the_latest_lines_without_holding_the_file(tmp_path: 
         store.close()
     assert digests == [str(i) for i in range(1000, 2000)]
     assert peak < 2_000_000, peak  # the lines hold 20 MB
+
+
+def test_lines_written_with_spaces_after_colons_are_scanned_whole(tmp_path: Path) -> None:
+    # json.dumps' default form, as a hand-edited or another tool's results.jsonl has it.
+    store = RunStore.create(tmp_path)
+    try:
+        store.append(json.dumps({"id": "a", "repeat": 1, "status": "passed", "digest": "d1"}))
+        store.append(json.dumps({"id": "b", "status": "error", "digest": "d2"}))
+        assert store.finished() == {"a@1": "d1"}
+        assert [json.loads(line)["id"] for line in store.iter_lines(["b", "a@1"])] == ["b", "a"]
+    finally:
+        store.close()

@@ -250,3 +250,22 @@ def test_each_result_keeps_the_sentence_statistics_sacrebleu_sums_for_the_corpus
     outcome = run_evaluator({"type": "bleu", "reference": refs}, hypothesis)
     (expected,) = BLEU()._extract_corpus_statistics([hypothesis], [[r] for r in refs])
     assert outcome.details["corpus_stats"] == list(expected)
+
+
+def test_a_resumed_run_kept_from_an_older_bench_reports_why_it_has_no_corpus_figures(tmp_path):
+    path = _bleu_suite(tmp_path, HYPOTHESES, TWO_REFERENCES)
+    full = run_suite(path)
+    results = full.folder / "results.jsonl"
+    kept = [json.loads(line) for line in results.read_text(encoding="utf-8").splitlines()[:10]]
+    for row in kept:  # as bench wrote them before results kept their sentence statistics
+        for outcome in row["evaluators"]:
+            outcome["details"].pop("corpus_stats")
+    results.write_text("".join(json.dumps(row) + "\n" for row in kept), encoding="utf-8")
+
+    resumed = run_suite(path, resume=full.folder.name)
+
+    assert resumed.report.extra["aggregates"]["bleu"] == {
+        "type": "bleu",
+        "error": "ValueError: 10 stored results have no corpus statistics (recorded by an older bench): "
+        "run the suite again without --resume for the corpus figures",
+    }

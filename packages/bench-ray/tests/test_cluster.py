@@ -125,12 +125,13 @@ def test_g01_ten_thousand_recorded_tasks_give_the_local_verdicts(recorded, clust
 
 
 def _bench_workers() -> list[Any]:
+    """This test cluster's worker actors (never another Ray run's on the same machine)."""
     import psutil
 
     found = []
-    for proc in psutil.process_iter(["cmdline"]):
+    for proc in psutil.Process().children(recursive=True):
         try:
-            if any("BenchWorker" in part for part in proc.info["cmdline"] or []):
+            if any("BenchWorker" in part for part in proc.cmdline()):
                 found.append(proc)
         except psutil.Error:
             continue

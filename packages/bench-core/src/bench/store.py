@@ -365,14 +365,14 @@ def _line_head(line: str) -> tuple[str, Any] | None:
     key = _line_id(line)
     if key is None:
         return None
-    value, end = _decoder.raw_decode(line, len(_ID_PREFIX)) if line.startswith(_ID_PREFIX) else (None, 0)
-    if value is not None and line.startswith(_REPEAT, end):
-        _, end = _decoder.raw_decode(line, end + len(_REPEAT))
-    if value is not None and line.startswith(_STATUS, end):
-        try:
+    try:
+        value, end = _decoder.raw_decode(line, len(_ID_PREFIX)) if line.startswith(_ID_PREFIX) else (None, 0)
+        if value is not None and line.startswith(_REPEAT, end):
+            _, end = _decoder.raw_decode(line, end + len(_REPEAT))
+        if value is not None and line.startswith(_STATUS, end):
             return key, _decoder.raw_decode(line, end + len(_STATUS))[0]
-        except ValueError:
-            return key, None
+    except ValueError:  # not the compact form after all (a space after a colon): parse it whole
+        pass
     try:
         data = json.loads(line)
     except ValueError:

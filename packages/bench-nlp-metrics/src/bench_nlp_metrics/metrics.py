@@ -140,10 +140,14 @@ class _SummedCorpus(CorpusMetric):
     def aggregate_rows(cls, config: Any, rows: Iterable[dict[str, Any]]) -> dict[str, Any] | None:
         """The mean score and the corpus score, from the stored results' statistics."""
         summed: list[float] = []
+        missing = 0
 
         def scored() -> Iterator[dict[str, Any]]:
+            nonlocal missing
             for row in rows:
                 stats = (row.get("details") or {}).get("corpus_stats")
+                if row.get("score") is not None and stats is None:
+                    missing += 1  # recorded before results kept their sentence statistics
                 if row.get("score") is None or stats is None:
                     continue
                 if summed:
@@ -153,6 +157,11 @@ class _SummedCorpus(CorpusMetric):
                 yield row
 
         figures = mean_score(scored())
+        if missing:  # a corpus score over part of the corpus would look whole: say so instead
+            raise ValueError(
+                f"{missing} stored results have no corpus statistics (recorded by an older bench): "
+                "run the suite again without --resume for the corpus figures"
+            )
         if figures is None:
             return None
         metric = _corpus_metric(cls, config)

@@ -2,8 +2,8 @@
 
 sha256 over the canonical JSON (sorted keys, no spaces) of each key's latest result line, in key
 order, without the timing fields (``duration_ms`` wherever it is, e.g. also in an evaluator's
-``details``; ``usage.latency_ms``, ``usage.ttft_ms``, ``usage.wait_ms``): two runs of a suite on the same responses
-(locally, on a cluster, resumed) give the same digest.
+``details``; ``usage.latency_ms``, ``usage.ttft_ms``, ``usage.wait_ms``): two runs of a suite on
+the same responses (locally, on a cluster, resumed) give the same digest.
 """
 
 from __future__ import annotations
