@@ -8,8 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bench.testing.server import Reply
-
 SUITE = (
     "target: {type: litellm, model: anthropic/claude-3-5-haiku-20241022, api_base: 'http://127.0.0.1:9/v1'}\n"
     "tasks:\n  - {id: a, prompt: hello, evaluate: {expected: ok}}\n"
@@ -60,20 +58,3 @@ def test_a_cached_rerun_and_a_dry_run_of_a_litellm_model_never_import_it(tmp_pat
     rerun = _run(tmp_path)
     assert "model calls: 0 made, 1 from cache" in rerun
     assert rerun.endswith("EXIT 0\nLITELLM False\n")
-
-
-def test_a_judge_only_suite_imports_litellm_at_start_and_says_so(
-    bench_cli, suite_file, fake_llm, monkeypatch
-):
-    monkeypatch.setattr("bench.llm.client._warmed_up", False)
-    monkeypatch.setenv("BENCH_LLM_TRANSPORT", "litellm")  # openai/ models skip litellm otherwise
-    path = suite_file(
-        "tasks:\n  - id: a\n    response: Paris.\n    evaluate:\n"
-        "      type: llm_judge\n      criteria: Names the capital.\n      model: openai/gpt-4o-mini\n"
-    )
-    fake_llm.default = lambda body: Reply('{"reasoning": "yes", "score": 1}')
-    result = bench_cli("run", path, "--runs-dir", "runs")
-    assert result.stderr.splitlines()[:2] == [
-        "loaded suite.yaml: 1 tasks",
-        "importing the model client (litellm)…",
-    ]
