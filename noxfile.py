@@ -102,6 +102,10 @@ def tests(session: nox.Session) -> None:
     tests run here as well. Arguments after `--` replace the paths (pytest's testpaths then apply).
     """
     session.install(*PACKAGES, *TEST_DEPS)
+    # The packages with a session of their own are installed without their heavy dependencies
+    # (Ray): the cross-package tests read every package's registry (the install-hint catalogue),
+    # which imports none of them; their own tests run in their own session.
+    session.install("--no-deps", *[arg for name in OWN_SESSION for arg in ("-e", f"packages/{name}")])
     if session.python == SIMILARITY_PYTHON:
         session.run("python", "-m", "pip", "install", "--quiet", *SIMILARITY)
     own = [f"packages/{name}" for name in PACKAGE_NAMES if name not in OWN_SESSION]
