@@ -54,25 +54,26 @@ def script_text(assets: Any, *names: str) -> str:
 
 
 @cache
-def _page() -> tuple[str, str, str, str]:
-    """The page cut where the title, the run and the task records go; style and script inlined."""
+def cut_page(template: str, script: str, *cuts: str) -> tuple[str, ...]:
+    """``assets/<template>`` cut where each of ``cuts`` goes (``{title}``, ...), with the style,
+    ``common.js`` + ``script`` and the script's CSP hash inlined in every part."""
     assets = resources.files("bench.report") / "assets"
-    template = (assets / "report.html").read_text(encoding="utf-8")
-    script = script_text(assets, "common.js", "report.js")
+    text = (assets / template).read_text(encoding="utf-8")
+    code = script_text(assets, "common.js", script)
     # The CSP admits the page script by this hash: it covers exactly the text inside <script>.
-    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
+    digest = base64.b64encode(hashlib.sha256(code.encode("utf-8")).digest()).decode("ascii")
     values = {
         "style": (assets / "report.css").read_text(encoding="utf-8"),
-        "script": script,
+        "script": code,
         "script_hash": f"sha256-{digest}",
     }
     # Cut the template first, so that nothing in the style or script can be taken for a cut.
-    before_title, rest = template.split("{title}")
-    before_run, rest = rest.split("{run}")
-    before_tasks, after = rest.split("{tasks}")
-    parts = (before_title, before_run, before_tasks, after)
-    a, b, c, d = (_PLACEHOLDER.sub(lambda m: values[m[1]], part) for part in parts)
-    return a, b, c, d
+    parts = []
+    for cut in cuts:
+        before, text = text.split("{" + cut + "}")
+        parts.append(before)
+    parts.append(text)
+    return tuple(_PLACEHOLDER.sub(lambda m: values[m[1]], part) for part in parts)
 
 
 class HtmlReporter(Reporter):
@@ -84,7 +85,9 @@ class HtmlReporter(Reporter):
     )
 
     def write(self, report: RunReport, path: Path) -> None:
-        before_title, before_run, before_tasks, after = _page()
+        before_title, before_run, before_tasks, after = cut_page(
+            "report.html", "report.js", "title", "run", "tasks"
+        )
         title = html.escape(redact.current()(f"bench: {report.suite}"))
         run_json = escape_json(redact.current()(jsonio.dumps(report.head())))
         with replacing(path) as out:
