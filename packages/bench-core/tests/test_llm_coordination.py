@@ -59,11 +59,12 @@ def test_the_global_limit_halves_once_per_episode_and_grows_after_successes():
     assert book.sync("a", _demand("p", 1, rate_limited=3, successes=20)).limits == {"p": 8}
     clock.now += 4.9  # the same episode (5 s): no second cut
     assert book.sync("b", _demand("p", 1, rate_limited=1)).limits == {"p": 8}
-    assert book.sync("a", _demand("p", 1, successes=7)).limits == {"p": 8}
-    assert book.sync("b", _demand("p", 1, successes=1 + 16)).limits == {"p": 11}  # 24 successes: +3
+    # Reports count since each worker began: a's 7 new successes, then b's 17.
+    assert book.sync("a", _demand("p", 1, rate_limited=3, successes=27)).limits == {"p": 8}
+    assert book.sync("b", _demand("p", 1, rate_limited=1, successes=17)).limits == {"p": 11}  # 24: +3
     clock.now += 0.2  # 5.1 s after the first cut: a new episode
-    assert book.sync("a", _demand("p", 1, rate_limited=1)).limits == {"p": 5}
-    assert book.sync("a", _demand("p", 1, successes=8 * 20)).limits == {
+    assert book.sync("a", _demand("p", 1, rate_limited=4, successes=27)).limits == {"p": 5}
+    assert book.sync("a", _demand("p", 1, rate_limited=4, successes=27 + 8 * 20)).limits == {
         "p": 16
     }  # never above llm.concurrency
 
@@ -72,9 +73,9 @@ def test_breaker_counts_consecutive_failures_over_all_workers():
     book = LeaseBook(LLMSettings(max_consecutive_failures=3))
     assert book.sync("a", _demand("p", 0, failures=2, consecutive=2)).open == {}
     # b had a success, then one failure: the count starts again from b's own.
-    assert book.sync("b", _demand("p", 0, failures=2, consecutive=1, reset=True)).open == {}
+    assert book.sync("b", _demand("p", 0, failures=2, consecutive=1, resets=1)).open == {}
     assert book.consecutive == {"p": 1}
-    lease = book.sync("a", _demand("p", 0, failures=2, consecutive=4))
+    lease = book.sync("a", _demand("p", 0, failures=4, consecutive=4))  # 2 more since its last
     assert lease.open == {"p": "3 consecutive failed calls to p (over all workers)"}
     assert book.sync("b", Deltas()).open == lease.open  # b learns it at its next sync
 
@@ -92,7 +93,29 @@ def test_spend_is_summed_and_a_budget_reached_stops_everyone():
     second = book.sync("b", Deltas(spend=Totals(calls=5, cost_usd=0.5, input_tokens=50)))
     assert second.budget == "runtime_limits.max_cost_usd"
     assert (second.totals.calls, second.totals.input_tokens) == (11, 110)
-    assert book.sync("a", Deltas()).budget == "runtime_limits.max_cost_usd"
+    again = book.sync("a", Deltas(spend=Totals(calls=6, cost_usd=0.6, input_tokens=60)))
+    assert (again.budget, again.totals.calls) == ("runtime_limits.max_cost_usd", 11)
+
+
+def test_a_report_sent_again_after_a_lost_answer_is_counted_once():
+    # The book took a's report but a never saw the answer (its sync timed out): a's next report
+    # repeats those counts with new ones, and only the new ones are added.
+    book = LeaseBook()
+    book.sync("a", Deltas(providers={"p": ProviderDelta(successes=5, failures=1)}, spend=Totals(calls=6)))
+    lease = book.sync(
+        "a", Deltas(providers={"p": ProviderDelta(successes=9, failures=1)}, spend=Totals(calls=10))
+    )
+    assert (lease.totals.calls, book.consecutive) == (10, {"p": 1})
+
+
+def test_a_restarted_coordinator_learns_each_workers_whole_spend_at_its_next_sync():
+    runtime = RuntimeLimits(max_cost_usd=1.0)
+    book = LeaseBook(runtime_limits=runtime)
+    book.sync("a", Deltas(spend=Totals(calls=6, cost_usd=0.6)))
+    restarted = LeaseBook(runtime_limits=runtime)  # Ray restarted the actor: an empty book
+    restarted.sync("a", Deltas(spend=Totals(calls=7, cost_usd=0.7)))
+    lease = restarted.sync("b", Deltas(spend=Totals(calls=4, cost_usd=0.4)))
+    assert (lease.totals.calls, lease.budget) == (11, "runtime_limits.max_cost_usd")
 
 
 def test_judge_budgets_count_judge_spend_only():

@@ -201,6 +201,39 @@ def test_a_silent_coordinator_leaves_each_client_limit_over_workers():
     assert coordinator.asked >= 3  # it was asked again, and did not answer
 
 
+class Late(LocalCoordinator):
+    """Takes every report at once but answers the first ``late`` after the client gave up."""
+
+    def __init__(self, book: LeaseBook, late: int) -> None:
+        super().__init__(book)
+        self.late = late
+
+    async def sync(self, worker_id: str, deltas: Deltas) -> Leases:
+        leases = await super().sync(worker_id, deltas)
+        if self.syncs <= self.late:
+            await asyncio.sleep(3 * INTERVAL)  # past the client's 2-interval timeout
+        return leases
+
+
+def test_reports_taken_by_a_coordinator_whose_answer_came_too_late_are_counted_once():
+    settings = LLMSettings(cache=False, concurrency=8)
+    book = LeaseBook(settings)
+    coordinator = Late(book, late=3)
+
+    async def scenario(server: FakeLLMServer) -> int:
+        client = LLMClient(settings, coordinator=coordinator, sync_interval=INTERVAL)
+        await _hammer(client, server, 40, concurrency=4)
+        await asyncio.sleep(4 * INTERVAL)  # more syncs, some timed out after the book took them
+        await client.aclose()
+        return client.totals.calls
+
+    with FakeLLMServer(latency_s=0.01) as server:
+        calls = asyncio.run(scenario(server))
+        assert server.count() == 40
+    assert coordinator.syncs > 3
+    assert (calls, book.totals.calls) == (40, 40)
+
+
 def test_the_docs_example_runs():
     page = (Path(__file__).resolve().parents[3] / "docs" / "llm.md").read_text()
     section = page.split("## Shared limits", 1)[1].split("\n## ", 1)[0]

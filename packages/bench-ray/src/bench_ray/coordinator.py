@@ -2,8 +2,9 @@
 
 The driver starts ``LimitsActor`` in ``open`` (no CPU, async, restarted by Ray if its process
 dies) and kills it in ``close``. Each worker's LLM client syncs with it about once a second
-through ``ActorCoordinator``; a restarted actor starts a new book (its totals from zero), and
-while it is away each worker falls back to ``limit // workers`` (bench.llm.leasing).
+through ``ActorCoordinator``. A restarted actor starts a new book, which learns each worker's
+spend at its next sync (reports count since the worker began); while it is away each worker
+falls back to ``limit // workers`` (bench.llm.leasing).
 """
 
 from __future__ import annotations

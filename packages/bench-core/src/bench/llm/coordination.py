@@ -8,13 +8,18 @@ its demand, and never more than the others' last leases leave, so the leases tog
 within the limit plus one per worker. There is no call per request (docs/llm.md, "Shared
 limits"). Everything here is synchronous and its inputs and outputs are plain dataclasses, so a
 Ray actor can wrap it.
+
+A worker reports its counts since it began, not since its last report: the book keeps each
+worker's last report and takes the difference. So a report the book took but whose answer the
+worker never saw (a timed-out sync) is not counted twice when the next one repeats it, and a
+restarted coordinator's empty book learns every worker's whole spend at their next syncs.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from bench.llm.accounting import Budget, Totals
@@ -27,7 +32,7 @@ FORGET_AFTER_S = 30.0
 
 @dataclass
 class ProviderDelta:
-    """What one worker saw of one provider since its last sync."""
+    """What one worker has seen of one provider: counts since the worker began, and its state now."""
 
     successes: int = 0
     rate_limited: int = 0
@@ -36,8 +41,8 @@ class ProviderDelta:
     """Calls that failed for good (the breaker counts them)."""
     consecutive: int = 0
     """The worker's own consecutive failures now (after its last success)."""
-    reset: bool = False
-    """The worker's breaker saw a success in the period."""
+    resets: int = 0
+    """Times the worker's breaker saw a success after a failure."""
     opened: str | None = None
     """The reason the worker's breaker opened, when it did (a refused key, a quota error)."""
     demand: int = 0
@@ -48,7 +53,8 @@ class ProviderDelta:
 
 @dataclass
 class Deltas:
-    """A worker's report: per provider, per model demand, and the spend since its last sync."""
+    """A worker's report: per provider, per model demand, and its spend (counts since it began:
+    the book takes the differences)."""
 
     providers: dict[str, ProviderDelta] = field(default_factory=dict)
     models: dict[str, int] = field(default_factory=dict)
@@ -125,6 +131,7 @@ class LeaseBook:
         self._model_demand: dict[str, dict[str, int]] = {}  # worker -> model -> demand
         self._in_use: dict[str, dict[str, int]] = {}  # worker -> provider -> calls in flight
         self._granted: dict[str, dict[str, int]] = {}  # worker -> provider -> its last lease
+        self._reported: dict[str, Deltas] = {}  # worker -> its last report (counts since it began)
 
     def stop(self, reason: str) -> None:
         """Stop every worker at its next sync."""
@@ -134,12 +141,14 @@ class LeaseBook:
         """Take a worker's deltas; return its leases."""
         now = self.clock()
         self._seen[worker_id] = now
+        before = self._reported.get(worker_id, Deltas())
+        self._reported[worker_id] = deltas
         for name, delta in deltas.providers.items():
-            self._provider(name, delta, now)
+            self._provider(name, _since(delta, before.providers.get(name)), now)
         self._demand[worker_id] = {p: d.demand for p, d in deltas.providers.items()}
         self._in_use[worker_id] = {p: d.in_use for p, d in deltas.providers.items()}
         self._model_demand[worker_id] = dict(deltas.models)
-        self.totals.add(deltas.spend)
+        self.totals.add(deltas.spend.minus(before.spend))
         self.budget.exhausted("judge")
         live = [w for w, at in self._seen.items() if now - at < FORGET_AFTER_S]
         workers = max(len(live), self.expected)
@@ -198,7 +207,7 @@ class LeaseBook:
         self.limits[name] = limit
         # The breaker: consecutive failures over all workers. A success in the period resets the
         # count to the failures after it (which the worker's own count is).
-        if delta.reset:
+        if delta.resets:
             self.consecutive[name] = delta.consecutive
         else:
             self.consecutive[name] = self.consecutive.get(name, 0) + delta.failures
@@ -207,6 +216,19 @@ class LeaseBook:
             self.open[name] = delta.opened
         elif count >= self.settings.max_consecutive_failures and name not in self.open:
             self.open[name] = f"{count} consecutive failed calls to {name} (over all workers)"
+
+
+def _since(now: ProviderDelta, before: ProviderDelta | None) -> ProviderDelta:
+    """A worker's provider report as counts since its previous report (state fields as they are)."""
+    if before is None:
+        return now
+    return replace(
+        now,
+        successes=now.successes - before.successes,
+        rate_limited=now.rate_limited - before.rate_limited,
+        failures=now.failures - before.failures,
+        resets=now.resets - before.resets,
+    )
 
 
 class LocalCoordinator:

@@ -1,5 +1,8 @@
 """A client's side of shared limits: report usage to a coordinator about once a second and set
-the local limits, breaker and budget from the leases it answers (bench.llm.coordination)."""
+the local limits, breaker and budget from the leases it answers (bench.llm.coordination).
+
+Reports carry the client's counts since it began; the coordinator takes the differences, so a
+sync that times out after the coordinator took it is not counted twice by the next one."""
 
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ from bench.llm.limits import Limits
 
 @dataclass
 class _Marks:
-    """The client's counters as of a report the coordinator has taken."""
+    """The client's counters at one report."""
 
     totals: Totals = field(default_factory=Totals)
     providers: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
@@ -107,11 +110,12 @@ class LeaseHolder:
                 await self.sync()
 
     async def sync(self) -> None:
-        """Report the deltas since the last report the coordinator took; apply its leases. A
-        coordinator that fails or takes longer than two intervals to answer leaves the deltas for
-        the next sync, and each provider's limit falls back to ``limit // workers``."""
+        """Report the counts so far; apply the coordinator's leases. A coordinator that fails or
+        takes longer than two intervals to answer gets the counts again at the next sync (it
+        counts each once whether or not it took this one), and each provider's limit falls back
+        to ``limit // workers`` meanwhile."""
         marks = self._marks()
-        deltas = self._deltas(marks)
+        deltas = self._report(marks)
         try:
             leases = await asyncio.wait_for(
                 self.coordinator.sync(self.worker_id, deltas), max(2 * self.interval, 0.1)
@@ -136,23 +140,22 @@ class LeaseHolder:
             )
         return _Marks(self.budget.totals.scalars(), providers)
 
-    def _deltas(self, marks: _Marks) -> Deltas:
+    def _report(self, marks: _Marks) -> Deltas:
         providers = {}
         for name, (successes, limited, resets, failed) in marks.providers.items():
-            before = self._acked.providers.get(name, (0, 0, 0, 0))
             adaptive = self.limits.adaptive.get(name)
             providers[name] = ProviderDelta(
-                successes=successes - before[0],
-                rate_limited=limited - before[1],
-                failures=failed - before[3],
+                successes=successes,
+                rate_limited=limited,
+                failures=failed,
                 consecutive=self.limits.breaker.failures.get(name, 0),
-                reset=resets > before[2],
+                resets=resets,
                 opened=self.limits.breaker.open.get(name),
                 demand=adaptive.demand if adaptive else 0,
                 in_use=adaptive.in_use if adaptive else 0,
             )
         models = dict(self.limits.model_demand)
-        return Deltas(providers, models, marks.totals.minus(self._acked.totals))
+        return Deltas(providers, models, marks.totals)
 
     async def _apply(self, leases: Leases, marks: _Marks) -> None:
         self.leases = leases
