@@ -10,7 +10,8 @@ answers a scripted rule's reply when the messages contain its ``match``:
     python benchmarks/loopback_server.py --port 8000 --latency 0.2 [--script rules.json]
 
 ``rules.json``: ``[{"match": "<response-", "reply": "text"}]``. It prints ``fake LLM server on
-URL`` once it listens; ``GET /v1/stats`` answers ``{"requests": N, "max_in_flight": M}``.
+URL`` once it listens; ``GET /v1/stats`` answers ``{"requests": N, "max_in_flight": M}`` and
+``GET /v1/models`` (the client's key probe: any key is accepted) a list of one model, at once.
 """
 
 from __future__ import annotations
@@ -81,9 +82,14 @@ class Loopback:
         """The answer to one request (status, JSON body), or the delay before ``completion``."""
         if method == b"GET" and path.rstrip(b"/").endswith(b"/stats"):
             return 200, json.dumps({"requests": self.requests, "max_in_flight": self.max_in_flight}).encode()
+        if method == b"GET" and path.rstrip(b"/").endswith(b"/models"):
+            return 200, _MODELS
         if method != b"POST" or not path.rstrip(b"/").endswith(b"/chat/completions"):
             return 404, _error(f"no route {path.decode('latin-1')}")
         return self.latency_s
+
+
+_MODELS = json.dumps({"object": "list", "data": [{"id": "fake", "object": "model"}]}).encode()
 
 
 def _error(message: str) -> bytes:

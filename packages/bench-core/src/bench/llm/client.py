@@ -35,7 +35,7 @@ from bench.llm.leasing import LeaseHolder
 from bench.llm.limits import AdaptiveLimit, Limits
 from bench.llm.loader import load_litellm
 from bench.llm.request import LLMRequest, LLMResult
-from bench.llm.routes import has_key, is_direct, rewritten, route, transport
+from bench.llm.routes import Route, has_key, is_direct, rewritten, route, transport
 from bench.llm.settings import JudgeLimits, LLMSettings, Pricing, RuntimeLimits
 from bench.llm.shared_cache import SharedCache
 from bench.llm.warmup import prime
@@ -108,7 +108,8 @@ class LLMClient:
         self.redact = redactor or current()
         self._warming: asyncio.Future[None] | None = None
         #: (provider, key variable) -> set once its first call has an answer that is no auth
-        #: failure: until then other calls wait, so a rejected key costs one request, not N.
+        #: failure, or its key probe a 2xx: until then other calls wait, so a rejected key costs
+        #: one request, not N.
         self._first_calls: dict[tuple[str, str | None], asyncio.Event] = {}
         self._direct = DirectTransport(self.settings.attempt_timeout)
         #: Called when litellm's import starts (the run's console says so: it takes seconds).
@@ -198,15 +199,42 @@ class LLMClient:
             raise RunStopped(f"provider stopped: {self.limits.breaker.open[provider]}")
         gate = self._first_calls.get((provider, request.api_key_env))
         leader = gate is None  # this call goes first and proves the key; the others wait for it
+        probing = None
         if gate is None:
             gate = self._first_calls[(provider, request.api_key_env)] = asyncio.Event()
+            probing = self._probe(request, params, gate)
         try:
             result = await self._with_retries(request, params, provider, gate, leader)
         finally:
             if leader:
                 gate.set()
+            if probing is not None:
+                probing.cancel()  # its answer no longer matters
         self._account(request, result)
         return result
+
+    def _probe(
+        self, request: LLMRequest, params: dict[str, Any], gate: asyncio.Event
+    ) -> asyncio.Task[None] | None:
+        """On the direct path, prove the first call's key beside its completion with one cheap
+        authenticated request (``Route.probe``): a 2xx sets ``gate`` at once, so the other calls
+        need not wait a whole completion. Anything else leaves the gate to the completion, so a
+        refused key still costs one completion request (C14). Not an attempt: never counted,
+        costed, cached or reported."""
+        if not self._goes_direct(request, params):
+            return None
+        key = os.environ.get(request.api_key_env) if request.api_key_env else None
+        if request.api_key_env and not key:
+            return None  # the call itself says the variable is not set
+        try:
+            where = route(request.model, request.api_base, key)
+        except ValueError:
+            return None  # the call itself reports it
+        return asyncio.ensure_future(self._prove(where, gate))
+
+    async def _prove(self, where: Route, gate: asyncio.Event) -> None:
+        if await self._direct.probe(where):
+            gate.set()
 
     async def _with_retries(
         self, request: LLMRequest, params: dict[str, Any], provider: str, gate: asyncio.Event, leader: bool

@@ -26,6 +26,8 @@ from bench.llm.routes import Route, sent_messages
 from bench.redact import current
 
 _log = logging.getLogger(__name__)  # shown by --verbose, redacted like every bench log
+#: The longest a key probe may take (seconds): past it, the first call's own answer decides.
+PROBE_TIMEOUT = 5.0
 
 
 class ProviderError(Exception):
@@ -116,7 +118,7 @@ class DirectTransport:
         if stream:
             body.update(stream=True, stream_options={"include_usage": True})
         body.update(route.extra)
-        headers = {**route.headers, "Authorization": f"Bearer {route.api_key}"} if route.api_key else {}
+        headers = _headers(route)
         if _log.isEnabledFor(logging.DEBUG):
             _log.debug("POST %s model=%s stream=%s", public_url(route.url), route.model, stream)
         try:
@@ -136,6 +138,28 @@ class DirectTransport:
             raise asyncio.TimeoutError from None
         except aiohttp.ClientError as exc:
             raise ConnectionError("Connection error.") from exc
+
+    async def probe(self, route: Route) -> bool:
+        """Whether ``route.probe``, sent the completion's auth headers, answers 2xx: the key is
+        accepted. Any other answer, a redirect, an error or ``PROBE_TIMEOUT`` is False, and says
+        nothing (the first completion's own answer decides then); the body is not read."""
+        if route.probe is None:
+            return False
+        timeout = aiohttp.ClientTimeout(total=min(PROBE_TIMEOUT, self.timeout))
+        try:
+            async with self._http().get(
+                route.probe, headers=_headers(route), timeout=timeout, allow_redirects=False
+            ) as response:
+                status = response.status
+        except (aiohttp.ClientError, asyncio.TimeoutError, OSError, ValueError):
+            return False
+        _log.debug("key probe for %s: HTTP %s", route.model, status)  # no URL: it may hold a key
+        return 200 <= status < 300
+
+
+def _headers(route: Route) -> dict[str, str]:
+    """A call's HTTP headers: the provider's own and the key, as litellm sends them."""
+    return {**route.headers, "Authorization": f"Bearer {route.api_key}"} if route.api_key else {}
 
 
 #: The longest server-sent event line read (a longer one is a provider error, not unbounded memory).

@@ -7,6 +7,13 @@ the o-series and gpt-5 models, groq's JSON-schema and streamed JSON mode, togeth
 format checks, reasoning_effort outside openai/) goes through litellm, as does every call when
 ``llm.transport`` is ``litellm`` or ``BENCH_LLM_TRANSPORT=litellm``. Azure (deployment URLs,
 ``api-version``, the ``api-key`` header) and Ollama (its own protocol) always go through litellm.
+
+Each route also names its key probe (``Route.probe``): an authenticated ``GET`` that answers 2xx
+only to a key the provider accepts, so the first call's key is proven without waiting for its
+completion (bench.llm.client, RELIABILITY C14). It is ``{base}/models``, the OpenAI convention
+(OpenAI, Groq, Together, vLLM with ``--api-key``, LM Studio, proxies) and DeepSeek's ``/models`` at
+the root of its ``/beta`` base; OpenRouter lists its models to anyone, so its probe is
+``/api/v1/key``, which answers only to a valid key.
 """
 
 from __future__ import annotations
@@ -39,6 +46,8 @@ class Provider:
     #: Parameters litellm rewrites or checks for this provider: a call with one goes through litellm.
     rewritten: frozenset[str] = frozenset({"reasoning_effort"})
     default_key: str | None = None
+    #: The key probe's path below the base URL (``/models`` answers only to a key it accepts).
+    probe: str = "/models"
 
 
 PROVIDERS: Mapping[str, Provider] = {
@@ -55,8 +64,12 @@ PROVIDERS: Mapping[str, Provider] = {
         ("GROQ_API_KEY",),
         frozenset({"reasoning_effort", "max_completion_tokens"}),
     ),
+    # OpenRouter's /models is public; /key describes the key it is sent, and refuses a bad one.
     "openrouter": Provider(
-        ("OPENROUTER_API_BASE",), "https://openrouter.ai/api/v1", ("OPENROUTER_API_KEY", "OR_API_KEY")
+        ("OPENROUTER_API_BASE",),
+        "https://openrouter.ai/api/v1",
+        ("OPENROUTER_API_KEY", "OR_API_KEY"),
+        probe="/key",
     ),
     # TogetherAIChatConfig drops or refuses tools and response_format by its model registry.
     "together_ai": Provider(
@@ -80,6 +93,8 @@ class Route:
     api_key: str | None
     headers: Mapping[str, str] = field(default_factory=dict)
     extra: Mapping[str, Any] = field(default_factory=dict)
+    #: The key probe's URL: an authenticated GET answering 2xx only to an accepted key.
+    probe: str | None = None
 
 
 def sent_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -156,4 +171,12 @@ def route(model: str, api_base: str | None, api_key: str | None) -> Route:
     url = (
         base if base.endswith("/chat/completions") and provider == "deepseek" else base + "/chat/completions"
     )
-    return Route(url, name, key, headers, extra)
+    return Route(url, name, key, headers, extra, _probe_url(provider, url.removesuffix("/chat/completions")))
+
+
+def _probe_url(provider: str, base: str) -> str:
+    """The key probe's URL below ``base`` (DeepSeek's /beta serves completions only: its models
+    are listed at the root, as under /v1)."""
+    if provider == "deepseek":
+        base = base.removesuffix("/beta")
+    return base + PROVIDERS[provider].probe

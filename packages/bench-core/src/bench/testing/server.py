@@ -7,7 +7,10 @@
         assert server.count() == 2
 
 Rules are tried in the order added; a rule with ``times`` is used that many times, then skipped.
-Unmatched requests get ``server.default`` (a reply echoing the last user message). Supports
+Unmatched requests get ``server.default`` (a reply echoing the last user message). ``GET
+/v1/models`` (and OpenRouter's ``/v1/key``), the client's key probe, answers
+``server.models_status`` (200), or the status of a 401/403 ``Fault`` that would answer every next
+completion (a refused key refuses both); ``probes()`` counts them. Supports
 chat completions (tool calls, JSON mode, streaming), embeddings, fault injection (HTTP errors with
 ``Retry-After``, malformed JSON, a hang, a dropped connection, a body that trickles, a stream cut
 without its terminal event) and latency. ``python -m bench.testing.server`` runs one standalone.
@@ -117,6 +120,10 @@ class FakeLLMServer:
         self.default: Action | Responder = lambda body: Reply(f"echo: {_last_user_text(body)}")
         #: Moderation scores for an input (``/v1/moderations``); by default insults score high.
         self.moderation: Callable[[str], dict[str, float]] = default_moderation
+        #: The status of ``GET /v1/models`` with an accepted key (404: a server without the route).
+        self.models_status = 200
+        #: The key probes received (GET /v1/models or /v1/key); ``count`` and ``requests`` leave them out.
+        self.probe_requests: list[Recorded] = []
         self._lock = threading.Lock()
         self._in_flight = 0
         self.max_in_flight = 0
@@ -152,6 +159,11 @@ class FakeLLMServer:
         with self._lock:
             return sum(1 for r in self.requests if r.path == path)
 
+    def probes(self) -> int:
+        """How many key probes (``GET /v1/models`` or ``/v1/key``) arrived."""
+        with self._lock:
+            return len(self.probe_requests)
+
     def start(self) -> FakeLLMServer:
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="fake-llm", daemon=True)
         self._thread.start()
@@ -184,6 +196,39 @@ class FakeLLMServer:
             else:
                 action = self.default
         return action(body) if callable(action) else action
+
+    def _refusal(self) -> Fault | None:
+        """The 401/403 that would answer the next completion whatever it asks: the first rule
+        still in use with no ``match`` or ``model`` (its ``times`` left as they are), else
+        ``default``. A responder cannot be asked without a request: it refuses nothing here."""
+        with self._lock:
+            for rule in self.rules:
+                if rule.times is not None and rule.times <= 0:
+                    continue
+                if rule.match is None and rule.model is None:
+                    action = rule.action
+                    break
+            else:
+                action = self.default
+        if isinstance(action, Fault) and action.kind == "http" and action.status in (401, 403):
+            return action
+        return None
+
+    def _probe(self, path: str, headers: dict[str, str]) -> tuple[int, dict[str, Any]]:
+        """Record a key probe; its status and body."""
+        with self._lock:
+            self.probe_requests.append(Recorded(path, {}, time.monotonic(), headers))
+        refusal = self._refusal()
+        if refusal is not None:
+            error = {
+                "message": refusal.message,
+                "type": "fake_error",
+                "code": refusal.code or str(refusal.status),
+            }
+            return refusal.status, {"error": error}
+        if self.models_status != 200:
+            return self.models_status, {"error": {"message": f"no route {path}"}}
+        return 200, {"object": "list", "data": [{"id": "fake", "object": "model"}]}
 
     def _record(self, path: str, body: dict[str, Any], headers: dict[str, str]) -> None:
         with self._lock:
@@ -220,8 +265,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         if self.path.rstrip("/").endswith("/stats"):
             self._json(200, {"requests": len(self.owner.requests), "max_in_flight": self.owner.max_in_flight})
-        elif self.path.rstrip("/").endswith("/models"):
-            self._json(200, {"object": "list", "data": [{"id": "fake", "object": "model"}]})
+        elif self.path.rstrip("/").endswith(("/models", "/key")):
+            path = "/v1" + self.path.split("/v1", 1)[-1] if "/v1" in self.path else self.path
+            self._json(*self.owner._probe(path, {k.lower(): v for k, v in self.headers.items()}))
         else:
             self._json(404, {"error": {"message": "not found"}})
 
