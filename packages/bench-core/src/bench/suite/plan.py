@@ -124,7 +124,7 @@ class RowNeeds:
 
     def __init__(self) -> None:
         self.kinds: list[frozenset[str]] = [frozenset()]
-        self._index = {frozenset(): 0}
+        self._index: dict[frozenset[str], int] = {frozenset(): 0}
         self.per_row = array("H")
 
     def add(self, needs: frozenset[str]) -> None:
@@ -205,7 +205,9 @@ class TaskList:
         needs = self._needs
         if len(needs.kinds) == 1:  # no row needs anything
             return {needs.kinds[0]} if any(self._runs_per_row) else set()
-        return {needs.kinds[kind] for kind, runs in zip(needs.per_row, self._runs_per_row) if runs}
+        return {
+            needs.kinds[kind] for kind, runs in zip(needs.per_row, self._runs_per_row, strict=True) if runs
+        }
 
     def narrowed(
         self,
