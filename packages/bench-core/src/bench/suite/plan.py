@@ -204,7 +204,7 @@ class TaskList:
         """The distinct ``needs`` of the rows that have runs (no row is read)."""
         needs = self._needs
         if len(needs.kinds) == 1:  # no row needs anything
-            return {needs.kinds[0]} if any(self._runs_per_row) else set()
+            return {needs.kinds[0]}
         return {
             needs.kinds[kind] for kind, runs in zip(needs.per_row, self._runs_per_row, strict=True) if runs
         }
