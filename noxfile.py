@@ -42,6 +42,8 @@ PACKAGES = CORE + [
 SIMILARITY_PYTHON = "3.11"
 SIMILARITY_PACKAGE = "bench-nlp-metrics"
 SIMILARITY = ["torch==2.13.0", "-e", f"packages/{SIMILARITY_PACKAGE}[similarity]"]
+#: Package sessions that install it: bench-ray's tests route similarity's tasks to a GPU pool.
+SIMILARITY_SESSIONS = [SIMILARITY_PACKAGE, "bench-ray"]
 # pip: the plugin-install tests run `python -m pip install --target` (uv's environments have no pip).
 TEST_DEPS = ["pytest>=8", "pytest-timeout>=2.3", "pytest-xdist>=3.5", "psutil>=5.9", "hatchling>=1.24", "pip"]
 
@@ -87,7 +89,7 @@ def package(session: nox.Session, name: str) -> None:
     """
     own = [] if name == "bench-core" else ["-e", f"packages/{name}"]
     session.install(*CORE, *own, *_test_group(name), *TEST_DEPS)
-    if name == SIMILARITY_PACKAGE and session.python == SIMILARITY_PYTHON:
+    if name in SIMILARITY_SESSIONS and session.python == SIMILARITY_PYTHON:
         session.run("python", "-m", "pip", "install", "--quiet", *SIMILARITY)
     # One Ray cluster per test process: bench-ray's tests run in one process.
     workers = ["-n", "0"] if name in OWN_SESSION else ["-n", "auto"]

@@ -155,3 +155,49 @@ def test_a_narrowed_target_keeps_a_row_with_some_of_its_runs(tmp_path: Path) -> 
     assert row.keys == ("t3[a]", "t3[a]@1", "t3[b]", "t3[b]@1")
     full = load_suite(suite)
     assert next(full.rows(3)).keys == row.keys
+
+
+def test_rows_carry_what_their_tasks_need(tmp_path: Path) -> None:
+    """``PlanRow.needs``: a similarity judge on a local model needs a GPU (not on an API model), a
+    task whose agent runs in a ``repo:`` a workspace (not one with a recorded response)."""
+    pytest.importorskip("bench_nlp_metrics", reason="the similarity evaluator is bench-nlp-metrics'")
+    from bench.testing import git_repo, write_suite
+
+    git_repo(tmp_path / "repo", {"a.txt": "one\n"})
+    suite = write_suite(
+        tmp_path,
+        """
+        name: needs
+        target: {type: command, command: [echo, hi]}
+        tasks:
+          - {id: plain, prompt: go, evaluate: {type: contains, value: hi}}
+          - {id: gpu, prompt: go, evaluate: {type: similarity, reference: hi}}
+          - {id: api, prompt: go, evaluate: {type: similarity, reference: hi, provider: litellm, model: m}}
+          - {id: cpu, prompt: go, evaluate: {type: similarity, reference: hi, device: cpu}}
+          - {id: agent, prompt: go, repo: repo, evaluate: {type: contains, value: hi}}
+          - {id: both, prompt: go, repo: repo, evaluate: [{type: similarity, reference: hi}]}
+          - {id: recorded, response: hi, repo: repo, evaluate: {type: contains, value: hi}}
+        """,
+    )
+    plan = load_suite(suite)
+    needs = {row.raw["id"]: row.needs for row in plan.rows()}
+    assert needs == {
+        "plain": frozenset(),
+        "gpu": {"gpu"},
+        "api": frozenset(),
+        "cpu": frozenset(),
+        "agent": {"workspace"},
+        "both": {"gpu", "workspace"},
+        "recorded": frozenset(),
+    }
+    assert plan.row_needs() == {
+        frozenset(),
+        frozenset({"gpu"}),
+        frozenset({"workspace"}),
+        frozenset({"gpu", "workspace"}),
+    }
+    only = narrow(plan, Selection(keyword="plain or agent")).plan
+    assert only.row_needs() == {frozenset(), frozenset({"workspace"})}
+    assert [row.needs for row in only.rows()] == [frozenset(), {"workspace"}]
+    (tmp_path / "plain").mkdir()
+    assert load_suite(_jsonl_suite(tmp_path / "plain", 20)).row_needs() == {frozenset()}

@@ -76,9 +76,17 @@ def worker_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("worker-cache")
 
 
+#: What the test cluster's one node advertises besides its 2 CPUs: Ray accepts a GPU and custom
+#: resources on a CPU-only machine (an actor asking num_gpus=1 sees CUDA_VISIBLE_DEVICES=0 and
+#: ray.get_gpu_ids() == [0]), so the worker pools' routing runs here (test_routing.py).
+FAKE_GPUS = 1
+FAKE_RESOURCES = {"sandbox": 1.0}
+
+
 @pytest.fixture(scope="session")
 def cluster(descendants: Descendants, worker_cache: Path) -> Iterator[str]:
-    """A local Ray cluster (2 CPUs); yields its address. No process it started outlives it."""
+    """A local Ray cluster (2 CPUs, a fake GPU and one ``sandbox``); yields its address. No
+    process it started outlives it."""
     ray = pytest.importorskip("ray", reason="Ray cannot be imported here: bench-ray's cluster tests skip")
     # Workers inherit the environment their node started with (docs/scale.md): the security
     # example's secret and the workers' own response cache are set before the cluster starts.
@@ -88,7 +96,14 @@ def cluster(descendants: Descendants, worker_cache: Path) -> Iterator[str]:
     os.environ.update(workers_only)
     started = time.monotonic()
     try:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, object_store_memory=256 * 2**20)
+        ray.init(
+            num_cpus=2,
+            num_gpus=FAKE_GPUS,
+            resources=FAKE_RESOURCES,
+            include_dashboard=False,
+            log_to_driver=False,
+            object_store_memory=256 * 2**20,
+        )
     finally:
         for name, value in before.items():
             if value is None:

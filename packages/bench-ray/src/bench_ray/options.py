@@ -9,17 +9,54 @@ from bench import ConfigError
 #: Chunks in flight per worker: one running, one queued behind it.
 IN_FLIGHT = 2
 DEFAULT_CHUNK = 512
+#: Seconds the workers have to be placed on the cluster and answer their first ``ready()``.
+START_TIMEOUT_S = 60.0
+_POOL_KEYS = "pool.TAG.workers, pool.TAG.num_cpus, pool.TAG.num_gpus and pool.TAG.resource.NAME"
 
 
 @dataclass(frozen=True)
-class RayOptions:
-    """What each worker actor asks Ray for, and how many chunks it holds at once."""
+class Resources:
+    """What one worker actor asks Ray for."""
 
     num_cpus: float = 1.0
     num_gpus: float = 0.0
     #: Custom resources (``resource.sandbox=1``): nodes that advertise them run the workers.
     resources: dict[str, float] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        """``num_gpus=1, resource.sandbox=1``: what it asks beyond one CPU."""
+        asked = [] if self.num_cpus == 1 else [f"num_cpus={self.num_cpus:g}"]
+        asked += [f"num_gpus={self.num_gpus:g}"] if self.num_gpus else []
+        asked += [f"resource.{name}={amount:g}" for name, amount in self.resources.items()]
+        return ", ".join(asked) or f"num_cpus={self.num_cpus:g}"
+
+
+@dataclass(frozen=True)
+class Pool:
+    """``pool.TAG.*``: ``workers`` extra workers with their own resources, for the rows that need
+    ``TAG`` (``PlanRow.needs``)."""
+
+    tag: str
+    workers: int
+    resources: Resources = field(default_factory=Resources)
+
+
+@dataclass(frozen=True)
+class RayOptions:
+    """What each default worker actor asks Ray for, the pools, and how many chunks a worker holds."""
+
+    num_cpus: float = 1.0
+    num_gpus: float = 0.0
+    resources: dict[str, float] = field(default_factory=dict)
     in_flight: int = IN_FLIGHT
+    #: In the order the options gave them: a row that needs several tags goes to the first.
+    pools: tuple[Pool, ...] = ()
+    start_timeout: float = START_TIMEOUT_S
+
+    @property
+    def default(self) -> Resources:
+        """The default workers' resources (``--workers``)."""
+        return Resources(self.num_cpus, self.num_gpus, self.resources)
 
 
 def _number(key: str, text: str) -> float:
@@ -32,21 +69,58 @@ def _number(key: str, text: str) -> float:
     return value
 
 
+def _pools(given: dict[str, dict[str, str]]) -> tuple[Pool, ...]:
+    pools = []
+    for tag, settings in given.items():
+        prefix = f"pool.{tag}"
+        if "workers" not in settings:
+            raise ConfigError(
+                f"--executor-option {prefix}: give {prefix}.workers=N (how many workers the pool starts)"
+            )
+        text = settings.pop("workers")
+        if not text.isdigit() or int(text) < 1:
+            raise ConfigError(
+                f"--executor-option {prefix}.workers={text}: write a whole number of at least 1"
+            )
+        values: dict[str, float] = {}
+        resources: dict[str, float] = {}
+        for key, value in settings.items():
+            if key.startswith("resource.") and len(key) > len("resource."):
+                resources[key.removeprefix("resource.")] = _number(f"{prefix}.{key}", value)
+            elif key in ("num_cpus", "num_gpus"):
+                values[key] = _number(f"{prefix}.{key}", value)
+            else:
+                raise ConfigError(f"--executor-option {prefix}.{key}: a pool's options are {_POOL_KEYS}")
+        pools.append(Pool(tag, int(text), Resources(**values, resources=resources)))
+    return tuple(pools)
+
+
 def parse_options(options: dict[str, str]) -> RayOptions:
     """``--executor-option`` pairs as ``RayOptions``; an unknown key names the known ones."""
     values: dict[str, float] = {}
     resources: dict[str, float] = {}
+    pools: dict[str, dict[str, str]] = {}  # tag -> its settings, in the order first given
     for key, text in options.items():
-        if key.startswith("resource.") and len(key) > len("resource."):
+        if key.startswith("pool."):
+            tag, _, setting = key.removeprefix("pool.").partition(".")
+            if not tag or not setting:
+                raise ConfigError(f"--executor-option {key}: a pool's options are {_POOL_KEYS}")
+            pools.setdefault(tag, {})[setting] = text
+        elif key.startswith("resource.") and len(key) > len("resource."):
             resources[key.removeprefix("resource.")] = _number(key, text)
-        elif key in ("num_cpus", "num_gpus", "in_flight"):
+        elif key in ("num_cpus", "num_gpus", "in_flight", "start_timeout"):
             values[key] = _number(key, text)
         else:
             raise ConfigError(
                 f"--executor-option {key}: the ray executor's options are num_cpus, num_gpus, "
-                "in_flight and resource.NAME"
+                f"in_flight, start_timeout, resource.NAME and {_POOL_KEYS}"
             )
     in_flight = int(values.pop("in_flight", IN_FLIGHT))
     if in_flight < 1:
         raise ConfigError("--executor-option in_flight: write a whole number of at least 1")
-    return RayOptions(**values, resources=resources, in_flight=in_flight)
+    start_timeout = values.pop("start_timeout", START_TIMEOUT_S)
+    if not start_timeout > 0:
+        raise ConfigError("--executor-option start_timeout: write a number of seconds above 0")
+    return RayOptions(
+        **values, resources=resources, in_flight=in_flight, pools=_pools(pools), start_timeout=start_timeout
+    )

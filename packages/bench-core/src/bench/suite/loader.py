@@ -25,7 +25,16 @@ from bench.scoring.scorecard import Scorecard
 from bench.scoring.scorecard import check as check_scorecard
 from bench.suite.binding import Binder, digest
 from bench.suite.document import SuiteFile
-from bench.suite.plan import BoundEvaluator, CalibrationBar, Plan, PlannedTask, PlanRow, TaskList
+from bench.suite.plan import (
+    BoundEvaluator,
+    CalibrationBar,
+    Plan,
+    PlannedTask,
+    PlanRow,
+    RowNeeds,
+    TaskList,
+    task_needs,
+)
 from bench.suite.rows import RowRules, tasks_file
 from bench.suite.tasks import TaskBuilder, validation_errors
 from bench.suite.yamlio import YamlDocument
@@ -147,6 +156,7 @@ class _SuiteBuilder:
         digests: list[str] = []
         task_digests: list[str] = []  # one per task as written
         runs_per_row = array("I")
+        row_needs = RowNeeds()
         built: list[PlannedTask] | None = []
         needs_target = 0
         endpoints: set[Endpoint] = set()
@@ -179,6 +189,7 @@ class _SuiteBuilder:
                     if len(built) > TaskList.KEEP_LIMIT:
                         built = None  # too many to hold: rebuild them one at a time as they run
             runs_per_row.append(len(ids) - before)
+            row_needs.add(task_needs(planned))
         if self.errors:
             raise InvalidSuite(self.errors)
         if not ids:
@@ -197,7 +208,7 @@ class _SuiteBuilder:
             for index, raw, task_digest in source_rows():
                 yield from expand(PlanRow(index, raw, task_digest, ()))
 
-        task_list = TaskList(ids, digests, rebuild, built, source_rows, runs_per_row)
+        task_list = TaskList(ids, digests, rebuild, built, source_rows, runs_per_row, row_needs)
         plan = self._plan(suite, name, target_type, target, targets, tasks, task_list, expand)
         plan.pass_at_k = pass_at_k
         plan.needs_target = needs_target

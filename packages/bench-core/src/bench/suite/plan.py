@@ -94,6 +94,7 @@ class PlanRow:
     ``raw`` is the row as parsed from the tasks file or the suite (plain JSON/YAML data), ``digest``
     the digest the validating load computed for it, ``keys`` the run keys it expands into, in
     plan order (one per repeat, per target of the suite's ``targets:`` when it names none).
+    ``needs`` are the resource tags its runs need (``task_needs``): an executor may route on them.
     Rows are picklable, so a driver can hand them to workers as plain data.
     """
 
@@ -101,6 +102,41 @@ class PlanRow:
     raw: Any
     digest: str
     keys: tuple[str, ...]
+    needs: frozenset[str] = frozenset()
+
+
+#: The tag of a task that runs in a workspace (a ``repo:`` copied for its agent).
+WORKSPACE = "workspace"
+
+
+def task_needs(planned: PlannedTask) -> frozenset[str]:
+    """The resource tags a task's runs need: its evaluators' (``Evaluator.resource_needs``), plus
+    ``"workspace"`` when its target runs in a copy of a ``repo:``."""
+    found = frozenset().union(*(e.instance.resource_needs() for e in planned.evaluators))
+    if planned.task.repo is not None and planned.task.response is None:
+        found |= {WORKSPACE}
+    return found
+
+
+class RowNeeds:
+    """Each source row's ``needs``, as an index into the few distinct sets a suite has (two bytes
+    a row, whatever the tags)."""
+
+    def __init__(self) -> None:
+        self.kinds: list[frozenset[str]] = [frozenset()]
+        self._index: dict[frozenset[str], int] = {frozenset(): 0}
+        self.per_row = array("H")
+
+    def add(self, needs: frozenset[str]) -> None:
+        """Append the next row's needs."""
+        kind = self._index.get(needs)
+        if kind is None:
+            kind = self._index[needs] = len(self.kinds)
+            self.kinds.append(needs)
+        self.per_row.append(kind)
+
+    def of(self, row: int) -> frozenset[str]:
+        return self.kinds[self.per_row[row]] if row < len(self.per_row) else self.kinds[0]
 
 
 class TaskList:
@@ -122,6 +158,7 @@ class TaskList:
         built: list[PlannedTask] | None = None,
         rows: Callable[[], Iterator[tuple[int, Any, str]]] | None = None,
         runs_per_row: array[int] | None = None,
+        needs: RowNeeds | None = None,
     ) -> None:
         self.ids = ids
         self.digests = digests
@@ -131,6 +168,8 @@ class TaskList:
         self._rows = rows
         #: How many runs (keys) each source row expands into.
         self._runs_per_row = runs_per_row if runs_per_row is not None else array("I")
+        #: What each source row's runs need (``PlanRow.needs``).
+        self._needs = needs if needs is not None else RowNeeds()
 
     @property
     def kept(self) -> bool:
@@ -157,8 +196,18 @@ class TaskList:
         for index, raw, digest in self._rows():
             runs = self._runs_per_row[index]
             if index >= start and runs:  # a row a selection left out (or --target) has no runs
-                yield PlanRow(index, raw, digest, tuple(self.ids[first : first + runs]))
+                keys = tuple(self.ids[first : first + runs])
+                yield PlanRow(index, raw, digest, keys, self._needs.of(index))
                 first += runs
+
+    def row_needs(self) -> set[frozenset[str]]:
+        """The distinct ``needs`` of the rows that have runs (no row is read)."""
+        needs = self._needs
+        if len(needs.kinds) == 1:  # no row needs anything
+            return {needs.kinds[0]}
+        return {
+            needs.kinds[kind] for kind, runs in zip(needs.per_row, self._runs_per_row, strict=True) if runs
+        }
 
     def narrowed(
         self,
@@ -182,6 +231,7 @@ class TaskList:
             built,
             self._rows,
             per_row,
+            self._needs,
         )
 
 
@@ -233,6 +283,10 @@ class Plan:
     def rows(self, start: int = 0) -> Iterator[PlanRow]:
         """The plan's source rows from row ``start`` on, in plan order (``PlanRow``)."""
         return self.tasks.rows(start)
+
+    def row_needs(self) -> set[frozenset[str]]:
+        """The distinct ``PlanRow.needs`` of the rows to run (what an executor must provide for)."""
+        return self.tasks.row_needs()
 
     def build(self, rows: Iterable[PlanRow]) -> list[PlannedTask]:
         """The runs of ``rows``, rebuilt as the validating load built them (no second validation:

@@ -1,0 +1,125 @@
+"""Which workers run which rows: the default workers, and the pools of ``pool.TAG.*``.
+
+A row goes to the first pool (in the order the options gave them) whose tag its ``needs`` name
+(``PlanRow.needs``: ``gpu`` from a similarity judge, ``workspace`` for an agent in a ``repo:``),
+else to the default workers. A group of workers no row goes to is not started.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+
+from bench import PlanRow
+from bench_ray.options import Pool, RayOptions, Resources
+
+
+def route(needs: frozenset[str], pools: tuple[Pool, ...]) -> str | None:
+    """The tag of the pool a row with ``needs`` goes to; None: the default workers."""
+    return next((pool.tag for pool in pools if pool.tag in needs), None)
+
+
+@dataclass
+class Group:
+    """Workers that ask for the same resources, and which rows they run."""
+
+    #: ``pool.TAG``, or None for the default workers (``--workers``).
+    tag: str | None
+    resources: Resources
+    #: The workers' indexes among all of the run's workers.
+    members: list[int]
+    pools: tuple[Pool, ...] = ()
+    _takes: dict[frozenset[str], bool] = field(default_factory=dict, repr=False)
+
+    @property
+    def label(self) -> str:
+        """How the run's options name this group."""
+        return "--executor ray" if self.tag is None else f"--executor-option pool.{self.tag}"
+
+    def takes(self, needs: frozenset[str]) -> bool:
+        found = self._takes.get(needs)
+        if found is None:
+            found = self._takes[needs] = route(needs, self.pools) == self.tag
+        return found
+
+    def rows(self, rows: Iterable[PlanRow]) -> Iterator[PlanRow]:
+        """This group's rows of ``rows``, in their order."""
+        return (row for row in rows if self.takes(row.needs))
+
+
+def groups(
+    options: RayOptions, count: int, used: set[frozenset[str]], note: Callable[[str], None]
+) -> list[Group]:
+    """The groups of workers to start for rows with the ``used`` needs: ``count`` default workers
+    when some row needs no pool, then each pool some row goes to (``note`` tells of the others)."""
+    routed = {route(needs, options.pools) for needs in used}
+    found: list[Group] = []
+    start = 0
+    if None in routed:
+        found.append(Group(None, options.default, list(range(count)), options.pools))
+        start = count
+    for pool in options.pools:
+        if pool.tag not in routed:
+            why = (
+                f"the tasks that need '{pool.tag}' go to an earlier pool"
+                if any(pool.tag in needs for needs in used)
+                else f"no task of this run needs '{pool.tag}'"
+            )
+            note(f"--executor-option pool.{pool.tag}: {why}; the pool starts no workers")
+            continue
+        members = list(range(start, start + pool.workers))
+        found.append(Group(pool.tag, pool.resources, members, options.pools))
+        start += pool.workers
+    return found
+
+
+def _amount(name: str, value: float) -> str:
+    if name in ("memory", "object_store_memory"):
+        return f"{value / 2**30:.1f} GiB" if value >= 2**30 else f"{value / 2**20:.0f} MiB"
+    return f"{value:g}"
+
+
+def describe_cluster(totals: dict[str, float]) -> str:
+    """``CPU 2, memory 3.1 GiB, object_store_memory 256 MiB, no GPU, sandbox 1``: what a cluster
+    has (``ray.cluster_resources()``), without its per-node markers."""
+    first = ["CPU", "memory", "object_store_memory", "GPU"]
+    rest = sorted(n for n in totals if n not in first and not n.startswith(("node:", "accelerator_type:")))
+    parts = [f"{name} {_amount(name, totals[name])}" for name in first[:3] if name in totals]
+    parts.append(f"GPU {totals['GPU']:g}" if "GPU" in totals else "no GPU")
+    parts += [f"{name} {_amount(name, totals[name])}" for name in rest]
+    return ", ".join(parts)
+
+
+def fits(resources: Resources, node: dict[str, float]) -> bool:
+    """Whether one worker asking ``resources`` fits on a node with these total resources."""
+    asked = {"CPU": resources.num_cpus, "GPU": resources.num_gpus, **resources.resources}
+    return all(node.get(name, 0.0) >= amount for name, amount in asked.items() if amount)
+
+
+def placement_error(
+    group: Group, timeout: float, nodes: list[dict[str, float]], totals: dict[str, float]
+) -> str:
+    """Why ``group``'s workers did not start within ``timeout`` seconds, and what to do."""
+    n = len(group.members)
+    workers = f"{n} worker{'s' if n != 1 else ''}"
+    asked = group.resources.describe()
+    cluster = describe_cluster(totals)
+    if not any(fits(group.resources, node) for node in nodes):
+        what = "drop the pool" if group.tag is not None else "ask for less"
+        return (
+            f"{group.label}: no node of the cluster has {asked} for its {workers} "
+            f"(the cluster has {cluster}); add such a node or {what}"
+        )
+    return (
+        f"{group.label}: its {workers} ({asked}) did not start within {timeout:g} s (the cluster has "
+        f"{cluster}; other work may hold them); free them or raise --executor-option start_timeout"
+    )
+
+
+def not_started(found: list[Group], late: list[int], timeout: float) -> str:
+    """The error for the first group with a worker in ``late`` (Ray is initialised)."""
+    import ray
+
+    group = next(g for g in found if set(g.members) & set(late))
+    nodes = [dict(node.get("Resources", {})) for node in ray.nodes() if node.get("Alive")]
+    return placement_error(group, timeout, nodes, dict(ray.cluster_resources()))
