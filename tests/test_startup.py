@@ -13,7 +13,7 @@ RUN = """
 import atexit, sys
 
 def report():
-    from bench.evaluator import _docstrings
+    from bench.evaluator import _classes_in
     from bench.plugins.registry import get_registry
 
     configs = {p.cls.Config for p in get_registry().evaluators.values()}
@@ -22,7 +22,7 @@ def report():
         for c in configs
         if any(f.description for f in c.model_fields.values())
     )
-    print("TYPES", len(configs) > 20, "DESCRIBED", described, "READ", _docstrings.cache_info().currsize)
+    print("TYPES", len(configs) > 20, "DESCRIBED", described, "READ", _classes_in.cache_info().currsize)
     print("LITELLM", "litellm" in sys.modules)
 
 atexit.register(report)

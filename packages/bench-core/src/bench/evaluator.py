@@ -5,7 +5,8 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
-import textwrap
+import itertools
+import linecache
 from collections.abc import Awaitable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,25 +54,44 @@ def describe_fields(model: type[EvaluatorConfig]) -> None:
                 info.description = _docstrings(owner).get(name)
 
 
-@functools.cache
 def _docstrings(cls: type[Any]) -> dict[str, str]:
     """``{attribute: docstring}`` of one class body (not its nested classes or functions)."""
     try:
-        source = textwrap.dedent(inspect.getsource(cls))
-    except (OSError, TypeError):  # no source: a class made at runtime, an interactive session
+        filename = inspect.getsourcefile(cls)
+    except TypeError:  # a built-in class
         return {}
-    if source.startswith((" ", "\t")):  # a string less indented than the class: wrap it
-        source = f"def _wrapped():\n{source}"
+    if filename is None:  # a class made at runtime
+        return {}
+    return _classes_in(filename).get(cls.__qualname__, {})
+
+
+@functools.cache
+def _classes_in(filename: str) -> dict[str, dict[str, str]]:
+    """``{qualified class name: its attribute docstrings}`` for every class in a source file,
+    parsed once (``inspect.getsource`` parses the whole module again for each class)."""
     try:
-        node = ast.parse(source).body[0]
-    except (SyntaxError, IndexError):  # pragma: no cover - a source inspect found but cannot parse
+        tree = ast.parse("".join(linecache.getlines(filename)))
+    except SyntaxError:  # pragma: no cover - a module that imported but cannot be parsed
         return {}
-    if isinstance(node, ast.FunctionDef) and node.name == "_wrapped":
-        node = node.body[0]
-    if not isinstance(node, ast.ClassDef):  # pragma: no cover - inspect returns the class's source
-        return {}
+    found: dict[str, dict[str, str]] = {}
+
+    def visit(nodes: Iterable[ast.AST], prefix: str) -> None:
+        for node in nodes:
+            if isinstance(node, ast.ClassDef):
+                found.setdefault(prefix + node.name, _attribute_docstrings(node.body))
+                visit(node.body, f"{prefix}{node.name}.")
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                visit(node.body, f"{prefix}{node.name}.<locals>.")
+            elif isinstance(node, ast.stmt | ast.excepthandler):  # if/try/with blocks: same names
+                visit(ast.iter_child_nodes(node), prefix)
+
+    visit(tree.body, "")
+    return found
+
+
+def _attribute_docstrings(body: list[ast.stmt]) -> dict[str, str]:
     found: dict[str, str] = {}
-    for before, stmt in zip(node.body, node.body[1:], strict=False):
+    for before, stmt in itertools.pairwise(body):
         if (
             isinstance(before, ast.AnnAssign)
             and isinstance(before.target, ast.Name)
