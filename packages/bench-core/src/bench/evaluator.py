@@ -22,35 +22,13 @@ if TYPE_CHECKING:
     from bench.llm.client import LLMClient
 
 
-class EvaluatorConfig(BaseModel):
-    """Base of every evaluator's settings; unknown fields are errors.
-
-    A field's attribute docstring is its description, read when the type's schema is first
-    built (see ``describe_fields``).
-    """
-
-    # defer_build: a type's schema is built when a suite first uses it, not at start-up.
-    # allow_inf_nan: YAML's .inf and .nan are never a sensible setting (RELIABILITY N08).
-    # Not use_attribute_docstrings: on Python < 3.13 pydantic reads each class's source as the
-    # class is created (about 0.8 ms a class, 50 ms at every start for the installed types).
-    model_config = ConfigDict(extra="forbid", defer_build=True, allow_inf_nan=False)
-
-    @classmethod
-    def __get_pydantic_core_schema__(
-        cls, source: type[BaseModel], handler: GetCoreSchemaHandler
-    ) -> CoreSchema:
-        describe_fields(cls)  # first: the JSON Schema carries the descriptions
-        return handler(source)
-
-
-def describe_fields(model: type[EvaluatorConfig]) -> None:
-    """Set each field's unset ``description`` to its attribute docstring (the string right after
-    ``name: type``) in the settings class that declared it, as pydantic's
-    ``use_attribute_docstrings`` would. Cheap after the first call for a class."""
+def describe_fields(model: type[Documented]) -> None:
+    """Set each field's unset ``description`` to its attribute docstring in the ``Documented``
+    class that declared it, as ``use_attribute_docstrings`` would. Cheap after the first call."""
     for name, info in model.__pydantic_fields__.items():
         if info.description is None:
             owner = next((c for c in model.__mro__ if name in inspect.get_annotations(c)), None)
-            if owner is not None and issubclass(owner, EvaluatorConfig):
+            if owner is not None and issubclass(owner, Documented):
                 info.description = _docstrings(owner).get(name)
 
 
@@ -101,6 +79,29 @@ def _attribute_docstrings(body: list[ast.stmt]) -> dict[str, str]:
         ):
             found[before.target.id] = inspect.cleandoc(stmt.value.value)
     return found
+
+
+class Documented(BaseModel):
+    """A model whose fields' attribute docstrings (the string right after ``name: type``) are
+    their descriptions, as with pydantic's ``use_attribute_docstrings``, but read when the
+    model's schema is first built: on Python < 3.13 pydantic reads each class's source as the
+    class is created (about 0.8 ms a class, 50 ms at every start for the installed evaluator
+    types, of which a run uses a few)."""
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: type[BaseModel], handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        describe_fields(cls)  # first: the JSON Schema carries the descriptions
+        return handler(source)
+
+
+class EvaluatorConfig(Documented):
+    """Base of every evaluator's settings; unknown fields are errors."""
+
+    # defer_build: a type's schema is built when a suite first uses it, not at start-up.
+    # allow_inf_nan: YAML's .inf and .nan are never a sensible setting (RELIABILITY N08).
+    model_config = ConfigDict(extra="forbid", defer_build=True, allow_inf_nan=False)
 
 
 @dataclass(frozen=True)
