@@ -179,6 +179,8 @@ def bench(session: nox.Session) -> None:
     elif "--pytest-startup" in session.posargs:
         args = [a for a in session.posargs if a != "--pytest-startup"]
         session.run("python", "benchmarks/run_pytest_startup.py", *args)
+    elif "--startup" in session.posargs:
+        session.run("python", "benchmarks/run_startup.py", *[a for a in session.posargs if a != "--startup"])
     elif "--compare" in session.posargs:
         session.run("python", "benchmarks/run_compare.py", *[a for a in session.posargs if a != "--compare"])
     elif "--html" in session.posargs:

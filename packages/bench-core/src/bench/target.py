@@ -6,18 +6,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
+from bench.evaluator import Documented
 from bench.models import Response, Task
 
 if TYPE_CHECKING:
     from bench.llm.client import LLMClient
 
 
-class TargetConfig(BaseModel):
+class TargetConfig(Documented):
     """Base of every target's settings; unknown fields are errors."""
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, allow_inf_nan=False)
+    # defer_build: a type's schema is built when a suite first uses it, not at start-up.
+    model_config = ConfigDict(extra="forbid", defer_build=True, allow_inf_nan=False)
 
 
 @dataclass(frozen=True)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, model_validator
+from pydantic import ConfigDict, Field, PositiveFloat, PositiveInt, model_validator
+
+from bench.evaluator import Documented
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, allow_inf_nan=False)
+class _Strict(Documented):
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class ModelLimits(_Strict):

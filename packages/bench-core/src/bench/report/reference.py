@@ -10,6 +10,7 @@ from typing import Any
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
+from bench.evaluator import describe_fields
 from bench.plugins.registry import Registry
 
 
@@ -46,6 +47,7 @@ def evaluator_reference(registry: Registry) -> str:
         if cls.aliases:
             lines[-1] += " Also answers to " + ", ".join(f"`{a}`" for a in cls.aliases) + "."
         lines += ["", inspect.cleandoc(cls.__doc__ or ""), ""]
+        describe_fields(cls.Config)  # attribute docstrings, read on demand
         fields = cls.Config.model_fields
         if fields:
             lines += ["| setting | type | default | meaning |", "| --- | --- | --- | --- |"]

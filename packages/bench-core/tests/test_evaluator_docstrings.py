@@ -1,0 +1,106 @@
+"""Evaluator settings get their attribute docstrings as descriptions when their schema is first
+built, not when the class is created: start-up loads every installed type and uses a few."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bench.evaluator import EvaluatorConfig, describe_fields
+
+
+class _EagerBase(BaseModel):
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    kept: int = 1
+    """Inherited as it is."""
+    redeclared: int = 2
+    """The base's words."""
+
+
+class _Eager(_EagerBase):
+    redeclared: int = 3
+    added: str = "x"
+    """Two lines,
+    dedented."""
+    explicit: int = Field(0, description="Field() wins.")
+    """Not this."""
+    plain: int = 0
+
+    def method(self) -> int:
+        inner: int = 0
+        """A docstring in a function is no field's."""
+        return inner
+
+
+class _LazyBase(EvaluatorConfig):
+    kept: int = 1
+    """Inherited as it is."""
+    redeclared: int = 2
+    """The base's words."""
+
+
+class _Lazy(_LazyBase):
+    redeclared: int = 3
+    added: str = "x"
+    """Two lines,
+    dedented."""
+    explicit: int = Field(0, description="Field() wins.")
+    """Not this."""
+    plain: int = 0
+
+    def method(self) -> int:
+        inner: int = 0
+        """A docstring in a function is no field's."""
+        return inner
+
+
+def _descriptions(model: type[BaseModel]) -> dict[str, str | None]:
+    return {name: info.description for name, info in model.model_fields.items()}
+
+
+def test_descriptions_are_read_when_the_schema_is_built_and_match_use_attribute_docstrings():
+    assert set(_descriptions(_Lazy).values()) == {None, "Field() wins."}  # nothing read yet
+    assert _Lazy.model_json_schema()["properties"] == {
+        **_Eager.model_json_schema()["properties"],
+    }
+    assert (
+        _descriptions(_Lazy)
+        == _descriptions(_Eager)
+        == {
+            "kept": "Inherited as it is.",
+            "redeclared": None,
+            "added": "Two lines,\ndedented.",
+            "explicit": "Field() wins.",
+            "plain": None,
+        }
+    )
+
+
+def test_describe_fields_fills_a_model_whose_schema_is_not_built():
+    class Nested(EvaluatorConfig):
+        def build(self) -> None:
+            pass
+
+        class Inner(EvaluatorConfig):
+            level: int = 0
+            """Read from a class nested in a class
+in a function, the string less indented than the class."""
+
+    assert Nested.Inner.model_fields["level"].description is None
+    describe_fields(Nested.Inner)
+    assert Nested.Inner.model_fields["level"].description == (
+        "Read from a class nested in a class\nin a function, the string less indented than the class."
+    )
+
+
+def test_fields_declared_outside_the_evaluator_config_tree_are_left_alone():
+    class Plain(BaseModel):
+        shared: int = 0
+        """A plain model's docstring (it never asked for them)."""
+
+    class Mixed(EvaluatorConfig, Plain):
+        own: int = 0
+        """Its own."""
+
+    describe_fields(Mixed)
+    assert _descriptions(Mixed) == {"shared": None, "own": "Its own."}
