@@ -28,6 +28,7 @@ from bench.llm.cache import default_cache_path
 from bench.llm.client import LLMClient
 from bench.llm.coordination import Coordinator
 from bench.llm.credentials import describe_missing, missing_credentials
+from bench.llm.direct import preload as preload_http
 from bench.llm.loader import import_in_background
 from bench.llm.prices import model_cost
 from bench.llm.shared_cache import shared_cache_url
@@ -172,6 +173,12 @@ def _manifest(plan: Plan, store: RunStore, started: str, **fields: Any) -> dict[
     }
 
 
+def _read_ahead(direct: bool) -> None:
+    model_cost()
+    if direct:
+        preload_http()
+
+
 async def execute(plan: Plan, options: RunOptions, observer: Observer | None = None) -> RunOutcome:
     """Run a plan to completion (or interruption); every result lands in the run store."""
     observer = observer or _Silent()
@@ -185,9 +192,10 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
         import_in_background()  # overlaps the checks and the store's opening below
     check_prices(plan, llm.prices)
     if plan.endpoints:
-        # litellm's price map takes ~40 ms to read: read it now, beside the start-up, not in the
-        # first answer's cost while every other call waits behind that first one (the key's proof).
-        threading.Thread(target=model_cost, name="bench-prices", daemon=True).start()
+        # litellm's price map takes ~40 ms to read and aiohttp ~0.1 s to import: both now, beside
+        # the start-up, not in the first answer while every other call waits behind it.
+        direct = llm.may_call() and any(llm.direct(e.model) for e in plan.endpoints)
+        threading.Thread(target=_read_ahead, args=(direct,), name="bench-prices", daemon=True).start()
     missing = missing_credentials(plan.endpoints)
     if missing:  # one error before any task, never one per task (issue 15)
         raise ConfigError(describe_missing(missing))

@@ -5,6 +5,8 @@ litellm (``ProviderError`` carries ``status_code``, ``body`` and ``response.head
 retries, Retry-After, the fatal 401/403 and redaction work the same on both paths. aiohttp, not
 httpx: httpcore's pool scans every connection for every waiting request, which cost more CPU per
 call at concurrency 64 than litellm itself did (benchmarks/README.md, "LLM request path").
+aiohttp is imported at the first call (about 0.1 s: a run that calls no model never pays it);
+``preload`` imports it ahead, beside a run's start-up.
 """
 
 from __future__ import annotations
@@ -16,18 +18,23 @@ import logging
 import time
 from collections.abc import AsyncIterator
 from types import SimpleNamespace
-from typing import Any
-
-import aiohttp
-from multidict import CIMultiDict
+from typing import TYPE_CHECKING, Any
 
 from bench.llm.failures import StreamCut, public_url
 from bench.llm.routes import Route, sent_messages
 from bench.redact import current
 
+if TYPE_CHECKING:
+    import aiohttp
+
 _log = logging.getLogger(__name__)  # shown by --verbose, redacted like every bench log
 #: The longest a key probe may take (seconds): past it, the first call's own answer decides.
 PROBE_TIMEOUT = 5.0
+
+
+def preload() -> None:
+    """Import aiohttp now (from a start-up thread), not in the first call."""
+    import aiohttp  # noqa: F401
 
 
 class ProviderError(Exception):
@@ -80,6 +87,8 @@ class DirectTransport:
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def _http(self) -> aiohttp.ClientSession:
+        import aiohttp
+
         loop = asyncio.get_running_loop()
         if self._session is None or self._loop is not loop:  # a pool's connections belong to one loop
             self.close()
@@ -114,6 +123,9 @@ class DirectTransport:
         started: float,
     ) -> tuple[Any, float | None]:
         """One attempt: the completion (attribute objects) and, streamed, the time to first token."""
+        import aiohttp
+        from multidict import CIMultiDict
+
         body: dict[str, Any] = {"model": route.model, "messages": sent_messages(messages), **params}
         if stream:
             body.update(stream=True, stream_options={"include_usage": True})
@@ -145,6 +157,8 @@ class DirectTransport:
         nothing (the first completion's own answer decides then); the body is not read."""
         if route.probe is None:
             return False
+        import aiohttp
+
         timeout = aiohttp.ClientTimeout(total=min(PROBE_TIMEOUT, self.timeout))
         try:
             async with self._http().get(
