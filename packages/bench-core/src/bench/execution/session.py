@@ -191,11 +191,13 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
     if import_now:
         import_in_background()  # overlaps the checks and the store's opening below
     check_prices(plan, llm.prices)
+    reading: threading.Thread | None = None
     if plan.endpoints:
         # litellm's price map takes ~40 ms to read and aiohttp ~0.1 s to import: both now, beside
         # the start-up, not in the first answer while every other call waits behind it.
         direct = llm.may_call() and any(llm.direct(e.model) for e in plan.endpoints)
-        threading.Thread(target=_read_ahead, args=(direct,), name="bench-prices", daemon=True).start()
+        reading = threading.Thread(target=_read_ahead, args=(direct,), name="bench-prices", daemon=True)
+        reading.start()
     missing = missing_credentials(plan.endpoints)
     if missing:  # one error before any task, never one per task (issue 15)
         raise ConfigError(describe_missing(missing))
@@ -241,6 +243,8 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
     llm.on_import = lambda: observer.note("importing the model client (litellm)…")
     if import_now or (llm.needs_litellm(target_models) and llm.may_call()):
         await llm.warm_up()  # seconds of import belong to start-up, not to the first task's timeout
+    if reading is not None:
+        await asyncio.to_thread(reading.join)  # likewise the HTTP client's import (N05)
     clock = time.monotonic()
     status = "running"
     try:
