@@ -197,3 +197,35 @@ def test_missing_keys_are_litellms_without_importing_it(model, set_key, monkeypa
     expected = [n for n in found.get("missing_keys") or [] if not n.endswith("_API_BASE")]
     assert litellm_missing_keys(model) == expected
     assert expected == ([] if set_key or model.startswith("hosted_vllm/") else [expected[0]])
+
+
+def test_c14_a_refused_together_key_names_the_variable_it_was_read_from(monkeypatch):
+    # together_ai's key has four names; the direct path read TOGETHER_AI_API_KEY, so the error
+    # names that one, not "the key litellm found".
+    from bench.errors import ModelCallError
+    from bench.testing.server import Fault
+
+    for name in PROVIDERS["together_ai"].key_env:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TOGETHER_AI_API_KEY", "sk-together-canary")
+    with FakeLLMServer() as server:
+        server.add(Fault(401, message="Invalid API key provided"))
+        client = LLMClient(LLMSettings(cache=False))
+
+        async def go() -> str:
+            try:
+                await client.complete(
+                    LLMRequest("together_ai/m", [{"role": "user", "content": "q"}], {}, api_base=server.url)
+                )
+            except ModelCallError as exc:
+                return str(exc)
+            finally:
+                await client.aclose()
+            raise AssertionError("the call did not fail")
+
+        message = asyncio.run(go())
+        assert server.count() == 1
+    assert message == (
+        "401 from together_ai/m after 1 attempt: Invalid API key provided "
+        "(the key in TOGETHER_AI_API_KEY was refused)"
+    )

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import time
 
 from bench.errors import ModelCallError
+from bench.llm.routes import PROVIDERS
 from bench.redact import current
 
 _RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 529}
@@ -55,10 +57,17 @@ _KEY_VARIABLES = {
 def auth_hint(model: str, api_key_env: str | None) -> str:
     """What to fix after a 401/403: the variable that holds the key, never its value (C14)."""
     provider = model.split("/", 1)[0] if "/" in model else "openai"
-    variable = api_key_env or _KEY_VARIABLES.get(provider)
+    variable = api_key_env or _set_variable(provider) or _KEY_VARIABLES.get(provider)
     if variable:
         return f"the key in {variable} was refused"
     return f"the key litellm found for {provider} was refused; set api_key_env to name its variable"
+
+
+def _set_variable(provider: str) -> str | None:
+    """The variable a direct provider's key was read from: the first of its names that is set
+    (together_ai has four), as the direct path and litellm read them."""
+    known = PROVIDERS.get(provider)
+    return next((name for name in known.key_env if os.environ.get(name)), None) if known else None
 
 
 def retry_after(exc: BaseException) -> float | None:
