@@ -54,6 +54,7 @@ SHAPES: list[tuple[str, dict[str, Any], bool, list[dict[str, Any]] | None]] = [
     ("json_stream", {"response_format": {"type": "json_object"}}, True, None),
     ("n", {"n": 2, "presence_penalty": 0.1, "frequency_penalty": 0.2}, False, None),
     ("completion_tokens", {"max_completion_tokens": 5}, False, None),
+    ("reasoning", {"reasoning_effort": "low"}, False, None),
 ]
 HEADERS = ("authorization", "content-type", "http-referer", "x-title")
 
@@ -126,6 +127,7 @@ def test_every_provider_is_compared():
         ("openrouter/openai/gpt-4o-mini", {"reasoning_effort": "max"}, False),
         ("groq/llama-3.1-8b-instant", {"reasoning_effort": "low"}, False),
         ("groq/llama-3.1-8b-instant", {"max_completion_tokens": 5}, False),
+        ("openai/gpt-4o-mini", {"reasoning_effort": "low"}, False),
     ],
 )
 def test_calls_litellm_rewrites_go_through_litellm(model, params, stream):
@@ -144,6 +146,34 @@ def test_litellm_really_rewrites_what_goes_through_it(monkeypatch):
     assert body["tool_choice"] == {"type": "function", "function": {"name": "json_tool_call"}}
     shape = ("effort", {"max_completion_tokens": 5, "reasoning_effort": "low"}, False, None)
     assert _sent("deepseek/deepseek-chat", shape, "auto", monkeypatch)[2]["thinking"] == {"type": "enabled"}
+
+
+def test_litellm_refuses_reasoning_effort_for_an_openai_model_that_cannot_reason(monkeypatch):
+    # Why openai/ sends reasoning_effort through litellm: for gpt-4o-mini it fails before sending
+    # anything, which a direct call would not; for a model it does not know it sends it unchanged.
+    from bench.errors import ModelCallError
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai")
+    with FakeLLMServer() as server:
+        client = LLMClient(LLMSettings(cache=False, max_attempts=1))
+
+        async def go(model: str) -> str:
+            request = LLMRequest(model, [{"role": "user", "content": "q"}], {"reasoning_effort": "low"})
+            request.api_base = server.url
+            try:
+                return (await client.complete(request)).text
+            except ModelCallError as exc:
+                return str(exc)
+
+        refused = asyncio.run(go("openai/gpt-4o-mini"))
+        answered = asyncio.run(go("openai/served-model"))
+        asyncio.run(client.aclose())
+        bodies = [r.body for r in server.requests]
+    assert "openai does not support parameters: ['reasoning_effort'], for model=gpt-4o-mini" in refused
+    assert answered == "echo: q"
+    assert bodies == [
+        {"model": "served-model", "messages": [{"role": "user", "content": "q"}], "reasoning_effort": "low"}
+    ]
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ The direct path serves the providers whose chat request litellm sends in the Ope
 (``PROVIDERS``): it resolves their base URL, key and extra headers as litellm does and sends the
 body litellm sends. A call whose parameters litellm rewrites for its provider (``rewritten``:
 the o-series and gpt-5 models, groq's JSON-schema and streamed JSON mode, together's tool and
-format checks, reasoning_effort outside openai/) goes through litellm, as does every call when
+format checks, reasoning_effort outside hosted_vllm/) goes through litellm, as does every call when
 ``llm.transport`` is ``litellm`` or ``BENCH_LLM_TRANSPORT=litellm``. Azure (deployment URLs,
 ``api-version``, the ``api-key`` header) and Ollama (its own protocol) always go through litellm.
 
@@ -51,8 +51,10 @@ class Provider:
 
 
 PROVIDERS: Mapping[str, Provider] = {
+    # litellm refuses reasoning_effort for a model its registry says cannot reason (gpt-4o-mini)
+    # before sending anything, and passes it on for the others: it decides, per model.
     "openai": Provider(
-        ("OPENAI_BASE_URL", "OPENAI_API_BASE"), "https://api.openai.com/v1", ("OPENAI_API_KEY",), frozenset()
+        ("OPENAI_BASE_URL", "OPENAI_API_BASE"), "https://api.openai.com/v1", ("OPENAI_API_KEY",)
     ),
     "hosted_vllm": Provider(
         ("HOSTED_VLLM_API_BASE",), None, ("HOSTED_VLLM_API_KEY",), frozenset(), "fake-api-key"
