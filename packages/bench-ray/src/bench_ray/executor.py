@@ -190,7 +190,8 @@ class RayExecutor(Executor):
                         worker = min(idle, key=lambda i: load[i])
                         running[asyncio.ensure_future(self._consume(worker, chunk, repeats, sink))] = worker
                         load[worker] += 1
-                if not running and (all(exhausted) or self.stopped) and not any(again):
+                # A stopped run hands out nothing more: a lost worker's keys are left for --resume.
+                if not running and (self.stopped or (all(exhausted) and not any(again))):
                     return
                 for i in range(n):
                     if not up[i] and i not in probes:
