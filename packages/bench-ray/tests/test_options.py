@@ -15,7 +15,7 @@ pytest.importorskip("bench_ray", reason="bench-ray is not installed (its own nox
 from bench_ray.executor import chunks, unlanded
 from bench_ray.handshake import identity, mismatch
 from bench_ray.options import Pool, RayOptions, Resources, parse_options
-from bench_ray.pools import Group, describe_cluster, groups, placement_error, route
+from bench_ray.pools import Group, default_workers, describe_cluster, groups, placement_error, route
 
 QUICKSTART = Path(__file__).resolve().parents[3] / "examples" / "quickstart" / "suite.yaml"
 
@@ -244,3 +244,18 @@ def test_a_placement_error_says_whether_any_node_could_hold_a_worker():
         "--executor ray: no node of the cluster has num_cpus=4 for its 2 workers "
         "(the cluster has CPU 2, memory 2.0 GiB, no GPU); add such a node or ask for less"
     )
+
+
+def test_without_workers_the_default_workers_take_the_cpus_the_pools_leave():
+    # A 2-CPU cluster with a 1-CPU GPU pool: two default workers would ask for 3 CPUs, and the
+    # one Ray cannot place failed the run after start_timeout.
+    gpu = parse_options({"pool.gpu.workers": "1", "pool.gpu.num_gpus": "1"})
+    both = {frozenset(), frozenset({"gpu"})}
+    assert default_workers(gpu, 2, both) == 1
+    assert default_workers(gpu, 2, {frozenset()}) == 2  # the pool starts no worker
+    assert default_workers(parse_options({}), 8, both) == 8
+    assert default_workers(parse_options({"num_cpus": "2"}), 8, both) == 4
+    assert default_workers(parse_options({"num_cpus": "0.5"}), 2, both) == 4
+    assert default_workers(parse_options({"pool.gpu.workers": "4"}), 2, both) == 1  # at least one
+    big = parse_options({"pool.gpu.workers": "2", "pool.gpu.num_cpus": "3"})
+    assert default_workers(big, 16, both) == 10

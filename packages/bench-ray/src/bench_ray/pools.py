@@ -47,6 +47,14 @@ class Group:
         return (row for row in rows if self.takes(row.needs))
 
 
+def default_workers(options: RayOptions, cpus: float, used: set[frozenset[str]]) -> int:
+    """How many default workers start without ``--workers``: as many as the cluster's ``cpus``
+    hold once the pools some row goes to have theirs (a worker Ray cannot place never starts)."""
+    routed = {route(needs, options.pools) for needs in used}
+    left = cpus - sum(p.workers * p.resources.num_cpus for p in options.pools if p.tag in routed)
+    return max(1, int(left // options.num_cpus if options.num_cpus > 0 else left))
+
+
 def groups(
     options: RayOptions, count: int, used: set[frozenset[str]], note: Callable[[str], None]
 ) -> list[Group]:
