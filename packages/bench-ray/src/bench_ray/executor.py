@@ -115,7 +115,7 @@ class RayExecutor(Executor):
             self.started_cluster = True
         cpus = ray.cluster_resources().get("CPU", 1)
         opts = self.ray_options
-        used = job.plan.row_needs()
+        used = job.plan.row_needs(job.selected)  # after --resume, what is left to run
         count = self.settings.workers or default_workers(opts, cpus, used)
         self.groups = groups(opts, count, used, note=lambda text: print(text, file=sys.stderr))
         plan = job.plan
