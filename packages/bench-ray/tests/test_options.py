@@ -259,3 +259,21 @@ def test_without_workers_the_default_workers_take_the_cpus_the_pools_leave():
     assert default_workers(parse_options({"pool.gpu.workers": "4"}), 2, both) == 1  # at least one
     big = parse_options({"pool.gpu.workers": "2", "pool.gpu.num_cpus": "3"})
     assert default_workers(big, 16, both) == 10
+
+
+def test_a_placement_error_says_when_the_runs_workers_ask_for_more_than_the_cluster_has():
+    # Each worker fits on a node, but not all of them together: no other work holds anything.
+    totals = {"CPU": 2.0, "GPU": 1.0}
+    gpu = Group("gpu", Resources(num_gpus=1.0), [2, 3])
+    assert placement_error(gpu, 60, [totals], totals) == (
+        "--executor-option pool.gpu: its 2 workers (num_gpus=1) did not start: the run's 2 workers ask "
+        "for GPU 2 in all (the cluster has CPU 2, GPU 1); start fewer workers (--workers, "
+        "pool.TAG.workers) or add nodes"
+    )
+    default, sandbox = Group(None, Resources(), [0, 1]), Group("workspace", Resources(), [2])
+    assert placement_error(sandbox, 60, [totals], totals, [default, sandbox]) == (
+        "--executor-option pool.workspace: its 1 worker (num_cpus=1) did not start: the run's 3 workers "
+        "ask for CPU 3 in all (the cluster has CPU 2, GPU 1); start fewer workers (--workers, "
+        "pool.TAG.workers) or add nodes"
+    )
+    assert "other work may hold them" in placement_error(sandbox, 60, [totals], totals, [sandbox])
