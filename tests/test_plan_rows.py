@@ -196,6 +196,10 @@ def test_rows_carry_what_their_tasks_need(tmp_path: Path) -> None:
         frozenset({"workspace"}),
         frozenset({"gpu", "workspace"}),
     }
+    # A resumed run's keys left: only the rows with one count.
+    assert plan.row_needs({"plain", "agent"}) == {frozenset(), frozenset({"workspace"})}
+    assert plan.row_needs({"both"}) == {frozenset({"gpu", "workspace"})}
+    assert plan.row_needs(set()) == set()
     only = narrow(plan, Selection(keyword="plain or agent")).plan
     assert only.row_needs() == {frozenset(), frozenset({"workspace"})}
     assert [row.needs for row in only.rows()] == [frozenset(), {"workspace"}]

@@ -3,6 +3,8 @@ built, not when the class is created: start-up loads every installed type and us
 
 from __future__ import annotations
 
+import sys
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from bench.evaluator import EvaluatorConfig, describe_fields
@@ -104,3 +106,18 @@ def test_fields_declared_outside_the_evaluator_config_tree_are_left_alone():
 
     describe_fields(Mixed)
     assert _descriptions(Mixed) == {"shared": None, "own": "Its own."}
+
+
+def test_a_settings_class_defined_in_main_without_a_file_has_no_descriptions_and_no_error(monkeypatch):
+    # python -c, a REPL or a notebook: inspect raises OSError ("source code not available"), which
+    # pydantic's use_attribute_docstrings took as no docstrings; the schema must still build.
+    monkeypatch.delattr(sys.modules["__main__"], "__file__", raising=False)
+    namespace: dict[str, object] = {"__name__": "__main__", "EvaluatorConfig": EvaluatorConfig}
+    exec('class Cell(EvaluatorConfig):\n    level: int = 0\n    """Unreadable."""\n', namespace)
+    cell = namespace["Cell"]
+    assert isinstance(cell, type)
+    assert issubclass(cell, EvaluatorConfig)
+    assert cell.model_json_schema()["properties"] == {
+        "level": {"default": 0, "title": "Level", "type": "integer"}
+    }
+    assert cell(level=2).level == 2

@@ -234,6 +234,25 @@ def test_reports_taken_by_a_coordinator_whose_answer_came_too_late_are_counted_o
     assert (calls, book.totals.calls) == (40, 40)
 
 
+def test_f04_a_worker_restarted_under_the_same_id_adds_its_calls_to_those_of_its_first_life():
+    # Ray restarts a dead worker actor with the same arguments, so its worker id: the new client
+    # counts from zero, and the book must not take that as the old one's counts going down.
+    settings = LLMSettings(cache=False, concurrency=8)
+    book = LeaseBook(settings)
+    coordinator = LocalCoordinator(book)
+
+    async def life(server: FakeLLMServer, calls: int) -> None:
+        client = LLMClient(settings, coordinator=coordinator, sync_interval=INTERVAL, worker_id="worker-0")
+        await _hammer(client, server, calls, concurrency=2)
+        await client.aclose()
+
+    with FakeLLMServer() as server:
+        asyncio.run(life(server, 6))
+        asyncio.run(life(server, 4))
+        assert server.count() == 10
+    assert book.totals.calls == 10
+
+
 def test_the_docs_example_runs():
     page = (Path(__file__).resolve().parents[3] / "docs" / "llm.md").read_text()
     section = page.split("## Shared limits", 1)[1].split("\n## ", 1)[0]

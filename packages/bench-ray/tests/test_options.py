@@ -15,7 +15,7 @@ pytest.importorskip("bench_ray", reason="bench-ray is not installed (its own nox
 from bench_ray.executor import chunks, unlanded
 from bench_ray.handshake import identity, mismatch
 from bench_ray.options import Pool, RayOptions, Resources, parse_options
-from bench_ray.pools import Group, describe_cluster, groups, placement_error, route
+from bench_ray.pools import Group, default_workers, describe_cluster, groups, placement_error, route
 
 QUICKSTART = Path(__file__).resolve().parents[3] / "examples" / "quickstart" / "suite.yaml"
 
@@ -244,3 +244,36 @@ def test_a_placement_error_says_whether_any_node_could_hold_a_worker():
         "--executor ray: no node of the cluster has num_cpus=4 for its 2 workers "
         "(the cluster has CPU 2, memory 2.0 GiB, no GPU); add such a node or ask for less"
     )
+
+
+def test_without_workers_the_default_workers_take_the_cpus_the_pools_leave():
+    # A 2-CPU cluster with a 1-CPU GPU pool: two default workers would ask for 3 CPUs, and the
+    # one Ray cannot place failed the run after start_timeout.
+    gpu = parse_options({"pool.gpu.workers": "1", "pool.gpu.num_gpus": "1"})
+    both = {frozenset(), frozenset({"gpu"})}
+    assert default_workers(gpu, 2, both) == 1
+    assert default_workers(gpu, 2, {frozenset()}) == 2  # the pool starts no worker
+    assert default_workers(parse_options({}), 8, both) == 8
+    assert default_workers(parse_options({"num_cpus": "2"}), 8, both) == 4
+    assert default_workers(parse_options({"num_cpus": "0.5"}), 2, both) == 4
+    assert default_workers(parse_options({"pool.gpu.workers": "4"}), 2, both) == 1  # at least one
+    big = parse_options({"pool.gpu.workers": "2", "pool.gpu.num_cpus": "3"})
+    assert default_workers(big, 16, both) == 10
+
+
+def test_a_placement_error_says_when_the_runs_workers_ask_for_more_than_the_cluster_has():
+    # Each worker fits on a node, but not all of them together: no other work holds anything.
+    totals = {"CPU": 2.0, "GPU": 1.0}
+    gpu = Group("gpu", Resources(num_gpus=1.0), [2, 3])
+    assert placement_error(gpu, 60, [totals], totals) == (
+        "--executor-option pool.gpu: its 2 workers (num_gpus=1) did not start: the run's 2 workers ask "
+        "for GPU 2 in all (the cluster has CPU 2, GPU 1); start fewer workers (--workers, "
+        "pool.TAG.workers) or add nodes"
+    )
+    default, sandbox = Group(None, Resources(), [0, 1]), Group("workspace", Resources(), [2])
+    assert placement_error(sandbox, 60, [totals], totals, [default, sandbox]) == (
+        "--executor-option pool.workspace: its 1 worker (num_cpus=1) did not start: the run's 3 workers "
+        "ask for CPU 3 in all (the cluster has CPU 2, GPU 1); start fewer workers (--workers, "
+        "pool.TAG.workers) or add nodes"
+    )
+    assert "other work may hold them" in placement_error(sandbox, 60, [totals], totals, [sandbox])

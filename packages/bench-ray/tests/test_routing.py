@@ -259,3 +259,20 @@ def test_f04_a_killed_pool_worker_runs_its_tasks_again_on_its_pool(cluster, in_t
     assert len(pool_pids) == 2
     assert {tuple(r["resources"]) for r in records if r["workspace"]} == {("CPU", "sandbox")}
     assert not pool_pids & {r["pid"] for r in records if not r["workspace"]}
+
+
+def test_without_workers_the_default_workers_leave_the_pools_their_cpus(cluster, in_tmp):
+    # The test cluster has 2 CPUs: one default worker per CPU plus the pool's asked for 3, and the
+    # worker Ray could not place failed the run after start_timeout.
+    suite = _workspace_suite(in_tmp, 6, "where_default_count")
+    local = bench.run(suite, runs_dir="local")
+    (in_tmp / "where.jsonl").unlink()
+    options = {"pool.workspace.workers": "1", "pool.workspace.resource.sandbox": "1", "start_timeout": "30"}
+    ray = bench.run(suite, runs_dir="ray", executor="ray", chunk=2, executor_options=options)
+    assert verdict_digest(_results(ray)) == verdict_digest(_results(local))
+    where = _where(in_tmp / "where.jsonl")
+    assert sorted(where) == sorted(f"t{i}" for i in range(6))
+    assert all(len(records) == 1 for records in where.values())
+    default = {r["pid"] for [r] in where.values() if not r["workspace"]}
+    assert len(default) == 1  # the one CPU the pool leaves
+    assert {tuple(r["resources"]) for [r] in where.values() if r["workspace"]} == {("CPU", "sandbox")}

@@ -36,7 +36,7 @@ def _docstrings(cls: type[Any]) -> dict[str, str]:
     """``{attribute: docstring}`` of one class body (not its nested classes or functions)."""
     try:
         filename = inspect.getsourcefile(cls)
-    except TypeError:  # a built-in class
+    except (TypeError, OSError):  # built in; or made in a __main__ without a file (a REPL, a notebook)
         return {}
     if filename is None:  # a class made at runtime
         return {}

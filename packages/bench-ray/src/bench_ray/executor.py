@@ -28,7 +28,7 @@ from bench import ConfigError, Executor, Job, PlanRow, Sink
 from bench_ray.coordinator import start as start_coordinator
 from bench_ray.handshake import identity, mismatch
 from bench_ray.options import DEFAULT_CHUNK, RayOptions, parse_options
-from bench_ray.pools import Group, groups, not_started
+from bench_ray.pools import Group, default_workers, groups, not_started
 
 #: Seconds between two looks at the workers (probes of down ones, Ctrl-C).
 TICK_S = 1.0
@@ -114,11 +114,10 @@ class RayExecutor(Executor):
             )
             self.started_cluster = True
         cpus = ray.cluster_resources().get("CPU", 1)
-        count = self.settings.workers or max(1, int(cpus))
         opts = self.ray_options
-        self.groups = groups(
-            opts, count, job.plan.row_needs(), note=lambda text: print(text, file=sys.stderr)
-        )
+        used = job.plan.row_needs(job.selected)  # after --resume, what is left to run
+        count = self.settings.workers or default_workers(opts, cpus, used)
+        self.groups = groups(opts, count, used, note=lambda text: print(text, file=sys.stderr))
         plan = job.plan
         files = [plan.path.resolve(), *plan.referenced_files]
         self.identity = identity(files)
@@ -190,7 +189,8 @@ class RayExecutor(Executor):
                         worker = min(idle, key=lambda i: load[i])
                         running[asyncio.ensure_future(self._consume(worker, chunk, repeats, sink))] = worker
                         load[worker] += 1
-                if not running and (all(exhausted) or self.stopped) and not any(again):
+                # A stopped run hands out nothing more: a lost worker's keys are left for --resume.
+                if not running and (self.stopped or (all(exhausted) and not any(again))):
                     return
                 for i in range(n):
                     if not up[i] and i not in probes:

@@ -47,6 +47,14 @@ class Group:
         return (row for row in rows if self.takes(row.needs))
 
 
+def default_workers(options: RayOptions, cpus: float, used: set[frozenset[str]]) -> int:
+    """How many default workers start without ``--workers``: as many as the cluster's ``cpus``
+    hold once the pools some row goes to have theirs (a worker Ray cannot place never starts)."""
+    routed = {route(needs, options.pools) for needs in used}
+    left = cpus - sum(p.workers * p.resources.num_cpus for p in options.pools if p.tag in routed)
+    return max(1, int(left // options.num_cpus if options.num_cpus > 0 else left))
+
+
 def groups(
     options: RayOptions, count: int, used: set[frozenset[str]], note: Callable[[str], None]
 ) -> list[Group]:
@@ -96,10 +104,31 @@ def fits(resources: Resources, node: dict[str, float]) -> bool:
     return all(node.get(name, 0.0) >= amount for name, amount in asked.items() if amount)
 
 
+def _asks(groups: list[Group]) -> dict[str, float]:
+    """What all of ``groups``' workers ask for together (Ray's resource names)."""
+    total: dict[str, float] = {}
+    for group in groups:
+        n = len(group.members)
+        asked = {
+            "CPU": group.resources.num_cpus,
+            "GPU": group.resources.num_gpus,
+            **group.resources.resources,
+        }
+        for name, amount in asked.items():
+            if amount:
+                total[name] = total.get(name, 0.0) + n * amount
+    return total
+
+
 def placement_error(
-    group: Group, timeout: float, nodes: list[dict[str, float]], totals: dict[str, float]
+    group: Group,
+    timeout: float,
+    nodes: list[dict[str, float]],
+    totals: dict[str, float],
+    run: list[Group] | None = None,
 ) -> str:
-    """Why ``group``'s workers did not start within ``timeout`` seconds, and what to do."""
+    """Why ``group``'s workers did not start within ``timeout`` seconds, and what to do (``run``:
+    all the run's groups, whose workers together may ask for more than the cluster has)."""
     n = len(group.members)
     workers = f"{n} worker{'s' if n != 1 else ''}"
     asked = group.resources.describe()
@@ -109,6 +138,16 @@ def placement_error(
         return (
             f"{group.label}: no node of the cluster has {asked} for its {workers} "
             f"(the cluster has {cluster}); add such a node or {what}"
+        )
+    asks = _asks(run or [group])
+    short = [name for name, amount in asks.items() if amount > totals.get(name, 0.0)]
+    if short:
+        count = sum(len(g.members) for g in run or [group])
+        wanted = ", ".join(f"{name} {_amount(name, asks[name])}" for name in short)
+        return (
+            f"{group.label}: its {workers} ({asked}) did not start: the run's {count} workers ask for "
+            f"{wanted} in all (the cluster has {cluster}); start fewer workers (--workers, "
+            "pool.TAG.workers) or add nodes"
         )
     return (
         f"{group.label}: its {workers} ({asked}) did not start within {timeout:g} s (the cluster has "
@@ -122,4 +161,4 @@ def not_started(found: list[Group], late: list[int], timeout: float) -> str:
 
     group = next(g for g in found if set(g.members) & set(late))
     nodes = [dict(node.get("Resources", {})) for node in ray.nodes() if node.get("Alive")]
-    return placement_error(group, timeout, nodes, dict(ray.cluster_resources()))
+    return placement_error(group, timeout, nodes, dict(ray.cluster_resources()), found)

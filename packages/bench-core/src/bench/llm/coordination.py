@@ -12,7 +12,8 @@ Ray actor can wrap it.
 A worker reports its counts since it began, not since its last report: the book keeps each
 worker's last report and takes the difference. So a report the book took but whose answer the
 worker never saw (a timed-out sync) is not counted twice when the next one repeats it, and a
-restarted coordinator's empty book learns every worker's whole spend at their next syncs.
+restarted coordinator's empty book learns every worker's whole spend at their next syncs. A
+worker restarted under the same id counts from zero again: its reports name their ``life``.
 """
 
 from __future__ import annotations
@@ -60,6 +61,8 @@ class Deltas:
     models: dict[str, int] = field(default_factory=dict)
     """Calls in flight or waiting, per model that has limits."""
     spend: Totals = field(default_factory=Totals)
+    life: str = ""
+    """Which life of the worker reports: one Ray restarts keeps its id but counts from zero again."""
 
 
 @dataclass
@@ -141,7 +144,9 @@ class LeaseBook:
         """Take a worker's deltas; return its leases."""
         now = self.clock()
         self._seen[worker_id] = now
-        before = self._reported.get(worker_id, Deltas())
+        before = self._reported.get(worker_id)
+        if before is None or before.life != deltas.life:  # a new worker, or one restarted
+            before = Deltas()
         self._reported[worker_id] = deltas
         for name, delta in deltas.providers.items():
             self._provider(name, _since(delta, before.providers.get(name)), now)

@@ -42,6 +42,8 @@ class LeaseHolder:
         self.limits = limits
         self.budget = budget
         self.worker_id = worker_id or uuid.uuid4().hex[:12]
+        #: This client's reports (``Deltas.life``): a worker restarted with the same id is another.
+        self.life = uuid.uuid4().hex[:12]
         self.interval = interval
         self.leases: Leases | None = None
         #: Why the coordinator stopped the run, once it has.
@@ -155,7 +157,7 @@ class LeaseHolder:
                 in_use=adaptive.in_use if adaptive else 0,
             )
         models = dict(self.limits.model_demand)
-        return Deltas(providers, models, marks.totals)
+        return Deltas(providers, models, marks.totals, self.life)
 
     async def _apply(self, leases: Leases, marks: _Marks) -> None:
         self.leases = leases

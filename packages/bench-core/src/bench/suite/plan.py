@@ -200,14 +200,18 @@ class TaskList:
                 yield PlanRow(index, raw, digest, keys, self._needs.of(index))
                 first += runs
 
-    def row_needs(self) -> set[frozenset[str]]:
-        """The distinct ``needs`` of the rows that have runs (no row is read)."""
+    def row_needs(self, selected: set[str] | None = None) -> set[frozenset[str]]:
+        """The distinct ``needs`` of the rows that have runs, of ``selected`` when given (the keys
+        a resumed run has left); no row is read."""
         needs = self._needs
         if len(needs.kinds) == 1:  # no row needs anything
             return {needs.kinds[0]}
-        return {
-            needs.kinds[kind] for kind, runs in zip(needs.per_row, self._runs_per_row, strict=True) if runs
-        }
+        found, first = set(), 0
+        for kind, runs in zip(needs.per_row, self._runs_per_row, strict=True):
+            if runs and (selected is None or not selected.isdisjoint(self.ids[first : first + runs])):
+                found.add(needs.kinds[kind])
+            first += runs
+        return found
 
     def narrowed(
         self,
@@ -284,9 +288,10 @@ class Plan:
         """The plan's source rows from row ``start`` on, in plan order (``PlanRow``)."""
         return self.tasks.rows(start)
 
-    def row_needs(self) -> set[frozenset[str]]:
-        """The distinct ``PlanRow.needs`` of the rows to run (what an executor must provide for)."""
-        return self.tasks.row_needs()
+    def row_needs(self, selected: set[str] | None = None) -> set[frozenset[str]]:
+        """The distinct ``PlanRow.needs`` of the rows to run (what an executor must provide for),
+        or of those with a key in ``selected`` (``Job.selected``)."""
+        return self.tasks.row_needs(selected)
 
     def build(self, rows: Iterable[PlanRow]) -> list[PlannedTask]:
         """The runs of ``rows``, rebuilt as the validating load built them (no second validation:
