@@ -24,6 +24,9 @@ from bench.testing.pytest_plugin import CANARY_KEY
 from bench.testing.server import Fault, Reply
 
 LATENCY = 0.3
+#: Completions answer after this, so the probe beside the first one is surely sent before that
+#: answer cancels it (an instant answer would make counting probes a race).
+SLOW_ENOUGH = 0.1
 
 
 @pytest.fixture
@@ -63,6 +66,7 @@ def test_c14_a_good_key_starts_the_first_calls_together(suite_file, fake_llm):
 @pytest.mark.usefixtures("direct_path")
 def test_c14_a_refused_key_at_concurrency_4_makes_one_completion_request(bench_cli, suite_file, fake_llm):
     fake_llm.add(Fault(401, message="Incorrect API key provided"))
+    fake_llm.latency_s = SLOW_ENOUGH
     result = bench_cli("run", _suite(suite_file, tasks=20), "-j", "4", "-o", "out.json")
     assert result.exit_code == 3, result.output
     assert fake_llm.count() == 1
@@ -96,6 +100,7 @@ def test_c14_a_server_without_a_models_route_sends_the_first_call_alone(
 @pytest.mark.usefixtures("direct_path")
 def test_one_probe_per_provider_and_key_variable_not_per_call_or_attempt(fake_llm, monkeypatch):
     monkeypatch.setenv("OTHER_KEY", "sk-other-1")
+    fake_llm.latency_s = SLOW_ENOUGH
     fake_llm.add(Fault(503), match="retried", times=1)
 
     async def calls() -> LLMClient:
@@ -123,6 +128,7 @@ def test_one_probe_per_provider_and_key_variable_not_per_call_or_attempt(fake_ll
 
 @pytest.mark.usefixtures("direct_path")
 def test_g08_a_cached_run_and_a_dry_run_make_no_probe(bench_cli, suite_file, fake_llm):
+    fake_llm.latency_s = SLOW_ENOUGH
     path = _suite(suite_file, tasks=3)
     assert bench_cli("run", path, "--dry-run").exit_code == 0
     assert fake_llm.probes() == 0
@@ -143,6 +149,7 @@ def test_the_litellm_path_makes_no_probe(suite_file, fake_llm, monkeypatch):
 @pytest.mark.usefixtures("direct_path")
 def test_openrouter_is_probed_at_its_key_endpoint_with_its_headers(suite_file, fake_llm, monkeypatch):
     monkeypatch.setenv("OPENROUTER_API_KEY", "sk-or-test-1")
+    fake_llm.latency_s = SLOW_ENOUGH
     path = suite_file(
         f"target: {{type: litellm, model: openrouter/some/model, api_base: '{fake_llm.url}'}}\n"
         "tasks:\n  - {id: t, prompt: q, evaluate: {expected: echo}}\n"
