@@ -114,6 +114,13 @@ def test_a_missing_suite_and_an_unknown_run_are_bench_errors(suite: Path):
     assert str(unknown.value) == "no run 'nope' in runs (runs found: none)"
 
 
+def test_a_runs_error_is_not_chained_to_the_check_for_a_running_loop(suite: Path):
+    # Its traceback said "During handling of the above exception ... no running event loop".
+    with pytest.raises(bench.BenchError) as unknown:
+        bench.run(suite, resume="nope", runs_dir="runs")
+    assert not isinstance(unknown.value.__context__, RuntimeError)
+
+
 def test_a_prompt_with_braces_is_a_warning_not_a_print(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     path = write_suite(
         tmp_path,

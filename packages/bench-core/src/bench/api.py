@@ -298,6 +298,10 @@ def run_blocking(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
+        running = False
+    else:
+        running = True
+    if not running:  # outside the except block, so a run's error is not chained to this one
         return asyncio.run(make())
     outcome: list[T] = []
     failure: list[BaseException] = []
