@@ -162,6 +162,25 @@ def test_openrouter_is_probed_at_its_key_endpoint_with_its_headers(suite_file, f
     assert probe.headers["x-title"] == "liteLLM"
 
 
+@pytest.mark.usefixtures("direct_path")
+def test_azure_is_probed_at_its_model_list_with_its_api_key_header(suite_file, fake_llm, monkeypatch):
+    for name in ("AZURE_OPENAI_API_KEY", "AZURE_API_VERSION", "AZURE_AD_TOKEN", "AZURE_OPENAI_AD_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AZURE_API_KEY", "az-test-key-1")
+    path = suite_file(
+        f"target: {{type: litellm, model: azure/my-deployment, api_base: '{fake_llm.url}'}}\n"
+        "tasks:\n  - {id: t, prompt: q, evaluate: {expected: echo}}\n"
+    )
+    (task,) = run_suite(path).report.tasks()
+    assert task["status"] == "passed", task.get("error")
+    (probe,) = fake_llm.probe_requests
+    assert probe.path == "/v1/openai/models?api-version=2024-10-21"
+    assert probe.headers["api-key"] == "az-test-key-1"
+    assert "authorization" not in probe.headers
+    (call,) = fake_llm.requests
+    assert call.path == "/v1/openai/deployments/my-deployment/chat/completions?api-version=2025-02-01-preview"
+
+
 @pytest.mark.parametrize(
     ("model", "api_base", "probe"),
     [
@@ -176,6 +195,12 @@ def test_openrouter_is_probed_at_its_key_endpoint_with_its_headers(suite_file, f
             "deepseek/deepseek-chat",
             "https://api.deepseek.com/v1/chat/completions",
             "https://api.deepseek.com/v1/models",
+        ),
+        # Azure's data-plane "Models - List", which needs the api-key (GA api-version 2024-10-21).
+        (
+            "azure/d",
+            "https://r.openai.azure.com/",
+            "https://r.openai.azure.com/openai/models?api-version=2024-10-21",
         ),
     ],
 )

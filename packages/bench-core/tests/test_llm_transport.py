@@ -31,7 +31,8 @@ from bench.testing.server import FakeLLMServer, Reply
         ("openai/gpt-5", False),
         ("gpt-4o-mini", False),  # no provider prefix: litellm guesses the provider
         ("anthropic/claude-3-5-sonnet", False),
-        ("azure/gpt-4o", False),
+        ("azure/gpt-4o", True),  # a deployment litellm sends through its plain chat config
+        ("azure/o1-preview", False),
         ("groq/llama3-8b-8192", True),
         ("openrouter/openai/gpt-4o", True),
         ("together_ai/meta-llama/Llama-3-8b", True),

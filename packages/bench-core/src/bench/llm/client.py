@@ -35,7 +35,7 @@ from bench.llm.leasing import LeaseHolder
 from bench.llm.limits import AdaptiveLimit, Limits
 from bench.llm.loader import load_litellm
 from bench.llm.request import LLMRequest, LLMResult
-from bench.llm.routes import Route, has_key, is_direct, rewritten, route, transport
+from bench.llm.routes import Route, is_direct, rewritten, route, serves, transport
 from bench.llm.settings import JudgeLimits, LLMSettings, Pricing, RuntimeLimits
 from bench.llm.shared_cache import SharedCache
 from bench.llm.warmup import prime
@@ -135,12 +135,14 @@ class LLMClient:
         return is_direct(model, self.settings.transport)
 
     def _goes_direct(self, request: LLMRequest, params: dict[str, Any]) -> bool:
-        """Whether this call goes straight over HTTP: a direct model, parameters litellm sends
-        unchanged for its provider, and a key to send."""
+        """Whether this call goes straight over HTTP: a direct model, parameters and messages
+        litellm sends unchanged for its provider, and a key (and endpoint) to send."""
         if request.moderation or not self.direct(request.model):
             return False
         key = os.environ.get(request.api_key_env) if request.api_key_env else None
-        return not rewritten(request.model, params, request.stream) and has_key(request.model, key)
+        return not rewritten(request.model, params, request.stream, request.messages) and serves(
+            request.model, request.api_base, key
+        )
 
     def needs_litellm(self, models: list[str]) -> bool:
         """Whether calls to any of ``models`` go through litellm."""

@@ -56,6 +56,9 @@ def litellm_missing_keys(model: str) -> list[str]:
     if provider in _ONE_KEY:
         name = _ONE_KEY[provider]
         return [] if os.environ.get(name) else [name]
+    if provider == "azure":  # litellm wants all three variables present, and names all three if not
+        present = all(name in os.environ for name in ("AZURE_API_BASE", "AZURE_API_VERSION", "AZURE_API_KEY"))
+        return [] if present else ["AZURE_API_VERSION", "AZURE_API_KEY"]
     from bench.llm.loader import load_litellm
 
     try:

@@ -172,8 +172,12 @@ class DirectTransport:
 
 
 def _headers(route: Route) -> dict[str, str]:
-    """A call's HTTP headers: the provider's own and the key, as litellm sends them."""
-    return {**route.headers, "Authorization": f"Bearer {route.api_key}"} if route.api_key else {}
+    """A call's HTTP headers: the provider's own and the key, as litellm sends them (Azure's
+    ``api-key`` header holds the bare key)."""
+    if not route.api_key:
+        return {}
+    key = f"Bearer {route.api_key}" if route.key_header == "Authorization" else route.api_key
+    return {**route.headers, route.key_header: key}
 
 
 #: The longest server-sent event line read (a longer one is a provider error, not unbounded memory).

@@ -7,8 +7,11 @@
         assert server.count() == 2
 
 Rules are tried in the order added; a rule with ``times`` is used that many times, then skipped.
-Unmatched requests get ``server.default`` (a reply echoing the last user message). ``GET
-/v1/models`` (and OpenRouter's ``/v1/key``), the client's key probe, answers
+Unmatched requests get ``server.default`` (a reply echoing the last user message). Paths are
+matched by their end, as sent or before their query, so Azure's
+``/openai/deployments/D/chat/completions?api-version=V`` is a chat completion; ``requests`` keep
+the path with its query. ``GET /v1/models`` (and OpenRouter's ``/v1/key``, Azure's
+``/openai/models?api-version=V``), the client's key probe, answers
 ``server.models_status`` (200), or the status of a 401/403 ``Fault`` that would answer every next
 completion (a refused key refuses both); ``probes()`` counts them. Supports
 chat completions (tool calls, JSON mode, streaming), embeddings, fault injection (HTTP errors with
@@ -241,6 +244,12 @@ class FakeLLMServer:
             self._in_flight -= 1
 
 
+def _ends(path: str, suffix: str | tuple[str, ...]) -> bool:
+    """Whether ``path`` ends with ``suffix``, as sent or without its query (Azure's api-version);
+    a query in a client's base URL comes before the suffix (``/v1?key=k/chat/completions``)."""
+    return path.endswith(suffix) or path.split("?", 1)[0].rstrip("/").endswith(suffix)
+
+
 class _Server(ThreadingHTTPServer):
     # The default backlog of 5 drops connections when a client opens dozens at once.
     request_queue_size = 512
@@ -265,7 +274,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         if self.path.rstrip("/").endswith("/stats"):
             self._json(200, {"requests": len(self.owner.requests), "max_in_flight": self.owner.max_in_flight})
-        elif self.path.rstrip("/").endswith(("/models", "/key")):
+        elif _ends(self.path.rstrip("/"), ("/models", "/key")):
             path = "/v1" + self.path.split("/v1", 1)[-1] if "/v1" in self.path else self.path
             self._json(*self.owner._probe(path, {k.lower(): v for k, v in self.headers.items()}))
         else:
@@ -282,11 +291,11 @@ class _Handler(BaseHTTPRequestHandler):
         path = "/v1" + self.path.split("/v1", 1)[-1] if "/v1" in self.path else self.path
         self.owner._record(path, body, {k.lower(): v for k, v in self.headers.items()})
         try:
-            if path.endswith("/embeddings"):
+            if _ends(path, "/embeddings"):
                 self._embeddings(body)
-            elif path.endswith("/moderations"):
+            elif _ends(path, "/moderations"):
                 self._moderations(body)
-            elif path.endswith("/chat/completions"):
+            elif _ends(path, "/chat/completions"):
                 self._chat(body)
             else:
                 self._json(404, {"error": {"message": f"no route {path}"}})
