@@ -179,6 +179,27 @@ def test_litellm_really_rewrites_what_goes_through_it(monkeypatch):
     assert _sent("deepseek/deepseek-chat", shape, "auto", monkeypatch)[2]["thinking"] == {"type": "enabled"}
 
 
+@pytest.mark.usefixtures("_keys")
+def test_litellm_strips_a_regex_python_cannot_compile_from_openai_tools(monkeypatch):
+    # Why openai/ sends tools with patterns (and combinators) through litellm.
+    tool = {
+        "type": "function",
+        "function": {
+            "name": "f",
+            "parameters": {"type": "object", "properties": {"w": {"type": "string", "pattern": "\\p{L}+"}}},
+        },
+    }
+    assert rewritten("openai/gpt-4o-mini", {"tools": [tool]}, False)
+    shape = ("regex", {"tools": [tool]}, False, None)
+    sent = _sent("openai/gpt-4o-mini", shape, "auto", monkeypatch)[2]
+    assert sent["tools"][0]["function"]["parameters"]["properties"]["w"] == {"type": "string"}
+    messages = [
+        {"role": "user", "content": [{"type": "text", "text": "q", "cache_control": {"type": "ephemeral"}}]}
+    ]
+    assert rewritten("openai/gpt-4o-mini", {}, False, messages)
+    assert not rewritten("openai/gpt-4o-mini", {"tools": TOOLS}, False, [{"role": "user", "content": "q"}])
+
+
 def test_litellm_refuses_reasoning_effort_for_an_openai_model_that_cannot_reason(monkeypatch):
     # Why openai/ sends reasoning_effort through litellm: for gpt-4o-mini it fails before sending
     # anything, which a direct call would not; for a model it does not know it sends it unchanged.

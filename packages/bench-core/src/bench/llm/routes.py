@@ -115,7 +115,8 @@ AZURE_DEFAULT_API_VERSION = "2025-02-01-preview"
 _AZURE_REWRITTEN = ("o1", "o3", "o4", "o_series/", "gpt-5", "gpt-6", "gpt5_series")
 # With one of these set the openai SDK (or litellm) authenticates with an Entra ID / AD token.
 _AZURE_AD_ENV = ("AZURE_AD_TOKEN", "AZURE_OPENAI_AD_TOKEN", "AZURE_USERNAME")
-# Tool schema keys litellm's Azure config may rewrite (top-level combinators, non-Python regexes).
+# Tool schema keys litellm's OpenAI and Azure configs may rewrite (top-level combinators, non-Python
+# regexes).
 _SCHEMA_REWRITES = ('"allOf"', '"anyOf"', '"oneOf"', '"pattern', '"$ref"')
 
 
@@ -199,7 +200,15 @@ def rewritten(
         return stream or (params["response_format"] or {}).get("type") != "json_object"
     if provider == "azure":
         return _azure_rewritten(model.split("/", 1)[1], params, messages or [])
+    if provider == "openai":
+        # OpenAIGPTConfig strips tool schemas of regexes Python cannot compile (and flattens
+        # top-level combinators for api.openai.com), and cache_control for api.openai.com.
+        return _tools_rewritten(params) or any("cache_control" in json.dumps(m) for m in messages or [])
     return False
+
+
+def _tools_rewritten(params: Mapping[str, Any]) -> bool:
+    return "tools" in params and any(key in json.dumps(params["tools"]) for key in _SCHEMA_REWRITES)
 
 
 def _azure_rewritten(deployment: str, params: Mapping[str, Any], messages: list[dict[str, Any]]) -> bool:
@@ -216,7 +225,7 @@ def _azure_rewritten(deployment: str, params: Mapping[str, Any], messages: list[
         or "gpt-35" in deployment
     ):
         return True
-    if "tools" in params and any(key in json.dumps(params["tools"]) for key in _SCHEMA_REWRITES):
+    if _tools_rewritten(params):
         return True
     return any(not isinstance(m.get("content"), (str, type(None))) or "function_call" in m for m in messages)
 
