@@ -24,6 +24,7 @@ from bench.scoring.labels import human_scores, read_labels
 from bench.scoring.scorecard import Scorecard
 from bench.scoring.scorecard import check as check_scorecard
 from bench.suite.binding import Binder, digest
+from bench.suite.compact import HexColumn, TextColumn
 from bench.suite.document import SuiteFile
 from bench.suite.plan import (
     BoundEvaluator,
@@ -152,9 +153,9 @@ class _SuiteBuilder:
             return plan
 
         # Pass 1 validates every task and keeps only what identifies it.
-        ids: list[str] = []  # one key per run of a task (id, id@1, ... with repeats)
-        digests: list[str] = []
-        task_digests: list[str] = []  # one per task as written
+        ids = TextColumn()  # one key per run of a task (id, id@1, ... with repeats)
+        digests = HexColumn()
+        task_digests = HexColumn()  # one per task as written
         runs_per_row = array("I")
         row_needs = RowNeeds()
         built: list[PlannedTask] | None = []
