@@ -78,5 +78,6 @@ def test_a_nested_workspace_key_only_costs_a_parse(tmp_path: Path, parses: Any) 
     observer = ConsoleObserver(enabled=False)
     _land(tmp_path, observer, [_result(1, metadata={"workspace": {"a": 1}}), _result(2)])
     assert parses.parsed == 1
-    assert observer.tracker is not None and observer.tracker.passed == 2
+    assert observer.tracker is not None
+    assert observer.tracker.passed == 2
     assert observer.kept == []

@@ -90,9 +90,9 @@ class StoreSink:
         self.collector.add(stats)
         if self.done is None:
             return
-        if result is None and self.counted is not None and not _WORKSPACE_DATA.search(line):
-            if self.counted(status):
-                return
+        counted = self.counted  # the status may be all the observer needs: then no parsing
+        if result is None and counted is not None and not _WORKSPACE_DATA.search(line) and counted(status):
+            return
         self.done(result if result is not None else TaskResult.model_validate_json(line))
 
     def _append(self, line: str) -> None:

@@ -37,9 +37,11 @@ class TextColumn(_Column):
 
     def append(self, item: str) -> None:
         # surrogatepass: an id read from JSON may hold a lone surrogate; it comes back unchanged.
-        data = item.encode("utf-8", "surrogatepass")
-        self._ascii = self._ascii and len(data) == len(item)
-        self._data += data
+        if item.isascii():
+            self._data += item.encode()
+        else:
+            self._ascii = False
+            self._data += item.encode("utf-8", "surrogatepass")
         self._ends.append(len(self._data))
 
     def __len__(self) -> int:
@@ -84,8 +86,11 @@ class HexColumn(_Column):
             self.append(item)
 
     def append(self, item: str) -> None:
-        raw = bytes.fromhex(item) if len(item) == self.width else b""
-        if len(raw) * 2 != self.width or raw.hex() != item:
+        try:
+            raw = bytes.fromhex(item)  # also takes upper case and spaces: checked below
+        except ValueError:
+            raw = b""
+        if len(raw) * 2 != self.width or not (item.islower() or item.isdigit()):
             raise ValueError(f"not a {self.width}-digit lowercase hex digest: {item!r}")
         self._data += raw
 
@@ -119,3 +124,48 @@ def hex_or_text(items: Sequence[str]) -> Sequence[str]:
         return HexColumn(items)
     except ValueError:
         return TextColumn(items)
+
+
+class FirstSeen:
+    """Where each task id was first seen (its row), for the validating load's duplicate check.
+
+    An open-addressing table in arrays over a ``TextColumn`` of the ids: about 40 bytes an id,
+    where a ``dict`` of ``str`` to ``int`` held about 120 (the id, the row number, the entry).
+    """
+
+    def __init__(self) -> None:
+        self._ids = TextColumn()
+        self._rows = array("q")
+        self._hashes = array("q")
+        self._slots = array("q", [0]) * 8  # entry number + 1; 0: empty
+        self._mask = 7
+
+    def setdefault(self, key: str, row: int) -> int:
+        """The row ``key`` was first seen at; ``row`` (now recorded) when it is new."""
+        hashed = hash(key)
+        slots, hashes, mask = self._slots, self._hashes, self._mask
+        at = hashed & mask
+        while entry := slots[at]:
+            if hashes[entry - 1] == hashed and self._ids[entry - 1] == key:
+                return self._rows[entry - 1]
+            at = (at + 1) & mask
+        self._ids.append(key)
+        self._rows.append(row)
+        hashes.append(hashed)
+        slots[at] = len(hashes)
+        if len(hashes) * 2 > len(slots):
+            self._grow()
+        return row
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def _grow(self) -> None:
+        size = len(self._slots) * 2
+        slots, mask = array("q", [0]) * size, size - 1
+        for entry, hashed in enumerate(self._hashes, start=1):  # ids are distinct: no comparing
+            at = hashed & mask
+            while slots[at]:
+                at = (at + 1) & mask
+            slots[at] = entry
+        self._slots, self._mask = slots, mask
