@@ -59,7 +59,7 @@ def deep_size(obj: Any, seen: set[int]) -> int:
     seen.add(id(obj))
     size = sys.getsizeof(obj)
     buffers = [getattr(obj, name) for name in ("_data", "_ends") if hasattr(obj, name)]
-    if buffers:  # bench.suite.compact's columns
+    if buffers:  # bench.compact's columns
         size += sum(sys.getsizeof(buffer) for buffer in buffers)
     elif isinstance(obj, dict):
         size += sum(deep_size(k, seen) + deep_size(v, seen) for k, v in obj.items())

@@ -1,16 +1,17 @@
-"""A17: what a plan holds per run stays small (bench.suite.compact), and reads back unchanged."""
+"""A17: what a plan holds per run stays small (bench.compact), and reads back unchanged."""
 
 from __future__ import annotations
 
 import json
+import random
 import sys
 from pathlib import Path
 
 import pytest
 
 from bench import load_suite
+from bench.compact import HexColumn, KeyTable, TextColumn, hex_or_text
 from bench.errors import InvalidSuite
-from bench.suite.compact import FirstSeen, HexColumn, TextColumn, hex_or_text
 
 ODD = ["t1", "", "é", "日本", "lone \ud800 surrogate", "a@1", "x[label]"]
 
@@ -49,10 +50,25 @@ def test_a_hex_column_holds_digests_as_bytes_and_refuses_anything_else() -> None
 
 
 def test_first_seen_answers_as_a_dict_would() -> None:
-    seen, plain = FirstSeen(), {}
+    seen, plain = KeyTable(), {}
     for row, key in enumerate([f"t{i % 700}" for i in range(1000)] + ODD):
         assert seen.setdefault(key, row) == plain.setdefault(key, row)
     assert len(seen) == len(plain) == 706  # "t1" of ODD was seen already
+
+
+def test_a_key_table_answers_as_a_dict_would_under_sets_and_pops() -> None:
+    # What the store's scan does with it: latest line wins, then resume pops each planned key.
+    rng = random.Random(18)
+    table, plain = KeyTable(), {}
+    for step in range(5000):
+        key = rng.choice([*ODD, *(f"k{i}" for i in range(300))])
+        if step % 3:
+            table[key] = plain[key] = step
+        else:
+            assert table.pop(key) == plain.pop(key, None)
+        assert table.get(key) == plain.get(key)
+    assert len(table) == len(plain)
+    assert sorted(table.items()) == sorted(plain.items())
 
 
 def test_a_duplicate_id_names_the_first_row_among_many(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from bench.compact import HexColumn, KeyTable, TextColumn
 from bench.errors import ConfigError, FieldPath, InvalidSuite, did_you_mean
 from bench.llm import credentials
 from bench.llm.credentials import Endpoint
@@ -24,7 +25,6 @@ from bench.scoring.labels import human_scores, read_labels
 from bench.scoring.scorecard import Scorecard
 from bench.scoring.scorecard import check as check_scorecard
 from bench.suite.binding import Binder, digest
-from bench.suite.compact import FirstSeen, HexColumn, TextColumn
 from bench.suite.document import SuiteFile
 from bench.suite.plan import (
     BoundEvaluator,
@@ -162,7 +162,7 @@ class _SuiteBuilder:
         needs_target = 0
         endpoints: set[Endpoint] = set()
         max_repeat = 1
-        seen = FirstSeen()  # task id -> its row (a dict of a million ids held ~120 MiB)
+        seen = KeyTable()  # task id -> its row (a dict of a million ids held ~120 MiB)
         pass_at_k: dict[str, float] = {}
         task_doc, written = source()
         for index, raw in enumerate(written):

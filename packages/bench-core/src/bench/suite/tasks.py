@@ -14,11 +14,11 @@ from urllib.parse import unquote, urlsplit
 
 from pydantic import ValidationError
 
+from bench.compact import KeyTable
 from bench.errors import ConfigError, FieldPath, did_you_mean
 from bench.models import Message, RepoSpec, Response, Task
 from bench.scoring.scorecard import Scorecard
 from bench.suite.binding import Binder, digest
-from bench.suite.compact import FirstSeen
 from bench.suite.document import SuiteFile, TaskSpec
 from bench.suite.expected_block import ExpectedBlock, block_settings
 from bench.suite.plan import BoundEvaluator, PlannedTask
@@ -74,7 +74,7 @@ class TaskBuilder:
         doc: YamlDocument,
         index: int,
         raw: Any,
-        seen: FirstSeen | None,
+        seen: KeyTable | None,
         has_target: bool,
         known_digest: str | None = None,
     ) -> PlannedTask:

@@ -1,4 +1,4 @@
-"""Compact sequences of strings for what a plan holds per run (keys, digests).
+"""Compact strings for what a run holds per task: keys, digests, and tables keyed by them.
 
 A Python ``str`` costs about 50 bytes before its text, plus 8 for the list that holds it: at a
 million runs the keys and digests alone were about 130 MiB. These hold the text in one buffer.
@@ -126,44 +126,88 @@ def hex_or_text(items: Sequence[str]) -> Sequence[str]:
         return TextColumn(items)
 
 
-class FirstSeen:
-    """Where each task id was first seen (its row), for the validating load's duplicate check.
-
-    An open-addressing table in arrays over a ``TextColumn`` of the ids: about 40 bytes an id,
-    where a ``dict`` of ``str`` to ``int`` held about 120 (the id, the row number, the entry).
-    """
+class KeyTable:
+    """A mapping of ``str`` to ``int`` (a task id to its row, a result key to its line) in arrays:
+    an open-addressing table over a ``TextColumn`` of the keys, about 40 bytes a key where a
+    ``dict`` held about 120 (the key, the number, the entry). Keys removed by ``pop`` stay in the
+    buffers; ``items`` skips them."""
 
     def __init__(self) -> None:
-        self._ids = TextColumn()
-        self._rows = array("q")
+        self._keys = TextColumn()
+        self._values = array("q")
         self._hashes = array("q")
+        self._gone = bytearray()  # 1: removed by pop
+        self._live = 0
         self._slots = array("q", [0]) * 8  # entry number + 1; 0: empty
         self._mask = 7
 
-    def setdefault(self, key: str, row: int) -> int:
-        """The row ``key`` was first seen at; ``row`` (now recorded) when it is new."""
-        hashed = hash(key)
+    def _find(self, key: str, hashed: int) -> tuple[int, int]:
+        """The slot that holds ``key`` (or the empty one where it would go) and its entry + 1."""
         slots, hashes, mask = self._slots, self._hashes, self._mask
         at = hashed & mask
         while entry := slots[at]:
-            if hashes[entry - 1] == hashed and self._ids[entry - 1] == key:
-                return self._rows[entry - 1]
+            if hashes[entry - 1] == hashed and self._keys[entry - 1] == key:
+                return at, entry
             at = (at + 1) & mask
-        self._ids.append(key)
-        self._rows.append(row)
-        hashes.append(hashed)
-        slots[at] = len(hashes)
-        if len(hashes) * 2 > len(slots):
+        return at, 0
+
+    def setdefault(self, key: str, value: int) -> int:
+        """The value of ``key``; ``value`` (now recorded) when it has none."""
+        hashed = hash(key)
+        at, entry = self._find(key, hashed)
+        if entry and not self._gone[entry - 1]:
+            return self._values[entry - 1]
+        self._put(key, hashed, at, entry, value)
+        return value
+
+    def __setitem__(self, key: str, value: int) -> None:
+        hashed = hash(key)
+        at, entry = self._find(key, hashed)
+        self._put(key, hashed, at, entry, value)
+
+    def _put(self, key: str, hashed: int, at: int, entry: int, value: int) -> None:
+        if entry:
+            self._values[entry - 1] = value
+            self._live += self._gone[entry - 1]
+            self._gone[entry - 1] = 0
+            return
+        self._keys.append(key)
+        self._values.append(value)
+        self._hashes.append(hashed)
+        self._gone.append(0)
+        self._live += 1
+        self._slots[at] = len(self._hashes)
+        if len(self._hashes) * 2 > len(self._slots):
             self._grow()
-        return row
+
+    def get(self, key: str) -> int | None:
+        _, entry = self._find(key, hash(key))
+        return self._values[entry - 1] if entry and not self._gone[entry - 1] else None
+
+    def pop(self, key: str) -> int | None:
+        """The value of ``key``, which is then removed; None when it has none."""
+        _, entry = self._find(key, hash(key))
+        if not entry or self._gone[entry - 1]:
+            return None
+        self._gone[entry - 1] = 1
+        self._live -= 1
+        return self._values[entry - 1]
+
+    def items(self) -> Iterator[tuple[str, int]]:
+        """The keys and values, in the order the keys were first set."""
+        return (
+            (key, value)
+            for key, value, gone in zip(self._keys, self._values, self._gone, strict=True)
+            if not gone
+        )
 
     def __len__(self) -> int:
-        return len(self._rows)
+        return self._live
 
     def _grow(self) -> None:
         size = len(self._slots) * 2
         slots, mask = array("q", [0]) * size, size - 1
-        for entry, hashed in enumerate(self._hashes, start=1):  # ids are distinct: no comparing
+        for entry, hashed in enumerate(self._hashes, start=1):  # keys are distinct: no comparing
             at = hashed & mask
             while slots[at]:
                 at = (at + 1) & mask
