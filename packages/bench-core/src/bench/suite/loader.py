@@ -179,7 +179,8 @@ class _SuiteBuilder:
                 endpoints |= credentials.endpoints(evaluator.instance)
             max_repeat = max(max_repeat, planned.repeats)
             before = len(ids)
-            for run in _runs(planned, labels, self.only_label):
+            one_run = planned.repeats == 1 and not labels and self.only_label is None
+            for run in (planned,) if one_run else _runs(planned, labels, self.only_label):
                 if run.pass_at_k is not None and run.task.repeat == 0:
                     pass_at_k[run.task.id] = run.pass_at_k
                 ids.append(run.key)
