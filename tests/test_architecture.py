@@ -13,7 +13,17 @@ PACKAGE = ROOT / "packages" / "bench-core" / "src" / "bench"
 DOC = ROOT / "docs" / "architecture.md"
 FOLDERS = {"suite", "execution", "scoring", "report", "plugins", "llm", "workspace", "testing"}
 #: The shared vocabulary: every step speaks it, so it imports no step.
-VOCABULARY = {"errors", "models", "results", "store", "jsonio", "redact", "templates", "tool_calls"}
+VOCABULARY = {
+    "errors",
+    "models",
+    "results",
+    "store",
+    "compact",
+    "jsonio",
+    "redact",
+    "templates",
+    "tool_calls",
+}
 ROW = re.compile(r"^\| (?:\*top\*|`(\w+)/`) \| .* \| (.*) \| (.*) \|$", flags=re.M)
 
 

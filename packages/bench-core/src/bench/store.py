@@ -24,6 +24,7 @@ from typing import Any, BinaryIO, NamedTuple
 from filelock import FileLock, Timeout
 
 from bench import redact
+from bench.compact import KeyTable
 from bench.errors import BenchError, StoreError
 from bench.results import FINISHED_STATUSES
 
@@ -168,11 +169,11 @@ class RunStore:
         # split("\n"), not splitlines(): U+2028, U+0085 and kin may sit raw inside a JSON line.
         return latest_lines(raw[:end].decode("utf-8", errors="replace").split("\n"))
 
-    def latest_refs(self) -> dict[str, LineRef]:
+    def latest_refs(self) -> LineRefs:
         """Where each key's latest line starts and whether it finished, scanned line by line so no
         line is held (only its head is parsed); a torn final line is set aside as ``read_results``
         does."""
-        refs: dict[str, LineRef] = {}
+        refs = LineRefs()
         if not self._regular_results():
             return refs
         with open(self.results_path, "rb") as lines:
@@ -259,6 +260,41 @@ class LineRef(NamedTuple):
 
     finished: bool
     offset: int
+
+
+class LineRefs:
+    """Each key's ``LineRef``, in the order the keys first appear, held compactly (a ``KeyTable``
+    of ``offset * 2 + finished``: about 40 bytes a key, where a dict of ``LineRef`` held 180)."""
+
+    def __init__(self) -> None:
+        self._table = KeyTable()
+
+    def __setitem__(self, key: str, ref: LineRef) -> None:
+        self._table[key] = ref.offset * 2 + ref.finished
+
+    def __getitem__(self, key: str) -> LineRef:
+        found = self._table.get(key)
+        if found is None:
+            raise KeyError(key)
+        return _ref(found)
+
+    def pop(self, key: str, default: None = None) -> LineRef | None:
+        """The key's ref, which is then removed; ``default`` when it has none."""
+        found = self._table.pop(key)
+        return default if found is None else _ref(found)
+
+    def items(self) -> Iterator[tuple[str, LineRef]]:
+        return ((key, _ref(value)) for key, value in self._table.items())
+
+    def __len__(self) -> int:
+        return len(self._table)
+
+    def __bool__(self) -> bool:
+        return len(self._table) > 0
+
+
+def _ref(value: int) -> LineRef:
+    return LineRef(bool(value & 1), value >> 1)
 
 
 LATEST = "latest"

@@ -107,6 +107,10 @@ class Observer(Protocol):
 
     def task_done(self, result: TaskResult) -> None: ...
 
+    def task_counted(self, status: str) -> bool:
+        """A task finished with ``status`` (its result holds no workspace data): count it and
+        return True, or return False to get the whole result in ``task_done`` instead."""
+
 
 class _Silent:
     def note(self, message: str) -> None:
@@ -119,6 +123,9 @@ class _Silent:
 
     def task_done(self, result: TaskResult) -> None:
         pass
+
+    def task_counted(self, status: str) -> bool:
+        return True
 
 
 def _counted(plan: Plan) -> str:
@@ -238,7 +245,7 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
     executor = make_executor(options, plan, store)
     job = Job(plan, selected, executor.settings, llm)
     done = None if isinstance(observer, _Silent) else observer.task_done
-    sink = StoreSink(store, llm.redact, summary, collector, done, executor.interrupt)
+    sink = StoreSink(store, llm.redact, summary, collector, done, executor.interrupt, observer.task_counted)
     target_models = [m for target in targets for m, _ in target.llm_calls()] if plan.needs_target else []
     llm.on_import = lambda: observer.note("importing the model client (litellm)…")
     if import_now or (llm.needs_litellm(target_models) and llm.may_call()):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -12,6 +13,10 @@ from bench.store import RunStore, StoreWriteError
 from bench.workspace.captures import PORTABLE, land_captures
 
 __all__ = ["StoreSink", "serialize_result", "statistics_row"]
+
+#: A result line's ``workspace`` holding data (a mapping). It may match a nested key of that name
+#: too: then the line is parsed when it need not be, never the other way round.
+_WORKSPACE_DATA = re.compile(r'"workspace":\s*\{')
 
 
 def serialize_result(result: TaskResult) -> str:
@@ -39,7 +44,13 @@ def statistics_row(result: TaskResult, repeats: bool) -> dict[str, Any]:
 
 class StoreSink:
     """Lands results in ``store``: redact, append one line, add to the summary and statistics,
-    then tell the observer. A failed write calls ``on_write_error`` (stop the run) and raises."""
+    then tell the observer. A failed write calls ``on_write_error`` (stop the run) and raises.
+
+    ``counted(status)``, when given, takes a landed result known by its status alone and says
+    whether that was enough; when it was not (or the line holds workspace data), the line is
+    parsed and ``done`` gets the whole result. So a quiet run's driver parses only the few
+    results it shows.
+    """
 
     def __init__(
         self,
@@ -49,6 +60,7 @@ class StoreSink:
         collector: StatsCollector,
         done: Callable[[TaskResult], None] | None,
         on_write_error: Callable[[], None],
+        counted: Callable[[str], bool] | None = None,
     ) -> None:
         self.store = store
         self.redact = redact
@@ -56,6 +68,7 @@ class StoreSink:
         self.collector = collector
         self.done = done
         self.on_write_error = on_write_error
+        self.counted = counted
 
     def record(self, result: TaskResult) -> None:
         land_captures(result, self.store.folder / "captures", self.redact)  # portable ones; else no-op
@@ -75,8 +88,12 @@ class StoreSink:
         self._append(line)
         self.summary.add(status)
         self.collector.add(stats)
-        if self.done is not None:
-            self.done(result if result is not None else TaskResult.model_validate_json(line))
+        if self.done is None:
+            return
+        counted = self.counted  # the status may be all the observer needs: then no parsing
+        if result is None and counted is not None and not _WORKSPACE_DATA.search(line) and counted(status):
+            return
+        self.done(result if result is not None else TaskResult.model_validate_json(line))
 
     def _append(self, line: str) -> None:
         try:

@@ -141,10 +141,21 @@ class ConsoleObserver:
             self.kept.append(workspace["path"])
         if self.verbose:
             stderr.print(task_line(result), soft_wrap=True)
+        self._advance(result.status)
+
+    def task_counted(self, status: str) -> bool:
+        """Count a task by its status when that is all this display needs of it: not under
+        ``--verbose``, and not for one of the first not-passed tasks the summary lists."""
+        if self.verbose or (status != PASSED and len(self.not_passed) < MAX_LISTED):
+            return False
+        self._advance(status)
+        return True
+
+    def _advance(self, status: str) -> None:
         tracker = self.tracker
         if tracker is None:
             return
-        tracker.finished(result.status)
+        tracker.finished(status)
         if self.live and self.bar is not None:
             self.progress.update(self.bar, advance=1, counts=tracker.snapshot(self.totals).bar_text())
         elif self.enabled and not self.live and tracker.line_due():

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from bench.compact import HexColumn, KeyTable, TextColumn
 from bench.errors import ConfigError, FieldPath, InvalidSuite, did_you_mean
 from bench.llm import credentials
 from bench.llm.credentials import Endpoint
@@ -152,16 +153,16 @@ class _SuiteBuilder:
             return plan
 
         # Pass 1 validates every task and keeps only what identifies it.
-        ids: list[str] = []  # one key per run of a task (id, id@1, ... with repeats)
-        digests: list[str] = []
-        task_digests: list[str] = []  # one per task as written
+        ids = TextColumn()  # one key per run of a task (id, id@1, ... with repeats)
+        digests = HexColumn()
+        task_digests = HexColumn()  # one per task as written
         runs_per_row = array("I")
         row_needs = RowNeeds()
         built: list[PlannedTask] | None = []
         needs_target = 0
         endpoints: set[Endpoint] = set()
         max_repeat = 1
-        seen: dict[str, int] = {}
+        seen = KeyTable()  # task id -> its row (a dict of a million ids held ~120 MiB)
         pass_at_k: dict[str, float] = {}
         task_doc, written = source()
         for index, raw in enumerate(written):
@@ -178,7 +179,8 @@ class _SuiteBuilder:
                 endpoints |= credentials.endpoints(evaluator.instance)
             max_repeat = max(max_repeat, planned.repeats)
             before = len(ids)
-            for run in _runs(planned, labels, self.only_label):
+            one_run = planned.repeats == 1 and not labels and self.only_label is None
+            for run in (planned,) if one_run else _runs(planned, labels, self.only_label):
                 if run.pass_at_k is not None and run.task.repeat == 0:
                     pass_at_k[run.task.id] = run.pass_at_k
                 ids.append(run.key)

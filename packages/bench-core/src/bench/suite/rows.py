@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+from array import array
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,8 @@ class RowsDocument(YamlDocument):
 
     def __init__(self, path: Path) -> None:
         super().__init__(path, None, None)
-        self.lines: list[int] = []
+        #: Row i's line number (blank lines are skipped); 8 bytes a row, not a list of ints.
+        self.lines = array("Q")
 
     def mark(self, field: FieldPath) -> tuple[int, int] | None:
         if len(field) >= 2 and isinstance(field[1], int) and field[1] < len(self.lines):

@@ -14,6 +14,7 @@ from urllib.parse import unquote, urlsplit
 
 from pydantic import ValidationError
 
+from bench.compact import KeyTable
 from bench.errors import ConfigError, FieldPath, did_you_mean
 from bench.models import Message, RepoSpec, Response, Task
 from bench.scoring.scorecard import Scorecard
@@ -73,7 +74,7 @@ class TaskBuilder:
         doc: YamlDocument,
         index: int,
         raw: Any,
-        seen: dict[str, int] | None,
+        seen: KeyTable | None,
         has_target: bool,
         known_digest: str | None = None,
     ) -> PlannedTask:
@@ -90,11 +91,11 @@ class TaskBuilder:
                 self.fail(extra)
             raise errors[0] from None
         if seen is not None:
-            if spec.id in seen:
-                where = doc.mark(("tasks", seen[spec.id], "id"))
-                first = f"line {where[0]}" if where else f"task {seen[spec.id] + 1}"
+            first_row = seen.setdefault(spec.id, index)
+            if first_row != index:
+                where = doc.mark(("tasks", first_row, "id"))
+                first = f"line {where[0]}" if where else f"task {first_row + 1}"
                 raise doc.error(f"duplicate task id '{spec.id}' (first at {first})", (*at, "id"))
-            seen[spec.id] = index
         values = {**suite.defaults.vars, **suite.vars, **spec.vars}
         if isinstance(spec.input, dict):
             values.update(spec.input)
