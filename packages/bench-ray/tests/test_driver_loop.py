@@ -102,3 +102,33 @@ def test_c18_a_stop_ends_the_run_while_a_lost_workers_chunk_waits_to_run_again(b
     assert executor.stopped == "budget judge reached"
     assert (lost.chunks, stopping.chunks) == ([["a"]], [["b"]])
     assert sink.landed == ['{"id": "b"}']
+
+
+def test_a_worker_that_fails_to_load_ends_the_wait_for_the_others_with_its_error():
+    # One worker cannot load the suite while another is never placed: the load error comes at
+    # once, not the other's placement timeout a minute later.
+    from bench_ray.executor import not_ready
+
+    async def scenario() -> None:
+        failed = asyncio.get_running_loop().create_future()
+        failed.set_exception(FileNotFoundError("suite.yaml"))
+        never = asyncio.get_running_loop().create_future()
+        with pytest.raises(FileNotFoundError, match=r"suite\.yaml"):
+            await asyncio.wait_for(not_ready([never, failed], timeout=60), 5)
+        never.cancel()
+
+    asyncio.run(scenario())
+
+
+def test_workers_still_starting_at_the_timeout_are_named_by_position():
+    from bench_ray.executor import not_ready
+
+    async def scenario() -> list[int]:
+        answered = asyncio.get_running_loop().create_future()
+        answered.set_result({})
+        never = asyncio.get_running_loop().create_future()
+        late = await not_ready([answered, never], timeout=0.05)
+        never.cancel()
+        return late
+
+    assert asyncio.run(scenario()) == [1]

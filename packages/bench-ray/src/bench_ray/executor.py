@@ -21,7 +21,7 @@ import dataclasses
 import os
 import sys
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from bench import ConfigError, Executor, Job, PlanRow, Sink
@@ -77,6 +77,17 @@ def _lost_worker_errors() -> tuple[type[BaseException], ...]:
         "ObjectLostError",
     )
     return tuple(getattr(exceptions, name) for name in names if hasattr(exceptions, name))
+
+
+async def not_ready(readies: Sequence[asyncio.Future[Any]], timeout: float) -> list[int]:
+    """Wait up to ``timeout`` for every worker's ``ready``; the positions of those still not
+    answering. A worker that failed (to load the suite) ends the wait with its error at once: that,
+    not another worker's placement timeout later, is what the user must fix."""
+    await asyncio.wait(readies, timeout=timeout, return_when=asyncio.FIRST_EXCEPTION)
+    for ready in readies:
+        if ready.done() and not ready.cancelled() and ready.exception() is not None:
+            ready.result()  # raises it
+    return [i for i, ready in enumerate(readies) if not ready.done()]
 
 
 class RayExecutor(Executor):
@@ -139,8 +150,7 @@ class RayExecutor(Executor):
                 )
         readies = [asyncio.ensure_future(self._ready(w)) for w in self.workers]
         try:
-            await asyncio.wait(readies, timeout=opts.start_timeout)
-            late = [i for i, ready in enumerate(readies) if not ready.done()]
+            late = await not_ready(readies, opts.start_timeout)
             if late:
                 raise ConfigError(not_started(self.groups, late, opts.start_timeout))
             answers = [ready.result() for ready in readies]
