@@ -11,6 +11,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -146,17 +147,23 @@ def test_the_litellm_path_makes_no_probe(suite_file, fake_llm, monkeypatch):
     assert fake_llm.probes() == 0
 
 
-@pytest.mark.usefixtures("direct_path")
-def test_openrouter_is_probed_at_its_key_endpoint_with_its_headers(suite_file, fake_llm, monkeypatch):
-    monkeypatch.setenv("OPENROUTER_API_KEY", "sk-or-test-1")
+def _the_probe(suite_file, fake_llm, model: str) -> Any:
+    """The one probe a one-task run of ``model`` against the fake server sent (the task passed)."""
     fake_llm.latency_s = SLOW_ENOUGH
     path = suite_file(
-        f"target: {{type: litellm, model: openrouter/some/model, api_base: '{fake_llm.url}'}}\n"
+        f"target: {{type: litellm, model: {model}, api_base: '{fake_llm.url}'}}\n"
         "tasks:\n  - {id: t, prompt: q, evaluate: {expected: echo}}\n"
     )
     (task,) = run_suite(path).report.tasks()
     assert task["status"] == "passed", task.get("error")
     (probe,) = fake_llm.probe_requests
+    return probe
+
+
+@pytest.mark.usefixtures("direct_path")
+def test_openrouter_is_probed_at_its_key_endpoint_with_its_headers(suite_file, fake_llm, monkeypatch):
+    monkeypatch.setenv("OPENROUTER_API_KEY", "sk-or-test-1")
+    probe = _the_probe(suite_file, fake_llm, "openrouter/some/model")
     assert probe.path == "/v1/key"  # its /models answers any key
     assert probe.headers["authorization"] == "Bearer sk-or-test-1"
     assert probe.headers["x-title"] == "liteLLM"
@@ -167,13 +174,7 @@ def test_azure_is_probed_at_its_model_list_with_its_api_key_header(suite_file, f
     for name in ("AZURE_OPENAI_API_KEY", "AZURE_API_VERSION", "AZURE_AD_TOKEN", "AZURE_OPENAI_AD_TOKEN"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("AZURE_API_KEY", "az-test-key-1")
-    path = suite_file(
-        f"target: {{type: litellm, model: azure/my-deployment, api_base: '{fake_llm.url}'}}\n"
-        "tasks:\n  - {id: t, prompt: q, evaluate: {expected: echo}}\n"
-    )
-    (task,) = run_suite(path).report.tasks()
-    assert task["status"] == "passed", task.get("error")
-    (probe,) = fake_llm.probe_requests
+    probe = _the_probe(suite_file, fake_llm, "azure/my-deployment")
     assert probe.path == "/v1/openai/models?api-version=2024-10-21"
     assert probe.headers["api-key"] == "az-test-key-1"
     assert "authorization" not in probe.headers

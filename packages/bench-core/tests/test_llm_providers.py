@@ -308,23 +308,19 @@ def test_azure_needs_all_three_of_litellms_variables(unset, monkeypatch):
     assert litellm_missing_keys("azure/d") == []
 
 
-def test_c14_a_refused_together_key_names_the_variable_it_was_read_from(monkeypatch):
-    # together_ai's key has four names; the direct path read TOGETHER_AI_API_KEY, so the error
-    # names that one, not "the key litellm found".
+def _refused(model: str, reason: str) -> tuple[str, FakeLLMServer]:
+    """The error of one call to ``model`` that the fake server refuses with a 401, and the server."""
     from bench.errors import ModelCallError
     from bench.testing.server import Fault
 
-    for name in PROVIDERS["together_ai"].key_env:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("TOGETHER_AI_API_KEY", "sk-together-canary")
-    with FakeLLMServer() as server:
-        server.add(Fault(401, message="Invalid API key provided"))
+    with FakeLLMServer(latency_s=0.1) as server:  # slow enough for the key probe to be sent first
+        server.add(Fault(401, message=reason))
         client = LLMClient(LLMSettings(cache=False))
 
         async def go() -> str:
             try:
                 await client.complete(
-                    LLMRequest("together_ai/m", [{"role": "user", "content": "q"}], {}, api_base=server.url)
+                    LLMRequest(model, [{"role": "user", "content": "q"}], {}, api_base=server.url)
                 )
             except ModelCallError as exc:
                 return str(exc)
@@ -332,8 +328,17 @@ def test_c14_a_refused_together_key_names_the_variable_it_was_read_from(monkeypa
                 await client.aclose()
             raise AssertionError("the call did not fail")
 
-        message = asyncio.run(go())
-        assert server.count() == 1
+        return asyncio.run(go()), server
+
+
+def test_c14_a_refused_together_key_names_the_variable_it_was_read_from(monkeypatch):
+    # together_ai's key has four names; the direct path read TOGETHER_AI_API_KEY, so the error
+    # names that one, not "the key litellm found".
+    for name in PROVIDERS["together_ai"].key_env:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TOGETHER_AI_API_KEY", "sk-together-canary")
+    message, server = _refused("together_ai/m", "Invalid API key provided")
+    assert server.count() == 1
     assert message == (
         "401 from together_ai/m after 1 attempt: Invalid API key provided "
         "(the key in TOGETHER_AI_API_KEY was refused)"
@@ -515,31 +520,13 @@ def test_an_azure_ad_token_goes_through_litellm_which_sends_it_as_a_bearer(monke
 
 @pytest.mark.parametrize("variable", ["AZURE_API_KEY", "AZURE_OPENAI_API_KEY"])
 def test_c14_a_refused_azure_key_names_the_variable_it_was_read_from(variable, monkeypatch):
-    from bench.errors import ModelCallError
-    from bench.testing.server import Fault
-
     for name in (*PROVIDERS["azure"].key_env, "AZURE_API_VERSION", *AZURE_AD):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv(variable, "az-canary-key")
-    with FakeLLMServer() as server:
-        server.add(Fault(401, message="Access denied due to invalid subscription key"))
-        client = LLMClient(LLMSettings(cache=False))
-
-        async def go() -> str:
-            try:
-                await client.complete(
-                    LLMRequest(AZURE, [{"role": "user", "content": "q"}], {}, api_base=server.url)
-                )
-            except ModelCallError as exc:
-                return str(exc)
-            finally:
-                await client.aclose()
-            raise AssertionError("the call did not fail")
-
-        message = asyncio.run(go())
-        assert len(server.requests) == 1
-        assert server.requests[0].headers["api-key"] == "az-canary-key"  # sent on the direct path
-        assert server.probes() == 1
+    message, server = _refused(AZURE, "Access denied due to invalid subscription key")
+    assert len(server.requests) == 1
+    assert server.requests[0].headers["api-key"] == "az-canary-key"  # sent on the direct path
+    assert server.probes() == 1
     assert message == (
         f"401 from {AZURE} after 1 attempt: Access denied due to invalid subscription key "
         f"(the key in {variable} was refused)"

@@ -24,6 +24,23 @@ class _Column(Sequence[str]):
     def __repr__(self) -> str:
         return f"{type(self).__name__}({list(self)!r})"
 
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        return self._item(index)
+
+    def _item(self, index: int) -> str:
+        """The item at ``index``, which is in range."""
+        raise NotImplementedError
+
 
 class TextColumn(_Column):
     """Strings as one UTF-8 buffer and their end offsets: about ``len + 8`` bytes each."""
@@ -47,17 +64,7 @@ class TextColumn(_Column):
     def __len__(self) -> int:
         return len(self._ends)
 
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[str]: ...
-    def __getitem__(self, index: int | slice) -> str | list[str]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        if index < 0:
-            index += len(self)
-        if not 0 <= index < len(self._ends):
-            raise IndexError(index)
+    def _item(self, index: int) -> str:
         start = self._ends[index - 1] if index else 0
         return self._data[start : self._ends[index]].decode("utf-8", "surrogatepass")
 
@@ -97,17 +104,7 @@ class HexColumn(_Column):
     def __len__(self) -> int:
         return len(self._data) * 2 // self.width
 
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[str]: ...
-    def __getitem__(self, index: int | slice) -> str | list[str]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        if index < 0:
-            index += len(self)
-        if not 0 <= index < len(self):
-            raise IndexError(index)
+    def _item(self, index: int) -> str:
         size = self.width // 2
         return self._data[index * size : (index + 1) * size].hex()
 
