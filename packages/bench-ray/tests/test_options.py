@@ -22,7 +22,9 @@ QUICKSTART = Path(__file__).resolve().parents[3] / "examples" / "quickstart" / "
 
 def test_options_name_resources_for_the_workers():
     options = parse_options({"num_gpus": "1", "resource.sandbox": "2", "in_flight": "3"})
-    assert options == RayOptions(num_cpus=1.0, num_gpus=1.0, resources={"sandbox": 2.0}, in_flight=3)
+    assert options == RayOptions(
+        Resources(num_cpus=1.0, num_gpus=1.0, resources={"sandbox": 2.0}), in_flight=3
+    )
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ IN_FLIGHT = 2
 DEFAULT_CHUNK = 512
 #: Seconds the workers have to be placed on the cluster and answer their first ``ready()``.
 START_TIMEOUT_S = 60.0
+_RUN_KEYS = ("in_flight", "start_timeout")
 _POOL_KEYS = "pool.TAG.workers, pool.TAG.num_cpus, pool.TAG.num_gpus and pool.TAG.resource.NAME"
 
 
@@ -30,6 +31,11 @@ class Resources:
         asked += [f"resource.{name}={amount:g}" for name, amount in self.resources.items()]
         return ", ".join(asked) or f"num_cpus={self.num_cpus:g}"
 
+    def asks(self) -> dict[str, float]:
+        """What one worker asks for, under Ray's resource names (``CPU``, ``GPU``, custom ones)."""
+        asked = {"CPU": self.num_cpus, "GPU": self.num_gpus, **self.resources}
+        return {name: amount for name, amount in asked.items() if amount}
+
 
 @dataclass(frozen=True)
 class Pool:
@@ -45,18 +51,12 @@ class Pool:
 class RayOptions:
     """What each default worker actor asks Ray for, the pools, and how many chunks a worker holds."""
 
-    num_cpus: float = 1.0
-    num_gpus: float = 0.0
-    resources: dict[str, float] = field(default_factory=dict)
+    #: The default workers' resources (``--workers``; ``num_cpus``, ``num_gpus``, ``resource.NAME``).
+    default: Resources = field(default_factory=Resources)
     in_flight: int = IN_FLIGHT
     #: In the order the options gave them: a row that needs several tags goes to the first.
     pools: tuple[Pool, ...] = ()
     start_timeout: float = START_TIMEOUT_S
-
-    @property
-    def default(self) -> Resources:
-        """The default workers' resources (``--workers``)."""
-        return Resources(self.num_cpus, self.num_gpus, self.resources)
 
 
 def _number(key: str, text: str) -> float:
@@ -67,6 +67,19 @@ def _number(key: str, text: str) -> float:
     if not value >= 0:
         raise ConfigError(f"--executor-option {key}={text}: write a number of at least 0")
     return value
+
+
+def _resources(prefix: str, settings: dict[str, str]) -> Resources:
+    """``num_cpus``, ``num_gpus`` and ``resource.NAME`` of ``settings`` as ``Resources``, taken out
+    of ``settings`` (``prefix`` goes before a key in error messages)."""
+    values: dict[str, float] = {}
+    resources: dict[str, float] = {}
+    for key in list(settings):
+        if key.startswith("resource.") and len(key) > len("resource."):
+            resources[key.removeprefix("resource.")] = _number(prefix + key, settings.pop(key))
+        elif key in ("num_cpus", "num_gpus"):
+            values[key] = _number(prefix + key, settings.pop(key))
+    return Resources(**values, resources=resources)
 
 
 def _pools(given: dict[str, dict[str, str]]) -> tuple[Pool, ...]:
@@ -82,45 +95,35 @@ def _pools(given: dict[str, dict[str, str]]) -> tuple[Pool, ...]:
             raise ConfigError(
                 f"--executor-option {prefix}.workers={text}: write a whole number of at least 1"
             )
-        values: dict[str, float] = {}
-        resources: dict[str, float] = {}
-        for key, value in settings.items():
-            if key.startswith("resource.") and len(key) > len("resource."):
-                resources[key.removeprefix("resource.")] = _number(f"{prefix}.{key}", value)
-            elif key in ("num_cpus", "num_gpus"):
-                values[key] = _number(f"{prefix}.{key}", value)
-            else:
-                raise ConfigError(f"--executor-option {prefix}.{key}: a pool's options are {_POOL_KEYS}")
-        pools.append(Pool(tag, int(text), Resources(**values, resources=resources)))
+        resources = _resources(f"{prefix}.", settings)
+        for key in settings:  # what _resources left
+            raise ConfigError(f"--executor-option {prefix}.{key}: a pool's options are {_POOL_KEYS}")
+        pools.append(Pool(tag, int(text), resources))
     return tuple(pools)
 
 
 def parse_options(options: dict[str, str]) -> RayOptions:
     """``--executor-option`` pairs as ``RayOptions``; an unknown key names the known ones."""
-    values: dict[str, float] = {}
-    resources: dict[str, float] = {}
+    settings = dict(options)
     pools: dict[str, dict[str, str]] = {}  # tag -> its settings, in the order first given
-    for key, text in options.items():
-        if key.startswith("pool."):
-            tag, _, setting = key.removeprefix("pool.").partition(".")
-            if not tag or not setting:
-                raise ConfigError(f"--executor-option {key}: a pool's options are {_POOL_KEYS}")
-            pools.setdefault(tag, {})[setting] = text
-        elif key.startswith("resource.") and len(key) > len("resource."):
-            resources[key.removeprefix("resource.")] = _number(key, text)
-        elif key in ("num_cpus", "num_gpus", "in_flight", "start_timeout"):
-            values[key] = _number(key, text)
-        else:
-            raise ConfigError(
-                f"--executor-option {key}: the ray executor's options are num_cpus, num_gpus, "
-                f"in_flight, start_timeout, resource.NAME and {_POOL_KEYS}"
-            )
-    in_flight = int(values.pop("in_flight", IN_FLIGHT))
+    for key in [k for k in settings if k.startswith("pool.")]:
+        tag, _, setting = key.removeprefix("pool.").partition(".")
+        if not tag or not setting:
+            raise ConfigError(f"--executor-option {key}: a pool's options are {_POOL_KEYS}")
+        pools.setdefault(tag, {})[setting] = settings.pop(key)
+    default = _resources("", settings)
+    values = {
+        key: _number(key, settings.pop(key)) for key in ("in_flight", "start_timeout") if key in settings
+    }
+    for key in settings:  # what is left is unknown
+        raise ConfigError(
+            f"--executor-option {key}: the ray executor's options are num_cpus, num_gpus, "
+            f"in_flight, start_timeout, resource.NAME and {_POOL_KEYS}"
+        )
+    in_flight = int(values.get("in_flight", IN_FLIGHT))
     if in_flight < 1:
         raise ConfigError("--executor-option in_flight: write a whole number of at least 1")
-    start_timeout = values.pop("start_timeout", START_TIMEOUT_S)
+    start_timeout = values.get("start_timeout", START_TIMEOUT_S)
     if not start_timeout > 0:
         raise ConfigError("--executor-option start_timeout: write a number of seconds above 0")
-    return RayOptions(
-        **values, resources=resources, in_flight=in_flight, pools=_pools(pools), start_timeout=start_timeout
-    )
+    return RayOptions(default, in_flight, _pools(pools), start_timeout)

@@ -52,7 +52,8 @@ def default_workers(options: RayOptions, cpus: float, used: set[frozenset[str]])
     hold once the pools some row goes to have theirs (a worker Ray cannot place never starts)."""
     routed = {route(needs, options.pools) for needs in used}
     left = cpus - sum(p.workers * p.resources.num_cpus for p in options.pools if p.tag in routed)
-    return max(1, int(left // options.num_cpus if options.num_cpus > 0 else left))
+    per_worker = options.default.num_cpus
+    return max(1, int(left // per_worker if per_worker > 0 else left))
 
 
 def groups(
@@ -100,23 +101,15 @@ def describe_cluster(totals: dict[str, float]) -> str:
 
 def fits(resources: Resources, node: dict[str, float]) -> bool:
     """Whether one worker asking ``resources`` fits on a node with these total resources."""
-    asked = {"CPU": resources.num_cpus, "GPU": resources.num_gpus, **resources.resources}
-    return all(node.get(name, 0.0) >= amount for name, amount in asked.items() if amount)
+    return all(node.get(name, 0.0) >= amount for name, amount in resources.asks().items())
 
 
 def _asks(groups: list[Group]) -> dict[str, float]:
     """What all of ``groups``' workers ask for together (Ray's resource names)."""
     total: dict[str, float] = {}
     for group in groups:
-        n = len(group.members)
-        asked = {
-            "CPU": group.resources.num_cpus,
-            "GPU": group.resources.num_gpus,
-            **group.resources.resources,
-        }
-        for name, amount in asked.items():
-            if amount:
-                total[name] = total.get(name, 0.0) + n * amount
+        for name, amount in group.resources.asks().items():
+            total[name] = total.get(name, 0.0) + len(group.members) * amount
     return total
 
 
