@@ -36,6 +36,14 @@ TICK_S = 1.0
 FINISH_TIMEOUT_S = 30.0
 
 
+def _keeping(row: PlanRow, keys: set[str] | None) -> PlanRow | None:
+    """``row`` with only its keys in ``keys`` (None: all of them); None when it keeps none."""
+    kept = row.keys if keys is None else tuple(k for k in row.keys if k in keys)
+    if not kept:
+        return None
+    return row if kept == row.keys else dataclasses.replace(row, keys=kept)
+
+
 def chunks(rows: Iterator[PlanRow], selected: set[str] | None, size: int) -> Iterator[list[PlanRow]]:
     """The rows to run, ``size`` keys at a time in plan order (the local runner prepares batches
     the same way); each row keeps the keys of ``selected`` (None: all), a row without any is left
@@ -43,7 +51,8 @@ def chunks(rows: Iterator[PlanRow], selected: set[str] | None, size: int) -> Ite
     chunk: list[PlanRow] = []
     room = size
     for row in rows:
-        keys = row.keys if selected is None else tuple(k for k in row.keys if k in selected)
+        kept = _keeping(row, selected)
+        keys = kept.keys if kept is not None else ()
         while keys:
             part, keys = keys[:room], keys[room:]
             chunk.append(row if part == row.keys else dataclasses.replace(row, keys=part))
@@ -57,12 +66,7 @@ def chunks(rows: Iterator[PlanRow], selected: set[str] | None, size: int) -> Ite
 
 def unlanded(chunk: list[PlanRow], pending: set[str]) -> list[PlanRow]:
     """The rows of ``chunk`` with only their keys still ``pending`` (none: left out)."""
-    left = []
-    for row in chunk:
-        keys = tuple(k for k in row.keys if k in pending)
-        if keys:
-            left.append(row if keys == row.keys else dataclasses.replace(row, keys=keys))
-    return left
+    return [kept for row in chunk if (kept := _keeping(row, pending)) is not None]
 
 
 def _lost_worker_errors() -> tuple[type[BaseException], ...]:
