@@ -135,7 +135,7 @@ class _SuiteBuilder:
         has_target = target is not None or bool(targets)
         row_doc: list[YamlDocument] = []  # where rebuilt rows' errors point (made on first use)
 
-        def expand(row: PlanRow) -> Iterator[PlannedTask]:
+        def expand(row: PlanRow) -> Iterable[PlannedTask]:
             # Already validated: no duplicate check, and the digest is the one computed then.
             if not row_doc:
                 row_doc.append(self._task_doc(suite))
@@ -179,8 +179,7 @@ class _SuiteBuilder:
                 endpoints |= credentials.endpoints(evaluator.instance)
             max_repeat = max(max_repeat, planned.repeats)
             before = len(ids)
-            one_run = planned.repeats == 1 and not labels and self.only_label is None
-            for run in (planned,) if one_run else _runs(planned, labels, self.only_label):
+            for run in _runs(planned, labels, self.only_label):
                 if run.pass_at_k is not None and run.task.repeat == 0:
                     pass_at_k[run.task.id] = run.pass_at_k
                 ids.append(run.key)
@@ -233,7 +232,7 @@ class _SuiteBuilder:
         targets: dict[str, Target],
         tasks: TaskBuilder,
         task_list: TaskList,
-        expand: Callable[[PlanRow], Iterator[PlannedTask]],
+        expand: Callable[[PlanRow], Iterable[PlannedTask]],
     ) -> Plan:
         return Plan(
             name=name,
@@ -375,10 +374,16 @@ def pick_loader(registry: Registry, path: Path, options: LoadOptions | None = No
     raise ConfigError("no suite loader reads this kind of file (expected .yaml, .yml or .json)", file=path)
 
 
-def _runs(planned: PlannedTask, labels: list[str], only: str | None = None) -> Iterator[PlannedTask]:
+def _runs(planned: PlannedTask, labels: list[str], only: str | None = None) -> Iterable[PlannedTask]:
     """A task once per repeat (the task itself, then copies with repeat 1..K-1), and once per
     target of the suite's ``targets:`` when it names none of them; with ``only`` (``--target
     LABEL``), its runs on that target alone."""
+    if planned.repeats == 1 and not labels and only is None:
+        return (planned,)  # the common case, without a generator's cost (a million tasks)
+    return _expanded(planned, labels, only)
+
+
+def _expanded(planned: PlannedTask, labels: list[str], only: str | None) -> Iterator[PlannedTask]:
     chosen = [planned]
     if planned.target_label is None and labels:
         chosen = [planned.on_target(label, digest(planned.digest, label)) for label in labels]

@@ -286,7 +286,7 @@ class Plan:
     #: The suite-wide calibration bar of judges (``calibration:``).
     calibration: CalibrationBar | None = None
     #: Rebuilds one source row's runs without validating it again (see ``build``).
-    expand: Callable[[PlanRow], Iterator[PlannedTask]] | None = field(default=None, repr=False)
+    expand: Callable[[PlanRow], Iterable[PlannedTask]] | None = field(default=None, repr=False)
 
     def rows(self, start: int = 0) -> Iterator[PlanRow]:
         """The plan's source rows from row ``start`` on, in plan order (``PlanRow``)."""
