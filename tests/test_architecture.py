@@ -19,6 +19,7 @@ VOCABULARY = {
     "results",
     "store",
     "compact",
+    "documented",
     "jsonio",
     "redact",
     "templates",

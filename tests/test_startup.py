@@ -14,7 +14,7 @@ RUN = """
 import atexit, sys
 
 def report():
-    from bench.evaluator import _classes_in
+    from bench.documented import _classes_in
     from bench.plugins.registry import get_registry
 
     configs = {p.cls.Config for p in get_registry().evaluators.values()}

@@ -7,7 +7,8 @@ import sys
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bench.evaluator import EvaluatorConfig, describe_fields
+from bench.documented import describe_fields
+from bench.evaluator import EvaluatorConfig
 
 
 class _EagerBase(BaseModel):

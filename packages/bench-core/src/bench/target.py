@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from pydantic import ConfigDict
 
-from bench.evaluator import Documented
+from bench.documented import Documented
 from bench.models import Response, Task
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ from typing import Any
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
-from bench.evaluator import describe_fields
+from bench.documented import describe_fields
 from bench.plugins.registry import Registry
 
 
