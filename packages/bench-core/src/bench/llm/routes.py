@@ -203,8 +203,16 @@ def rewritten(
     if provider == "openai":
         # OpenAIGPTConfig strips tool schemas of regexes Python cannot compile (and flattens
         # top-level combinators for api.openai.com), and cache_control for api.openai.com.
-        return _tools_rewritten(params) or any("cache_control" in json.dumps(m) for m in messages or [])
+        return _tools_rewritten(params) or any(map(_cache_control, messages or ()))
     return False
+
+
+def _cache_control(message: dict[str, Any]) -> bool:
+    """Whether a message or one of its content parts carries ``cache_control`` (looked up, not
+    serialised: this runs on every call)."""
+    content = message.get("content")
+    parts = content if isinstance(content, list) else ()
+    return "cache_control" in message or any(isinstance(p, dict) and "cache_control" in p for p in parts)
 
 
 def _tools_rewritten(params: Mapping[str, Any]) -> bool:
