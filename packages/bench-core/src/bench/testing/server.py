@@ -184,35 +184,31 @@ class FakeLLMServer:
 
     def _choose(self, body: dict[str, Any]) -> Action:
         text = _all_text(body)
+        action = self._first(
+            lambda rule: (
+                (rule.match is None or rule.match in text)
+                and (rule.model is None or body.get("model") == rule.model)
+            ),
+            use=True,
+        )
+        return action(body) if callable(action) else action
+
+    def _first(self, applies: Callable[[Rule], bool], use: bool) -> Action | Responder:
+        """The action of the first rule still in use that ``applies`` (``use``: count one of its
+        ``times``), else ``default``."""
         with self._lock:
             for rule in self.rules:
-                if rule.times is not None and rule.times <= 0:
-                    continue
-                if rule.match is not None and rule.match not in text:
-                    continue
-                if rule.model is not None and body.get("model") != rule.model:
-                    continue
-                if rule.times is not None:
-                    rule.times -= 1
-                action = rule.action
-                break
-            else:
-                action = self.default
-        return action(body) if callable(action) else action
+                if (rule.times is None or rule.times > 0) and applies(rule):
+                    if use and rule.times is not None:
+                        rule.times -= 1
+                    return rule.action
+            return self.default
 
     def _refusal(self) -> Fault | None:
         """The 401/403 that would answer the next completion whatever it asks: the first rule
         still in use with no ``match`` or ``model`` (its ``times`` left as they are), else
         ``default``. A responder cannot be asked without a request: it refuses nothing here."""
-        with self._lock:
-            for rule in self.rules:
-                if rule.times is not None and rule.times <= 0:
-                    continue
-                if rule.match is None and rule.model is None:
-                    action = rule.action
-                    break
-            else:
-                action = self.default
+        action = self._first(lambda rule: rule.match is None and rule.model is None, use=False)
         if isinstance(action, Fault) and action.kind == "http" and action.status in (401, 403):
             return action
         return None
@@ -271,12 +267,18 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # quiet
         pass
 
+    def _path(self) -> str:
+        """The request's path from its ``/v1`` on (a client's base URL may add a prefix)."""
+        return "/v1" + self.path.split("/v1", 1)[-1] if "/v1" in self.path else self.path
+
+    def _headers(self) -> dict[str, str]:
+        return {k.lower(): v for k, v in self.headers.items()}
+
     def do_GET(self) -> None:
         if self.path.rstrip("/").endswith("/stats"):
             self._json(200, {"requests": len(self.owner.requests), "max_in_flight": self.owner.max_in_flight})
         elif _ends(self.path.rstrip("/"), ("/models", "/key")):
-            path = "/v1" + self.path.split("/v1", 1)[-1] if "/v1" in self.path else self.path
-            self._json(*self.owner._probe(path, {k.lower(): v for k, v in self.headers.items()}))
+            self._json(*self.owner._probe(self._path(), self._headers()))
         else:
             self._json(404, {"error": {"message": "not found"}})
 
@@ -288,8 +290,8 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             self._json(400, {"error": {"message": "invalid JSON body"}})
             return
-        path = "/v1" + self.path.split("/v1", 1)[-1] if "/v1" in self.path else self.path
-        self.owner._record(path, body, {k.lower(): v for k, v in self.headers.items()})
+        path = self._path()
+        self.owner._record(path, body, self._headers())
         try:
             if _ends(path, "/embeddings"):
                 self._embeddings(body)
