@@ -233,7 +233,7 @@ def load_yaml(
             raise ConfigError(str(exc), file=path) from None
     loader = Loader(text)
     try:
-        with reported(path):
+        with reported(path, text):
             root = loader.get_single_node()
             if root is None:
                 return YamlDocument(path, None, None)
@@ -246,9 +246,35 @@ def load_yaml(
     return YamlDocument(path, data, root)
 
 
+#: How much text before a LibYAML error the Python parser reads again to place a nesting error.
+_RESCAN_LIMIT = MIB
+
+
+def _first_too_deep(text: str) -> yaml.Mark | None:
+    """Where the first collection deeper than MAX_DEPTH starts, read from the
+    pure-Python parser's events (LibYAML scans a flow collection ahead and fails at its own limit
+    before giving any); None if there is none."""
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    return event.start_mark
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    except yaml.YAMLError:
+        return None
+    return None
+
+
 @contextmanager
-def reported(path: Path) -> Iterator[None]:
-    """Turn every problem met while reading YAML into a ConfigError naming file, line and column."""
+def reported(path: Path, text: str | None = None) -> Iterator[None]:
+    """Turn every problem met while reading YAML into a ConfigError naming file, line and column.
+
+    With the ``text`` that was read, nesting beyond MAX_DEPTH that LibYAML refuses on its own
+    (near 1,000 levels, with its own message) is reported where it passes MAX_DEPTH.
+    """
     try:
         yield
     except interpolation.InterpolationError as exc:
@@ -261,6 +287,14 @@ def reported(path: Path) -> Iterator[None]:
         raise ConfigError(str(exc), file=path, line=mark.line + 1, column=mark.column + 1) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
+        too_deep = (
+            _first_too_deep(text[: mark.index + 1]) if text and mark and mark.index < _RESCAN_LIMIT else None
+        )
+        if too_deep is not None:
+            line, column = too_deep.line + 1, too_deep.column + 1
+            raise ConfigError(
+                f"nested deeper than {MAX_DEPTH} levels", file=path, line=line, column=column
+            ) from None
         message = exc.problem or "invalid YAML"
         if exc.context:
             ctx = exc.context_mark

@@ -116,7 +116,7 @@ class StreamedTasks(YamlDocument):
         shape_text = "*" if "*" in self.text else ""  # check_shape only asks whether aliases occur
         substitute = self.interpolate and "${" in self.text
         try:
-            with reported(self.path):
+            with reported(self.path, self.text):
                 streamer.open_root()
                 while not streamer.check_event(MappingEndEvent):
                     key = streamer.compose(None, None)
@@ -158,7 +158,7 @@ def load_suite_yaml(path: Path, *, max_bytes: int = 256 * MIB, interpolate: bool
         raise ConfigError(str(exc), file=path) from None
     streamer = _Streamer(path, text)
     try:
-        with reported(path):
+        with reported(path, text):
             root = streamer.open_root()
             streamed = False
             while root is not None and not streamer.check_event(MappingEndEvent):
