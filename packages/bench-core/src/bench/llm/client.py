@@ -62,6 +62,13 @@ ANSWER_PARAMS = (
 _warmed_up = False
 
 
+def _mid_stream_errors(litellm: Any) -> tuple[type[BaseException], ...]:
+    """What litellm raises while iterating a stream that broke off (its MidStreamFallbackError,
+    in litellm.exceptions from 1.110 on)."""
+    found = (getattr(litellm.exceptions, "MidStreamFallbackError", None), litellm.APIConnectionError)
+    return tuple(kind for kind in found if isinstance(kind, type))
+
+
 def _supported_params(litellm: Any, model: str, params: dict[str, Any]) -> dict[str, Any]:
     """``params`` without those the model's provider does not take (litellm would refuse them)."""
     try:
@@ -397,18 +404,23 @@ class LLMClient:
             return await litellm.acompletion(**kwargs), None
         stream = await litellm.acompletion(**kwargs, stream=True, stream_options={"include_usage": True})
         chunks, ttft, finished, parts = [], None, False, []
-        async for chunk in stream:
-            chunks.append(chunk)
-            choice = chunk.choices[0] if chunk.choices else None
-            delta = getattr(choice, "delta", None)
-            parts.append(getattr(delta, "content", None) or "")
-            if (
-                ttft is None
-                and delta is not None
-                and (getattr(delta, "content", None) or getattr(delta, "tool_calls", None))
-            ):
-                ttft = (time.perf_counter() - started) * 1000
-            finished = finished or bool(getattr(choice, "finish_reason", None))
+        try:
+            async for chunk in stream:
+                chunks.append(chunk)
+                choice = chunk.choices[0] if chunk.choices else None
+                delta = getattr(choice, "delta", None)
+                parts.append(getattr(delta, "content", None) or "")
+                if (
+                    ttft is None
+                    and delta is not None
+                    and (getattr(delta, "content", None) or getattr(delta, "tool_calls", None))
+                ):
+                    ttft = (time.perf_counter() - started) * 1000
+                finished = finished or bool(getattr(choice, "finish_reason", None))
+        except _mid_stream_errors(litellm) as exc:
+            # Newer litellm raises on a stream that ends without a finish_reason (RELIABILITY L8,
+            # C11); older ones end it quietly and are caught below. Either way it is a cut stream.
+            raise StreamCut("".join(parts)) from exc
         # litellm invents finish_reason="stop" for a stream cut short (RELIABILITY L8); its
         # stream wrapper still knows whether the provider sent one.
         if getattr(stream, "received_finish_reason", "") is None:
