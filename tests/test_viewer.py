@@ -229,12 +229,19 @@ def test_an_unknown_run_is_an_error_before_listening(bench_cli, runs):
     assert f"no run 'nope' in {runs}" in result.output
 
 
-def test_ctrl_c_stops_the_viewer_cleanly(runs):
+@pytest.mark.parametrize(
+    ("inherited", "sig"),
+    [(signal.SIG_DFL, signal.SIGINT), (signal.SIG_IGN, signal.SIGINT), (signal.SIG_DFL, signal.SIGTERM)],
+    ids=["ctrl-c", "ctrl-c-from-a-non-interactive-shell", "sigterm"],
+)
+def test_ctrl_c_stops_the_viewer_cleanly(runs, inherited, sig):
+    # A non-interactive shell (a CI runner) starts its jobs with SIGINT ignored.
     process = subprocess.Popen(
         [sys.executable, "-m", "bench", "view", "latest", "--runs-dir", str(runs), "--port", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, inherited),
     )
     try:
         assert process.stdout is not None
@@ -244,7 +251,7 @@ def test_ctrl_c_stops_the_viewer_cleanly(runs):
         assert url.endswith("/run/20260101-000002-cccccc")
         with urllib.request.urlopen(url, timeout=10) as response:
             assert b'<script src="/assets/viewer.js">' in response.read()
-        process.send_signal(signal.SIGINT)
+        process.send_signal(sig)
         out, err = process.communicate(timeout=20)
     finally:
         if process.poll() is None:

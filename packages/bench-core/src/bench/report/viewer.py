@@ -15,6 +15,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import json
+import signal
 import sys
 import threading
 import webbrowser
@@ -22,6 +23,7 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from pathlib import Path
+from types import FrameType
 from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
@@ -257,10 +259,19 @@ def serve(
         print(f"bench view: labels by {labelling.rater} go to {labelling.out}", flush=True)
     if open_browser:
         threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+    # Ctrl-C and SIGTERM stop it even where the shell started it with SIGINT ignored (a
+    # non-interactive shell's background job, a CI runner), where Python installs no handler.
+    previous = {sig: signal.signal(sig, _stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         server.serve_forever(poll_interval=0.2)
     except KeyboardInterrupt:
         pass
     finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         server.server_close()
     print("bench view: stopped", flush=True)
+
+
+def _stop(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
