@@ -6,6 +6,8 @@
                             # machine has, lint and typecheck (the noxfile's default sessions)
     python3 dev.py bench    # run the performance benchmarks
     python3 dev.py typecheck  # mypy as CI runs it (the pre-commit hook)
+    python3 dev.py latest   # the suite on the newest versions the pyproject ranges allow
+    python3 dev.py lock     # write constraints.txt again (after `latest` passes)
 
 It makes a private virtual environment (.venv-dev) holding nox and uv (which nox uses to build
 the test environments about ten times faster than pip), then hands over to nox.
@@ -27,6 +29,8 @@ COMMANDS = {
     "test": [],  # the noxfile's default sessions
     "bench": ["-s", "bench"],
     "typecheck": ["-s", "typecheck"],
+    "latest": ["-s", "latest"],
+    "lock": ["-s", "lock"],
 }
 
 

@@ -1,9 +1,12 @@
 """Sessions: package (each package's tests with only bench-core and that package installed),
-tests (the cross-package tests, on every Python 3.10-3.13 this machine has), browser (the HTML
-report in headless Chromium), lint, typecheck, demo, bench.
+tests (the cross-package tests on 3.11; on every other Python 3.10-3.13 this machine has, the tests
+of every folder marked ``every_python``), browser (the HTML report in headless Chromium), lint,
+typecheck, demo, bench; outside the default set, latest (the suite on the newest versions the
+pyproject ranges allow) and lock (write the lock again).
 
-Interpreters installed with pyenv are made visible automatically; a missing one is skipped,
-also under CI=true.
+Every session but latest installs from the lock, ``constraints.txt``, so that an upstream release
+cannot turn CI red; docs/contributing.md says how to refresh it. Interpreters installed with pyenv
+are made visible automatically; a missing one is skipped, also under CI=true.
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import tempfile
+from pathlib import Path
 
 import nox
 
@@ -46,11 +51,25 @@ SIMILARITY = ["torch==2.13.0", "-e", f"packages/{SIMILARITY_PACKAGE}[similarity]
 SIMILARITY_SESSIONS = [SIMILARITY_PACKAGE, "bench-ray"]
 # pip: the plugin-install tests run `python -m pip install --target` (uv's environments have no pip).
 TEST_DEPS = ["pytest>=8", "pytest-timeout>=2.3", "pytest-xdist>=3.5", "psutil>=5.9", "hatchling>=1.24", "pip"]
+PLAYWRIGHT = "playwright>=1.45"
+RUFF = "ruff==0.17.6"
+MYPY = "mypy==2.4.1"
+TYPE_STUBS = ["types-PyYAML", "types-regex", "types-psutil"]
+
+#: The lock: the version of everything the sessions install, for every Python in PYTHONS.
+LOCK = "constraints.txt"
+#: The tests that run on the Pythons other than PACKAGE_PYTHON: those of behaviour that differs
+#: between versions (signals, subprocesses, asyncio, file system, plugin discovery, YAML).
+EVERY_PYTHON = "every_python"
+#: The versions `nox -s latest` prints: the upstreams bench follows most closely.
+WATCHED = ["litellm", "openai", "pyyaml", "pydantic", "typer"]
 
 nox.options.error_on_missing_interpreters = False
 # uv builds the environments (dev.py installs it next to nox); plain virtualenv + pip otherwise.
 nox.options.default_venv_backend = "uv|virtualenv"
 nox.options.sessions = ["package", "tests", "browser", "lint", "typecheck"]
+#: Set by the latest session: installs resolve the newest versions instead of the lock's.
+_UNLOCKED = "BENCH_NOX_UNLOCKED"
 nox.options.reuse_existing_virtualenvs = True
 
 
@@ -67,6 +86,20 @@ def _expose_pyenv_pythons() -> None:
 
 
 _expose_pyenv_pythons()
+
+
+def _install(session: nox.Session, *args: str) -> None:
+    """session.install, held to the lock (unless the latest session is running)."""
+    if os.environ.get(_UNLOCKED):
+        session.install("--upgrade", *args)
+    else:
+        session.install("-c", LOCK, *args)
+
+
+def _install_similarity(session: nox.Session) -> None:
+    """torch's CPU build and sentence-transformers, with pip (uv does not find torch's file here)."""
+    lock = [] if os.environ.get(_UNLOCKED) else ["-c", LOCK]
+    session.run("python", "-m", "pip", "install", "--quiet", *lock, *SIMILARITY)
 
 
 def _test_group(name: str) -> list[str]:
@@ -88,9 +121,9 @@ def package(session: nox.Session, name: str) -> None:
     sibling's.
     """
     own = [] if name == "bench-core" else ["-e", f"packages/{name}"]
-    session.install(*CORE, *own, *_test_group(name), *TEST_DEPS)
+    _install(session, *CORE, *own, *_test_group(name), *TEST_DEPS)
     if name in SIMILARITY_SESSIONS and session.python == SIMILARITY_PYTHON:
-        session.run("python", "-m", "pip", "install", "--quiet", *SIMILARITY)
+        _install_similarity(session)
     # One Ray cluster per test process: bench-ray's tests run in one process.
     workers = ["-n", "0"] if name in OWN_SESSION else ["-n", "auto"]
     session.run("pytest", *workers, f"packages/{name}/tests", *session.posargs)
@@ -100,21 +133,102 @@ def package(session: nox.Session, name: str) -> None:
 def tests(session: nox.Session) -> None:
     """The cross-package tests (tests/), with every package installed.
 
-    On Pythons other than PACKAGE_PYTHON, where no per-package session runs, the packages' own
-    tests run here as well. Arguments after `--` replace the paths (pytest's testpaths then apply).
+    On Pythons other than PACKAGE_PYTHON, where no per-package session runs, the tests marked
+    ``every_python`` of tests/ and of the packages run: what differs between versions is tested on
+    each, the rest once. Arguments after `--` replace the paths (pytest's testpaths then apply).
     """
-    session.install(*PACKAGES, *TEST_DEPS)
+    _install(session, *PACKAGES, *TEST_DEPS)
     # The packages with a session of their own are installed without their heavy dependencies
     # (Ray): the cross-package tests read every package's registry (the install-hint catalogue),
     # which imports none of them; their own tests run in their own session.
     session.install("--no-deps", *[arg for name in OWN_SESSION for arg in ("-e", f"packages/{name}")])
     if session.python == SIMILARITY_PYTHON:
-        session.run("python", "-m", "pip", "install", "--quiet", *SIMILARITY)
+        _install_similarity(session)
     own = [f"packages/{name}" for name in PACKAGE_NAMES if name not in OWN_SESSION]
-    paths = ["tests"] if session.python == PACKAGE_PYTHON else ["tests", *own]
+    if session.python == PACKAGE_PYTHON:
+        paths, marks = ["tests"], "not browser"
+    else:
+        paths, marks = ["tests", *own], f"{EVERY_PYTHON} and not browser"
     # Many tests wait on subprocesses, timeouts and the fake server: two workers halve the time.
     # The browser tests run once, in the browser session.
-    session.run("pytest", "-n", "auto", "-m", "not browser", *(session.posargs or paths))
+    session.run("pytest", "-n", "auto", "-m", marks, *(session.posargs or paths))
+
+
+@nox.session(python=PACKAGE_PYTHON, default=False)
+def latest(session: nox.Session) -> None:
+    """The whole suite (but Ray's and the browser's) and mypy on the newest versions that the
+    pyproject ranges allow, not the lock's: run it before refreshing the lock."""
+    os.environ[_UNLOCKED] = "1"
+    try:
+        _install(session, "--refresh", *PACKAGES, *TEST_DEPS, "mypy==2.4.1", *TYPE_STUBS)
+        session.install("--no-deps", *[arg for name in OWN_SESSION for arg in ("-e", f"packages/{name}")])
+        _install_similarity(session)
+    finally:
+        del os.environ[_UNLOCKED]
+    session.run("python", "-c", _PRINT_VERSIONS, *WATCHED)
+    own = [f"packages/{name}" for name in PACKAGE_NAMES if name not in OWN_SESSION]
+    paths = session.posargs or ["tests", *own]
+    session.run("pytest", "-n", "auto", "-m", "not browser", *paths, env={_UNLOCKED: "1"})
+    session.run("mypy")
+
+
+_PRINT_VERSIONS = """
+import sys
+from importlib.metadata import version
+print("resolved: " + ", ".join(f"{name} {version(name)}" for name in sys.argv[1:]))
+"""
+
+
+@nox.session(python=False, default=False)
+def lock(session: nox.Session) -> None:
+    """Write constraints.txt again: every session's installs resolved for Python 3.10-3.13."""
+    wanted = [
+        *_lines(CORE),
+        *[f"-e packages/{name}" for name in PACKAGE_NAMES[1:]],
+        *_lines(SIMILARITY),
+        *TEST_DEPS,
+        PLAYWRIGHT,
+        RUFF,
+        MYPY,
+        *TYPE_STUBS,
+    ]
+    with tempfile.TemporaryDirectory() as folder:
+        wanted_file = Path(folder) / "lock.in"
+        wanted_file.write_text("\n".join(wanted) + "\n")
+        resolved_file = Path(folder) / "lock.txt"
+        session.run(
+            "uv",
+            "pip",
+            "compile",
+            "--universal",
+            "--python-version",
+            PYTHONS[0],
+            "--no-header",
+            "--no-annotate",
+            "--refresh",
+            str(wanted_file),
+            "-o",
+            str(resolved_file),
+            external=True,
+        )
+        resolved = resolved_file.read_text()
+    # The repository's own packages are installed from their folders, never pinned.
+    pinned = [line for line in resolved.splitlines() if line and not line.startswith("-e ")]
+    header = "# The lock: written by `nox -s lock`, read by every other nox session (docs/contributing.md).\n"
+    Path(LOCK).write_text(header + "\n".join(pinned) + "\n")
+    session.log(f"{LOCK}: {len(pinned)} pins")
+
+
+def _lines(args: list[str]) -> list[str]:
+    """Install arguments as requirement-file lines (``-e PATH`` on one line)."""
+    lines, editable = [], False
+    for arg in args:
+        if arg == "-e":
+            editable = True
+            continue
+        lines.append(f"-e {arg}" if editable else arg)
+        editable = False
+    return lines
 
 
 #: Debian's package; Playwright drives it (never `playwright install`, which downloads a browser).
@@ -139,14 +253,14 @@ def _install_chromium(session: nox.Session) -> None:
 def browser(session: nox.Session) -> None:
     """The HTML report opened in headless Chromium (tests marked `browser`, one browser for all)."""
     _install_chromium(session)
-    session.install(*PACKAGES, *TEST_DEPS, "playwright>=1.45")
+    _install(session, *PACKAGES, *TEST_DEPS, PLAYWRIGHT)
     session.run("pytest", "-m", "browser", *(session.posargs or ["tests/browser"]))
 
 
 @nox.session(python="3.11")
 def lint(session: nox.Session) -> None:
     """ruff check and ruff format --check."""
-    session.install("ruff==0.17.6")
+    _install(session, RUFF)
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
 
@@ -154,25 +268,25 @@ def lint(session: nox.Session) -> None:
 @nox.session(python="3.11")
 def typecheck(session: nox.Session) -> None:
     """mypy, strict on the bench packages."""
-    session.install(*PACKAGES, "mypy==2.4.1", "types-PyYAML", "types-regex", "types-psutil")
+    _install(session, *PACKAGES, MYPY, *TYPE_STUBS)
     session.run("mypy")
 
 
 @nox.session(python="3.11")
 def demo(session: nox.Session) -> None:
     """Run the offline quickstart (one task fails on purpose, so exit code 1 is expected)."""
-    session.install(*PACKAGES)
+    _install(session, *PACKAGES)
     session.run("bench", "run", "examples/quickstart/suite.yaml", success_codes=[0, 1])
 
 
 @nox.session(python="3.11")
 def bench(session: nox.Session) -> None:
     """Performance benchmarks (see benchmarks/README.md)."""
-    session.install(*PACKAGES, "psutil>=5.9", "pip")
+    _install(session, *PACKAGES, "psutil>=5.9", "pip")
     if "--llm" in session.posargs:
         session.run("python", "benchmarks/run_llm.py", *[a for a in session.posargs if a != "--llm"])
     elif "--nlp" in session.posargs:
-        session.run("python", "-m", "pip", "install", "--quiet", *SIMILARITY)
+        _install_similarity(session)
         session.run("python", "benchmarks/run_nlp.py", *[a for a in session.posargs if a != "--nlp"])
     elif "--agent" in session.posargs:
         session.run("python", "benchmarks/run_agent.py", *[a for a in session.posargs if a != "--agent"])
@@ -184,7 +298,7 @@ def bench(session: nox.Session) -> None:
     elif "--compare" in session.posargs:
         session.run("python", "benchmarks/run_compare.py", *[a for a in session.posargs if a != "--compare"])
     elif "--html" in session.posargs:
-        session.install("playwright>=1.45")  # optional: also times opening the page in chromium
+        _install(session, PLAYWRIGHT)  # optional: also times opening the page in chromium
         session.run("python", "benchmarks/run_html.py", *[a for a in session.posargs if a != "--html"])
     elif "--view" in session.posargs:
         session.run("python", "benchmarks/run_view.py", *[a for a in session.posargs if a != "--view"])
@@ -194,7 +308,7 @@ def bench(session: nox.Session) -> None:
     elif "--echo" in session.posargs:
         session.run("python", "benchmarks/run_echo.py", *[a for a in session.posargs if a != "--echo"])
     elif "--ray" in session.posargs:
-        session.install("-e", "packages/bench-ray")
+        _install(session, "-e", "packages/bench-ray")
         session.run("python", "benchmarks/run_ray.py", *[a for a in session.posargs if a != "--ray"])
     elif "--deterministic" in session.posargs:
         args = [a for a in session.posargs if a != "--deterministic"]

@@ -6,8 +6,10 @@ noxfile.py is read without importing it (nox is not installed where the tests ru
 from __future__ import annotations
 
 import ast
+import os
 import re
 import sys
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -72,7 +74,7 @@ def test_every_plugin_package_is_installed_alone():
 def test_pre_commit_runs_the_ruff_that_nox_lints_with():
     config = (ROOT / ".pre-commit-config.yaml").read_text()
     (rev,) = re.findall(r"ruff-pre-commit\n\s+rev: v([\d.]+)", config)
-    assert f'session.install("ruff=={rev}")' in (ROOT / "noxfile.py").read_text()
+    assert f'RUFF = "ruff=={rev}"' in (ROOT / "noxfile.py").read_text()
 
 
 def test_ruff_sorts_every_package_as_first_party():
@@ -81,3 +83,26 @@ def test_ruff_sorts_every_package_as_first_party():
         p.name for name in PACKAGES for p in (ROOT / "packages" / name / "src").iterdir() if p.is_dir()
     }
     assert modules <= set(isort["known-first-party"])
+
+
+def test_a_nox_session_installs_from_the_lock():
+    """Every distribution the lock pins and the session has is at the lock's version (an install
+    that bypassed constraints.txt shows here)."""
+    if "NOX_CURRENT_SESSION" not in os.environ or os.environ.get("BENCH_NOX_UNLOCKED"):
+        pytest.skip("the lock is checked in the nox sessions that install from it")
+    from packaging.requirements import Requirement
+
+    off_lock = []
+    for line in (ROOT / "constraints.txt").read_text().splitlines():
+        if not line or line.startswith("#"):
+            continue
+        pin = Requirement(line)
+        if pin.marker is not None and not pin.marker.evaluate():
+            continue
+        try:
+            installed = metadata.version(pin.name)
+        except metadata.PackageNotFoundError:
+            continue
+        if not pin.specifier.contains(installed, prereleases=True):
+            off_lock.append(f"{pin.name} {installed} (the lock has {pin.specifier})")
+    assert off_lock == []
