@@ -8,6 +8,11 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pytest
+
+# Behaviour that differs between Python versions: these run on every Python (noxfile.py).
+pytestmark = pytest.mark.every_python
+
 QUICKSTART = Path(__file__).resolve().parents[1] / "examples" / "quickstart" / "suite.yaml"
 
 

@@ -9,6 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+# Behaviour that differs between Python versions: these run on every Python (noxfile.py).
+pytestmark = pytest.mark.every_python
+
 SUITE = "tasks:\n  - {id: a, response: 'Paris', evaluate: {expected: Paris}}\n"
 RUN = """
 import atexit, sys

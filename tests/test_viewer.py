@@ -21,6 +21,9 @@ from bench.report.view_labels import Labelling
 from bench.report.viewer import CSP, ViewServer, exposure_warning, is_loopback
 from bench.scoring.labels import Label, read_labels
 
+# Behaviour that differs between Python versions: these run on every Python (noxfile.py).
+pytestmark = pytest.mark.every_python
+
 HOSTILE = "</script><script>alert(1)</script>"
 
 

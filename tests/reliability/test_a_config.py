@@ -11,6 +11,9 @@ from pathlib import Path
 
 import pytest
 
+# Behaviour that differs between Python versions: these run on every Python (noxfile.py).
+pytestmark = pytest.mark.every_python
+
 FIXTURES = Path(__file__).parent / "fixtures" / "hostile"
 
 

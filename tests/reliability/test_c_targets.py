@@ -18,6 +18,9 @@ from bench.errors import BenchError
 from bench.testing import run_suite
 from bench.testing.processes import processes_with
 
+# Behaviour that differs between Python versions: these run on every Python (noxfile.py).
+pytestmark = pytest.mark.every_python
+
 
 def _command_suite(suite_file, command, extra="", timeout=5):
     return suite_file(

@@ -19,6 +19,9 @@ from bench.testing import run_evaluator
 from bench.testing.processes import processes_with
 from bench.workspace import sandbox
 
+# Behaviour that differs between Python versions: these run on every Python (noxfile.py).
+pytestmark = pytest.mark.every_python
+
 NAMESPACES = sandbox.isolation_level() == "namespaces"
 needs_namespaces = pytest.mark.skipif(
     not NAMESPACES, reason="needs root and unshare (the CI machines have both)"

@@ -18,6 +18,9 @@ from bench.errors import StoreError
 from bench.store import RunStore
 from bench.testing import run_suite
 
+# Behaviour that differs between Python versions: these run on every Python (noxfile.py).
+pytestmark = pytest.mark.every_python
+
 N_TASKS = 40
 
 

@@ -12,6 +12,9 @@ from bench.hookspecs import hookimpl
 from bench.plugins.registry import build_registry
 from bench.suite.loader import load_suite
 
+# Behaviour that differs between Python versions: these run on every Python (noxfile.py).
+pytestmark = pytest.mark.every_python
+
 EVENTS: list[str] = []
 
 

@@ -16,6 +16,9 @@ import pytest
 import bench
 from bench.testing import write_suite
 
+# Behaviour that differs between Python versions: these run on every Python (noxfile.py).
+pytestmark = pytest.mark.every_python
+
 SUITE = """\
 name: api
 target: {type: echo}

@@ -21,6 +21,9 @@ import pytest
 from bench.testing import commit, git_repo, run_suite, write_suite
 from bench.workspace.captures import task_folder
 
+# Behaviour that differs between Python versions: these run on every Python (noxfile.py).
+pytestmark = pytest.mark.every_python
+
 PY = sys.executable
 
 

@@ -9,6 +9,9 @@ import pytest
 from bench import BenchError, Response, Task, ToolCall
 from bench.testing import run_evaluator
 
+# Behaviour that differs between Python versions: these run on every Python (noxfile.py).
+pytestmark = pytest.mark.every_python
+
 
 @pytest.mark.parametrize(
     ("settings", "response", "passed"),

@@ -5,9 +5,13 @@ from __future__ import annotations
 import datetime
 import math
 
+import pytest
 import yaml
 
 from bench_formats.yaml12 import Yaml12BoolLoader, load_js_yaml
+
+# Behaviour that differs between Python versions: these run on every Python (noxfile.py).
+pytestmark = pytest.mark.every_python
 
 
 def test_js_yaml_core_schema_scalars():

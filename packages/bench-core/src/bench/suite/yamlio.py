@@ -250,8 +250,8 @@ def load_yaml(
 _RESCAN_LIMIT = MIB
 
 
-def _first_too_deep(text: str) -> yaml.Mark | None:
-    """Where the first collection deeper than MAX_DEPTH starts, read from the
+def _first_too_deep(text: str) -> Any:
+    """Where (a yaml Mark) the first collection deeper than MAX_DEPTH starts, read from the
     pure-Python parser's events (LibYAML scans a flow collection ahead and fails at its own limit
     before giving any); None if there is none."""
     depth = 0
@@ -291,9 +291,11 @@ def reported(path: Path, text: str | None = None) -> Iterator[None]:
             _first_too_deep(text[: mark.index + 1]) if text and mark and mark.index < _RESCAN_LIMIT else None
         )
         if too_deep is not None:
-            line, column = too_deep.line + 1, too_deep.column + 1
             raise ConfigError(
-                f"nested deeper than {MAX_DEPTH} levels", file=path, line=line, column=column
+                f"nested deeper than {MAX_DEPTH} levels",
+                file=path,
+                line=too_deep.line + 1,
+                column=too_deep.column + 1,
             ) from None
         message = exc.problem or "invalid YAML"
         if exc.context:
