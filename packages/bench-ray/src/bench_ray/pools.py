@@ -149,9 +149,13 @@ def placement_error(
 
 
 def not_started(found: list[Group], late: list[int], timeout: float) -> str:
-    """The error for the first group with a worker in ``late`` (Ray is initialised)."""
+    """The error for a group with a worker in ``late`` (Ray is initialised): one that no node can
+    place, if any, since that is the cause for certain; else the first one late (on a loaded
+    machine, workers that can start may still be starting)."""
     import ray
 
-    group = next(g for g in found if set(g.members) & set(late))
     nodes = [dict(node.get("Resources", {})) for node in ray.nodes() if node.get("Alive")]
+    waiting = [g for g in found if set(g.members) & set(late)]
+    unplaceable = [g for g in waiting if not any(fits(g.resources, node) for node in nodes)]
+    group = (unplaceable or waiting)[0]
     return placement_error(group, timeout, nodes, dict(ray.cluster_resources()), found)
