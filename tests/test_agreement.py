@@ -34,6 +34,17 @@ def test_weighted_kappa_equals_kappa_for_two_categories_and_orders_disagreements
     assert ag.cohen_kappa(x, y) < ag.cohen_kappa(x, y, "linear") < ag.cohen_kappa(x, y, "quadratic")
 
 
+def test_weighted_kappa_measures_distance_on_the_whole_scale() -> None:
+    # Levels 0..3, level 2 unused. Linear, by hand: D_o = (1 + 2 + 0) / 3 = 1; D_e = the mean
+    # |a_i - b_j| over all 9 pairs = (7 + 4 + 2) / 9; kappa = 1 - 9/13. Counting only the levels
+    # seen (0, 1, 3 as ranks 0, 1, 2) would make 1 -> 3 one step, not two: 1 - (2/3) / (8/9).
+    a, b = [0, 1, 3], [1, 3, 3]
+    assert ag.cohen_kappa(a, b, "linear", [0, 1, 2, 3]) == pytest.approx(4 / 13)
+    assert ag.cohen_kappa(a, b, "linear") == pytest.approx(1 / 4)
+    with pytest.raises(ValueError, match=r"^a label is not one of the categories$"):
+        ag.cohen_kappa(a, b, "linear", [0, 1, 2])
+
+
 def test_krippendorff_alpha_published_values() -> None:
     # The paper's values: nominal .743, ordinal .815, interval .849, ratio .797.
     assert ag.krippendorff_alpha(UNITS, "nominal") == pytest.approx(0.743, abs=5e-4)

@@ -644,3 +644,77 @@ def test_labels_written_from_the_viewer_are_what_calibrate_reads(bench_cli, fake
     (judge,) = json.loads((tmp_path / "cal.json").read_text())["judges"]
     assert judge["kappa"]["value"] == pytest.approx(-1 / 3)
     assert judge["confusion"] == {"both_pass": 2, "judge_only_pass": 1, "human_only_pass": 1, "both_fail": 0}
+
+
+# People's scores on a five-level scale, and the judge's (0.9 and 0.3 sit nearest 1 and 0.25).
+GRADED_HUMAN = {"alpha": 1.0, "bravo": 0.75, "charlie": 0.5, "delta": 0.25, "echo": 0.0, "foxtrot": 0.25}
+GRADED_JUDGE = {"alpha": 1.0, "bravo": 0.9, "charlie": 0.3, "delta": 0.5, "echo": 0.0, "foxtrot": 0.0}
+
+
+def test_calibrate_with_graded_scores_reports_weighted_kappa_and_alpha(
+    bench_cli, fake_llm, suite_file, tmp_path
+):
+    for word, score in GRADED_JUDGE.items():
+        verdict = judge_verdict(passed=score >= 0.5, score=score, reason=f"judge on {word}")
+        fake_llm.add(verdict, match=f"the word is {word}")
+    suite_file(SUITE)
+    _labels(tmp_path, [{"task": w, "score": s} for w, s in GRADED_HUMAN.items()])
+    result = bench_cli("calibrate", "suite.yaml", "--labels", "labels.jsonl", "-o", "cal.json")
+    assert result.exit_code == 0, result.output
+    (judge,) = json.loads((tmp_path / "cal.json").read_text())["judges"]
+    graded = judge["graded"]
+    assert (graded["scale"], graded["tasks"]) == ([0.0, 0.25, 0.5, 0.75, 1.0], 6)
+    # By hand, on the levels 0..4: humans 4,3,2,1,0,1; judge 4,4,1,2,0,0 (0.9 -> 4, 0.3 -> 1).
+    # Weighted kappa = 1 - sum |h - j|^p over pairs / (sum over every human x judge value / 6):
+    # linear: 4 / (62 / 6) -> 1 - 24/62; quadratic: 4 / (166 / 6) -> 1 - 24/166.
+    assert graded["kappa_linear"]["value"] == pytest.approx(1 - 24 / 62)
+    assert graded["kappa_quadratic"]["value"] == pytest.approx(1 - 24 / 166)
+    # Krippendorff's alpha over the 12 pooled values (n_0..n_4 = 3, 3, 2, 1, 3), D_o / D_e with
+    # D_o = 2 * sum delta(h, j) / 12 and D_e = sum n_c n_k delta(c, k) / (12 * 11).
+    # interval, delta = (c - k)^2: D_o = 8/12, D_e = (2*12*68 - 2*22^2) / 132 = 664/132.
+    assert graded["alpha_interval"]["value"] == pytest.approx(1 - (8 / 12) / (664 / 132))
+    # ordinal, delta = (n_c + ... + n_k - (n_c + n_k) / 2)^2: the pairs' deltas 4, 6.25, 6.25 and
+    # 9 give D_o = 51/12; over every pair of levels, D_e = 3276/132.
+    assert graded["alpha_ordinal"]["value"] == pytest.approx(1 - (51 / 12) / (3276 / 132))
+    for block in ("kappa_linear", "kappa_quadratic", "alpha_ordinal", "alpha_interval"):
+        interval = graded[block]
+        assert interval["method"] == "bootstrap"
+        assert interval["low"] <= interval["value"] <= interval["high"], block
+
+    def shown(block: dict[str, float]) -> str:
+        return f"{block['value']:.2f} [{block['low']:.2f}, {block['high']:.2f}]"
+
+    assert (
+        "  on the humans' scale (0, 0.25, 0.5, 0.75, 1), 6 tasks:\n"
+        f"    weighted kappa linear {shown(graded['kappa_linear'])}, "
+        f"quadratic {shown(graded['kappa_quadratic'])}\n"
+        f"    Krippendorff's alpha ordinal {shown(graded['alpha_ordinal'])}, "
+        f"interval {shown(graded['alpha_interval'])}\n"
+    ) in result.stdout
+    assert "    weighted kappa linear 0.61 [" in result.stdout
+    assert "    Krippendorff's alpha ordinal 0.83 [" in result.stdout
+
+
+def test_calibrate_with_pass_fail_labels_reports_no_graded_agreement(
+    bench_cli, fake_llm, suite_file, tmp_path
+):
+    _script(fake_llm, JUDGE)
+    suite_file(SUITE)
+    # Two levels of score are pass and fail again: kappa already says it.
+    _labels(tmp_path, [{"task": w, "score": float(p)} for w, p in HUMAN.items()])
+    result = bench_cli("calibrate", "suite.yaml", "--labels", "labels.jsonl", "-o", "cal.json")
+    assert result.exit_code == 0, result.output
+    (judge,) = json.loads((tmp_path / "cal.json").read_text())["judges"]
+    assert "spearman" in judge
+    assert "graded" not in judge
+    assert "weighted kappa" not in result.stdout
+
+
+def test_the_humans_scale_keeps_the_levels_nobody_used():
+    from bench.execution.calibrate import human_scale
+
+    # Nobody gave 0.5, yet 0.25 and 0.75 are two steps apart on a five-level scale.
+    assert human_scale([0.0, 0.25, 0.75, 1.0, 0.25]) == [0.0, 0.25, 0.5, 0.75, 1.0]
+    assert human_scale([0.0, 5 / 9, 1.0]) == [k / 9 for k in range(10)]  # bench label's digit keys
+    assert human_scale([0.123, 0.5, 1.0]) == [0.123, 0.5, 1.0]  # no step of 0.01 or coarser
+    assert human_scale([0.0, 1.0, 1.0]) == []  # two levels are pass and fail: not graded

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 
 def suite(folder: Path, name: str, answers: list[str], repeat: int = 1) -> Path:
     lines = [f"name: cmp\nrepeat: {repeat}\ntasks:"]
@@ -33,6 +35,28 @@ def test_a_significant_regression_exits_1_and_lists_the_tasks(bench_cli, tmp_pat
     assert (rate["regressed"], rate["improved"]) == (12, 0)
     assert rate["p_value"] == 2 * 0.5**12  # exact McNemar: both tails of Binomial(12, 0.5) at 0
     assert rate["difference"] == -0.4
+
+
+@pytest.mark.parametrize("repeat", [1, 2])
+def test_four_of_seven_tasks_falling_is_p_0125_not_a_regression(bench_cli, tmp_path, repeat):
+    # 4 of 7 tasks fell, 3 held: the exact tests give 2 * 0.5**4 = 0.125 (McNemar on the verdicts,
+    # the sign-flip test on the scores or the per-task pass rates). The paired bootstrap said
+    # p = 0.0055 (3 unchanged tasks are all a resample draws, (3/7)**7 of the time) and "regression".
+    run(bench_cli, suite(tmp_path, "a", ["yes"] * 7, repeat), "a.json")
+    run(bench_cli, suite(tmp_path, "b", ["yes"] * 3 + ["no"] * 4, repeat), "b.json")
+    result = bench_cli("compare", "a.json", "b.json", "-o", "cmp.json")
+    assert result.exit_code == 3, result.stdout
+    report = json.loads((tmp_path / "cmp.json").read_text())
+    assert report["verdict"] == "insufficient evidence"
+    assert report["regressions"] == ["t3", "t4", "t5", "t6"]
+    assert report["pass_rate"]["p_value"] == report["score"]["p_value"] == 2 * 0.5**4
+    rate_test = (
+        "McNemar (exact)" if repeat == 1 else "sign-flip over tasks (exact; repeats averaged per task)"
+    )
+    lines = result.stdout.splitlines()
+    assert lines[1].endswith(f"], {rate_test}, p = 0.125")
+    assert lines[2].endswith("], sign-flip (exact), p = 0.125")
+    assert lines[-1].startswith("verdict: insufficient evidence (7 tasks cannot show a change of 5%")
 
 
 def test_run_ids_from_the_store_work_like_report_files(bench_cli, tmp_path):
@@ -83,7 +107,9 @@ def test_with_repeats_tasks_are_the_clusters(bench_cli, tmp_path):
     assert result.exit_code == 1
     report = json.loads((tmp_path / "cmp.json").read_text())
     assert report["matched"] == 12  # 36 runs, 12 tasks
-    assert report["pass_rate"]["test"] == "paired bootstrap over tasks (clusters of repeats)"
+    rate = report["pass_rate"]
+    assert rate["test"] == "sign-flip over tasks (exact; repeats averaged per task)"
+    assert rate["p_value"] == 2 * 0.5**12  # 12 tasks, each one pair, all fell: both tails of 2**12 signs
 
 
 def test_json_prints_the_comparison_on_stdout_with_the_same_exit_code(bench_cli, tmp_path):
@@ -96,10 +122,10 @@ def test_json_prints_the_comparison_on_stdout_with_the_same_exit_code(bench_cli,
         '{"verdict":"insufficient evidence","matched":3,"only_in_a":[],"only_in_b":["t3"],'
         '"regressions":["t0"],"improvements":["t2"],'
         '"pass_rate":{"a":0.6666666666666666,"b":0.6666666666666666,"difference":0.0,'
-        '"interval":[-1.0,1.0],"test":"McNemar (exact)","p_value":1.0,"regressed":1,"improved":1,'
-        '"statistic":0.0},'
+        '"interval":[-1.0,1.0],"test":"McNemar (exact)","p_value":1.0,"p_adjusted":1.0,'
+        '"regressed":1,"improved":1,"statistic":0.0},'
         '"score":{"a":0.6666666666666666,"b":0.6666666666666666,"difference":0.0,'
-        '"interval":[-1.0,1.0],"test":"paired bootstrap","p_value":1.0,"tasks":3},'
+        '"interval":[-1.0,1.0],"test":"sign-flip (exact)","p_value":1.0,"p_adjusted":1.0,"tasks":3},'
         '"needed_tasks":2091,'
         '"note":"3 tasks cannot show a change of 5% in pass rate (alpha 0.05, power 80%)"}\n'
     )

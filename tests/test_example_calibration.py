@@ -97,3 +97,23 @@ def test_docs_calibration_python_example_refuses_the_weak_judge(fake_llm, tmp_pa
     assert capsys.readouterr().out.startswith(
         "--require-calibration: below the bar: judge 'correct': kappa 0.50 ["
     )
+
+
+def test_docs_graded_example_prints_what_the_page_shows(bench_cli, fake_llm, tmp_path):
+    text = (ROOT / "docs" / "calibration.md").read_text()
+    section = text[text.index("### Graded scores") :]
+    (tmp_path / "suite.yaml").write_text(re.findall(r"```yaml\n(.*?)```", text, re.DOTALL)[0])
+    (tmp_path / "graded.jsonl").write_text(re.findall(r"```jsonl\n(.*?)```", section, re.DOTALL)[0])
+    command, shown = re.findall(r"```console\n(.*?)```", section, re.DOTALL)[0].split("\n", 1)
+    # The judge the page describes: a and b 1, c 0.5, d 0.
+    for words, score in (
+        ("Settings", 1.0),
+        ("30 days", 1.0),
+        ("cannot be cancelled", 0.5),
+        ("password", 0.0),
+    ):
+        verdict = judge_verdict(passed=score >= 0.5, score=score, reason="a plausible policy answer")
+        fake_llm.add(verdict, match=words)
+    result = bench_cli(*command.removeprefix("$ bench ").split())
+    assert result.exit_code == 0, result.output
+    assert result.stdout == shown

@@ -62,6 +62,27 @@ def test_the_calibration_page_shows_the_figures_and_hostile_text_as_text(page: A
     assert page.problems == []
 
 
+def test_the_calibration_page_shows_the_graded_agreement(page: Any, tmp_path: Path):
+    # The graded example of tests/test_calibrate.py: weighted kappa 19/31 and 71/83, alpha
+    # ordinal 905/1092 and interval 72/83, worked by hand there.
+    human = {"a": 1.0, "b": 0.75, "c": 0.5, "d": 0.25, "e": 0.0, "f": 0.25}
+    judge = {"a": 1.0, "b": 0.9, "c": 0.3, "d": 0.5, "e": 0.0, "f": 0.0}
+    items = [Item(t, human[t] >= 0.5, judge[t] >= 0.5, judge[t], human[t], "", "") for t in human]
+    calibration = JudgeCalibration("helpful", items, scale=[0.0, 0.25, 0.5, 0.75, 1.0])
+    path = tmp_path / "cal.html"
+    write_calibration(path, {"suite": "calib", "labels": "labels.jsonl", "judges": [calibration.as_dict()]})
+    page.goto(path.as_uri())
+    figures = dict(row.inner_text().split("\t", 1) for row in page.query_selector_all("table.figures tr"))
+    assert figures["weighted kappa, linear"].startswith("0.613 [")
+    assert figures["weighted kappa, quadratic"].startswith("0.855 [")
+    assert figures["Krippendorff's alpha, ordinal"].startswith("0.829 [")
+    assert figures["Krippendorff's alpha, interval"].startswith("0.867 [")
+    assert page.locator("p.scale").inner_text() == (
+        "weighted kappa and alpha: judge against humans on the humans' scale (0, 0.25, 0.5, 0.75, 1), 6 tasks"
+    )
+    assert page.problems == []
+
+
 class _PrefersLonger:
     """A ranker that prefers the longer response, wherever it is shown."""
 

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import math
+import random
 import statistics
 from fractions import Fraction
 
 import pytest
 
+from bench.scoring.sign_flip import sign_flip
 from bench.scoring.stats import (
     binomial_two_sided,
     bootstrap_ci,
+    holm,
     mcnemar,
     mcnemar_sample_size,
     min_p_value,
@@ -180,3 +183,86 @@ def test_statistics_do_not_depend_on_the_order_tasks_finished_in():
     assert list(forward["per_task"]) == sorted(forward["per_task"])
     values = [0.1, 0.9, 0.4, 0.4, 1.0, 0.0, 0.7]
     assert bootstrap_ci(values) == bootstrap_ci(sorted(values, reverse=True))
+
+
+def test_holm_matches_the_worked_example():
+    # Holm-Bonferroni method (Wikipedia's example; R's p.adjust(..., "holm") gives the same):
+    # 0.005 x 4 = 0.02, 0.01 x 3 = 0.03, 0.03 x 2 = 0.06, 0.04 x 1 stays at the 0.06 before it.
+    assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert holm([0.2]) == [0.2]
+    assert holm([0.6, 0.7]) == [1.0, 1.0]
+
+
+def sign_flip_by_definition(diffs: list[float]) -> float:
+    """Every one of the 2**n sign assignments of the non-zero differences, counted."""
+    changed = [abs(d) for d in diffs if d]
+    observed = abs(sum(diffs))
+    far = sum(
+        abs(sum(m if signs >> i & 1 else -m for i, m in enumerate(changed))) >= observed - 1e-9
+        for signs in range(2 ** len(changed))
+    )
+    return far / 2 ** len(changed)
+
+
+@pytest.mark.parametrize(
+    "levels",
+    [
+        [0.0, 1.0],  # verdicts: McNemar
+        [0.0, 0.25, 0.5, 0.75, 1.0],  # a five-level scale: the lattice count
+        [0.0, 1 / 3, 2 / 3, 1.0],  # pass rates over three repeats, in floats
+        None,  # any scores: every assignment, or above 16 the Monte Carlo
+    ],
+)
+def test_sign_flip_counts_what_its_definition_counts(levels):
+    rng = random.Random(7)
+    for n in (1, 2, 5, 9, 12):
+        for _ in range(20):
+            draw = (lambda: rng.choice(levels)) if levels else rng.random
+            a, b = [draw() for _ in range(n)], [draw() for _ in range(n)]
+            result = sign_flip(a, b)
+            expected = sign_flip_by_definition([y - x for x, y in zip(a, b, strict=True)])
+            assert result.p_value == pytest.approx(expected, abs=1e-12), (a, b)
+            assert result.method == "exact"
+
+
+def test_sign_flip_of_verdicts_is_mcnemars_exact_test():
+    a = [1.0] * 30 + [0.0] * 20
+    b = [0.0] * 9 + [1.0] * 21 + [1.0] * 3 + [0.0] * 17
+    assert sign_flip(a, b).p_value == mcnemar(9, 3).p_value == pytest.approx(2 * 299 / 4096)
+
+
+def test_sign_flip_on_a_scale_counts_exactly_at_any_size():
+    rng = random.Random(3)
+    a = [rng.choice([0, 1, 2, 3, 4]) / 4 for _ in range(300)]
+    b = [min(1.0, x + rng.choice([-0.25, 0, 0.25, 0.5])) for x in a]
+    steps = [round(4 * (y - x)) for x, y in zip(a, b, strict=True) if y != x]
+    # The reference: the distribution of the signed sum, one difference at a time, in integers.
+    counts = {0: 1}
+    for s in steps:
+        nxt: dict[int, int] = {}
+        for total, ways in counts.items():
+            for signed in (abs(s), -abs(s)):
+                nxt[total + signed] = nxt.get(total + signed, 0) + ways
+        counts = nxt
+    observed = abs(sum(steps))
+    expected = Fraction(sum(w for t, w in counts.items() if abs(t) >= observed), 2 ** len(steps))
+    result = sign_flip(a, b)
+    assert result.method == "exact"
+    assert result.p_value == pytest.approx(float(expected), rel=1e-12)
+    assert result.p_value < 1e-4  # deep in the tail, where a rounding error would show
+
+
+def test_sign_flip_monte_carlo_is_seeded_and_near_the_exact_p_value(monkeypatch):
+    from bench.scoring import sign_flip as module
+
+    rng = random.Random(11)
+    a = [rng.random() for _ in range(14)]
+    b = [x + rng.gauss(0.1, 0.3) for x in a]
+    exact = sign_flip(a, b)
+    monkeypatch.setattr(module, "ENUMERATION_LIMIT", 0)
+    drawn = sign_flip(a, b)
+    assert drawn == sign_flip(a, b)  # the same draws every time
+    assert (exact.method, drawn.method) == ("exact", "Monte Carlo")
+    # 10,000 draws: the standard error of a p-value near 0.03 is under 0.002.
+    assert drawn.p_value == pytest.approx(exact.p_value, abs=0.006)
+    assert 0.005 < exact.p_value < 0.1

@@ -1,17 +1,21 @@
 """Calibrating judges against human labels: each judge evaluator of a suite run on the labelled
 responses through the normal evaluation path (so the LLM cache is reused), then compared with the
-people: kappa, confusion matrix, precision/recall of "pass", the best score threshold, each with a
-seeded bootstrap interval, the disagreements, and the raters' own agreement as the ceiling.
+people: kappa, confusion matrix, precision/recall of "pass", the best score threshold, Spearman's
+rho and, when the people's scores are graded, weighted kappa and Krippendorff's alpha on their
+scale, each with a seeded bootstrap interval, the disagreements, and the raters' own agreement
+as the ceiling.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from bench.errors import ConfigError
 from bench.evaluator import Sample
@@ -47,6 +51,8 @@ class JudgeCalibration:
     items: list[Item]
     errors: dict[str, str] = field(default_factory=dict)
     ceiling: float | None = None
+    #: The people's scale, when their scores are graded (``human_scale``).
+    scale: list[float] = field(default_factory=list)
 
     def kappa(self) -> Interval:
         return ag.bootstrap(self.items, _kappa)
@@ -65,6 +71,8 @@ class JudgeCalibration:
             both = [i for i in scored if i.human_score is not None]
             if len(both) >= 2:
                 out["spearman"] = ag.bootstrap(both, _spearman).as_dict()
+            if len(both) >= 2 and self.scale:
+                out["graded"] = graded(both, self.scale)
         if self.ceiling is not None:
             out["inter_rater_alpha"] = self.ceiling
         out["disagreements"] = [
@@ -101,6 +109,56 @@ def _threshold(items: Sequence[Item]) -> float:
 
 def _spearman(items: Sequence[Item]) -> float:
     return ag.spearman([i.human_score or 0.0 for i in items], [i.score or 0.0 for i in items])
+
+
+#: The finest step a scale of the people's scores is read in (0.01).
+MAX_STEPS = 100
+
+
+def human_scale(scores: Iterable[float]) -> list[float]:
+    """The people's scale when their scores are graded (more than two distinct), else empty:
+    0 to 1 in the step every score is a whole multiple of (quarters for 0, .25, .5, .75 and 1;
+    ninths for ``bench label``'s digits), so that a level nobody used still counts in a
+    distance, or, when there is no such step of 0.01 or more, the distinct scores."""
+    distinct = sorted(set(scores))
+    if len(distinct) <= 2:
+        return []
+    fractions = [Fraction(s).limit_denominator(MAX_STEPS) for s in distinct]
+    steps = math.lcm(*(f.denominator for f in fractions))
+    on_grid = all(math.isclose(float(f), s, abs_tol=1e-9) for f, s in zip(fractions, distinct, strict=True))
+    return [k / steps for k in range(steps + 1)] if on_grid and steps <= MAX_STEPS else distinct
+
+
+def nearest(value: float, scale: Sequence[float]) -> float:
+    """The level of ``scale`` closest to ``value`` (the lower one of two as close)."""
+    return min(scale, key=lambda level: (abs(level - value), level))
+
+
+def graded(items: Sequence[Item], scale: list[float]) -> dict[str, Any]:
+    """Agreement of the judge's scores with the people's on the people's ordered scale (each
+    score at its nearest level): weighted Cohen's kappa, linear and quadratic, and
+    Krippendorff's alpha, ordinal and interval, each with its bootstrap interval."""
+
+    def pairs(chosen: Sequence[Item]) -> tuple[list[float], list[float]]:
+        human = [nearest(i.human_score or 0.0, scale) for i in chosen]
+        return human, [nearest(i.score or 0.0, scale) for i in chosen]
+
+    def kappa(weights: Literal["linear", "quadratic"]) -> Callable[[Sequence[Item]], float]:
+        return lambda chosen: ag.cohen_kappa(*pairs(chosen), weights, scale)
+
+    def alpha(metric: ag.Metric) -> Callable[[Sequence[Item]], float]:
+        return lambda chosen: ag.krippendorff_alpha(
+            [list(unit) for unit in zip(*pairs(chosen), strict=True)], metric
+        )
+
+    return {
+        "scale": scale,
+        "tasks": len(items),
+        "kappa_linear": ag.bootstrap(items, kappa("linear")).as_dict(),
+        "kappa_quadratic": ag.bootstrap(items, kappa("quadratic")).as_dict(),
+        "alpha_ordinal": ag.bootstrap(items, alpha("ordinal")).as_dict(),
+        "alpha_interval": ag.bootstrap(items, alpha("interval")).as_dict(),
+    }
 
 
 def judges(plan: Plan) -> dict[str, BoundEvaluator]:
@@ -175,8 +233,12 @@ async def calibrate(
             if bound.name in chosen:
                 jobs.append(_judge(results[bound.name], bound, planned.task, response, labels, llm))
     await asyncio.gather(*jobs)
+    scale = human_scale(
+        label.score for labels in grouped.values() for label in labels if label.score is not None
+    )
     for result in results.values():
         result.ceiling = ceiling
+        result.scale = scale
         result.items.sort(key=lambda i: i.task)
     return list(results.values())
 

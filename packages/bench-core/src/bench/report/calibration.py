@@ -17,6 +17,23 @@ def kappa_text(summary: dict[str, Any]) -> str:
     return f"kappa {_interval(summary['kappa'])}"
 
 
+def graded_lines(graded: dict[str, Any]) -> list[str]:
+    """The judge's scores against the people's on their scale: weighted kappa and alpha."""
+    levels = graded["scale"]
+    scale = (
+        ", ".join(f"{level:.3g}" for level in levels)
+        if len(levels) <= 11
+        else f"{len(levels)} levels, {levels[0]:.3g} to {levels[-1]:.3g}"
+    )
+    return [
+        f"  on the humans' scale ({scale}), {graded['tasks']} tasks:",
+        f"    weighted kappa linear {_interval(graded['kappa_linear'])}, "
+        f"quadratic {_interval(graded['kappa_quadratic'])}",
+        f"    Krippendorff's alpha ordinal {_interval(graded['alpha_ordinal'])}, "
+        f"interval {_interval(graded['alpha_interval'])}",
+    ]
+
+
 def render(summaries: list[dict[str, Any]]) -> str:
     """The console text of ``bench calibrate`` (untrusted text kept on one line each)."""
     lines: list[str] = []
@@ -36,6 +53,8 @@ def render(summaries: list[dict[str, Any]]) -> str:
                 lines.append(f"  best score threshold {_interval(s['threshold'])}")
             if "spearman" in s:
                 lines.append(f"  spearman {_interval(s['spearman'])}")
+            if "graded" in s:
+                lines.extend(graded_lines(s["graded"]))
         if "inter_rater_alpha" in s:
             lines.append(
                 f"  raters' own agreement (Krippendorff's alpha, the ceiling): {s['inter_rater_alpha']:.2f}"

@@ -1,8 +1,10 @@
 """``bench compare A B``: is B's difference from A real?
 
-Tasks are matched by id. Pass/fail is compared with McNemar's exact test on the tasks whose
-verdict changed (one run per task), or, with repeats, with a paired bootstrap over tasks (each
-task a cluster of its runs); mean scores with a paired bootstrap. The verdict is one of:
+Tasks are matched by id and each task is one pair (with repeats, its runs averaged first: runs of
+one task are not independent). The verdict comes from exact paired tests: pass/fail with
+McNemar's exact test on the tasks whose verdict changed (with repeats, the sign-flip test of the
+per-task pass rates), mean scores with the sign-flip test, the two held to ``alpha`` together by
+Holm's adjustment. Each difference comes with a percentile bootstrap interval. The verdict:
 
 ``regression``            B is significantly worse (exit 1)
 ``improvement``           B is significantly better and nowhere significantly worse (exit 0)
@@ -22,7 +24,16 @@ from typing import Any
 
 from bench.errors import StoreError
 from bench.results import FINISHED_STATUSES
-from bench.scoring.stats import Z, mcnemar, mcnemar_sample_size, paired_bootstrap, z_value
+from bench.scoring.sign_flip import sign_flip
+from bench.scoring.stats import (
+    McNemar,
+    Z,
+    holm,
+    mcnemar,
+    mcnemar_sample_size,
+    paired_bootstrap,
+    z_value,
+)
 from bench.scoring.target_stats import target_label
 from bench.store import LATEST, read_latest_results, resolve_run
 
@@ -159,10 +170,78 @@ def _rate(flags: list[bool]) -> float:
     return sum(flags) / len(flags)
 
 
+@dataclass(frozen=True)
+class PairedTest:
+    """One exact paired test of B against A: its name, the sign of the change it saw, its
+    p-value, and that p-value adjusted for the other test the verdict rests on (Holm)."""
+
+    name: str
+    difference: float
+    p_value: float
+    p_adjusted: float
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The verdict's evidence: ``regression``, ``improvement`` or None (no significant change),
+    from the pass-rate test and, when the scores tell something the verdicts do not, the score test."""
+
+    verdict: str | None
+    rate: PairedTest
+    score: PairedTest | None
+    mcnemar: McNemar | None
+
+
+def decide(
+    rate_a: list[float],
+    rate_b: list[float],
+    repeated: bool,
+    score_a: list[float] | None = None,
+    score_b: list[float] | None = None,
+    alpha: float = 0.05,
+) -> Decision:
+    """Test B against A with exact paired tests, one pair per task, and decide.
+
+    Pass/fail: McNemar's exact test on the changed verdicts; with repeats, the exact sign-flip
+    test of the per-task pass rates (a task's runs are one cluster). Scores (per-task means):
+    the sign-flip test. When both tests count, Holm's adjustment keeps the chance of a false
+    verdict at ``alpha``; scores that changed exactly as the verdicts did are the same test.
+    """
+    if repeated:
+        flip = sign_flip(rate_a, rate_b)
+        rate_name = f"sign-flip over tasks ({flip.method}; repeats averaged per task)"
+        rate_p, rate_mean, exact = flip.p_value, flip.mean, None
+    else:
+        down = sum(y < x for x, y in zip(rate_a, rate_b, strict=True))
+        up = sum(y > x for x, y in zip(rate_a, rate_b, strict=True))
+        exact = mcnemar(down, up)
+        rate_name, rate_p, rate_mean = "McNemar (exact)", exact.p_value, (up - down) / len(rate_a)
+    tests = [(rate_name, rate_mean, rate_p)]
+    same = False
+    if score_a is not None and score_b is not None:
+        score = sign_flip(score_a, score_b)
+        tests.append((f"sign-flip ({score.method})", score.mean, score.p_value))
+        same = len(score_a) == len(rate_a) and all(
+            math.isclose(sb - sa, rb - ra, abs_tol=1e-12)
+            for sa, sb, ra, rb in zip(score_a, score_b, rate_a, rate_b, strict=True)
+        )
+    # The same test twice (its p-values equal) is one test: nothing to adjust for.
+    adjusted = [p for _, _, p in tests] if same else holm([p for _, _, p in tests])
+    results = [PairedTest(n, d, p, a) for (n, d, p), a in zip(tests, adjusted, strict=True)]
+    significant = [t.difference for t in results if t.p_adjusted < alpha]
+    verdict = (
+        "regression" if any(d < 0 for d in significant)
+        else "improvement" if any(d > 0 for d in significant)
+        else None
+    )  # fmt: skip
+    return Decision(verdict, results[0], results[1] if len(results) > 1 else None, exact)
+
+
 def compare_runs(
     a: RunResults, b: RunResults, *, alpha: float = 0.05, min_effect: float = 0.05, power: float = 0.8
 ) -> Comparison:
-    """Compare B against A, task by task."""
+    """Compare B against A, task by task: the verdict from ``decide``, each difference with its
+    percentile bootstrap interval over tasks."""
     tasks = sorted(set(a.passes) & set(b.passes))
     only_a = sorted(set(a.passes) - set(b.passes))
     only_b = sorted(set(b.passes) - set(a.passes))
@@ -176,54 +255,45 @@ def compare_runs(
             {"a": None, "b": None}, None, None, "fewer than 2 tasks in common",
         )  # fmt: skip
     repeated = any(len(a.passes[t]) > 1 or len(b.passes[t]) > 1 for t in tasks)
+    scored = [t for t in tasks if a.scores.get(t) and b.scores.get(t)]
+    mean_a = [sum(a.scores[t]) / len(a.scores[t]) for t in scored]
+    mean_b = [sum(b.scores[t]) / len(b.scores[t]) for t in scored]
+    has_scores = len(scored) >= 2
+    decision = decide(
+        rate_a, rate_b, repeated, mean_a if has_scores else None, mean_b if has_scores else None, alpha
+    )
     diff = paired_bootstrap(rate_a, rate_b, confidence=1 - alpha)
     pass_rate: dict[str, Any] = {
         "a": sum(rate_a) / len(tasks),
         "b": sum(rate_b) / len(tasks),
         "difference": diff.mean,
         "interval": [diff.low, diff.high],
+        "test": decision.rate.name,
+        "p_value": decision.rate.p_value,
+        "p_adjusted": decision.rate.p_adjusted,
     }
-    if repeated:
-        pass_rate.update(test="paired bootstrap over tasks (clusters of repeats)", p_value=diff.p_value)
-        p_rate = diff.p_value
-    else:
-        test = mcnemar(len(regressions), len(improvements))
+    if decision.mcnemar is not None:
         pass_rate.update(
-            test="McNemar (exact)",
-            p_value=test.p_value,
-            regressed=test.b,
-            improved=test.c,
-            statistic=test.statistic,
+            regressed=decision.mcnemar.b,
+            improved=decision.mcnemar.c,
+            statistic=decision.mcnemar.statistic,
         )
-        p_rate = test.p_value
     score: dict[str, Any] | None = None
-    scored = [t for t in tasks if a.scores.get(t) and b.scores.get(t)]
-    p_score = 1.0
-    if len(scored) >= 2:
-        mean_a = [sum(a.scores[t]) / len(a.scores[t]) for t in scored]
-        mean_b = [sum(b.scores[t]) / len(b.scores[t]) for t in scored]
+    if decision.score is not None:
         sdiff = paired_bootstrap(mean_a, mean_b, confidence=1 - alpha)
-        p_score = sdiff.p_value
         score = {
             "a": sum(mean_a) / len(scored),
             "b": sum(mean_b) / len(scored),
             "difference": sdiff.mean,
             "interval": [sdiff.low, sdiff.high],
-            "test": "paired bootstrap",
-            "p_value": sdiff.p_value,
+            "test": decision.score.name,
+            "p_value": decision.score.p_value,
+            "p_adjusted": decision.score.p_adjusted,
             "tasks": len(scored),
         }
-    worse = (p_rate < alpha and pass_rate["difference"] < 0) or (
-        score is not None and p_score < alpha and score["difference"] < 0
-    )
-    better = (p_rate < alpha and pass_rate["difference"] > 0) or (
-        score is not None and p_score < alpha and score["difference"] > 0
-    )
     common = (len(tasks), only_a, only_b, regressions, improvements, pass_rate, score)
-    if worse:
-        return Comparison("regression", *common)
-    if better:
-        return Comparison("improvement", *common)
+    if decision.verdict is not None:
+        return Comparison(decision.verdict, *common)
     needed = _needed_tasks(rate_a, rate_b, repeated, alpha, min_effect, power)
     if needed is None or needed > len(tasks):
         note = (

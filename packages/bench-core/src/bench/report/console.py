@@ -366,6 +366,14 @@ def targets_table(rows: list[dict[str, Any]]) -> Table:
     return table
 
 
+def _p_text(test: dict[str, Any]) -> str:
+    """``p = 0.03125``, and the Holm-adjusted p-value the verdict used when it differs."""
+    text = f"p = {test['p_value']:.4g}"
+    if test["p_adjusted"] != test["p_value"]:
+        text += f" (Holm-adjusted {test['p_adjusted']:.4g})"
+    return text
+
+
 def print_comparison(result: Comparison, alpha: float) -> None:
     """What ``bench compare`` shows."""
     rate = result.pass_rate
@@ -380,7 +388,7 @@ def print_comparison(result: Comparison, alpha: float) -> None:
         stdout.print(
             Text(
                 f"pass rate {rate['a']:.1%} -> {rate['b']:.1%}: {rate['difference']:+.1%} "
-                f"[{low:+.1%}, {high:+.1%}], {rate['test']}, p = {rate['p_value']:.4g}"
+                f"[{low:+.1%}, {high:+.1%}], {rate['test']}, {_p_text(rate)}"
             )
         )
     if result.score is not None:
@@ -388,8 +396,7 @@ def print_comparison(result: Comparison, alpha: float) -> None:
         stdout.print(
             Text(
                 f"mean score {s['a']:.3f} -> {s['b']:.3f}: {s['difference']:+.3f} "
-                f"[{s['interval'][0]:+.3f}, {s['interval'][1]:+.3f}], "
-                f"paired bootstrap, p = {s['p_value']:.4g}"
+                f"[{s['interval'][0]:+.3f}, {s['interval'][1]:+.3f}], {s['test']}, {_p_text(s)}"
             )
         )
     for label, tasks, style in (

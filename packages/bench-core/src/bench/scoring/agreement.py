@@ -27,19 +27,27 @@ Metric = Literal["nominal", "ordinal", "interval", "ratio"]
 
 
 def cohen_kappa(
-    a: Sequence[Hashable], b: Sequence[Hashable], weights: Literal["linear", "quadratic"] | None = None
+    a: Sequence[Hashable],
+    b: Sequence[Hashable],
+    weights: Literal["linear", "quadratic"] | None = None,
+    categories: Sequence[Hashable] | None = None,
 ) -> float:
     """Cohen's kappa of two raters' labels (paired by position).
 
     With ``weights`` the labels must be ordered (numbers, or anything sortable): disagreements
-    cost their distance in rank (linear) or its square (quadratic). 1.0 when both raters used one
-    and the same category throughout (no disagreement is possible, and none happened).
+    cost their distance in rank (linear) or its square (quadratic), over ``categories`` (the
+    whole scale, in order, when some of its levels may go unused; else the labels seen). 1.0 when
+    both raters used one and the same category throughout (no disagreement is possible, and none
+    happened).
     """
     if len(a) != len(b):
         raise ValueError("the raters labelled different numbers of items")
     if not a:
         raise ValueError("no items")
-    categories = sorted(set(a) | set(b), key=_order_key)
+    if categories is None:
+        categories = sorted(set(a) | set(b), key=_order_key)
+    elif not set(a) | set(b) <= set(categories):
+        raise ValueError("a label is not one of the categories")
     index = {c: i for i, c in enumerate(categories)}
     k, n = len(categories), len(a)
 

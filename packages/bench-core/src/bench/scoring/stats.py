@@ -9,6 +9,7 @@
   two-sided binomial p-value (to float precision, linear in the pairs) and the chi-square statistic.
 - ``paired_bootstrap``: a percentile interval and p-value for a mean paired difference.
 - ``mcnemar_sample_size``: pairs needed to detect a difference in rates (Connor 1987).
+- ``holm``: Holm's (1979) step-down adjustment of several tests' p-values.
 """
 
 from __future__ import annotations
@@ -216,6 +217,19 @@ def mcnemar_sample_size(
     z_a, z_b = z_value(1 - alpha), Z.inv_cdf(power)
     n = (z_a * math.sqrt(psi) + z_b * math.sqrt(psi - delta * delta)) ** 2 / (delta * delta)
     return math.ceil(n)
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values, in the order given: the i-th smallest of m is multiplied
+    by ``m - i`` (from i = 0), and none is smaller than the one before it. Rejecting those below
+    ``alpha`` keeps the chance of any false rejection at ``alpha`` however the tests depend."""
+    m = len(p_values)
+    adjusted = [0.0] * m
+    running = 0.0
+    for rank, i in enumerate(sorted(range(m), key=lambda i: p_values[i])):
+        running = max(running, min(1.0, (m - rank) * p_values[i]))
+        adjusted[i] = running
+    return adjusted
 
 
 def variance(values: Sequence[float]) -> float:

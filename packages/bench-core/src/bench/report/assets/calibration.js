@@ -22,8 +22,11 @@
     var section = el("section", { cls: "judge", "data-judge": s.judge });
     section.appendChild(el("h2", { text: "judge " + s.judge }));
     section.appendChild(el("p", { cls: "muted", text: s.labelled + " labelled tasks" + (s.kappa ? "" : ": no labelled task judged") }));
+    var g = s.graded || {};
     var rows = [["kappa", s.kappa], ["precision of pass", s.pass_precision], ["recall of pass", s.pass_recall],
-      ["spearman", s.spearman], ["best score threshold", s.threshold]];
+      ["spearman", s.spearman], ["best score threshold", s.threshold],
+      ["weighted kappa, linear", g.kappa_linear], ["weighted kappa, quadratic", g.kappa_quadratic],
+      ["Krippendorff's alpha, ordinal", g.alpha_ordinal], ["Krippendorff's alpha, interval", g.alpha_interval]];
     var figures = el("table", { cls: "figures" });
     rows.forEach(function (r) {
       if (r[1]) figures.appendChild(el("tr", {}, el("th", { text: r[0] }), el("td", { text: interval(r[1]) })));
@@ -34,6 +37,13 @@
     }
     if (s.kappa) section.appendChild(agreementBar(s.kappa));
     section.appendChild(figures);
+    if (s.graded) {
+      // As the console shows it: three significant digits, and a long scale by its ends.
+      var levels = s.graded.scale.map(function (x) { return String(Number(x.toPrecision(3))); });
+      var scale = levels.length <= 11 ? levels.join(", ") : levels.length + " levels, " + levels[0] + " to " + levels[levels.length - 1];
+      section.appendChild(el("p", { cls: "muted scale", text: "weighted kappa and alpha: judge against humans on the humans' scale (" +
+        scale + "), " + s.graded.tasks + " tasks" }));
+    }
     if (s.confusion) {
       var c = s.confusion;
       section.appendChild(el("h3", { text: "Confusion matrix (rows: humans, columns: judge)" }));
