@@ -43,7 +43,7 @@ PACKAGES = CORE + [
     arg for name in PACKAGE_NAMES[1:] if name not in OWN_SESSION for arg in ("-e", f"packages/{name}")
 ]
 #: The similarity evaluator needs torch; a CPU build of torch 2.13.0 lies on this machine's disk for
-#: Python 3.11 only, and pip (not uv) finds it. Elsewhere the similarity tests are skipped.
+#: Python 3.11 only, in the folder PIP_FIND_LINKS names. Elsewhere the similarity tests are skipped.
 SIMILARITY_PYTHON = "3.11"
 SIMILARITY_PACKAGE = "bench-nlp-metrics"
 SIMILARITY = ["torch==2.13.0", "-e", f"packages/{SIMILARITY_PACKAGE}[similarity]"]
@@ -97,7 +97,16 @@ def _install(session: nox.Session, *args: str) -> None:
 
 
 def _install_similarity(session: nox.Session) -> None:
-    """torch's CPU build and sentence-transformers, with pip (uv does not find torch's file here)."""
+    """torch's CPU build and sentence-transformers.
+
+    The CPU build lies in the folder pip's configuration names (PIP_FIND_LINKS); uv is told of it
+    and then links it from its cache in seconds, where pip unpacks 1.4 GB again in every session.
+    Without such a folder pip installs it, as configured on the machine.
+    """
+    links = os.environ.get("PIP_FIND_LINKS", "").split()
+    if session.venv_backend == "uv" and links:
+        _install(session, *[arg for link in links for arg in ("--find-links", link)], *SIMILARITY)
+        return
     lock = [] if os.environ.get(_UNLOCKED) else ["-c", LOCK]
     session.run("python", "-m", "pip", "install", "--quiet", *lock, *SIMILARITY)
 
