@@ -79,8 +79,8 @@ def test_a_schema_key_in_a_suite_is_accepted(bench_cli, suite_file, validator):
     assert list(validator.iter_errors(load_yaml(path).data)) == []
 
 
-@pytest.mark.parametrize("example", ["quickstart", "echo"])
-def test_init_writes_a_suite_that_runs(bench_cli, tmp_path, example):
+@pytest.mark.parametrize(("example", "tasks"), [("quickstart", 3), ("echo", 2)])
+def test_init_writes_a_suite_that_runs(bench_cli, tmp_path, example, tasks):
     result = bench_cli("init", "--example", example)
     assert result.exit_code == 0, result.output
     suite = tmp_path / "suite.yaml"
@@ -88,7 +88,7 @@ def test_init_writes_a_suite_that_runs(bench_cli, tmp_path, example):
     assert json.loads((tmp_path / "bench.schema.json").read_text())["title"] == "bench suite"
     ran = bench_cli("run", "suite.yaml", "-q")
     assert ran.exit_code == 0, ran.output
-    assert "2 tasks: 2 passed, 0 failed, 0 errors" in ran.stdout
+    assert f"{tasks} tasks: {tasks} passed, 0 failed, 0 errors" in ran.stdout
 
 
 def test_init_never_overwrites(bench_cli, tmp_path):
@@ -98,6 +98,17 @@ def test_init_never_overwrites(bench_cli, tmp_path):
     assert result.stderr == "error: suite.yaml already exists; bench init never overwrites a file\n"
     assert (tmp_path / "suite.yaml").read_text() == "mine"
     assert not (tmp_path / "assistant.py").exists()
+
+
+def test_init_writes_nothing_when_a_file_it_would_write_exists(bench_cli, tmp_path):
+    (tmp_path / "evaluators").mkdir()
+    (tmp_path / "evaluators" / "polite.yaml").write_text("mine")
+    result = bench_cli("init")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "error: evaluators/polite.yaml already exists; bench init never overwrites a file\n"
+    )
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["evaluators", "polite.yaml"]
 
 
 def test_init_keeps_an_existing_schema_file(bench_cli, tmp_path):

@@ -10,47 +10,49 @@ SCHEMA_FILE = "bench.schema.json"
 MODELINE = f"# yaml-language-server: $schema=./{SCHEMA_FILE}\n"
 
 _QUICKSTART_SUITE = """\
-name: quickstart
-description: A stand-in assistant (assistant.py) checked offline; no API key needed.
-
-target:
-  type: python
-  function: assistant:answer        # assistant.py next to this file
-
-defaults:
-  timeout: 5
-
-evaluators:
-  mentions_paris: {expected: "Paris"}
-
+name: capitals
+target: {type: python, function: "assistant:answer"}   # assistant.py; or command / echo / recorded
+defaults: {timeout: 30}
+evaluators:                                            # named, reusable
+  has_paris: {expected: "Paris"}
+  polite: {file: ./evaluators/polite.yaml}             # a youBencha-style definition file
 tasks:
-  - id: capital-of-france
+  - id: fr
     prompt: "What is the capital of {country}?"
     vars: {country: France}
-    evaluate: mentions_paris
-
-  - id: arithmetic
-    prompt: "What is 6 times 7?"
-    evaluate: {expected: 42}
+    evaluate: [has_paris, polite]                      # names, inline mappings, or both
+  - id: recorded
+    response: "The answer is 42."                      # a recorded response: no target is called
+    evaluate: {expected: 42}                           # found in "42" and "42.0", never in "420"
+  - id: slow
+    prompt: "Think forever."
+    timeout: 0.5                                       # the assistant hangs: the timeout is the check
+    evaluate: {expect_error: true, expected: "timed out"}
 """
 
 _QUICKSTART_TARGET = '''\
 """A stand-in for a real model: replace answer() with a call to yours."""
 
-from bench import Task
+import time
 
-ANSWERS = {
-    "capital of France": "The capital of France is Paris.",
-    "6 times 7": "6 times 7 is 42.",
-}
+from bench import Task
 
 
 def answer(task: Task) -> str:
-    for question, reply in ANSWERS.items():
-        if question in task.text:
-            return reply
+    if "forever" in task.text:
+        time.sleep(10)  # never answers in time: the suite's task `slow` checks its timeout
+    if "capital of France" in task.text:
+        return "Certainly: the capital of France is Paris."
     return "I don't know."
 '''
+
+_POLITE_DEFINITION = """\
+name: polite
+description: The answer opens politely.
+config:
+  type: expected
+  expected: {regex: "^(Sure|Certainly|Of course)"}
+"""
 
 _ECHO_SUITE = """\
 name: echo
@@ -72,9 +74,9 @@ tasks:
 #: Template name -> its one-line description and its files besides the suite.
 TEMPLATES: dict[str, tuple[str, str, dict[str, str]]] = {
     "quickstart": (
-        "a Python function as the target, checked with expected:",
+        "a Python function as the target, checked with expected: and a definition file",
         _QUICKSTART_SUITE,
-        {"assistant.py": _QUICKSTART_TARGET},
+        {"assistant.py": _QUICKSTART_TARGET, "evaluators/polite.yaml": _POLITE_DEFINITION},
     ),
     "echo": ("the echo target (no code at all), checked with expected: and a regex", _ECHO_SUITE, {}),
 }
@@ -99,5 +101,6 @@ def scaffold(path: Path, example: str, schema_text: str) -> list[Path]:
     if not (folder / SCHEMA_FILE).exists():
         files[folder / SCHEMA_FILE] = schema_text
     for target, text in files.items():
+        target.parent.mkdir(exist_ok=True)
         target.write_text(text, encoding="utf-8")
     return list(files)
