@@ -312,7 +312,11 @@ def run(
         ),
     ] = None,
 ) -> None:
-    """Run a suite: produce each task's response, evaluate it, record and report the results."""
+    """Run a suite: produce each task's response, evaluate it, record and report the results.
+
+    Exit codes: 0 all tasks passed, 1 some task failed, 2 invalid input (nothing run), 3 some task
+    could not be evaluated (or the run was stopped), 4 internal error, 130 interrupted.
+    """
     from bench.execution.session import run_plan
     from bench.report.console import ConsoleObserver, print_summary, print_threshold, summary_on_stderr
     from bench.report.formats import STDOUT
@@ -764,11 +768,12 @@ def compare(
     ``RUN:LABEL`` is one target of a run of several targets, so ``bench compare latest:gpt
     latest:claude`` compares two targets of one run (task ``ID[gpt]`` with ``ID[claude]``).
 
-    Exit 1 on a significant regression, 0 when there is none (or an improvement), 3 when the
-    runs have too few tasks to tell (the output says how many would be needed), with or without
-    ``--json``. With ``--judge``, a pairwise or n-wise judge compares the runs' responses to each
-    task (in every order, to cancel position bias) and the output ranks the runs: win rates with
-    intervals and a Bradley-Terry ranking (exit 0).
+    ``bench compare`` exits with its verdict: 0 no significant change or an improvement, 1 a
+    significant regression, 2 a run it cannot read, 3 insufficient evidence (too few tasks to tell;
+    the output says how many would be needed), with or without ``--json``. With ``--judge``, a
+    pairwise or n-wise judge compares the runs' responses to each task (in every order, to cancel
+    position bias) and the output ranks the runs: win rates with intervals and a Bradley-Terry
+    ranking (exit 0).
     """
     from bench import jsonio
 
