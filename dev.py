@@ -32,6 +32,19 @@ COMMANDS = {
     "latest": ["-s", "latest"],
     "lock": ["-s", "lock"],
 }
+#: What a command prints once nox has run it: what it showed and what to try next.
+AFTERWORDS = {
+    "demo": """
+That was examples/quickstart/suite.yaml, run offline against a stand-in assistant (assistant.py).
+Task wrong-answer fails on purpose, to show what a failure looks like (the assistant says Sydney
+is the capital of Australia): that is why bench run exited 1, and the demo worked.
+
+Next, from the repository root, with the demo's environment:
+  {bench} show latest    # the run again, in the terminal
+  {bench} view           # browse the runs in your web browser
+  {bench} run examples/quickstart/suite.yaml -o report.html   # one HTML page to open from disk
+More in examples/quickstart/README.md.""",
+}
 
 
 def main(argv: list[str]) -> int:
@@ -45,7 +58,12 @@ def main(argv: list[str]) -> int:
     if check.returncode != 0:
         subprocess.run([python, "-m", "pip", "install", "--quiet", *TOOL_PACKAGES], check=True)
     command = [str(python), "-m", "nox", "-f", str(ROOT / "noxfile.py"), *COMMANDS[argv[0]], *argv[1:]]
-    return subprocess.run(command, cwd=ROOT, check=False).returncode
+    returncode = subprocess.run(command, cwd=ROOT, check=False).returncode
+    if returncode == 0 and argv[0] in AFTERWORDS:
+        # nox keeps each session's environment in .nox/<session>; the demo's has bench.
+        bench = Path(".nox", argv[0], "Scripts" if os.name == "nt" else "bin", "bench")
+        print(AFTERWORDS[argv[0]].format(bench=bench))
+    return returncode
 
 
 if __name__ == "__main__":
