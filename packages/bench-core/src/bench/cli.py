@@ -945,7 +945,11 @@ def init(
         str, typer.Option("--example", help="The template: quickstart or echo.")
     ] = "quickstart",
 ) -> None:
-    """Write a runnable offline suite, its files and bench.schema.json (editors' completion)."""
+    """Write a runnable offline suite, its files and bench.schema.json (editors' completion).
+
+    quickstart is the README's tour: the suite, assistant.py (a stand-in model) and
+    evaluators/polite.yaml (a definition file). echo needs no file besides the suite.
+    """
     from bench.suite.scaffold import scaffold
     from bench.suite.schema import suite_schema
 
