@@ -15,7 +15,7 @@ import psutil
 import pytest
 
 from bench.errors import BenchError
-from bench.testing import run_suite
+from bench.testing import run_suite, write_suite
 from bench.testing.processes import processes_with
 
 # Behaviour that differs between Python versions: these run on every Python (noxfile.py).
@@ -331,6 +331,23 @@ def test_c22_blocking_sync_target_does_not_stall_other_tasks(suite_file, tmp_pat
     assert time.monotonic() - started < 5
     assert outcome.report.summary.passed == 5
     assert outcome.report.summary.errors == 1
+
+
+def test_c22_two_suites_with_an_assistant_py_each_call_their_own(tmp_path):
+    """One process, two suites, each with its own ``assistant.py`` (bench.run twice, a test
+    session): each suite's target is its own module, not the one imported first."""
+    answers = {}
+    for name in ("first", "second", "first"):
+        folder = tmp_path / name
+        folder.mkdir(exist_ok=True)
+        (folder / "assistant.py").write_text(f"def answer(task):\n    return {name!r}\n")
+        suite = write_suite(
+            folder,
+            "target: {type: python, function: 'assistant:answer'}\n"
+            "tasks:\n  - {id: t, prompt: hi, evaluate: {expected: hi}}\n",
+        )
+        answers.setdefault(name, []).append(_only(run_suite(suite))["response"])
+    assert answers == {"first": ["first", "first"], "second": ["second"]}
 
 
 def test_recorded_file_and_task_response_precedence(suite_file, tmp_path):

@@ -9,6 +9,7 @@ import inspect
 import sys
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError, field_validator
@@ -18,6 +19,8 @@ from bench.models import Response, Task
 from bench.target import Target, TargetConfig
 
 _FIELD = ("target", "function")
+#: Top-level module -> the suite folder this target imported it from (see _forget_another_suites).
+_SUITE_MODULES: dict[str, Path] = {}
 
 
 class PythonConfig(TargetConfig):
@@ -45,11 +48,13 @@ class PythonTarget(Target):
         config = self.config
         assert isinstance(config, PythonConfig)
         module_name, _, attr = config.function.partition(":")
-        folder = str(self.suite.folder.resolve())
-        if folder not in sys.path:
-            sys.path.insert(0, folder)
+        folder = self.suite.folder.resolve()
+        top = module_name.partition(".")[0]
+        _look_here_first(folder)
+        _forget_another_suites(top, folder)
         try:
             module = importlib.import_module(module_name)
+            _remember_if_from(top, folder)
         except Exception as exc:
             message = f"cannot import '{module_name}': {type(exc).__name__}: {exc}"
             raise ConfigError(message, file=self.suite.path, field=_FIELD) from None
@@ -72,6 +77,31 @@ class PythonTarget(Target):
         except Exception as exc:
             raise TargetError(f"{label} raised {type(exc).__name__}: {exc}") from None
         return _to_response(label, value)
+
+
+def _look_here_first(folder: Path) -> None:
+    """Put the suite's folder first on ``sys.path``, ahead of any other suite's."""
+    with contextlib.suppress(ValueError):
+        sys.path.remove(str(folder))
+    sys.path.insert(0, str(folder))
+
+
+def _forget_another_suites(top: str, folder: Path) -> None:
+    """Drop module ``top`` (and its submodules) when this target imported it from another
+    suite's folder: two suites' ``assistant.py`` in one process (``bench.run`` twice, a test
+    session) would otherwise both call the first one."""
+    imported_from = _SUITE_MODULES.get(top)
+    if imported_from is None or imported_from == folder:
+        return
+    for name in [name for name in sys.modules if name == top or name.startswith(f"{top}.")]:
+        del sys.modules[name]
+    del _SUITE_MODULES[top]
+
+
+def _remember_if_from(top: str, folder: Path) -> None:
+    origin = getattr(sys.modules.get(top), "__file__", None)
+    if origin is not None and Path(origin).resolve().is_relative_to(folder):
+        _SUITE_MODULES[top] = folder
 
 
 async def _in_daemon_thread(func: Callable[[Task], Any], task: Task) -> Any:
