@@ -157,7 +157,7 @@ def tests(session: nox.Session) -> None:
     if session.python == PACKAGE_PYTHON:
         paths, marks = ["tests"], "not browser"
     else:
-        paths, marks = ["tests", *own], f"{EVERY_PYTHON} and not browser"
+        paths, marks = ["tests", *own], f"{EVERY_PYTHON} and not scale and not browser"
     # Many tests wait on subprocesses, timeouts and the fake server: two workers halve the time.
     # The browser tests run once, in the browser session.
     session.run("pytest", "-n", "auto", "-m", marks, *(session.posargs or paths))

@@ -21,9 +21,6 @@ from bench import hookspecs
 from bench.plugins.registry import get_registry
 from bench.testing.distributions import hook_example, install
 
-# Behaviour that differs between Python versions: these run on every Python (noxfile.py).
-pytestmark = pytest.mark.every_python
-
 HOOKS = ("evaluators", "targets", "reporters", "suite_loaders", "executors")
 CLASH = '''
 from bench import Evaluator, Result, Sample, hookimpl

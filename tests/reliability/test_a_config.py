@@ -600,6 +600,7 @@ def _a17_listing_is_short(result, tasks_from):
     assert "... and 11,950 more tasks\n" in out
 
 
+@pytest.mark.scale  # a size or load test: once, on 3.11
 def test_a17_large_task_file_validates_in_bounded_memory_with_progress_and_a_short_listing(tmp_path):
     with open(tmp_path / "tasks.jsonl", "w", encoding="utf-8") as rows:
         for i in range(A17_TASKS):
@@ -614,6 +615,7 @@ def test_a17_large_task_file_validates_in_bounded_memory_with_progress_and_a_sho
     _a17_listing_is_short(result, "tasks.jsonl  │ 12000 │")
 
 
+@pytest.mark.scale  # a size or load test: once, on 3.11
 def test_a17_large_inline_task_list_is_streamed_in_bounded_memory(tmp_path):
     path = tmp_path / "suite.yaml"
     with open(path, "w", encoding="utf-8") as suite:

@@ -201,6 +201,7 @@ def _stop_within_2_s(proc: subprocess.Popen[str], sig: signal.Signals) -> str:
 N_BUSY = 20_000
 
 
+@pytest.mark.scale  # a size or load test: once, on 3.11
 @pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["sigint", "sigterm"])
 def test_n03_signal_stops_a_cpu_bound_20000_task_recorded_suite_within_2_s(tmp_path, sig):
@@ -224,6 +225,7 @@ def _words(seed: int, n: int) -> str:
     return " ".join(f"w{(i * seed) % 997}" for i in range(n))
 
 
+@pytest.mark.scale  # a size or load test: once, on 3.11
 @pytest.mark.slow
 def test_n06_sigint_stops_a_run_blocked_in_rouge_on_two_6000_word_texts_within_2_s(tmp_path):
     # ROUGE-L on two long texts is quadratic pure Python: seconds per task, off the event loop.
