@@ -5,7 +5,9 @@ Each test drives the ``bench`` CLI the way the sweep did and checks what the use
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -188,3 +190,169 @@ def test_n19_a_secret_with_a_trailing_newline_is_still_redacted():
     assert redact("key sk-abcdef1234567890 here") == "key [REDACTED:OPENAI_API_KEY] here"
     assert redact('{"tokens": 12345678}') == '{"tokens": 12345678}'  # numbers are left alone: JSON stays JSON
     assert redact("AUTHORIZATION: BEARER sk-zyxwvu98765") == "AUTHORIZATION: BEARER [REDACTED]"
+
+
+# N31, N32: a secret must leave no piece, in any form, in what bench writes or prints.
+PROJECT_KEY = "sk-proj-iK2ZWeqhFWCEPyYngFb51yBMWXaSCrUZoL8g5ubbbPIa84yRnBUbHoWC8FJowoRoWD8s7bA16J7PglOU"
+# A .env password with a backslash, both quote kinds and what HTML, XML, CSV and Markdown escape.
+ESCAPED_PASSWORD = "Kx9\\Qm'Lp\"Zr<Tw&Vy>Nb_Jc*Hd|Fg`Sa[Ue]"
+PIECE = 12
+
+
+def _forms(secret: str) -> set[str]:
+    """``secret`` as bench might write it: as is, quoted by ``repr`` or JSON (reasons), and each of
+    those as every report writes text (JSON, HTML, HTML's script JSON, XML, CSV, Markdown)."""
+    from xml.sax.saxutils import escape
+
+    from bench.report.html import escape_json
+
+    def inner_json(text: str, ascii_only: bool) -> str:
+        return json.dumps(text, ensure_ascii=ascii_only)[1:-1]
+
+    quoted = {secret, repr(secret + '"')[1:-2], repr(secret)[1:-1]}
+    quoted |= {inner_json(q, a) for q in quoted for a in (True, False)}
+    reports = [
+        lambda s: s,
+        lambda s: inner_json(s, True),
+        lambda s: inner_json(s, False),
+        lambda s: escape_json(inner_json(s, False)),
+        html.escape,
+        lambda s: html.escape(s, quote=False),
+        lambda s: escape(s, {'"': "&quot;", "\n": "&#10;"}),
+        lambda s: s.replace('"', '""'),
+        lambda s: re.sub(r"([\\`*_{}\[\]|~])", r"\\\1", html.escape(s, quote=False)),
+    ]
+    return {write(q) for q in quoted for write in reports}
+
+
+def _pieces_shown(text: str, *secrets: str) -> list[str]:
+    """Every 12-character piece of a form of a secret that ``text`` holds."""
+    return sorted(
+        {
+            form[i : i + PIECE]
+            for secret in secrets
+            for form in _forms(secret)
+            for i in range(len(form) - PIECE + 1)
+            if form[i : i + PIECE] in text
+        }
+    )
+
+
+def _everything_written(tmp_path: Path, *commands) -> str:
+    """The text of every file under ``tmp_path`` (the run folder and each report) and the output of
+    each command."""
+    files = [p for p in sorted(tmp_path.rglob("*")) if p.is_file() and p.suffix not in (".py", ".yaml")]
+    return "\n".join(
+        [p.read_text(encoding="utf-8", errors="replace") for p in files]
+        + [c.stdout + c.stderr for c in commands]
+    )
+
+
+def _run_every_report(bench_cli, path: Path):
+    return bench_cli(
+        "run", path, "-o", "out.json", "--junit", "junit.xml",
+        *("--report", "jsonl=out.jsonl", "--report", "csv=out.csv"),
+        *("--report", "html=out.html", "--report", "markdown=out.md"),
+    )  # fmt: skip
+
+
+def _viewer_data(tmp_path: Path, task: str) -> str:
+    from bench.report.view_data import RunsView
+
+    view = RunsView(tmp_path / ".bench" / "runs")
+    return json.dumps([view.run_page("latest", {}), view.task("latest", task)])
+
+
+def test_n31_no_piece_of_a_key_a_command_agent_prints_reaches_any_file_or_the_console(
+    bench_cli, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("OPENAI_API_KEY", PROJECT_KEY)
+    (tmp_path / "agent.py").write_text(
+        "import os\nprint('my key: ' + os.environ['OPENAI_API_KEY'] + ', then' + ' more words' * 9)\n"
+    )
+    checks = {
+        "exact": "{type: exact_match, value: '42'}",
+        "equals": "{type: equals, value: '42'}",
+        "regex": "{type: regex, value: '^42$'}",
+        "contains": "{type: contains, value: '42'}",
+        "starts": "{type: starts_with, value: 'The answer'}",
+        "number": "{type: numeric_match, value: 42}",
+    }
+    tasks = "".join(f"  - {{id: {name}, prompt: x, evaluate: {check}}}\n" for name, check in checks.items())
+    path = write_suite(
+        tmp_path, f"target: {{type: command, command: [{json.dumps(PY)}, agent.py]}}\ntasks:\n{tasks}"
+    )
+    outcome = _run_every_report(bench_cli, path)
+    assert outcome.exit_code == 3, outcome.output
+    shown = [bench_cli("show", "latest"), *(bench_cli("show", "latest", name) for name in checks)]
+    written = _everything_written(tmp_path, outcome, *shown) + _viewer_data(tmp_path, "exact")
+    assert _pieces_shown(written, PROJECT_KEY) == []
+    # The reasons quoted the response, cut, with the key redacted before the cut.
+    assert (
+        "got 'my key: [REDACTED:OPENAI_API_KEY], then ' … 'e words more words more words more words'"
+        in written
+    )
+
+
+def test_n32_a_secret_quoted_with_escapes_is_redacted_in_every_form_bench_writes(
+    bench_cli, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("DB_PASSWORD", ESCAPED_PASSWORD)
+    (tmp_path / "agent.py").write_text("import os\nprint('pw ' + os.environ['DB_PASSWORD'])\n")
+    checks = {
+        "exact": "{type: exact_match, value: '42'}",
+        "starts": "{type: starts_with, value: 'The answer'}",
+        "number": "{type: numeric_match, value: 42}",
+        "boolean": "{type: boolean_assert, value: true}",
+    }
+    tasks = "".join(f"  - {{id: {name}, prompt: x, evaluate: {check}}}\n" for name, check in checks.items())
+    path = write_suite(
+        tmp_path,
+        'name: "nightly ${DB_PASSWORD}"\n'
+        f"target: {{type: command, command: [{json.dumps(PY)}, agent.py]}}\ntasks:\n{tasks}",
+    )
+    outcome = _run_every_report(bench_cli, path)
+    assert outcome.exit_code == 3, outcome.output
+    shown = [bench_cli("show", "latest"), *(bench_cli("show", "latest", name) for name in checks)]
+    written = _everything_written(tmp_path, outcome, *shown) + _viewer_data(tmp_path, "exact")
+    assert _pieces_shown(written, ESCAPED_PASSWORD) == []
+    assert "got 'pw [REDACTED:DB_PASSWORD]'" in written
+
+
+SECRETS = {"DB_PASSWORD": ESCAPED_PASSWORD, "API_KEY": "pa\\ss-w0rd-Xq7", "APP_SECRET": "it's-a-s3cret-99"}
+
+
+@pytest.mark.parametrize(
+    "quote",
+    [
+        repr,
+        lambda s: repr(s + '"'),
+        json.dumps,
+        lambda s: json.dumps(repr(s)),
+        lambda s: json.dumps(json.dumps(s)),
+    ],
+    ids=["repr", "repr-with-double-quote", "json", "json-of-repr", "json-of-json"],
+)
+@pytest.mark.parametrize("name", SECRETS)
+def test_n32_the_redactor_knows_a_secret_as_repr_and_json_quote_it(quote, name):
+    from bench.redact import Redactor
+
+    secret = SECRETS[name]
+    redacted = Redactor(SECRETS)(quote(f"said {secret} twice: {secret}!"))
+    assert redacted.count(f"[REDACTED:{name}]") == 2
+    assert _pieces_shown(redacted, secret) == []
+
+
+def test_n31_excerpt_and_quoted_redact_before_they_cut_and_keep_a_marker_whole(monkeypatch):
+    from bench import excerpt, quoted, redact
+
+    monkeypatch.setattr(redact, "_current", redact.Redactor({"OPENAI_API_KEY": PROJECT_KEY}))
+    text = f"head {PROJECT_KEY} middle {PROJECT_KEY} tail"
+    assert excerpt(text, 12) == "head [REDACTED:OPENAI_API_KEY]…"
+    assert excerpt(text, 12, keep="end") == "…[REDACTED:OPENAI_API_KEY] tail"
+    assert (
+        excerpt(text, 80, ellipsis="...")
+        == "head [REDACTED:OPENAI_API_KEY] middle [REDACTED:OPENAI_API_KEY] tail"
+    )
+    assert quoted(text, 20) == "'head [REDACTED:OPENAI_API_KEY]' … '[REDACTED:OPENAI_API_KEY] tail'"
+    assert quoted("it's a\\b") == '"it\'s a\\\\b"'

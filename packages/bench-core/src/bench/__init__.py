@@ -78,6 +78,8 @@ if TYPE_CHECKING:
     from bench.models import ToolCall as ToolCall
     from bench.models import ToolMock as ToolMock
     from bench.models import Usage as Usage
+    from bench.redact import excerpt as excerpt
+    from bench.redact import quoted as quoted
     from bench.reporter import Reporter as Reporter
     from bench.results import RunReport as RunReport
     from bench.results import Summary as Summary
@@ -141,6 +143,8 @@ _EXPORTS = {
     "NoFiles": "bench.evidence",
     "as_text": "bench.evidence",
     "parse_reference": "bench.evidence",
+    "excerpt": "bench.redact",
+    "quoted": "bench.redact",
     "Reporter": "bench.reporter",
     "RunReport": "bench.results",
     "Summary": "bench.results",

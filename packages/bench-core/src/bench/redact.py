@@ -7,6 +7,11 @@ sends as a credential whatever its name (``api_key_env: LLM_AUTH``) become
 passwords in URLs become ``[REDACTED]``. Value replacement is plain ``str.replace`` and the
 patterns have no nested repetition, so redaction is linear in the text (RELIABILITY H11).
 
+A value is also known in the escaped forms that quoting it produces (``repr``, JSON, and each of
+those inside a JSON line: N14, N32). Text shown shortened goes through :func:`excerpt` or
+:func:`quoted`, which redact before they cut: a cut through a secret leaves a piece that no
+longer matches it (N13, N31).
+
 One redactor serves a whole command (:func:`current`): result lines, the manifest, reports,
 captured files, log records and, through :func:`redacting_output`, every byte printed on
 stdout and stderr (progress, summaries, warnings, tracebacks).
@@ -22,7 +27,7 @@ import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO
 
 _SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)", re.IGNORECASE)
 _BEARER = re.compile(r"(?i)\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}")
@@ -33,6 +38,23 @@ _QUERY = re.compile(
 _URL_PASSWORD = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@'\"]*:)[^/\s@'\"]+(@)")
 _API_KEY_ENV = re.compile(r"""\bapi_key_env["']?\s*:\s*["']?([A-Za-z_][A-Za-z0-9_]*)""")
 _MIN_LENGTH = 8
+_MARKER = re.compile(r"\[REDACTED(?::[^\]\s]+)?\]")
+_MARKER_SPAN = 256  # how far before a cut a marker that it would split may start
+ELLIPSIS = "…"
+
+
+def _forms(value: str) -> set[str]:
+    """``value`` as bench may write it: as is or between ``repr``'s quotes (either kind), each of
+    those in a JSON string (a JSON quote, a result line), and that again (a quote in a result line)."""
+
+    def in_json(forms: set[str]) -> set[str]:
+        return {
+            json.dumps(form, ensure_ascii=ascii_only)[1:-1] for form in forms for ascii_only in (True, False)
+        }
+
+    forms = {value, repr(value + '"')[1:-2], repr(value)[1:-1]}
+    forms |= in_json(forms)
+    return forms | in_json(forms)
 
 
 class Redactor:
@@ -48,16 +70,17 @@ class Redactor:
     def add(self, names: Iterable[str]) -> None:
         """Treat the values of these environment variables as secrets (names that are unset are ignored).
 
-        Each value is also known in the forms JSON writes it in (escaped quotes and backslashes,
-        ``\\uXXXX``), since result lines and the manifest are redacted as JSON text. Surrounding
-        whitespace (a secret read from a file ends in a newline) is not part of the secret.
+        Each value is also known in the forms quoting writes it in (escaped quotes and
+        backslashes, ``\\uXXXX``): result lines and the manifest are redacted as JSON text, and a
+        reason may quote a response with ``repr`` or JSON. Surrounding whitespace (a secret read
+        from a file ends in a newline) is not part of the secret.
         """
         changed = False
         for name in names:
             value = (self.environ.get(name) or "").strip()
             if len(value) < _MIN_LENGTH or value.isdigit():  # short or numeric: too likely ordinary
                 continue
-            for form in {value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]}:
+            for form in _forms(value):
                 if form not in self._known:
                     self._known[form] = name
                     changed = True
@@ -93,6 +116,50 @@ class Redactor:
         if isinstance(data, (list, tuple)):
             return [self.values(v) for v in data]
         return data
+
+
+def _cut(text: str, at: int, forward: bool) -> int:
+    """``at``, moved off a redaction marker it would split: to the marker's end when the text
+    before ``at`` is kept (``forward``), else to its start."""
+    for marker in _MARKER.finditer(text, max(0, at - _MARKER_SPAN)):
+        if marker.start() >= at:
+            break
+        if marker.end() > at:
+            return marker.end() if forward else marker.start()
+    return at
+
+
+def excerpt(text: str, limit: int, keep: Literal["start", "end"] = "start", ellipsis: str = ELLIPSIS) -> str:
+    """``text`` to show in at most about ``limit`` characters: redacted by this command's redactor,
+    then, when longer, cut to its start (or its ``end``) with ``ellipsis`` for what was left out.
+
+    Redacting first is the point: a cut through a secret leaves a piece that no longer matches it
+    (RELIABILITY N31). A ``[REDACTED:NAME]`` marker is kept whole, never cut through.
+    """
+    text = current()(text)
+    if len(text) <= limit:
+        return text
+    room = limit - len(ellipsis)
+    if keep == "end":
+        return ellipsis + text[_cut(text, len(text) - room, forward=False) :]
+    return text[: _cut(text, room, forward=True)] + ellipsis
+
+
+def quoted(text: str, limit: int = 80) -> str:
+    """``text`` quoted for a reason or an error: redacted, then ``repr``'d whole, or, when longer
+    than ``limit``, its first and last ``limit // 2`` characters each ``repr``'d around `` … ``.
+
+    The text is redacted before it is quoted and cut, so neither the escapes of ``repr`` nor the
+    cut can hide a secret from the redactor (RELIABILITY N31, N32).
+    """
+    text = current()(text)
+    if len(text) <= limit:
+        return repr(text)
+    half = limit // 2
+    head, tail = _cut(text, half, forward=True), _cut(text, len(text) - half, forward=False)
+    if head >= tail:  # one marker spans the middle
+        return repr(text)
+    return repr(text[:head]) + f" {ELLIPSIS} " + repr(text[tail:])
 
 
 _current: Redactor | None = None

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample, loads_strict, sandbox
+from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample, excerpt, loads_strict, sandbox
 
 TAIL = 2000
 
@@ -250,5 +250,5 @@ class CodeExecution(Evaluator[CodeConfig]):
         else:
             score = 1.0 if run.exit_code == 0 else 0.0
             tail = run.stderr.strip().splitlines()[-1:] if run.exit_code else []
-            reason = how + (f": {tail[0][:200]}" if tail else "")
+            reason = how + (f": {excerpt(tail[0], 200)}" if tail else "")
         return Result(score >= config.pass_threshold, score, reason, details)

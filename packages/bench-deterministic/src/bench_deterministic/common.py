@@ -46,11 +46,3 @@ def as_list(value: Any) -> list[Any]:
 def verdict(passed: bool, reason: str, **details: Any) -> Result:
     """A pass/fail result with score 1 or 0."""
     return Result(passed=passed, score=1.0 if passed else 0.0, reason=reason, details=details)
-
-
-def short(text: str, limit: int = 80) -> str:
-    """A value for a reason line: repr'd, cut in the middle when long."""
-    if len(text) <= limit:
-        return repr(text)
-    half = limit // 2
-    return repr(text[:half]) + " … " + repr(text[-half:])

@@ -23,8 +23,9 @@ from bench import (
     Sample,
     list_inside,
     loads_strict,
+    quoted,
 )
-from bench_deterministic.common import expected_of, short, verdict
+from bench_deterministic.common import expected_of, verdict
 from bench_deterministic.jsondoc import json_equal
 from bench_deterministic.normalize import collapse_whitespace
 from bench_deterministic.patterns import PatternError, compile_pattern
@@ -186,9 +187,9 @@ class FileContentMatch(Evaluator[ContentConfig]):
         if mode == "not_contains":
             return verdict(
                 not present,
-                f"{path} {'contains forbidden' if present else 'does not contain'} {short(wanted)}",
+                f"{path} {'contains forbidden' if present else 'does not contain'} {quoted(wanted)}",
             )
-        return verdict(present, f"{path} {'contains' if present else 'does not contain'} {short(wanted)}")
+        return verdict(present, f"{path} {'contains' if present else 'does not contain'} {quoted(wanted)}")
 
 
 class FileSchemaConfig(FileConfig):

@@ -8,8 +8,8 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
-from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample, dumps, loads_strict
-from bench_deterministic.common import CompareConfig, short, verdict
+from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample, dumps, loads_strict, quoted
+from bench_deterministic.common import CompareConfig, verdict
 from bench_deterministic.schemas import Schema, schema_from_text
 
 _FENCE = re.compile(r"^\s*```[\w-]*\s*\n(.*?)\n\s*```\s*$", re.DOTALL)
@@ -161,7 +161,7 @@ def compare(actual: Any, comparator: str, expected: Any) -> tuple[bool, str]:
         return as_json(expected) in as_json(actual), "did not contain the expected value"
     a, b = _number(actual), _number(expected)
     if a is None:
-        raise EvaluatorError(f"the value at the path is not numeric: {short(as_json(actual))}")
+        raise EvaluatorError(f"the value at the path is not numeric: {quoted(as_json(actual))}")
     if b is None:
         raise EvaluatorError("the expected value is not numeric")
     if comparator == "greater_than":
@@ -304,5 +304,5 @@ class JsonPathMatch(Evaluator[PathConfig]):
             return verdict(True, f"{path} exists", **details)
         passed, why = compare(actual, comparator, expected)
         if passed:
-            return verdict(True, f"{path} {comparator} {short(as_json(expected))}", **details)
-        return verdict(False, f"{path} = {short(as_json(actual))} {why}", **details)
+            return verdict(True, f"{path} {comparator} {quoted(as_json(expected))}", **details)
+        return verdict(False, f"{path} = {quoted(as_json(actual))} {why}", **details)

@@ -14,8 +14,8 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from bench import Evaluator, EvaluatorError, Result, Sample
-from bench_deterministic.common import CompareConfig, expected_of, short, verdict
+from bench import Evaluator, EvaluatorError, Result, Sample, quoted
+from bench_deterministic.common import CompareConfig, expected_of, verdict
 
 _WHITESPACE = re.compile(r"\s+")
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
@@ -124,7 +124,7 @@ class NormalizedMatch(Evaluator[NormalizedConfig]):
         details = {"normalized_actual": actual, "normalized_expected": expected, "pipeline": steps}
         if actual == expected:
             return verdict(True, f"equal after {', '.join(steps)}", **details)
-        return verdict(False, f"normalized values differ: {short(actual)} vs {short(expected)}", **details)
+        return verdict(False, f"normalized values differ: {quoted(actual)} vs {quoted(expected)}", **details)
 
 
 MAX_FUZZY_CHARS = 100_000

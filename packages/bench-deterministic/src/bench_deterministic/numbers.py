@@ -9,8 +9,8 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from bench import Evaluator, EvaluatorError, Result, Sample
-from bench_deterministic.common import CompareConfig, expected_of, short, verdict
+from bench import Evaluator, EvaluatorError, Result, Sample, quoted
+from bench_deterministic.common import CompareConfig, expected_of, verdict
 from bench_deterministic.normalize import strip_currency
 
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][+-]?\d+)?")
@@ -23,7 +23,7 @@ def parse_number(text: str, extract: bool) -> tuple[float, str]:
         cleaned = strip_currency(text).replace(",", "").replace("%", "").strip()
         match = _NUMBER.search(cleaned)
         if match is None:
-            raise EvaluatorError(f"no numeric value found in {short(text)}")
+            raise EvaluatorError(f"no numeric value found in {quoted(text)}")
         token = match.group()
     else:
         token = text.strip()
@@ -31,7 +31,7 @@ def parse_number(text: str, extract: bool) -> tuple[float, str]:
         value = float(token)
     except ValueError:
         hint = "" if extract else " (set extract_number: true to find a number inside text)"
-        raise EvaluatorError(f"{short(token)} is not a number{hint}") from None
+        raise EvaluatorError(f"{quoted(token)} is not a number{hint}") from None
     if math.isnan(value):
         raise EvaluatorError("NaN is not a comparable number")
     return value, token
@@ -221,9 +221,9 @@ class MathEquivalence(Evaluator[MathConfig]):
         gold = parse(expected_text, extraction_config=extraction, parsing_timeout=timeout)
         answer = parse(actual_text, extraction_config=extraction, parsing_timeout=timeout)
         if not gold:
-            raise EvaluatorError(f"cannot read the expected answer {short(expected_text)} as math")
+            raise EvaluatorError(f"cannot read the expected answer {quoted(expected_text)} as math")
         if not answer:
-            return verdict(False, f"no mathematical answer found in {short(sample.output)}")
+            return verdict(False, f"no mathematical answer found in {quoted(sample.output)}")
         details: dict[str, Any] = {"expected_parsed": str(gold[0]), "actual_parsed": str(answer[0])}
         if config.comparison_mode == "symbolic" and verify(gold, answer, timeout_seconds=timeout):
             return verdict(True, f"{answer[0]} is equivalent to {gold[0]}", mode="symbolic", **details)

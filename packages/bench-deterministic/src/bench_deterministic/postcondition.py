@@ -14,8 +14,9 @@ from bench import (
     Result,
     Sample,
     loads_strict,
+    quoted,
 )
-from bench_deterministic.common import short, verdict
+from bench_deterministic.common import verdict
 from bench_deterministic.jsondoc import compare, compile_path, json_equal
 from bench_deterministic.patterns import PatternError, compile_pattern
 
@@ -105,13 +106,13 @@ class Postcondition(Evaluator[PostconditionConfig]):
         if condition == "contains":
             found = str(config.value) in actual
             return verdict(
-                found, f"{ref} {'contains' if found else 'does not contain'} {short(str(config.value))}"
+                found, f"{ref} {'contains' if found else 'does not contain'} {quoted(str(config.value))}"
             )
         if condition == "not_contains":
             found = str(config.value) in actual
             return verdict(
                 not found,
-                f"{ref} {'contains forbidden' if found else 'does not contain'} {short(str(config.value))}",
+                f"{ref} {'contains forbidden' if found else 'does not contain'} {quoted(str(config.value))}",
             )
         if condition == "regex_match":
             matched = compile_pattern(str(config.value)).search(actual)
@@ -120,7 +121,7 @@ class Postcondition(Evaluator[PostconditionConfig]):
             if isinstance(config.value, str):
                 return verdict(
                     actual == config.value,
-                    f"{ref} {'equals' if actual == config.value else 'differs from'} {short(config.value)}",
+                    f"{ref} {'equals' if actual == config.value else 'differs from'} {quoted(config.value)}",
                 )
             document = _json(actual, ref)
             equal = json_equal(document, config.value)

@@ -6,9 +6,9 @@ from typing import ClassVar, Literal
 
 from pydantic import field_validator
 
-from bench import Evaluator, EvaluatorError, Result, Sample
+from bench import Evaluator, EvaluatorError, Result, Sample, excerpt, quoted
 from bench_deterministic.calls_section import with_calls_section
-from bench_deterministic.common import CompareConfig, as_list, expected_of, short, verdict
+from bench_deterministic.common import CompareConfig, as_list, expected_of, verdict
 from bench_deterministic.patterns import PatternError, compile_pattern
 
 
@@ -53,8 +53,8 @@ class ExactMatch(Evaluator[ExactConfig]):
         if self.config.case_insensitive:
             actual, expected = actual.casefold(), expected.casefold()
         if actual == expected:
-            return verdict(True, f"equals {short(expected)}")
-        return verdict(False, f"expected {short(expected)}, got {short(actual)}")
+            return verdict(True, f"equals {quoted(expected)}")
+        return verdict(False, f"expected {quoted(expected)}, got {quoted(actual)}")
 
 
 class ContainsConfig(CompareConfig):
@@ -114,9 +114,9 @@ class Contains(Evaluator[ContainsConfig]):
         score = len(found) / len(needles)
         passed = bool(found) if self.config.mode == "any" else not missing
         if passed:
-            return Result(passed=True, score=score, reason=f"found {', '.join(map(short, found))}")
+            return Result(passed=True, score=score, reason=f"found {', '.join(map(quoted, found))}")
         reason = "none found of " if self.config.mode == "any" else "not found: "
-        return Result(passed=False, score=score, reason=reason + ", ".join(map(short, missing)))
+        return Result(passed=False, score=score, reason=reason + ", ".join(map(quoted, missing)))
 
 
 class IContainsConfig(ContainsConfig):
@@ -174,7 +174,7 @@ class NotContains(Evaluator[ContainsConfig]):
             return Result(
                 passed=False,
                 score=1 - len(present) / len(needles),
-                reason="found forbidden " + ", ".join(map(short, present)),
+                reason="found forbidden " + ", ".join(map(quoted, present)),
             )
         return Result(passed=True, score=1.0, reason=f"none of {len(needles)} forbidden strings found")
 
@@ -206,10 +206,9 @@ class StartsWith(Evaluator[StartsWithConfig]):
         prefix = str(expected_of(sample, self.config.value))
         text = sample.output.lstrip() if self.config.trim else sample.output
         if text.startswith(prefix):
-            return verdict(True, f"starts with {short(prefix)}")
-        return verdict(
-            False, f"does not start with {short(prefix)}; starts {short(text[: len(prefix) + 20])}"
-        )
+            return verdict(True, f"starts with {quoted(prefix)}")
+        start = excerpt(text, len(prefix) + 20, ellipsis="")
+        return verdict(False, f"does not start with {quoted(prefix)}; starts {quoted(start)}")
 
 
 class RegexConfig(CompareConfig):
@@ -286,7 +285,7 @@ def parse_bool(text: str, what: str) -> bool:
         return True
     if word in _FALSE:
         return False
-    raise EvaluatorError(f"{what} {short(text)} is not a boolean (true/false, yes/no, 1/0)")
+    raise EvaluatorError(f"{what} {quoted(text)} is not a boolean (true/false, yes/no, 1/0)")
 
 
 class BooleanConfig(CompareConfig):

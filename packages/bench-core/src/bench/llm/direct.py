@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from bench.llm.failures import StreamCut, public_url
 from bench.llm.routes import Route, sent_messages
-from bench.redact import current
+from bench.redact import excerpt
 
 if TYPE_CHECKING:
     import aiohttp
@@ -138,7 +138,7 @@ class DirectTransport:
                 if response.status >= 400:
                     text = await response.text(errors="replace")
                     # Redacted here, not only by the log's handler: providers echo keys they refuse.
-                    said = current()(text)[:500]
+                    said = excerpt(text, 500)
                     _log.debug("HTTP %s from %s: %s", response.status, public_url(route.url), said)
                     raise _error(response.status, response.reason, text, CIMultiDict(response.headers))
                 if not stream:

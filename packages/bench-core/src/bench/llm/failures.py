@@ -9,7 +9,7 @@ import time
 
 from bench.errors import ModelCallError
 from bench.llm.routes import PROVIDERS
-from bench.redact import current
+from bench.redact import excerpt
 
 _RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 529}
 # Quota and billing errors come as 429s but never clear up by waiting (RELIABILITY L3, C03).
@@ -133,5 +133,4 @@ def short_reason(exc: BaseException) -> str:
     """The provider's reason without litellm's repeated class-name prefixes."""
     text = str(exc).replace("litellm.", "").strip()
     text = _REPEATED_NAMES.sub("", text).replace("OpenAIException - ", "")
-    text = current()(text or type(exc).__name__)  # before cutting: a cut secret no longer matches
-    return text[:300] + ("…" if len(text) > 300 else "")
+    return excerpt(text or type(exc).__name__, 301)

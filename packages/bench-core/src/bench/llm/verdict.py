@@ -23,6 +23,7 @@ from bench.llm.loader import load_litellm
 from bench.llm.prices import info
 from bench.llm.request import LLMRequest
 from bench.llm.routes import is_direct
+from bench.redact import excerpt
 
 V = TypeVar("V", bound=BaseModel)
 TOOL_NAME = "submit_verdict"
@@ -161,5 +162,5 @@ async def ask_verdict(
                         for c in calls
                     ),
                 ]
-    shown = raw.strip().replace("\n", " ")
-    raise EvaluatorError(f"judge {model} returned an unparseable verdict: {shown[:200]}")
+    shown = excerpt(raw.strip(), 200).replace("\n", " ")
+    raise EvaluatorError(f"judge {model} returned an unparseable verdict: {shown}")

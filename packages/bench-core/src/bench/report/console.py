@@ -45,7 +45,7 @@ def plain(text: Any, limit: int = 200) -> Text:
     """Untrusted text, made safe to print: no markup, no control characters, one line, no secret
     (redacted before it is cut, or the cut would leave a piece of the secret that no longer matches)."""
     cleaned = _CONTROL.sub("", redact.current()("" if text is None else str(text))).replace("\n", " ")
-    return Text(cleaned if len(cleaned) <= limit else cleaned[: limit - 1] + "…")
+    return Text(redact.excerpt(cleaned, limit))
 
 
 @contextlib.contextmanager

@@ -11,6 +11,7 @@ import csv
 from pathlib import Path
 from typing import Any
 
+from bench import redact
 from bench.report.formats import replacing
 from bench.reporter import Reporter
 from bench.results import RunReport
@@ -20,7 +21,8 @@ _FORMULA = ("=", "+", "-", "@", "\t", "\r")
 
 
 def _cell(text: Any) -> str:
-    value = "" if text is None else str(text)
+    """Text for a cell: redacted before the CSV writer escapes it (escaped, a secret would not match)."""
+    value = redact.current()("" if text is None else str(text))
     return "'" + value if value.startswith(_FORMULA) else value
 
 

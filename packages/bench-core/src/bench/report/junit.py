@@ -7,6 +7,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+from bench import redact
 from bench.reporter import Reporter
 from bench.results import ERROR, FAILED, INTERRUPTED, RunReport
 
@@ -15,7 +16,8 @@ _ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def _clean(text: Any) -> str:
-    return _ILLEGAL.sub("\ufffd", "" if text is None else str(text))
+    """Text for the XML: redacted before ElementTree escapes it (escaped, a secret would no longer match)."""
+    return _ILLEGAL.sub("\ufffd", redact.current()("" if text is None else str(text)))
 
 
 def _failure_text(task: dict[str, Any]) -> str:
@@ -28,7 +30,7 @@ def _failure_text(task: dict[str, Any]) -> str:
     if task.get("error"):
         lines.append(f"error: {task['error']}")
     if task.get("response") is not None:
-        lines.append(f"response: {str(task['response'])[:2000]}")
+        lines.append(f"response: {redact.excerpt(str(task['response']), 2000)}")
     return "\n".join(lines)
 
 
@@ -61,10 +63,11 @@ class JunitReporter(Reporter):
             )
             status = task.get("status")
             text = _clean(_failure_text(task))
+            first = redact.excerpt(text.split("\n", 1)[0], 500)
             if status == FAILED:
-                ET.SubElement(case, "failure", message=text.split("\n", 1)[0][:500]).text = text
+                ET.SubElement(case, "failure", message=first).text = text
             elif status == ERROR:
-                ET.SubElement(case, "error", message=text.split("\n", 1)[0][:500]).text = text
+                ET.SubElement(case, "error", message=first).text = text
             elif status == INTERRUPTED:
                 ET.SubElement(case, "skipped", message="interrupted")
         root = ET.Element("testsuites", name=_clean(report.suite))

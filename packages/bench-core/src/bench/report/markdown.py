@@ -24,10 +24,10 @@ _MARKDOWN = re.compile(r"([\\`*_{}\[\]|~])")
 
 
 def _text(value: Any, limit: int = MAX_REASON) -> str:
-    """Untrusted text as one inert table cell: HTML escaped, Markdown punctuation escaped."""
-    text = " ".join(str(value).split())
-    if len(text) > limit:
-        text = text[: limit - 1] + "…"
+    """Untrusted text as one inert table cell: redacted (before the whitespace is joined, it is
+    cut and it is escaped, each of which would make a secret no longer match), one line,
+    shortened, HTML escaped, Markdown punctuation escaped."""
+    text = redact.excerpt(" ".join(redact.current()(str(value)).split()), limit)
     return _MARKDOWN.sub(r"\\\1", html.escape(text, quote=False))
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.errors import StoreError
+from bench.redact import excerpt
 from bench.report.compare import RunResults, compare_runs
 from bench.report.history import list_runs, run_row
 from bench.scoring.target_stats import target_label, target_statistics
@@ -252,8 +253,8 @@ def _row(record: dict[str, Any]) -> dict[str, Any]:
         "status": record.get("status"),
         "score": record.get("score"),
         "target": record.get("target"),
-        "response": None if response is None else str(response)[:300],
-        "why": _why(record)[:300],
+        "response": None if response is None else excerpt(str(response), 300),
+        "why": excerpt(_why(record), 300),
     }
 
 

@@ -27,7 +27,7 @@ from types import FrameType
 from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
-from bench import jsonio
+from bench import jsonio, redact
 from bench.errors import ConfigError
 from bench.report.html import escape_json, script_text
 from bench.report.view_data import NotFound, RunsView
@@ -210,8 +210,9 @@ class _Handler(BaseHTTPRequestHandler):
             raise BadLabel("the body is not JSON") from None
 
     def _json(self, status: HTTPStatus, value: Any) -> None:
-        # Escaped as in the report, so no response can be read as markup whatever a browser guesses.
-        body = escape_json(jsonio.dumps(value)).encode("utf-8")
+        # Redacted and escaped as in the report (no response can be read as markup whatever a
+        # browser guesses); the run may have been written before one of today's secrets was known.
+        body = escape_json(redact.current()(jsonio.dumps(value))).encode("utf-8")
         self._send(status, body, "application/json; charset=utf-8")
 
     def _send(self, status: HTTPStatus, body: bytes, kind: str) -> None:

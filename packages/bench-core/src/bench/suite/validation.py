@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from bench.errors import did_you_mean
+from bench.redact import excerpt
 
 
 def _models_in(annotation: Any) -> Iterator[type[BaseModel]]:
@@ -56,8 +57,7 @@ def _model_names(model: type[BaseModel]) -> set[str]:
 
 
 def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return excerpt(repr(value), 60, ellipsis="...")
 
 
 def describe(

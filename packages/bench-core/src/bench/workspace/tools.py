@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.errors import EvaluatorError
+from bench.redact import excerpt
 from bench.tool_calls import decode_arguments
 from bench.workspace import sandbox
 from bench.workspace.confined import inside, list_inside, read_inside
@@ -96,7 +97,7 @@ class Workbench:
             decoded = decode_arguments(arguments)
             # Text that is not JSON comes back as it is (JSON text never decodes to itself).
             if decoded == arguments:
-                return ToolResult(f"error: the arguments are not JSON: {arguments[:200]}", True)
+                return ToolResult(f"error: the arguments are not JSON: {excerpt(arguments, 200)}", True)
             arguments = decoded
         if not isinstance(arguments, dict):
             return ToolResult("error: the arguments must be a JSON object", True)

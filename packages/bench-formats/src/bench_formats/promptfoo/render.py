@@ -12,6 +12,8 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from bench import excerpt
+
 #: ``{{ name }}``: the first such reference in a var, as promptfoo's ``resolveVariables`` finds it.
 _REFERENCE = re.compile(r"\{\{\s*(\w+)\s*\}\}")
 RESOLVE_PASSES = 5
@@ -73,7 +75,8 @@ def render(template: str, values: dict[str, Any]) -> str:
     try:
         return str(_compile(template).render(values))
     except TemplateError as exc:
-        raise RenderError(f"cannot render template {_short(template)!r}: {exc}") from None
+        shown = excerpt(template, 60, ellipsis="...")
+        raise RenderError(f"cannot render template {shown!r}: {exc}") from None
 
 
 def _substitute(values: dict[str, Any], name: str) -> str:
@@ -86,10 +89,6 @@ def _substitute(values: dict[str, Any], name: str) -> str:
 
 class RenderError(ValueError):
     """A template that Nunjucks would reject."""
-
-
-def _short(text: str, limit: int = 60) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def render_value(value: Any, values: dict[str, Any]) -> Any:

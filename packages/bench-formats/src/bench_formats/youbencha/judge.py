@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from bench import Evaluator, EvaluatorConfig, Result, Sample
+from bench import Evaluator, EvaluatorConfig, Result, Sample, excerpt
 from bench_formats.youbencha.agents import judge_argv
 from bench_formats.youbencha.outcome import skipped
 
@@ -176,7 +176,7 @@ class AgentJudge(Evaluator[AgentJudgeConfig]):
             return skipped(label, f"Agent execution failed: {why}")
         verdict = parse_verdict(output)
         if verdict is None:
-            preview = output[:500].replace("\n", " ")
+            preview = excerpt(output, 500, ellipsis="").replace("\n", " ")
             return skipped(
                 label,
                 "Agent output is not valid JSON or missing required fields (status, metrics, message). "

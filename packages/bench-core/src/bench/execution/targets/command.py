@@ -151,8 +151,7 @@ class CommandTarget(Target):
             hint = "; possibly out of memory" if code == -signal.SIGKILL else ""
             raise TargetError(f"command killed by signal {-code} ({_signal_name(-code)}{hint})")
         if code != 0:
-            # redacted before it is cut: the cut could leave part of a secret nobody recognises
-            tail = redact.current()(stderr.text().strip() or stdout.text().strip())[-2000:]
+            tail = redact.excerpt(stderr.text().strip() or stdout.text().strip(), 2000, keep="end")
             raise TargetError(f"command exited with status {code}" + (f": {tail}" if tail else ""))
         messages, usage = trajectory.read(trajectory_file)
         cap = config.max_output_bytes
