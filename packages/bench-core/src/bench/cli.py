@@ -564,6 +564,7 @@ def calibrate(
     from bench.execution import calibrate as cal
     from bench.execution.session import RunOptions, make_client
     from bench.report.calibration import render, write_html
+    from bench.report.formats import write_text
     from bench.scoring.labels import read_labels
     from bench.suite.loader import load_suite
 
@@ -586,7 +587,7 @@ def calibrate(
     if output is not None and _is_html(output):
         write_html(output, document)
     elif output is not None:
-        output.write_text(json.dumps(document, indent=2))
+        write_text(output, json.dumps(document, indent=2))
 
 
 @app.command()
@@ -782,13 +783,14 @@ def compare(
         raise ConfigError("more than two runs can only be compared with --judge")
     from bench.report.compare import EXIT_FOR, compare_runs, load_run
     from bench.report.console import print_comparison
+    from bench.report.formats import write_text
 
     result = compare_runs(
         load_run(run_a, runs_dir), load_run(run_b, runs_dir), alpha=alpha, min_effect=min_effect
     )
     text = jsonio.dumps(result.as_dict())
     if output is not None:
-        output.write_text(text + "\n", encoding="utf-8")
+        write_text(output, text + "\n")
     if as_json:
         typer.echo(text)
     else:
@@ -800,6 +802,7 @@ def _compare_judged(
     refs: list[str], runs_dir: Path, judge: str, suite: Path | None, output: Path | None, as_json: bool
 ) -> None:
     from bench import jsonio
+    from bench.report.formats import write_text
     from bench.report.pairwise import bind_judge, judge_runs, print_pairwise, write_html
     from bench.suite.loader import load_suite
 
@@ -816,7 +819,7 @@ def _compare_judged(
     if output is not None and _is_html(output):
         write_html(output, result)
     elif output is not None:
-        output.write_text(text + "\n", encoding="utf-8")
+        write_text(output, text + "\n")
     if as_json:
         typer.echo(text)
     else:
