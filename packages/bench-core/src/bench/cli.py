@@ -662,9 +662,14 @@ def convert(
     target: TargetSpec = None,
 ) -> None:
     """Write the native bench suite equivalent to another tool's file (promptfoo, youBencha, ...)."""
+    from bench.errors import ConfigError
     from bench.suite.convert import convert as to_native
     from bench.suite.target_spec import parse_target
 
+    if output is not None and output.exists() and suite.exists() and output.samefile(suite):
+        raise ConfigError(
+            f"-o {output}: that is {suite}, the file being converted; write the native suite to another file"
+        )
     text, warnings = to_native(suite, _registry(), None if target is None else parse_target(target))
     for line in warnings:
         typer.echo(f"warning: {line}", err=True)
