@@ -51,3 +51,18 @@ def test_a_native_suite_has_nothing_to_convert(bench_cli, suite_file):
     result = bench_cli("convert", suite)
     assert result.exit_code == 2
     assert result.stderr == f"error: {suite}: this is already a native bench suite: nothing to convert\n"
+
+
+def test_convert_never_writes_over_the_file_it_converts(bench_cli, tmp_path):
+    shutil.copytree(ROOT / "examples" / "from-agentclash", tmp_path / "pack")
+    pack = tmp_path / "pack" / "capitals.yaml"
+    original = pack.read_text()
+    (tmp_path / "link.yaml").symlink_to(pack)
+    for output in (pack, tmp_path / "pack" / ".." / "pack" / "capitals.yaml", tmp_path / "link.yaml"):
+        result = bench_cli("convert", pack, "-o", output)
+        assert result.exit_code == 2
+        assert result.stderr == (
+            f"error: -o {output}: that is {pack}, the file being converted; "
+            "write the native suite to another file\n"
+        )
+        assert pack.read_text() == original

@@ -4,10 +4,14 @@ JSON on stdout; a report never replaces what is not a regular file; the Markdown
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import errno
 import json
 import os
 import stat
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -144,8 +148,9 @@ def test_a_report_that_fails_while_written_leaves_the_old_file_and_no_temporary_
     report = RunReport(suite="s", run_id="r1", summary=Summary(total=1, failed=1), tasks=tasks)
     path = tmp_path / "report.out"
     path.write_text("the previous report")
-    with pytest.raises(OSError, match="No space left on device"):
+    with pytest.raises(formats.ReportWriteError) as raised:
         get_registry().reporters.get(name).cls().write(report, path)
+    assert str(raised.value) == f"cannot write the report {path}: No space left on device"
     assert path.read_text() == "the previous report"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.out"]
 
@@ -165,3 +170,116 @@ def test_json_and_html_reports_carry_the_same_run_header(tmp_path):
     assert head["k"] == 1
     registry.reporters.get("html").cls().write(report, tmp_path / "r.html")
     assert json.dumps(report.head(), separators=(",", ":")) in (tmp_path / "r.html").read_text()
+
+
+WRITER = """
+import sys
+from pathlib import Path
+
+from bench.plugins.registry import get_registry
+from bench.results import RunReport, Summary
+
+name, path, times = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3])
+tasks = [{"id": f"{name}-{i}", "status": "passed", "passed": True, "score": 1.0} for i in range(300)]
+report = RunReport(suite=name, run_id=name, summary=Summary(total=300, passed=300), tasks=lambda: iter(tasks))
+writer = get_registry().reporters.get("json").cls()
+sys.stdin.readline()  # both start together
+for _ in range(times):
+    writer.write(report, path)
+"""
+
+
+def test_n40_two_processes_writing_one_report_path_each_leave_a_whole_report(tmp_path):
+    path = tmp_path / "same.json"
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, name, str(path), "100"],
+            stdin=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name in ("one", "two")
+    ]
+    for writer in writers:
+        assert writer.stdin is not None
+        writer.stdin.write("go\n")
+        writer.stdin.flush()
+    seen = set()
+    while any(writer.poll() is None for writer in writers):
+        with contextlib.suppress(FileNotFoundError):  # before the first write lands
+            seen.add(_whole_report(path.read_text()))  # any moment: a whole report, never a mix
+    errors = [writer.communicate(timeout=60)[1] for writer in writers]
+    assert [writer.returncode for writer in writers] == [0, 0], errors
+    seen.add(_whole_report(path.read_text()))
+    assert seen <= {"one", "two"}
+    assert [p.name for p in tmp_path.iterdir()] == ["same.json"]  # no temporary file left behind
+
+
+def _whole_report(text: str) -> str:
+    """The suite of a complete JSON report from one writer (asserted), e.g. ``one``."""
+    report = json.loads(text)
+    name = report["suite"]
+    assert [t["id"] for t in report["tasks"]] == [f"{name}-{i}" for i in range(300)]
+    return name
+
+
+def test_n40_a_report_is_written_with_the_modes_the_umask_gives(tmp_path):
+    from bench.results import RunReport, Summary
+
+    report = RunReport(suite="s", run_id="r1", summary=Summary(), tasks=lambda: iter([]))
+    before = os.umask(0o027)
+    try:
+        get_registry().reporters.get("json").cls().write(report, tmp_path / "r.json")
+    finally:
+        os.umask(before)
+    assert stat.S_IMODE(os.stat(tmp_path / "r.json").st_mode) == 0o640  # as open() would: not 0600
+
+
+class _FullDisk:
+    """A text file whose writes fail as on a full disk (``open``'s stand-in in the report writer)."""
+
+    def __init__(self, file, *args, **kwargs):
+        if isinstance(file, int):
+            os.close(file)  # the temporary file's descriptor, made by the writer
+
+    def write(self, text):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return None
+
+
+def test_n45_a_full_disk_while_writing_a_report_is_one_line_and_the_results_stay(
+    bench_cli, suite, tmp_path, monkeypatch
+):
+    # Injected at the report's own file write: a real full disk would stop the test's other files.
+    monkeypatch.setattr(formats, "open", _FullDisk, raising=False)
+    (tmp_path / "out.json").write_text("the previous report")
+    result = bench_cli("run", suite, "-q", "-o", "out.json")
+    assert result.exit_code == 4
+    assert result.stderr == "error: cannot write the report out.json: No space left on device\n"
+    assert "Traceback" not in result.stderr
+    assert (tmp_path / "out.json").read_text() == "the previous report"
+    assert not list(tmp_path.glob(".out.json*"))
+    (run,) = (tmp_path / ".bench" / "runs").iterdir()
+    assert [json.loads(line)["id"] for line in (run / "results.jsonl").read_text().splitlines()] == [
+        "good",
+        "formula",
+    ]
+
+
+def test_n45_a_full_stdout_for_o_dash_is_one_line(suite, tmp_path):
+    with open("/dev/full", "w") as full:  # a real full disk: every write to it fails with ENOSPC
+        result = subprocess.run(
+            [sys.executable, "-m", "bench", "run", str(suite), "-q", "-o", "-"],
+            cwd=tmp_path,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    assert result.returncode == 4
+    assert result.stderr == "error: cannot write the report to stdout: No space left on device\n"

@@ -104,6 +104,22 @@ def test_g09_a_corrupt_shared_object_is_a_miss_and_the_run_goes_on(tmp_path, fak
     assert fake_llm.count() == 2  # a miss: asked again
 
 
+@pytest.mark.parametrize("damage", ["{}", '{"text": ["not", "text"]}'])
+def test_n43_g09_an_entry_that_is_json_but_no_answer_is_asked_again(tmp_path, fake_llm, capsys, damage):
+    url = (tmp_path / "l2").as_uri()
+    suite = _suite(tmp_path, 1)
+    cold = run_suite(suite, shared_cache=url, cache_path=tmp_path / "one" / "llm.sqlite3")
+    [stored] = (tmp_path / "l2").glob("*/*.json")
+    stored.write_text(damage)
+    capsys.readouterr()
+    outcome = run_suite(suite, shared_cache=url, cache_path=tmp_path / "two" / "llm.sqlite3")
+    assert outcome.report.summary.passed == 1
+    assert fake_llm.count() == 2  # a miss: asked again
+    assert [t["response"] for t in outcome.report.tasks()] == [t["response"] for t in cold.report.tasks()]
+    assert f"warning: shared cache object {stored} is not a cached answer (" in capsys.readouterr().err
+    assert stored.read_text() == damage  # left alone: create-only
+
+
 def test_identical_requests_in_flight_make_one_call(tmp_path, fake_llm):
     fake_llm.add(Reply("the answer, question", latency_s=0.3))
     outcome = run_suite(_suite(tmp_path, 5, same_prompt=True), concurrency=5)

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+import stat
 import subprocess
 import sys
+import tempfile
 import threading
 import uuid
 
@@ -165,3 +169,118 @@ def test_an_l2_hit_fills_l1_and_a_put_reaches_both(tmp_path):
     assert asyncio.run(layers.put("ef" + "0" * 62, {"text": "mine"})) == {"text": "theirs"}
     assert local.get("ef" + "0" * 62) == {"text": "theirs"}
     layers.close()
+
+
+def _mode(path) -> int:
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+@pytest.mark.parametrize(
+    ("folder_mode", "entry_mode"),
+    [(0o700, 0o600), (0o750, 0o640), (0o755, 0o644), (0o2775, 0o644), (0o2770, 0o640)],
+    ids=oct,
+)
+def test_n38_entries_and_their_folders_take_the_cache_folders_permissions(tmp_path, folder_mode, entry_mode):
+    root = tmp_path / "team"
+    root.mkdir()
+    os.chmod(root, folder_mode)
+    before = os.umask(0o077)  # even a private umask: the folder's owner chose who may read
+    try:
+        SharedCache(str(root)).put(KEY, {"text": "x"})
+    finally:
+        os.umask(before)
+    assert _mode(root / "ab") == folder_mode
+    assert _mode(root / "ab" / f"{KEY}.json") == entry_mode
+
+
+def test_n38_an_entry_you_may_only_read_is_a_hit(tmp_path, capsys):
+    # As another member of the group sees one: read bits only, in a folder it may not write.
+    SharedCache(str(tmp_path)).put(KEY, {"text": "theirs"})
+    os.chmod(tmp_path / "ab" / f"{KEY}.json", 0o440)
+    os.chmod(tmp_path / "ab", 0o550)
+    try:
+        shared = SharedCache(str(tmp_path))
+        assert shared.get(KEY) == {"text": "theirs"}
+        assert shared.put(KEY, {"text": "mine"}) == {"text": "theirs"}
+    finally:
+        os.chmod(tmp_path / "ab", 0o750)
+    assert capsys.readouterr().err == ""
+
+
+def test_n38_an_entry_you_cannot_read_is_a_miss_and_the_level_stays_on(tmp_path, capsys, monkeypatch):
+    # One owner-only entry (as an older bench wrote them) must not turn the level off for everyone
+    # else. Injected: the tests may run as root, which reads any file whatever its mode.
+    shared = SharedCache(str(tmp_path))
+    shared.put(KEY, {"text": "owner only"})
+    hidden = shared.path(KEY)
+    cat_file = shared._fs.cat_file
+
+    def refusing(path, *args, **kwargs):
+        if path == hidden:
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
+        return cat_file(path, *args, **kwargs)
+
+    monkeypatch.setattr(shared._fs, "cat_file", refusing)
+    assert shared.get(KEY) is None
+    assert shared.get(KEY) is None
+    other = "cd" + "0" * 62
+    assert shared.put(other, {"text": "fresh"}) == {"text": "fresh"}
+    assert shared.get(other) == {"text": "fresh"}
+    assert capsys.readouterr().err == (
+        f"warning: shared cache object {hidden} is not readable (Permission denied); "
+        "treated as a miss, as is any other you cannot read\n"
+    )
+
+
+ANSWER = {"text": "x", "tool_calls": [], "finish_reason": "stop", "usage": {}, "raw_message": {}}
+
+
+@pytest.mark.parametrize(
+    ("value", "why"),
+    [
+        ({}, "text: Field required"),
+        ({**ANSWER, "text": 5}, "text: Input should be a valid string"),
+        ({**ANSWER, "tool_calls": "none"}, "tool_calls: Input should be a valid list"),
+        (
+            {**ANSWER, "usage": {"input_tokens": "many"}},
+            "usage.input_tokens: Input should be a valid integer, unable to parse string as an integer",
+        ),
+    ],
+)
+def test_n43_g09_a_shared_entry_that_is_not_an_answer_is_a_miss_with_one_warning(
+    tmp_path, capsys, value, why
+):
+    from bench.llm.request import CachedAnswer
+
+    stored = tmp_path / "ab" / f"{KEY}.json"
+    stored.parent.mkdir()
+    stored.write_text(json.dumps(value))
+    shared = SharedCache(str(tmp_path), schema=CachedAnswer)
+    assert shared.get(KEY) is None
+    assert shared.get(KEY) is None
+    assert shared.put(KEY, ANSWER) == ANSWER  # the writer keeps its own answer
+    assert capsys.readouterr().err == (
+        f"warning: shared cache object {stored} is not a cached answer ({why}); treated as a miss\n"
+    )
+    stored.write_text(json.dumps(ANSWER))
+    assert SharedCache(str(tmp_path), schema=CachedAnswer).get(KEY) == ANSWER
+
+
+def test_n38_a_cache_you_may_only_read_is_read_and_never_written(tmp_path, capsys, monkeypatch):
+    SharedCache(str(tmp_path)).put(KEY, {"text": "theirs"})
+    shared = SharedCache(str(tmp_path))
+
+    def refusing(*args, **kwargs):
+        # Injected: a folder's write bits do not stop root, and the tests may run as root.
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
+
+    monkeypatch.setattr(tempfile, "mkstemp", refusing)
+    other = "cd" + "0" * 62
+    assert shared.put(other, {"text": "mine"}) == {"text": "mine"}
+    assert shared.put("ef" + "0" * 62, {"text": "mine"}) == {"text": "mine"}
+    assert shared.get(KEY) == {"text": "theirs"}  # still read
+    assert shared.get(other) is None
+    assert capsys.readouterr().err == (
+        f"warning: shared cache {tmp_path} is read-only for you (Permission denied); "
+        "reading it, storing nothing in it\n"
+    )

@@ -568,6 +568,7 @@ def calibrate(
     from bench.execution import calibrate as cal
     from bench.execution.session import RunOptions, make_client
     from bench.report.calibration import render, write_html
+    from bench.report.formats import write_text
     from bench.scoring.labels import read_labels
     from bench.suite.loader import load_suite
 
@@ -590,7 +591,7 @@ def calibrate(
     if output is not None and _is_html(output):
         write_html(output, document)
     elif output is not None:
-        output.write_text(json.dumps(document, indent=2))
+        write_text(output, json.dumps(document, indent=2))
 
 
 @app.command()
@@ -665,9 +666,14 @@ def convert(
     target: TargetSpec = None,
 ) -> None:
     """Write the native bench suite equivalent to another tool's file (promptfoo, youBencha, ...)."""
+    from bench.errors import ConfigError
     from bench.suite.convert import convert as to_native
     from bench.suite.target_spec import parse_target
 
+    if output is not None and output.exists() and suite.exists() and output.samefile(suite):
+        raise ConfigError(
+            f"-o {output}: that is {suite}, the file being converted; write the native suite to another file"
+        )
     text, warnings = to_native(suite, _registry(), None if target is None else parse_target(target))
     for line in warnings:
         typer.echo(f"warning: {line}", err=True)
@@ -787,13 +793,14 @@ def compare(
         raise ConfigError("more than two runs can only be compared with --judge")
     from bench.report.compare import EXIT_FOR, compare_runs, load_run
     from bench.report.console import print_comparison
+    from bench.report.formats import write_text
 
     result = compare_runs(
         load_run(run_a, runs_dir), load_run(run_b, runs_dir), alpha=alpha, min_effect=min_effect
     )
     text = jsonio.dumps(result.as_dict())
     if output is not None:
-        output.write_text(text + "\n", encoding="utf-8")
+        write_text(output, text + "\n")
     if as_json:
         typer.echo(text)
     else:
@@ -805,6 +812,7 @@ def _compare_judged(
     refs: list[str], runs_dir: Path, judge: str, suite: Path | None, output: Path | None, as_json: bool
 ) -> None:
     from bench import jsonio
+    from bench.report.formats import write_text
     from bench.report.pairwise import bind_judge, judge_runs, print_pairwise, write_html
     from bench.suite.loader import load_suite
 
@@ -821,7 +829,7 @@ def _compare_judged(
     if output is not None and _is_html(output):
         write_html(output, result)
     elif output is not None:
-        output.write_text(text + "\n", encoding="utf-8")
+        write_text(output, text + "\n")
     if as_json:
         typer.echo(text)
     else:

@@ -74,7 +74,10 @@ class RunStore:
         except OSError as exc:
             raise StoreWriteError(f"cannot create a run folder in {runs_dir}: {exc.strerror}") from None
         store = cls(folder)
-        store._acquire()
+        try:
+            store._acquire()
+        except OSError as exc:
+            raise StoreWriteError(f"cannot lock the new run folder {folder}: {exc.strerror or exc}") from None
         return store
 
     @classmethod
@@ -91,16 +94,28 @@ class RunStore:
             raise StoreError(f"no run '{run_id}' in {runs_dir} (runs found: {listing})")
         store = cls(folder)
         store.read_manifest()
-        store._acquire()
+        try:
+            store._acquire()
+        except OSError as exc:  # a read-only mount, or the lock's place taken
+            raise StoreError(
+                f"cannot resume run {run_id}: its folder {folder} cannot be written "
+                f"({exc.strerror or exc}); copy the run to a writable --runs-dir to resume it"
+            ) from None
         return store
 
     def _acquire(self) -> None:
+        """Lock the run and record this process as its holder; an OSError when the folder
+        cannot be written (the lock released again)."""
         try:
             self._lock.acquire()
         except Timeout:
             pid = _read_pid(self.folder / "pid")
             raise StoreError(f"run {self.run_id} is in use by PID {pid}") from None
-        (self.folder / "pid").write_text(str(os.getpid()))
+        try:
+            (self.folder / "pid").write_text(str(os.getpid()))
+        except OSError:
+            self._lock.release()
+            raise
 
     # -- manifest -----------------------------------------------------------------------------
 

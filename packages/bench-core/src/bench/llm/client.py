@@ -34,7 +34,7 @@ from bench.llm.failures import (
 from bench.llm.leasing import LeaseHolder
 from bench.llm.limits import AdaptiveLimit, Limits
 from bench.llm.loader import load_litellm
-from bench.llm.request import LLMRequest, LLMResult
+from bench.llm.request import CachedAnswer, LLMRequest, LLMResult
 from bench.llm.routes import Route, is_direct, rewritten, route, serves, transport
 from bench.llm.settings import JudgeLimits, LLMSettings, Pricing, RuntimeLimits
 from bench.llm.shared_cache import SharedCache
@@ -111,7 +111,8 @@ class LLMClient:
         self.cache: CacheLayers | None = None
         if self.settings.cache and (cache_path is not None or shared_cache):
             local = ResponseCache(cache_path) if cache_path is not None else None
-            self.cache = CacheLayers(local, SharedCache(shared_cache) if shared_cache else None)
+            shared = SharedCache(shared_cache, schema=CachedAnswer) if shared_cache else None
+            self.cache = CacheLayers(local, shared)
         self.redact = redactor or current()
         self._warming: asyncio.Future[None] | None = None
         #: (provider, key variable) -> set once its first call has an answer that is no auth

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel
+
 from bench.models import ToolCall, Usage
 
 
@@ -55,3 +57,14 @@ class LLMResult:
             "usage": self.usage.model_dump(),
             "raw_message": self.raw_message,
         }
+
+
+class CachedAnswer(BaseModel):
+    """What the response cache keeps of an answer (``LLMResult.to_cache``): an entry of any other
+    shape is damaged, and a miss."""
+
+    text: str | None
+    tool_calls: list[ToolCall]
+    finish_reason: str | None
+    usage: Usage
+    raw_message: dict[str, Any]

@@ -4,20 +4,22 @@ bench's own extensions map to reporter names here (one table); a plugin's report
 through ``Reporter.extensions``. A report never replaces what is not a regular file (a FIFO, a
 device, a link to one): writing a report replaces the file, which would turn ``/dev/stdout``'s
 link into a file. ``-o -`` writes JSON to stdout instead. A report is written whole to a
-temporary file that then replaces the old one (``replacing``), so a failed write leaves neither a
-half report nor the temporary file.
+temporary file of a unique name that then replaces the old one (``replacing``), so a failed write
+leaves neither a half report nor the temporary file, and two runs writing one path at once each
+leave a whole report. A write that fails (a full disk) is one line, exit 4 (``ReportWriteError``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
-from bench.errors import ConfigError
+from bench.errors import BenchError, ConfigError
 
 #: bench's own report extensions -> reporter name (``html`` is registered by the HTML reporter).
 EXTENSIONS = {
@@ -112,22 +114,61 @@ def write_to_stdout(reporter: Any, report: Any) -> None:
     with tempfile.TemporaryDirectory(prefix="bench-report-") as folder:
         path = Path(folder) / "report.json"
         reporter.write(report, path)
-        with open(path, encoding="utf-8") as text:
-            for line in text:
-                sys.stdout.write(line)
-    sys.stdout.flush()
+        try:
+            with open(path, encoding="utf-8") as text:
+                for line in text:
+                    sys.stdout.write(line)
+            sys.stdout.flush()
+        except OSError as exc:  # a full disk or a closed pipe behind stdout
+            raise _report_error("to stdout", exc) from None
+
+
+class ReportWriteError(BenchError):
+    """A report could not be written (a full disk, a folder removed); the run's results are kept
+    in its run folder. Exit code 4."""
+
+    exit_code = 4
+
+
+def _report_error(where: object, exc: OSError) -> ReportWriteError:
+    return ReportWriteError(f"cannot write the report {where}: {exc.strerror or exc}")
 
 
 @contextlib.contextmanager
 def replacing(path: Path, *, errors: str = "strict", newline: str | None = None) -> Iterator[TextIO]:
     """A UTF-8 text file that replaces ``path`` once written whole; when writing fails, ``path``
-    is left as it was and the temporary file is removed."""
-    tmp = path.with_name(f".{path.name}.tmp")
+    is left as it was, the temporary file is removed and a ``ReportWriteError`` says why.
+
+    The temporary file's name is unique, so two processes writing one path each replace it
+    with a whole report of their own (the last one stays)."""
     try:
-        with open(tmp, "w", encoding="utf-8", errors=errors, newline=newline) as out:
+        handle, tmp = _create_beside(path)
+    except OSError as exc:
+        raise _report_error(path, exc) from None
+    try:
+        with open(handle, "w", encoding="utf-8", errors=errors, newline=newline) as out:
             yield out
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             tmp.unlink()
+        if isinstance(exc, OSError):
+            raise _report_error(path, exc) from None
         raise
+
+
+def write_text(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` as ``replacing`` does: whole, or not at all."""
+    with replacing(path) as out:
+        out.write(text)
+
+
+def _create_beside(path: Path) -> tuple[int, Path]:
+    """A new file ``.NAME.<random>.tmp`` beside ``path``, created with the mode ``open`` gives a
+    new file (``0666`` less the umask; ``mkstemp`` would make it ``0600``)."""
+    while True:
+        tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), tmp
+        except FileExistsError:
+            continue

@@ -75,9 +75,8 @@ class MarkdownReporter(Reporter):
     description = "a Markdown summary for CI step summaries: counts, pass rate, failures and why"
 
     def write(self, report: RunReport, path: Path) -> None:
-        text = self.render(report)
-        with replacing(path) as out:
-            out.write(text)
+        with replacing(path) as out:  # reading the results may fail too: the same one-line error
+            out.write(self.render(report))
 
     def render(self, report: RunReport) -> str:
         """The Markdown text of ``report``, redacted."""
