@@ -699,6 +699,7 @@ def test_bench_run_target_by_label_runs_that_provider_and_its_prompts(tmp_path: 
         capture_output=True,
         text=True,
         check=False,
+        cwd=tmp_path,  # the run store (.bench/runs) is made in the working directory
     )
     assert done.returncode == 0, done.stdout + done.stderr
     tasks = json.loads(out.read_text())["tasks"]
