@@ -63,8 +63,12 @@ class _SuiteBuilder:
         overrides: dict[str, str] | None = None,
         target_override: bool = False,
         only_label: str | None = None,
+        need_target: bool = True,
     ) -> None:
         self.path = path
+        #: False (``bench validate``, ``bench convert``): tasks without a response need no target
+        #: to be valid; the plan counts them in ``needs_target``.
+        self.need_target = need_target
         #: ``--target LABEL`` naming one of the suite's ``targets:``: only its runs are planned.
         self.only_label = only_label
         #: ``--target`` replaced the file's targets: tasks' ``target:`` labels no longer apply.
@@ -134,7 +138,7 @@ class _SuiteBuilder:
                 return self.doc.tasks, self.doc.tasks.rows()
             return self.doc, suite.tasks
 
-        has_target = target is not None or bool(targets)
+        has_target = target is not None or bool(targets) or not self.need_target
         row_doc: list[YamlDocument] = []  # where rebuilt rows' errors point (made on first use)
 
         def expand(row: PlanRow) -> Iterable[PlannedTask]:
@@ -440,6 +444,7 @@ def load_suite(
     variables: dict[str, str] | None = None,
     target: dict[str, Any] | None = None,
     tasks: Literal["validate", "lazy"] = "validate",
+    need_target: bool = True,
 ) -> Plan:
     """Load and validate a suite file; raise ConfigError/InvalidSuite on any problem.
 
@@ -450,6 +455,8 @@ def load_suite(
     ``tasks="lazy"`` reads the header only (settings, targets, named evaluators) and neither reads
     nor validates the tasks: the plan has no tasks, and ``plan.build(rows)`` rebuilds the runs of
     ``PlanRow``s a validating load handed out (``plan.rows()``), as a worker of a cluster does.
+    ``need_target=False`` accepts tasks with no response in a suite that names no target (they
+    are counted in ``plan.needs_target``): the suite is valid, but cannot run as it is.
     """
     registry = registry if registry is not None else get_registry()
     path = Path(path)
@@ -457,7 +464,7 @@ def load_suite(
     label = apply_target(doc, target)
     replaced = target is not None and label is None
     plan = _SuiteBuilder(
-        path, doc, registry, repeat, allow_outside_root, progress, variables, replaced, label
+        path, doc, registry, repeat, allow_outside_root, progress, variables, replaced, label, need_target
     ).build(lazy=tasks == "lazy")
     plan.template_warnings[:0] = warnings
     plan.target_override = target
@@ -465,8 +472,9 @@ def load_suite(
 
 
 def build_plan(doc: YamlDocument, registry: Registry) -> Plan:
-    """Validate a document a loader already read (``bench convert``), targets as written."""
-    return _SuiteBuilder(doc.path, doc, registry).build()
+    """Validate a document a loader already read (``bench convert``), targets as written; a
+    suite that names no target is valid (the user brings one to run it)."""
+    return _SuiteBuilder(doc.path, doc, registry, need_target=False).build()
 
 
 def apply_target(doc: YamlDocument, target: dict[str, Any] | None) -> str | None:
