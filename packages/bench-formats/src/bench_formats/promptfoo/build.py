@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import ConfigError
+from bench_formats.promptfoo.evaluator import assertion_problems
 from bench_formats.promptfoo.matrix import Matrix
 from bench_formats.promptfoo.prompts import read_prompts
 from bench_formats.promptfoo.providers import Provider, read_providers, resolve_cli
@@ -30,6 +31,8 @@ def build(
     prompts = read_prompts(config.get("prompts"), base, path)
     providers, selected = _providers(config, path, target, warn)
     default = load_default_test(config.get("defaultTest"), base, path)
+    for at, why in assertion_problems(default.get("assert")):
+        raise ConfigError(why, file=path, field=("defaultTest", "assert", *at))
     matrix = Matrix(
         config,
         path,

@@ -12,6 +12,7 @@ from typing import Any
 from bench import ConfigError
 from bench_formats.promptfoo import asserts, variables
 from bench_formats.promptfoo.escape import escape
+from bench_formats.promptfoo.evaluator import assertion_problems
 from bench_formats.promptfoo.prompts import Prompt
 from bench_formats.promptfoo.providers import Provider, allows
 from bench_formats.promptfoo.refs import dereference_value
@@ -48,6 +49,8 @@ class Matrix:
         test = dict(dereference_value(test, self.config, self.path) if refs else test)
         if refs:
             check_test(test, self.path)
+        for at, why in assertion_problems(test.get("assert")):
+            raise ConfigError(why, file=self.path, field=("tests", self.count - 1, "assert", *at))
         if isinstance(test.get("vars"), (str, list)):  # paths or globs of var files
             test["vars"] = read_vars_files(test["vars"], test_base, self.path)
         test = merge_default(test, self.default)
