@@ -45,7 +45,9 @@ def build(
     )
     tasks: list[dict[str, Any]] = []
     for test, test_base, refs in iter_tests(tests_spec, base, path, warn):
-        tasks.extend(matrix.tasks(test, test_base, refs))
+        # promptfoo checks every test it reads, standalone files' rows too: their tests are read
+        # into the config (combineConfigs) and then read again, one readTest each
+        tasks.extend(matrix.tasks(test, test_base, refs, checked=tests_spec is not None))
     suite: dict[str, Any] = {"name": str(config.get("description") or path.stem)}
     if config.get("description"):
         suite["description"] = str(config["description"])
