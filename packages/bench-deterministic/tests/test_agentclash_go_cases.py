@@ -148,6 +148,16 @@ REFUSED = [  # TestToolCallAssertionValidation: refused when the suite loads, in
         {"tool_name": "submit", "must_call": False, "min_count": 1},
         "Value error, must_call cannot be false when min_count is greater than 0",
     ),
+    (
+        "wrong target",
+        {"tool_name": "submit", "target": "final_output"},
+        'Value error, target must be "tool_calls" for tool_call_assertion validators',
+    ),
+    (
+        "expected_from rejected",
+        {"tool_name": "submit", "expected_from": "case.expectations.expected_output"},
+        "Value error, expected_from must be omitted for tool_call_assertion validators",
+    ),
 ]
 
 
@@ -228,3 +238,27 @@ def test_math_invalid_mode_TestValidateMathEquivalence_InvalidConfig():
     assert str(caught.value).startswith(
         "<test>: comparison_mode: Input should be 'symbolic' or 'numeric' (got 'approximate')"
     )
+
+
+def test_tool_call_assertion_with_another_target_or_expected_from_is_refused_in_bench_form_too():
+    # AgentClash's rule is about the validator type, whatever its settings
+    with pytest.raises(BenchError) as caught:
+        run_evaluator(
+            {"type": "tool_call_assertion", "must_call": ["search"], "target": "final_output"}, TRACE
+        )
+    assert str(caught.value).startswith(
+        '<test>: Value error, target must be "tool_calls" for tool_call_assertion validators'
+    )
+
+
+def test_math_equivalence_without_numeric_fallback_compares_decimals_exactly():
+    # math_validators.go: symbolic comparison reads 0.3333334 as the exact fraction 3333334/10^7
+    # (big.Rat), which is not 1/3; only the numeric fallback (on by default, tolerance 1e-6)
+    # accepts it. math-verify alone rounds floats to 6 places and called them equal.
+    settings = {"type": "math_equivalence", "value": "1/3"}
+    strict = run_evaluator({**settings, "numeric_fallback": False}, "0.3333334")
+    assert (strict.passed, strict.reason) == (False, "0.333333400000000 is not equivalent to 1/3")
+    default = run_evaluator(settings, "0.3333334")
+    assert (default.passed, default.details["mode"]) == (True, "numeric_fallback")
+    exact = run_evaluator({"type": "math_equivalence", "value": "1/2", "numeric_fallback": False}, "0.5")
+    assert (exact.passed, exact.details["mode"]) == (True, "symbolic")

@@ -299,3 +299,28 @@ def test_keys_agentclash_ignores_in_a_file_validators_config_are_dropped_with_a_
         "validator 'wrote' (file_content_match): config mode ignored, as AgentClash ignores keys its config "
         "does not define"
     ) in loader.warnings
+
+
+def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "bench", *args], capture_output=True, text=True, check=False, cwd=cwd
+    )
+
+
+def test_validate_checks_a_pack_that_names_no_target_and_says_a_target_is_needed_to_run(tmp_path: Path):
+    # AgentClash validates a pack without any model: bench validate does too; running needs one
+    path = _pack(tmp_path)
+    done = _cli("validate", str(path), cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines()[0] == "suite 'Capitals' is valid: 2 tasks, target: none"
+    assert done.stdout.rstrip().splitlines()[-1] == (
+        "a target is needed to run it: 2 tasks have no recorded response and the suite names no "
+        "target (add 'target:' or give --target SPEC)"
+    )
+    run = _cli("run", str(path), cwd=tmp_path)
+    assert run.returncode == 2
+    assert run.stderr.splitlines()[0] == (
+        f"{path}: tasks[0]: the task has no 'response:' and the suite has no 'target:' "
+        "(add one or give --target SPEC)"
+    )
+    assert not (tmp_path / ".bench").exists()

@@ -241,3 +241,21 @@ def test_the_cli_exits_2_with_the_message(tmp_path: Path):
         f'error: {path}: testcase: validate "{path}": cases[0] (a): no expected assertions or evaluators'
         in done.stdout + done.stderr
     )
+
+
+def test_validate_checks_a_suite_that_names_no_target_and_says_a_target_is_needed_to_run(tmp_path: Path):
+    # AI Eval validates suites without calling a model; no configs/config.yaml: no model named
+    path = write(tmp_path, CASE + "  - {id: a, input: {word: x}, expected: {contains: [x]}}\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", "validate", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines()[0] == "suite 's' is valid: 1 tasks, target: none"
+    assert done.stdout.rstrip().splitlines()[-1] == (
+        "a target is needed to run it: 1 task has no recorded response and the suite names no "
+        "target (add 'target:' or give --target SPEC)"
+    )

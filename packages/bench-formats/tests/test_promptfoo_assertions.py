@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from bench import Response
+from bench import ConfigError, Response
 from bench.testing import run_evaluator, run_suite, write_suite
 
 
@@ -390,8 +390,11 @@ def test_missing_file_is_an_error() -> None:
     assert (out.passed, out.error) == (False, "File does not exist: missing.txt")
 
 
-def test_unknown_type_is_an_error() -> None:
-    assert check([{"type": "sounds-like", "value": "x"}], "x").error == "Unknown assertion type: sounds-like"
+def test_unknown_type_is_refused_when_the_suite_loads() -> None:
+    # promptfoo itself only errors when the row runs ("Unknown assertion type: sounds-like")
+    with pytest.raises(ConfigError) as caught:
+        check([{"type": "sounds-like", "value": "x"}], "x")
+    assert "Value error, assert[0]: unknown assertion type 'sounds-like' (got " in str(caught.value)
 
 
 def test_unsupported_type_is_named() -> None:

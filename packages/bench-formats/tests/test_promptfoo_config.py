@@ -640,6 +640,39 @@ def test_a_test_that_says_nothing_is_refused_even_with_default_vars(tmp_path: Pa
     assert str(caught.value) == f"{config}: {TEST_NEEDS}{shown}"
 
 
+@pytest.mark.parametrize("name", ["rows.json", "rows.jsonl"])
+def test_standalone_test_files_whose_rows_say_nothing_are_refused_as_promptfoo_refuses(
+    tmp_path: Path, name: str
+):
+    # promptfoo 0.121.20 reads `tests: file://rows.jsonl` into the config, then checks each test
+    # with readTest: rows without vars (a data set's {question, answer}) are refused, not run as
+    # hundreds of empty prompts
+    rows = [{"question": f"q{n}", "answer": f"a{n}"} for n in range(300)]
+    text = json.dumps(rows) if name.endswith(".json") else "".join(json.dumps(r) + "\n" for r in rows)
+    write(tmp_path, name, text)
+    config = write(
+        tmp_path,
+        "promptfooconfig.yaml",
+        f"prompts: ['{{{{question}}}}']\nproviders: [echo]\ntests: file://{name}\n",
+    )
+    with pytest.raises(ConfigError) as caught:
+        load(config)
+    assert (
+        str(caught.value)
+        == f'{config}: {TEST_NEEDS}{{"question": "q0", "answer": "a0", "description": "Row #1"}}'
+    )
+
+
+def test_standalone_test_files_with_vars_still_load(tmp_path: Path):
+    write(tmp_path, "rows.jsonl", '{"vars": {"question": "q0"}}\n{"vars": {"question": "q1"}}\n')
+    config = write(
+        tmp_path,
+        "promptfooconfig.yaml",
+        "prompts: ['{{question}}']\nproviders: [echo]\ntests: file://rows.jsonl\n",
+    )
+    assert prompts(load(config)[0]) == ["q0", "q1"]
+
+
 @pytest.mark.parametrize("test", ["{assert: []}", "{threshold: 0}", "{metadata: {}}"])
 def test_an_empty_list_mapping_or_zero_threshold_is_enough(tmp_path: Path, test: str):
     config = write(tmp_path, "promptfooconfig.yaml", f"prompts: [hi]\nproviders: [echo]\ntests: [{test}]\n")
@@ -699,6 +732,7 @@ def test_bench_run_target_by_label_runs_that_provider_and_its_prompts(tmp_path: 
         capture_output=True,
         text=True,
         check=False,
+        cwd=tmp_path,  # the run store (.bench/runs) is made in the working directory
     )
     assert done.returncode == 0, done.stdout + done.stderr
     tasks = json.loads(out.read_text())["tasks"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import dataclasses
 from pathlib import Path
 from typing import Any
@@ -161,3 +162,29 @@ def test_the_load_filter_reads_a_json_cell(tmp_path: Path):
         tmp_path, 'q,style\nhi,"{""tone"": ""warm""}"\n', prompt="{{q}} {{ (style | load).tone }}"
     )
     assert data["tasks"][0]["prompt"] == "hi warm"
+
+
+@pytest.fixture
+def default_cell_limit():
+    """Python's own csv cell limit during the test (the loader raises it process-wide), restored after."""
+    before = csv.field_size_limit(131_072)
+    yield
+    csv.field_size_limit(before)
+
+
+@pytest.mark.usefixtures("default_cell_limit")
+def test_a_csv_cell_over_128_kib_is_read_as_promptfoo_reads_it(tmp_path: Path):
+    # Python's csv refuses a field over 131,072 characters by default; promptfoo's parser has no limit
+    big = "word " * (200 * 1024 // 5)
+    data, _ = _load(tmp_path, f'q,__expected\n"{big}",contains:word\nshort,contains:short\n')
+    assert [len(task["prompt"]) for task in data["tasks"]] == [len(big), 5]
+
+
+@pytest.mark.usefixtures("default_cell_limit")
+def test_a_csv_prompt_over_128_kib_is_read(tmp_path: Path):
+    big = "word " * (200 * 1024 // 5)
+    (tmp_path / "prompts.csv").write_text(f'prompt,label\n"{big}",big\n', encoding="utf-8")
+    config = tmp_path / "promptfooconfig.yaml"
+    config.write_text("prompts: [file://prompts.csv]\nproviders: [echo]\n", encoding="utf-8")
+    data = PromptfooLoader().load(config).data
+    assert [len(task["prompt"]) for task in data["tasks"]] == [len(big.strip())]

@@ -140,3 +140,73 @@ def test_bench_validate_shows_the_refusal(tmp_path: Path):
     )
     assert done.returncode == 2
     assert (done.stdout + done.stderr).strip() == f"error: {path}: providers[0]: {UNKNOWN}"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "prompts: [hi]\nproviders: [echo]\ntests:\n  - vars: {x: 1}\n"
+            "  - assert: [{type: contains, value: hi}, {type: contians, value: hi}]\n",
+            "tests[1].assert[1]: unknown assertion type 'contians' (did you mean 'contains'?)",
+        ),
+        (
+            "prompts: [hi]\nproviders: [echo]\ntests:\n  - assert: [{type: not-icontain, value: x}]\n",
+            "tests[0].assert[0]: unknown assertion type 'not-icontain' (did you mean 'not-icontains'?)",
+        ),
+        (
+            "prompts: [hi]\nproviders: [echo]\ntests:\n"
+            "  - assert: [{type: assert-set, assert: [{type: equals, value: hi}, {type: is_json}]}]\n",
+            "tests[0].assert[0].assert[1]: unknown assertion type 'is_json' (did you mean 'is-json'?)",
+        ),
+        (
+            "prompts: [hi]\nproviders: [echo]\ndefaultTest: {assert: [{type: llm-rubrik, value: polite}]}\n"
+            "tests: [{vars: {x: 1}}]\n",
+            "defaultTest.assert[0]: unknown assertion type 'llm-rubrik' (did you mean 'llm-rubric'?)",
+        ),
+        (
+            "prompts: [hi]\nproviders: [echo]\ntests: [{assert: [{value: hi}]}]\n",
+            "tests[0].assert[0]: Missing required 'type' property",
+        ),
+    ],
+)
+def test_a_typo_in_an_assertion_type_is_refused_naming_the_nearest_type(
+    tmp_path: Path, text: str, message: str
+):
+    path = _config(tmp_path, text)
+    with pytest.raises(ConfigError) as caught:
+        PromptfooLoader().load(path)
+    assert str(caught.value) == f"{path}: {message}"
+
+
+def test_bench_validate_refuses_a_typo_in_an_assertion_type(tmp_path: Path):
+    path = _config(
+        tmp_path, "prompts: [hi]\nproviders: [echo]\ntests: [{assert: [{type: equal, value: hi}]}]\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", "validate", str(path)], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        f"error: {path}: tests[0].assert[0]: unknown assertion type 'equal' (did you mean 'equals'?)"
+    )
+
+
+def test_a_known_type_bench_does_not_check_yet_still_validates(tmp_path: Path):
+    # promptfoo 0.121.20 knows trajectory:* and human; bench says so when the check runs
+    path = _config(
+        tmp_path,
+        "prompts: [hi]\nproviders: [echo]\ntests: [{assert: [{type: trajectory:tool-used, value: x}, {type: human}]}]\n",
+    )
+    assert len(PromptfooLoader().load(path).data["tasks"]) == 1
+
+
+def test_a_typo_in_an_assertion_type_of_the_promptfoo_evaluator_is_refused():
+    from bench import BenchError
+    from bench.testing import run_evaluator
+
+    with pytest.raises(BenchError) as caught:
+        run_evaluator({"type": "promptfoo", "assert": [{"type": "contians", "value": "x"}]}, "x")
+    assert str(caught.value).startswith(
+        "<test>: Value error, assert[0]: unknown assertion type 'contians' (did you mean 'contains'?)"
+    )

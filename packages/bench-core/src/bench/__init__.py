@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from bench.errors import PluginError as PluginError
     from bench.errors import RunStopped as RunStopped
     from bench.errors import TargetError as TargetError
+    from bench.errors import did_you_mean as did_you_mean
     from bench.evaluator import Evaluator as Evaluator
     from bench.evaluator import EvaluatorConfig as EvaluatorConfig
     from bench.evaluator import Result as Result
@@ -123,6 +124,7 @@ _EXPORTS = {
     "RegisterExecutor": "bench.hookspecs",
     "BenchError": "bench.errors",
     "ConfigError": "bench.errors",
+    "did_you_mean": "bench.errors",
     "EvaluatorError": "bench.errors",
     "PluginError": "bench.errors",
     "TargetError": "bench.errors",

@@ -632,7 +632,7 @@ def validate(
     no_env_file: NoEnvFile = False,
     target: TargetSpec = None,
 ) -> None:
-    """Check a suite without running it; list the evaluators the tasks use."""
+    """Check a suite without running it (no target needed); list the evaluators the tasks use."""
     from bench.report.overview import TaskCounter, print_plan
     from bench.suite.loader import load_suite
     from bench.suite.target_spec import parse_target
@@ -650,6 +650,7 @@ def validate(
             progress=counter,
             variables=variables,
             target=replacement,
+            need_target=False,
         )
     _template_warnings(plan)
     print_plan(plan)

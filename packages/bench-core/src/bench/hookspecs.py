@@ -177,7 +177,10 @@ def bench_register_suite_loaders(register: RegisterSuiteLoader) -> None:
     is the YAML node tree when there is one, else ``None`` (errors then name the file and field
     but no line). Raise ``bench.ConfigError(message, file=path)`` for a file that cannot be
     read. Misuse is reported as for ``bench_register_evaluators``; a clash fails the suites
-    that any of the clashing loaders claims.
+    that any of the clashing loaders claims. Optionally ``declines(self, path)`` returns
+    ``(nearness, reason)`` for a file that looks like the format but is not one (nearness in
+    0..1, say the share of the format's telltale keys present), else ``None``: when no loader
+    reads a file, bench names the loaders it tried and the nearest one's reason.
 
     Example::
 

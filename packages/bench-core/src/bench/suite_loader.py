@@ -39,6 +39,15 @@ class SuiteLoader:
         """Whether this loader reads the file at ``path``."""
         raise NotImplementedError
 
+    def declines(self, path: Path) -> tuple[float, str] | None:
+        """Why this loader does not read ``path`` although the file looks like its format.
+
+        Asked only when no loader reads the file: ``(nearness, reason)``, nearness in (0, 1) (the
+        share of the format's telltale keys the file has, say), the reason naming what is
+        missing; the nearest loader's reason is shown. ``None`` when the file is nothing like it.
+        """
+        return None
+
     def load(self, path: Path) -> YamlDocument:
         """Read the file into native suite data."""
         raise NotImplementedError

@@ -225,13 +225,16 @@ class MathEquivalence(Evaluator[MathConfig]):
         if not answer:
             return verdict(False, f"no mathematical answer found in {quoted(sample.output)}")
         details: dict[str, Any] = {"expected_parsed": str(gold[0]), "actual_parsed": str(answer[0])}
-        if config.comparison_mode == "symbolic" and verify(gold, answer, timeout_seconds=timeout):
+        symbolic = config.comparison_mode == "symbolic"
+        if symbolic and verify(_exact(gold), _exact(answer), timeout_seconds=timeout):
             return verdict(True, f"{answer[0]} is equivalent to {gold[0]}", mode="symbolic", **details)
-        if config.comparison_mode == "numeric" or config.numeric_fallback:
+        if not symbolic or config.numeric_fallback:
             a, b = _as_float(answer[0]), _as_float(gold[0])
             if a is not None and b is not None:
                 difference = abs(a - b)
-                details.update(mode="numeric", absolute_difference=difference)
+                # AgentClash's mode_used: "numeric_fallback" when a symbolic comparison fell back
+                mode = "numeric_fallback" if symbolic else "numeric"
+                details.update(mode=mode, absolute_difference=difference)
                 if difference <= config.tolerance:
                     return verdict(True, f"{a:.10g} equals {b:.10g} within {config.tolerance:g}", **details)
                 return verdict(
@@ -240,6 +243,19 @@ class MathEquivalence(Evaluator[MathConfig]):
                     **details,
                 )
         return verdict(False, f"{answer[0]} is not equivalent to {gold[0]}", **details)
+
+
+def _exact(parsed: list[Any]) -> list[Any]:
+    """math-verify's parse with every decimal as the exact fraction it writes (``0.3333334`` is
+    3333334/10^7), as AgentClash's symbolic comparison reads numbers (``big.Rat``): math-verify
+    alone rounds floats to 6 places, which would make 0.3333334 equal 1/3 with no tolerance."""
+    from sympy import Basic, Float, Rational
+
+    exact: list[Any] = []
+    for item in parsed:
+        floats = item.atoms(Float) if isinstance(item, Basic) else set()
+        exact.append(item.xreplace({f: Rational(str(f)) for f in floats}) if floats else item)
+    return exact
 
 
 def _as_float(expr: Any) -> float | None:

@@ -48,6 +48,17 @@ def problems(c: Any) -> list[str]:
     return errs
 
 
+def evidence_problems(c: Any) -> list[str]:
+    """AgentClash's validation errors for the validator's ``target`` and ``expected_from``
+    (``runtime/scoring/validation.go``), whichever form the settings take."""
+    errs: list[str] = []
+    if c.target is not None and c.target.strip() != "tool_calls":
+        errs.append('target must be "tool_calls" for tool_call_assertion validators')
+    if c.expected_from is not None and c.expected_from.strip():
+        errs.append("expected_from must be omitted for tool_call_assertion validators")
+    return errs
+
+
 def json_contains(actual: Any, expected: Any) -> bool:
     """AgentClash's ``jsonContains``: objects by subset, arrays as multisets of contained items."""
     if isinstance(expected, dict):

@@ -230,6 +230,10 @@ class AssertionConfig(EvaluatorConfig):
     """AgentClash's form: at most this many matching calls."""
     order_mode: str | None = None
     """AgentClash's form: ``subsequence`` (default) or ``exact`` for ``ordered_tools``."""
+    target: str | None = None
+    """The evidence judged: ``tool_calls`` (the response's calls) or absent; any other is refused."""
+    expected_from: str | None = None
+    """Refused: the assertion's expectations are its settings (AgentClash requires it omitted)."""
 
     @property
     def agentclash(self) -> bool:
@@ -242,16 +246,19 @@ class AssertionConfig(EvaluatorConfig):
 
     @model_validator(mode="after")
     def _something(self) -> AssertionConfig:
+        evidence = toolcall_rules.evidence_problems(self)
         if self.agentclash:
             if self.must_not_call or self.call_counts:
                 raise ValueError(
                     "AgentClash's form (tool_name, must_call: true/false, count, min_count, max_count, "
                     "order_mode) cannot be mixed with must_not_call or call_counts"
                 )
-            errors = toolcall_rules.problems(self)
+            errors = toolcall_rules.problems(self) + evidence  # in AgentClash's order
             if errors:
                 raise ValueError("; ".join(errors))
             return self
+        if evidence:
+            raise ValueError("; ".join(evidence))
         if self.arguments_contain is not None and not isinstance(self.arguments_contain, list):
             raise ValueError("arguments_contain must be a JSON object")
         if self.arguments_contain is not None:

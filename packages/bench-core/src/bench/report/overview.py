@@ -88,7 +88,9 @@ def print_plan(plan: Plan) -> None:
     if plan.max_repeat > 1:
         distinct = len({key.split("@", 1)[0] for key in plan.tasks.ids})
         counted = f"{distinct} tasks, {runs} runs (repeat up to {plan.max_repeat})"
-    stdout.print(Text(f"suite '{plan.name}' is valid: {counted}, target: {plan.target_type}"))
+    untargeted = plan.needs_target and plan.target is None and not plan.targets
+    target_type = "none" if untargeted else plan.target_type
+    stdout.print(Text(f"suite '{plan.name}' is valid: {counted}, target: {target_type}"))
     if plan.scorecard_strategy:
         stdout.print(Text(f"scorecard: {plan.scorecard_strategy}"))
     named = {id(ev) for ev in plan.named_evaluators.values()}
@@ -110,7 +112,7 @@ def print_plan(plan: Plan) -> None:
                     key = ("(inline)", ev.type, ev.distribution, _relative(file))
                 rows[key] = rows.get(key, 0) + 1
             if len(listed) < MAX_TASKS_LISTED:
-                source = "recorded" if planned.task.response is not None else plan.target_type
+                source = "recorded" if planned.task.response is not None else target_type
                 names = plain(", ".join(e.name for e in planned.evaluators))
                 listed.append((plain(planned.task.id), source, names))
     for where, count in repos.items():
@@ -135,6 +137,14 @@ def print_plan(plan: Plan) -> None:
             stdout.print(plain(f"definition file: {_relative(str(path))}", 4096))
         else:  # the real path, so a reviewer sees where a suite reaches outside its folder (B05)
             stdout.print(plain(f"definition file: {path} (outside the suite folder)", 4096))
+    if untargeted:
+        tasks_without = "1 task has" if plan.needs_target == 1 else f"{plan.needs_target:,} tasks have"
+        stdout.print(
+            Text(
+                f"a target is needed to run it: {tasks_without} no recorded response and the suite "
+                "names no target (add 'target:' or give --target SPEC)"
+            )
+        )
 
 
 def print_evaluators(registry: Registry) -> None:

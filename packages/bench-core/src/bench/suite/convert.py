@@ -11,7 +11,6 @@ from bench.errors import ConfigError
 from bench.plugins.registry import Registry
 from bench.suite.loader import apply_target, build_plan, pick_loader
 from bench.suite.native import NativeSuiteLoader
-from bench.suite.yamlio import YamlDocument
 from bench.suite_loader import LoadOptions
 
 
@@ -43,8 +42,6 @@ def convert(path: Path, registry: Registry, target: dict[str, Any] | None = None
     if untargeted:
         header += "# It names no target: add `target:` or run it with --target SPEC.\n"
     # Refuse what bench could not run, with its errors, from the document already read; a file
-    # that names no target (an AgentClash pack) is checked as if echo answered (on a copy of its
-    # top level: the suite written stays without one), since the user will bring one.
-    checked = YamlDocument(path=doc.path, data={**data, "target": {"type": "echo"}}, root=doc.root)
-    build_plan(checked if untargeted else doc, registry)
+    # that names no target (an AgentClash pack) is valid: the user will bring one.
+    build_plan(doc, registry)
     return header + yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100), warnings

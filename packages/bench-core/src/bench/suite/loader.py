@@ -26,6 +26,7 @@ from bench.scoring.scorecard import Scorecard
 from bench.scoring.scorecard import check as check_scorecard
 from bench.suite.binding import Binder, digest
 from bench.suite.document import SuiteFile
+from bench.suite.native import NativeSuiteLoader
 from bench.suite.plan import (
     BoundEvaluator,
     CalibrationBar,
@@ -45,6 +46,7 @@ from bench.target import SuiteContext, Target
 
 MAX_ERRORS = 50
 DEFAULT_TARGET = "recorded"
+NOT_A_SUITE = "a suite is a mapping with 'tasks:'"
 
 
 class _SuiteBuilder:
@@ -61,8 +63,12 @@ class _SuiteBuilder:
         overrides: dict[str, str] | None = None,
         target_override: bool = False,
         only_label: str | None = None,
+        need_target: bool = True,
     ) -> None:
         self.path = path
+        #: False (``bench validate``, ``bench convert``): tasks without a response need no target
+        #: to be valid; the plan counts them in ``needs_target``.
+        self.need_target = need_target
         #: ``--target LABEL`` naming one of the suite's ``targets:``: only its runs are planned.
         self.only_label = only_label
         #: ``--target`` replaced the file's targets: tasks' ``target:`` labels no longer apply.
@@ -88,8 +94,8 @@ class _SuiteBuilder:
         """The plan; ``lazy``: the header only (settings, targets, named evaluators), the tasks
         neither read nor validated, for a worker that rebuilds them from ``PlanRow``s."""
         data = self.doc.data
-        if not isinstance(data, dict) or "tasks" not in data:
-            raise ConfigError("a suite is a mapping with 'tasks:'", file=self.path)
+        if not is_suite_data(data):
+            raise ConfigError(NOT_A_SUITE, file=self.path)
         try:
             suite = SuiteFile.model_validate(data, context={"collectors": self.collectors})
         except ValidationError as exc:
@@ -132,7 +138,7 @@ class _SuiteBuilder:
                 return self.doc.tasks, self.doc.tasks.rows()
             return self.doc, suite.tasks
 
-        has_target = target is not None or bool(targets)
+        has_target = target is not None or bool(targets) or not self.need_target
         row_doc: list[YamlDocument] = []  # where rebuilt rows' errors point (made on first use)
 
         def expand(row: PlanRow) -> Iterable[PlannedTask]:
@@ -353,25 +359,58 @@ def choose_loader(
 ) -> tuple[YamlDocument, list[str]]:
     """Read a suite file with the first registered loader that claims it: its document and warnings."""
     loader = pick_loader(registry, path, options)
-    return loader.load(path), loader.warnings
+    doc = loader.load(path)
+    if isinstance(loader, NativeSuiteLoader) and not is_suite_data(doc.data):
+        # bench's own loader takes every YAML file: say which other loaders looked at this one
+        tried = [one for one in _loaders(registry, options) if one.priority > loader.priority]
+        first = f"{NOT_A_SUITE}, and no other suite loader reads this file"
+        raise ConfigError(unclaimed(first, tried, path), file=path)
+    return doc, loader.warnings
 
 
-def pick_loader(registry: Registry, path: Path, options: LoadOptions | None = None) -> SuiteLoader:
-    """The first registered loader that claims ``path``.
+def is_suite_data(data: Any) -> bool:
+    """Whether a loaded document is a suite mapping (one with ``tasks:``)."""
+    return isinstance(data, dict) and "tasks" in data
 
-    Every provider of a clashing loader name is asked too, so the clash fails the suite
+
+def _loaders(registry: Registry, options: LoadOptions | None) -> list[SuiteLoader]:
+    """One instance of every registered loader, in the order they are asked (falling priority).
+
+    Every provider of a clashing loader name is included, so the clash fails the suite
     whichever of them claims the file.
     """
     table = registry.suite_loaders
-    loaders = sorted(
+    providers = sorted(
         (provided for name in table for provided in table.providers(name)), key=lambda p: -p.cls.priority
     )
-    for provided in loaders:
-        loader = provided.cls(options)
+    return [provided.cls(options) for provided in providers]
+
+
+def pick_loader(registry: Registry, path: Path, options: LoadOptions | None = None) -> SuiteLoader:
+    """The first registered loader that claims ``path``."""
+    loaders = _loaders(registry, options)
+    for loader in loaders:
         if loader.claims(path):
-            registry.suite_loaders.check(provided.name)  # a name two distributions register fails here
+            registry.suite_loaders.check(loader.name)  # a name two distributions register fails here
             return loader
-    raise ConfigError("no suite loader reads this kind of file (expected .yaml, .yml or .json)", file=path)
+    raise ConfigError(
+        unclaimed("no suite loader reads this kind of file; expected .yaml, .yml or .json", loaders, path),
+        file=path,
+    )
+
+
+def unclaimed(first: str, tried: list[SuiteLoader], path: Path) -> str:
+    """The message for a file no loader reads: ``first``, the loaders tried, and why the
+    nearest of them declined (the first of the nearest, in the order they were asked)."""
+    message = f"{first} (tried {', '.join(loader.name for loader in tried)})"
+    nearest: tuple[float, str, str] | None = None
+    for loader in tried:
+        found = loader.declines(path)
+        if found is not None and (nearest is None or found[0] > nearest[0]):
+            nearest = (found[0], loader.name, found[1])
+    if nearest is not None:
+        message += f"; the nearest, {nearest[1]}, declined: {nearest[2]}"
+    return message
 
 
 def _runs(planned: PlannedTask, labels: list[str], only: str | None = None) -> Iterable[PlannedTask]:
@@ -405,6 +444,7 @@ def load_suite(
     variables: dict[str, str] | None = None,
     target: dict[str, Any] | None = None,
     tasks: Literal["validate", "lazy"] = "validate",
+    need_target: bool = True,
 ) -> Plan:
     """Load and validate a suite file; raise ConfigError/InvalidSuite on any problem.
 
@@ -415,6 +455,8 @@ def load_suite(
     ``tasks="lazy"`` reads the header only (settings, targets, named evaluators) and neither reads
     nor validates the tasks: the plan has no tasks, and ``plan.build(rows)`` rebuilds the runs of
     ``PlanRow``s a validating load handed out (``plan.rows()``), as a worker of a cluster does.
+    ``need_target=False`` accepts tasks with no response in a suite that names no target (they
+    are counted in ``plan.needs_target``): the suite is valid, but cannot run as it is.
     """
     registry = registry if registry is not None else get_registry()
     path = Path(path)
@@ -422,7 +464,7 @@ def load_suite(
     label = apply_target(doc, target)
     replaced = target is not None and label is None
     plan = _SuiteBuilder(
-        path, doc, registry, repeat, allow_outside_root, progress, variables, replaced, label
+        path, doc, registry, repeat, allow_outside_root, progress, variables, replaced, label, need_target
     ).build(lazy=tasks == "lazy")
     plan.template_warnings[:0] = warnings
     plan.target_override = target
@@ -430,8 +472,9 @@ def load_suite(
 
 
 def build_plan(doc: YamlDocument, registry: Registry) -> Plan:
-    """Validate a document a loader already read (``bench convert``), targets as written."""
-    return _SuiteBuilder(doc.path, doc, registry).build()
+    """Validate a document a loader already read (``bench convert``), targets as written; a
+    suite that names no target is valid (the user brings one to run it)."""
+    return _SuiteBuilder(doc.path, doc, registry, need_target=False).build()
 
 
 def apply_target(doc: YamlDocument, target: dict[str, Any] | None) -> str | None:

@@ -124,7 +124,8 @@ class TaskBuilder:
         if isinstance(response, str):
             response = Response(output=response)
         if response is None and not has_target:
-            raise doc.error("the task has no 'response:' and the suite has no 'target:'", at)
+            missing = "the task has no 'response:' and the suite has no 'target:'"
+            raise doc.error(f"{missing} (add one or give --target SPEC)", at)
 
         placed = self._evaluators(doc, at, spec)
         evaluators = [evaluator for _, evaluator in placed]

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import ConfigError, SuiteLoader, YamlDocument
-from bench_formats.sniff import top_keys
+from bench_formats.sniff import near_miss, top_keys
 
 from . import render, spec, validate
 
@@ -38,6 +38,9 @@ class AgentClashLoader(SuiteLoader):
     def claims(self, path: Path) -> bool:
         keys = top_keys(path)
         return {"pack", "version"} <= keys or ("pack" not in keys and {"version", "tasks", "scoring"} <= keys)
+
+    def declines(self, path: Path) -> tuple[float, str] | None:
+        return near_miss(top_keys(path), ("pack", "version"), "an AgentClash challenge pack")
 
     def load(self, path: Path) -> YamlDocument:
         data = _read(path)

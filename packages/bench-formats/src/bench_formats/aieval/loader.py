@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from bench import ConfigError, SuiteLoader, YamlDocument
-from bench_formats.sniff import top_keys
+from bench_formats.sniff import near_miss, top_keys
 
 
 class AIEvalLoader(SuiteLoader):
@@ -16,6 +16,9 @@ class AIEvalLoader(SuiteLoader):
 
     def claims(self, path: Path) -> bool:
         return {"suite", "prompt", "cases"} <= top_keys(path)
+
+    def declines(self, path: Path) -> tuple[float, str] | None:
+        return near_miss(top_keys(path), ("suite", "prompt", "cases"), "an AI Eval suite")
 
     def load(self, path: Path) -> YamlDocument:
         from bench_formats.aieval.convert import CaseConverter

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import ConfigError
+from bench_formats.promptfoo.evaluator import assertion_problems
 from bench_formats.promptfoo.matrix import Matrix
 from bench_formats.promptfoo.prompts import read_prompts
 from bench_formats.promptfoo.providers import Provider, read_providers, resolve_cli
@@ -30,6 +31,8 @@ def build(
     prompts = read_prompts(config.get("prompts"), base, path)
     providers, selected = _providers(config, path, target, warn)
     default = load_default_test(config.get("defaultTest"), base, path)
+    for at, why in assertion_problems(default.get("assert")):
+        raise ConfigError(why, file=path, field=("defaultTest", "assert", *at))
     matrix = Matrix(
         config,
         path,
@@ -42,7 +45,9 @@ def build(
     )
     tasks: list[dict[str, Any]] = []
     for test, test_base, refs in iter_tests(tests_spec, base, path, warn):
-        tasks.extend(matrix.tasks(test, test_base, refs))
+        # promptfoo checks every test it reads, standalone files' rows too: their tests are read
+        # into the config (combineConfigs) and then read again, one readTest each
+        tasks.extend(matrix.tasks(test, test_base, refs, checked=tests_spec is not None))
     suite: dict[str, Any] = {"name": str(config.get("description") or path.stem)}
     if config.get("description"):
         suite["description"] = str(config["description"])

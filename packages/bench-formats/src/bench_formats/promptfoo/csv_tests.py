@@ -233,9 +233,22 @@ def iter_csv_tests(path: Path, warn: Callable[[str], None]) -> Iterator[dict[str
         yield test
 
 
+#: The largest cell limit every platform's csv module takes (a C long; 32 bits on Windows).
+_MAX_CELL = 2**31 - 1
+
+
+def allow_cells_of(size: int) -> None:
+    """Let the csv module read cells of up to ``size`` characters, as promptfoo's parser does
+    (Python's default limit is 131,072). The limit is process-wide, so it is only ever raised."""
+    wanted = min(size + 1, _MAX_CELL)
+    if csv.field_size_limit() < wanted:
+        csv.field_size_limit(wanted)
+
+
 def _rows(path: Path) -> Iterator[tuple[int, dict[str, str]]]:
     """Rows and the line each ends on, read with strict quoting, or relaxed when that fails (as promptfoo)."""
     try:
+        allow_cells_of(path.stat().st_size)  # no cell is longer than the file
         with path.open(encoding="utf-8-sig", newline="") as handle:
             # A pass to check quoting; rows are re-read lazily below to keep memory flat.
             for _ in csv.reader(handle, strict=True):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
-from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample
+from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample, did_you_mean
 from bench_formats.promptfoo.checks import REGISTRY, Grade
 from bench_formats.promptfoo.checks.base import AssertionInvalid, Call
 from bench_formats.promptfoo.checks.graded import GRADED, NOT_YET, grader
@@ -17,11 +17,41 @@ SCRIPTS = {"javascript": "JavaScript", "python": "Python", "ruby": "Ruby", "webh
 #: promptfoo types bench does not check yet (an error names them, never a silent pass).
 UNSUPPORTED = {
     *NOT_YET, "agent-rubric", "classifier", "conversation-relevance", "guardrails",
-    "is-valid-function-call",
+    "human", "is-valid-function-call",
     "meteor", "moderation", "perplexity", "perplexity-score", "pi", "search-rubric", "similar:dot",
     "similar:euclidean", "skill-used", "tool-call-f1", "trace-error-spans", "trace-span-count",
-    "trace-span-duration",
+    "trace-span-duration", "trajectory:goal-success", "trajectory:step-count",
+    "trajectory:tool-args-match", "trajectory:tool-sequence", "trajectory:tool-used",
 }  # fmt: skip
+#: Types that are not a check of one output: a group of checks, or a comparison of providers.
+GROUPS = ("assert-set", "select-best", "max-score")
+
+
+def type_problem(kind: Any) -> str | None:
+    """Why ``kind`` is no promptfoo assertion type (naming the nearest one), or None when it is one."""
+    if not isinstance(kind, str) or not kind:
+        return "Missing required 'type' property"
+    bases = sorted({*REGISTRY, *GRADED, *SCRIPTS, *UNSUPPORTED})
+    if kind in GROUPS or kind.removeprefix("not-") in bases:
+        return None
+    choices = [f"not-{base}" for base in bases] if kind.startswith("not-") else [*bases, *GROUPS]
+    return f"unknown assertion type '{kind}'{did_you_mean(kind, choices)}"
+
+
+def assertion_problems(asserts: Any) -> list[tuple[tuple[Any, ...], str]]:
+    """(where, why) for each assertion of a test's ``assert`` list, assert-set children included,
+    whose type promptfoo does not have; ``where`` is the path below the list."""
+    found: list[tuple[tuple[Any, ...], str]] = []
+    for index, assertion in enumerate(asserts if isinstance(asserts, list) else []):
+        if not isinstance(assertion, dict):
+            continue
+        problem = type_problem(assertion.get("type"))
+        if problem is not None:
+            found.append(((index,), problem))
+        elif assertion["type"] == "assert-set":
+            children = assertion_problems(assertion.get("assert"))
+            found += [((index, "assert", *at), why) for at, why in children]
+    return found
 
 
 class PromptfooConfig(EvaluatorConfig):
@@ -38,6 +68,13 @@ class PromptfooConfig(EvaluatorConfig):
     """The test's ``threshold``, any number as promptfoo takes it: pass = score ≥ it, with
     promptfoo's reason ``Aggregate score 0.33 < 0.5 threshold`` (above 1 never passes, below 0
     always does). bench's own ``threshold`` (0..1) still works, with bench's reason."""
+
+    @model_validator(mode="after")
+    def _known_types(self) -> PromptfooConfig:
+        for at, why in assertion_problems(self.assert_):
+            where = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in at)
+            raise ValueError(f"assert{where}: {why}")
+        return self
 
 
 class _Skipped(Exception):
@@ -179,7 +216,7 @@ class Promptfoo(Evaluator[PromptfooConfig]):
             return await GRADED[base](call, self.config.options, self.config.vars)
         if base in UNSUPPORTED:
             raise EvaluatorError(f"promptfoo assertion type '{kind}' is not supported by bench yet")
-        raise EvaluatorError(f"Unknown assertion type: {kind}")
+        raise EvaluatorError(f"Unknown assertion type: {kind}")  # pragma: no cover - refused by the config
 
 
 def _flatten(asserts: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -42,6 +42,15 @@ class PromptfooLoader(SuiteLoader):
         keys = top_keys(path)
         return "prompts" in keys and ("providers" in keys or "tests" in keys)
 
+    def declines(self, path: Path) -> tuple[float, str] | None:
+        keys = top_keys(path)
+        what = "a promptfoo config has top-level 'prompts' with 'providers' or 'tests'"
+        if "prompts" in keys:
+            return 0.5, f"{what}; this file has neither 'providers' nor 'tests'"
+        if "providers" in keys or "tests" in keys:
+            return 0.5, f"{what}; this file lacks 'prompts'"
+        return None
+
     def load(self, path: Path) -> YamlDocument:
         from bench_formats.promptfoo.build import build
 

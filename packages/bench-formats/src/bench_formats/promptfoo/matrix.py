@@ -12,6 +12,7 @@ from typing import Any
 from bench import ConfigError
 from bench_formats.promptfoo import asserts, variables
 from bench_formats.promptfoo.escape import escape
+from bench_formats.promptfoo.evaluator import assertion_problems
 from bench_formats.promptfoo.prompts import Prompt
 from bench_formats.promptfoo.providers import Provider, allows
 from bench_formats.promptfoo.refs import dereference_value
@@ -41,13 +42,17 @@ class Matrix:
         self.ids: set[str] = set()
         self.count = 0
 
-    def tasks(self, test: dict[str, Any], test_base: Path, refs: bool = True) -> list[dict[str, Any]]:
-        """The tasks of one test, in promptfoo's order (``refs``: read as ``readTest`` reads it:
-        ``$ref`` pointers resolved, refused when it says nothing but a description)."""
+    def tasks(
+        self, test: dict[str, Any], test_base: Path, refs: bool = True, checked: bool = True
+    ) -> list[dict[str, Any]]:
+        """The tasks of one test, in promptfoo's order (``refs``: its ``$ref`` pointers resolved;
+        ``checked``: refused when it says nothing but a description, as ``readTest`` refuses it)."""
         self.count += 1
         test = dict(dereference_value(test, self.config, self.path) if refs else test)
-        if refs:
+        if checked:
             check_test(test, self.path)
+        for at, why in assertion_problems(test.get("assert")):
+            raise ConfigError(why, file=self.path, field=("tests", self.count - 1, "assert", *at))
         if isinstance(test.get("vars"), (str, list)):  # paths or globs of var files
             test["vars"] = read_vars_files(test["vars"], test_base, self.path)
         test = merge_default(test, self.default)

@@ -34,7 +34,10 @@ def _environment() -> Any:
     from jinja2 import ChainableUndefined
     from jinja2.sandbox import SandboxedEnvironment
 
+    from bench_formats.promptfoo import loops
+
     env = SandboxedEnvironment(autoescape=False, undefined=ChainableUndefined, keep_trailing_newline=True)
+    loops.install(env)
     env.filters["load"] = json.loads
     env.filters["dump"] = json.dumps
     env.globals["env"] = {**os.environ, **_CONFIG_ENV}
@@ -51,7 +54,10 @@ def _output(value: Any) -> Any:
 
 @lru_cache(maxsize=256)
 def _compile(template: str) -> Any:
-    return _environment().from_string(template)
+    from bench_formats.promptfoo import loops
+
+    env = _environment()
+    return env.from_string(loops.rewrite(env.parse(template)))
 
 
 def has_template(text: str) -> bool:

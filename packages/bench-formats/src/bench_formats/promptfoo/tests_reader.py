@@ -19,7 +19,7 @@ def iter_tests(
     spec: Any, base: Path, config: Path, warn: Warn
 ) -> Iterator[tuple[dict[str, Any], Path, bool]]:
     """Each test of ``tests:``, the folder its relative paths start from and whether promptfoo
-    reads it with ``readTest`` (``$ref`` pointers resolved, checked not empty), in promptfoo's order.
+    resolves its ``$ref`` pointers (tests written in the config or read by a glob), in promptfoo's order.
 
     As promptfoo's ``readTests``: a YAML path, and each path of a list, is a glob whose JSON, JSONL
     and YAML tests are taken as written; a lone non-YAML path (and a CSV anywhere) is a
@@ -53,7 +53,8 @@ def iter_tests(
 
 
 def check_test(test: dict[str, Any], config: Path) -> None:
-    """promptfoo's ``readTest`` check: a test says at least one thing besides its description."""
+    """promptfoo's ``readTest`` check, made on every test of ``tests:`` (standalone files' rows
+    too): a test says at least one thing besides its description."""
     keys = ("assert", "vars", "options", "metadata", "provider", "providerOutput")
     threshold = test.get("threshold")
     if any(_truthy(test.get(key)) for key in keys) or (

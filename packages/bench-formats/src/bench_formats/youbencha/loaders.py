@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 import yaml
 
 from bench import ConfigError, SuiteLoader, YamlDocument
-from bench_formats.sniff import top_keys
+from bench_formats.sniff import near_miss, top_keys
 from bench_formats.youbencha import agents, mapping, rc, schema
 
 MAX_CONFIG_BYTES = 1024 * 1024
@@ -57,6 +57,9 @@ class TestCaseLoader(SuiteLoader):
 
     def claims(self, path: Path) -> bool:
         return {"repo", "agent", "evaluators"} <= top_keys(path)
+
+    def declines(self, path: Path) -> tuple[float, str] | None:
+        return near_miss(top_keys(path), ("repo", "agent", "evaluators"), "a youBencha test case")
 
     def load(self, path: Path) -> YamlDocument:
         data = _variables(self, _parse(path))
@@ -115,6 +118,9 @@ class EvalConfigLoader(SuiteLoader):
     def claims(self, path: Path) -> bool:
         keys = top_keys(path)
         return {"directory", "evaluators"} <= keys and "tasks" not in keys
+
+    def declines(self, path: Path) -> tuple[float, str] | None:
+        return near_miss(top_keys(path), ("directory", "evaluators"), "a youBencha eval config")
 
     def load(self, path: Path) -> YamlDocument:
         data = _variables(self, _parse(path))

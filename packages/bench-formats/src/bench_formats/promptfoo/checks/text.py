@@ -178,18 +178,18 @@ def levenshtein(call: Call) -> Grade:
 
 def edit_distance(a: str, b: str) -> int:
     """Levenshtein distance over UTF-16 code units, as ``fastest-levenshtein`` counts them."""
-    a16, b16 = _utf16(a), _utf16(b)
-    previous = list(range(len(b16) + 1))
-    for i, ca in enumerate(a16, 1):
-        current = [i]
-        for j, cb in enumerate(b16, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
-        previous = current
-    return previous[-1]
+    from rapidfuzz.distance import Levenshtein
+
+    return int(Levenshtein.distance(_utf16(a), _utf16(b)))
 
 
-def _utf16(text: str) -> list[int]:
-    return list(memoryview(text.encode("utf-16-le")).cast("H"))
+def _utf16(text: str) -> str | list[int]:
+    """The text's UTF-16 code units: the text itself when each character is one unit (a lone
+    surrogate, which JSON can carry, is one unit as in JavaScript)."""
+    encoded = text.encode("utf-16-le", errors="surrogatepass")
+    if len(encoded) == 2 * len(text):
+        return text
+    return list(memoryview(encoded).cast("H"))
 
 
 CHECKS: dict[str, Check] = {
