@@ -151,3 +151,25 @@ def test_target_naming_a_label_runs_that_target_only(bench_cli, suite_file, tmp_
     same = bench_cli("run", suite_file(SUITE), "-q", "--target", "same", "-o", "same.json")
     assert same.exit_code == 0, same.stderr
     assert list(_tasks(tmp_path / "same.json")) == ["a[same]"]  # b runs on upper only
+
+
+def test_several_recorded_targets_each_answer_from_their_own_file(bench_cli, suite_file, tmp_path):
+    # The file is keyed by the task's id as the suite writes it, not by the run's id 'one[A]'.
+    (tmp_path / "a.jsonl").write_text('{"id": "one", "response": "paris"}\n{"id": "two", "response": "4"}\n')
+    (tmp_path / "b.jsonl").write_text('{"id": "one", "response": "lyon"}\n{"id": "two", "response": "4"}\n')
+    body = (
+        "targets:\n"
+        "  - {type: recorded, label: A, file: a.jsonl}\n"
+        "  - {type: recorded, label: B, file: b.jsonl}\n"
+        "tasks:\n"
+        "  - {id: one, prompt: capital?, evaluate: {expected: paris}}\n"
+        "  - {id: two, prompt: 2+2?, evaluate: {expected: '4'}}\n"
+    )
+    result = bench_cli("run", suite_file(body), "-q", "-o", "out.json")
+    assert result.exit_code == 1, result.stderr
+    assert [(i, t["response"], t["passed"]) for i, t in _tasks(tmp_path / "out.json").items()] == [
+        ("one[A]", "paris", True),
+        ("one[B]", "lyon", False),
+        ("two[A]", "4", True),
+        ("two[B]", "4", True),
+    ]

@@ -20,7 +20,11 @@ class RecordedConfig(TargetConfig):
 
 
 class RecordedTarget(Target):
-    """Replays recorded responses; a task's own ``response:`` always wins over the file."""
+    """Replays recorded responses; a task's own ``response:`` always wins over the file.
+
+    The file is keyed by the task's id as the suite writes it: one of a suite's ``targets:``
+    answers ``one[A]`` from its own file's ``one``, so two files can be compared side by side.
+    """
 
     name = "recorded"
     Config = RecordedConfig
@@ -51,7 +55,8 @@ class RecordedTarget(Target):
             self.responses[task_id] = response
 
     async def respond(self, task: Task) -> Response:
+        task_id = task.id if self.label is None else task.id.removesuffix(f"[{self.label}]")
         try:
-            return self.responses[task.id]
+            return self.responses[task_id]
         except KeyError:
-            raise TargetError(f"no recorded response for task '{task.id}'") from None
+            raise TargetError(f"no recorded response for task '{task_id}'") from None
