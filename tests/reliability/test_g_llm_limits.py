@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import random
 import statistics
 import time
 
@@ -61,6 +62,21 @@ def test_g04_simultaneous_429s_retry_at_jittered_times(suite_file, fake_llm):
     assert len(retries) == 16
     assert retries[-1] - retries[0] > 0.4  # spread over the jitter window, not one wave
     assert statistics.pstdev(retries) > 0.1
+
+
+def test_g04_jitter_is_added_on_top_of_retry_after():
+    from bench.llm.failures import retry_wait
+
+    draws = random.Random(4)  # sixteen tasks rate-limited at once, each drawing its own jitter
+    waits = [retry_wait(1, 1.0, 60.0, draws.uniform) for _ in range(16)]
+    assert all(1.0 <= w <= 2.0 for w in waits)  # never before Retry-After, within a 1 s window
+    assert max(waits) - min(waits) > 0.5  # not one synchronised wave at exactly 1 s
+    assert len(set(waits)) == 16
+    # Retry-After plus the top of the window (2 s on the second attempt); without Retry-After
+    # the jitter alone; never over max_wait.
+    assert retry_wait(2, 1.0, 60.0, lambda low, high: high) == 3.0
+    assert retry_wait(2, None, 60.0, lambda low, high: high) == 2.0
+    assert retry_wait(1, 30.0, 10.0, lambda low, high: high) == 10.0
 
 
 def test_g04_a_task_in_backoff_holds_no_connection_slot(suite_file, fake_llm):

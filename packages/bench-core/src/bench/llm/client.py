@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import json
 import os
-import random
 import sys
 import time
 from collections.abc import AsyncIterator, Callable
@@ -29,6 +28,7 @@ from bench.llm.failures import (
     provider_name,
     public_url,
     retry_after,
+    retry_wait,
     short_reason,
 )
 from bench.llm.leasing import LeaseHolder
@@ -316,10 +316,8 @@ class LLMClient:
                     ) from None
                 if leader:
                     gate.set()  # not an auth failure: the others need not wait for the retries
-                # Full jitter, so tasks rate-limited together do not retry together (G04); the
-                # slot was given back above, so a task sleeping here holds no connection.
-                wait = min(settings.max_wait, random.uniform(0, min(settings.max_wait, 2 ** (attempt - 1))))
-                wait = max(wait, min(settings.max_wait, retry_after(exc) or 0.0))
+                # The slot was given back above, so a task sleeping here holds no connection (G04).
+                wait = retry_wait(attempt, retry_after(exc), settings.max_wait)
                 await asyncio.sleep(wait)
                 waited += wait
                 continue
@@ -504,7 +502,7 @@ class LLMClient:
                         model=model,
                         status=status,
                     ) from None
-                await asyncio.sleep(min(self.settings.max_wait, random.uniform(0, 2 ** (attempt - 1))))
+                await asyncio.sleep(retry_wait(attempt, retry_after(exc), self.settings.max_wait))
 
     def _parse(self, model: str, response: Any, attempt: int, started: float) -> LLMResult:
         latency_ms = (time.perf_counter() - started) * 1000

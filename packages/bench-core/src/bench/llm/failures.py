@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random
 import re
 import time
+from collections.abc import Callable
 
 from bench.errors import ModelCallError
 from bench.llm.routes import PROVIDERS
@@ -96,6 +98,21 @@ def retry_after(exc: BaseException) -> float | None:
     except (TypeError, ValueError):
         return None
     return max(0.0, when.timestamp() - time.time())
+
+
+def retry_wait(
+    attempt: int,
+    retry_after: float | None,
+    max_wait: float,
+    uniform: Callable[[float, float], float] = random.uniform,
+) -> float:
+    """Seconds to wait after failed attempt ``attempt``: the provider's ``Retry-After`` plus a
+    jitter drawn from an exponential window (1 s, 2 s, 4 s...), at most ``max_wait``.
+
+    The jitter goes on top of ``Retry-After`` so tasks rate-limited together, told the same
+    wait, do not come back as one wave (G04)."""
+    jitter = uniform(0, min(max_wait, 2 ** (attempt - 1)))
+    return min(max_wait, (retry_after or 0.0) + jitter)
 
 
 def classify(exc: BaseException) -> tuple[bool, bool, int | None]:
