@@ -7,6 +7,7 @@ run (the tests never reach PyPI: the packages are installed already).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -143,6 +144,37 @@ def test_the_action_refuses_a_bad_threshold_as_bench_does(tmp_path):
         "error: --pass-rate-threshold 80: write a fraction from 0 to 1 (0.8) or a percentage (80%)"
         in result.stderr
     )
+    assert (tmp_path / "github-output").read_text() == "exit-code=2\n"
+
+
+def _documented_action_inputs() -> dict[str, str]:
+    text = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+    block = re.search(r"```yaml\n(\s+- uses: actions/checkout@v4\n.*?)```", text, re.S)
+    assert block, "docs/ci.md lost its composite action example"
+    (use,) = [s for s in yaml.safe_load(block[1]) if "with" in s]
+    return {name: str(value) for name, value in use["with"].items()}
+
+
+def test_the_action_splits_args_with_shell_quoting(tmp_path):
+    inputs = _documented_action_inputs()
+    assert inputs["args"] == '-k "not slow" -j 16'  # docs/ci.md's own example
+    result, work = _run_action(tmp_path, inputs)
+    assert result.returncode == 0, result.stderr  # 4 of 5 passed: at the 0.8 threshold
+    tasks = json.loads((work / "bench-reports" / "results.json").read_text())["tasks"]
+    assert "too-slow" not in {t["id"] for t in tasks}
+    assert len(tasks) == 5
+    # Quotes keep a word together; what is inside them is never run.
+    marker = tmp_path / "ran"
+    inputs["args"] = f"-k 'not slow' --var 'x=$(touch {marker})' -j 16"
+    again, _ = _run_action(tmp_path / "again", inputs)
+    assert again.returncode == 0, again.stderr
+    assert not marker.exists()
+
+
+def test_the_action_refuses_args_it_cannot_split(tmp_path):
+    result, _ = _run_action(tmp_path, {"suite": "evals/suite.yaml", "args": '-k "not slow'})
+    assert result.returncode == 2
+    assert result.stderr == "error: args: No closing quotation\n"
     assert (tmp_path / "github-output").read_text() == "exit-code=2\n"
 
 
