@@ -69,6 +69,18 @@ def test_calibrate_reports_kappa_confusion_and_disagreements(bench_cli, fake_llm
     assert fake_llm.count() == calls  # the LLM cache answered
 
 
+def test_several_outputs_of_calibrate_are_each_written(bench_cli, fake_llm, suite_file, tmp_path):
+    _script(fake_llm, JUDGE)
+    suite_file(SUITE)
+    _labels(tmp_path, [{"task": w, "passed": p} for w, p in HUMAN.items()])
+    result = bench_cli(
+        "calibrate", "suite.yaml", "--labels", "labels.jsonl", "-o", "cal.html", "-o", "cal.json"
+    )
+    assert result.exit_code == 0, result.output
+    assert json.loads((tmp_path / "cal.json").read_text())["judges"][0]["judge"] == "helpful"
+    assert (tmp_path / "cal.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
 def test_calibrate_with_several_raters_reports_their_agreement(bench_cli, fake_llm, suite_file, tmp_path):
     _script(fake_llm, HUMAN)
     suite_file(SUITE)

@@ -59,6 +59,16 @@ def test_four_of_seven_tasks_falling_is_p_0125_not_a_regression(bench_cli, tmp_p
     assert lines[-1].startswith("verdict: insufficient evidence (7 tasks cannot show a change of 5%")
 
 
+def test_several_outputs_of_compare_are_each_written(bench_cli, tmp_path):
+    run(bench_cli, suite(tmp_path, "a", ["yes"] * 10), "a.json")
+    run(bench_cli, suite(tmp_path, "b", ["yes"] * 10), "b.json")
+    result = bench_cli("compare", "a.json", "b.json", "-o", "one.json", "-o", "two.json")
+    assert result.exit_code == 3, result.output
+    one, two = (json.loads((tmp_path / name).read_text()) for name in ("one.json", "two.json"))
+    assert one == two
+    assert one["matched"] == 10
+
+
 def test_run_ids_from_the_store_work_like_report_files(bench_cli, tmp_path):
     run(bench_cli, suite(tmp_path, "a", ["yes"] * 10), "a.json")
     run(bench_cli, suite(tmp_path, "b", ["yes"] * 10), "b.json")

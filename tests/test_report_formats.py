@@ -99,6 +99,20 @@ def test_dash_writes_json_on_stdout_and_the_summary_on_stderr(bench_cli, suite):
     assert "2 tasks: 1 passed" in bench_cli("run", suite, "-q").stdout
 
 
+def test_several_outputs_are_each_written_and_their_paths_printed(bench_cli, suite, tmp_path):
+    result = bench_cli("run", suite, "-q", "-o", "r.html", "-o", "r.json", "--junit", "j.xml")
+    assert result.exit_code == 1, result.stderr
+    assert "<html" in (tmp_path / "r.html").read_text().lower()
+    assert [t["id"] for t in json.loads((tmp_path / "r.json").read_text())["tasks"]] == ["good", "formula"]
+    assert ET.parse(tmp_path / "j.xml").getroot().find(".//testcase[@name='formula']/failure") is not None
+    assert result.stdout.endswith("wrote r.html\nwrote r.json\nwrote j.xml\n")
+    # With -o - stdout is the JSON alone: the other paths are printed with the summary, on stderr.
+    piped = bench_cli("run", suite, "-q", "-o", "-", "-o", "r.csv")
+    assert json.loads(piped.stdout)["summary"]["total"] == 2
+    assert piped.stderr.endswith("wrote r.csv\n")
+    assert (tmp_path / "r.csv").read_text().startswith("id,repeat,status")
+
+
 def test_a_report_never_replaces_a_fifo_or_a_link_to_a_device(bench_cli, suite, tmp_path):
     os.mkfifo(tmp_path / "pipe.json")
     result = bench_cli("run", suite, "-o", "pipe.json")

@@ -152,13 +152,13 @@ def _environment(suite: Path, env_files: list[Path] | None, no_env_file: bool) -
 def run(
     suite: SuiteArg,
     output: Annotated[
-        Path | None,
+        list[Path] | None,
         typer.Option(
             "--output",
             "-o",
             metavar="FILE",
             help="Write a report; its extension picks the format: .json, .jsonl, .csv, .xml (JUnit), "
-            ".html, .md, or one a plugin's reporter declares. '-' writes JSON to stdout.",
+            ".html, .md, or one a plugin's reporter declares. '-' writes JSON to stdout (repeatable).",
         ),
     ] = None,
     junit: Annotated[Path | None, typer.Option("--junit", help="Write JUnit XML for CI.")] = None,
@@ -342,7 +342,8 @@ def run(
     )
     variables = parse_vars(var or [])
     registry = _registry()
-    reporters = _reporters(registry, output, junit, report or [])
+    outputs = output or []
+    reporters = _reporters(registry, outputs, junit, report or [])
     observer = ConsoleObserver(enabled=not quiet, verbose=verbose)
     plan, options = _load_for_run(
         suite,
@@ -388,9 +389,12 @@ def run(
     options = _check_calibration(plan, options)
     with observer:
         outcome = run_plan(plan, options, observer)
-    _write_reports(reporters, outcome.report)
-    with summary_on_stderr(output is not None and str(output) == STDOUT):  # stdout holds the JSON
+    written = _write_reports(reporters, outcome.report)
+    json_on_stdout = any(str(path) == STDOUT for path in outputs)
+    with summary_on_stderr(json_on_stdout):  # stdout holds the JSON
         print_summary(outcome, observer, suite)
+        for path in written:
+            typer.echo(f"wrote {path}", err=json_on_stdout)
         summary = outcome.report.summary
         if outcome.interrupted:
             raise typer.Exit(EXIT_INTERRUPTED)
@@ -412,19 +416,23 @@ def _pairs(flag: str, items: list[str]) -> dict[str, str]:
     return pairs
 
 
-def _write_reports(reporters: list[tuple[Any, Path]], report: Any) -> None:
-    """Each report (``-o -`` on stdout), then the Markdown summary on ``$GITHUB_STEP_SUMMARY``."""
+def _write_reports(reporters: list[tuple[Any, Path]], report: Any) -> list[Path]:
+    """Each report (``-o -`` on stdout), then the Markdown summary on ``$GITHUB_STEP_SUMMARY``;
+    the files written."""
     from bench.report.formats import STDOUT, write_to_stdout
     from bench.report.markdown import append_step_summary
 
+    written = []
     for reporter, path in reporters:
         if str(path) == STDOUT:
             write_to_stdout(reporter, report)
         else:
             reporter.write(report, path)
+            written.append(path)
     warning = append_step_summary(report)
     if warning:
         typer.echo(f"warning: {warning}", err=True)
+    return written
 
 
 def _load_for_run(suite: Path, registry: Any, observer: Any, **options: Any) -> Any:
@@ -492,7 +500,7 @@ def _verbose_logging() -> None:
 
 
 def _reporters(
-    registry: Any, output: Path | None, junit: Path | None, extra: list[str]
+    registry: Any, outputs: list[Path], junit: Path | None, extra: list[str]
 ) -> list[tuple[Any, Path]]:
     """The reports to write after the run, each checked before anything runs."""
     from bench.errors import ConfigError, did_you_mean
@@ -500,7 +508,7 @@ def _reporters(
     from bench.report.formats import STDOUT, reporter_name
 
     wanted: list[tuple[str, str, Path | None]] = [
-        ("-o", "json" if output is None else reporter_name(output, registry), output),
+        *(("-o", reporter_name(output, registry), output) for output in outputs),
         ("--junit", "junit", junit),
     ]
     for item in extra:
@@ -525,6 +533,13 @@ def _reporters(
 def _is_html(path: Path) -> bool:
     """``-o FILE.html`` asks for the page rather than JSON, as ``bench run -o`` does."""
     return path.suffix.lower() == ".html"
+
+
+def _outputs(paths: list[Path] | None) -> list[Path]:
+    """The ``--output`` files of a command, each checked before any work."""
+    for path in paths or []:
+        _check_output("--output", path)
+    return paths or []
 
 
 def _check_output(option: str, path: Path | None) -> None:
@@ -553,8 +568,12 @@ def calibrate(
         ".bench/runs"
     ),
     output: Annotated[
-        Path | None,
-        typer.Option("--output", "-o", help="Write the calibration as JSON, or as an HTML page (FILE.html)."),
+        list[Path] | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Write the calibration as JSON, or as an HTML page (FILE.html) (repeatable).",
+        ),
     ] = None,
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Neither read nor write the LLM response cache.")
@@ -572,7 +591,7 @@ def calibrate(
     from bench.scoring.labels import read_labels
     from bench.suite.loader import load_suite
 
-    _check_output("--output", output)
+    outputs = _outputs(output)
     _environment(suite, None, no_env_file=False)
     plan = load_suite(suite, _registry(), allow_outside_root=allow_outside_root)
     cal.judges(plan)
@@ -588,10 +607,11 @@ def calibrate(
     summaries = [r.as_dict() for r in results]
     typer.echo(render(summaries))
     document = {"suite": plan.name, "labels": str(labels), "judges": summaries}
-    if output is not None and _is_html(output):
-        write_html(output, document)
-    elif output is not None:
-        write_text(output, json.dumps(document, indent=2))
+    for path in outputs:
+        if _is_html(path):
+            write_html(path, document)
+        else:
+            write_text(path, json.dumps(document, indent=2))
 
 
 @app.command()
@@ -661,8 +681,8 @@ def validate(
 def convert(
     suite: SuiteArg,
     output: Annotated[
-        Path | None,
-        typer.Option("--output", "-o", help="Write the native suite here (default: stdout)."),
+        list[Path] | None,
+        typer.Option("--output", "-o", help="Write the native suite here (default: stdout) (repeatable)."),
     ] = None,
     target: TargetSpec = None,
 ) -> None:
@@ -671,23 +691,26 @@ def convert(
     from bench.suite.convert import convert as to_native
     from bench.suite.target_spec import parse_target
 
-    if output is not None and output.exists() and suite.exists() and output.samefile(suite):
-        raise ConfigError(
-            f"-o {output}: that is {suite}, the file being converted; write the native suite to another file"
-        )
+    for path in output or []:
+        if path.exists() and suite.exists() and path.samefile(suite):
+            raise ConfigError(
+                f"-o {path}: that is {suite}, the file being converted; "
+                "write the native suite to another file"
+            )
     text, warnings = to_native(suite, _registry(), None if target is None else parse_target(target))
     for line in warnings:
         typer.echo(f"warning: {line}", err=True)
-    if output is None:
+    if not output:
         typer.echo(text, nl=False)
         return
-    if output.resolve().parent != suite.resolve().parent:
-        typer.echo(
-            f"warning: {output} is not in {suite.parent}: paths in the suite are relative to that folder",
-            err=True,
-        )
-    output.write_text(text, encoding="utf-8")
-    typer.echo(f"wrote {output}", err=True)
+    for path in output:
+        if path.resolve().parent != suite.resolve().parent:
+            typer.echo(
+                f"warning: {path} is not in {suite.parent}: paths in the suite are relative to that folder",
+                err=True,
+            )
+        path.write_text(text, encoding="utf-8")
+        typer.echo(f"wrote {path}", err=True)
 
 
 def _template_warnings(plan: Any) -> None:
@@ -747,11 +770,12 @@ def compare(
         typer.Option("--min-effect", min=0.001, max=1.0, help="Smallest pass-rate change worth detecting."),
     ] = 0.05,
     output: Annotated[
-        Path | None,
+        list[Path] | None,
         typer.Option(
             "--output",
             "-o",
-            help="Write the comparison as JSON; with --judge, FILE.html writes an HTML page of the ranking.",
+            help="Write the comparison as JSON; with --judge, FILE.html writes an HTML page of the ranking "
+            "(repeatable).",
         ),
     ] = None,
     as_json: Annotated[
@@ -784,9 +808,9 @@ def compare(
     """
     from bench import jsonio
 
-    _check_output("--output", output)
+    outputs = _outputs(output)
     if judge is not None:
-        _compare_judged([run_a, run_b, *(more or [])], runs_dir, judge, suite, output, as_json)
+        _compare_judged([run_a, run_b, *(more or [])], runs_dir, judge, suite, outputs, as_json)
         return
     if more:
         from bench.errors import ConfigError
@@ -800,8 +824,8 @@ def compare(
         load_run(run_a, runs_dir), load_run(run_b, runs_dir), alpha=alpha, min_effect=min_effect
     )
     text = jsonio.dumps(result.as_dict())
-    if output is not None:
-        write_text(output, text + "\n")
+    for path in outputs:
+        write_text(path, text + "\n")
     if as_json:
         typer.echo(text)
     else:
@@ -810,7 +834,7 @@ def compare(
 
 
 def _compare_judged(
-    refs: list[str], runs_dir: Path, judge: str, suite: Path | None, output: Path | None, as_json: bool
+    refs: list[str], runs_dir: Path, judge: str, suite: Path | None, outputs: list[Path], as_json: bool
 ) -> None:
     from bench import jsonio
     from bench.report.formats import write_text
@@ -827,10 +851,11 @@ def _compare_judged(
                 prompts[planned.task.id.removesuffix(f"[{planned.target_label}]")] = planned.task.text
     result = judge_runs(refs, runs_dir, bind_judge(judge, registry), prompts)
     text = jsonio.dumps(result.as_dict())
-    if output is not None and _is_html(output):
-        write_html(output, result)
-    elif output is not None:
-        write_text(output, text + "\n")
+    for path in outputs:
+        if _is_html(path):
+            write_html(path, result)
+        else:
+            write_text(path, text + "\n")
     if as_json:
         typer.echo(text)
     else:
