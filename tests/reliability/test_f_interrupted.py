@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -138,7 +139,10 @@ def _signal_stops_cleanly_and_says_how_to_resume(tmp_path: Path, sig: signal.Sig
     stdout, _ = proc.communicate(timeout=10)
     assert time.monotonic() - started < 5
     assert proc.returncode == 130
-    assert f"interrupted; finish it with: bench run suite.yaml --resume {run_dir.name}" in stdout
+    assert (
+        f"interrupted; finish it with: bench run suite.yaml --concurrency 2 --quiet --resume {run_dir.name}"
+        in stdout
+    )
     manifest = json.loads(run_dir.joinpath("manifest.json").read_text())
     assert manifest["status"] == "interrupted"
     statuses = [json.loads(x)["status"] for x in run_dir.joinpath("results.jsonl").read_text().splitlines()]
@@ -160,6 +164,61 @@ def test_f01_sigint_stops_cleanly_and_says_how_to_resume(tmp_path):
 @pytest.mark.slow
 def test_f03_sigterm_stops_cleanly_and_says_how_to_resume(tmp_path):
     _signal_stops_cleanly_and_says_how_to_resume(tmp_path, signal.SIGTERM)
+
+
+@pytest.mark.slow
+def test_f01_the_resume_hint_pasted_resumes_the_run_with_its_options(tmp_path):
+    # The run's options matter to its resume: another runs folder, vars the prompts use.
+    (tmp_path / "held.py").write_text(
+        "import os, time\n"
+        "def answer(task):\n"
+        "    with open('calls.log', 'a') as log:\n"
+        "        log.write(task.id + '\\n')\n"
+        "    while task.id != 't0' and not os.path.exists('release'):\n"
+        "        time.sleep(0.01)\n"
+        "    return task.prompt\n"
+    )
+    rows = "".join(
+        f"  - {{id: t{i}, prompt: 'hi {{who}}', evaluate: {{expected: hi ann}}}}\n" for i in range(4)
+    )
+    (tmp_path / "suite.yaml").write_text(
+        "name: held\ntarget: {type: python, function: 'held:answer'}\ntasks:\n" + rows
+    )
+    options = ["-q", "-j", "1", "--var", "who=ann", "--runs-dir", "my runs"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bench", "run", "suite.yaml", *options],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    runs = tmp_path / "my runs"
+    deadline = time.monotonic() + 30
+    while not (runs.is_dir() and any(runs.iterdir())) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    (run_dir,) = runs.iterdir()
+    _wait_for_lines(run_dir / "results.jsonl", 1)
+    _wait_for_a_task_in_flight(tmp_path, run_dir / "results.jsonl")
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130, stderr
+    (hint,) = [line for line in stdout.splitlines() if line.startswith("interrupted; finish it with: ")]
+    command = shlex.split(hint.removeprefix("interrupted; finish it with: "))
+    assert command[:3] == ["bench", "run", "suite.yaml"]
+    assert command[-2:] == ["--resume", run_dir.name]
+
+    (tmp_path / "release").touch()
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", *command[1:]],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert f"resuming run {run_dir.name}: 1 kept, 3 to run" in done.stderr
+    assert "4 tasks: 4 passed, 0 failed, 0 errors" in done.stdout
 
 
 def _leftovers(session: int) -> list[psutil.Process]:
@@ -215,7 +274,10 @@ def test_n03_signal_stops_a_cpu_bound_20000_task_recorded_suite_within_2_s(tmp_p
     run_dir = _run_dir(tmp_path)
     _wait_for_lines(run_dir / "results.jsonl", 2_560)
     stdout = _stop_within_2_s(proc, sig)
-    assert f"interrupted; finish it with: bench run suite.yaml --resume {run_dir.name}" in stdout
+    assert (
+        f"interrupted; finish it with: bench run suite.yaml --concurrency 2 --quiet --resume {run_dir.name}"
+        in stdout
+    )
     assert json.loads(run_dir.joinpath("manifest.json").read_text())["status"] == "interrupted"
     assert run_dir.joinpath("results.jsonl").read_text().count("\n") < N_BUSY
     _assert_resume_runs_each_task_once(tmp_path, run_dir, ids)

@@ -150,6 +150,7 @@ def _environment(suite: Path, env_files: list[Path] | None, no_env_file: bool) -
 @app.command()
 @handle_errors
 def run(
+    ctx: typer.Context,
     suite: SuiteArg,
     output: Annotated[
         list[Path] | None,
@@ -392,7 +393,7 @@ def run(
     written = _write_reports(reporters, outcome.report)
     json_on_stdout = any(str(path) == STDOUT for path in outputs)
     with summary_on_stderr(json_on_stdout):  # stdout holds the JSON
-        print_summary(outcome, observer, suite)
+        print_summary(outcome, observer, _command_line(ctx))
         for path in written:
             typer.echo(f"wrote {path}", err=json_on_stdout)
         summary = outcome.report.summary
@@ -403,6 +404,28 @@ def run(
         if threshold is not None and summary.total:
             raise typer.Exit(EXIT_OK if print_threshold(summary, threshold) else EXIT_FAILED)
         raise typer.Exit(EXIT_FAILED if outcome.report.failures else EXIT_OK)
+
+
+def _command_line(ctx: typer.Context) -> list[str]:
+    """This command as given: its arguments and each option set on the command line (by its
+    long name), ``--resume`` left out; what the resume hint repeats so that pasting it resumes."""
+    words, options = ["bench", ctx.info_name or ""], []
+    for param in ctx.command.params:
+        name = param.name
+        source = None if name is None else ctx.get_parameter_source(name)
+        if name is None or name == "resume" or source is None or source.name != "COMMANDLINE":
+            continue
+        value = ctx.params[name]
+        if param.param_type_name != "option":
+            words.append(str(value))
+            continue
+        flag = next((o for o in param.opts if o.startswith("--")), param.opts[0])
+        if getattr(param, "is_flag", False):
+            options.append(flag if value else param.secondary_opts[0])
+        else:
+            for one in value if param.multiple else [value]:
+                options += [flag, str(one)]
+    return words + options
 
 
 def _pairs(flag: str, items: list[str]) -> dict[str, str]:

@@ -10,11 +10,11 @@ import contextlib
 import math
 import os
 import re
+import shlex
 import sys
 from collections.abc import Callable, Iterator
 from decimal import Decimal
 from fractions import Fraction
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -195,9 +195,10 @@ def _print_workspaces(observer: ConsoleObserver) -> None:
         stdout.print(plain(f"workspaces kept ({len(observer.kept)}): {where}", 400))
 
 
-def print_summary(outcome: RunOutcome, observer: ConsoleObserver, suite: Path) -> None:
+def print_summary(outcome: RunOutcome, observer: ConsoleObserver, command: list[str]) -> None:
     """A table of the tasks (all of them in a small run, else those that did not pass), then
-    the totals and where the run is stored."""
+    the totals and where the run is stored; an unfinished run says how to finish it: ``command``
+    (the run's own command line, ``bench run SUITE ...``) with ``--resume RUN_ID``."""
     s = outcome.report.summary
     if s.total <= MAX_LISTED:
         rows = [TaskResult.model_validate(task) for task in outcome.report.tasks()]
@@ -272,15 +273,11 @@ def print_summary(outcome: RunOutcome, observer: ConsoleObserver, suite: Path) -
             if isinstance(value, (int, float))
         )
         stdout.print(plain(f"{label} ({figures['type']}): {listed}", 300))
+    resume = shlex.join([*command, "--resume", outcome.report.run_id])
     if outcome.interrupted:
-        stdout.print(Text(f"interrupted; finish it with: bench run {suite} --resume {outcome.report.run_id}"))
+        stdout.print(Text(f"interrupted; finish it with: {resume}"))
     elif outcome.report.stopped:
-        stdout.print(
-            Text(
-                f"stopped: {outcome.report.stopped}; finish it with: "
-                f"bench run {suite} --resume {outcome.report.run_id}"
-            )
-        )
+        stdout.print(Text(f"stopped: {outcome.report.stopped}; finish it with: {resume}"))
 
 
 def _interval(block: dict[str, Any], percent: bool) -> str:
