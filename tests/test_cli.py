@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -136,3 +137,29 @@ def test_validate_imports_neither_litellm_nor_torch():
     assert "bench.suite.loader" in modules  # the command really ran
     for heavy in ("litellm", "torch", "sentence_transformers"):
         assert heavy not in modules, heavy
+
+
+def test_a_closed_pipe_ends_every_command_quietly(suite_file, tmp_path):
+    # `bench cache info | head -1`: the reader is gone before bench writes (here, before it starts).
+    suite = suite_file("target: {type: echo}\ntasks:\n  - {id: a, prompt: hi, evaluate: {expected: hi}}\n")
+    commands = [
+        ["cache", "info"],
+        ["schema"],
+        ["evaluators"],
+        ["validate", str(suite)],
+        ["run", str(suite), "-q", "--runs-dir", str(tmp_path / "runs")],
+    ]
+    for command in commands:
+        read, write = os.pipe()
+        os.close(read)
+        try:
+            done = subprocess.run(
+                [sys.executable, "-m", "bench", *command],
+                stdout=write,
+                stderr=subprocess.PIPE,
+                text=True,
+                timeout=120,
+            )
+        finally:
+            os.close(write)
+        assert (command, done.returncode, done.stderr) == (command, 141, "")

@@ -2,13 +2,16 @@
 
 Only typer is imported at start-up; everything else loads inside the command that needs it, so
 ``bench --help`` stays instant. Exit codes follow DESIGN.md: 0 all passed, 1 some task failed,
-2 invalid input, 3 some task could not be evaluated, 4 internal error, 130 interrupted.
+2 invalid input, 3 some task could not be evaluated, 4 internal error, 130 interrupted, 141 the
+reader of stdout went away (``bench cache info | head -1``), as a shell reports SIGPIPE.
 """
 
 from __future__ import annotations
 
 import functools
 import gc
+import os
+import sys
 import traceback
 from collections.abc import Callable
 from pathlib import Path
@@ -17,6 +20,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID, EXIT_ERRORS, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
+EXIT_CLOSED_PIPE = 141
 
 app = typer.Typer(
     name="bench",
@@ -79,6 +83,8 @@ def _reporting_errors(func: Callable[..., Any], *args: Any, **kwargs: Any) -> An
         return func(*args, **kwargs)
     except typer.Exit:
         raise
+    except BrokenPipeError:
+        raise _closed_pipe() from None
     except BenchError as exc:
         prefix = "error: " if exc.exit_code != EXIT_INVALID or "\n" not in str(exc) else ""
         raise _fail(f"{prefix}{exc}", exc.exit_code) from None
@@ -88,6 +94,14 @@ def _reporting_errors(func: Callable[..., Any], *args: Any, **kwargs: Any) -> An
         # No local variables in the traceback, and its text redacted: both may hold secrets (H04).
         detail = traceback.format_exc()
         raise _fail(f"internal error (please report it):\n{detail}", EXIT_INTERNAL) from None
+
+
+def _closed_pipe() -> typer.Exit:
+    """Stop quietly when stdout's reader has gone, as Python's docs on SIGPIPE recommend: stdout
+    now writes to devnull, so neither the rest of the output nor the flush at exit fails again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return typer.Exit(EXIT_CLOSED_PIPE)
 
 
 def _registry() -> Any:
@@ -1105,7 +1119,13 @@ def main() -> None:
     # classes, the plugins' models): with the default thresholds the collector scans them about
     # 140 times before the first task (~30 ms of a 0.5 s start).
     gc.set_threshold(50_000, 50, 100)
-    app(prog_name="bench")
+    try:
+        try:
+            app(prog_name="bench")
+        finally:
+            sys.stdout.flush()  # output still buffered meets the closed pipe here, not at exit
+    except BrokenPipeError:
+        raise SystemExit(_closed_pipe().exit_code) from None
 
 
 if __name__ == "__main__":  # pragma: no cover

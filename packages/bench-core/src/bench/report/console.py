@@ -37,8 +37,18 @@ _CONTROL = re.compile(
 MAX_LISTED = 20
 MAX_TASKS_LISTED = 50
 
-stdout = Console(highlight=False, soft_wrap=True)
-stderr = Console(stderr=True, highlight=False)
+
+class _Console(Console):
+    """rich's console, leaving a closed pipe to the command line (bench.cli exits 141 quietly)
+    rather than exiting 1 itself, which a reader of bench's exit codes would take for a failure."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise  # the BrokenPipeError rich is handling
+
+
+stdout = _Console(highlight=False, soft_wrap=True)
+stderr = _Console(stderr=True, highlight=False)
 
 
 def plain(text: Any, limit: int = 200) -> Text:
