@@ -3,6 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import pty
+import select
+import subprocess
+import sys
+import termios
+import time
 
 import pytest
 
@@ -304,6 +311,68 @@ def test_label_walks_a_run_from_stdin_and_resumes(tmp_path, monkeypatch):
     third = runner.invoke(app, ["label", "latest", "--rater", "bob", "--out", "bob.jsonl"], input="p\n")
     assert "== task alpha" in third.stdout
     assert third.stdout.endswith("1 labels by bob from run 20260101-000000-abcd written to bob.jsonl\n")
+
+
+class _Terminal:
+    """``bench label`` with its stdin on a pseudo-terminal, as a rater at a keyboard."""
+
+    def __init__(self, tmp_path):
+        self.master, self.slave = pty.openpty()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "bench", "label", "latest", "--rater", "ann"],
+            cwd=tmp_path,
+            stdin=self.slave,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        self.seen = b""
+
+    def wait_for(self, text: str, timeout: float = 20) -> None:
+        deadline = time.monotonic() + timeout
+        while text.encode() not in self.seen:
+            ready, _, _ = select.select([self.proc.stdout], [], [], max(0.0, deadline - time.monotonic()))
+            assert ready, f"no {text!r} within {timeout} s; seen: {self.seen.decode()!r}"
+            self.seen += os.read(self.proc.stdout.fileno(), 4096)
+
+    def press(self, key: str, timeout: float = 20) -> None:
+        """One key, no Enter, once bench reads keys one by one (the terminal in raw mode): a key
+        typed before that would be discarded by the switch to raw mode."""
+        deadline = time.monotonic() + timeout
+        while termios.tcgetattr(self.slave)[3] & termios.ICANON:
+            assert time.monotonic() < deadline, f"bench never read a single key (before {key!r})"
+            time.sleep(0.01)
+        os.write(self.master, key.encode())
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.communicate()
+        os.close(self.master)
+        os.close(self.slave)
+
+
+def test_label_reads_single_keys_on_a_terminal(tmp_path):
+    _stored_run(tmp_path)
+    terminal = _Terminal(tmp_path)
+    try:
+        terminal.wait_for("== task alpha")
+        terminal.press("p")
+        terminal.wait_for("== task bravo")
+        terminal.press("n")
+        terminal.wait_for("note (one line):")
+        os.write(terminal.master, b"too terse\n")  # a note is a line
+        terminal.press("f")
+        terminal.wait_for("== task charlie")
+        terminal.press("q")
+        terminal.wait_for("2 labels by ann")
+        assert terminal.proc.wait(timeout=20) == 0
+    finally:
+        terminal.close()
+    lines = [json.loads(x) for x in (tmp_path / "labels.jsonl").read_text().splitlines()]
+    assert [(x["task"], x["passed"], x.get("note")) for x in lines] == [
+        ("alpha", True, None),
+        ("bravo", False, "too terse"),
+    ]
 
 
 def test_label_unknown_run(bench_cli):

@@ -13,7 +13,7 @@ import gc
 import os
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -665,18 +665,32 @@ def label(
         ".bench/runs"
     ),
 ) -> None:
-    """Walk a run's tasks and label each by hand (p pass, f fail, 0-9 score, s skip, n note, q quit)."""
+    """Walk a run's tasks and label each by hand (p pass, f fail, 0-9 score, s skip, n note, q quit).
+
+    On a terminal each key counts as pressed (no Enter); a note is a line. Piped in, every key is
+    a line."""
     import getpass
-    import sys
 
     from bench.execution.calibrate import run_results
     from bench.report.labelling import walk
 
     who = rater if rater is not None else getpass.getuser()
     found, rows = run_results(runs_dir, run_id, "bench label")
-    keys = (line.rstrip("\n") for line in sys.stdin)
-    written = walk(rows, out, who, keys, typer.echo)
+    lines = (line.rstrip("\n") for line in sys.stdin)
+    keys = _pressed_keys() if sys.stdin.isatty() else lines
+    written = walk(rows, out, who, keys, typer.echo, notes=lines)
     typer.echo(f"{written} labels by {who} from run {found} written to {out}")
+
+
+def _pressed_keys() -> Iterator[str]:
+    """Keys as the rater presses them, each shown; Ctrl-D ends the walk as ``q`` does."""
+    while True:
+        try:
+            key = typer.getchar()
+        except EOFError:
+            return
+        typer.echo(key if key.isprintable() else "")
+        yield key
 
 
 @app.command()

@@ -1,8 +1,9 @@
 """``bench label``: walk a stored run's tasks in the terminal and write human labels.
 
-Keys, one per line read: ``p`` pass, ``f`` fail, ``0``-``9`` a score (digit / 9), ``s`` skip,
-``n`` add a note (the next line is the note), ``q`` quit. Tasks the rater already labelled in the
-labels file are skipped, so a walk can be stopped and resumed.
+Keys (single key presses on a terminal, else one per line read): ``p`` pass, ``f`` fail,
+``0``-``9`` a score (digit / 9), ``s`` skip, ``n`` add a note (the next line is the note),
+``q`` quit. Tasks the rater already labelled in the labels file are skipped, so a walk can be
+stopped and resumed.
 """
 
 from __future__ import annotations
@@ -39,9 +40,11 @@ def walk(
     rater: str,
     keys: Iterator[str],
     echo: Callable[[str], None],
+    notes: Iterator[str] | None = None,
 ) -> int:
     """Label each task of ``rows`` (one result per task id) not yet labelled by ``rater`` in
-    ``out``; the number written."""
+    ``out``; the number written. A note is read from ``notes`` (default: ``keys``)."""
+    notes = keys if notes is None else notes
     done = {label.task for label in read_labels(out) if label.rater == rater} if out.exists() else set()
     written = 0
     for key, row in rows.items():
@@ -57,7 +60,8 @@ def walk(
             if choice == "s":
                 break
             if choice == "n":
-                note = next(keys, "").strip()
+                echo("note (one line):")
+                note = next(notes, "").strip()
                 continue
             label = None
             if choice in ("p", "f"):
