@@ -4,6 +4,8 @@ naming each evaluator that did not pass, its score and its reason."""
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 
 import pytest
 
@@ -63,3 +65,31 @@ def test_it_works_inside_a_running_event_loop():
             assert_passes("41", {"type": "contains"}, expected="42")
 
     asyncio.run(test_body())
+
+
+def test_a_failure_shows_the_test_and_the_reasons_not_benchs_frames(tmp_path):
+    # As pytest's own helpers do (__tracebackhide__): the frame is the user's call, then the message.
+    (tmp_path / "test_capital.py").write_text(
+        "from bench.testing import assert_passes\n\n\n"
+        "def test_capital():\n"
+        '    assert_passes("Lyon", {"type": "regex", "value": "^Paris"})\n'
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "test_capital.py", "-p", "no:cacheprovider", "-p", "no:randomly"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    start = done.stdout.index("_ test_capital _")
+    failure = done.stdout[start : done.stdout.index("short test summary info")].splitlines()[1:-1]
+    assert failure == [
+        "",
+        "    def test_capital():",
+        '>       assert_passes("Lyon", {"type": "regex", "value": "^Paris"})',
+        "E       AssertionError: 1 of 1 evaluators did not pass:",
+        "E         regex failed (score 0.00): no match for '^Paris'",
+        "",
+        "test_capital.py:5: AssertionError",
+    ]

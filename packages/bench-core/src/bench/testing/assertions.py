@@ -32,6 +32,8 @@ def assert_passes(
     >>> [o.name for o in assert_passes("The answer is 42.", {"type": "regex", "value": "42"})]
     ['regex']
     """
+    # A failure shows the test's own line and the reasons, not this function (as pytest's helpers).
+    __tracebackhide__ = True
     from bench.api import run_blocking
     from bench.models import Task
 
