@@ -80,3 +80,67 @@ def test_many_warnings_are_cut_to_ten_and_a_count(bench_cli, suite_file):
     assert len(lines) == 11
     assert lines[9].startswith(f"warning: {path}:11:")
     assert lines[10] == "warning: 3 more prompts write a var as {{name}}"
+
+
+def test_an_evaluator_value_is_filled_from_the_tasks_vars(bench_cli, suite_file, tmp_path):
+    path = suite_file(
+        """\
+        evaluators:
+          right_capital: {type: contains, value: "{capital}"}
+        tasks:
+          - {id: fr, vars: {capital: Paris}, response: "It is Paris.", evaluate: [right_capital]}
+          - {id: de, vars: {capital: Berlin}, response: "It is Berlin.", evaluate: [right_capital]}
+          - {id: it, vars: {capital: Rome}, response: "It is Milan.", evaluate: {expected: "{capital}"}}
+        """
+    )
+    result = bench_cli("run", path, "-q", "-o", "out.json")
+    assert result.stderr == ""
+    assert result.exit_code == 1
+    tasks = json.loads((tmp_path / "out.json").read_text())["tasks"]
+    assert [(t["id"], t["passed"], t["evaluators"][0]["reason"]) for t in tasks] == [
+        ("fr", True, "found 'Paris'"),
+        ("de", True, "found 'Berlin'"),
+        ("it", False, "not found: 'Rome'"),
+    ]
+
+
+def test_an_evaluator_value_naming_no_var_or_in_double_braces_is_warned_about(bench_cli, suite_file):
+    path = suite_file(
+        """\
+        evaluators:
+          right_capital: {type: contains, value: "{captial}"}
+        tasks:
+          - id: fr
+            vars: {capital: Paris}
+            response: "It is Paris."
+            evaluate: [right_capital, {type: contains, value: "{{capital}}"}]
+        """
+    )
+    result = bench_cli("validate", path)
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr == (
+        f"warning: {path}:7:16: tasks[0].evaluate[0]: evaluator 'right_capital': value '{{captial}}' "
+        "names no var of this task (vars given: capital), so it is compared as written; "
+        "write {{captial}} for the text itself (see docs/suites.md#templates)\n"
+        f"warning: {path}:7:48: tasks[0].evaluate[1].value: '{{{{capital}}}}' is compared as the text "
+        "'{capital}', not the value of var 'capital': bench's templates write a var as {capital} "
+        "(ignore this if you meant the text; see docs/suites.md#templates)\n"
+    )
+
+
+def test_an_evaluator_value_filled_with_an_invalid_setting_is_refused_at_load(bench_cli, suite_file):
+    path = suite_file(
+        """\
+        tasks:
+          - id: a
+            vars: {pattern: "("}
+            response: x
+            evaluate: [{type: regex, value: "{pattern}"}]
+        """
+    )
+    result = bench_cli("validate", path)
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"error: {path}:5:16: tasks[0].evaluate[0]: evaluator 'regex': value filled from the task's "
+        "vars: Value error, invalid regex '(': missing ) at position 1\n"
+    )

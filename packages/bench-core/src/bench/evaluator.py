@@ -111,6 +111,10 @@ class Evaluator(Generic[ConfigT]):
     #: type fills (``value``). The type then checks that entry, and an ``evaluators:`` entry of this
     #: type without its own value takes it from the block. Subclasses inherit it: set ``None`` to opt out.
     expected_block: ClassVar[str | None] = None
+    #: Settings whose text is filled from the task's vars at load, as a prompt is (``{name}``):
+    #: the value a check compares with, so one evaluator serves tasks whose vars differ
+    #: (``value: "{capital}"``). Text, or a list of texts; set ``()`` to opt out.
+    var_settings: ClassVar[tuple[str, ...]] = ("value", "expected")
     #: Behavioural signals set this: the metric collector their score is published under
     #: (``behavioral_recovery_score``). A scorecard's ``behavioral`` dimension weighs every
     #: evaluator of a type that sets it.

@@ -58,6 +58,23 @@ def _text(value: Any) -> str:
     return str(value)
 
 
+def fill(template: str, values: Mapping[str, Any]) -> tuple[str, list[str]]:
+    """Like ``render``, but a placeholder naming no value is left as written: the text, and the
+    names left (for a warning rather than an error)."""
+    left: list[str] = []
+
+    def substitute(match: re.Match[str]) -> str:
+        if match.group(1):
+            return "{" + match.group(1) + "}"
+        try:
+            return _text(_lookup(values, match.group(2)))
+        except MissingPlaceholder:
+            left.append(match.group(2))
+            return match.group(0)
+
+    return (_TOKEN.sub(substitute, template) if "{" in template else template), left
+
+
 def render(template: str, values: Mapping[str, Any]) -> str:
     """Substitute every placeholder; raise ``MissingPlaceholder`` for a name not in ``values``."""
     if "{" not in template:

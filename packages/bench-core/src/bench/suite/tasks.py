@@ -20,6 +20,7 @@ from bench.models import Message, RepoSpec, Response, Task
 from bench.scoring.scorecard import Scorecard
 from bench.suite.binding import Binder, digest
 from bench.suite.document import SuiteFile, TaskSpec
+from bench.suite.evaluator_vars import with_vars
 from bench.suite.expected_block import ExpectedBlock, block_settings
 from bench.suite.plan import BoundEvaluator, PlannedTask
 from bench.suite.rows import RowRules, RowsDocument
@@ -127,7 +128,7 @@ class TaskBuilder:
             missing = "the task has no 'response:' and the suite has no 'target:'"
             raise doc.error(f"{missing} (add one or give --target SPEC)", at)
 
-        placed = self._evaluators(doc, at, spec)
+        placed = self._evaluators(doc, at, spec, values, warn=seen is not None)
         evaluators = [evaluator for _, evaluator in placed]
         task = Task.model_construct(
             id=spec.id,
@@ -222,7 +223,7 @@ class TaskBuilder:
                 )
 
     def _evaluators(
-        self, doc: YamlDocument, at: FieldPath, spec: TaskSpec
+        self, doc: YamlDocument, at: FieldPath, spec: TaskSpec, values: dict[str, Any], warn: bool
     ) -> list[tuple[FieldPath, BoundEvaluator]]:
         entries: list[tuple[FieldPath, Any]] = []
         if isinstance(spec.evaluate, list):
@@ -251,7 +252,10 @@ class TaskBuilder:
                     field = "key" if "key" in entry else "name"
                     raise doc.error(f"key '{explicit}' is used twice in this task", (*path, field))
                 keys.add(explicit)
-        bound = [self.binder.bind(doc, path, entry) for path, entry in entries]
+        bound = [
+            self._with_vars(doc, path, entry, self.binder.bind(doc, path, entry), values, warn)
+            for path, entry in entries
+        ]
         for (path, entry), evaluator in zip(entries, bound, strict=True):
             if isinstance(entry, dict) and "file" not in entry:
                 self.rows.confine_settings(doc, path, entry, spec.id, evaluator)
@@ -264,6 +268,35 @@ class TaskBuilder:
                 if copy.instance.aggregates:  # its figures are reported under the new name
                     self.binder.aggregating.setdefault((copy.name, copy.type), copy.instance)
         return [(path, evaluator) for (path, _), evaluator in zip(entries, bound, strict=True)]
+
+    def _with_vars(
+        self,
+        doc: YamlDocument,
+        path: FieldPath,
+        entry: Any,
+        evaluator: BoundEvaluator,
+        values: dict[str, Any],
+        warn: bool,
+    ) -> BoundEvaluator:
+        """The evaluator with its value settings filled from the task's vars (evaluator_vars);
+        on the validation pass, a warning for each placeholder that cannot be what was meant."""
+        try:
+            filled, written = with_vars(evaluator, values)
+        except ValueError as exc:
+            raise doc.error(f"evaluator '{evaluator.name}': {exc}", path) from None
+        for one in written if warn else ():
+            # Where the setting is written in this entry; a named evaluator: the entry naming it.
+            at = path
+            if isinstance(entry, dict):
+                config = entry.get("config")
+                inner: dict[str, Any] = config if isinstance(config, dict) else {}
+                at = (*path, one.setting) if one.setting in entry else at
+                at = (*path, "config", one.setting) if one.setting in inner else at
+            self.template_warnings.check(doc, at, one.text, values, "compared", "evaluator values")
+            subject = one.setting if at != path else f"evaluator '{evaluator.name}': {one.setting}"
+            for name in one.unknown:
+                self.template_warnings.unknown(doc, at, subject, name, values)
+        return filled
 
     def _repo(
         self, doc: YamlDocument, at: FieldPath, spec: TaskSpec, suite: SuiteFile, check: bool
