@@ -379,7 +379,7 @@ def test_echo_target_renders_vars_into_the_prompt(suite_file):
           - id: chat
             input: [{role: system, content: "be brief"}, {role: user, content: "hi {city}"}]
             evaluate: {expected: "hi Paris"}
-          - {id: literal, prompt: 'JSON {"a": 1} and {{city}}', evaluate: {expected: '{"a": 1} and {city}'}}
+          - {id: literal, prompt: 'JSON {"a": 1} and {{city}}', evaluate: {expected: '{"a": 1} and {{city}}'}}
         """
     )
     assert run_suite(path).report.summary.passed == 3
