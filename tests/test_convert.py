@@ -66,3 +66,14 @@ def test_convert_never_writes_over_the_file_it_converts(bench_cli, tmp_path):
             "write the native suite to another file\n"
         )
         assert pack.read_text() == original
+
+
+def test_several_outputs_of_convert_are_each_written(bench_cli, tmp_path):
+    shutil.copytree(ROOT / "examples" / "from-agentclash", tmp_path / "pack")
+    pack = tmp_path / "pack" / "capitals.yaml"
+    one, two = tmp_path / "pack" / "one.yaml", tmp_path / "pack" / "two.yaml"
+    result = bench_cli("convert", pack, "-o", one, "-o", two)
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.endswith(f"wrote {one}\nwrote {two}\n")
+    assert one.read_text() == two.read_text()
+    assert one.read_text().startswith("# bench convert capitals.yaml: the native bench suite")
