@@ -799,3 +799,187 @@ def test_the_humans_scale_keeps_the_levels_nobody_used():
     assert human_scale([0.0, 5 / 9, 1.0]) == [k / 9 for k in range(10)]  # bench label's digit keys
     assert human_scale([0.123, 0.5, 1.0]) == [0.123, 0.5, 1.0]  # no step of 0.01 or coarser
     assert human_scale([0.0, 1.0, 1.0]) == []  # two levels are pass and fail: not graded
+
+
+@pytest.mark.parametrize(
+    ("rater", "said"),
+    [
+        ("ann", "rater 'ann' labelled task '{}' 2 times"),
+        (None, "task '{}' was labelled, with no rater, 2 times"),
+    ],
+)
+def test_n39_a_rater_who_labelled_a_task_twice_has_one_vote_the_last(
+    bench_cli, fake_llm, suite_file, tmp_path, rater, said
+):
+    _script(fake_llm, JUDGE)
+    suite_file(SUITE)
+    rows = [{"task": w, "passed": p, "note": f"human on {w}"} for w, p in HUMAN.items()]
+    # Each changed their mind: charlie first failed, delta first passed. Counted as two votes,
+    # each became a tie (a fail): agreement on charlie, where the last labels disagree.
+    rows = [{"task": "charlie", "passed": False}, {"task": "delta", "passed": True}, *rows]
+    if rater is not None:
+        rows = [{**row, "rater": rater} for row in rows]
+    _labels(tmp_path, rows)
+    result = bench_cli("calibrate", "suite.yaml", "--labels", "labels.jsonl", "-o", "cal.json")
+    assert result.exit_code == 0, result.output
+    assert result.stderr == "".join(
+        f"warning: labels.jsonl: {said.format(task)}; only the last label counts\n"
+        for task in ("charlie", "delta")
+    )
+    (judge,) = json.loads((tmp_path / "cal.json").read_text())["judges"]
+    assert judge["labelled"] == 6
+    assert judge["confusion"] == {"both_pass": 2, "judge_only_pass": 1, "human_only_pass": 1, "both_fail": 2}
+    assert [d["task"] for d in judge["disagreements"]] == ["charlie", "delta"]
+    assert judge["disagreements"][0]["human_note"] == "human on charlie"
+
+
+def test_calibrate_keeps_one_vote_for_each_of_several_raters(bench_cli, fake_llm, suite_file, tmp_path):
+    _script(fake_llm, JUDGE)
+    suite_file(SUITE)
+    rows = [{"task": w, "passed": p, "rater": "ann"} for w, p in HUMAN.items()]
+    rows += [
+        {"task": "charlie", "passed": True, "rater": "bob"},
+        {"task": "charlie", "passed": False, "rater": "cy"},
+    ]
+    _labels(tmp_path, rows)
+    result = bench_cli("calibrate", "suite.yaml", "--labels", "labels.jsonl", "-o", "cal.json")
+    assert (result.exit_code, result.stderr) == (0, "")
+    (judge,) = json.loads((tmp_path / "cal.json").read_text())["judges"]
+    assert judge["confusion"]["human_only_pass"] == 1  # charlie: two passes of three
+
+
+# -- labels files as other tools write them (N44) ------------------------------------------------------
+
+ROWS = [{"task": w, "passed": p} for w, p in HUMAN.items()]
+
+
+def _jsonl(rows: list[dict[str, object]]) -> str:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        ("labels.jsonl", _jsonl(ROWS).encode("utf-16")),  # with its byte order mark
+        ("labels.jsonl", _jsonl(ROWS).encode("utf-32")),
+        ("labels.jsonl", b"\xef\xbb\xbf" + _jsonl(ROWS).encode()),
+        # Excel's "CSV UTF-8": a byte order mark before the header, CRLF line ends.
+        (
+            "labels.csv",
+            b"\xef\xbb\xbftask,passed\r\n" + "".join(f"{w},{p}\r\n" for w, p in HUMAN.items()).encode(),
+        ),
+        ("labels.csv", ("task,passed\n" + "".join(f"{w},{p}\n" for w, p in HUMAN.items())).encode("utf-16")),
+    ],
+    ids=["utf-16", "utf-32", "utf-8-bom", "excel-csv", "utf-16-csv"],
+)
+def test_n44_labels_with_a_byte_order_mark_are_read(bench_cli, fake_llm, suite_file, tmp_path, name, data):
+    _script(fake_llm, JUDGE)
+    suite_file(SUITE)
+    (tmp_path / name).write_bytes(data)
+    result = bench_cli("calibrate", "suite.yaml", "--labels", name, "-o", "cal.json")
+    assert result.exit_code == 0, result.output
+    (judge,) = json.loads((tmp_path / "cal.json").read_text())["judges"]
+    assert judge["confusion"] == {"both_pass": 2, "judge_only_pass": 1, "human_only_pass": 1, "both_fail": 2}
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "message"),
+    [
+        (
+            "labels.jsonl",
+            _jsonl(ROWS[:1]).encode()
+            + '{"task": "bravo", "passed": true, "note": "très bien"}\n'.encode("latin-1"),
+            "error: labels.jsonl:2: not UTF-8 text (byte 0xe8): save the labels as UTF-8\n",
+        ),
+        (
+            "labels.csv",
+            "task,passed,note\nalpha,true,\nbravo,false,trop écrit\n".encode("cp1252"),
+            "error: labels.csv:3: not UTF-8 text (byte 0xe9): save the labels as UTF-8\n",
+        ),
+        (
+            "labels.jsonl",
+            _jsonl(ROWS).encode("utf-16-le"),  # no byte order mark
+            "error: labels.jsonl:1: a NUL character: UTF-16 text without its byte order mark? "
+            "save the labels as UTF-8\n",
+        ),
+        (
+            "labels.jsonl",
+            _jsonl(ROWS[:1]).encode()
+            + b'{"task": "bravo", "passed": true, "note": '
+            + b"[" * 100_000
+            + b"\n",
+            "error: labels.jsonl:2: not a JSON line: nested too deeply\n",
+        ),
+        (
+            "labels.jsonl",
+            b"\xff\xfe" + _jsonl(ROWS).encode("utf-16-le")[:-1],
+            "error: labels.jsonl: not UTF-16 text, though it begins as such (truncated data)\n",
+        ),
+    ],
+    ids=["latin-1", "windows-1252-csv", "utf-16-without-bom", "nested-too-deeply", "utf-16-cut"],
+)
+def test_n44_labels_bench_cannot_read_are_refused_with_the_line(
+    bench_cli, suite_file, tmp_path, name, data, message
+):
+    suite_file(SUITE)
+    (tmp_path / name).write_bytes(data)
+    result = bench_cli("calibrate", "suite.yaml", "--labels", name)
+    assert (result.exit_code, result.stderr) == (2, message)
+
+
+@pytest.mark.parametrize("command", [["label", "latest"], ["view", "--label", "--port", "0"]])
+def test_n44_labels_are_never_written_as_json_lines_into_a_csv_file(bench_cli, tmp_path, command):
+    _stored_run(tmp_path)
+    result = bench_cli(*command, "--out", "labels.CSV")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "error: --out labels.CSV: labels are written as JSON Lines, and a file ending in .csv is read as CSV: "
+        "give it a .jsonl name\n"
+    )
+    assert not (tmp_path / "labels.CSV").exists()
+
+
+def test_n44_bench_label_adds_to_a_file_whose_last_line_has_no_newline(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from bench.cli import app
+    from bench.scoring.labels import read_labels
+
+    monkeypatch.chdir(tmp_path)
+    _stored_run(tmp_path)
+    (tmp_path / "labels.jsonl").write_text('{"task": "alpha", "passed": true, "rater": "ann"}')
+    result = CliRunner().invoke(app, ["label", "latest", "--rater", "ann"], input="f\n")
+    assert result.exit_code == 0, result.output
+    assert [(la.task, la.passed) for la in read_labels(tmp_path / "labels.jsonl")] == [
+        ("alpha", True),
+        ("bravo", False),
+    ]
+
+
+def test_n44_bench_label_will_not_add_utf8_lines_to_a_utf16_file(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from bench.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    _stored_run(tmp_path)
+    before = _jsonl([{"task": "alpha", "passed": True, "rater": "ann"}]).encode("utf-16")
+    (tmp_path / "labels.jsonl").write_bytes(before)
+    result = CliRunner().invoke(app, ["label", "latest", "--rater", "ann"], input="f\n")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "error: labels.jsonl: the file is UTF-16 or UTF-32 text and bench adds UTF-8 lines: save it as UTF-8\n"
+    )
+    assert (tmp_path / "labels.jsonl").read_bytes() == before
+
+
+def test_a_note_holding_a_line_separator_is_read_back_whole(tmp_path):
+    from bench.report.labelling import walk
+    from bench.scoring.labels import read_labels
+
+    out = tmp_path / "labels.jsonl"
+    note = "pasted from a page:\u2028second line\x85third"
+    rows = {"alpha": {"id": "alpha", "response": "the word is alpha"}}
+    assert walk(rows, out, "ann", iter(["n", note, "p"]), lambda _: None) == 1
+    (label,) = read_labels(out)
+    assert label.note == note

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import subprocess
@@ -430,3 +431,229 @@ def test_label_is_refused_beyond_loopback(bench_cli, runs, tmp_path):
         "bench view: --label writes labels from this machine only; --host 0.0.0.0 is not loopback"
         in result.output
     )
+
+
+# -- hardening: Host on every request, broken runs, links out of the runs folder, many writers ----------
+
+
+def get_as(server: ViewServer, path: str, host: str) -> tuple[int, Any]:
+    """GET ``path`` with the Host header a page on another origin would send (DNS rebinding)."""
+    request = urllib.request.Request(server.url.rstrip("/") + path, headers={"Host": host})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, response.read().decode("utf-8")
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+@pytest.mark.parametrize("path", ["/", "/run/" + RUN, "/api/runs", f"/api/runs/{RUN}", "/api/labels"])
+def test_n35_a_read_with_a_foreign_host_is_refused(labeller, path):
+    assert get_as(labeller, path, "attacker.example:80") == (
+        403,
+        {"error": "refused: Host 'attacker.example:80' is not this viewer's"},
+    )
+    port = labeller.server_address[1]
+    for host in (f"127.0.0.1:{port}", f"localhost:{port}"):
+        status, body = get_as(labeller, path, host)
+        assert status == 200, body
+    # A rebinding page on the viewer's own port still names its own domain.
+    assert get_as(labeller, path, f"attacker.example:{port}")[0] == 403
+    assert get_as(labeller, path, "")[0] == 403
+
+
+@pytest.mark.parametrize(
+    ("host", "bound", "allowed"),
+    [
+        ("192.0.2.7:8765", "0.0.0.0", True),  # an address: the page's origin is the viewer itself
+        ("[2001:db8::1]:8765", "0.0.0.0", True),
+        ("localhost:9000", "127.0.0.1", True),  # any port: an SSH tunnel changes it
+        ("bench.lan:8765", "bench.lan", True),  # the name --host gave
+        ("rebound.example:8765", "0.0.0.0", False),
+        ("rebound.example", "127.0.0.1", False),
+        ("user@127.0.0.1:8765", "127.0.0.1", False),
+        ("127.0.0.1:port", "127.0.0.1", False),
+        ("127.0.0.1:8765/x", "127.0.0.1", False),
+        ("", "127.0.0.1", False),
+    ],
+)
+def test_n35_an_address_or_the_viewers_own_name_is_a_host_and_any_other_name_is_not(host, bound, allowed):
+    from bench.report.viewer import names_this_viewer
+
+    assert names_this_viewer(host, bound) is allowed
+
+
+def _raw_run(runs: Path, name: bytes, manifest: str) -> None:
+    folder = os.path.join(os.fsencode(runs), name)
+    os.makedirs(folder)
+    with open(os.path.join(folder, b"manifest.json"), "w", encoding="utf-8") as out:
+        out.write(manifest)
+    with open(os.path.join(folder, b"results.jsonl"), "w", encoding="utf-8") as out:
+        out.write(json.dumps(record("a", "passed")) + "\n")
+
+
+def test_n46_each_broken_run_answers_alone_and_the_rest_still_work(server, runs):
+    head = json.dumps({"suite": "s", "started_at": "2026-01-02T00:00:00+00:00", "status": "finished"})
+    _raw_run(runs, b"20260102-bad-\xff", head)
+    _raw_run(runs, b"20260102-list", "[1, 2]")
+    _raw_run(runs, b"20260102-deep", "[" * 100_000)
+    status, listed, _ = get(server, "/api/runs")
+    assert status == 200
+    rows = {row["run_id"]: row for row in listed["runs"]}
+    # A name that is not UTF-8 is listed as text a page can link to, with why it cannot be opened.
+    assert (
+        rows["20260102-bad-\ufffd"]["error"]
+        == "its name is not UTF-8 text: rename the folder to open the run"
+    )
+    assert get(server, "/api/runs/20260102-bad-%EF%BF%BD")[:2] == (
+        404,
+        {
+            "error": "run folder '20260102-bad-\ufffd': its name is not UTF-8 text: rename the folder to open the run"
+        },
+    )
+    assert get(server, "/api/runs/20260102-list")[:2] == (
+        500,
+        {"error": "cannot read the runs: run 20260102-list: manifest.json is not a JSON object"},
+    )
+    assert get(server, "/api/runs/20260102-list/tasks/a")[0] == 200
+    assert get(server, "/api/runs/20260102-deep")[:2] == (
+        500,
+        {"error": "cannot read the runs: run 20260102-deep: manifest.json is nested too deeply"},
+    )
+    assert get(server, "/api/runs/20260101-000000-aaaaaa")[0] == 200
+
+
+def test_n46_a_result_line_nested_too_deeply_is_a_damaged_line(server, runs):
+    folder = write_run(runs, "20260101-000003-dddddd", [record("a", "passed")])
+    with open(folder / "results.jsonl", "a", encoding="utf-8") as out:
+        out.write('{"id": "b", "x": ' + "[" * 100_000 + "\n")  # its key unreadable: skipped
+        out.write('{"id":"c","x":' + "[" * 100_000 + "\n")  # the store's form: its key read first
+    status, data, _ = get(server, "/api/runs/20260101-000003-dddddd")
+    assert status == 200
+    assert [(t["id"], t["why"]) for t in data["tasks"]] == [
+        ("a", "expected: ok"),
+        ("?", "error: an unreadable line in results.jsonl"),
+    ]
+
+
+def test_a_run_folder_linked_from_outside_the_runs_folder_is_not_served(server, runs, tmp_path):
+    outside = write_run(tmp_path / "elsewhere", "private", [record("secret-task", "passed")], suite="private")
+    (runs / "20260101-000009-linked").symlink_to(outside, target_is_directory=True)
+    inside = runs / "20260101-000001-bbbbbb"
+    (runs / "20260101-000008-alias").symlink_to(inside, target_is_directory=True)
+    _, listed, _ = get(server, "/api/runs")
+    assert "20260101-000009-linked" not in [row["run_id"] for row in listed["runs"]]
+    assert "20260101-000008-alias" in [row["run_id"] for row in listed["runs"]]
+    refused = f"run '20260101-000009-linked' is outside {runs}: bench view serves only the runs folder"
+    for path in ("/api/runs/20260101-000009-linked", "/api/runs/20260101-000009-linked/tasks/secret-task"):
+        assert get(server, path)[:2] == (404, {"error": refused})
+    # A run whose results file is a link out of the runs folder is refused the same way.
+    leaky = write_run(runs, "20260101-000007-leaky", [])
+    (leaky / "results.jsonl").unlink()
+    (leaky / "results.jsonl").symlink_to(outside / "results.jsonl")
+    assert get(server, "/api/runs/20260101-000007-leaky")[:2] == (
+        404,
+        {"error": f"run '20260101-000007-leaky' is outside {runs}: bench view serves only the runs folder"},
+    )
+    assert get(server, "/api/runs/20260101-000008-alias")[0] == 200
+
+
+def test_n47_a_label_body_nested_too_deeply_is_refused(labeller, labelling):
+    token = page_token(labeller)
+    assert post(labeller, b"[" * 8000, X_Bench_Token=token) == (
+        400,
+        {"error": "the body is nested too deeply"},
+    )
+    assert not labelling.out.exists()
+    assert post(labeller, {"task": "t003", "passed": True}, X_Bench_Token=token)[0] == 200
+
+
+def _viewer(runs: Path, out: Path, rater: str) -> tuple[subprocess.Popen[str], str, str]:
+    """A ``bench view --label`` process: it, its URL and its page's token."""
+    command = [sys.executable, "-m", "bench", "view", "--runs-dir", str(runs), "--port", "0"]
+    process = subprocess.Popen(
+        [*command, "--label", "--rater", rater, "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    url = process.stdout.readline().split(" at ")[1].split(" ")[0]
+    with urllib.request.urlopen(url + "run/" + MANY, timeout=10) as response:
+        match = re.search(r'name="bench-label-token" content="([^"]+)"', response.read().decode("utf-8"))
+    assert match is not None
+    return process, url, match.group(1)
+
+
+MANY = "20260101-000005-many"
+
+
+def test_n34_three_writers_in_three_processes_keep_every_label(runs, tmp_path):
+    tasks = [f"m{i:02}" for i in range(30)]
+    write_run(runs, MANY, [record(task, "passed") for task in tasks])
+    out = tmp_path / "labels.jsonl"
+    viewers = [_viewer(runs, out, rater) for rater in ("ana", "bo")]
+    walker = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "bench",
+            "label",
+            MANY,
+            "--runs-dir",
+            str(runs),
+            "--rater",
+            "cy",
+            "--out",
+            str(out),
+        ],
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert walker.stdin is not None
+        assert walker.stdout is not None
+        step = threading.Barrier(3, timeout=30)
+
+        def label_in_the_viewer(url: str, token: str) -> list[int]:
+            statuses = []
+            for task in tasks:
+                step.wait()
+                body = json.dumps({"task": task, "passed": True}).encode()
+                headers = {"Content-Type": "application/json", "X-Bench-Token": token}
+                request = urllib.request.Request(
+                    url + f"api/runs/{MANY}/labels", body, headers, method="POST"
+                )
+                try:
+                    with urllib.request.urlopen(request, timeout=30) as response:
+                        statuses.append(response.status)
+                except urllib.error.HTTPError as exc:
+                    statuses.append(exc.code)
+            return statuses
+
+        def label_in_the_terminal() -> None:
+            for _ in tasks:
+                while not (line := walker.stdout.readline()).startswith("[p=pass"):
+                    assert line, "bench label stopped before its last task"
+                step.wait()
+                walker.stdin.write("p\n")
+                walker.stdin.flush()
+
+        with ThreadPoolExecutor(max_workers=3) as pool:
+            posted = [pool.submit(label_in_the_viewer, url, token) for _, url, token in viewers]
+            pool.submit(label_in_the_terminal).result()
+            assert [f.result() for f in posted] == [[200] * 30, [200] * 30]
+        rest, err = walker.communicate(timeout=30)
+        assert walker.returncode == 0, err
+        assert rest.endswith(f"30 labels by cy from run {MANY} written to {out}\n")
+    finally:
+        for process in [walker, *(v[0] for v in viewers)]:
+            if process.poll() is None:
+                process.terminate()
+                process.communicate(timeout=20)
+    kept = read_labels(out)
+    assert len(kept) == 90
+    for rater in ("ana", "bo", "cy"):
+        assert sorted(la.task for la in kept if la.rater == rater) == tasks

@@ -632,7 +632,7 @@ def calibrate(
     _environment(suite, None, no_env_file=False)
     plan = load_suite(suite, _registry(), allow_outside_root=allow_outside_root)
     cal.judges(plan)
-    grouped = cal.by_task(read_labels(labels), plan, str(labels))
+    grouped = cal.by_task(read_labels(labels), plan, str(labels), _warn)
     responses = None
     if run_id is not None:
         responses = cal.responses_from(cal.run_results(runs_dir, run_id, "bench calibrate --run")[1])
@@ -673,7 +673,9 @@ def label(
 
     from bench.execution.calibrate import run_results
     from bench.report.labelling import walk
+    from bench.scoring.labels import check_output
 
+    check_output(out)
     who = rater if rater is not None else getpass.getuser()
     found, rows = run_results(runs_dir, run_id, "bench label")
     lines = (line.rstrip("\n") for line in sys.stdin)
@@ -762,6 +764,13 @@ def convert(
             )
         path.write_text(text, encoding="utf-8")
         typer.echo(f"wrote {path}", err=True)
+
+
+def _warn(text: str) -> None:
+    """A warning on stderr; ``text`` may hold what a file said (printed as plain text)."""
+    from bench.report.console import plain
+
+    typer.echo(f"warning: {plain(text, 1000).plain}", err=True)
 
 
 def _template_warnings(plan: Any) -> None:

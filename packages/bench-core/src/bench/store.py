@@ -325,7 +325,7 @@ def run_manifests(runs_dir: Path) -> list[tuple[str, dict[str, Any]]]:
             try:
                 data = json.loads(path.read_text(encoding="utf-8"))
                 written = os.stat(path).st_mtime_ns
-            except (OSError, ValueError):
+            except (OSError, ValueError, RecursionError):  # nested too deeply: not a run either
                 continue
             if isinstance(data, dict) and not folder.name.startswith("."):
                 found.append((str(data.get("started_at", "")), written, folder.name, data))
@@ -405,7 +405,7 @@ def parsed(line: str) -> dict[str, Any] | None:
     """A result line as a dict; None when it is not a JSON object (a damaged line)."""
     try:
         data = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested too deeply is damaged too
         return None
     return data if isinstance(data, dict) else None
 
@@ -444,7 +444,7 @@ def _line_id(line: str) -> str | None:
         try:
             data = json.loads(line)
             value, repeat = data["id"], data.get("repeat", 0)
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, RecursionError):
             return None
     if not isinstance(value, str) or not isinstance(repeat, int):
         return None

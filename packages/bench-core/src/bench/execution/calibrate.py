@@ -173,10 +173,20 @@ def judges(plan: Plan) -> dict[str, BoundEvaluator]:
     return found
 
 
-def by_task(labels: list[Label], plan: Plan, source: str) -> dict[str, list[Label]]:
-    """The labels grouped by task; ids the suite does not have are an error that lists them."""
-    grouped: dict[str, list[Label]] = defaultdict(list)
+def by_task(
+    labels: list[Label], plan: Plan, source: str, warn: Callable[[str], None] | None = None
+) -> dict[str, list[Label]]:
+    """The labels grouped by task, one per rater (labels without a rater are one rater's): a
+    rater's last label for a task is their vote, and ``warn`` is told of each task labelled more
+    than once. Ids the suite does not have are an error that lists them."""
+    latest: dict[tuple[str, str], Label] = {}
+    times: dict[tuple[str, str], int] = defaultdict(int)
     for label in labels:
+        key = (label.task, label.rater)
+        latest[key] = label
+        times[key] += 1
+    grouped: dict[str, list[Label]] = defaultdict(list)
+    for label in latest.values():
         grouped[label.task].append(label)
     known = set(plan.tasks.ids)
     unknown = [t for t in grouped if t not in known]
@@ -184,6 +194,14 @@ def by_task(labels: list[Label], plan: Plan, source: str) -> dict[str, list[Labe
         raise ConfigError(
             f"{source}: labels name tasks that suite '{plan.name}' does not have: {', '.join(unknown)}"
         )
+    for (task, rater), count in times.items():
+        if count > 1 and warn is not None:
+            who = (
+                f"rater '{rater}' labelled task '{task}'"
+                if rater
+                else f"task '{task}' was labelled, with no rater,"
+            )
+            warn(f"{source}: {who} {count} times; only the last label counts")
     return dict(grouped)
 
 

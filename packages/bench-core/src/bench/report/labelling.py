@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.report.console import plain, plain_block
-from bench.scoring.labels import Label, append_label, read_labels
+from bench.scoring.labels import Label, append_label, locked, read_labels
 
 KEYS = "p=pass f=fail 0-9=score s=skip n=note q=quit"
 
@@ -45,7 +45,8 @@ def walk(
     """Label each task of ``rows`` (one result per task id) not yet labelled by ``rater`` in
     ``out``; the number written. A note is read from ``notes`` (default: ``keys``)."""
     notes = keys if notes is None else notes
-    done = {label.task for label in read_labels(out) if label.rater == rater} if out.exists() else set()
+    with locked(out):  # a viewer labelling into the same file may be rewriting it
+        done = {label.task for label in read_labels(out) if label.rater == rater} if out.exists() else set()
     written = 0
     for key, row in rows.items():
         if key in done:

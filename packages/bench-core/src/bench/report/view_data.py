@@ -2,7 +2,9 @@
 
 Each run's ``results.jsonl`` is read once and then only what was appended since (a run still in
 progress grows), so a page of a 20,000-task run costs a filter over records already in memory.
-Only names of run folders directly inside the runs folder are ever opened.
+Only names of run folders directly inside the runs folder are ever opened, and only where the
+folder, its manifest and its results resolve inside the runs folder (a link out of it is refused).
+A broken run (its manifest not a JSON object, its folder's name not UTF-8) answers alone with why.
 """
 
 from __future__ import annotations
@@ -25,8 +27,15 @@ PAGE = 100
 _LISTS = ("regressions", "improvements", "only_in_a", "only_in_b")
 
 
+NOT_UTF8 = "its name is not UTF-8 text: rename the folder to open the run"
+
+
 class NotFound(StoreError):
     """A run, task or target the runs folder does not hold; the message is shown to the user."""
+
+
+class BrokenRun(StoreError):
+    """A run the viewer cannot read (its manifest is not a JSON object); shown to the user."""
 
 
 @dataclass
@@ -57,12 +66,22 @@ class RunsView:
     # -- runs ----------------------------------------------------------------------------------
 
     def runs(self) -> list[dict[str, Any]]:
-        """Every run's row as ``bench runs`` lists it, newest first."""
-        return list_runs(self.runs_dir)
+        """Every run's row as ``bench runs`` lists it, newest first; a run resolving outside the
+        runs folder is left out, and one whose folder's name is not UTF-8 shows it with
+        replacement characters and an ``error`` (a page cannot address it)."""
+        rows = []
+        for row in list_runs(self.runs_dir):
+            name = row["run_id"]
+            if not self._inside(self.runs_dir / name):
+                continue
+            shown = _shown(name)
+            rows.append(row if shown == name else {**row, "run_id": shown, "error": NOT_UTF8})
+        return rows
 
     def folder(self, ref: str) -> Path:
         """The folder of run ``ref`` (``latest``: the newest); a name that is not a run folder
-        directly inside the runs folder (``..``, a path, a hidden name) is not found."""
+        directly inside the runs folder (``..``, a path, a hidden name) is not found, nor is one
+        that resolves outside it."""
         run_id = newest_run(self.runs_dir) if ref == LATEST else ref
         if (
             not run_id
@@ -72,8 +91,25 @@ class RunsView:
             or "\x00" in run_id
             or not (self.runs_dir / run_id / MANIFEST).is_file()
         ):
+            if run_id and "\ufffd" in run_id and run_id in self._not_utf8():
+                raise NotFound(f"run folder '{run_id}': {NOT_UTF8}")
             raise NotFound(f"no run '{ref}' in {self.runs_dir}")
-        return self.runs_dir / run_id
+        folder = self.runs_dir / run_id
+        if not self._inside(folder):
+            raise NotFound(f"run '{ref}' is outside {self.runs_dir}: bench view serves only the runs folder")
+        return folder
+
+    def _inside(self, folder: Path) -> bool:
+        """Whether the run folder, its manifest and its results all resolve inside the runs folder."""
+        root = self.runs_dir.resolve()
+        return all(
+            path.resolve().is_relative_to(root) for path in (folder, folder / MANIFEST, folder / RESULTS)
+        )
+
+    def _not_utf8(self) -> set[str]:
+        """How the runs folder's entries whose names are not UTF-8 are shown."""
+        names = (entry.name for entry in os.scandir(self.runs_dir)) if self.runs_dir.is_dir() else iter(())
+        return {shown for name in names if (shown := _shown(name)) != name}
 
     def records(self, folder: Path) -> list[dict[str, Any]]:
         """The run's latest record per task, reading only what was appended since the last call."""
@@ -110,7 +146,7 @@ class RunsView:
 
     def head(self, folder: Path, records: list[dict[str, Any]]) -> dict[str, Any]:
         """The run's manifest fields the page shows, its counts taken from the records so far."""
-        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        manifest = _manifest(folder)
         summary = dict.fromkeys(("total", "passed", "failed", "errors", "interrupted"), 0)
         for record in records:
             status = record.get("status")
@@ -219,10 +255,27 @@ class RunsView:
         }
 
 
+def _shown(name: str) -> str:
+    """A file name as text: bytes that are not UTF-8 (held as surrogates) become U+FFFD."""
+    return os.fsencode(name).decode("utf-8", errors="replace")
+
+
+def _manifest(folder: Path) -> dict[str, Any]:
+    try:
+        value = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except RecursionError:
+        raise BrokenRun(f"run {folder.name}: manifest.json is nested too deeply") from None
+    except ValueError as exc:
+        raise BrokenRun(f"run {folder.name}: manifest.json is not JSON ({exc})") from None
+    if not isinstance(value, dict):
+        raise BrokenRun(f"run {folder.name}: manifest.json is not a JSON object")
+    return value
+
+
 def _parse(line: str) -> dict[str, Any]:
     try:
         value = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return {"id": "?", "status": "error", "error": "an unreadable line in results.jsonl"}
     return value if isinstance(value, dict) else {"id": "?", "status": "error", "error": "not a record"}
 

@@ -1,7 +1,8 @@
 """``bench view --label``: one rater's labels written from the viewer, in ``bench label``'s file.
 
 The viewer posts ``{"task", "passed" | "score", "note"}`` for a task of a run; the label is checked
-field by field and becomes the rater's only label for that task (a later one replaces it), so
+field by field and becomes the rater's only label for that task (a later one replaces it, under the
+file's lock, which every writer of the file takes in any process), so
 ``bench label`` resumes after it and ``bench calibrate --labels`` reads it. The HTTP checks (token,
 Host, Content-Type, size) are the server's (``viewer``).
 """
@@ -10,12 +11,11 @@ from __future__ import annotations
 
 import math
 import secrets
-import threading
 from pathlib import Path
 from typing import Any
 
 from bench.report.view_data import NotFound, RunsView
-from bench.scoring.labels import Label, read_labels, replace_label
+from bench.scoring.labels import Label, check_output, locked, read_labels, replace_label
 
 NOTE_MAX = 2000
 _FIELDS = ("task", "passed", "score", "note")
@@ -29,14 +29,14 @@ class Labelling:
     """Where labels go and who gives them, with the token the page must send back."""
 
     def __init__(self, out: Path, rater: str) -> None:
+        check_output(out)
         self.out = out
         self.rater = rater
         self.token = secrets.token_urlsafe(32)
-        self._lock = threading.Lock()  # one writer at a time: two tabs cannot interleave lines
 
     def labels(self) -> dict[str, dict[str, Any]]:
         """This rater's labels so far, by task id."""
-        with self._lock:
+        with locked(self.out):  # a bench label beside it may be adding a line
             found = read_labels(self.out) if self.out.exists() else []
         return {label.task: label.as_row() for label in found if label.rater == self.rater}
 
@@ -58,8 +58,7 @@ class Labelling:
             note=note,
             response=None if response is None else str(response),
         )
-        with self._lock:
-            replace_label(self.out, label)
+        replace_label(self.out, label)  # under the file's lock: other tabs and processes wait
         return label.as_row()
 
 

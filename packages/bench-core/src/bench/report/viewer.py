@@ -4,10 +4,11 @@ Pages: ``/`` the runs, ``/run/ID`` one run (the report's views, its tasks fetche
 time, updating while the run is in progress), ``/compare?a=..&b=..`` two runs or two targets
 task by task. Data: ``/api/runs``, ``/api/runs/ID?page=N&status=..``, ``/api/runs/ID/tasks/KEY``,
 ``/api/compare?a=..&b=..``; with ``--label``, ``/api/labels`` (the rater's labels) and ``POST
-/api/runs/ID/labels`` (one label, accepted as ``_Handler.do_POST`` says). The pages hold no data:
+/api/runs/ID/labels`` (one label, accepted as ``_Handler._post`` says). The pages hold no data:
 their script fetches JSON and sets every string as text; a Content-Security-Policy admits only the
-viewer's own script and style. Only run folders directly inside the runs folder and the viewer's
-fixed assets are ever served.
+viewer's own script and style. Only run folders directly inside the runs folder (and resolving
+inside it) and the viewer's fixed assets are ever served, and only to requests whose ``Host`` names
+the viewer (``names_this_viewer``: a page another site serves on a rebound name is refused).
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ import json
 import signal
 import sys
 import threading
+import traceback
 import webbrowser
+from collections.abc import Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
@@ -30,7 +33,7 @@ from urllib.parse import parse_qsl, quote, unquote, urlsplit
 from bench import jsonio, redact
 from bench.errors import ConfigError
 from bench.report.html import escape_json, script_text
-from bench.report.view_data import NotFound, RunsView
+from bench.report.view_data import BrokenRun, NotFound, RunsView
 from bench.report.view_labels import BadLabel, Labelling
 
 CSP = (
@@ -66,6 +69,27 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def names_this_viewer(header: str, bound: str) -> bool:
+    """Whether a request's ``Host`` header may reach a viewer listening on ``bound``: an address
+    (a page served from an address is the viewer's own origin), ``localhost`` or ``bound`` itself,
+    on any port (an SSH tunnel changes it). Any other name may be a DNS-rebinding page's."""
+    try:
+        parts = urlsplit("//" + header)
+        parts.port  # noqa: B018 - a port that is not a number raises here
+    except ValueError:
+        return False
+    name = parts.hostname
+    if not name or parts.netloc != header or "@" in header:
+        return False
+    if name in ("localhost", bound.lower().strip("[]")):
+        return True
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
 def exposure_warning(host: str) -> str | None:
     """What ``bench view`` warns when it listens beyond this machine, or None on loopback."""
     if is_loopback(host):
@@ -92,14 +116,8 @@ class ViewServer(ThreadingHTTPServer):
             body, kind = self.assets["page"]
             meta = f'<meta name="bench-label-token" content="{labelling.token}">\n</head>'
             self.assets["page"] = (body.replace(b"</head>", meta.encode(), 1), kind)
+        self.bound = host
         super().__init__((host, port), _Handler)
-
-    @property
-    def hosts(self) -> set[str]:
-        """The Host headers a write may carry: this server's host:port (and localhost's on loopback)."""
-        host, port = str(self.server_address[0]), self.server_address[1]
-        own = {f"[{host}]:{port}" if ":" in host else f"{host}:{port}"}
-        return own | ({f"localhost:{port}"} if is_loopback(host) else set())
 
     @property
     def url(self) -> str:
@@ -117,30 +135,51 @@ class _Handler(BaseHTTPRequestHandler):
         """Requests are not logged: the terminal shows the URL and the stop message only."""
 
     def do_GET(self) -> None:
-        url = urlsplit(self.path)
-        query = dict(parse_qsl(url.query))
-        path = url.path
+        self._answer(self._get, labels="cannot read the labels", other="cannot read the runs")
+
+    def do_POST(self) -> None:
+        self._answer(self._post, labels="cannot write the labels", other="cannot write the labels")
+
+    def _answer(self, handle: Callable[[], None], labels: str, other: str) -> None:
+        """Run ``handle`` for a request whose Host names this viewer; every failure is answered,
+        alone, with its status and message (``labels``/``other`` begin the message of a labels
+        file or a run that cannot be read or written)."""
         try:
-            if path in ("/", "/compare") or path.startswith("/run/"):
-                if path.startswith("/run/"):
-                    self.server.view.folder(unquote(path[len("/run/") :]))
-                body, kind = self.server.assets["page"]
-                self._send(HTTPStatus.OK, body, kind)
-            elif path in self.server.assets and path.startswith("/assets/"):
-                body, kind = self.server.assets[path]
-                self._send(HTTPStatus.OK, body, kind)
-            elif path.startswith("/api/"):
-                self._json(HTTPStatus.OK, self._api(path[len("/api/") :], query))
-            else:
-                raise NotFound(f"no page {path}")
+            host = self.headers.get("Host", "")
+            if not names_this_viewer(host, self.server.bound):
+                raise _Refused(HTTPStatus.FORBIDDEN, f"refused: Host {host!r} is not this viewer's")
+            handle()
         except _Refused as exc:
             self._json(exc.status, {"error": exc.message})
+        except BadLabel as exc:
+            self._json(HTTPStatus.BAD_REQUEST, {"error": str(exc)})
         except NotFound as exc:
             self._json(HTTPStatus.NOT_FOUND, {"error": str(exc)})
         except ConfigError as exc:
-            self._json(HTTPStatus.CONFLICT, {"error": f"cannot read the labels: {exc}"})
-        except (OSError, ValueError) as exc:
-            self._json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"cannot read the runs: {exc}"})
+            self._json(HTTPStatus.CONFLICT, {"error": f"{labels}: {exc}"})
+        except (BrokenRun, OSError, ValueError) as exc:
+            self._json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"{other}: {exc}"})
+        except Exception as exc:  # a bug: answered and shown, never a dropped connection
+            traceback.print_exc(file=sys.stderr)
+            error = f"internal error: {type(exc).__name__}: {exc}"
+            self._json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": error})
+
+    def _get(self) -> None:
+        url = urlsplit(self.path)
+        query = dict(parse_qsl(url.query))
+        path = url.path
+        if path in ("/", "/compare") or path.startswith("/run/"):
+            if path.startswith("/run/"):
+                self.server.view.folder(unquote(path[len("/run/") :]))
+            body, kind = self.server.assets["page"]
+            self._send(HTTPStatus.OK, body, kind)
+        elif path in self.server.assets and path.startswith("/assets/"):
+            body, kind = self.server.assets[path]
+            self._send(HTTPStatus.OK, body, kind)
+        elif path.startswith("/api/"):
+            self._json(HTTPStatus.OK, self._api(path[len("/api/") :], query))
+        else:
+            raise NotFound(f"no page {path}")
 
     def _api(self, path: str, query: dict[str, str]) -> Any:
         view = self.server.view
@@ -160,32 +199,19 @@ class _Handler(BaseHTTPRequestHandler):
             return {"rater": labelling.rater, "file": str(labelling.out), "labels": labelling.labels()}
         raise NotFound(f"no data at /api/{path}")
 
-    def do_POST(self) -> None:
-        """One label, refused unless it comes from this server's page: the Host is this server's
-        (DNS rebinding), the page's token is in ``X-Bench-Token`` (a header a cross-origin page
-        cannot send without a CORS preflight, which is never granted), the body is JSON and small."""
+    def _post(self) -> None:
+        """One label, refused unless it comes from this server's page: the Host names this viewer
+        (DNS rebinding, checked for every request), the page's token is in ``X-Bench-Token`` (a
+        header a cross-origin page cannot send without a CORS preflight, which is never granted),
+        the body is JSON and small."""
         parts = [unquote(part) for part in urlsplit(self.path).path.split("/")]
-        try:
-            if len(parts) != 5 or parts[:3] != ["", "api", "runs"] or parts[4] != "labels":
-                raise NotFound(f"no data at {urlsplit(self.path).path}")
-            labelling, body = self._label_body()
-            written = labelling.write(self.server.view, parts[3], body)
-            self._json(HTTPStatus.OK, {"label": written, "file": str(labelling.out)})
-        except _Refused as exc:
-            self._json(exc.status, {"error": exc.message})
-        except BadLabel as exc:
-            self._json(HTTPStatus.BAD_REQUEST, {"error": str(exc)})
-        except NotFound as exc:
-            self._json(HTTPStatus.NOT_FOUND, {"error": str(exc)})
-        except ConfigError as exc:
-            self._json(HTTPStatus.CONFLICT, {"error": f"cannot write the labels: {exc}"})
-        except (OSError, ValueError) as exc:
-            self._json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"cannot write the labels: {exc}"})
+        if len(parts) != 5 or parts[:3] != ["", "api", "runs"] or parts[4] != "labels":
+            raise NotFound(f"no data at {urlsplit(self.path).path}")
+        labelling, body = self._label_body()
+        written = labelling.write(self.server.view, parts[3], body)
+        self._json(HTTPStatus.OK, {"label": written, "file": str(labelling.out)})
 
     def _label_body(self) -> tuple[Labelling, Any]:
-        host = self.headers.get("Host", "")
-        if host not in self.server.hosts:
-            raise _Refused(HTTPStatus.FORBIDDEN, f"refused: Host {host!r} is not this viewer's")
         labelling = self.server.labelling
         if labelling is None:
             raise _Refused(HTTPStatus.FORBIDDEN, READ_ONLY)
@@ -206,6 +232,8 @@ class _Handler(BaseHTTPRequestHandler):
             )
         try:
             return labelling, json.loads(self.rfile.read(size))
+        except RecursionError:
+            raise BadLabel("the body is nested too deeply") from None
         except ValueError:
             raise BadLabel("the body is not JSON") from None
 

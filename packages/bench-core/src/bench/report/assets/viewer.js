@@ -37,7 +37,7 @@
       data.runs.forEach(function (r) {
         var link = el("a", { href: "/run/" + encodeURIComponent(r.run_id), text: r.run_id });
         var tr = el("tr", {}, el("td", {}, link), el("td", { text: text(r.suite) }), el("td", { text: text(r.started_at) }),
-          el("td", { cls: text(r.status), text: text(r.status) }), el("td", { text: text(r.tasks) }),
+          el("td", { cls: text(r.status), text: r.error ? text(r.status) + " (" + r.error + ")" : text(r.status) }), el("td", { text: text(r.tasks) }),
           el("td", { text: percent(r.pass_rate) }), el("td", { text: cost(r.cost_usd) }));
         tr.addEventListener("click", function (e) { if (e.target !== link) location.href = link.href; });
         body.appendChild(tr);
