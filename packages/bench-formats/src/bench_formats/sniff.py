@@ -11,7 +11,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
+from bench import ConfigError, load_yaml
 
 HEAD_BYTES = 256 * 1024
 #: JSON files up to this size are parsed whole; larger ones have their top-level keys scanned.
@@ -46,7 +46,7 @@ def _top_keys(path: str, mtime_ns: int, size: int) -> frozenset[str]:
         if size <= PARSE_LIMIT:
             try:
                 data = json.loads(text)
-            except ValueError:
+            except (ValueError, RecursionError):
                 return frozenset()
             return frozenset(data) if isinstance(data, dict) else frozenset()
         return _json_keys(text)
@@ -54,9 +54,9 @@ def _top_keys(path: str, mtime_ns: int, size: int) -> frozenset[str]:
         keys = frozenset(next(k for k in m.groups() if k is not None).strip() for m in _KEY.finditer(text))
         if keys or size > PARSE_LIMIT:
             return keys
-        try:  # a flow-style document: `{prompts: [...], tests: [...]}`
-            data = yaml.safe_load(text)
-        except yaml.YAMLError:
+        try:  # a flow-style document: `{prompts: [...], tests: [...]}`, read under bench's limits
+            data = load_yaml(Path(path), text=text).data
+        except ConfigError:
             return frozenset()
         return frozenset(str(k) for k in data) if isinstance(data, dict) else frozenset()
     return frozenset()
