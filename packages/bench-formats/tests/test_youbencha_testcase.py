@@ -91,14 +91,13 @@ def test_the_copilot_cli_is_invoked_as_youbenchas_adapter_invokes_it(demo: Path,
 def test_claude_code_gets_print_mode_its_options_and_the_prompt_last(demo: Path, monkeypatch):
     log = demo / "argv.jsonl"
     monkeypatch.setenv("FAKE_AGENT_LOG", str(log))
-    (demo / "prompts").mkdir()
-    (demo / "prompts" / "task.md").write_text("Fix the README")
+    (demo / "cases" / "prompts").mkdir(parents=True)
+    (demo / "cases" / "prompts" / "task.md").write_text("Fix the README")
     path = demo / "cases" / "testcase.yaml"
-    path.parent.mkdir()
     path.write_text(
         TEST_CASE.replace("  type: copilot-cli\n", "  type: claude-code\n  agent_name: fixer\n").replace(
             "    prompt: Add a helpful comment to README.md\n",
-            "    prompt_file: ../prompts/task.md\n    max_tokens: 100\n    allowed_tools: [Read, Edit]\n",
+            "    prompt_file: prompts/task.md\n    max_tokens: 100\n    allowed_tools: [Read, Edit]\n",
         )
     )
     run(path)

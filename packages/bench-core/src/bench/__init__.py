@@ -85,12 +85,14 @@ if TYPE_CHECKING:
     from bench.results import RunReport as RunReport
     from bench.results import Summary as Summary
     from bench.results import TaskResult as TaskResult
+    from bench.suite.folder import SuiteFolder as SuiteFolder
     from bench.suite.loader import load_suite as load_suite
     from bench.suite.plan import Plan as Plan
     from bench.suite.plan import PlannedTask as PlannedTask
     from bench.suite.plan import PlanRow as PlanRow
     from bench.suite.selection import Selection as Selection
     from bench.suite.yamlio import YamlDocument as YamlDocument
+    from bench.suite.yamlio import load_yaml as load_yaml
     from bench.suite_loader import SuiteLoader as SuiteLoader
     from bench.target import SuiteContext as SuiteContext
     from bench.target import Target as Target
@@ -153,6 +155,8 @@ _EXPORTS = {
     "TaskResult": "bench.results",
     "SuiteLoader": "bench.suite_loader",
     "YamlDocument": "bench.suite.yamlio",
+    "load_yaml": "bench.suite.yamlio",
+    "SuiteFolder": "bench.suite.folder",
     "dumps": "bench.jsonio",
     "loads_strict": "bench.jsonio",
     "MissingPlaceholder": "bench.templates",

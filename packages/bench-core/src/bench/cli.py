@@ -118,7 +118,10 @@ AllowOutsideRoot = Annotated[
     bool,
     typer.Option(
         "--allow-outside-root",
-        help="Let rows of a tasks file name paths outside the suite's folder (workspace, repo, file).",
+        help=(
+            "Let rows of a tasks file name paths outside the suite's folder (workspace, repo, file), "
+            "and another tool's suite read files outside it (prompts, vars, tests)."
+        ),
     ),
 ]
 
@@ -738,6 +741,7 @@ def convert(
         typer.Option("--output", "-o", help="Write the native suite here (default: stdout) (repeatable)."),
     ] = None,
     target: TargetSpec = None,
+    allow_outside_root: AllowOutsideRoot = False,
 ) -> None:
     """Write the native bench suite equivalent to another tool's file (promptfoo, youBencha, ...)."""
     from bench.errors import ConfigError
@@ -750,7 +754,9 @@ def convert(
                 f"-o {path}: that is {suite}, the file being converted; "
                 "write the native suite to another file"
             )
-    text, warnings = to_native(suite, _registry(), None if target is None else parse_target(target))
+    text, warnings = to_native(
+        suite, _registry(), None if target is None else parse_target(target), allow_outside_root
+    )
     for line in warnings:
         typer.echo(f"warning: {line}", err=True)
     if not output:

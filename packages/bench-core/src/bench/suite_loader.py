@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+from bench.suite.folder import SuiteFolder
 from bench.suite.yamlio import YamlDocument
 
 
@@ -17,6 +18,8 @@ class LoadOptions:
     #: bench applies it to the native data a loader returns; a loader whose format decides what
     #: runs from its targets (promptfoo's prompts per provider) reads it to do as its tool does.
     target: dict[str, Any] | None = None
+    #: ``--allow-outside-root``: the files a suite names may lie outside its folder (``suite_folder``).
+    allow_outside_root: bool = False
 
 
 class SuiteLoader:
@@ -51,3 +54,9 @@ class SuiteLoader:
     def load(self, path: Path) -> YamlDocument:
         """Read the file into native suite data."""
         raise NotImplementedError
+
+    def suite_folder(self, path: Path, root: Path | None = None) -> SuiteFolder:
+        """The suite-folder rule (B06) for every file the suite at ``path`` reads: each must lie
+        inside ``root`` (default: the suite's folder) unless ``--allow-outside-root`` was given;
+        ``check`` each path before reading it."""
+        return SuiteFolder.of(path, self.options.allow_outside_root, root)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
+from bench import ConfigError, load_yaml
 
 HEAD_BYTES = 256 * 1024
 #: JSON files up to this size are parsed whole; larger ones have their top-level keys scanned.
@@ -57,7 +57,7 @@ def _json_top_keys(path: str, size: int) -> frozenset[str]:
         return _json_keys(text)
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return frozenset()
     return frozenset(data) if isinstance(data, dict) else frozenset()
 
@@ -68,9 +68,9 @@ def _yaml_top_keys(path: str, size: int) -> frozenset[str]:
         return keys
     with open(path, encoding="utf-8-sig", errors="replace") as handle:
         text = handle.read()
-    try:  # a flow-style document: `{prompts: [...], tests: [...]}`
-        data = yaml.safe_load(text)
-    except yaml.YAMLError:
+    try:  # a flow-style document: `{prompts: [...], tests: [...]}`, read under bench's limits
+        data = load_yaml(Path(path), text=text).data
+    except ConfigError:
         return frozenset()
     return frozenset(str(k) for k in data) if isinstance(data, dict) else frozenset()
 

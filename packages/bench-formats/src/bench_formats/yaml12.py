@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -80,6 +81,9 @@ JsYamlLoader.add_constructor(_INT, _construct_int)
 JsYamlLoader.add_constructor(_FLOAT, _construct_float)
 
 
-def load_js_yaml(text: str) -> Any:
-    """The YAML text's data as promptfoo's js-yaml reads it."""
-    return yaml.load(text, Loader=JsYamlLoader)
+def load_js_yaml(text: str, path: Path | None = None) -> Any:
+    """The YAML text's data as promptfoo's js-yaml reads it, under bench's limits (nesting, alias
+    expansion); every problem is a ConfigError naming ``path`` (the file the text came from)."""
+    from bench_formats.reading import yaml_data
+
+    return yaml_data(path or Path("<yaml>"), text, JsYamlLoader)

@@ -26,9 +26,13 @@ def _text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
 _Dumper.add_representer(str, _text)
 
 
-def convert(path: Path, registry: Registry, target: dict[str, Any] | None = None) -> tuple[str, list[str]]:
-    """(the native suite as YAML, the loader's warnings); the suite is validated first."""
-    loader = pick_loader(registry, path, LoadOptions(target=target))
+def convert(
+    path: Path, registry: Registry, target: dict[str, Any] | None = None, allow_outside_root: bool = False
+) -> tuple[str, list[str]]:
+    """(the native suite as YAML, the loader's warnings); the suite is validated first.
+
+    ``allow_outside_root`` lets the loader read files outside the suite's folder."""
+    loader = pick_loader(registry, path, LoadOptions(target=target, allow_outside_root=allow_outside_root))
     if isinstance(loader, NativeSuiteLoader):
         raise ConfigError("this is already a native bench suite: nothing to convert", file=path)
     doc, warnings = loader.load(path), loader.warnings

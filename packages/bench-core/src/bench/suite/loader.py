@@ -449,9 +449,10 @@ def load_suite(
     """Load and validate a suite file; raise ConfigError/InvalidSuite on any problem.
 
     ``repeat`` runs every task that many times, whatever the suite says. ``allow_outside_root``
-    lets rows of a tasks file name paths outside the suite's folder. ``progress`` is called with
-    the number of tasks checked so far, after each task. ``variables`` (``--var``) win over
-    the suite's and each task's vars. ``target`` (``--target``) replaces every target of the file.
+    lets rows of a tasks file, and the files another tool's suite reads, lie outside the suite's
+    folder. ``progress`` is called with the number of tasks checked so far, after each task.
+    ``variables`` (``--var``) win over the suite's and each task's vars. ``target``
+    (``--target``) replaces every target of the file.
     ``tasks="lazy"`` reads the header only (settings, targets, named evaluators) and neither reads
     nor validates the tasks: the plan has no tasks, and ``plan.build(rows)`` rebuilds the runs of
     ``PlanRow``s a validating load handed out (``plan.rows()``), as a worker of a cluster does.
@@ -460,7 +461,8 @@ def load_suite(
     """
     registry = registry if registry is not None else get_registry()
     path = Path(path)
-    doc, warnings = choose_loader(registry, path, LoadOptions(target=target))
+    options = LoadOptions(target=target, allow_outside_root=allow_outside_root)
+    doc, warnings = choose_loader(registry, path, options)
     label = apply_target(doc, target)
     replaced = target is not None and label is None
     plan = _SuiteBuilder(

@@ -9,13 +9,13 @@ passes ``--allow-outside-root`` (RELIABILITY B06), and a row may not choose wher
 from __future__ import annotations
 
 import json
-import os
 from array import array
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from bench.errors import ConfigError, FieldPath
+from bench.suite.folder import SuiteFolder
 from bench.suite.plan import BoundEvaluator
 from bench.suite.yamlio import MIB, UnreadableFile, YamlDocument, check_regular_file
 
@@ -67,23 +67,19 @@ class RowRules:
 
     def __init__(self, suite_path: Path, allow_outside_root: bool) -> None:
         self.suite_path = suite_path
-        self.root = Path(os.path.realpath(suite_path.parent))
-        self.allow_outside_root = allow_outside_root
+        self.folder = SuiteFolder.of(suite_path, allow_outside_root)
 
     def confine(
         self, doc: YamlDocument, path: FieldPath, task_id: str, field: str, written: str, resolved: Path
     ) -> None:
         """Refuse a path from a data row that leads outside the suite's folder (B06)."""
-        if self.allow_outside_root or not isinstance(doc, RowsDocument):
+        if not isinstance(doc, RowsDocument):
             return
-        real = Path(os.path.realpath(resolved))
-        if real == self.root or self.root in real.parents:
+        real = self.folder.escape(resolved)
+        if real is None:
             return
-        raise doc.error(
-            f"path escapes the suite folder: task '{task_id}' sets {field} {written} (resolved to {real}); "
-            f"a data row may only name paths inside {self.root} (pass --allow-outside-root to allow it)",
-            path,
-        )
+        what = f"task '{task_id}' sets {field} {written}"
+        raise doc.error(self.folder.refusal(what, real, "a data row may only name paths"), path)
 
     def confine_settings(
         self, doc: YamlDocument, path: FieldPath, entry: dict[str, Any], task_id: str, bound: BoundEvaluator

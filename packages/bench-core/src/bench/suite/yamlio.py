@@ -219,30 +219,37 @@ class YamlDocument:
 
 
 def load_yaml(
-    path: Path, *, max_bytes: int = 256 * MIB, text: str | None = None, interpolate: bool = False
+    path: Path,
+    *,
+    max_bytes: int = 256 * MIB,
+    text: str | None = None,
+    interpolate: bool = False,
+    loader: type[Any] | None = None,
 ) -> YamlDocument:
     """Load one YAML document safely; every problem is a ConfigError with file, line and column.
 
     ``interpolate`` substitutes ``${NAME}`` environment variables in string values: only for
-    trusted files (the suite, its definition files), never for data.
+    trusted files (the suite, its definition files), never for data. ``loader`` (a subclass of
+    PyYAML's ``SafeLoader`` or ``CSafeLoader``) reads scalars as another tool does; nesting deeper
+    than MAX_DEPTH and alias bombs are refused whichever reads them.
     """
     if text is None:
         try:
             text = read_text(path, max_bytes=max_bytes)
         except UnreadableFile as exc:
             raise ConfigError(str(exc), file=path) from None
-    loader = Loader(text)
+    reader = (loader or Loader)(text)
     try:
         with reported(path, text):
-            root = loader.get_single_node()
+            root = reader.get_single_node()
             if root is None:
                 return YamlDocument(path, None, None)
             check_shape(root, text)
             if interpolate and "${" in text:
                 interpolation.interpolate(root)
-            data = loader.construct_document(root)
+            data = reader.construct_document(root)
     finally:
-        loader.dispose()
+        reader.dispose()
     return YamlDocument(path, data, root)
 
 
@@ -273,7 +280,8 @@ def reported(path: Path, text: str | None = None) -> Iterator[None]:
     """Turn every problem met while reading YAML into a ConfigError naming file, line and column.
 
     With the ``text`` that was read, nesting beyond MAX_DEPTH that LibYAML refuses on its own
-    (near 1,000 levels, with its own message) is reported where it passes MAX_DEPTH.
+    (near 1,000 levels, with its own message), or that exhausts the pure-Python composer's
+    recursion, is reported where it passes MAX_DEPTH.
     """
     try:
         yield
@@ -307,5 +315,9 @@ def reported(path: Path, text: str | None = None) -> Iterator[None]:
         raise ConfigError(message, file=path, line=line, column=column) from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"invalid YAML: {exc}", file=path) from None
-    except RecursionError:
-        raise ConfigError(f"nested deeper than {MAX_DEPTH} levels", file=path) from None
+    except RecursionError:  # the pure-Python composer of a SafeLoader recurses once a level
+        too_deep = _first_too_deep(text[:_RESCAN_LIMIT]) if text else None
+        line, column = (too_deep.line + 1, too_deep.column + 1) if too_deep is not None else (None, None)
+        raise ConfigError(
+            f"nested deeper than {MAX_DEPTH} levels", file=path, line=line, column=column
+        ) from None

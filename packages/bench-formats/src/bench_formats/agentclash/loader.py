@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import ConfigError, SuiteLoader, YamlDocument
+from bench_formats.reading import json_data, yaml_data
 from bench_formats.sniff import near_miss, top_keys
 
 from . import render, spec, validate
@@ -107,17 +108,13 @@ def _read(path: Path) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read the challenge pack: {exc}", file=path) from None
-    try:
-        if path.suffix.lower() == ".json":
-            data = json.loads(text)
-        else:
-            import yaml
-
-            data = yaml.safe_load(text)
-    except ValueError as exc:  # yaml.YAMLError is not a ValueError: caught below
-        raise ConfigError(f"decode challenge-pack bundle json: {exc}", file=path) from None
-    except Exception as exc:
-        raise ConfigError(f"decode challenge-pack bundle yaml: {exc}", file=path) from None
+    if path.suffix.lower() == ".json":
+        try:
+            data = json_data(path, text)
+        except ValueError as exc:
+            raise ConfigError(f"decode challenge-pack bundle json: {exc}", file=path) from None
+    else:
+        data = yaml_data(path, text)  # bench's YAML errors and limits, with line and column
     if not isinstance(data, dict):
         raise ConfigError("bundle is required", file=path)
     return data

@@ -11,9 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from bench import ConfigError
+from bench_formats.reading import yaml_data
 from bench_formats.yaml12 import Yaml12BoolLoader
 
 #: "str", "bool", "int", "float", "map", "any", "strlist", or ("list" | "struct" | "mapof", Schema).
@@ -94,15 +93,13 @@ CONFIG: Schema = {
 
 
 def read_yaml(path: Path, what: str) -> Any:
-    """The file's YAML data; ``what`` (``testcase``, ``prompt``, ``config``) prefixes errors as in AI Eval."""
+    """The file's YAML data; ``what`` (``testcase``, ``prompt``, ``config``) prefixes a read error as
+    AI Eval does; YAML errors and bench's limits (nesting, aliases) are bench's, with line and column."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f'{what}: read "{path}": {exc.strerror or exc}', file=path) from None
-    try:
-        return yaml.load(text, Loader=Yaml12BoolLoader)
-    except yaml.YAMLError as exc:
-        raise ConfigError(f'{what}: parse "{path}": {exc}', file=path) from None
+    return yaml_data(path, text, Yaml12BoolLoader)  # bench's YAML errors and limits
 
 
 _GO_TAG = {str: "!!str", bool: "!!bool", int: "!!int", float: "!!float", list: "!!seq", dict: "!!map"}

@@ -23,7 +23,7 @@ class AIEvalLoader(SuiteLoader):
     def load(self, path: Path) -> YamlDocument:
         from bench_formats.aieval.convert import CaseConverter
         from bench_formats.aieval.decode import SUITE, Decoder, read_yaml
-        from bench_formats.aieval.project import find_prompt, read_config, target_of
+        from bench_formats.aieval.project import find_prompt, project_root, read_config, target_of
         from bench_formats.aieval.validate import InvalidSuite, validate
 
         warn = self.warnings.append
@@ -32,8 +32,9 @@ class AIEvalLoader(SuiteLoader):
             validate(suite)
         except InvalidSuite as exc:
             raise ConfigError(f'testcase: validate "{path}": {exc}', file=path) from None
-        prompt = find_prompt(path, suite["suite"], suite["prompt"].strip(), warn)
-        config = read_config(path, warn)
+        rule = self.suite_folder(path, project_root(path))  # the suite is tests/x.yaml in a project
+        prompt = find_prompt(path, suite["suite"], suite["prompt"].strip(), warn, rule)
+        config = read_config(path, warn, rule)
         default_trials, threshold = _evaluation(config, path)
         if suite["is_system_prompt"] and not prompt["is_system_prompt"]:
             warn(

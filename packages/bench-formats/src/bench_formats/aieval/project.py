@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench import ConfigError
+from bench import ConfigError, SuiteFolder
 from bench_formats.aieval.decode import CONFIG, PROMPT, Decoder, read_yaml
 
 #: Where ``ai-eval`` reads its config (``config.DefaultPath``), relative to the project folder.
@@ -18,8 +18,11 @@ def project_root(suite_path: Path) -> Path:
     return suite_path.resolve().parent.parent
 
 
-def find_prompt(suite_path: Path, suite_name: str, name: str, warn: Callable[[str], None]) -> dict[str, Any]:
-    """The prompt named ``name`` among ``../prompts/*.yaml`` (``app.IndexPrompts``' rules)."""
+def find_prompt(
+    suite_path: Path, suite_name: str, name: str, warn: Callable[[str], None], rule: SuiteFolder
+) -> dict[str, Any]:
+    """The prompt named ``name`` among ``../prompts/*.yaml`` (``app.IndexPrompts``' rules); each
+    file must lie inside ``rule``'s folder (the project)."""
     folder = project_root(suite_path) / "prompts"
     if not folder.is_dir():
         raise ConfigError(
@@ -29,6 +32,7 @@ def find_prompt(suite_path: Path, suite_name: str, name: str, warn: Callable[[st
         )
     found: dict[str, tuple[Path, Any]] = {}
     for path in sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in {".yaml", ".yml"}):
+        rule.check(path, f"the prompt file prompts/{path.name}")
         data = read_yaml(path, "prompt")
         prompt_name = str(data.get("name") or "").strip() if isinstance(data, dict) else ""
         if not prompt_name:
@@ -46,11 +50,13 @@ def find_prompt(suite_path: Path, suite_name: str, name: str, warn: Callable[[st
     return Decoder(path, "prompt", warn).struct(data, PROMPT, "")
 
 
-def read_config(suite_path: Path, warn: Callable[[str], None]) -> dict[str, Any] | None:
-    """The project's ``configs/config.yaml``, decoded; None when the project has none."""
+def read_config(suite_path: Path, warn: Callable[[str], None], rule: SuiteFolder) -> dict[str, Any] | None:
+    """The project's ``configs/config.yaml`` (inside ``rule``'s folder), decoded; None when the
+    project has none."""
     path = project_root(suite_path) / CONFIG_PATH
     if not path.is_file():
         return None
+    rule.check(path, f"the config file {CONFIG_PATH.as_posix()}")
     return Decoder(path, "config", warn).struct(read_yaml(path, "config"), CONFIG, "")
 
 

@@ -2,30 +2,33 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+from bench import ConfigError, SuiteFolder
 from bench_formats.promptfoo.paths import FILE, strip_file
 from bench_formats.promptfoo.render import RenderError, render_value
 
 _CODE = {".js", ".cjs", ".mjs", ".ts", ".py"}
 
 
-def prepare(asserts: list[Any], variables: dict[str, Any], base: Path) -> list[dict[str, Any]]:
-    """Each assertion with its string value rendered over the vars and ``file://`` values read."""
-    return [_one(item, variables, base) for item in asserts]
+def prepare(
+    asserts: list[Any], variables: dict[str, Any], base: Path, folder: SuiteFolder
+) -> list[dict[str, Any]]:
+    """Each assertion with its string value rendered over the vars and ``file://`` values (of
+    files in ``folder``) read."""
+    return [_one(item, variables, base, folder) for item in asserts]
 
 
-def _one(item: Any, variables: dict[str, Any], base: Path) -> dict[str, Any]:
+def _one(item: Any, variables: dict[str, Any], base: Path, folder: SuiteFolder) -> dict[str, Any]:
     assertion = dict(item) if isinstance(item, dict) else {"type": "equals", "value": item}
     if isinstance(assertion.get("assert"), list):
-        assertion["assert"] = prepare(assertion["assert"], variables, base)
+        assertion["assert"] = prepare(assertion["assert"], variables, base, folder)
     if "value" not in assertion:
         return assertion
     value = assertion["value"]
     if isinstance(value, str) and value.startswith(FILE):
-        loaded, error = _file_value(value, base)
+        loaded, error = _file_value(value, base, folder)
         if error is not None:
             assertion["error"] = error
         else:
@@ -38,7 +41,7 @@ def _one(item: Any, variables: dict[str, Any], base: Path) -> dict[str, Any]:
     return assertion
 
 
-def _file_value(value: str, base: Path) -> tuple[Any, str | None]:
+def _file_value(value: str, base: Path, folder: SuiteFolder) -> tuple[Any, str | None]:
     """A ``file://`` value as promptfoo reads it; code files stay references for the evaluator."""
     written = strip_file(value)
     path = Path(written.split(":", 1)[0] if ":" in written and not Path(written).exists() else written)
@@ -48,6 +51,7 @@ def _file_value(value: str, base: Path) -> tuple[Any, str | None]:
         return value, None
     if suffix not in {".txt", ".json", ".yaml", ".yml", ".md"}:
         return None, f"Unsupported file type: {full}"
+    folder.check(full, f"an assertion's value reads {value}")
     try:
         text = full.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -55,17 +59,17 @@ def _file_value(value: str, base: Path) -> tuple[Any, str | None]:
     except OSError as exc:
         return None, f"cannot read '{full}': {exc.strerror}"
     if suffix == ".json":
+        from bench_formats.reading import json_data
+
         try:
-            return json.loads(text), None
+            return json_data(full, text), None
         except ValueError as exc:
             return None, f"{full}: invalid JSON: {exc}"
     if suffix in {".yaml", ".yml"}:
-        import yaml
-
         from bench_formats.yaml12 import load_js_yaml
 
         try:
-            return load_js_yaml(text), None
-        except yaml.YAMLError as exc:
-            return None, f"{full}: invalid YAML: {exc}"
+            return load_js_yaml(text, full), None
+        except ConfigError as exc:
+            return None, f"{full}: invalid YAML: {exc.message}"
     return text.strip(), None

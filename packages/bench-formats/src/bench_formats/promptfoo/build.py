@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench import ConfigError
+from bench import ConfigError, SuiteFolder
 from bench_formats.promptfoo.evaluator import assertion_problems
 from bench_formats.promptfoo.matrix import Matrix
 from bench_formats.promptfoo.prompts import read_prompts
@@ -17,9 +17,14 @@ from bench_formats.promptfoo.tests_reader import iter_tests, load_default_test
 
 
 def build(
-    config: dict[str, Any], path: Path, target: dict[str, Any] | None, warn: Callable[[str], None]
+    config: dict[str, Any],
+    path: Path,
+    target: dict[str, Any] | None,
+    warn: Callable[[str], None],
+    folder: SuiteFolder,
 ) -> dict[str, Any]:
-    """The native suite of a promptfoo config; ``target`` is ``--target`` (promptfoo's ``--providers``)."""
+    """The native suite of a promptfoo config; ``target`` is ``--target`` (promptfoo's ``--providers``);
+    every file it reads must lie in ``folder``."""
     base = path.parent
     set_config_env(config.get("env") or {})
     if config.get("env"):
@@ -28,9 +33,9 @@ def build(
         )
     tests_spec = config.get("tests")
     config = dereference({k: v for k, v in config.items() if k != "tests"}, path)
-    prompts = read_prompts(config.get("prompts"), base, path)
+    prompts = read_prompts(config.get("prompts"), base, path, folder)
     providers, selected = _providers(config, path, target, warn)
-    default = load_default_test(config.get("defaultTest"), base, path)
+    default = load_default_test(config.get("defaultTest"), base, path, folder)
     for at, why in assertion_problems(default.get("assert")):
         raise ConfigError(why, file=path, field=("defaultTest", "assert", *at))
     matrix = Matrix(
@@ -39,12 +44,13 @@ def build(
         prompts,
         providers,
         default,
+        folder,
         single=len(providers) == 1,
         override=target is not None and selected is None,
         warn=warn,
     )
     tasks: list[dict[str, Any]] = []
-    for test, test_base, refs in iter_tests(tests_spec, base, path, warn):
+    for test, test_base, refs in iter_tests(tests_spec, base, path, warn, folder):
         # promptfoo checks every test it reads, standalone files' rows too: their tests are read
         # into the config (combineConfigs) and then read again, one readTest each
         tasks.extend(matrix.tasks(test, test_base, refs, checked=tests_spec is not None))

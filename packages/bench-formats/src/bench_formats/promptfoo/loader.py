@@ -68,23 +68,18 @@ class PromptfooLoader(SuiteLoader):
         for key, message in _IGNORED.items():
             if key in config:
                 warn(message)
-        data = build(config, path, self.options.target, warn)
+        data = build(config, path, self.options.target, warn, self.suite_folder(path))
         return YamlDocument(path=path, data=data, root=None)
 
 
 def _read(path: Path) -> dict[str, Any]:
-    import yaml
-
     from bench_formats.yaml12 import load_js_yaml
 
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"cannot read the config: {exc.strerror}", file=path) from None
-    try:
-        data = load_js_yaml(text)  # JSON is YAML
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"not valid YAML or JSON: {exc}", file=path) from None
+    data = load_js_yaml(text, path)  # JSON is YAML
     if not isinstance(data, dict):
         raise ConfigError("a promptfoo config is a mapping", file=path)
     return data

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import ConfigError
+from bench import ConfigError, SuiteFolder
 from bench_formats.promptfoo import asserts, variables
 from bench_formats.promptfoo.escape import escape
 from bench_formats.promptfoo.evaluator import assertion_problems
@@ -31,6 +31,8 @@ class Matrix:
     prompts: list[Prompt]
     providers: list[Provider]
     default: dict[str, Any]
+    #: Where the files tests name must lie (bench's suite-folder rule).
+    folder: SuiteFolder
     #: One target for all (``--target``, or a single provider): tasks name no target.
     single: bool
     #: ``--target`` given: promptfoo's ``--providers`` drops ``providers[].prompts``.
@@ -54,18 +56,21 @@ class Matrix:
         for at, why in assertion_problems(test.get("assert")):
             raise ConfigError(why, file=self.path, field=("tests", self.count - 1, "assert", *at))
         if isinstance(test.get("vars"), (str, list)):  # paths or globs of var files
-            test["vars"] = read_vars_files(test["vars"], test_base, self.path)
+            test["vars"] = read_vars_files(test["vars"], test_base, self.path, self.folder)
         test = merge_default(test, self.default)
         name = _short(str(test.get("description") or f"test {self.count}"))
-        combos = list(variables.combinations(test.get("vars") or {}, self.base, self.path))
+        combos = list(variables.combinations(test.get("vars") or {}, self.base, self.path, self.folder, name))
         out = []
         for number, combo in enumerate(combos, start=1):
+            row = name if len(combos) == 1 else f"{name} [{number}]"
             warnings: list[str] = []
-            values = variables.prepare(combo, warnings.append)
+            try:
+                values = variables.prepare(combo, warnings.append, self.folder, row)
+            except RenderError as exc:  # as a prompt's template error below: the test and the var
+                raise ConfigError(f"{row}: {exc}", file=self.path) from None
             for line in warnings:
                 self.warn(line)
             entry = self._evaluator(test, values)
-            row = name if len(combos) == 1 else f"{name} [{number}]"
             first = True
             for provider in self.providers:
                 for prompt in self.prompts:
@@ -81,7 +86,7 @@ class Matrix:
     def _evaluator(self, test: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
         entry: dict[str, Any] = {
             "type": "promptfoo",
-            "assert": asserts.prepare(list(test.get("assert") or []), values, self.base),
+            "assert": asserts.prepare(list(test.get("assert") or []), values, self.base, self.folder),
         }
         if test.get("threshold") is not None:
             # the evaluator's own key: promptfoo takes any number (core's threshold is 0..1) and

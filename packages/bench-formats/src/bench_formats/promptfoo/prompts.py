@@ -7,9 +7,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import ConfigError
+from bench import ConfigError, SuiteFolder
 from bench_formats.promptfoo.paths import FILE, expand, strip_file
 from bench_formats.promptfoo.render import compact_json
+from bench_formats.reading import json_data
 
 #: Prompt files whose contents run code: promptfoo executes them, bench does not.
 _CODE = {".js", ".cjs", ".mjs", ".ts", ".py"}
@@ -25,8 +26,8 @@ class Prompt:
     chat: bool = False
 
 
-def read_prompts(spec: Any, base: Path, config: Path) -> list[Prompt]:
-    """Every prompt of a config's ``prompts:`` value, in order."""
+def read_prompts(spec: Any, base: Path, config: Path, folder: SuiteFolder) -> list[Prompt]:
+    """Every prompt of a config's ``prompts:`` value, in order (files only from ``folder``)."""
     if spec is None:
         raise ConfigError("the config has no 'prompts:'", file=config, field=("prompts",))
     items: list[tuple[Any, str | None]]
@@ -38,11 +39,13 @@ def read_prompts(spec: Any, base: Path, config: Path) -> list[Prompt]:
         items = [(spec, None)]
     prompts: list[Prompt] = []
     for index, (item, label) in enumerate(items):
-        prompts.extend(_one(item, label, base, config, index))
+        prompts.extend(_one(item, label, base, config, index, folder))
     return prompts
 
 
-def _one(item: Any, label: str | None, base: Path, config: Path, index: int) -> list[Prompt]:
+def _one(
+    item: Any, label: str | None, base: Path, config: Path, index: int, folder: SuiteFolder
+) -> list[Prompt]:
     field = ("prompts", index)
     if isinstance(item, dict):
         label = item.get("label", label)
@@ -61,7 +64,7 @@ def _one(item: Any, label: str | None, base: Path, config: Path, index: int) -> 
     if not item.startswith(FILE):
         return [Prompt(item, label if label is not None else item)]
     written = strip_file(item)
-    files = expand(written, base)
+    files = expand(written, base, folder, f"prompts[{index}] reads {item}")
     if not files:
         raise ConfigError(f"no prompt file matches '{item}'", file=config, field=field)
     prompts: list[Prompt] = []
@@ -92,19 +95,18 @@ def _from_file(
     if suffix == ".json":
         # processJsonFile: the compact JSON (the file's text when it is not JSON)
         try:
-            raw = compact_json(json.loads(text))
+            raw = compact_json(json_data(path, text))
         except ValueError:
             raw = text
         return [Prompt(raw, label if label is not None else f"{shown}: {raw}", chat=_is_chat(raw))]
     if suffix in {".yaml", ".yml"}:
-        import yaml
-
         from bench_formats.yaml12 import load_js_yaml
 
-        # processYamlFile: the compact JSON of the YAML, its label cut at 80 characters
+        # processYamlFile: the compact JSON of the YAML, its label cut at 80 characters; text that
+        # does not parse (or that JSON.stringify cannot write: an alias bomb) stays the prompt
         try:
-            raw = compact_json(load_js_yaml(text))
-        except yaml.YAMLError:
+            raw = compact_json(load_js_yaml(text, path))
+        except ConfigError:
             raw = text
         return [Prompt(raw, label if label is not None else f"{shown}: {raw[:80]}", chat=_is_chat(raw))]
     if suffix == ".csv":
@@ -170,6 +172,6 @@ def _from_csv(text: str, label: str | None) -> list[Prompt]:
 def _is_chat(text: str) -> bool:
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # text, or brackets nested too deep to be a chat
         return False
     return isinstance(value, list) and all(isinstance(m, dict) and "role" in m for m in value)

@@ -120,9 +120,15 @@ def render_in_object(value: Any, values: dict[str, Any]) -> Any:
 def render_vars(variables: dict[str, Any]) -> dict[str, Any]:
     """Vars rendered with the vars (vars referencing vars), as promptfoo does before a prompt; a
     var seen by another has its trailing newline stripped already (``Hi {{name}}!`` with
-    ``name: "Grace\\n"`` is ``Hi Grace!``)."""
+    ``name: "Grace\\n"`` is ``Hi Grace!``). A RenderError names the var it is about."""
     context = _stripped(variables)
-    return {key: render_in_object(value, context) for key, value in variables.items()}
+    rendered = {}
+    for key, value in variables.items():
+        try:
+            rendered[key] = render_in_object(value, context)
+        except RenderError as exc:
+            raise RenderError(f"var '{key}': {exc}") from None
+    return rendered
 
 
 def _stripped(variables: dict[str, Any]) -> dict[str, Any]:
@@ -168,7 +174,7 @@ def render_prompt(raw: str, variables: dict[str, Any]) -> str:
     ``JSON.stringify(value, null, 2)``; any other prompt rendered as a template."""
     try:
         parsed = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON (or brackets nested past json's reach)
         return render(raw, variables)
     return json.dumps(render_in_object(parsed, variables), ensure_ascii=False, indent=2)
 

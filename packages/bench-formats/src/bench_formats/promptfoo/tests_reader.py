@@ -7,16 +7,17 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from bench import ConfigError
+from bench import ConfigError, SuiteFolder
 from bench_formats.promptfoo.csv_tests import iter_csv_tests
 from bench_formats.promptfoo.paths import FILE, expand, strip_file
+from bench_formats.reading import json_data
 
 Warn = Callable[[str], None]
 _TEST_FILES = {".csv", ".json", ".jsonl", ".yaml", ".yml"}
 
 
 def iter_tests(
-    spec: Any, base: Path, config: Path, warn: Warn
+    spec: Any, base: Path, config: Path, warn: Warn, folder: SuiteFolder
 ) -> Iterator[tuple[dict[str, Any], Path, bool]]:
     """Each test of ``tests:``, the folder its relative paths start from and whether promptfoo
     resolves its ``$ref`` pointers (tests written in the config or read by a glob), in promptfoo's order.
@@ -24,6 +25,7 @@ def iter_tests(
     As promptfoo's ``readTests``: a YAML path, and each path of a list, is a glob whose JSON, JSONL
     and YAML tests are taken as written; a lone non-YAML path (and a CSV anywhere) is a
     "standalone" file whose tests are described ``Row #N`` when they have no description.
+    Every file must lie in ``folder``.
     """
     if spec is None:
         yield {}, base, False  # promptfoo runs every prompt once with no vars
@@ -32,18 +34,18 @@ def iter_tests(
         spec = spec["path"]
     if isinstance(spec, str):
         if spec.endswith(("yaml", "yml")):
-            yield from _globbed(spec, base, config, warn, ("tests",))
+            yield from _globbed(spec, base, config, warn, ("tests",), folder)
         else:
-            yield from _standalone(spec, base, config, warn, ("tests",))
+            yield from _standalone(spec, base, config, warn, ("tests",), folder)
         return
     items = spec if isinstance(spec, list) else [spec]
     for index, item in enumerate(items):
         if isinstance(item, dict):
             yield item, base, True
         elif isinstance(item, str) and ":" in strip_file(item):  # a sheet or function: standalone
-            yield from _standalone(item, base, config, warn, ("tests", index))
+            yield from _standalone(item, base, config, warn, ("tests", index), folder)
         elif isinstance(item, str):
-            yield from _globbed(item, base, config, warn, ("tests", index))
+            yield from _globbed(item, base, config, warn, ("tests", index), folder)
         else:
             raise ConfigError(
                 f"a test is a mapping or a file:// path, not {type(item).__name__}",
@@ -78,10 +80,10 @@ def _truthy(value: Any) -> bool:
 
 
 def _globbed(
-    item: str, base: Path, config: Path, warn: Warn, at: tuple[Any, ...]
+    item: str, base: Path, config: Path, warn: Warn, at: tuple[Any, ...], folder: SuiteFolder
 ) -> Iterator[tuple[dict[str, Any], Path, bool]]:
     """``loadTestsFromGlob``: each match in glob order; JSON/JSONL/YAML tests as written."""
-    files = expand(strip_file(item), base)
+    files = expand(strip_file(item), base, folder, f"tests reads {item}")
     if not files:
         raise ConfigError(f"no tests file matches '{item}'", file=config, field=at)
     for path in files:
@@ -94,12 +96,13 @@ def _globbed(
 
 
 def _standalone(
-    item: str, base: Path, config: Path, warn: Warn, at: tuple[Any, ...]
+    item: str, base: Path, config: Path, warn: Warn, at: tuple[Any, ...], folder: SuiteFolder
 ) -> Iterator[tuple[dict[str, Any], Path, bool]]:
     """``readStandaloneTestsFile``: one file (no glob), tests described ``Row #N`` by default."""
     path = base / strip_file(item)
     if not path.is_file():
         raise ConfigError(f"no tests file matches '{item}'", file=config, field=at)
+    folder.check(path, f"tests reads {item}", field=at)
     for test in read_tests_file(path, config, warn):
         yield test, path.parent, False
 
@@ -118,9 +121,9 @@ def read_tests_file(path: Path, config: Path, warn: Warn, rows: bool = True) -> 
         return
     text = _read(path, config)
     if suffix == ".jsonl":
-        tests = [json.loads(line) for line in text.splitlines() if line.strip()]
+        tests = [json_data(path, line) for line in text.splitlines() if line.strip()]
     else:
-        data = json.loads(text) if suffix == ".json" else _yaml(text)
+        data = json_data(path, text) if suffix == ".json" else _yaml(text, path)
         tests = data if isinstance(data, list) else [data]
     for number, test in enumerate(tests, start=1):
         if not isinstance(test, dict):
@@ -130,34 +133,34 @@ def read_tests_file(path: Path, config: Path, warn: Warn, rows: bool = True) -> 
         yield test
 
 
-def read_vars_files(spec: str | list[str], base: Path, config: Path) -> dict[str, Any]:
-    """A test's ``vars:`` given as path(s) or glob(s) of YAML/JSON files, merged in order."""
+def read_vars_files(spec: str | list[str], base: Path, config: Path, folder: SuiteFolder) -> dict[str, Any]:
+    """A test's ``vars:`` given as path(s) or glob(s) of YAML/JSON files (in ``folder``), merged in order."""
     merged: dict[str, Any] = {}
     for pattern in [spec] if isinstance(spec, str) else spec:
-        files = expand(strip_file(pattern), base)
+        files = expand(strip_file(pattern), base, folder, f"vars reads {pattern}")
         if not files:
             raise ConfigError(f"no vars file matches '{pattern}'", file=config, field=("tests", "vars"))
         for path in files:
-            data = _yaml(_read(path, config))
+            data = _yaml(_read(path, config), path)
             if isinstance(data, dict):
                 merged.update(data)
     return merged
 
 
-def load_default_test(spec: Any, base: Path, config: Path) -> dict[str, Any]:
-    """``defaultTest``: a mapping, or a ``file://`` YAML/JSON file holding one."""
+def load_default_test(spec: Any, base: Path, config: Path, folder: SuiteFolder) -> dict[str, Any]:
+    """``defaultTest``: a mapping, or a ``file://`` YAML/JSON file (in ``folder``) holding one."""
     if spec is None:
         return {}
     if isinstance(spec, str) and spec.startswith(FILE):
-        files = expand(strip_file(spec), base)
+        files = expand(strip_file(spec), base, folder, f"defaultTest reads {spec}")
         if not files:
             raise ConfigError(f"no defaultTest file matches '{spec}'", file=config, field=("defaultTest",))
-        spec = _yaml(_read(files[0], config))
+        spec = _yaml(_read(files[0], config), files[0])
     if not isinstance(spec, dict):
         raise ConfigError("defaultTest is a mapping or a file:// path", file=config, field=("defaultTest",))
     default: dict[str, Any] = dict(spec)
     if isinstance(default.get("vars"), (str, list)):  # paths or globs of var files
-        default["vars"] = read_vars_files(default["vars"], base, config)
+        default["vars"] = read_vars_files(default["vars"], base, config, folder)
     return default
 
 
@@ -182,7 +185,7 @@ def _read(path: Path, config: Path) -> str:
         raise ConfigError(f"cannot read '{path}': {exc.strerror}", file=config) from None
 
 
-def _yaml(text: str) -> Any:
+def _yaml(text: str, path: Path) -> Any:
     from bench_formats.yaml12 import load_js_yaml
 
-    return load_js_yaml(text)
+    return load_js_yaml(text, path)

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from bench import ConfigError
+from bench import ConfigError, SuiteFolder
 from bench_formats.promptfoo.paths import FILE, expand, strip_file
 from bench_formats.promptfoo.render import finish_vars, render_vars
 
@@ -16,12 +16,15 @@ _CODE = {".js", ".cjs", ".mjs", ".ts", ".py"}
 _IMAGES = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp"}
 
 
-def combinations(variables: dict[str, Any], base: Path, config: Path) -> Iterator[dict[str, Any]]:
-    """promptfoo's ``generateVarCombinations``: list-of-string vars and ``file://`` globs expand."""
+def combinations(
+    variables: dict[str, Any], base: Path, config: Path, folder: SuiteFolder, test: str
+) -> Iterator[dict[str, Any]]:
+    """promptfoo's ``generateVarCombinations``: list-of-string vars and ``file://`` globs (of files
+    in ``folder``) expand; ``test`` names the test in a refusal."""
     choices: list[list[Any]] = []
     for key, value in variables.items():
         if isinstance(value, str) and value.startswith(FILE):
-            files = expand(strip_file(value), base)
+            files = expand(strip_file(value), base, folder, _reads(test, key, value))
             if not files:
                 raise ConfigError(
                     f"No files found for variable {key} at path {strip_file(value)} in directory {base}",
@@ -37,16 +40,24 @@ def combinations(variables: dict[str, Any], base: Path, config: Path) -> Iterato
         yield dict(zip(keys, values, strict=True))
 
 
-def prepare(combo: dict[str, Any], warn: Callable[[str], None]) -> dict[str, Any]:
-    """One combination's vars ready for the prompt: rendered with the vars, files read, resolved."""
+def prepare(
+    combo: dict[str, Any], warn: Callable[[str], None], folder: SuiteFolder, test: str
+) -> dict[str, Any]:
+    """One combination's vars ready for the prompt: rendered with the vars, files (in ``folder``)
+    read, resolved; a var's template that cannot render raises RenderError naming the var."""
     rendered = render_vars(combo)
     for key, value in rendered.items():
         if isinstance(value, str) and value.startswith(FILE):
-            rendered[key] = _file_var(key, value, warn)
+            rendered[key] = _file_var(key, value, warn, folder, _reads(test, key, value))
     return finish_vars(rendered)
 
 
-def _file_var(key: str, value: str, warn: Callable[[str], None]) -> Any:
+def _reads(test: str, key: str, value: str) -> str:
+    """How a refusal names a var's file reference."""
+    return f"test '{test}' var '{key}' reads {value}"
+
+
+def _file_var(key: str, value: str, warn: Callable[[str], None], folder: SuiteFolder, what: str) -> Any:
     path = Path(
         strip_file(value).split(":", 1)[0] if not Path(strip_file(value)).exists() else strip_file(value)
     )
@@ -58,6 +69,7 @@ def _file_var(key: str, value: str, warn: Callable[[str], None]) -> Any:
             f"the var holds '{marked}'"
         )
         return marked
+    folder.check(path, what)  # a var rendered into a file:// reference is checked here
     if suffix in _IMAGES:
         import base64
 
@@ -66,5 +78,5 @@ def _file_var(key: str, value: str, warn: Callable[[str], None]) -> Any:
     if suffix in {".yaml", ".yml"}:
         from bench_formats.yaml12 import load_js_yaml
 
-        return json.dumps(load_js_yaml(text), ensure_ascii=False, separators=(",", ":"))
+        return json.dumps(load_js_yaml(text, path), ensure_ascii=False, separators=(",", ":"))
     return text.strip()

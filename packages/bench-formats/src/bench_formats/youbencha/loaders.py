@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any, ClassVar
 
-import yaml
-
 from bench import ConfigError, SuiteLoader, YamlDocument
+from bench_formats.reading import json_data, yaml_data
 from bench_formats.sniff import near_miss, top_keys
 from bench_formats.youbencha import agents, mapping, rc, schema
 
@@ -27,14 +25,10 @@ def _parse(path: Path) -> Any:
     text = path.read_text(encoding="utf-8")
     if path.suffix.lower() == ".json":
         try:
-            return json.loads(text)
+            return json_data(path, text)
         except ValueError as exc:
             raise ConfigError(f"Failed to parse JSON: {exc}", file=path) from None
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        what = "YAML" if path.suffix.lower() in (".yaml", ".yml") else "configuration file"
-        raise ConfigError(f"Failed to parse {what}: {exc}", file=path) from None
+    return yaml_data(path, text)  # bench's YAML errors and limits, with line and column
 
 
 def _variables(loader: SuiteLoader, data: Any) -> Any:
@@ -67,11 +61,13 @@ class TestCaseLoader(SuiteLoader):
         if errors:
             raise ConfigError("Invalid test case configuration: " + "; ".join(errors), file=path)
         folder = path.resolve().parent
+        rule = self.suite_folder(path)
         agent = data["agent"]
         config = dict(agent.get("config") or {})
         prompt = config.get("prompt")
         if config.get("prompt_file"):
             prompt_path = folder / config["prompt_file"]
+            rule.check(prompt_path, f"agent.config.prompt_file {config['prompt_file']}")
             try:
                 prompt = prompt_path.read_text(encoding="utf-8")
             except OSError:
@@ -79,7 +75,7 @@ class TestCaseLoader(SuiteLoader):
                     f"Prompt file not found: {config['prompt_file']}. Expected at {prompt_path}", file=path
                 ) from None
         expected = data.get("expected") if data.get("expected_source") == "branch" else None
-        ctx = mapping.Context(folder, expected_branch=expected, warnings=self.warnings)
+        ctx = mapping.Context(folder, rule, expected_branch=expected, warnings=self.warnings)
         target = {
             "type": "command",
             "command": agents.agent_argv(agent["type"], agent.get("agent_name"), agent.get("model"), config),
@@ -137,6 +133,7 @@ class EvalConfigLoader(SuiteLoader):
         git_skip = None if (directory / ".git").exists() else mapping.NOT_A_REPO
         ctx = mapping.Context(
             path.resolve().parent,
+            self.suite_folder(path),
             expected_dir=expected_dir,
             git_skip=git_skip,
             local=True,

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
+from bench import ConfigError, SuiteFolder
+from bench_formats.reading import json_data, yaml_data
 
 GIT_DIFF_LIMITS = (
     "max_files_changed",
@@ -27,6 +27,8 @@ class Context:
 
     folder: Path
     """The test case's folder (``file:`` and ``prompt_file`` resolve against it)."""
+    #: Where the files the evaluators name must lie (bench's suite-folder rule).
+    rule: SuiteFolder
     #: test case: the expected branch; eval config: None.
     expected_branch: str | None = None
     #: eval config: the expected directory (absolute); test case: None.
@@ -54,8 +56,8 @@ def definition(ref: str, folder: Path) -> dict[str, Any] | None:
     path = (folder / ref).resolve()
     try:
         text = path.read_text(encoding="utf-8")
-        data = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
-    except (OSError, ValueError, yaml.YAMLError):
+        data = json_data(path, text) if path.suffix.lower() == ".json" else yaml_data(path, text)
+    except (OSError, ValueError, ConfigError):
         return None
     if not isinstance(data, dict) or not isinstance(data.get("name"), str):
         return None
@@ -106,13 +108,13 @@ def _expected_diff(name: str, config: dict[str, Any], ctx: Context) -> dict[str,
 def _judge(name: str, config: dict[str, Any], ctx: Context) -> dict[str, Any]:
     config = dict(config)
     if config.get("prompt") and config.get("prompt_file"):
-        from bench import ConfigError
-
         raise ConfigError(
             f'Evaluator "{name}": Cannot specify both "prompt" and "prompt_file". Please use only one.'
         )
     if config.get("prompt_file"):
-        config["prompt"] = (ctx.folder / str(config.pop("prompt_file"))).read_text(encoding="utf-8")
+        written = str(config.pop("prompt_file"))
+        prompt_path = ctx.rule.check(ctx.folder / written, f"evaluator '{name}' prompt_file {written}")
+        config["prompt"] = prompt_path.read_text(encoding="utf-8")
     assertions = config.get("assertions") or config.get("criteria")
     if config.get("model") and isinstance(assertions, dict) and not config.get("type"):
         # a model, no agent CLI: bench-llm-judge's agentic-judge through bench's LLM client
@@ -133,6 +135,7 @@ def _judge(name: str, config: dict[str, Any], ctx: Context) -> dict[str, Any]:
 def evaluator(entry: dict[str, Any], ctx: Context) -> dict[str, Any]:
     """One youBencha evaluator entry (``{name, config}`` or ``{file}``) as a bench entry."""
     if "file" in entry:
+        ctx.rule.check(ctx.folder / str(entry["file"]), f"evaluators file {entry['file']}")
         found = definition(str(entry["file"]), ctx.folder)
         if found is None:
             return {"file": str((ctx.folder / str(entry["file"])).resolve())}

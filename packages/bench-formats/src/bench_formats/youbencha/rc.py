@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
-import yaml
+from bench import ConfigError
+from bench_formats.reading import json_data, yaml_data
 
 #: The names youBencha looks for, in its order of preference (``src/lib/config-loader.ts``).
 CONFIG_FILENAMES = (
@@ -43,8 +43,11 @@ def _variables(path: Path, warnings: list[str]) -> dict[str, str]:
     """A config file's ``variables``; an invalid file is ignored with a warning, as youBencha does."""
     try:
         text = path.read_text(encoding="utf-8")
-        data = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
-    except (OSError, ValueError, yaml.YAMLError) as exc:
+        data = json_data(path, text) if path.suffix.lower() == ".json" else yaml_data(path, text)
+    except ConfigError as exc:
+        warnings.append(f"Failed to load config from {path}: {exc.message}")
+        return {}
+    except (OSError, ValueError) as exc:
         warnings.append(f"Failed to load config from {path}: {exc}")
         return {}
     if data is None:

@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import yaml
-
+from bench import ConfigError
 from bench_formats.promptfoo.checks.base import Call, Check, Grade, binary
 from bench_formats.yaml12 import load_js_yaml
 
@@ -26,7 +25,7 @@ def _schema(call: Call) -> tuple[Any, Grade | None]:
         cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft7Validator)
         cls.check_schema(schema)
         return cls(schema), None
-    except (ValueError, yaml.YAMLError, jsonschema.SchemaError) as exc:
+    except (ValueError, ConfigError, jsonschema.SchemaError) as exc:  # ConfigError: YAML bench refuses
         message = getattr(exc, "message", None) or str(exc)
         return None, Grade(False, 0.0, f"Invalid JSON schema: {message}")
 

@@ -1,0 +1,41 @@
+"""N42: a template error in a promptfoo var is refused as one in a prompt is: exit 2, naming the
+test and the var, with Jinja's reason (never an internal error with a traceback)."""
+
+from __future__ import annotations
+
+import pytest
+
+CONFIG = """\
+prompts: ["Say {{q}}"]
+providers: [echo]
+tests:
+  - description: greeting
+    vars:
+      x: 1
+      q: "TEMPLATE"
+"""
+
+
+@pytest.mark.parametrize(
+    ("template", "reason"),
+    [
+        ("{{ x | nosuch }}", "No filter named 'nosuch'."),
+        ("{{ x ", "unexpected end of template, expected 'end of print statement'."),
+        (
+            "{% for a in x %}a",
+            "Unexpected end of template. Jinja was looking for the following tags: 'endfor' or 'else'. "
+            "The innermost block that needs to be closed is 'for'.",
+        ),
+        ("{{ nope() }}", "'nope' is undefined"),
+    ],
+    ids=["unknown-filter", "syntax-error", "unclosed-for", "undefined-call"],
+)
+def test_n42_a_var_whose_template_fails_exits_2_naming_the_test_and_the_var(
+    bench_cli, tmp_path, template, reason
+):
+    (tmp_path / "promptfooconfig.yaml").write_text(CONFIG.replace("TEMPLATE", template))
+    result = bench_cli("validate", "promptfooconfig.yaml")
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        f"error: promptfooconfig.yaml: greeting: var 'q': cannot render template '{template}': {reason}\n"
+    )
