@@ -115,6 +115,9 @@ class Evaluator(Generic[ConfigT]):
     #: the value a check compares with, so one evaluator serves tasks whose vars differ
     #: (``value: "{capital}"``). Text, or a list of texts; set ``()`` to opt out.
     var_settings: ClassVar[tuple[str, ...]] = ("value", "expected")
+    #: Of the ``var_settings``, those that hold regular expressions: a var's value goes in escaped
+    #: (``re.escape``), so ``{city}`` with ``St. Louis`` matches that text only.
+    var_patterns: ClassVar[tuple[str, ...]] = ()
     #: Behavioural signals set this: the metric collector their score is published under
     #: (``behavioral_recovery_score``). A scorecard's ``behavioral`` dimension weighs every
     #: evaluator of a type that sets it.

@@ -8,7 +8,7 @@ re-scanned, so a response containing ``{expected}`` cannot pull other values in.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 _TOKEN = re.compile(r"\{\{([A-Za-z_][\w.]*)\}\}|\{([A-Za-z_][\w]*(?:\.\w+)*)\}")
@@ -58,19 +58,25 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-def fill(template: str, values: Mapping[str, Any]) -> tuple[str, list[str]]:
-    """Like ``render``, but a placeholder naming no value is left as written: the text, and the
-    names left (for a warning rather than an error)."""
+def fill(
+    template: str, values: Mapping[str, Any], quote: Callable[[str], str] | None = None
+) -> tuple[str, list[str]]:
+    """Like ``render``, but what names no value is left as written, ``{{name}}`` included (it
+    becomes ``{name}`` only where ``name`` is a value): the text, and the names left (for a
+    warning rather than an error). ``quote`` is applied to each value inserted (``re.escape``
+    for a pattern)."""
     left: list[str] = []
 
     def substitute(match: re.Match[str]) -> str:
         if match.group(1):
-            return "{" + match.group(1) + "}"
+            known = match.group(1).partition(".")[0] in values
+            return "{" + match.group(1) + "}" if known else match.group(0)
         try:
-            return _text(_lookup(values, match.group(2)))
+            text = _text(_lookup(values, match.group(2)))
         except MissingPlaceholder:
             left.append(match.group(2))
             return match.group(0)
+        return quote(text) if quote else text
 
     return (_TOKEN.sub(substitute, template) if "{" in template else template), left
 

@@ -241,6 +241,7 @@ class Regex(Evaluator[RegexConfig]):
     name = "regex"
     aliases = ("regex_match", "regex-match")
     expected_block = "value"
+    var_patterns = ("value",)
     Config = RegexConfig
     example = """
     name: regex-example

@@ -8,6 +8,7 @@ var is left as written, and the loader warns about it (bench.suite.template_chec
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -44,7 +45,8 @@ def with_vars(evaluator: BoundEvaluator, values: Mapping[str, Any]) -> tuple[Bou
         filled = []
         for text in texts:
             if isinstance(text, str) and "{" in text:
-                result, unknown = fill(text, values)
+                quote = re.escape if setting in type(instance).var_patterns else None
+                result, unknown = fill(text, values, quote)
                 written.append(Written(setting, text, unknown))
                 text = result
             filled.append(text)

@@ -64,7 +64,7 @@ class TemplateWarnings:
         known = ", ".join(sorted(values)) or "none"
         message = (
             f"{subject} '{{{name}}}' names no var of this task (vars given: {known}), so it is "
-            f"compared as written; write {{{{{name}}}}} for the text itself (see docs/suites.md#templates)"
+            "compared as written (see docs/suites.md#templates)"
         )
         self._note(doc, path, message, "evaluator values name no var")
 
