@@ -3,6 +3,8 @@ test and the var, with Jinja's reason (never an internal error with a traceback)
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 CONFIG = """\
@@ -38,4 +40,35 @@ def test_n42_a_var_whose_template_fails_exits_2_naming_the_test_and_the_var(
     assert result.exit_code == 2, result.output
     assert result.stderr == (
         f"error: promptfooconfig.yaml: greeting: var 'q': cannot render template '{template}': {reason}\n"
+    )
+
+
+RENDERED_FILE = """\
+prompts: ["Echo {{q}}"]
+providers: [echo]
+tests:
+  - description: rendered
+    vars: {name: NAME, q: "{{ 'file://' ~ name }}.txt"}
+    assert: [{type: contains, value: hello}]
+"""
+
+
+def test_n42_a_var_rendered_into_a_file_reference_reads_it_from_the_configs_folder(bench_cli, tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "promptfooconfig.yaml").write_text(RENDERED_FILE.replace("NAME", "data"))
+    (tmp_path / "sub" / "data.txt").write_text("hello from sub\n")
+    (tmp_path / "data.txt").write_text("hello from the working directory\n")
+    result = bench_cli("run", "sub/promptfooconfig.yaml", "-q", "-o", "out.json")
+    assert result.exit_code == 0, result.output
+    (task,) = json.loads((tmp_path / "out.json").read_text())["tasks"]
+    assert task["response"] == "Echo hello from sub"
+
+
+def test_n42_a_var_rendered_into_a_missing_file_is_one_line(bench_cli, tmp_path):
+    (tmp_path / "promptfooconfig.yaml").write_text(RENDERED_FILE.replace("NAME", "nothere"))
+    result = bench_cli("validate", "promptfooconfig.yaml")
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        "error: test 'rendered' var 'q' reads file://nothere.txt: cannot read nothere.txt: "
+        "No such file or directory\n"
     )

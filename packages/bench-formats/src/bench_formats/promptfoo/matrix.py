@@ -65,7 +65,7 @@ class Matrix:
             row = name if len(combos) == 1 else f"{name} [{number}]"
             warnings: list[str] = []
             try:
-                values = variables.prepare(combo, warnings.append, self.folder, row)
+                values = variables.prepare(combo, warnings.append, self.folder, row, self.base)
             except RenderError as exc:  # as a prompt's template error below: the test and the var
                 raise ConfigError(f"{row}: {exc}", file=self.path) from None
             for line in warnings:

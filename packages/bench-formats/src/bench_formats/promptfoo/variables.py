@@ -41,14 +41,15 @@ def combinations(
 
 
 def prepare(
-    combo: dict[str, Any], warn: Callable[[str], None], folder: SuiteFolder, test: str
+    combo: dict[str, Any], warn: Callable[[str], None], folder: SuiteFolder, test: str, base: Path
 ) -> dict[str, Any]:
-    """One combination's vars ready for the prompt: rendered with the vars, files (in ``folder``)
-    read, resolved; a var's template that cannot render raises RenderError naming the var."""
+    """One combination's vars ready for the prompt: rendered with the vars, files (in ``folder``;
+    a relative path from ``base``, the config's folder, as promptfoo reads it) read, resolved; a
+    var's template that cannot render raises RenderError naming the var."""
     rendered = render_vars(combo)
     for key, value in rendered.items():
         if isinstance(value, str) and value.startswith(FILE):
-            rendered[key] = _file_var(key, value, warn, folder, _reads(test, key, value))
+            rendered[key] = _file_var(key, value, warn, folder, _reads(test, key, value), base)
     return finish_vars(rendered)
 
 
@@ -57,10 +58,11 @@ def _reads(test: str, key: str, value: str) -> str:
     return f"test '{test}' var '{key}' reads {value}"
 
 
-def _file_var(key: str, value: str, warn: Callable[[str], None], folder: SuiteFolder, what: str) -> Any:
-    path = Path(
-        strip_file(value).split(":", 1)[0] if not Path(strip_file(value)).exists() else strip_file(value)
-    )
+def _file_var(
+    key: str, value: str, warn: Callable[[str], None], folder: SuiteFolder, what: str, base: Path
+) -> Any:
+    written = base / strip_file(value)
+    path = written if written.exists() else base / strip_file(value).split(":", 1)[0]
     suffix = path.suffix.lower()
     if suffix in _CODE:
         marked = f"[not run: {value}]"
@@ -70,11 +72,15 @@ def _file_var(key: str, value: str, warn: Callable[[str], None], folder: SuiteFo
         )
         return marked
     folder.check(path, what)  # a var rendered into a file:// reference is checked here
-    if suffix in _IMAGES:
-        import base64
+    try:
+        if suffix in _IMAGES:
+            import base64
 
-        return base64.b64encode(path.read_bytes()).decode("ascii")
-    text = path.read_text(encoding="utf-8")
+            return base64.b64encode(path.read_bytes()).decode("ascii")
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not UTF-8 text"
+        raise ConfigError(f"{what}: cannot read {path}: {why}") from None
     if suffix in {".yaml", ".yml"}:
         from bench_formats.yaml12 import load_js_yaml
 
