@@ -178,3 +178,13 @@ def test_an_output_that_cannot_be_written_is_refused_before_comparing(bench_cli,
         assert folder.stderr == (
             "error: --output folder: refusing to replace a directory; write the report to a regular file\n"
         )
+
+
+def test_a_score_that_is_not_a_number_is_one_line_naming_the_task(bench_cli, tmp_path):
+    run(bench_cli, suite(tmp_path, "a", ["yes"] * 5), "a.json")
+    report = json.loads((tmp_path / "a.json").read_text())
+    report["tasks"][2]["score"] = float("nan")  # json writes NaN, as a hand-edited or foreign file may
+    (tmp_path / "b.json").write_text(json.dumps(report))
+    result = bench_cli("compare", "a.json", "b.json")
+    assert result.exit_code == 2
+    assert result.stderr == "error: b.json: task 't2' has the score nan, which is not a number\n"

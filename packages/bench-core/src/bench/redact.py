@@ -139,7 +139,7 @@ def excerpt(text: str, limit: int, keep: Literal["start", "end"] = "start", elli
     text = current()(text)
     if len(text) <= limit:
         return text
-    room = limit - len(ellipsis)
+    room = max(0, limit - len(ellipsis))
     if keep == "end":
         return ellipsis + text[_cut(text, len(text) - room, forward=False) :]
     return text[: _cut(text, room, forward=True)] + ellipsis

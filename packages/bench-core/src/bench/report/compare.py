@@ -54,7 +54,10 @@ class RunResults:
         task = str(result["id"])
         self.passes.setdefault(task, []).append(bool(result.get("passed")))
         if isinstance(result.get("score"), (int, float)):
-            self.scores.setdefault(task, []).append(float(result["score"]))
+            score = float(result["score"])
+            if not math.isfinite(score):  # bench never writes one; a hand-made or foreign file may
+                raise ValueError(f"task '{task}' has the score {score}, which is not a number")
+            self.scores.setdefault(task, []).append(score)
 
 
 def run_results_path(ref: str, runs_dir: Path) -> Path:
@@ -143,7 +146,10 @@ def load_run(ref: str, runs_dir: Path) -> RunResults:
     if label is not None:
         run.label = label
     for row in rows:
-        run.add(row)
+        try:
+            run.add(row)
+        except ValueError as exc:  # a score that is not a number: bench never writes one
+            raise StoreError(f"{ref}: {exc}") from None
     return run
 
 
