@@ -4,6 +4,7 @@ naming each evaluator that did not pass, its score and its reason."""
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 import sys
 
@@ -77,6 +78,8 @@ def test_a_failure_shows_the_test_and_the_reasons_not_benchs_frames(tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "test_capital.py", "-p", "no:cacheprovider", "-p", "no:randomly"],
         cwd=tmp_path,
+        # the inner session's report alone: options given to the outer one (--durations) stay out
+        env={k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"},
         capture_output=True,
         text=True,
         timeout=120,
