@@ -61,8 +61,13 @@ COINCIDENCES: dict[str, tuple[str, frozenset[str]]] = {
         frozenset({"llm/failures.py", "testing/server.py"}),
     ),
     "expected": (
-        "the task's `expected:` field and Sample.expected (the reference text)",
-        frozenset({"execution/evaluation.py", "suite/expected_block.py"}),
+        "the task's `expected:` field and Sample.expected (the reference text); the setting of that "
+        "name filled from a task's vars (Evaluator.var_settings)",
+        frozenset({"execution/evaluation.py", "suite/expected_block.py", "evaluator.py"}),
+    ),
+    "exact": (
+        "how a sign-flip test's p-value was computed (exact, not Monte Carlo)",
+        frozenset({"scoring/sign_flip.py"}),
     ),
     "llm_judge": (
         "AgentClash's vocabulary: `judge_mode: llm_judge` and a scorecard dimension's `source: llm_judge`",
