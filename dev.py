@@ -15,9 +15,11 @@ the test environments about ten times faster than pip), then hands over to nox.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+import tempfile
 import venv
 from pathlib import Path
 
@@ -32,6 +34,10 @@ COMMANDS = {
     "latest": ["-s", "latest"],
     "lock": ["-s", "lock"],
 }
+#: Sessions of `test` that a second nox process runs beside the others: Ray's (one cluster in one
+#: process, mostly waiting on its workers) and the version-dependent tests on the other Pythons.
+#: Run in one sequence, the suite leaves a third of a 2-core machine idle.
+ALONGSIDE = ("package(bench-ray)", "tests-3.10", "tests-3.12", "tests-3.13")
 #: What a command prints once nox has run it: what it showed and what to try next.
 AFTERWORDS = {
     "demo": """
@@ -57,13 +63,39 @@ def main(argv: list[str]) -> int:
     check = subprocess.run([python, "-c", "import nox, uv"], capture_output=True, check=False)
     if check.returncode != 0:
         subprocess.run([python, "-m", "pip", "install", "--quiet", *TOOL_PACKAGES], check=True)
-    command = [str(python), "-m", "nox", "-f", str(ROOT / "noxfile.py"), *COMMANDS[argv[0]], *argv[1:]]
-    returncode = subprocess.run(command, cwd=ROOT, check=False).returncode
+    nox = [str(python), "-m", "nox", "-f", str(ROOT / "noxfile.py")]
+    if argv == ["test"]:
+        returncode = _test_in_two_processes(nox)
+    else:
+        returncode = subprocess.run([*nox, *COMMANDS[argv[0]], *argv[1:]], cwd=ROOT, check=False).returncode
     if returncode == 0 and argv[0] in AFTERWORDS:
         # nox keeps each session's environment in .nox/<session>; the demo's has bench.
         bench = Path(".nox", argv[0], "Scripts" if os.name == "nt" else "bin", "bench")
         print(AFTERWORDS[argv[0]].format(bench=bench))
     return returncode
+
+
+def _test_in_two_processes(nox: list[str]) -> int:
+    """The default sessions, ALONGSIDE's in a second nox process whose output follows the first's;
+    non-zero when either process failed."""
+    listed = subprocess.run([*nox, "-l", "--json"], cwd=ROOT, capture_output=True, text=True, check=True)
+    sessions = [entry["session"] for entry in json.loads(listed.stdout)]
+    beside = [name for name in sessions if name in ALONGSIDE]
+    first = [name for name in sessions if name not in ALONGSIDE]
+    if not beside or not first:
+        return subprocess.run([*nox, "-s", *sessions], cwd=ROOT, check=False).returncode
+    with tempfile.TemporaryFile("w+") as log:
+        second = subprocess.Popen([*nox, "-s", *beside], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            first_code = subprocess.run([*nox, "-s", *first], cwd=ROOT, check=False).returncode
+            second_code = second.wait()
+        finally:
+            if second.poll() is None:
+                second.terminate()
+        log.seek(0)
+        print(f"\n== the sessions run alongside: {', '.join(beside)}\n", flush=True)
+        sys.stdout.write(log.read())
+    return first_code or second_code
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import re
 import shlex
@@ -71,9 +72,49 @@ def test_the_demo_ends_by_saying_what_it_showed_and_what_to_try_next(
         assert bench_cli(words[1], "-h").exit_code == 0, words
 
 
-@pytest.mark.parametrize(("command", "nox_exit"), [("demo", 1), ("test", 0)])
+@pytest.mark.parametrize(("command", "nox_exit"), [("demo", 1), ("typecheck", 0)])
 def test_dev_says_nothing_more_after_a_failed_demo_or_another_command(
     tmp_path, monkeypatch, capsys, command, nox_exit
 ):
     _run_dev(command, nox_exit, tmp_path, monkeypatch)
     assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize(("first_exit", "second_exit", "expected"), [(0, 0, 0), (0, 1, 1), (1, 0, 1)])
+def test_dev_test_runs_rays_and_the_other_pythons_sessions_in_a_second_nox(
+    tmp_path, monkeypatch, capsys, first_exit, second_exit, expected
+):
+    dev = _dev()
+    tools = tmp_path / "tools"
+    (tools / SCRIPTS).mkdir(parents=True)
+    (tools / SCRIPTS / "python").touch()
+    monkeypatch.setattr(dev, "TOOLS", tools)
+    listed = ["package(bench-core)", "package(bench-ray)", "tests-3.10", "tests-3.11", "lint"]
+    ran: list[list[str]] = []
+
+    def fake_run(args: list[Any], **_: Any) -> subprocess.CompletedProcess[str]:
+        ran.append([str(a) for a in args])
+        if "--json" in args:
+            return subprocess.CompletedProcess(args, 0, stdout=json.dumps([{"session": n} for n in listed]))
+        return subprocess.CompletedProcess(args, first_exit if "nox" in args else 0)
+
+    class FakePopen:
+        def __init__(self, args: list[Any], stdout: Any, **_: Any) -> None:
+            ran.append([str(a) for a in args])
+            stdout.write("the second nox's output\n")
+            stdout.flush()
+
+        def wait(self) -> int:
+            return second_exit
+
+        def poll(self) -> int:
+            return second_exit
+
+    monkeypatch.setattr(dev.subprocess, "run", fake_run)
+    monkeypatch.setattr(dev.subprocess, "Popen", FakePopen)
+    assert dev.main(["test"]) == expected
+    sessions = {tuple(args[args.index("-s") + 1 :]) for args in ran if "-s" in args}
+    assert sessions == {("package(bench-ray)", "tests-3.10"), ("package(bench-core)", "tests-3.11", "lint")}
+    assert capsys.readouterr().out.endswith(
+        "== the sessions run alongside: package(bench-ray), tests-3.10\n\nthe second nox's output\n"
+    )
