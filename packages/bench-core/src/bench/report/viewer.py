@@ -231,11 +231,14 @@ class _Handler(BaseHTTPRequestHandler):
                 HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"refused: a label is at most {BODY_MAX} bytes"
             )
         try:
-            return labelling, json.loads(self.rfile.read(size))
+            body = json.loads(self.rfile.read(size))
         except RecursionError:
             raise BadLabel("the body is nested too deeply") from None
         except ValueError:
             raise BadLabel("the body is not JSON") from None
+        if _deeper_than(body, LABEL_DEPTH):  # Python 3.13's json reads any depth: say the same
+            raise BadLabel("the body is nested too deeply")
+        return labelling, body
 
     def _json(self, status: HTTPStatus, value: Any) -> None:
         # Redacted and escaped as in the report (no response can be read as markup whatever a
@@ -304,3 +307,20 @@ def serve(
 
 def _stop(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
+
+
+#: How deep a label body may nest (a label is a flat object; its note a string).
+LABEL_DEPTH = 32
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests lists and objects more than ``limit`` deep (walked without recursion)."""
+    level: list[tuple[Any, int]] = [(value, 1)]
+    while level:
+        item, depth = level.pop()
+        if isinstance(item, (list, dict)):
+            if depth > limit:
+                return True
+            children = item.values() if isinstance(item, dict) else item
+            level.extend((child, depth + 1) for child in children)
+    return False
