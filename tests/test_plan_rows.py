@@ -1,4 +1,4 @@
-"""Plan rows (SCALE.md seam 2): a worker rebuilds tasks from ``Plan.rows()`` with a header-only
+"""Plan rows (docs/scale.md): a worker rebuilds tasks from ``Plan.rows()`` with a header-only
 load (``load_suite(path, tasks="lazy")``), and gets exactly the PlannedTasks the full load gives."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""RELIABILITY.md group A: configuration and YAML input. Each test is named by its case ID."""
+"""docs/reliability.md group A: configuration and YAML input. Each test is named by its case ID."""
 
 from __future__ import annotations
 

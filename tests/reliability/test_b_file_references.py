@@ -1,4 +1,4 @@
-"""RELIABILITY.md group B and seed 001: evaluator definition files referenced with ``file:``."""
+"""docs/reliability.md group B and seed 001: evaluator definition files referenced with ``file:``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RELIABILITY.md group C through litellm's real code path to the fake server (C01-C18)."""
+"""docs/reliability.md group C through litellm's real code path to the fake server (C01-C18)."""
 
 from __future__ import annotations
 

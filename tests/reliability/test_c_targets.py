@@ -1,4 +1,4 @@
-"""RELIABILITY.md group C, the parts that concern the built-in targets (C21-C23)."""
+"""docs/reliability.md group C, the parts that concern the built-in targets (C21-C23)."""
 
 from __future__ import annotations
 

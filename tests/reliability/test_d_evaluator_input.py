@@ -1,4 +1,4 @@
-"""RELIABILITY.md group D: hostile responses and misbehaving evaluator plugins."""
+"""docs/reliability.md group D: hostile responses and misbehaving evaluator plugins."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RELIABILITY.md group E: model-generated code runs in bench's sandbox and cannot harm the machine.
+"""docs/reliability.md group E: model-generated code runs in bench's sandbox and cannot harm the machine.
 
 Each test runs hostile code through the ``code_execution`` evaluator and checks the verdict, the
 time it took, and that nothing was left behind on the host (files, processes).

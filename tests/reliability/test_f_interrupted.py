@@ -1,4 +1,4 @@
-"""RELIABILITY.md group F: interrupted runs, killed runs and resume."""
+"""docs/reliability.md group F: interrupted runs, killed runs and resume."""
 
 from __future__ import annotations
 

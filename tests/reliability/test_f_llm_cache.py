@@ -1,4 +1,4 @@
-"""RELIABILITY.md group F for the response cache: a kill mid-write, and resume after a kill (F09, F10)."""
+"""docs/reliability.md group F for the response cache: a kill mid-write, and resume after a kill (F09, F10)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RELIABILITY.md group G for model calls: rate limits across providers and tasks (G03-G05)."""
+"""docs/reliability.md group G for model calls: rate limits across providers and tasks (G03-G05)."""
 
 from __future__ import annotations
 

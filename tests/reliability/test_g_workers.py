@@ -1,4 +1,4 @@
-"""RELIABILITY.md group G (and N04): how tasks are handed to workers."""
+"""docs/reliability.md group G (and N04): how tasks are handed to workers."""
 
 from __future__ import annotations
 

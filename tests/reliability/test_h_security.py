@@ -1,4 +1,4 @@
-"""RELIABILITY.md group H: no secret reaches any file bench writes, or its output (H01-H05); generated
+"""docs/reliability.md group H: no secret reaches any file bench writes, or its output (H01-H05); generated
 code sees no host secret (H10)."""
 
 from __future__ import annotations

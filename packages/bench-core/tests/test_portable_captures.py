@@ -1,4 +1,4 @@
-"""Portable captures (SCALE.md seam 3): captured files travel in the result, redacted where the
+"""Portable captures (docs/scale.md): captured files travel in the result, redacted where the
 task ran, and the process owning the run store writes them (``land_captures``), redacted again.
 The files and the results are the same as when the runner writes them itself."""
 

@@ -1,4 +1,4 @@
-"""AgentClash challenge packs run as AgentClash scores them (FORMATS.md section 3).
+"""AgentClash challenge packs run as AgentClash scores them (docs/formats/agentclash.md).
 
 Expected verdicts are derived by hand from AgentClash's rules; each test says the arithmetic.
 """

@@ -1,4 +1,4 @@
-"""promptfoo's deterministic assertions and a test's verdict (FORMATS.md 1.6-1.8), through the
+"""promptfoo's deterministic assertions and a test's verdict (docs/formats/promptfoo.md), through the
 ``promptfoo`` evaluator type. Expected verdicts are worked out by hand from promptfoo's rules."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ def check(asserts: list[dict[str, Any]], output: str | Response, **settings: Any
 WEIGHTED = [{"type": "equals", "value": "Hello world", "weight": 2}, {"type": "contains", "value": "world"}]
 
 
-# --- FORMATS.md 1.8, measured on promptfoo 0.121.20 ------------------------------------------
+# --- docs/formats/promptfoo.md, measured on promptfoo 0.121.20 ---------------------------------
 
 
 def test_weighted_assertions_fail_without_threshold() -> None:

@@ -1,4 +1,4 @@
-"""The promptfoo config loader: the matrix, prompts, rendering, tests and providers (FORMATS.md 1.1-1.5)."""
+"""The promptfoo config loader: the matrix, prompts, rendering, tests and providers (docs/formats/promptfoo.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""promptfoo tests from CSV (FORMATS.md 1.9): special columns, the ``__expected`` grammar, quoting."""
+"""promptfoo tests from CSV (docs/formats/promptfoo.md): special columns, the ``__expected`` grammar, quoting."""
 
 from __future__ import annotations
 

@@ -311,7 +311,7 @@ def run(
             "--chunk", min=1, help="Tasks handed to a worker at once (not local).", show_default=False
         ),
     ] = None,
-    # --ray-address is the spelling of issue 18's docs; any cluster executor reads the address.
+    # --ray-address is the spelling docs/scale.md uses; any cluster executor reads the address.
     address: Annotated[
         str | None,
         typer.Option(

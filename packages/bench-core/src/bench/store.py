@@ -1,7 +1,7 @@
 """The run store: ``.bench/runs/RUN_ID/`` with ``manifest.json`` and ``results.jsonl``.
 
 Each finished task is one line written with a single ``os.write`` on an append-only descriptor,
-so a task whose line was written survives SIGKILL (RELIABILITY.md S1); ``fsync`` runs at most
+so a task whose line was written survives SIGKILL (docs/reliability.md, section F); ``fsync`` runs at most
 every 100 ms, on a thread of its own so the run's event loop never waits for the disk, and on
 close. The manifest is replaced atomically. A torn final line (a kill in the middle of a write)
 is set aside on resume and its task run again.

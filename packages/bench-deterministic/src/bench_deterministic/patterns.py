@@ -1,6 +1,6 @@
 """The one regular-expression matcher every evaluator uses.
 
-Patterns run on RE2 (linear time: a user's ``^(a|aa)+$`` cannot hang a run, RELIABILITY.md R2).
+Patterns run on RE2 (linear time: a user's ``^(a|aa)+$`` cannot hang a run, docs/reliability.md D05).
 A pattern RE2 cannot compile (backreferences, lookaround) falls back to the ``regex`` engine
 with a time limit, so a catastrophic pattern ends as an evaluator error instead of a hang.
 """

@@ -1,4 +1,4 @@
-"""The ``ray`` executor: the driver of a run on a Ray cluster (SCALE.md §4.3).
+"""The ``ray`` executor: the driver of a run on a Ray cluster (docs/scale.md).
 
 The driver owns the run store and is its only writer. ``BenchWorker`` async actors each load the
 suite's header once and run chunks of the plan's rows (``PlanRow``: index, raw row, digest and the

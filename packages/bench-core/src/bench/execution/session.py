@@ -206,7 +206,7 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
         reading = threading.Thread(target=_read_ahead, args=(direct,), name="bench-prices", daemon=True)
         reading.start()
     missing = missing_credentials(plan.endpoints)
-    if missing:  # one error before any task, never one per task (issue 15)
+    if missing:  # one error before any task, never one per task
         raise ConfigError(describe_missing(missing))
     resumed: Resumed | None = None
     selected: set[str] | None = None  # None: every task

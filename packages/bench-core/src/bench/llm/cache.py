@@ -1,7 +1,7 @@
 """The persistent response cache: SQLite in WAL mode, values stored as JSON (never pickle).
 
 A corrupt or locked database is a miss, never a crash: the corrupt file is moved aside once
-with a warning, and the run goes on uncached (RELIABILITY.md G07, G09, H09). A cache folder that
+with a warning, and the run goes on uncached (docs/reliability.md G07, G09, H09). A cache folder that
 other users can write is not used at all.
 
 The cache lives in the user's cache folder by default (``~/.cache/bench`` on Linux), shared by

@@ -1,7 +1,7 @@
 """What ``bench run`` and ``bench compare`` print: progress, the run summary, the comparison.
 
 Text that comes from a run (responses, reasons, errors) is untrusted: it is printed as rich
-``Text`` with control characters removed, never as markup (RELIABILITY.md J5, D03).
+``Text`` with control characters removed, never as markup (docs/reliability.md D03).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Safe YAML loading that keeps positions, reads scalars the YAML 1.2 way and refuses hostile input.
 
-PyYAML's defaults surprise users (RELIABILITY.md Y1-Y5): duplicate keys are silently merged,
+PyYAML's defaults surprise users (docs/reliability.md, section A): duplicate keys are silently merged,
 ``NO`` becomes ``False``, ``010`` becomes 8, deep nesting raises ``RecursionError`` and an alias
 bomb expands to millions of nodes. This module fixes each of those and keeps the composed node
 tree so that any later error can name the line and column of the field it is about.

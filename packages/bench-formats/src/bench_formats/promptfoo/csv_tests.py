@@ -1,4 +1,4 @@
-"""Tests from a CSV file, as promptfoo's ``src/csv.ts`` reads them (FORMATS.md 1.9)."""
+"""Tests from a CSV file, as promptfoo's ``src/csv.ts`` reads them (docs/formats/promptfoo.md)."""
 
 from __future__ import annotations
 

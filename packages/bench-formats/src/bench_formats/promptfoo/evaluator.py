@@ -84,7 +84,7 @@ class _Skipped(Exception):
 
 
 class Promptfoo(Evaluator[PromptfooConfig]):
-    """A promptfoo test's assertions, scored and passed as promptfoo does (FORMATS.md 1.6-1.8).
+    """A promptfoo test's assertions, scored and passed as promptfoo does (docs/formats/promptfoo.md).
 
     score = Σ score·weight / Σ weight; it passes when no assertion failed, or, with the test's
     threshold (``test_threshold``), when score ≥ it. JavaScript, Python and webhook

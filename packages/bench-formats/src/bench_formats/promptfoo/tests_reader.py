@@ -165,7 +165,8 @@ def load_default_test(spec: Any, base: Path, config: Path, folder: SuiteFolder) 
 
 
 def merge_default(test: dict[str, Any], default: dict[str, Any]) -> dict[str, Any]:
-    """A test with ``defaultTest`` merged in (FORMATS.md 1.5): the test wins, asserts concatenate."""
+    """A test with ``defaultTest`` merged in (docs/formats/promptfoo.md): the test wins, asserts
+    concatenate."""
     if not default:
         return test
     merged = {**default, **test}
