@@ -59,7 +59,7 @@ def deep_size(obj: Any, seen: set[int]) -> int:
     seen.add(id(obj))
     size = sys.getsizeof(obj)
     buffers = [getattr(obj, name) for name in ("_data", "_ends") if hasattr(obj, name)]
-    if buffers:  # bench.compact's columns
+    if buffers:  # bench.vocabulary.compact's columns
         size += sum(sys.getsizeof(buffer) for buffer in buffers)
     elif isinstance(obj, dict):
         size += sum(deep_size(k, seen) + deep_size(v, seen) for k, v in obj.items())
@@ -83,7 +83,7 @@ def one(n: int, folder: Path) -> dict[str, Any]:
     from run_ray import write_suite
 
     from bench import load_suite
-    from bench.store import RunStore
+    from bench.vocabulary.store import RunStore
     from bench_ray.executor import chunks
 
     suite = write_suite(folder, n)

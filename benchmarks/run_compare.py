@@ -20,9 +20,9 @@ from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 
-from bench import jsonio
 from bench.report import compare
 from bench.scoring import stats
+from bench.vocabulary import jsonio
 
 
 def old_binomial_two_sided(k: int, n: int) -> float:

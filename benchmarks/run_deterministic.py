@@ -20,12 +20,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench.document import YamlDocument
 from bench.evaluator import Sample
 from bench.execution.runner import evaluate
-from bench.models import Response, Task, ToolCall
 from bench.plugins.registry import get_registry
 from bench.suite.binding import Binder
-from bench.suite.yamlio import YamlDocument
+from bench.vocabulary.models import Response, Task, ToolCall
 
 
 def _person(i: int) -> str:

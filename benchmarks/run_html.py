@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import bench
-from bench.report.html import HtmlReporter
+from bench.report.reporters.html import HtmlReporter
 
 FILLER = "The report lists each step it took, with the evidence it used and what it concluded. "
 

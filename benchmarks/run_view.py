@@ -19,7 +19,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from bench.report.viewer import ViewServer
+from bench.report.viewer.server import ViewServer
 
 FILLER = "The report lists each step it took, with the evidence it used and what it concluded. "
 BAR_MS = 200.0

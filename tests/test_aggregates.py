@@ -12,11 +12,11 @@ import pytest
 
 from bench import Evaluator, EvaluatorConfig, Result
 from bench.execution.figures import Aggregators, from_rows
-from bench.execution.session import RunOptions, run_plan
 from bench.hookspecs import hookimpl
+from bench.pipeline.session import RunOptions, run_plan
 from bench.plugins.registry import build_registry
 from bench.suite.loader import load_suite
-from bench.suite.selection import Selection
+from bench.suite.selection.narrowing import Selection
 
 
 class Length(Evaluator[EvaluatorConfig]):

@@ -47,7 +47,7 @@ def may_use(column: str) -> set[str]:
 ALLOWED = {
     folder: may_use(uses) for folder, (_, uses) in documented_rows().items() if folder not in ("", "testing")
 }
-COMPOSERS = {"bench", "bench.plugins.builtin", "bench.cli", "bench.api", "bench.__main__"}
+COMPOSERS = {"bench", "bench.builtin", "bench.cli", "bench.api", "bench.__main__"}
 
 
 def module_name(path: Path) -> str:

@@ -693,8 +693,8 @@ def test_labels_written_from_the_viewer_are_what_calibrate_reads(bench_cli, fake
     import threading
     import urllib.request
 
-    from bench.report.view_labels import Labelling
-    from bench.report.viewer import ViewServer
+    from bench.report.viewer.labels import Labelling
+    from bench.report.viewer.server import ViewServer
 
     _script(fake_llm, JUDGE)
     suite_file(SUITE)
@@ -792,7 +792,7 @@ def test_calibrate_with_pass_fail_labels_reports_no_graded_agreement(
 
 
 def test_the_humans_scale_keeps_the_levels_nobody_used():
-    from bench.execution.calibrate import human_scale
+    from bench.judging.calibrate import human_scale
 
     # Nobody gave 0.5, yet 0.25 and 0.75 are two steps apart on a five-level scale.
     assert human_scale([0.0, 0.25, 0.75, 1.0, 0.25]) == [0.0, 0.25, 0.5, 0.75, 1.0]
@@ -974,7 +974,7 @@ def test_n44_bench_label_will_not_add_utf8_lines_to_a_utf16_file(tmp_path, monke
 
 
 def test_a_note_holding_a_line_separator_is_read_back_whole(tmp_path):
-    from bench.report.labelling import walk
+    from bench.judging.labelling import walk
     from bench.scoring.labels import read_labels
 
     out = tmp_path / "labels.jsonl"

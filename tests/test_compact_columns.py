@@ -1,4 +1,4 @@
-"""A17: what a plan holds per run stays small (bench.compact), and reads back unchanged."""
+"""A17: what a plan holds per run stays small (bench.vocabulary.compact), and reads back unchanged."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from bench import load_suite
-from bench.compact import HexColumn, KeyTable, TextColumn, hex_or_text
-from bench.errors import InvalidSuite
+from bench.vocabulary.compact import HexColumn, KeyTable, TextColumn, hex_or_text
+from bench.vocabulary.errors import InvalidSuite
 
 ODD = ["t1", "", "é", "日本", "lone \ud800 surrogate", "a@1", "x[label]"]
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.suite.scaffold import scaffold
+from bench.authoring.scaffold import scaffold
 from bench.testing import assert_passes
 
 ROOT = Path(__file__).resolve().parents[1]

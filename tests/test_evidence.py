@@ -7,8 +7,8 @@ import json
 import pytest
 
 from bench.evidence import FORMS, Evidence, EvidenceUnavailable, parse_reference
-from bench.models import Response, Task
 from bench.testing import run_suite, write_suite
+from bench.vocabulary.models import Response, Task
 
 
 @pytest.mark.parametrize(

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from bench import cli
-from bench.errors import StoreError
 from bench.report.compare import EXIT_FOR
+from bench.vocabulary.errors import StoreError
 
 ROOT = Path(__file__).resolve().parents[1]
 RUN_CODES = {

@@ -11,7 +11,7 @@ import shlex
 from importlib import resources
 from pathlib import Path
 
-from bench.report.html import escape_json
+from bench.report.reporters.html import escape_json
 from bench.testing import write_suite
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -88,7 +88,7 @@ def test_the_example_in_docs_reports_md_writes_the_report(bench_cli, tmp_path):
 
 
 def test_empty_result_fields_are_left_out_but_text_that_looks_like_them_stays():
-    from bench.report.html import _compact
+    from bench.report.reporters.html import _compact
 
     line = '{"id":"a","response":"x,\\"error\\":null","error":null,"vars":{"k":1,"z":null},"details":{}}'
     assert _compact(line) == '{"id":"a","response":"x,\\"error\\":null","vars":{"k":1,"z":null}}'

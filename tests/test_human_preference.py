@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.errors import ConfigError
 from bench.scoring.labels import human_scores, read_labels
+from bench.vocabulary.errors import ConfigError
 
 SUITE = """
 scorecard:

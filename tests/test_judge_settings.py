@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bench.errors import BenchError
 from bench.testing import run_evaluator
+from bench.vocabulary.errors import BenchError
 
 
 @pytest.mark.parametrize(

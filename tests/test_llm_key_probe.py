@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from bench.llm import direct
 from bench.llm.client import LLMClient
-from bench.llm.direct import DirectTransport
+from bench.llm.providers import direct
+from bench.llm.providers.direct import DirectTransport
+from bench.llm.providers.routes import route
 from bench.llm.request import LLMRequest
-from bench.llm.routes import route
 from bench.testing import run_suite
 from bench.testing.pytest_plugin import CANARY_KEY
 from bench.testing.server import Fault, Reply

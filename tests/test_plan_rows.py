@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from bench import PlannedTask, PlanRow, load_suite
-from bench.errors import BenchError
-from bench.suite.selection import Selection, narrow
+from bench.suite.selection.narrowing import Selection, narrow
+from bench.vocabulary.errors import BenchError
 
 ROOT = Path(__file__).resolve().parents[1]
 

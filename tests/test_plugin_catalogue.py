@@ -29,13 +29,13 @@ COINCIDENCES: dict[str, tuple[str, frozenset[str]]] = {
             {
                 "llm/accounting.py",
                 "llm/client.py",
-                "llm/coordination.py",
+                "llm/limits/coordination.py",
                 "llm/judge.py",
                 "llm/verdict.py",
-                "report/calibration.py",
+                "judging/calibration_report.py",
                 "report/console.py",
-                "execution/calibrate.py",
-                "execution/calibration_gate.py",
+                "judging/calibrate.py",
+                "pipeline/calibration_gate.py",
                 "scoring/run_stats.py",
             }
         ),
@@ -46,7 +46,7 @@ COINCIDENCES: dict[str, tuple[str, frozenset[str]]] = {
             {
                 "evidence.py",
                 "llm/client.py",
-                "llm/direct.py",
+                "llm/providers/direct.py",
                 "llm/request.py",
                 "llm/verdict.py",
                 "execution/runner.py",
@@ -71,7 +71,7 @@ COINCIDENCES: dict[str, tuple[str, frozenset[str]]] = {
     ),
     "llm_judge": (
         "AgentClash's vocabulary: `judge_mode: llm_judge` and a scorecard dimension's `source: llm_judge`",
-        frozenset({"suite/document.py", "suite/tasks.py", "scoring/scorecard.py", "scoring/compute.py"}),
+        frozenset({"suite/file_model.py", "suite/tasks.py", "scoring/scorecard.py", "scoring/compute.py"}),
     ),
     "numeric": ("AgentClash's metric declaration `type: numeric`", frozenset({"scoring/scorecard.py"})),
 }

@@ -93,7 +93,7 @@ def test_verbose_prints_a_line_per_task_with_ids_as_plain_text_j5(bench_cli, sui
 
 def test_verbose_line_names_the_repeat_and_the_duration(monkeypatch):
     from bench.report.console import task_line
-    from bench.results import TaskResult
+    from bench.vocabulary.results import TaskResult
 
     result = TaskResult(id="a", status="passed", passed=True, score=0.75, repeat=1, duration_ms=1234.5)
     assert task_line(result).plain == "task a (run 2): passed, score 0.75, 1.23 s"

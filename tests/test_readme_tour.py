@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.suite.scaffold import MODELINE
+from bench.authoring.scaffold import MODELINE
 from bench.testing.pytest_plugin import CliResult
 
 if sys.version_info >= (3, 11):

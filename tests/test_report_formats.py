@@ -17,7 +17,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from bench.plugins.registry import get_registry
-from bench.report import formats
+from bench.report.reporters import formats
 from bench.testing import write_suite
 
 SUITE = """
@@ -153,7 +153,7 @@ def test_an_unwritable_step_summary_is_a_warning(bench_cli, suite, tmp_path, mon
 
 @pytest.mark.parametrize("name", ["json", "jsonl", "csv", "html", "markdown"])
 def test_a_report_that_fails_while_written_leaves_the_old_file_and_no_temporary_one(tmp_path, name):
-    from bench.results import RunReport, Summary
+    from bench.vocabulary.results import RunReport, Summary
 
     def tasks():
         yield {"id": "t1", "status": "failed", "passed": False, "score": 0.0, "evaluators": []}
@@ -170,7 +170,7 @@ def test_a_report_that_fails_while_written_leaves_the_old_file_and_no_temporary_
 
 
 def test_json_and_html_reports_carry_the_same_run_header(tmp_path):
-    from bench.results import RunReport, Summary
+    from bench.vocabulary.results import RunReport, Summary
 
     report = RunReport(
         suite="s", run_id="r1", summary=Summary(total=1, passed=1), tasks=lambda: iter([]), extra={"k": 1}
@@ -191,7 +191,7 @@ import sys
 from pathlib import Path
 
 from bench.plugins.registry import get_registry
-from bench.results import RunReport, Summary
+from bench.vocabulary.results import RunReport, Summary
 
 name, path, times = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3])
 tasks = [{"id": f"{name}-{i}", "status": "passed", "passed": True, "score": 1.0} for i in range(300)]
@@ -238,7 +238,7 @@ def _whole_report(text: str) -> str:
 
 
 def test_n40_a_report_is_written_with_the_modes_the_umask_gives(tmp_path):
-    from bench.results import RunReport, Summary
+    from bench.vocabulary.results import RunReport, Summary
 
     report = RunReport(suite="s", run_id="r1", summary=Summary(), tasks=lambda: iter([]))
     before = os.umask(0o027)

@@ -188,7 +188,7 @@ def test_a_hand_edited_manifest_does_not_break_the_listing(bench_cli, tmp_path):
 
 
 def test_results_lines_written_with_spaces_are_read_like_compact_ones():
-    from bench.store import latest_lines
+    from bench.vocabulary.store import latest_lines
 
     lines = ['{"id": "a", "repeat": 1, "status": "passed"}', '{"id":"b","status":"failed"}', '{"id": 3}', "x"]
     assert list(latest_lines(lines)) == ["a@1", "b"]

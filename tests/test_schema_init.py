@@ -8,10 +8,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from bench import __version__
+from bench.authoring.schema import suite_schema
+from bench.document import load_yaml
 from bench.plugins.registry import get_registry
-from bench.suite.schema import suite_schema
-from bench.suite.yamlio import load_yaml
+from bench.version import __version__
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITES = [

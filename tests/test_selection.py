@@ -365,9 +365,9 @@ def test_dry_run_estimates_the_selected_tasks(bench_cli, suite_file):
 
 def test_selection_on_a_suite_rebuilt_one_task_at_a_time(monkeypatch, tmp_path):
     """Beyond TaskList.KEEP_LIMIT tasks are not held built: selection keeps positions and rebuilds."""
-    from bench.execution.session import RunOptions, run_plan
+    from bench.pipeline.session import RunOptions, run_plan
     from bench.suite.loader import load_suite
-    from bench.suite.selection import Selection, narrow
+    from bench.suite.selection.narrowing import Selection, narrow
 
     monkeypatch.setattr(TaskList, "KEEP_LIMIT", 3)
     rows = "".join(
@@ -393,7 +393,7 @@ def test_selection_on_a_suite_rebuilt_one_task_at_a_time(monkeypatch, tmp_path):
 
 
 def test_selection_is_plain_data():
-    from bench.suite.selection import Selection
+    from bench.suite.selection.narrowing import Selection
 
     selection = Selection(keyword="math", filters={"level": "hard"}, sample=3, seed=5)
     assert selection.as_dict() == {"keyword": "math", "filters": {"level": "hard"}, "sample": 3, "seed": 5}

@@ -19,7 +19,7 @@ RUN = """
 import atexit, sys
 
 def report():
-    from bench.documented import _classes_in
+    from bench.vocabulary.documented import _classes_in
     from bench.plugins.registry import get_registry
 
     configs = {p.cls.Config for p in get_registry().evaluators.values()}

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from bench.report.markdown import MarkdownReporter
-from bench.results import RunReport, Summary
+from bench.report.reporters.markdown import MarkdownReporter
 from bench.scoring.stats import bootstrap_ci
 from bench.scoring.target_stats import target_statistics
+from bench.vocabulary.results import RunReport, Summary
 
 SUITE = """\
 name: two

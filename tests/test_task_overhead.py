@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from bench.document import YamlDocument
 from bench.execution.deadline import Exceeded, sync_deadline
 from bench.plugins.registry import get_registry
 from bench.suite.binding import Binder
 from bench.suite.loader import load_suite
-from bench.suite.yamlio import YamlDocument
 
 SUITE = """\
 name: shared

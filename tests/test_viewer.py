@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from bench.report.view_labels import Labelling
-from bench.report.viewer import CSP, ViewServer, exposure_warning, is_loopback
+from bench.report.viewer.labels import Labelling
+from bench.report.viewer.server import CSP, ViewServer, exposure_warning, is_loopback
 from bench.scoring.labels import Label, read_labels
 
 # Behaviour that differs between Python versions: these run on every Python (noxfile.py).
@@ -326,7 +326,7 @@ def test_a_label_from_the_viewer_is_read_back_by_the_labels_reader(labeller, lab
 
 
 def test_bench_label_resumes_after_the_viewers_labels(labeller, labelling):
-    from bench.report.labelling import walk
+    from bench.judging.labelling import walk
 
     post(labeller, {"task": "t003", "passed": True}, X_Bench_Token=page_token(labeller))
     rows = {key: {"id": key, "response": f"answer to {key}"} for key in ("t003", "t004")}
@@ -477,7 +477,7 @@ def test_n35_a_read_with_a_foreign_host_is_refused(labeller, path):
     ],
 )
 def test_n35_an_address_or_the_viewers_own_name_is_a_host_and_any_other_name_is_not(host, bound, allowed):
-    from bench.report.viewer import names_this_viewer
+    from bench.report.viewer.server import names_this_viewer
 
     assert names_this_viewer(host, bound) is allowed
 

@@ -25,7 +25,7 @@ def retrieve(question: str, k: int = 2) -> list[str]:
 
 
 async def answer(task: Task) -> Response:
-    from bench.llm.loader import load_litellm  # litellm, imported the offline-safe way
+    from bench.llm.providers.litellm_import import load_litellm  # litellm, imported the offline-safe way
 
     litellm = load_litellm()
     chunks = retrieve(task.text)

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from bench.report.html import HtmlReporter
-from bench.results import RunReport, Summary
+from bench.report.reporters.html import HtmlReporter
+from bench.vocabulary.results import RunReport, Summary
 
 pytestmark = pytest.mark.browser
 

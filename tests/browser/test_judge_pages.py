@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from bench.execution.calibrate import Item, JudgeCalibration
-from bench.execution.comparison import compare_offline
-from bench.report.calibration import write_html as write_calibration
-from bench.report.pairwise import write_html as write_comparison
+from bench.judging.calibrate import Item, JudgeCalibration
+from bench.judging.calibration_report import write_html as write_calibration
+from bench.judging.comparison import compare_offline
+from bench.judging.pairwise import write_html as write_comparison
 
 pytestmark = pytest.mark.browser
 
@@ -117,8 +117,8 @@ def test_the_comparison_page_shows_the_ranking_and_the_verdicts(page: Any, tmp_p
 
 
 def test_the_run_report_shows_each_judges_calibration_against_its_bar(page: Any, tmp_path: Path):
-    from bench.report.html import HtmlReporter
-    from bench.results import RunReport, Summary
+    from bench.report.reporters.html import HtmlReporter
+    from bench.vocabulary.results import RunReport, Summary
 
     calibration = [
         {

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from bench.report.view_labels import Labelling
-from bench.report.viewer import ViewServer
+from bench.report.viewer.labels import Labelling
+from bench.report.viewer.server import ViewServer
 from bench.scoring.labels import Label, read_labels
 
 pytestmark = pytest.mark.browser

@@ -255,7 +255,7 @@ def test_a15_broken_plugin_is_reported_once_and_the_rest_works(tmp_path):
     builder.load(
         [
             EntryPoint(name="broken", value="bench_no_such_module_xyz.plugin", group="bench"),
-            EntryPoint(name="core", value="bench.plugins.builtin", group="bench"),
+            EntryPoint(name="core", value="bench.builtin", group="bench"),
         ]
     )
     registry = builder.collect()
@@ -268,9 +268,9 @@ def test_a15_broken_plugin_is_reported_once_and_the_rest_works(tmp_path):
 
 def test_a16_two_plugins_with_one_type_name_name_both_distributions():
     from bench import Evaluator
-    from bench.errors import PluginError
     from bench.hookspecs import hookimpl
     from bench.plugins.registry import build_registry
+    from bench.vocabulary.errors import PluginError
 
     class Clash(Evaluator):  # type: ignore[type-arg]
         name = "expected"

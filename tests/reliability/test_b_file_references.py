@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.errors import BenchError
 from bench.suite.loader import load_suite
+from bench.vocabulary.errors import BenchError
 
 DEFINITION = """
 name: polite

@@ -14,9 +14,9 @@ from pathlib import Path
 import psutil
 import pytest
 
-from bench.errors import BenchError
 from bench.testing import run_suite, write_suite
 from bench.testing.processes import processes_with
+from bench.vocabulary.errors import BenchError
 
 # Behaviour that differs between Python versions: these run on every Python (noxfile.py).
 pytestmark = pytest.mark.every_python

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from bench import Evaluator, EvaluatorConfig, Result
-from bench.execution.session import RunOptions, run_plan
 from bench.hookspecs import hookimpl
+from bench.pipeline.session import RunOptions, run_plan
 from bench.plugins.registry import build_registry
 from bench.suite.loader import load_suite
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from bench.errors import BenchError
 from bench.testing import run_evaluator
 from bench.testing.processes import processes_with
+from bench.vocabulary.errors import BenchError
 from bench.workspace import sandbox
 
 # Behaviour that differs between Python versions: these run on every Python (noxfile.py).

@@ -15,9 +15,9 @@ from pathlib import Path
 import psutil
 import pytest
 
-from bench.errors import StoreError
-from bench.store import RunStore
 from bench.testing import run_suite
+from bench.vocabulary.errors import StoreError
+from bench.vocabulary.store import RunStore
 
 # Behaviour that differs between Python versions: these run on every Python (noxfile.py).
 pytestmark = pytest.mark.every_python

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.llm.cache import ResponseCache
+from bench.llm.cache.local import ResponseCache
 from bench.testing import run_suite
 from bench.testing.server import Reply
 from bench.testing.verdicts import judge_verdict
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.usefixtures("llm_transport")
 WRITER = """
 import sys
 from pathlib import Path
-from bench.llm.cache import ResponseCache
+from bench.llm.cache.local import ResponseCache
 cache = ResponseCache(Path(sys.argv[1]))
 i = 0
 while True:

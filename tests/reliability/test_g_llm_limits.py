@@ -9,12 +9,12 @@ import time
 
 import pytest
 
-from bench.errors import ModelCallError
 from bench.llm.client import LLMClient
 from bench.llm.request import LLMRequest
 from bench.llm.settings import LLMSettings
 from bench.testing import run_suite
 from bench.testing.server import FakeLLMServer, Fault, Reply
+from bench.vocabulary.errors import ModelCallError
 
 # Every test here runs on both paths of the LLM client (the root conftest.py).
 pytestmark = pytest.mark.usefixtures("llm_transport")

@@ -117,7 +117,7 @@ def test_h02_a_key_in_the_api_base_query_reaches_no_manifest_report_or_console(
 
 
 def test_h02_a_key_in_an_api_base_query_is_redacted_wherever_it_is_quoted():
-    from bench.redact import Redactor
+    from bench.vocabulary.redact import Redactor
 
     redact = Redactor({})
     assert (
@@ -160,7 +160,7 @@ def test_h03_litellm_debug_logging_prints_no_key(suite_file, fake_llm, tmp_path)
 def test_h04_an_internal_error_prints_its_traceback_redacted(
     bench_cli, suite_file, fake_llm, tmp_path, monkeypatch
 ):
-    from bench.report.json_report import JsonReporter
+    from bench.report.reporters.json import JsonReporter
 
     def broken(self, report, path):
         raise RuntimeError(f"reporter broke while holding {os.environ['OPENAI_API_KEY']}")
@@ -264,7 +264,7 @@ def test_h11_redacting_a_50_mb_base64_value_is_linear_and_never_crashes():
     import base64
     import time
 
-    from bench.redact import Redactor
+    from bench.vocabulary.redact import Redactor
 
     secret = "s3cr3t-value-0123456789"
     blob = base64.b64encode(os.urandom(36 * 1024 * 1024)).decode()  # 48 MiB, one token

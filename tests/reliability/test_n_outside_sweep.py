@@ -184,7 +184,7 @@ def test_n18_a_file_url_repo_in_a_row_may_not_hide_its_path_behind_a_hash(bench_
 
 
 def test_n19_a_secret_with_a_trailing_newline_is_still_redacted():
-    from bench.redact import Redactor
+    from bench.vocabulary.redact import Redactor
 
     redact = Redactor({"OPENAI_API_KEY": "sk-abcdef1234567890\n", "PIN_KEY": "12345678"})
     assert redact("key sk-abcdef1234567890 here") == "key [REDACTED:OPENAI_API_KEY] here"
@@ -204,7 +204,7 @@ def _forms(secret: str) -> set[str]:
     those as every report writes text (JSON, HTML, HTML's script JSON, XML, CSV, Markdown)."""
     from xml.sax.saxutils import escape
 
-    from bench.report.html import escape_json
+    from bench.report.reporters.html import escape_json
 
     def inner_json(text: str, ascii_only: bool) -> str:
         return json.dumps(text, ensure_ascii=ascii_only)[1:-1]
@@ -257,7 +257,7 @@ def _run_every_report(bench_cli, path: Path):
 
 
 def _viewer_data(tmp_path: Path, task: str) -> str:
-    from bench.report.view_data import RunsView
+    from bench.report.viewer.data import RunsView
 
     view = RunsView(tmp_path / ".bench" / "runs")
     return json.dumps([view.run_page("latest", {}), view.task("latest", task)])
@@ -335,7 +335,7 @@ SECRETS = {"DB_PASSWORD": ESCAPED_PASSWORD, "API_KEY": "pa\\ss-w0rd-Xq7", "APP_S
 )
 @pytest.mark.parametrize("name", SECRETS)
 def test_n32_the_redactor_knows_a_secret_as_repr_and_json_quote_it(quote, name):
-    from bench.redact import Redactor
+    from bench.vocabulary.redact import Redactor
 
     secret = SECRETS[name]
     redacted = Redactor(SECRETS)(quote(f"said {secret} twice: {secret}!"))
@@ -344,7 +344,8 @@ def test_n32_the_redactor_knows_a_secret_as_repr_and_json_quote_it(quote, name):
 
 
 def test_n31_excerpt_and_quoted_redact_before_they_cut_and_keep_a_marker_whole(monkeypatch):
-    from bench import excerpt, quoted, redact
+    from bench import excerpt, quoted
+    from bench.vocabulary import redact
 
     monkeypatch.setattr(redact, "_current", redact.Redactor({"OPENAI_API_KEY": PROJECT_KEY}))
     text = f"head {PROJECT_KEY} middle {PROJECT_KEY} tail"

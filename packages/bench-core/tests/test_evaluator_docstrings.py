@@ -7,8 +7,8 @@ import sys
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bench.documented import describe_fields
 from bench.evaluator import EvaluatorConfig
+from bench.vocabulary.documented import describe_fields
 
 
 class _EagerBase(BaseModel):

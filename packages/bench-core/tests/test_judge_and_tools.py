@@ -10,8 +10,8 @@ import pytest
 
 from bench.llm.client import LLMRequest, LLMResult, ModelCallError
 from bench.llm.tool_loop import tool_loop
-from bench.models import ToolCall, Usage
-from bench.tool_calls import decode_arguments, parse_tool_call
+from bench.vocabulary.models import ToolCall, Usage
+from bench.vocabulary.tool_calls import decode_arguments, parse_tool_call
 from bench.workspace.tools import Workbench
 from bench.workspace.walk import walk
 

@@ -17,7 +17,7 @@ SEED = """
 import asyncio
 from bench.llm import client
 from bench.llm.request import LLMResult
-from bench.models import Usage
+from bench.vocabulary.models import Usage
 
 async def answered(self, request, params, provider, gate, leader):
     usage = Usage(input_tokens=1, output_tokens=1)

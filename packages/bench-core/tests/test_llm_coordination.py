@@ -6,8 +6,8 @@ import asyncio
 import pickle
 
 from bench.llm.accounting import Totals
-from bench.llm.coordination import FORGET_AFTER_S, Deltas, LeaseBook, ModelLease, ProviderDelta
-from bench.llm.limits import Limits
+from bench.llm.limits.coordination import FORGET_AFTER_S, Deltas, LeaseBook, ModelLease, ProviderDelta
+from bench.llm.limits.throttle import Limits
 from bench.llm.settings import JudgeLimits, LLMSettings, ModelLimits, RuntimeLimits
 
 

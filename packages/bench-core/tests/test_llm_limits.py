@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 
-from bench.llm.cache import ResponseCache, cache_key
-from bench.llm.limits import GROW_AFTER_SUCCESSES, AdaptiveLimit
+from bench.llm.cache.local import ResponseCache, cache_key
+from bench.llm.limits.throttle import GROW_AFTER_SUCCESSES, AdaptiveLimit
 
 
 def test_rate_limit_halves_once_per_episode_and_success_grows_it_back():

@@ -12,9 +12,8 @@ import pytest
 
 import bench.llm.client as client_module
 from bench.llm.client import LLMClient
-from bench.llm.credentials import _ONE_KEY, litellm_missing_keys
-from bench.llm.request import LLMRequest
-from bench.llm.routes import (
+from bench.llm.providers.credentials import _ONE_KEY, litellm_missing_keys
+from bench.llm.providers.routes import (
     AZURE_DEFAULT_API_VERSION,
     PROVIDERS,
     TRANSPORT_ENV,
@@ -23,6 +22,7 @@ from bench.llm.routes import (
     route,
     serves,
 )
+from bench.llm.request import LLMRequest
 from bench.llm.settings import LLMSettings
 from bench.testing.server import FakeLLMServer, Reply
 
@@ -203,7 +203,7 @@ def test_litellm_strips_a_regex_python_cannot_compile_from_openai_tools(monkeypa
 def test_litellm_refuses_reasoning_effort_for_an_openai_model_that_cannot_reason(monkeypatch):
     # Why openai/ sends reasoning_effort through litellm: for gpt-4o-mini it fails before sending
     # anything, which a direct call would not; for a model it does not know it sends it unchanged.
-    from bench.errors import ModelCallError
+    from bench.vocabulary.errors import ModelCallError
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-openai")
     with FakeLLMServer() as server:
@@ -268,7 +268,7 @@ def test_openrouter_keys_and_headers_come_from_litellms_variables(monkeypatch):
 @pytest.mark.parametrize("model", [*MODELS, "anthropic/claude-3-5-haiku-20241022"])
 @pytest.mark.parametrize("set_key", [False, True])
 def test_missing_keys_are_litellms_without_importing_it(model, set_key, monkeypatch):
-    from bench.llm.loader import load_litellm
+    from bench.llm.providers.litellm_import import load_litellm
 
     for name in {
         *KEYS,
@@ -295,7 +295,7 @@ def test_missing_keys_are_litellms_without_importing_it(model, set_key, monkeypa
 def test_azure_needs_all_three_of_litellms_variables(unset, monkeypatch):
     # litellm.validate_environment counts Azure's variables as set only when all three are
     # present (set, even empty), and then names all three: bench says so without importing it.
-    from bench.llm.loader import load_litellm
+    from bench.llm.providers.litellm_import import load_litellm
 
     for name in AZURE_VARIABLES:
         monkeypatch.setenv(name, "")
@@ -310,8 +310,8 @@ def test_azure_needs_all_three_of_litellms_variables(unset, monkeypatch):
 
 def _refused(model: str, reason: str) -> tuple[str, FakeLLMServer]:
     """The error of one call to ``model`` that the fake server refuses with a 401, and the server."""
-    from bench.errors import ModelCallError
     from bench.testing.server import Fault
+    from bench.vocabulary.errors import ModelCallError
 
     with FakeLLMServer(latency_s=0.1) as server:  # slow enough for the key probe to be sent first
         server.add(Fault(401, message=reason))
@@ -357,7 +357,7 @@ def _direct_only(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_azures_default_api_version_is_litellms():
-    from bench.llm.loader import load_litellm
+    from bench.llm.providers.litellm_import import load_litellm
 
     assert load_litellm().AZURE_DEFAULT_API_VERSION == AZURE_DEFAULT_API_VERSION
 

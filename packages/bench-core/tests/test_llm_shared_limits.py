@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from bench.errors import ModelCallError, RunStopped
 from bench.llm.client import LLMClient
-from bench.llm.coordination import Deltas, LeaseBook, Leases, LocalCoordinator
+from bench.llm.limits.coordination import Deltas, LeaseBook, Leases, LocalCoordinator
 from bench.llm.request import LLMRequest
 from bench.llm.settings import LLMSettings, PriceRow, Pricing, RuntimeLimits
 from bench.testing.server import FakeLLMServer, Fault
+from bench.vocabulary.errors import ModelCallError, RunStopped
 
 INTERVAL = 0.1  # seconds between syncs (1 s in a real run)
 LATENCY = 0.05  # seconds per answer

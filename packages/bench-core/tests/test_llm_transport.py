@@ -11,15 +11,15 @@ import sys
 
 import pytest
 
-from bench.errors import ConfigError
 from bench.llm.accounting import Prices
 from bench.llm.client import LLMClient
-from bench.llm.credentials import litellm_missing_keys
+from bench.llm.providers.credentials import litellm_missing_keys
+from bench.llm.providers.routes import TRANSPORT_ENV, is_direct, route
 from bench.llm.request import LLMRequest
-from bench.llm.routes import TRANSPORT_ENV, is_direct, route
 from bench.llm.settings import LLMSettings, Pricing
 from bench.llm.verdict import supports_tools
 from bench.testing.server import FakeLLMServer, Reply
+from bench.vocabulary.errors import ConfigError
 
 
 @pytest.mark.parametrize(
@@ -87,7 +87,7 @@ def test_the_route_resolves_base_and_key_as_litellm_does(monkeypatch):
 
 @pytest.mark.parametrize("model", ["gpt-4o-mini", "openai/gpt-4o", "openai/gpt-3.5-turbo", "gpt-4"])
 def test_prices_come_from_litellm_map_without_importing_it(model):
-    from bench.llm.loader import load_litellm
+    from bench.llm.providers.litellm_import import load_litellm
 
     litellm = load_litellm()
     expected = sum(litellm.cost_per_token(model=model, prompt_tokens=1000, completion_tokens=500))
@@ -96,7 +96,7 @@ def test_prices_come_from_litellm_map_without_importing_it(model):
 
 @pytest.mark.parametrize("model", ["openai/gpt-4o-mini", "openai/fake", "hosted_vllm/fake"])
 def test_function_calling_support_matches_litellm(model):
-    from bench.llm.loader import load_litellm
+    from bench.llm.providers.litellm_import import load_litellm
 
     try:
         expected = bool(load_litellm().supports_function_calling(model=model))
@@ -108,7 +108,7 @@ def test_function_calling_support_matches_litellm(model):
 @pytest.mark.parametrize("model", ["openai/gpt-4o-mini", "hosted_vllm/fake"])
 @pytest.mark.parametrize("key", [None, "sk-set"])
 def test_missing_keys_match_litellm(model, key, monkeypatch):
-    from bench.llm.loader import load_litellm
+    from bench.llm.providers.litellm_import import load_litellm
 
     for name in ("OPENAI_API_KEY", "HOSTED_VLLM_API_KEY"):
         monkeypatch.delenv(name, raising=False)
@@ -222,6 +222,6 @@ def test_verbose_logs_each_direct_call_without_its_key(tmp_path):
             timeout=120,
         )
     # The query (where the key is) is cut, so the path after it goes too.
-    assert f"bench.llm.direct DEBUG: POST {server.url} model=fake stream=False" in proc.stderr
+    assert f"bench.llm.providers.direct DEBUG: POST {server.url} model=fake stream=False" in proc.stderr
     assert secret not in proc.stderr + proc.stdout
     assert key not in proc.stderr + proc.stdout

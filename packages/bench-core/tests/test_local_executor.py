@@ -7,8 +7,8 @@ from typing import ClassVar
 import pytest
 
 from bench import ConfigError, Response, Target
-from bench.execution.session import RunOptions, run_plan
 from bench.hookspecs import hookimpl
+from bench.pipeline.session import RunOptions, run_plan
 from bench.plugins.registry import build_registry
 from bench.suite.loader import load_suite
 

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from bench.errors import InvalidSuite
 from bench.llm.mock_tools import MockToolbox, matches
-from bench.models import ToolMock
 from bench.testing import Reply, load_suite, run_suite, write_suite
+from bench.vocabulary.errors import InvalidSuite
+from bench.vocabulary.models import ToolMock
 
 
 def script(*turns: Reply) -> Any:

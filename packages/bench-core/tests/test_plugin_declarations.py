@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from bench import Evaluator, EvaluatorConfig, Result, Sample, hookimpl
-from bench.errors import InvalidSuite
-from bench.execution.session import RunOptions, run_plan
+from bench.pipeline.session import RunOptions, run_plan
 from bench.plugins.registry import Registry, build_registry
 from bench.suite.loader import load_suite
 from bench.testing import write_suite
+from bench.vocabulary.errors import InvalidSuite
 
 
 class MoodConfig(EvaluatorConfig):

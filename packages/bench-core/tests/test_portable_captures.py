@@ -106,9 +106,9 @@ def test_a_result_landed_from_elsewhere_has_its_carried_captures_written(tmp_pat
     # A worker's result reaches the driver as a line (Sink.land): its carried captures are written
     # under the run's captures folder, redacted again, and the line keeps where, not the text.
     from bench.execution.sink import StoreSink, serialize_result, statistics_row
-    from bench.results import Summary, TaskResult
     from bench.scoring.run_stats import StatsCollector
-    from bench.store import RunStore
+    from bench.vocabulary.results import Summary, TaskResult
+    from bench.vocabulary.store import RunStore
     from bench.workspace.captures import carry_captures, task_folder
 
     files = {"a.txt": {"exists": True, "content": f"key {CANARY}", "size": 40, "truncated": False}}

@@ -22,10 +22,10 @@ HEAVY = [
     "sqlite3",
     "multiprocessing",
     "asyncio",
-    "bench.models",
+    "bench.vocabulary.models",
     "bench.evaluator",
     "bench.llm.client",
-    "bench.execution.session",
+    "bench.pipeline.session",
     "bench.suite.loader",
     "bench.plugins.registry",
     "bench.testing.server",
@@ -47,10 +47,10 @@ def _modules_added_by(module: str, cwd: Path) -> list[str]:
     return done.stdout.strip().split(",")
 
 
-def test_importing_the_plugin_adds_only_bench_and_bench_testing(tmp_path: Path):
+def test_importing_the_plugin_adds_only_bench_its_version_and_bench_testing(tmp_path: Path):
     added = _modules_added_by("bench.testing.pytest_plugin", tmp_path)
     assert [m for m in HEAVY if m in added] == []
-    assert added == ["bench", "bench.testing", "bench.testing.pytest_plugin"]
+    assert added == ["bench", "bench.testing", "bench.testing.pytest_plugin", "bench.version"]
 
 
 def test_every_bench_testing_name_resolves_to_its_definition():

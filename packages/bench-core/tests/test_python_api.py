@@ -141,7 +141,7 @@ def test_a_prompt_with_braces_is_a_warning_not_a_print(tmp_path: Path, capsys: p
 
 def _signal_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The signals bench's run (not asyncio.run, which handles SIGINT itself) takes over."""
-    from bench.execution.signals import StopOnSignal
+    from bench.execution.interrupts import StopOnSignal
 
     calls: list[int] = []
     real = signal.signal
@@ -214,10 +214,10 @@ def test_errors_in_the_worker_thread_reach_the_caller(tmp_path: Path):
 
 
 def test_bench_run_stays_callable_once_the_run_package_is_imported(suite: Path):
-    import bench.execution.session
+    import bench.pipeline.session
 
     assert callable(bench.run)
-    assert bench.execution.session.DEFAULT_CONCURRENCY == 8
+    assert bench.pipeline.session.DEFAULT_CONCURRENCY == 8
     assert bench.run(suite).summary.total == 2
 
 

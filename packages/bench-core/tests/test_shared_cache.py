@@ -14,10 +14,10 @@ import uuid
 
 import pytest
 
-from bench.errors import ConfigError
-from bench.llm.cache import ResponseCache, cache_key
-from bench.llm.cache_layers import CacheLayers
-from bench.llm.shared_cache import SharedCache
+from bench.llm.cache.layers import CacheLayers
+from bench.llm.cache.local import ResponseCache, cache_key
+from bench.llm.cache.shared import SharedCache
+from bench.vocabulary.errors import ConfigError
 
 KEY = "ab" + "0" * 62
 
@@ -122,7 +122,7 @@ def test_racing_threads_on_memory_converge():
 
 RACER = """
 import json, sys
-from bench.llm.shared_cache import SharedCache
+from bench.llm.cache.shared import SharedCache
 shared = SharedCache(sys.argv[1])
 name = sys.argv[2]
 sys.stdin.readline()  # both start together

@@ -10,9 +10,9 @@ import pytest
 import bench.execution.sink as sink_module
 from bench.execution.sink import StoreSink, serialize_result, statistics_row
 from bench.report.console import MAX_LISTED, ConsoleObserver
-from bench.results import Summary, TaskResult
 from bench.scoring.run_stats import StatsCollector
-from bench.store import RunStore
+from bench.vocabulary.results import Summary, TaskResult
+from bench.vocabulary.store import RunStore
 
 
 class _Counting:

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from bench import store as store_module
-from bench.store import RunStore, StoreWriteError
+from bench.vocabulary import store as store_module
+from bench.vocabulary.store import RunStore, StoreWriteError
 
 
 def test_s1_append_does_not_wait_for_a_slow_fsync_and_close_waits_for_it(tmp_path, monkeypatch):

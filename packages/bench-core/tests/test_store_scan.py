@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bench.store import RunStore
+from bench.vocabulary.store import RunStore
 
 
 def _line(task_id: str, status: str, digest: str, repeat: int = 0) -> str:

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from bench.llm import verdict
 from bench.llm.request import LLMRequest, LLMResult
-from bench.models import Usage
+from bench.vocabulary.models import Usage
 
 
 class Verdict(BaseModel):

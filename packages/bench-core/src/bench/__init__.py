@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from bench.version import __version__
 
 if TYPE_CHECKING:
     from bench.api import LoadedSuite as LoadedSuite
@@ -23,14 +23,8 @@ if TYPE_CHECKING:
     from bench.api import load_plan as load_plan
     from bench.api import plan_client as plan_client
     from bench.api import run as run
-    from bench.errors import BenchError as BenchError
-    from bench.errors import ConfigError as ConfigError
-    from bench.errors import EvaluatorError as EvaluatorError
-    from bench.errors import ModelCallError as ModelCallError
-    from bench.errors import PluginError as PluginError
-    from bench.errors import RunStopped as RunStopped
-    from bench.errors import TargetError as TargetError
-    from bench.errors import did_you_mean as did_you_mean
+    from bench.document import YamlDocument as YamlDocument
+    from bench.document import load_yaml as load_yaml
     from bench.evaluator import Evaluator as Evaluator
     from bench.evaluator import EvaluatorConfig as EvaluatorConfig
     from bench.evaluator import Result as Result
@@ -53,19 +47,17 @@ if TYPE_CHECKING:
     from bench.hookspecs import RegisterSuiteLoader as RegisterSuiteLoader
     from bench.hookspecs import RegisterTarget as RegisterTarget
     from bench.hookspecs import hookimpl as hookimpl
-    from bench.jsonio import dumps as dumps
-    from bench.jsonio import loads_strict as loads_strict
     from bench.llm.client import LLMClient as LLMClient
-    from bench.llm.coordination import Coordinator as Coordinator
-    from bench.llm.coordination import Deltas as Deltas
-    from bench.llm.coordination import LeaseBook as LeaseBook
-    from bench.llm.coordination import Leases as Leases
-    from bench.llm.coordination import LocalCoordinator as LocalCoordinator
     from bench.llm.judge import Judge as Judge
     from bench.llm.judge import JudgeConfig as JudgeConfig
     from bench.llm.judge import TemplateJudgeConfig as TemplateJudgeConfig
     from bench.llm.judge import Vote as Vote
     from bench.llm.judge import framed as framed
+    from bench.llm.limits.coordination import Coordinator as Coordinator
+    from bench.llm.limits.coordination import Deltas as Deltas
+    from bench.llm.limits.coordination import LeaseBook as LeaseBook
+    from bench.llm.limits.coordination import Leases as Leases
+    from bench.llm.limits.coordination import LocalCoordinator as LocalCoordinator
     from bench.llm.request import LLMRequest as LLMRequest
     from bench.llm.request import LLMResult as LLMResult
     from bench.llm.tool_loop import ToolLoopOutcome as ToolLoopOutcome
@@ -73,35 +65,43 @@ if TYPE_CHECKING:
     from bench.llm.verdict import ask_verdict as ask_verdict
     from bench.llm.verdict import data_rule as data_rule
     from bench.llm.verdict import delimit as delimit
-    from bench.models import Message as Message
-    from bench.models import Response as Response
-    from bench.models import Task as Task
-    from bench.models import ToolCall as ToolCall
-    from bench.models import ToolMock as ToolMock
-    from bench.models import Usage as Usage
-    from bench.redact import excerpt as excerpt
-    from bench.redact import quoted as quoted
     from bench.reporter import Reporter as Reporter
-    from bench.results import RunReport as RunReport
-    from bench.results import Summary as Summary
-    from bench.results import TaskResult as TaskResult
-    from bench.suite.folder import SuiteFolder as SuiteFolder
     from bench.suite.loader import load_suite as load_suite
     from bench.suite.plan import Plan as Plan
     from bench.suite.plan import PlannedTask as PlannedTask
     from bench.suite.plan import PlanRow as PlanRow
-    from bench.suite.selection import Selection as Selection
-    from bench.suite.yamlio import YamlDocument as YamlDocument
-    from bench.suite.yamlio import load_yaml as load_yaml
+    from bench.suite.selection.narrowing import Selection as Selection
+    from bench.suite_loader import SuiteFolder as SuiteFolder
     from bench.suite_loader import SuiteLoader as SuiteLoader
     from bench.target import SuiteContext as SuiteContext
     from bench.target import Target as Target
     from bench.target import TargetConfig as TargetConfig
-    from bench.templates import MissingPlaceholder as MissingPlaceholder
-    from bench.templates import placeholders as placeholders
-    from bench.templates import render as render
-    from bench.tool_calls import decode_arguments as decode_arguments
-    from bench.tool_calls import parse_tool_call as parse_tool_call
+    from bench.vocabulary.errors import BenchError as BenchError
+    from bench.vocabulary.errors import ConfigError as ConfigError
+    from bench.vocabulary.errors import EvaluatorError as EvaluatorError
+    from bench.vocabulary.errors import ModelCallError as ModelCallError
+    from bench.vocabulary.errors import PluginError as PluginError
+    from bench.vocabulary.errors import RunStopped as RunStopped
+    from bench.vocabulary.errors import TargetError as TargetError
+    from bench.vocabulary.errors import did_you_mean as did_you_mean
+    from bench.vocabulary.jsonio import dumps as dumps
+    from bench.vocabulary.jsonio import loads_strict as loads_strict
+    from bench.vocabulary.models import Message as Message
+    from bench.vocabulary.models import Response as Response
+    from bench.vocabulary.models import Task as Task
+    from bench.vocabulary.models import ToolCall as ToolCall
+    from bench.vocabulary.models import ToolMock as ToolMock
+    from bench.vocabulary.models import Usage as Usage
+    from bench.vocabulary.redact import excerpt as excerpt
+    from bench.vocabulary.redact import quoted as quoted
+    from bench.vocabulary.results import RunReport as RunReport
+    from bench.vocabulary.results import Summary as Summary
+    from bench.vocabulary.results import TaskResult as TaskResult
+    from bench.vocabulary.templates import MissingPlaceholder as MissingPlaceholder
+    from bench.vocabulary.templates import placeholders as placeholders
+    from bench.vocabulary.templates import render as render
+    from bench.vocabulary.tool_calls import decode_arguments as decode_arguments
+    from bench.vocabulary.tool_calls import parse_tool_call as parse_tool_call
     from bench.workspace import sandbox as sandbox
     from bench.workspace.captures import land_captures as land_captures
     from bench.workspace.checkout import changes as changes
@@ -124,12 +124,12 @@ _EXPORTS = {
     "RegisterReporter": "bench.hookspecs",
     "RegisterSuiteLoader": "bench.hookspecs",
     "RegisterExecutor": "bench.hookspecs",
-    "BenchError": "bench.errors",
-    "ConfigError": "bench.errors",
-    "did_you_mean": "bench.errors",
-    "EvaluatorError": "bench.errors",
-    "PluginError": "bench.errors",
-    "TargetError": "bench.errors",
+    "BenchError": "bench.vocabulary.errors",
+    "ConfigError": "bench.vocabulary.errors",
+    "did_you_mean": "bench.vocabulary.errors",
+    "EvaluatorError": "bench.vocabulary.errors",
+    "PluginError": "bench.vocabulary.errors",
+    "TargetError": "bench.vocabulary.errors",
     "Evaluator": "bench.evaluator",
     "EvaluatorConfig": "bench.evaluator",
     "Result": "bench.evaluator",
@@ -137,48 +137,48 @@ _EXPORTS = {
     "Target": "bench.target",
     "TargetConfig": "bench.target",
     "SuiteContext": "bench.target",
-    "Message": "bench.models",
-    "Response": "bench.models",
-    "Task": "bench.models",
-    "ToolCall": "bench.models",
-    "ToolMock": "bench.models",
-    "Usage": "bench.models",
+    "Message": "bench.vocabulary.models",
+    "Response": "bench.vocabulary.models",
+    "Task": "bench.vocabulary.models",
+    "ToolCall": "bench.vocabulary.models",
+    "ToolMock": "bench.vocabulary.models",
+    "Usage": "bench.vocabulary.models",
     "EvidenceUnavailable": "bench.evidence",
     "NoFiles": "bench.evidence",
     "as_text": "bench.evidence",
     "parse_reference": "bench.evidence",
-    "excerpt": "bench.redact",
-    "quoted": "bench.redact",
+    "excerpt": "bench.vocabulary.redact",
+    "quoted": "bench.vocabulary.redact",
     "Reporter": "bench.reporter",
-    "RunReport": "bench.results",
-    "Summary": "bench.results",
-    "TaskResult": "bench.results",
+    "RunReport": "bench.vocabulary.results",
+    "Summary": "bench.vocabulary.results",
+    "TaskResult": "bench.vocabulary.results",
     "SuiteLoader": "bench.suite_loader",
-    "YamlDocument": "bench.suite.yamlio",
-    "load_yaml": "bench.suite.yamlio",
-    "SuiteFolder": "bench.suite.folder",
-    "dumps": "bench.jsonio",
-    "loads_strict": "bench.jsonio",
-    "MissingPlaceholder": "bench.templates",
-    "placeholders": "bench.templates",
-    "render": "bench.templates",
+    "YamlDocument": "bench.document",
+    "load_yaml": "bench.document",
+    "SuiteFolder": "bench.suite_loader",
+    "dumps": "bench.vocabulary.jsonio",
+    "loads_strict": "bench.vocabulary.jsonio",
+    "MissingPlaceholder": "bench.vocabulary.templates",
+    "placeholders": "bench.vocabulary.templates",
+    "render": "bench.vocabulary.templates",
     "LLMClient": "bench.llm.client",
-    "Coordinator": "bench.llm.coordination",
-    "Deltas": "bench.llm.coordination",
-    "LeaseBook": "bench.llm.coordination",
-    "Leases": "bench.llm.coordination",
-    "LocalCoordinator": "bench.llm.coordination",
+    "Coordinator": "bench.llm.limits.coordination",
+    "Deltas": "bench.llm.limits.coordination",
+    "LeaseBook": "bench.llm.limits.coordination",
+    "Leases": "bench.llm.limits.coordination",
+    "LocalCoordinator": "bench.llm.limits.coordination",
     "LLMRequest": "bench.llm.request",
     "LLMResult": "bench.llm.request",
-    "ModelCallError": "bench.errors",
-    "RunStopped": "bench.errors",
+    "ModelCallError": "bench.vocabulary.errors",
+    "RunStopped": "bench.vocabulary.errors",
     "Judge": "bench.llm.judge",
     "JudgeConfig": "bench.llm.judge",
     "TemplateJudgeConfig": "bench.llm.judge",
     "Vote": "bench.llm.judge",
     "framed": "bench.llm.judge",
-    "decode_arguments": "bench.tool_calls",
-    "parse_tool_call": "bench.tool_calls",
+    "decode_arguments": "bench.vocabulary.tool_calls",
+    "parse_tool_call": "bench.vocabulary.tool_calls",
     "ToolLoopOutcome": "bench.llm.tool_loop",
     "tool_loop": "bench.llm.tool_loop",
     "ask_verdict": "bench.llm.verdict",
@@ -201,7 +201,7 @@ _EXPORTS = {
     "LoadedSuite": "bench.api",
     "RunKeywords": "bench.api",
     "RunResult": "bench.api",
-    "Selection": "bench.suite.selection",
+    "Selection": "bench.suite.selection.narrowing",
     "Plan": "bench.suite.plan",
     "PlannedTask": "bench.suite.plan",
     "PlanRow": "bench.suite.plan",

@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
-from bench.errors import ConfigError
-from bench.execution.session import DEFAULT_RUNS_DIR, RunOptions, RunOutcome, execute
 from bench.executor import DEFAULT_EXECUTOR, Executor, ExecutorSettings
-from bench.results import RunReport, Summary, TaskResult
+from bench.pipeline.session import DEFAULT_RUNS_DIR, RunOptions, RunOutcome, execute
 from bench.suite.loader import load_suite
 from bench.suite.plan import Plan
 from bench.suite.target_spec import parse_target
+from bench.vocabulary.errors import ConfigError
+from bench.vocabulary.results import RunReport, Summary, TaskResult
 
 T = TypeVar("T")
 
@@ -29,9 +29,9 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
     from bench.llm.client import LLMClient
-    from bench.llm.coordination import Coordinator
+    from bench.llm.limits.coordination import Coordinator
     from bench.plugins.registry import Registry
-    from bench.suite.selection import Selection
+    from bench.suite.selection.narrowing import Selection
 
 
 class RunKeywords(TypedDict, total=False):
@@ -191,9 +191,9 @@ def prepare(
 
 def find_executor(name: str, registry: Registry | None = None) -> type[Executor]:
     """The executor class registered as ``name``; an unknown name says which package provides it."""
-    from bench.errors import did_you_mean
     from bench.plugins import catalogue
     from bench.plugins.registry import get_registry
+    from bench.vocabulary.errors import did_you_mean
 
     table = (registry or get_registry()).executors
     provided = table.get(name)
@@ -218,7 +218,7 @@ def plan_client(
 ) -> LLMClient:
     """An LLM client for ``plan`` with a run's cache settings, its shared cache included (an
     executor's worker makes its own); with a ``coordinator``, its limits and budgets are the run's."""
-    from bench.execution.session import make_client
+    from bench.pipeline.session import make_client
 
     cache = settings.cache_path
     options = RunOptions(cache=settings.cache, cache_path=cache, shared_cache=settings.shared_cache)
@@ -226,11 +226,11 @@ def plan_client(
 
 
 def load_environment(suite: str | Path, env_files: Sequence[str | Path] = (), *, dotenv: bool = True) -> None:
-    """Read the environment files of a run (bench.suite.variables) into ``os.environ``, never
+    """Read the environment files of a run (bench.suite.variables.command_line) into ``os.environ``, never
     replacing what is set, and treat the secrets they hold as secrets."""
-    from bench import redact
-    from bench.suite.variables import env_files as chosen
-    from bench.suite.variables import load_env_files
+    from bench.suite.variables.command_line import env_files as chosen
+    from bench.suite.variables.command_line import load_env_files
+    from bench.vocabulary import redact
 
     if load_env_files(chosen(Path(suite), [Path(f) for f in env_files], defaults=dotenv)):
         redact.refresh()
@@ -327,7 +327,7 @@ async def _execute(suite: str | Path, options: dict[str, Any], *, handle_signals
     plan, run_options = await asyncio.to_thread(prepare, suite, handle_signals=handle_signals, **options)
     # As ``bench run``: the calibrated judges are measured (their standings go into the report);
     # with ``require_calibration``, one below its bar refuses the run.
-    from bench.execution.calibration_gate import bars, measure, require, with_standings
+    from bench.pipeline.calibration_gate import bars, measure, require, with_standings
 
     if run_options.require_calibration or bars(plan):
         found = await asyncio.to_thread(measure, plan, run_options)

@@ -34,7 +34,7 @@ app = typer.Typer(
 
 def _print_version(value: bool) -> None:
     if value:
-        from bench import __version__
+        from bench.version import __version__
 
         typer.echo(f"bench {__version__}")
         raise typer.Exit(EXIT_OK)
@@ -54,7 +54,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _fail(message: str, code: int) -> typer.Exit:
-    from bench import redact
+    from bench.vocabulary import redact
 
     typer.echo(redact.current()(message), err=True)
     return typer.Exit(code)
@@ -67,7 +67,7 @@ def handle_errors(func: F) -> F:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from bench import redact
+        from bench.vocabulary import redact
 
         redact.refresh()
         with redact.redacting_output():
@@ -77,7 +77,7 @@ def handle_errors(func: F) -> F:
 
 
 def _reporting_errors(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    from bench.errors import BenchError
+    from bench.vocabulary.errors import BenchError
 
     try:
         return func(*args, **kwargs)
@@ -335,11 +335,11 @@ def run(
     Exit codes: 0 all tasks passed, 1 some task failed, 2 invalid input (nothing run), 3 some task
     could not be evaluated (or the run was stopped), 4 internal error, 130 interrupted.
     """
-    from bench.execution.session import run_plan
+    from bench.pipeline.session import run_plan
     from bench.report.console import ConsoleObserver, print_summary, print_threshold, summary_on_stderr
-    from bench.report.formats import STDOUT
-    from bench.suite.selection import Selection, parse_filters
-    from bench.suite.variables import parse_vars
+    from bench.report.reporters.formats import STDOUT
+    from bench.suite.selection.narrowing import Selection, parse_filters
+    from bench.suite.variables.command_line import parse_vars
 
     if verbose:
         _verbose_logging()
@@ -389,10 +389,10 @@ def run(
     )
     _template_warnings(plan)
     if dry_run:
-        from bench.execution.estimate import estimate
-        from bench.execution.rerun import apply_selection
-        from bench.execution.session import make_client
-        from bench.llm.credentials import describe_missing, missing_credentials
+        from bench.llm.providers.credentials import describe_missing, missing_credentials
+        from bench.pipeline.estimate import estimate
+        from bench.pipeline.rerun import apply_selection
+        from bench.pipeline.session import make_client
         from bench.report.overview import print_estimate
 
         if selection.active:
@@ -459,8 +459,8 @@ def _pairs(flag: str, items: list[str]) -> dict[str, str]:
 def _write_reports(reporters: list[tuple[Any, Path]], report: Any) -> list[Path]:
     """Each report (``-o -`` on stdout), then the Markdown summary on ``$GITHUB_STEP_SUMMARY``;
     the files written."""
-    from bench.report.formats import STDOUT, write_to_stdout
-    from bench.report.markdown import append_step_summary
+    from bench.report.reporters.formats import STDOUT, write_to_stdout
+    from bench.report.reporters.markdown import append_step_summary
 
     written = []
     for reporter, path in reporters:
@@ -490,7 +490,7 @@ def _load_for_run(suite: Path, registry: Any, observer: Any, **options: Any) -> 
 def _check_calibration(plan: Any, options: Any) -> Any:
     """Print each calibrated judge's agreement; with ``--require-calibration``, refuse one below its
     bar. The options returned carry the standings, for the run's report."""
-    from bench.execution.calibration_gate import measure, require, with_standings
+    from bench.pipeline.calibration_gate import measure, require, with_standings
 
     found = measure(plan, options)
     for standing in found:
@@ -504,7 +504,7 @@ def _threshold(text: str) -> Any:
     """``--pass-rate-threshold``: a fraction from 0 to 1 or a percentage, as a percentage Decimal."""
     from decimal import Decimal, InvalidOperation
 
-    from bench.errors import ConfigError
+    from bench.vocabulary.errors import ConfigError
 
     value = text.strip()
     percent = value.endswith("%")
@@ -526,8 +526,8 @@ def _verbose_logging() -> None:
     import logging
     import sys
 
-    from bench.llm.loader import LOGGERS
-    from bench.redact import guard_loggers
+    from bench.llm.providers.litellm_import import LOGGERS
+    from bench.vocabulary.redact import guard_loggers
 
     handler = logging.StreamHandler(sys.stderr)  # the redacting stream of this command
     handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s: %(message)s"))
@@ -543,9 +543,9 @@ def _reporters(
     registry: Any, outputs: list[Path], junit: Path | None, extra: list[str]
 ) -> list[tuple[Any, Path]]:
     """The reports to write after the run, each checked before anything runs."""
-    from bench.errors import ConfigError, did_you_mean
     from bench.plugins import catalogue
-    from bench.report.formats import STDOUT, reporter_name
+    from bench.report.reporters.formats import STDOUT, reporter_name
+    from bench.vocabulary.errors import ConfigError, did_you_mean
 
     wanted: list[tuple[str, str, Path | None]] = [
         *(("-o", reporter_name(output, registry), output) for output in outputs),
@@ -584,8 +584,8 @@ def _outputs(paths: list[Path] | None) -> list[Path]:
 
 def _check_output(option: str, path: Path | None) -> None:
     """Refuse an output file that cannot be written before any work (or model call) is spent."""
-    from bench.errors import ConfigError
-    from bench.report.formats import check_writable
+    from bench.report.reporters.formats import check_writable
+    from bench.vocabulary.errors import ConfigError
 
     if path is None:
         return
@@ -624,10 +624,10 @@ def calibrate(
     import asyncio
     import json
 
-    from bench.execution import calibrate as cal
-    from bench.execution.session import RunOptions, make_client
-    from bench.report.calibration import render, write_html
-    from bench.report.formats import write_text
+    from bench.judging import calibrate as cal
+    from bench.judging.calibration_report import render, write_html
+    from bench.pipeline.session import RunOptions, make_client
+    from bench.report.reporters.formats import write_text
     from bench.scoring.labels import read_labels
     from bench.suite.loader import load_suite
 
@@ -674,8 +674,8 @@ def label(
     a line."""
     import getpass
 
-    from bench.execution.calibrate import run_results
-    from bench.report.labelling import walk
+    from bench.judging.calibrate import run_results
+    from bench.judging.labelling import walk
     from bench.scoring.labels import check_output
 
     check_output(out)
@@ -712,7 +712,7 @@ def validate(
     from bench.report.overview import TaskCounter, print_plan
     from bench.suite.loader import load_suite
     from bench.suite.target_spec import parse_target
-    from bench.suite.variables import parse_vars
+    from bench.suite.variables.command_line import parse_vars
 
     variables = parse_vars(var or [])
     replacement = None if target is None else parse_target(target)
@@ -744,9 +744,9 @@ def convert(
     allow_outside_root: AllowOutsideRoot = False,
 ) -> None:
     """Write the native bench suite equivalent to another tool's file (promptfoo, youBencha, ...)."""
-    from bench.errors import ConfigError
-    from bench.suite.convert import convert as to_native
+    from bench.authoring.convert import convert as to_native
     from bench.suite.target_spec import parse_target
+    from bench.vocabulary.errors import ConfigError
 
     for path in output or []:
         if path.exists() and suite.exists() and path.samefile(suite):
@@ -780,7 +780,7 @@ def _warn(text: str) -> None:
 
 
 def _template_warnings(plan: Any) -> None:
-    """Prompts that write a var as ``{{name}}``, which bench sends as text (bench.suite.template_check)."""
+    """Prompts that write a var as ``{{name}}``, which bench sends as text (``template_check``)."""
     for line in plan.template_warnings:
         typer.echo(f"warning: {line}", err=True)
 
@@ -872,19 +872,19 @@ def compare(
     position bias) and the output ranks the runs: win rates with intervals and a Bradley-Terry
     ranking (exit 0).
     """
-    from bench import jsonio
+    from bench.vocabulary import jsonio
 
     outputs = _outputs(output)
     if judge is not None:
         _compare_judged([run_a, run_b, *(more or [])], runs_dir, judge, suite, outputs, as_json)
         return
     if more:
-        from bench.errors import ConfigError
+        from bench.vocabulary.errors import ConfigError
 
         raise ConfigError("more than two runs can only be compared with --judge")
     from bench.report.compare import EXIT_FOR, compare_runs, load_run
     from bench.report.console import print_comparison
-    from bench.report.formats import write_text
+    from bench.report.reporters.formats import write_text
 
     result = compare_runs(
         load_run(run_a, runs_dir), load_run(run_b, runs_dir), alpha=alpha, min_effect=min_effect
@@ -902,10 +902,10 @@ def compare(
 def _compare_judged(
     refs: list[str], runs_dir: Path, judge: str, suite: Path | None, outputs: list[Path], as_json: bool
 ) -> None:
-    from bench import jsonio
-    from bench.report.formats import write_text
-    from bench.report.pairwise import bind_judge, judge_runs, print_pairwise, write_html
+    from bench.judging.pairwise import bind_judge, judge_runs, print_pairwise, write_html
+    from bench.report.reporters.formats import write_text
     from bench.suite.loader import load_suite
+    from bench.vocabulary import jsonio
 
     registry = _registry()
     prompts = None
@@ -940,7 +940,7 @@ def runs(runs_dir: RunsDir = Path(".bench/runs"), as_json: AsJson = False) -> No
 
     rows = list_runs(runs_dir)
     if as_json:
-        from bench import jsonio
+        from bench.vocabulary import jsonio
 
         typer.echo(jsonio.dumps(rows))
     else:
@@ -959,8 +959,8 @@ def show(
     as_json: AsJson = False,
 ) -> None:
     """Show a stored run's summary and the tasks that did not pass, or one task whole."""
-    from bench import jsonio
     from bench.report import history
+    from bench.vocabulary import jsonio
 
     found, manifest, results = history.load(runs_dir, run_id)
     if task_id is None:
@@ -1010,14 +1010,14 @@ def view(
     """
     import getpass
 
-    from bench.report.view_labels import Labelling
-    from bench.report.viewer import serve
+    from bench.report.viewer.labels import Labelling
+    from bench.report.viewer.server import serve
 
     labelling = Labelling(out, rater if rater is not None else getpass.getuser()) if label else None
     try:
         serve(runs_dir, host, port, run_id, open_browser, labelling)
     except OSError as exc:
-        from bench.errors import ConfigError
+        from bench.vocabulary.errors import ConfigError
 
         raise ConfigError(f"bench view: cannot listen on {host}:{port}: {exc.strerror or exc}") from None
 
@@ -1026,7 +1026,7 @@ def view(
 @handle_errors
 def schema() -> None:
     """Print the JSON Schema of a suite file, with every installed evaluator type's settings."""
-    from bench.suite.schema import suite_schema
+    from bench.authoring.schema import suite_schema
 
     typer.echo(_schema_text(suite_schema(_registry())), nl=False)
 
@@ -1050,8 +1050,8 @@ def init(
     quickstart is the README's tour: the suite, assistant.py (a stand-in model) and
     evaluators/polite.yaml (a definition file). echo needs no file besides the suite.
     """
-    from bench.suite.scaffold import scaffold
-    from bench.suite.schema import suite_schema
+    from bench.authoring.scaffold import scaffold
+    from bench.authoring.schema import suite_schema
 
     for written in scaffold(path, example, _schema_text(suite_schema(_registry()))):
         typer.echo(f"wrote {written}")
@@ -1081,7 +1081,7 @@ def cache_info(
     import json
     from datetime import datetime
 
-    from bench.llm.shared_cache import shared_cache_url
+    from bench.llm.cache.shared import shared_cache_url
 
     info = _cache(cache_dir).info()
     shared = shared_cache_url()
@@ -1123,7 +1123,7 @@ def cache_clear(
     ] = None,
 ) -> None:
     """Delete the cached responses (all of them, or those older than --older-than)."""
-    from bench.llm.cache import parse_age
+    from bench.llm.cache.local import parse_age
 
     age = None if older_than is None else parse_age(older_than, "--older-than")
     cache = _cache(cache_dir)
@@ -1133,8 +1133,8 @@ def cache_clear(
 
 
 def _cache(folder: Path | None) -> Any:
-    from bench.errors import ConfigError
-    from bench.llm.cache import CACHE_FILE, ResponseCache, default_cache_path
+    from bench.llm.cache.local import CACHE_FILE, ResponseCache, default_cache_path
+    from bench.vocabulary.errors import ConfigError
 
     path = default_cache_path() if folder is None else folder / CACHE_FILE
     if path.parent.exists() and not path.parent.is_dir():

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import ConfigDict
 
-from bench.documented import Documented
 from bench.evidence import Evidence
-from bench.models import Response, Task
+from bench.vocabulary.documented import Documented
+from bench.vocabulary.models import Response, Task
 
 if TYPE_CHECKING:
     from bench.llm.client import LLMClient

@@ -24,12 +24,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from bench.errors import EvaluatorError
-from bench.jsonio import dumps
+from bench.vocabulary.errors import EvaluatorError
+from bench.vocabulary.jsonio import dumps
 from bench.workspace.confined import read_inside
 
 if TYPE_CHECKING:
-    from bench.models import Response, Task
+    from bench.vocabulary.models import Response, Task
 
 FORMS = (
     "final_output",

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 if TYPE_CHECKING:
     from bench.llm.accounting import Totals
     from bench.llm.client import LLMClient
-    from bench.results import TaskResult
     from bench.suite.plan import Plan, PlannedTask
+    from bench.vocabulary.results import TaskResult
 
 #: The executor a run uses unless told otherwise.
 DEFAULT_EXECUTOR = "local"

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, ClassVar
 
 from pydantic import ConfigDict
 
-from bench.documented import Documented
-from bench.models import Response, Task
+from bench.vocabulary.documented import Documented
+from bench.vocabulary.models import Response, Task
 
 if TYPE_CHECKING:
     from bench.llm.client import LLMClient

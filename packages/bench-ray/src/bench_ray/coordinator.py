@@ -4,7 +4,7 @@ The driver starts ``LimitsActor`` in ``open`` (no CPU, async, restarted by Ray i
 dies) and kills it in ``close``. Each worker's LLM client syncs with it about once a second
 through ``ActorCoordinator``. A restarted actor starts a new book, which learns each worker's
 spend at its next sync (reports count since the worker began); while it is away each worker
-falls back to ``limit // workers`` (bench.llm.leasing).
+falls back to ``limit // workers`` (bench.llm.limits.leasing).
 """
 
 from __future__ import annotations

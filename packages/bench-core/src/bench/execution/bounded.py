@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 
-from bench.models import MIB, Response
+from bench.vocabulary.models import MIB, Response
 
 #: Default cap on the response text evaluators see and reports store.
 DEFAULT_MAX_RESPONSE_BYTES = 10 * MIB

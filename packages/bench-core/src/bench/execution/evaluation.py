@@ -8,13 +8,13 @@ import inspect
 import math
 from typing import Any
 
-from bench.errors import EvaluatorError, RunStopped
 from bench.evaluator import Evaluator, Result, Sample
 from bench.evidence import as_text
 from bench.execution import killable
 from bench.execution.deadline import Exceeded, sync_deadline
-from bench.results import EvaluatorOutcome
 from bench.suite.plan import BoundEvaluator
+from bench.vocabulary.errors import EvaluatorError, RunStopped
+from bench.vocabulary.results import EvaluatorOutcome
 
 #: How long an async evaluator (an LLM judge with its retries, samples and panel) may take.
 EVALUATOR_TIMEOUT_S = 600.0

@@ -14,8 +14,8 @@ import json
 from typing import Any
 
 from bench.execution.bounded import bound_text
-from bench.models import Task
 from bench.target import Target
+from bench.vocabulary.models import Task
 
 
 def describe_target(target: Target | None, task: Task) -> dict[str, Any] | None:

@@ -18,7 +18,6 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from bench.errors import ConfigError, EvaluatorError, RunStopped, TargetError
 from bench.evaluator import Sample
 from bench.execution import killable
 from bench.execution.bounded import DEFAULT_MAX_RESPONSE_BYTES, bound_response
@@ -26,12 +25,13 @@ from bench.execution.evaluation import EVALUATOR_TIMEOUT_S, evaluate, task_score
 from bench.execution.figures import Aggregators
 from bench.execution.inputs import input_fields
 from bench.llm.client import LLMClient
-from bench.models import Response
-from bench.results import ERROR, FAILED, INTERRUPTED, PASSED, EvaluatorOutcome, TaskResult
 from bench.scoring.collectors import collect_metrics
 from bench.scoring.compute import Evidence, compute
 from bench.suite.plan import PlannedTask
 from bench.target import Target
+from bench.vocabulary.errors import ConfigError, EvaluatorError, RunStopped, TargetError
+from bench.vocabulary.models import Response
+from bench.vocabulary.results import ERROR, FAILED, INTERRUPTED, PASSED, EvaluatorOutcome, TaskResult
 from bench.workspace.captures import carry_captures, store_captures, task_folder
 from bench.workspace.checkout import Checkout, Workspaces
 from bench.workspace.git import GitError

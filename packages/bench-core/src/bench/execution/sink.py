@@ -7,9 +7,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from bench.results import Summary, TaskResult
 from bench.scoring.run_stats import StatsCollector
-from bench.store import RunStore, StoreWriteError
+from bench.vocabulary.results import Summary, TaskResult
+from bench.vocabulary.store import RunStore, StoreWriteError
 from bench.workspace.captures import PORTABLE, land_captures
 
 __all__ = ["StoreSink", "serialize_result", "statistics_row"]

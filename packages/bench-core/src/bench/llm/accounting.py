@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from bench.llm.prices import info
+from bench.llm.providers.prices import info
 from bench.llm.settings import JudgeLimits, Pricing, RuntimeLimits
 
 

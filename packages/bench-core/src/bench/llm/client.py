@@ -14,12 +14,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from bench.errors import ModelCallError, RunStopped
 from bench.llm.accounting import Budget, Prices, Totals
-from bench.llm.cache import ResponseCache, cache_key
-from bench.llm.cache_layers import CacheLayers
-from bench.llm.coordination import Coordinator
-from bench.llm.direct import DirectTransport
+from bench.llm.cache.layers import CacheLayers
+from bench.llm.cache.local import ResponseCache, cache_key
+from bench.llm.cache.shared import SharedCache
 from bench.llm.failures import (
     QueueTimeout,
     StreamCut,
@@ -31,17 +29,19 @@ from bench.llm.failures import (
     retry_wait,
     short_reason,
 )
-from bench.llm.leasing import LeaseHolder
-from bench.llm.limits import AdaptiveLimit, Limits
-from bench.llm.loader import load_litellm
+from bench.llm.limits.coordination import Coordinator
+from bench.llm.limits.leasing import LeaseHolder
+from bench.llm.limits.throttle import AdaptiveLimit, Limits
+from bench.llm.providers.direct import DirectTransport
+from bench.llm.providers.litellm_import import load_litellm
+from bench.llm.providers.routes import Route, is_direct, rewritten, route, serves, transport
+from bench.llm.providers.warmup import prime
 from bench.llm.request import CachedAnswer, LLMRequest, LLMResult
-from bench.llm.routes import Route, is_direct, rewritten, route, serves, transport
 from bench.llm.settings import JudgeLimits, LLMSettings, Pricing, RuntimeLimits
-from bench.llm.shared_cache import SharedCache
-from bench.llm.warmup import prime
-from bench.models import ToolCall, Usage
-from bench.redact import Redactor, current
-from bench.tool_calls import decode_arguments
+from bench.vocabulary.errors import ModelCallError, RunStopped
+from bench.vocabulary.models import ToolCall, Usage
+from bench.vocabulary.redact import Redactor, current
+from bench.vocabulary.tool_calls import decode_arguments
 
 # Parameters that change the answer: they are sent to the model and are part of the cache key.
 ANSWER_PARAMS = (
@@ -96,7 +96,7 @@ class LLMClient:
         shared_cache: str | None = None,
     ) -> None:
         """With a ``coordinator``, limits, breaker and budgets are shared with the other clients
-        that sync with it, every ``sync_interval`` seconds (bench.llm.leasing)."""
+        that sync with it, every ``sync_interval`` seconds (bench.llm.limits.leasing)."""
         self.settings = settings or LLMSettings()
         transport(self.settings.transport)  # a bad BENCH_LLM_TRANSPORT fails now, not at a call
         self.prices = Prices(pricing or Pricing())

@@ -9,9 +9,9 @@ import re
 import time
 from collections.abc import Callable
 
-from bench.errors import ModelCallError
-from bench.llm.routes import PROVIDERS
-from bench.redact import excerpt
+from bench.llm.providers.routes import PROVIDERS
+from bench.vocabulary.errors import ModelCallError
+from bench.vocabulary.redact import excerpt
 
 _RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 529}
 # Quota and billing errors come as 429s but never clear up by waiting (RELIABILITY L3, C03).

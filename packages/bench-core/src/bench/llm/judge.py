@@ -19,12 +19,12 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, Field, PositiveInt, model_validator
 
-from bench.errors import EvaluatorError, RunStopped
 from bench.evaluator import Evaluator, EvaluatorConfig, Result, Sample
 from bench.llm.client import LLMClient
 from bench.llm.verdict import ask_verdict, data_rule, delimit
-from bench.models import Task
-from bench.templates import MissingPlaceholder, placeholders, render
+from bench.vocabulary.errors import EvaluatorError, RunStopped
+from bench.vocabulary.models import Task
+from bench.vocabulary.templates import MissingPlaceholder, placeholders, render
 
 #: The opening of a judge's system message; the data rules follow it directly.
 SYSTEM = "You are a careful evaluator. "

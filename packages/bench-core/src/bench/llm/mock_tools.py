@@ -12,8 +12,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from bench.models import ToolMock
-from bench.tool_calls import decode_arguments
+from bench.vocabulary.models import ToolMock
+from bench.vocabulary.tool_calls import decode_arguments
 from bench.workspace.tools import ToolResult
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from bench.models import ToolCall, Usage
+from bench.vocabulary.models import ToolCall, Usage
 
 
 @dataclass

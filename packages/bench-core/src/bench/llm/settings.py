@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field, PositiveFloat, PositiveInt, model_validator
 
-from bench.documented import Documented
+from bench.vocabulary.documented import Documented
 
 
 class _Strict(Documented):

@@ -14,10 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from bench.errors import ModelCallError
 from bench.llm.client import LLMClient
 from bench.llm.request import LLMRequest, LLMResult
-from bench.models import ToolCall, Usage
+from bench.vocabulary.errors import ModelCallError
+from bench.vocabulary.models import ToolCall, Usage
 from bench.workspace.tools import ToolResult
 
 

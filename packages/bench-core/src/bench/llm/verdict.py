@@ -17,13 +17,13 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from bench.errors import EvaluatorError, ModelCallError
 from bench.llm.client import LLMClient
-from bench.llm.loader import load_litellm
-from bench.llm.prices import info
+from bench.llm.providers.litellm_import import load_litellm
+from bench.llm.providers.prices import info
+from bench.llm.providers.routes import is_direct
 from bench.llm.request import LLMRequest
-from bench.llm.routes import is_direct
-from bench.redact import excerpt
+from bench.vocabulary.errors import EvaluatorError, ModelCallError
+from bench.vocabulary.redact import excerpt
 
 V = TypeVar("V", bound=BaseModel)
 TOOL_NAME = "submit_verdict"

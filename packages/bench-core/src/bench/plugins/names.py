@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from bench.errors import PluginError
+from bench.vocabulary.errors import PluginError
 
 T = TypeVar("T")
 

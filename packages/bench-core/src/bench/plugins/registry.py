@@ -24,13 +24,13 @@ from typing import Any
 import pluggy
 
 from bench import hookspecs
-from bench.errors import did_you_mean
 from bench.evaluator import Evaluator
 from bench.executor import Executor
 from bench.plugins.names import Clash, NameTable, Provided
 from bench.reporter import Reporter
 from bench.suite_loader import SuiteLoader
 from bench.target import Target
+from bench.vocabulary.errors import did_you_mean
 
 __all__ = ["Clash", "PluginFailure", "PluginInfo", "Provided", "Registry", "build_registry", "get_registry"]
 

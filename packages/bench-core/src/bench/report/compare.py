@@ -22,8 +22,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.errors import StoreError
-from bench.results import FINISHED_STATUSES
 from bench.scoring.sign_flip import sign_flip
 from bench.scoring.stats import (
     McNemar,
@@ -35,7 +33,9 @@ from bench.scoring.stats import (
     z_value,
 )
 from bench.scoring.target_stats import target_label
-from bench.store import LATEST, read_latest_results, resolve_run
+from bench.vocabulary.errors import StoreError
+from bench.vocabulary.results import FINISHED_STATUSES
+from bench.vocabulary.store import LATEST, read_latest_results, resolve_run
 
 EXIT_FOR = {"regression": 1, "improvement": 0, "no significant change": 0, "insufficient evidence": 3}
 

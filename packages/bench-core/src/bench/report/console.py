@@ -22,11 +22,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from bench import redact
-from bench.execution.resume import Resumed
-from bench.execution.session import RunOutcome
+from bench.pipeline.resume import Resumed
+from bench.pipeline.session import RunOutcome
 from bench.report.progress import LINE_EVERY_S, Spending, Tracker
-from bench.results import PASSED, Summary, TaskResult
+from bench.vocabulary import redact
+from bench.vocabulary.results import PASSED, Summary, TaskResult
 
 if TYPE_CHECKING:
     from bench.report.compare import Comparison

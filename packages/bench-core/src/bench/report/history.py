@@ -13,12 +13,12 @@ from typing import Any
 
 from rich.text import Text
 
-from bench import jsonio
-from bench.errors import StoreError, did_you_mean
 from bench.report.console import plain, plain_block, stdout, targets_table
-from bench.results import PASSED
 from bench.scoring.target_stats import target_statistics
-from bench.store import read_run, run_manifests
+from bench.vocabulary import jsonio
+from bench.vocabulary.errors import StoreError, did_you_mean
+from bench.vocabulary.results import PASSED
+from bench.vocabulary.store import read_run, run_manifests
 
 
 def run_row(run_id: str, manifest: dict[str, Any]) -> dict[str, Any]:

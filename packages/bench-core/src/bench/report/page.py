@@ -1,7 +1,7 @@
 """A self-contained HTML page of one JSON document, shown by a page script (``bench calibrate``'s
 and ``bench compare --judge``'s ``-o FILE.html``).
 
-The same approach as the run report (``bench.report.html``): the document is embedded as JSON in a
+The same approach as the run report (``bench.report.reporters.html``): the document is embedded as JSON in a
 ``<script type="application/json">`` block, every string from it is set as text by the script, and
 a Content-Security-Policy lets only that script run (by its hash) and loads nothing.
 """
@@ -12,9 +12,9 @@ import html
 from pathlib import Path
 from typing import Any
 
-from bench import jsonio, redact
-from bench.report.formats import replacing
-from bench.report.html import cut_page, escape_json
+from bench.report.reporters.formats import replacing
+from bench.report.reporters.html import cut_page, escape_json
+from bench.vocabulary import jsonio, redact
 
 
 def write_page(path: Path, title: str, document: dict[str, Any], script_name: str) -> None:

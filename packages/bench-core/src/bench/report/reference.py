@@ -10,8 +10,8 @@ from typing import Any
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
-from bench.documented import describe_fields
 from bench.plugins.registry import Registry
+from bench.vocabulary.documented import describe_fields
 
 
 def _type_name(annotation: Any) -> str:

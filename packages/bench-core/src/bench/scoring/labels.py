@@ -29,7 +29,7 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
-from bench.errors import ConfigError
+from bench.vocabulary.errors import ConfigError
 
 #: How long a writer waits for another to finish with the labels file.
 LOCK_TIMEOUT_S = 30.0

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from bench.results import FAILED, INTERRUPTED
+from bench.vocabulary.results import FAILED, INTERRUPTED
 
 
 def pass_at_k(passed: int, runs: int) -> float:

@@ -12,7 +12,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench.results import FINISHED_STATUSES
 from bench.scoring.stats import (
     BOOTSTRAP_LIMIT,
     Interval,
@@ -23,6 +22,7 @@ from bench.scoring.stats import (
     wilson,
     z_value,
 )
+from bench.vocabulary.results import FINISHED_STATUSES
 
 
 @dataclass

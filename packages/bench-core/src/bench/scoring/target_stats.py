@@ -12,9 +12,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench.results import ERROR, FAILED, PASSED
 from bench.scoring.run_stats import StatsCollector
 from bench.scoring.stats import _percentile
+from bench.vocabulary.results import ERROR, FAILED, PASSED
 
 
 def target_label(result: dict[str, Any]) -> str | None:

@@ -18,15 +18,15 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from bench.errors import ConfigError, FieldPath, did_you_mean
+from bench.document import YamlDocument, load_yaml
 from bench.evaluator import Evaluator
 from bench.evidence import parse_reference
 from bench.plugins import catalogue
 from bench.plugins.registry import Provided, Registry
-from bench.suite.document import DefinitionFile, EvaluatorCommon
+from bench.suite.file_model import DefinitionFile, EvaluatorCommon
 from bench.suite.plan import BoundEvaluator, CalibrationBar
 from bench.suite.validation import describe
-from bench.suite.yamlio import YamlDocument, load_yaml
+from bench.vocabulary.errors import ConfigError, FieldPath, did_you_mean
 
 NEGATION_PREFIX = "not-"
 _COMMON = set(EvaluatorCommon.model_fields)

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench.errors import FieldPath, did_you_mean
+from bench.document import YamlDocument
 from bench.plugins.registry import Registry
-from bench.suite.yamlio import YamlDocument
+from bench.vocabulary.errors import FieldPath, did_you_mean
 
 
 def block_settings(registry: Registry) -> dict[str, str]:

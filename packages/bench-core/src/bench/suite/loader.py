@@ -14,10 +14,9 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from bench.compact import HexColumn, KeyTable, TextColumn
-from bench.errors import ConfigError, FieldPath, InvalidSuite, did_you_mean
-from bench.llm import credentials
-from bench.llm.credentials import Endpoint
+from bench.document import YamlDocument
+from bench.llm.providers import credentials
+from bench.llm.providers.credentials import Endpoint
 from bench.plugins import catalogue
 from bench.plugins.registry import Registry, get_registry
 from bench.scoring.collectors import COLLECTORS, signal_collectors
@@ -25,7 +24,7 @@ from bench.scoring.labels import human_scores, read_labels
 from bench.scoring.scorecard import Scorecard
 from bench.scoring.scorecard import check as check_scorecard
 from bench.suite.binding import Binder, digest
-from bench.suite.document import SuiteFile
+from bench.suite.file_model import SuiteFile
 from bench.suite.native import NativeSuiteLoader
 from bench.suite.plan import (
     BoundEvaluator,
@@ -39,10 +38,11 @@ from bench.suite.plan import (
 )
 from bench.suite.rows import RowRules, tasks_file
 from bench.suite.tasks import TaskBuilder, validation_errors
-from bench.suite.yamlio import YamlDocument
 from bench.suite.yamlstream import StreamedSuite
 from bench.suite_loader import LoadOptions, SuiteLoader
 from bench.target import SuiteContext, Target
+from bench.vocabulary.compact import HexColumn, KeyTable, TextColumn
+from bench.vocabulary.errors import ConfigError, FieldPath, InvalidSuite, did_you_mean
 
 MAX_ERRORS = 50
 DEFAULT_TARGET = "recorded"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bench.suite.yamlio import YamlDocument
+from bench.document import YamlDocument
 from bench.suite.yamlstream import load_suite_yaml
 from bench.suite_loader import SuiteLoader
 

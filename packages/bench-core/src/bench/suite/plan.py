@@ -9,13 +9,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from bench.compact import HexColumn, TextColumn, hex_or_text
 from bench.evaluator import Evaluator
-from bench.llm.credentials import Endpoint
+from bench.llm.providers.credentials import Endpoint
 from bench.llm.settings import JudgeLimits, LLMSettings, Pricing, RuntimeLimits
-from bench.models import Task
 from bench.scoring.scorecard import Scorecard
 from bench.target import Target
+from bench.vocabulary.compact import HexColumn, TextColumn, hex_or_text
+from bench.vocabulary.models import Task
 
 
 @dataclass(frozen=True)
@@ -147,7 +147,7 @@ class TaskList:
     ``KEEP_LIMIT`` tasks the loader keeps them built (the fastest way to run them); beyond that it
     keeps only each task's id and digest and rebuilds the tasks one at a time whenever they are
     iterated, so memory stays bounded however large the suite. ``ids`` and ``digests`` are
-    sequences of strings, one per run; the loader keeps them compact (``bench.compact``:
+    sequences of strings, one per run; the loader keeps them compact (``bench.vocabulary.compact``:
     about 15 and 8 bytes a run rather than 60 and 73 as a list of ``str``).
     """
 

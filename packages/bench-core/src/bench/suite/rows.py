@@ -14,10 +14,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from bench.errors import ConfigError, FieldPath
-from bench.suite.folder import SuiteFolder
+from bench.document import MIB, UnreadableFile, YamlDocument, check_regular_file
 from bench.suite.plan import BoundEvaluator
-from bench.suite.yamlio import MIB, UnreadableFile, YamlDocument, check_regular_file
+from bench.suite_loader import SuiteFolder
+from bench.vocabulary.errors import ConfigError, FieldPath
 
 #: Settings that pick a model call's destination or credential: the suite's to choose, not a row's.
 ENDPOINT_SETTINGS = ("api_base", "base_url", "api_key_env", "api_key")

@@ -7,7 +7,7 @@ from typing import Any
 
 import yaml
 
-from bench.errors import ConfigError
+from bench.vocabulary.errors import ConfigError
 
 USAGE = "give a target type name (echo) or a mapping with 'type' ('{type: recorded, file: answers.jsonl}')"
 

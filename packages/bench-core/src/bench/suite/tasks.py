@@ -14,20 +14,20 @@ from urllib.parse import unquote, urlsplit
 
 from pydantic import ValidationError
 
-from bench.compact import KeyTable
-from bench.errors import ConfigError, FieldPath, did_you_mean
-from bench.models import Message, RepoSpec, Response, Task
+from bench.document import YamlDocument
 from bench.scoring.scorecard import Scorecard
 from bench.suite.binding import Binder, digest
-from bench.suite.document import SuiteFile, TaskSpec
-from bench.suite.evaluator_vars import with_vars
 from bench.suite.expected_block import ExpectedBlock, block_settings
+from bench.suite.file_model import SuiteFile, TaskSpec
 from bench.suite.plan import BoundEvaluator, PlannedTask
 from bench.suite.rows import RowRules, RowsDocument
-from bench.suite.template_check import TemplateWarnings
 from bench.suite.validation import describe
-from bench.suite.yamlio import YamlDocument
-from bench.templates import MissingPlaceholder, render
+from bench.suite.variables.evaluator_values import with_vars
+from bench.suite.variables.template_check import TemplateWarnings
+from bench.vocabulary.compact import KeyTable
+from bench.vocabulary.errors import ConfigError, FieldPath, did_you_mean
+from bench.vocabulary.models import Message, RepoSpec, Response, Task
+from bench.vocabulary.templates import MissingPlaceholder, render
 
 
 def validation_errors(
@@ -67,7 +67,7 @@ class TaskBuilder:
         self.fail = fail
         self.check_card = check_card
         self.block_settings = block_settings(binder.registry)
-        #: ``{{var}}`` in prompts, noted on the validation pass (bench.suite.template_check).
+        #: ``{{var}}`` in prompts, noted on the validation pass (bench.suite.variables.template_check).
         self.template_warnings = TemplateWarnings()
 
     def build(

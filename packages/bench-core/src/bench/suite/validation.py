@@ -8,8 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from bench.errors import did_you_mean
-from bench.redact import excerpt
+from bench.vocabulary.errors import did_you_mean
+from bench.vocabulary.redact import excerpt
 
 
 def _models_in(annotation: Any) -> Iterator[type[BaseModel]]:

@@ -4,7 +4,7 @@ A 100,000-task suite written inline is about 20 MB of YAML; composed whole, its 
 so that errors can name lines) takes some 700 MiB. Here everything but the task list is composed
 as usual, and the tasks are composed, checked and built one at a time each time they are read,
 so memory stays flat however many there are (RELIABILITY A17). Errors are the same as for a
-whole-file load: the C parser and the checks of ``bench.suite.yamlio`` are shared.
+whole-file load: the C parser and the checks of ``bench.document`` are shared.
 """
 
 from __future__ import annotations
@@ -26,9 +26,7 @@ from yaml.events import (
 )
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from bench.errors import ConfigError, FieldPath
-from bench.suite import interpolation
-from bench.suite.yamlio import (
+from bench.document import (
     MAX_DEPTH,
     MIB,
     Loader,
@@ -39,6 +37,8 @@ from bench.suite.yamlio import (
     read_text,
     reported,
 )
+from bench.vocabulary import interpolation
+from bench.vocabulary.errors import ConfigError, FieldPath
 
 TASKS = "tasks"
 

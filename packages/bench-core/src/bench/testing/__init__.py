@@ -19,12 +19,10 @@ from typing import TYPE_CHECKING, Any
 
 # Names load on first use: bench's pytest plugin imports this package at every pytest start.
 if TYPE_CHECKING:
-    from bench.execution.session import RunOutcome
     from bench.llm.client import LLMClient
-    from bench.models import Response, Task
+    from bench.pipeline.session import RunOutcome
     from bench.plugins.registry import Registry
     from bench.plugins.registry import build_registry as build_registry
-    from bench.results import EvaluatorOutcome
     from bench.suite.loader import load_suite as load_suite
     from bench.testing.assertions import assert_passes as assert_passes
     from bench.testing.digest import verdict_digest as verdict_digest
@@ -34,6 +32,8 @@ if TYPE_CHECKING:
     from bench.testing.server import Fault as Fault
     from bench.testing.server import Reply as Reply
     from bench.testing.verdicts import judge_verdict as judge_verdict
+    from bench.vocabulary.models import Response, Task
+    from bench.vocabulary.results import EvaluatorOutcome
 
 #: re-exported name -> the module that defines it
 _EXPORTS = {
@@ -107,14 +107,14 @@ async def evaluator_outcome(
     llm: LLMClient | None = None,
 ) -> EvaluatorOutcome:
     """The async form of ``run_evaluator``, for tests already inside an event loop."""
+    from bench.document import YamlDocument
     from bench.evaluator import Sample
     from bench.execution.evaluation import evaluate
     from bench.llm.client import LLMClient
     from bench.llm.settings import LLMSettings
-    from bench.models import Response, Task
     from bench.plugins.registry import get_registry
     from bench.suite.binding import Binder
-    from bench.suite.yamlio import YamlDocument
+    from bench.vocabulary.models import Response, Task
 
     binder = Binder(registry if registry is not None else get_registry())
     doc = YamlDocument(Path("<test>"), settings, None)
@@ -151,7 +151,7 @@ def run_suite(
 
     ``registry`` (default: the installed plugins') is where the suite's types are looked up.
     """
-    from bench.execution.session import RunOptions, run_plan
+    from bench.pipeline.session import RunOptions, run_plan
     from bench.suite.loader import load_suite
 
     plan = load_suite(path, registry)

@@ -6,9 +6,9 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from bench.models import Response, Task
     from bench.plugins.registry import Registry
-    from bench.results import EvaluatorOutcome
+    from bench.vocabulary.models import Response, Task
+    from bench.vocabulary.results import EvaluatorOutcome
 
 
 def assert_passes(
@@ -35,7 +35,7 @@ def assert_passes(
     # A failure shows the test's own line and the reasons, not this function (as pytest's helpers).
     __tracebackhide__ = True
     from bench.api import run_blocking
-    from bench.models import Task
+    from bench.vocabulary.models import Task
 
     configs = _configs(evaluator_config, expected)
     if task is None:

@@ -18,7 +18,7 @@ from bench.testing.assertions import describe
 
 if TYPE_CHECKING:
     from bench.api import LoadedSuite
-    from bench.results import TaskResult
+    from bench.vocabulary.results import TaskResult
 
 
 class TaskFailed(Exception):
@@ -34,7 +34,7 @@ class SuiteFile(pytest.File):
 
     def collect(self) -> Iterator[TaskItem]:
         from bench.api import load
-        from bench.errors import BenchError
+        from bench.vocabulary.errors import BenchError
 
         try:
             self.loaded = load(self.path)
@@ -52,7 +52,7 @@ class SuiteFile(pytest.File):
 
     def _run(self, wanted: set[str]) -> dict[str, TaskResult]:
         from bench.api import RunResult, run_blocking
-        from bench.execution.session import RunOptions, execute
+        from bench.pipeline.session import RunOptions, execute
         from bench.suite.plan import task_key
 
         assert self.loaded is not None

@@ -15,9 +15,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench.errors import EvaluatorError
-from bench.models import CaptureCheck
-from bench.results import TaskResult
+from bench.vocabulary.errors import EvaluatorError
+from bench.vocabulary.models import CaptureCheck
+from bench.vocabulary.results import TaskResult
 from bench.workspace.confined import inside, read_at_most
 from bench.workspace.walk import walk
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from bench.models import CaptureCheck, RepoSpec
+from bench.vocabulary.models import CaptureCheck, RepoSpec
 from bench.workspace.captures import capture, shown
 from bench.workspace.git import GitError, git
 from bench.workspace.walk import walk

@@ -13,7 +13,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.errors import EvaluatorError
+from bench.vocabulary.errors import EvaluatorError
 from bench.workspace.walk import walk
 
 MIB = 1024 * 1024

@@ -16,7 +16,7 @@ import os
 import signal
 from pathlib import Path
 
-from bench.errors import BenchError
+from bench.vocabulary.errors import BenchError
 
 #: Options put before every git subcommand.
 SAFE_OPTIONS = (

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.errors import EvaluatorError
-from bench.redact import excerpt
-from bench.tool_calls import decode_arguments
+from bench.vocabulary.errors import EvaluatorError
+from bench.vocabulary.redact import excerpt
+from bench.vocabulary.tool_calls import decode_arguments
 from bench.workspace import sandbox
 from bench.workspace.confined import inside, list_inside, read_inside
 

@@ -18,10 +18,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from bench.errors import TargetError
-from bench.jsonio import loads_strict
-from bench.models import Message, ToolCall, Usage
-from bench.tool_calls import parse_tool_call
+from bench.vocabulary.errors import TargetError
+from bench.vocabulary.jsonio import loads_strict
+from bench.vocabulary.models import Message, ToolCall, Usage
+from bench.vocabulary.tool_calls import parse_tool_call
 
 MAX_TRAJECTORY_BYTES = 64 * 1024 * 1024
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-#: bench's placeholder syntax (``bench.templates``): ``{{name}}`` writes ``{name}``, ``{name}`` a value.
+#: bench's placeholder syntax: ``{{name}}`` writes ``{name}``, ``{name}`` a value.
 _TOKEN = re.compile(r"\{\{([A-Za-z_][\w.]*)\}\}|\{([A-Za-z_][\w]*(?:\.\w+)*)\}")
 
 

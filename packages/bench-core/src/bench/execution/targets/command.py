@@ -30,11 +30,11 @@ from typing import Any
 
 from pydantic import Field
 
-from bench import redact
-from bench.errors import ConfigError, TargetError
 from bench.execution import reaper
-from bench.models import Response, Task, Usage
 from bench.target import Target, TargetConfig
+from bench.vocabulary import redact
+from bench.vocabulary.errors import ConfigError, TargetError
+from bench.vocabulary.models import Response, Task, Usage
 from bench.workspace import trajectory
 from bench.workspace.sandbox import Tail, kill_group, reap
 

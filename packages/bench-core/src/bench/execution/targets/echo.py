@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bench.models import Response, Task
 from bench.target import Target
+from bench.vocabulary.models import Response, Task
 
 
 class EchoTarget(Target):

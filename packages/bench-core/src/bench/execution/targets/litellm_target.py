@@ -6,10 +6,10 @@ from typing import Any
 
 from pydantic import Field, field_validator, model_validator
 
-from bench.errors import ModelCallError, TargetError
 from bench.llm.request import LLMRequest
-from bench.models import Message, Response, Task, ToolMock
 from bench.target import Target, TargetConfig
+from bench.vocabulary.errors import ModelCallError, TargetError
+from bench.vocabulary.models import Message, Response, Task, ToolMock
 
 #: How many model turns a mocked tool loop takes at most, unless the target or task says.
 DEFAULT_MAX_STEPS = 10

@@ -14,9 +14,9 @@ from typing import Any
 
 from pydantic import ValidationError, field_validator
 
-from bench.errors import ConfigError, TargetError
-from bench.models import Response, Task
 from bench.target import Target, TargetConfig
+from bench.vocabulary.errors import ConfigError, TargetError
+from bench.vocabulary.models import Response, Task
 
 _FIELD = ("target", "function")
 #: Top-level module -> the suite folder this target imported it from (see _forget_another_suites).

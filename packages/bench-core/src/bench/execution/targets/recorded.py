@@ -6,10 +6,10 @@ import json
 
 from pydantic import ValidationError
 
-from bench.errors import ConfigError, TargetError
-from bench.models import Response, Task
-from bench.suite.yamlio import MIB, UnreadableFile, read_text
+from bench.document import MIB, UnreadableFile, read_text
 from bench.target import Target, TargetConfig
+from bench.vocabulary.errors import ConfigError, TargetError
+from bench.vocabulary.models import Response, Task
 
 
 class RecordedConfig(TargetConfig):

@@ -1,0 +1,168 @@
+"""Result records: one per evaluator, one per task, and the run's summary."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bench.vocabulary.models import ToolCall, Usage
+
+TaskStatus = Literal["passed", "failed", "error", "interrupted"]
+PASSED: TaskStatus = "passed"
+FAILED: TaskStatus = "failed"
+ERROR: TaskStatus = "error"
+INTERRUPTED: TaskStatus = "interrupted"
+FINISHED_STATUSES = frozenset({PASSED, FAILED})
+
+
+class EvaluatorOutcome(BaseModel):
+    """One evaluator's verdict on one task. ``error`` set means no verdict was reached."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    type: str
+    passed: bool
+    score: float | None = None
+    reason: str = ""
+    error: str | None = None
+    weight: float = 1.0
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class TaskResult(BaseModel):
+    """A finished task: its response, every evaluator's verdict and the overall status."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    #: Which run of the task this is (0..repeat-1).
+    repeat: int = 0
+    status: TaskStatus
+    passed: bool
+    score: float | None = None
+    response: str | None = None
+    #: ``response`` is incomplete; ``truncation`` says why (a token limit, a cut stream, a cap).
+    truncated: bool = False
+    truncation: str | None = None
+    #: Size in bytes and sha256 of the whole response, when ``response`` is not all of it.
+    response_bytes: int | None = None
+    response_sha256: str | None = None
+    error: str | None = None
+    evaluators: list[EvaluatorOutcome] = Field(default_factory=list)
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    duration_ms: float = 0.0
+    digest: str = ""
+    #: The scorecard's verdict, when the suite or task has one (it decides ``passed``).
+    scorecard: dict[str, Any] | None = None
+    #: The task's workspace, when it ran in one: the change (files, lines), escapes, captures.
+    workspace: dict[str, Any] | None = None
+    # What the task asked (execution/inputs.py), so a reader puts the question next to its answer.
+    #: The rendered prompt (its head when over the cap: then ``prompt_bytes``/``prompt_sha256``).
+    prompt: str | None = None
+    prompt_bytes: int | None = None
+    prompt_sha256: str | None = None
+    #: The task's chat input, when it is a conversation.
+    messages: list[dict[str, Any]] | None = None
+    vars: dict[str, Any] | None = None
+    metadata: dict[str, Any] | None = None
+    tags: list[str] = Field(default_factory=list)
+    #: The target that answered: ``type``, and ``model`` and ``label`` when it has them.
+    target: dict[str, Any] | None = None
+    #: Inputs left out for being over the cap: name -> {bytes, sha256}.
+    input_omitted: dict[str, dict[str, Any]] | None = None
+
+
+@dataclass
+class Summary:
+    """Counts of task outcomes in a run."""
+
+    total: int = 0
+    passed: int = 0
+    failed: int = 0
+    errors: int = 0
+    interrupted: int = 0
+    #: Tasks never started (the run was interrupted or stopped by a budget first).
+    not_run: int = 0
+
+    def add(self, status: str) -> None:
+        self.total += 1
+        if status == PASSED:
+            self.passed += 1
+        elif status == FAILED:
+            self.failed += 1
+        elif status == ERROR:
+            self.errors += 1
+        else:
+            self.interrupted += 1
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "total": self.total,
+            "passed": self.passed,
+            "failed": self.failed,
+            "errors": self.errors,
+            "interrupted": self.interrupted,
+            **({"not_run": self.not_run} if self.not_run else {}),
+        }
+
+
+@dataclass
+class RunReport:
+    """What reporters receive: the run's identity, its summary and a way to read each result.
+
+    ``tasks`` is a callable returning a fresh iterator of task results as plain dicts in suite
+    order, so a reporter streams them instead of holding a whole large run in memory;
+    ``task_lines`` gives the same results as JSON text, for writers that copy them verbatim.
+    """
+
+    suite: str
+    run_id: str
+    summary: Summary
+    tasks: Callable[[], Iterator[dict[str, Any]]]
+    started_at: str = ""
+    finished_at: str = ""
+    duration_s: float = 0.0
+    stopped: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    task_lines: Callable[[], Iterator[str]] | None = None
+
+    @property
+    def failures(self) -> int:
+        """What fails the run: failed runs, with tasks judged by pass@k counted by their verdict."""
+        judged = self.extra.get("pass_at_k")
+        if not judged:
+            return self.summary.failed
+        return self.summary.failed - int(judged["failed_runs"]) + int(judged["failed"])
+
+    @property
+    def passed(self) -> bool:
+        s = self.summary
+        if self.extra.get("pass_at_k"):
+            done = s.total > 0 and not s.errors and not s.interrupted
+            return done and self.failures == 0
+        return s.total > 0 and s.passed == s.total
+
+    def head(self) -> dict[str, Any]:
+        """The run's identity and summary: every field of a JSON report but ``tasks``."""
+        return {
+            "suite": self.suite,
+            "run_id": self.run_id,
+            "passed": self.passed,
+            "summary": self.summary.as_dict(),
+            "started_at": self.started_at,
+            "finished_at": self.finished_at,
+            "duration_s": round(self.duration_s, 3),
+            "stopped": self.stopped,
+            **self.extra,
+        }
+
+    def lines(self) -> Iterator[str]:
+        """Each task's result as JSON text, in suite order (``task_lines`` when given)."""
+        from bench.vocabulary import jsonio
+
+        return self.task_lines() if self.task_lines else map(jsonio.dumps, self.tasks())
