@@ -1,7 +1,7 @@
 """The ``bench`` command line: run, calibrate, label, validate, evaluators, plugins, compare, schema, init.
 
 Only typer is imported at start-up; everything else loads inside the command that needs it, so
-``bench --help`` stays instant. Exit codes follow DESIGN.md: 0 all passed, 1 some task failed,
+``bench --help`` stays instant. Exit codes (docs/cli.md): 0 all passed, 1 some task failed,
 2 invalid input, 3 some task could not be evaluated, 4 internal error, 130 interrupted, 141 the
 reader of stdout went away (``bench cache info | head -1``), as a shell reports SIGPIPE.
 """
