@@ -55,8 +55,8 @@ def _options(
     """Evaluate what LLMs and agents produce."""
 
 
-# Registered in the order ``bench --help`` lists them.
-for command in (
+#: The commands, in the order ``bench --help`` lists them.
+COMMANDS = (
     run.run,
     judging.calibrate,
     judging.label,
@@ -70,8 +70,9 @@ for command in (
     runs.view,
     authoring.schema,
     authoring.init,
-):
-    app.command()(command)
+)
+for _command in COMMANDS:
+    app.command()(_command)
 app.add_typer(cache.cache_app, name="cache")
 
 

@@ -9,7 +9,15 @@ import typer
 
 from bench.cli.errors import handle_errors
 from bench.cli.loading import load_registry, print_template_warnings, read_env_files
-from bench.cli.options import AllowOutsideRoot, EnvFiles, NoEnvFile, SuiteArg, TargetSpec, Vars
+from bench.cli.options import (
+    AllowOutsideRoot,
+    EnvFiles,
+    NoEnvFile,
+    SuiteArg,
+    TargetSpec,
+    Vars,
+    output_option,
+)
 
 
 @handle_errors
@@ -50,7 +58,7 @@ def convert(
     suite: SuiteArg,
     output: Annotated[
         list[Path] | None,
-        typer.Option("--output", "-o", help="Write the native suite here (default: stdout) (repeatable)."),
+        output_option("Write the native suite here (default: stdout) (repeatable)."),
     ] = None,
     target: TargetSpec = None,
     allow_outside_root: AllowOutsideRoot = False,

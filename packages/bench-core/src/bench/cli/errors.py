@@ -18,6 +18,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def fail(message: str, code: int) -> typer.Exit:
+    """Print ``message`` (redacted) on stderr; the exit to raise with ``code``."""
     from bench.vocabulary import redact
 
     typer.echo(redact.current()(message), err=True)

@@ -11,7 +11,17 @@ import typer
 
 from bench.cli.errors import handle_errors
 from bench.cli.loading import load_registry, read_env_files
-from bench.cli.options import AllowOutsideRoot, NoCache, RunsDir, SuiteArg
+from bench.cli.options import (
+    LABELS_FILE,
+    RUNS_DIR,
+    AllowOutsideRoot,
+    NoCache,
+    RunsDir,
+    SuiteArg,
+    labels_file_option,
+    output_option,
+    rater_option,
+)
 from bench.cli.outputs import checked_outputs, is_html
 
 
@@ -24,14 +34,10 @@ def calibrate(
     run_id: Annotated[
         str | None, typer.Option("--run", help="Judge the responses of stored run RUN_ID (or latest).")
     ] = None,
-    runs_dir: RunsDir = Path(".bench/runs"),
+    runs_dir: RunsDir = RUNS_DIR,
     output: Annotated[
         list[Path] | None,
-        typer.Option(
-            "--output",
-            "-o",
-            help="Write the calibration as JSON, or as an HTML page (FILE.html) (repeatable).",
-        ),
+        output_option("Write the calibration as JSON, or as an HTML page (FILE.html) (repeatable)."),
     ] = None,
     no_cache: NoCache = False,
     allow_outside_root: AllowOutsideRoot = False,
@@ -73,13 +79,9 @@ def calibrate(
 @handle_errors
 def label(
     run_id: Annotated[str, typer.Argument(help="The run to label (or latest).", show_default=False)],
-    out: Annotated[Path, typer.Option("--out", help="The labels file to append to (JSONL).")] = Path(
-        "labels.jsonl"
-    ),
-    rater: Annotated[
-        str | None, typer.Option("--rater", help="Who labels [default: your user name].")
-    ] = None,
-    runs_dir: RunsDir = Path(".bench/runs"),
+    out: Annotated[Path, labels_file_option("The labels file to append to (JSONL).")] = LABELS_FILE,
+    rater: Annotated[str | None, rater_option("Who labels [default: your user name].")] = None,
+    runs_dir: RunsDir = RUNS_DIR,
 ) -> None:
     """Walk a run's tasks and label each by hand (p pass, f fail, 0-9 score, s skip, n note, q quit).
 

@@ -9,6 +9,7 @@ import typer
 
 
 def load_registry() -> Any:
+    """The plugin registry, each plugin that failed to load warned of on stderr."""
     from bench.plugins.registry import get_registry
 
     registry = get_registry()
@@ -18,6 +19,7 @@ def load_registry() -> Any:
 
 
 def read_env_files(suite: Path, env_files: list[Path] | None, no_env_file: bool) -> None:
+    """Load ``--env-file`` files, then the .env files (unless ``--no-env-file``), into the environment."""
     from bench.api import load_environment
 
     load_environment(suite, env_files or [], dotenv=not no_env_file)

@@ -1,9 +1,13 @@
-"""Arguments and options that several commands take, each declared once."""
+"""Arguments and options that several commands take, each declared once.
+
+An alias is the option as every command words it; a function declares an option whose help each
+command words its own way (``--output`` is a report to ``bench run``, a native suite to ``bench
+convert``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -50,8 +54,37 @@ NoEnvFile = Annotated[
         "--no-env-file", help="Read no .env file (neither the suite's nor the working directory's)."
     ),
 ]
-RunsDir = Annotated[Path, typer.Option("--runs-dir", help="Where runs are stored.")]
-AsJson = Annotated[bool, typer.Option("--json", help="Print it as JSON.")]
+RUNS_DIR = Path(".bench/runs")
+LABELS_FILE = Path("labels.jsonl")
+
+
+def output_option(help: str, metavar: str | None = None) -> Any:
+    """``--output``/``-o``, a file the command writes (repeatable)."""
+    return typer.Option("--output", "-o", metavar=metavar, help=help)
+
+
+def runs_dir_option(help: str = "Where runs are stored.") -> Any:
+    """``--runs-dir``, the folder of stored runs (default ``RUNS_DIR``)."""
+    return typer.Option("--runs-dir", help=help)
+
+
+def json_option(help: str = "Print it as JSON.") -> Any:
+    """``--json``, the command's output as JSON on stdout."""
+    return typer.Option("--json", help=help)
+
+
+def labels_file_option(help: str) -> Any:
+    """``--out``, the labels file (default ``LABELS_FILE``)."""
+    return typer.Option("--out", help=help)
+
+
+def rater_option(help: str) -> Any:
+    """``--rater``, who labels (default: the user's name)."""
+    return typer.Option("--rater", help=help)
+
+
+RunsDir = Annotated[Path, runs_dir_option()]
+AsJson = Annotated[bool, json_option()]
 NoCache = Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the LLM response cache.")]
 CacheDir = Annotated[
     Path | None,

@@ -9,7 +9,17 @@ import typer
 
 from bench.cli.errors import handle_errors
 from bench.cli.loading import load_registry
-from bench.cli.options import AsJson, RunsDir
+from bench.cli.options import (
+    LABELS_FILE,
+    RUNS_DIR,
+    AsJson,
+    RunsDir,
+    json_option,
+    labels_file_option,
+    output_option,
+    rater_option,
+    runs_dir_option,
+)
 from bench.cli.outputs import checked_outputs, is_html
 
 
@@ -26,9 +36,7 @@ def compare(
     more: Annotated[
         list[str] | None, typer.Argument(help="More runs to rank (with --judge only).", show_default=False)
     ] = None,
-    runs_dir: Annotated[Path, typer.Option("--runs-dir", help="Where run ids are looked up.")] = Path(
-        ".bench/runs"
-    ),
+    runs_dir: Annotated[Path, runs_dir_option("Where run ids are looked up.")] = RUNS_DIR,
     alpha: Annotated[float, typer.Option("--alpha", min=0.0001, max=0.5, help="Significance level.")] = 0.05,
     min_effect: Annotated[
         float,
@@ -36,15 +44,13 @@ def compare(
     ] = 0.05,
     output: Annotated[
         list[Path] | None,
-        typer.Option(
-            "--output",
-            "-o",
-            help="Write the comparison as JSON; with --judge, FILE.html writes an HTML page of the ranking "
-            "(repeatable).",
+        output_option(
+            "Write the comparison as JSON; with --judge, FILE.html writes an HTML page of the ranking "
+            "(repeatable)."
         ),
     ] = None,
     as_json: Annotated[
-        bool, typer.Option("--json", help="Print the comparison as JSON on stdout instead of the summary.")
+        bool, json_option("Print the comparison as JSON on stdout instead of the summary.")
     ] = False,
     judge: Annotated[
         str | None,
@@ -71,8 +77,6 @@ def compare(
     position bias) and the output ranks the runs: win rates with intervals and a Bradley-Terry
     ranking (exit 0).
     """
-    from bench.vocabulary import jsonio
-
     outputs = checked_outputs(output)
     if judge is not None:
         _compare_judged([run_a, run_b, *(more or [])], runs_dir, judge, suite, outputs, as_json)
@@ -81,9 +85,23 @@ def compare(
         from bench.vocabulary.errors import ConfigError
 
         raise ConfigError("more than two runs can only be compared with --judge")
+    _compare_two(run_a, run_b, runs_dir, alpha, min_effect, outputs, as_json)
+
+
+def _compare_two(
+    run_a: str,
+    run_b: str,
+    runs_dir: Path,
+    alpha: float,
+    min_effect: float,
+    outputs: list[Path],
+    as_json: bool,
+) -> None:
+    """The statistical comparison of two runs; exits with its verdict."""
     from bench.report.compare import EXIT_FOR, compare_runs, load_run
     from bench.report.console import print_comparison
     from bench.report.reporters.formats import write_text
+    from bench.vocabulary import jsonio
 
     result = compare_runs(
         load_run(run_a, runs_dir), load_run(run_b, runs_dir), alpha=alpha, min_effect=min_effect
@@ -128,7 +146,7 @@ def _compare_judged(
 
 
 @handle_errors
-def runs(runs_dir: RunsDir = Path(".bench/runs"), as_json: AsJson = False) -> None:
+def runs(runs_dir: RunsDir = RUNS_DIR, as_json: AsJson = False) -> None:
     """List the stored runs, newest first: id, suite, when, status, tasks, pass rate, cost."""
     from bench.report.history import list_runs, print_runs
 
@@ -148,7 +166,7 @@ def show(
         str | None,
         typer.Argument(help="One task, whole (ID, or ID@N for one repeat).", show_default=False),
     ] = None,
-    runs_dir: RunsDir = Path(".bench/runs"),
+    runs_dir: RunsDir = RUNS_DIR,
     as_json: AsJson = False,
 ) -> None:
     """Show a stored run's summary and the tasks that did not pass, or one task whole."""
@@ -177,7 +195,7 @@ def view(
     run_id: Annotated[
         str | None, typer.Argument(help="Open this run (or latest) first.", show_default=False)
     ] = None,
-    runs_dir: RunsDir = Path(".bench/runs"),
+    runs_dir: RunsDir = RUNS_DIR,
     host: Annotated[
         str, typer.Option("--host", help="Address to listen on; anything but loopback is warned about.")
     ] = "127.0.0.1",
@@ -187,12 +205,8 @@ def view(
         bool,
         typer.Option("--label", help="Let the page label tasks (as bench label does); read-only without."),
     ] = False,
-    rater: Annotated[
-        str | None, typer.Option("--rater", help="Who labels, with --label [default: your user name].")
-    ] = None,
-    out: Annotated[Path, typer.Option("--out", help="The labels file --label writes (JSONL).")] = Path(
-        "labels.jsonl"
-    ),
+    rater: Annotated[str | None, rater_option("Who labels, with --label [default: your user name].")] = None,
+    out: Annotated[Path, labels_file_option("The labels file --label writes (JSONL).")] = LABELS_FILE,
 ) -> None:
     """Browse the stored runs in a local web viewer: the runs, one run, two runs or targets compared.
 
