@@ -43,10 +43,16 @@ if TYPE_CHECKING:
     from bench.executor import Sink as Sink
     from bench.hookspecs import RegisterEvaluator as RegisterEvaluator
     from bench.hookspecs import RegisterExecutor as RegisterExecutor
+    from bench.hookspecs import RegisterImporter as RegisterImporter
     from bench.hookspecs import RegisterReporter as RegisterReporter
     from bench.hookspecs import RegisterSuiteLoader as RegisterSuiteLoader
     from bench.hookspecs import RegisterTarget as RegisterTarget
     from bench.hookspecs import hookimpl as hookimpl
+    from bench.importer import ImportedRun as ImportedRun
+    from bench.importer import ImportedTask as ImportedTask
+    from bench.importer import Importer as Importer
+    from bench.importer import ImportSource as ImportSource
+    from bench.importer import JsonLines as JsonLines
     from bench.llm.client import LLMClient as LLMClient
     from bench.llm.judge import Judge as Judge
     from bench.llm.judge import JudgeConfig as JudgeConfig
@@ -94,6 +100,7 @@ if TYPE_CHECKING:
     from bench.vocabulary.models import Usage as Usage
     from bench.vocabulary.redact import excerpt as excerpt
     from bench.vocabulary.redact import quoted as quoted
+    from bench.vocabulary.results import EvaluatorOutcome as EvaluatorOutcome
     from bench.vocabulary.results import RunReport as RunReport
     from bench.vocabulary.results import Summary as Summary
     from bench.vocabulary.results import TaskResult as TaskResult
@@ -124,6 +131,12 @@ _EXPORTS = {
     "RegisterReporter": "bench.hookspecs",
     "RegisterSuiteLoader": "bench.hookspecs",
     "RegisterExecutor": "bench.hookspecs",
+    "RegisterImporter": "bench.hookspecs",
+    "Importer": "bench.importer",
+    "ImportSource": "bench.importer",
+    "ImportedRun": "bench.importer",
+    "ImportedTask": "bench.importer",
+    "JsonLines": "bench.importer",
     "BenchError": "bench.vocabulary.errors",
     "ConfigError": "bench.vocabulary.errors",
     "did_you_mean": "bench.vocabulary.errors",
@@ -153,6 +166,7 @@ _EXPORTS = {
     "RunReport": "bench.vocabulary.results",
     "Summary": "bench.vocabulary.results",
     "TaskResult": "bench.vocabulary.results",
+    "EvaluatorOutcome": "bench.vocabulary.results",
     "SuiteLoader": "bench.suite_loader",
     "YamlDocument": "bench.document",
     "load_yaml": "bench.document",

@@ -23,6 +23,7 @@ import pluggy
 
 from bench.evaluator import Evaluator
 from bench.executor import Executor
+from bench.importer import Importer
 from bench.reporter import Reporter
 from bench.suite_loader import SuiteLoader
 from bench.target import Target
@@ -40,6 +41,8 @@ RegisterSuiteLoader: TypeAlias = Callable[[type[SuiteLoader]], None]
 """The ``register`` of ``bench_register_suite_loaders``: takes one suite loader class."""
 RegisterExecutor: TypeAlias = Callable[[type[Executor]], None]
 """The ``register`` of ``bench_register_executors``: takes one executor class."""
+RegisterImporter: TypeAlias = Callable[[type[Importer]], None]
+"""The ``register`` of ``bench_register_importers``: takes one importer class."""
 
 
 @hookspec
@@ -266,4 +269,55 @@ def bench_register_executors(register: RegisterExecutor) -> None:
         @hookimpl
         def bench_register_executors(register):
             register(Serial)
+    """
+
+
+@hookspec
+def bench_register_importers(register: RegisterImporter) -> None:
+    """Register importers: readers of another tool's results that ``bench import FILE`` uses.
+
+    Parameters:
+        register (``RegisterImporter = Callable[[type[Importer]], None]``): call it once per
+            class. The class subclasses ``bench.Importer``, sets ``name`` (and optionally a
+            one-line ``description`` and ``priority``, default 10; bench's own results JSONL
+            importer has 0) and implements ``claims(self, source: bench.ImportSource) -> bool``
+            and ``read(self, source: bench.ImportSource) -> bench.ImportedRun``.
+
+    bench asks the importers in order of falling ``priority``; the first whose ``claims`` is
+    true reads the file. Decide from the content, never from the name alone:
+    ``source.document()`` is the file's JSON value (a ``bench.JsonLines`` list for JSON Lines,
+    None for neither), ``source.head`` its first bytes and ``source.archive()`` the zip archive
+    it is. ``read`` returns the tasks as ``bench.ImportedTask`` (its ``status`` the tool's
+    verdict, None when it gave none; its ``imported`` the tool's own fields) and raises
+    ``bench.ConfigError(message, file=path)`` for a file it cannot read. bench writes the run
+    to the run store, the manifest's ``source`` recording the importer, the file and the
+    run's ``source``. Misuse is reported as for ``bench_register_evaluators``; a clash fails
+    the imports that the clashing importers claim.
+
+    Example::
+
+        from bench import ImportedRun, ImportedTask, Importer, ImportSource, Response, hookimpl
+
+
+        class AnswersImporter(Importer):
+            \"\"\"A JSON object ``{"answers": {"question": "answer", ...}}``, no verdicts.\"\"\"
+
+            name = "answers"
+
+            def claims(self, source: ImportSource) -> bool:
+                document = source.document()
+                return isinstance(document, dict) and set(document) == {"answers"}
+
+            def read(self, source: ImportSource) -> ImportedRun:
+                answers = source.document()["answers"]
+                tasks = [
+                    ImportedTask(id=f"q{i}", prompt=q, response=Response(output=a))
+                    for i, (q, a) in enumerate(answers.items(), 1)
+                ]
+                return ImportedRun(suite="answers", tasks=tasks, source={"tool": "answers"})
+
+
+        @hookimpl
+        def bench_register_importers(register):
+            register(AnswersImporter)
     """

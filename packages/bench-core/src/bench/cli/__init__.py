@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from bench.cli import authoring, cache, judging, run, runs
+from bench.cli import authoring, cache, importing, judging, rescore, run, runs
 from bench.cli.errors import (
     EXIT_CLOSED_PIPE,
     EXIT_ERRORS,
@@ -64,6 +64,7 @@ COMMANDS = (
     authoring.convert,
     authoring.evaluators,
     authoring.plugins,
+    rescore.rescore,
     runs.compare,
     runs.runs,
     runs.show,
@@ -73,6 +74,7 @@ COMMANDS = (
 )
 for _command in COMMANDS:
     app.command()(_command)
+app.command(name="import")(importing.import_run)
 app.add_typer(cache.cache_app, name="cache")
 
 
