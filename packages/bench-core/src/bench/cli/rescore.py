@@ -54,13 +54,10 @@ def rescore(
     for reporter, path in reporters:
         reporter.write(outcome.report, path)
     print_summary(outcome, observer, ["bench", "rescore", run_id])
+    source = rescored.source_run
     if rescored.left_out:
-        typer.echo(
-            f"left out {rescored.left_out} tasks of run {rescored.source_run} that the suite does not have"
-        )
-    typer.echo(
-        f"rescored run {rescored.source_run}; compare: bench compare {rescored.source_run} {outcome.report.run_id}"
-    )
+        typer.echo(f"left out {rescored.left_out} tasks of run {source} that the suite does not have")
+    typer.echo(f"rescored run {source}; compare: bench compare {source} {outcome.report.run_id}")
     for _, path in reporters:
         typer.echo(f"wrote {path}")
     summary = outcome.report.summary
