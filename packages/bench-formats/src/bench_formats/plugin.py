@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bench import RegisterEvaluator, RegisterSuiteLoader, hookimpl
-from bench_formats import agentclash, aieval, parts, promptfoo, youbencha
+from bench import RegisterEvaluator, RegisterImporter, RegisterSuiteLoader, hookimpl
+from bench_formats import agentclash, aieval, imports, parts, promptfoo, youbencha
 
 FORMATS = (promptfoo, youbencha, agentclash, aieval)
 
@@ -21,3 +21,9 @@ def bench_register_evaluators(register: RegisterEvaluator) -> None:
     for fmt in FORMATS:
         for evaluator in fmt.EVALUATORS:
             register(evaluator)
+
+
+@hookimpl
+def bench_register_importers(register: RegisterImporter) -> None:
+    for importer in imports.IMPORTERS:
+        register(importer)
