@@ -7,6 +7,9 @@ TOOL is one of
 - ``inspect``: inspect_ai's logs (``.eval`` and ``.json``) of a two-sample task whose model calls a
   tool, against bench's fake OpenAI-compatible server on 127.0.0.1. ``--python``: a Python with
   ``inspect_ai`` and ``openai`` installed (a throwaway venv).
+- ``lm-eval``: lm-evaluation-harness's ``--log_samples`` file of a two-question ``generate_until``
+  task read from a local JSON Lines dataset, answered by the fake server through
+  ``local-chat-completions`` (``--python``: a Python with ``lm-eval[api]``).
 - ``otlp``: an OTLP JSON trace of a small tool-using agent with the OpenTelemetry GenAI attributes,
   written by the OpenTelemetry SDK (``--python``: a Python with ``opentelemetry-sdk`` and
   ``opentelemetry-exporter-otlp-proto-common``): spans encoded by the OTLP exporter's own encoder,
@@ -187,6 +190,40 @@ def inspect(python: str) -> None:
     subprocess.run([python, "-c", DEFLATE, str(HERE / "inspect-arithmetic.eval")], check=True)
 
 
+LM_EVAL_TASK = """task: arith
+dataset_path: json
+dataset_kwargs:
+  data_files:
+    test: {data}
+test_split: test
+output_type: generate_until
+doc_to_text: "Question: {{{{question}}}}\\nAnswer:"
+doc_to_target: "{{{{answer}}}}"
+generation_kwargs:
+  until: ["\\n"]
+metric_list:
+  - metric: exact_match
+"""
+
+
+def lm_eval(python: str) -> None:
+    with FakeLLMServer() as server, tempfile.TemporaryDirectory() as scratch:
+        server.add(Reply("2"), match="1+1")
+        server.add(Reply("6"), match="2+3")
+        folder = Path(scratch)
+        data = folder / "arith.jsonl"
+        data.write_text('{"question": "1+1", "answer": "2"}\n{"question": "2+3", "answer": "5"}\n')
+        (folder / "arith.yaml").write_text(LM_EVAL_TASK.format(data=data))
+        args = f"model=fake-model,base_url={server.url}/chat/completions,num_concurrent=1,max_retries=1"
+        command = [python, "-m", "lm_eval", "--model", "local-chat-completions", "--model_args", args]
+        command += ["--tasks", "arith", "--include_path", scratch, "--apply_chat_template"]
+        command += ["--log_samples", "--output_path", str(folder / "out")]
+        env = {**os.environ, "OPENAI_API_KEY": "sk-test", "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1"}
+        subprocess.run(command, env=env, check=True)
+        for samples in (folder / "out").rglob("samples_*.jsonl"):
+            shutil.copy(samples, HERE / samples.name)
+
+
 def otlp(python: str) -> None:
     subprocess.run([python, "-c", OTLP_AGENT, str(HERE / "otlp-weather-agent.json")], check=True)
 
@@ -210,13 +247,13 @@ def promptfoo() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("tool", choices=["inspect", "otlp", "promptfoo"])
+    parser.add_argument("tool", choices=["inspect", "lm-eval", "otlp", "promptfoo"])
     parser.add_argument("--python", default=sys.executable)
     args = parser.parse_args()
     if args.tool == "promptfoo":
         promptfoo()
     else:
-        {"inspect": inspect, "otlp": otlp}[args.tool](args.python)
+        {"inspect": inspect, "lm-eval": lm_eval, "otlp": otlp}[args.tool](args.python)
 
 
 if __name__ == "__main__":

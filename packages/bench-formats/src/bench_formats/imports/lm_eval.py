@@ -97,7 +97,18 @@ def _prompt(arguments: Any) -> str | None:
         first = next(iter(first.values()), None) if isinstance(first, dict) else first
     elif isinstance(arguments, list) and arguments:
         first = arguments[0][0] if isinstance(arguments[0], list) and arguments[0] else arguments[0]
-    return first if isinstance(first, str) else None
+    if isinstance(first, list) and len(first) == 1:  # a chat template's messages, as JSON text
+        first = first[0]
+    if not isinstance(first, str):
+        return None
+    try:
+        chat = json.loads(first) if first.startswith("[{") else None
+    except ValueError:
+        chat = None
+    if isinstance(chat, list):
+        said = [m.get("content") for m in chat if isinstance(m, dict) and m.get("role") == "user"]
+        return said[-1] if said and isinstance(said[-1], str) else first
+    return first
 
 
 def _answer(filtered: Any) -> str | None:
