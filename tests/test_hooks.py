@@ -21,7 +21,7 @@ from bench import hookspecs
 from bench.plugins.registry import get_registry
 from bench.testing.distributions import hook_example, install
 
-HOOKS = ("evaluators", "targets", "reporters", "suite_loaders", "executors")
+HOOKS = ("evaluators", "targets", "reporters", "suite_loaders", "executors", "importers")
 CLASH = '''
 from bench import Evaluator, Result, Sample, hookimpl
 
@@ -270,6 +270,18 @@ def test_executors_hook(demo, bench_cli, suite_file):
 
 
 @pytest.mark.slow
+def test_importers_hook(demo, bench_cli, tmp_path):
+    (tmp_path / "answers.json").write_text('{"answers": {"What is 2+2?": "4"}}')
+    result = bench_cli("import", "answers.json", "-o", "answered", "--runs-dir", "runs")
+    assert (result.exit_code, result.stderr) == (0, ""), result.output
+    assert result.stdout.startswith("imported answers.json (answers): 1 tasks: 0 passed, 0 failed, 1 errors")
+    [line] = Path("runs/answered/results.jsonl").read_text().splitlines()
+    row = json.loads(line)
+    assert (row["id"], row["prompt"], row["response"], row["status"]) == ("q1", "What is 2+2?", "4", "error")
+    assert json.loads(Path("runs/answered/manifest.json").read_text())["source"]["importer"] == "answers"
+
+
+@pytest.mark.slow
 def test_bench_plugins_lists_what_each_plugin_registered(demo, bench_cli, monkeypatch):
     monkeypatch.setenv("BENCH_PLUGINS", "bench-core,bench-hooks-demo")
     result = bench_cli("plugins")
@@ -278,17 +290,21 @@ def test_bench_plugins_lists_what_each_plugin_registered(demo, bench_cli, monkey
     assert result.stdout == (
         "bench-core 0.1.0 (entry point 'core')\n"
         "  hooks: bench_register_targets, bench_register_reporters, bench_register_suite_loaders,\n"
-        "    bench_register_executors\n"
+        "    bench_register_executors, bench_register_importers\n"
         "  targets: recorded, echo, python, command, litellm\n"
         "  reporters: json, jsonl, csv, junit, markdown, html\n"
         "  suite loaders: bench\n"
         "  executors: local\n"
+        "  importers: bench\n"
         "bench-hooks-demo 1.2.3 (entry point 'evaluators')\n"
         "  hooks: bench_register_evaluators\n"
         "  evaluators: shouting\n"
         "bench-hooks-demo 1.2.3 (entry point 'executors')\n"
         "  hooks: bench_register_executors\n"
         "  executors: serial\n"
+        "bench-hooks-demo 1.2.3 (entry point 'importers')\n"
+        "  hooks: bench_register_importers\n"
+        "  importers: answers\n"
         "bench-hooks-demo 1.2.3 (entry point 'reporters')\n"
         "  hooks: bench_register_reporters\n"
         "  reporters: pass-count\n"

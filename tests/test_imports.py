@@ -225,3 +225,22 @@ def test_an_imported_run_has_no_suite_to_rescore_with(bench_cli):
         2,
         f"error: run lm was imported from {LM_EVAL} and has no suite: give the evaluators with --suite SUITE\n",
     )
+
+
+def test_the_import_docs_example_runs_as_written(bench_cli, tmp_path):
+    """docs/import.md's example: its suite, run on the trace it names, says what the page says."""
+    import re
+    import shutil
+
+    page = (ROOT / "docs" / "import.md").read_text()
+    [suite] = re.findall(r"^```yaml\n(.*?)^```$", page, flags=re.MULTILINE | re.DOTALL)
+    (tmp_path / "suite.yaml").write_text(suite)
+    shutil.copy(FILES / "otlp-weather-agent.json", tmp_path)
+    imported = bench_cli("import", "otlp-weather-agent.json", "-o", "trace")
+    assert imported.stdout == (
+        "imported otlp-weather-agent.json (otlp): 2 tasks: 0 passed, 0 failed, 2 errors\nrun: trace in .bench/runs\n"
+    )
+    assert imported.stdout.splitlines()[0] in page
+    rescored = bench_cli("rescore", "trace", "--suite", "suite.yaml", "-q")
+    assert "2 tasks: 1 passed, 1 failed, 0 errors" in rescored.stdout
+    assert bench_cli("compare", "trace", "latest").exit_code in (0, 1, 3)
