@@ -251,10 +251,10 @@ class Plan:
     name: str
     path: Path
     target_type: str
-    target: Target | None
+    target: Target[Any] | None
     tasks: TaskList
     #: The suite's ``targets:`` by label (empty when it has one ``target:`` or none).
-    targets: dict[str, Target] = field(default_factory=dict)
+    targets: dict[str, Target[Any]] = field(default_factory=dict)
     #: ``--target``: the mapping that replaced the file's targets (a resumed run must give it again).
     target_override: dict[str, Any] | None = None
     #: Task id -> its pass@k threshold, for the tasks judged over their repeats.
@@ -307,6 +307,6 @@ class Plan:
         return [run for row in rows for run in self.expand(row)]
 
 
-def all_targets(plan: Plan) -> list[Target]:
+def all_targets(plan: Plan) -> list[Target[Any]]:
     """Every target the plan may call: its ``target`` and each of its ``targets``."""
     return ([plan.target] if plan.target is not None else []) + list(plan.targets.values())
