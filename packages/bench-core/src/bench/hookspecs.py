@@ -92,8 +92,9 @@ def bench_register_targets(register: RegisterTarget) -> None:
         register (``RegisterTarget = Callable[[type[Target[Any]]], None]``): call it once per
             class. The class subclasses ``bench.Target``, sets ``name`` and optionally a ``Config``
             model (a subclass of ``bench.TargetConfig``; the suite's other ``target:`` fields;
-            subclass ``bench.Target[ThatConfig]`` and ``self.config`` is typed as it), and implements ``async respond(self, task: bench.Task) -> bench.Response``;
-            ``open`` and ``close`` (both async) run once before the first and after the last task.
+            subclass ``bench.Target[ThatConfig]`` and ``self.config`` is typed as it), and
+            implements ``async respond(self, task: bench.Task) -> bench.Response``; ``open`` and
+            ``close`` (both async) run once before the first and after the last task.
 
     The plugin must register classes: bench makes one instance per run, with the validated
     config and the suite's context. ``respond`` raises ``bench.TargetError`` for a failure the
