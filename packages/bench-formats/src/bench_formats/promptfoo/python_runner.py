@@ -41,6 +41,9 @@ class PythonFailure(Exception):
         #: The traceback's last line (``ZeroDivisionError: division by zero``), as python-shell reports it.
         self.last = str(reply.get("last", ""))
         self.traceback = str(reply.get("traceback", ""))
+        #: The script's file, and its public callables when the function was not found.
+        self.module = reply.get("module")
+        self.available = [str(name) for name in reply.get("available") or []]
 
 
 class PythonTimeout(Exception):

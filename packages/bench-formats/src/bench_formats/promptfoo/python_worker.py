@@ -4,8 +4,9 @@ It runs under the user's interpreter (``PROMPTFOO_PYTHON``, a provider's ``pytho
 bench's own), so it uses the standard library only and imports nothing of bench. One request per
 line on the original stdin, one JSON reply per line on the original stdout; before any user code
 runs, fd 1 is pointed at stderr and fd 0 at /dev/null, so a user's ``print`` or ``input()`` cannot
-corrupt the protocol. A request is ``{"function", "args"}`` with ``"file"`` (a script, loaded once,
-as promptfoo's ``persistent_wrapper.py`` loads it) or ``"code"`` (an inline assertion's script).
+corrupt the protocol. A request is ``{"function", "args"}`` (``function`` null: only load) with
+``"file"`` (a script, loaded once, as promptfoo's ``persistent_wrapper.py`` loads it) or ``"code"``
+(an inline assertion's script).
 A reply is ``{"ok": true, "data": ...}`` or ``{"ok": false, "error", "kind", "last", "traceback"}``.
 """
 
@@ -64,8 +65,11 @@ def _callable(module: ModuleType, name: str) -> Any:
 
 def _handle(request: dict[str, Any]) -> str:
     stage = "load"
+    module: ModuleType | None = None
     try:
         module = _load_code(request["code"]) if "code" in request else _load_file(request["file"])
+        if request["function"] is None:  # load only
+            return json.dumps({"ok": True, "data": None})
         stage = "lookup"
         function = _callable(module, request["function"])
         stage = "call"
@@ -86,9 +90,16 @@ def _handle(request: dict[str, Any]) -> str:
                 "error": str(exc),
                 "last": last,
                 "traceback": "".join(_user_frames(exc) + only),
+                "module": getattr(module, "__file__", None),
+                "available": _public_callables(module) if stage == "lookup" else [],
             },
             ensure_ascii=False,
         )
+
+
+def _public_callables(module: ModuleType | None) -> list[str]:
+    names = dir(module) if module is not None else []
+    return [n for n in names if not n.startswith("_") and callable(getattr(module, n, None))]
 
 
 def _user_frames(exc: BaseException) -> list[str]:
