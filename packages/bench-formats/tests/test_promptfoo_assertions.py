@@ -439,7 +439,10 @@ def test_javascript_is_skipped_visibly() -> None:
     ]
     out = check(asserts, "abc")
     assert (out.passed, out.score) == (True, 1.0)
-    assert out.reason == "All assertions passed [1 skipped: javascript (bench does not run JavaScript assertions)]"
+    assert (
+        out.reason
+        == "All assertions passed [1 skipped: javascript (bench does not run JavaScript assertions)]"
+    )
     assert out.details["skipped"] == [
         {"type": "javascript", "reason": "bench does not run JavaScript assertions"},
     ]

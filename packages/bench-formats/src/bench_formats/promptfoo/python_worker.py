@@ -103,13 +103,15 @@ def _public_callables(module: ModuleType | None) -> list[str]:
 
 
 def _user_frames(exc: BaseException) -> list[str]:
-    """The traceback's frames below this worker's own (the user's code)."""
-    frames = exc.__traceback__
-    while frames is not None and frames.tb_frame.f_code.co_filename == __file__:
-        frames = frames.tb_next
-    if frames is None:
+    """The traceback's frames of the user's code (this worker's and importlib's left out)."""
+    frames = [
+        frame
+        for frame in traceback.extract_tb(exc.__traceback__)
+        if frame.filename != __file__ and not frame.filename.startswith("<frozen ")
+    ]
+    if not frames:
         return []
-    return ["Traceback (most recent call last):\n", *traceback.format_tb(frames)]
+    return ["Traceback (most recent call last):\n", *traceback.StackSummary.from_list(frames).format()]
 
 
 def main() -> None:
