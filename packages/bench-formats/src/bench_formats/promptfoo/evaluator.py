@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import Field, model_validator
 
 from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample, did_you_mean
+from bench_formats.promptfoo import js_context
 from bench_formats.promptfoo.checks import REGISTRY, Grade
 from bench_formats.promptfoo.checks.base import AssertionInvalid, Call
 from bench_formats.promptfoo.checks.graded import GRADED, NOT_YET, grader
@@ -137,22 +138,33 @@ class Promptfoo(Evaluator[PromptfooConfig]):
                 raise EvaluatorError(str(assertion["error"]))
         skipped: list[dict[str, str]] = []
         details: list[dict[str, Any]] = []
+        output: Any = sample.output
+        test_transform = self.config.options.get("transform") or self.config.options.get("postprocess")
+        if test_transform is not None:
+            from bench_formats.promptfoo import javascript_checks
+
+            context = js_context.transform_context(sample, self.config.vars, whole_prompt=True)
+            output = await javascript_checks.transform(
+                "the test's options.transform", test_transform, output, context, self.folder
+            )
         main = Tally(threshold=self.config.test_threshold)
         # promptfoo adds the plain assertions first, then each assert-set's result.
         plain = [a for a in asserts if a.get("type") != "assert-set"]
         sets = [a for a in asserts if a.get("type") == "assert-set"]
         for assertion in plain:
-            grade = await self._one(assertion, sample, skipped)
+            grade = await self._one(assertion, sample, skipped, output)
             if grade is not None:
-                main.add(grade.passed, grade.score, grade.reason, _weight(assertion), assertion.get("metric"))
+                metric = assertion.get("metric")
+                main.add(grade.passed, grade.score, grade.reason, _weight(assertion), metric, grade.named)
                 details.append(_detail(assertion, grade))
         for group in sets:
             tally = Tally(threshold=group.get("threshold"))
             children: list[dict[str, Any]] = []
             for child in group.get("assert") or []:
-                grade = await self._one(child, sample, skipped)
+                grade = await self._one(child, sample, skipped, output)
                 if grade is not None:
-                    tally.add(grade.passed, grade.score, grade.reason, _weight(child), child.get("metric"))
+                    metric = child.get("metric")
+                    tally.add(grade.passed, grade.score, grade.reason, _weight(child), metric, grade.named)
                     children.append(_detail(child, grade))
             if not children:
                 continue
@@ -175,41 +187,46 @@ class Promptfoo(Evaluator[PromptfooConfig]):
         )
 
     async def _one(
-        self, assertion: dict[str, Any], sample: Sample, skipped: list[dict[str, str]]
+        self, assertion: dict[str, Any], sample: Sample, skipped: list[dict[str, str]], output: Any
     ) -> Grade | None:
         kind = assertion.get("type")
         if not isinstance(kind, str) or not kind:
             raise EvaluatorError(f"Assertion must have a type: {assertion}")
         try:
-            grade = await self._grade(kind, assertion, sample)
+            grade = await self._grade(kind, assertion, sample, output)
         except _Skipped as skip:
             skipped.append({"type": kind, "reason": skip.reason})
             return None
         except AssertionInvalid as exc:
             raise EvaluatorError(f"{kind}: {exc}") from None
         if assertion.get("weight") == 0:
-            grade = Grade(True, grade.score, grade.reason)  # metric only: it cannot fail the test
+            grade = Grade(True, grade.score, grade.reason, grade.named)  # metric only: it cannot fail the test
         return grade
 
-    async def _grade(self, kind: str, assertion: dict[str, Any], sample: Sample) -> Grade:
+    async def _grade(self, kind: str, assertion: dict[str, Any], sample: Sample, output: Any) -> Grade:
         inverse = kind.startswith("not-")
         base = kind[4:] if inverse else kind
         value = assertion.get("value")
-        if base in SCRIPTS:
-            raise _Skipped(f"bench does not run {SCRIPTS[base]} assertions")
         if base.startswith("select-") or base == "max-score":
             raise _Skipped("compares the outputs of several providers; bench does not run it")
-        if (
-            isinstance(value, str)
-            and value.startswith("file://")
-            and value.split(":")[1].endswith((".js", ".py"))
-        ):
+        if base in SCRIPTS and base != "javascript":
+            raise _Skipped(f"bench does not run {SCRIPTS[base]} assertions")
+        if isinstance(value, str) and value.startswith("file://") and value.split(":")[1].endswith(".py"):
             raise _Skipped(f"its value comes from a script ({value}), which bench does not run")
-        if assertion.get("transform") is not None:
-            raise _Skipped("its transform is JavaScript, which bench does not run")
-        if self.config.options.get("transform") is not None:
-            raise _Skipped("the test's options.transform is JavaScript, which bench does not run")
-        call = Call(sample.output, value, assertion, inverse, sample, self.config.options)
+        if assertion.get("transform") is not None or base == "javascript" or js_context.is_js_file(value):
+            # JavaScript: run in the run's Node.js worker (an error naming the check without Node)
+            from bench_formats.promptfoo import javascript_checks
+
+            if assertion.get("transform") is not None:
+                context = js_context.transform_context(sample, self.config.vars)
+                what = f"{kind}: its transform"
+                output = await javascript_checks.transform(what, assertion["transform"], output, context, self.folder)
+            context = js_context.assertion_context(sample, assertion, self.config)
+            if base == "javascript":
+                return await javascript_checks.javascript(kind, assertion, output, context, self.folder)
+            if js_context.is_js_file(value):
+                value = await javascript_checks.script_value(kind, value, output, context, self.folder)
+        call = Call(js_context.coerce_string(output), value, assertion, inverse, sample, self.config.options)
         if base in REGISTRY:
             return REGISTRY[base](call)
         if base in GRADED:

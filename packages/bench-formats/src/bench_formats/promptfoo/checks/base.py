@@ -30,6 +30,8 @@ class Grade:
     passed: bool
     score: float
     reason: str
+    #: Named scores the check reports itself (a script's GradingResult): name -> (score, weight).
+    named: dict[str, tuple[float, float]] | None = None
 
 
 class AssertionInvalid(Exception):
