@@ -102,10 +102,10 @@ async def _send(what: str, request: dict[str, Any]) -> JsValue:
     try:
         return await _worker(what).acall(request)
     except NodeFailed as exc:
-        raise EvaluatorError(f"{what} did not run: {exc}") from None
+        raise EvaluatorError(f"{what}: did not run: {exc}") from None
     except JsError as exc:
         if exc.timeout:
-            raise EvaluatorError(f"{what} did not finish: {exc.message}") from None
+            raise EvaluatorError(f"{what}: did not finish: {exc.message}") from None
         raise
 
 
@@ -123,7 +123,7 @@ async def javascript(
             raise EvaluatorError(f"{kind}: {exc.message}") from None
         return _script_result(assertion, result, inverse, value.rstrip())
     if not isinstance(value, str):
-        return Grade(False, 0.0, _threw("javascript assertion must have a string value", "", None))
+        return Grade(False, 0.0, _threw("Invariant failed: javascript assertion must have a string value", "", None))
     code = value.rstrip()
     body = code if "\n" in code else function_body(code)
     try:

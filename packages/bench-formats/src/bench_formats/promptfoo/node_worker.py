@@ -78,7 +78,7 @@ def node_path() -> str | None:
 
 def missing_message(what: str) -> str:
     """Why ``what`` did not run when Node.js is absent."""
-    return f"{what} is JavaScript and needs Node.js, but no 'node' is on PATH, so it did not run"
+    return f"{what}: needs Node.js to run JavaScript, but no 'node' is on PATH, so it did not run"
 
 
 class NodeWorker:
