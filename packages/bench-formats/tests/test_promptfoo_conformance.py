@@ -116,6 +116,15 @@ def _as_text(output: Any) -> Any:
     return output
 
 
+def _output(task: dict[str, Any]) -> Any:
+    """The output promptfoo shows: the response, or what a test's ``options.transform`` made of it
+    (bench keeps the response and reports the transformed output in the evaluator's details)."""
+    for outcome in task.get("evaluators") or []:
+        if "output" in (outcome.get("details") or {}):
+            return outcome["details"]["output"]
+    return task.get("response")
+
+
 def _differences(case: str, rows: list[dict[str, Any]], tasks: list[dict[str, Any]]) -> list[str]:
     lines: list[str] = []
     if len(tasks) != len(rows):
@@ -130,7 +139,7 @@ def _differences(case: str, rows: list[dict[str, Any]], tasks: list[dict[str, An
         checks: list[tuple[str, Any, Any]] = [("verdict", STATUS[want["verdict"]], got_status)]
         if want["verdict"] != "error":
             checks += [
-                ("rendered prompt (echo response)", _as_text(want["output"]), task.get("response")),
+                ("rendered prompt (echo response)", _as_text(want["output"]), _output(task)),
                 ("pass", want["pass"], task.get("passed")),
                 ("score", want["score"], None if task.get("score") is None else round(task["score"], 3)),
                 ("named scores", want["named_scores"], _named_scores(task)),

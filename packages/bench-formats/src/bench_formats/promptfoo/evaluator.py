@@ -179,12 +179,10 @@ class Promptfoo(Evaluator[PromptfooConfig]):
             listed = "; ".join(f"{s['type']} ({s['reason']})" for s in skipped)
             reason = f"{reason} [{len(skipped)} skipped: {listed}]"
         named = {name: value for name, (value, _) in main.named_scores().items()}
-        return Result(
-            passed=passed,
-            score=max(0.0, min(1.0, score)),
-            reason=reason,
-            details={"assertions": details, "named_scores": named, "skipped": skipped},
-        )
+        found: dict[str, Any] = {"assertions": details, "named_scores": named, "skipped": skipped}
+        if test_transform is not None:
+            found["output"] = js_context.coerce_string(output)  # what promptfoo shows as the output
+        return Result(passed=passed, score=max(0.0, min(1.0, score)), reason=reason, details=found)
 
     async def _one(
         self, assertion: dict[str, Any], sample: Sample, skipped: list[dict[str, str]], output: Any

@@ -20,9 +20,6 @@ _IGNORED = {
     "tags": "tags are ignored",
     "derivedMetrics": "derivedMetrics (JavaScript formulas over named metrics) are not computed",
     "extensions": "extensions (JavaScript hooks) are not run",
-    "nunjucksFilters": (
-        "nunjucksFilters (JavaScript) are not loaded: a template that uses one fails to render"
-    ),
 }
 #: Top-level keys whose meaning bench cannot keep.
 _REFUSED = {
