@@ -150,6 +150,25 @@ def _differences(case: str, rows: list[dict[str, Any]], tasks: list[dict[str, An
     return lines
 
 
+def _derived_differences(columns: list[dict[str, Any]], data: dict[str, Any]) -> list[str]:
+    """promptfoo's derivedMetrics per prompt column against the figures bench's run reports."""
+    figures = {k: v for k, v in ((data.get("aggregates") or {}).get("promptfoo") or {}).items() if k != "type"}
+    lines: list[str] = []
+    for column in columns:
+        name = f"{column['provider']}: {column['label']}"
+        for key, value in figures.items():
+            metric = key if len(columns) == 1 else key.removesuffix(f" ({name})")
+            if metric == key and len(columns) > 1:
+                continue  # another column's figure
+            want = column["named_scores"].get(metric)
+            got = None if value is None else round(value, 3)
+            if want != got:
+                lines.append(f"derived metric {metric} of {name}: promptfoo {want!r} != bench {got!r}")
+        if not figures:
+            lines.append(f"derived metrics of {name}: bench reported none")
+    return lines
+
+
 @pytest.mark.parametrize("case", CASES)
 def test_bench_gives_promptfoos_verdicts(case: str, tmp_path: Path):
     if case in NEEDS_NODE and not HAS_NODE:
@@ -163,6 +182,7 @@ def test_bench_gives_promptfoos_verdicts(case: str, tmp_path: Path):
         return
     assert data is not None, f"bench wrote no output (exit {code}):\n{output}"
     differences = _differences(case, expected["rows"], data.get("tasks") or [])
+    differences += _derived_differences(expected.get("prompt_metrics") or [], data)
     # exit class: promptfoo 0 = every row passed, 100 = a failure or an error; bench 0 / 1 / 3
     all_passed = expected["exit_code"] == 0
     if (code == 0) != all_passed or code not in (0, 1, 3):

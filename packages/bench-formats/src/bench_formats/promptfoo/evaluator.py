@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import Field, model_validator
@@ -65,6 +67,9 @@ class PromptfooConfig(EvaluatorConfig):
     """The test's merged ``options``: ``provider`` grades model-graded checks."""
     vars: dict[str, Any] = Field(default_factory=dict)
     """The row's rendered vars."""
+    derived_metrics: list[dict[str, Any]] = Field(default_factory=list)
+    """The config's ``derivedMetrics`` (``{name, value}``, a mathjs formula over the named scores):
+    computed for each provider × prompt column at the end of the run (the run's figures)."""
     test_threshold: float | None = None
     """The test's ``threshold``, any number as promptfoo takes it: pass = score ≥ it, with
     promptfoo's reason ``Aggregate score 0.33 < 0.5 threshold`` (above 1 never passes, below 0
@@ -118,6 +123,29 @@ class Promptfoo(Evaluator[PromptfooConfig]):
                 - {type: equals, value: {a: 1}}
                 - {type: regex, value: '"a":\\s*\\d'}
     """
+
+    aggregates = True
+
+    @classmethod
+    def aggregate_rows(cls, config: Any, rows: Iterable[dict[str, Any]]) -> dict[str, Any] | None:
+        """The config's ``derivedMetrics`` per provider × prompt column (one column: by name alone)."""
+        if not getattr(config, "derived_metrics", None):
+            return None
+        from bench_formats.promptfoo.derived_metrics import compute
+
+        totals = (
+            (str(details["column"]), details["metric_totals"])
+            for row in rows
+            for details in [row.get("details") or {}]
+            if "column" in details
+        )
+        columns = compute(config.derived_metrics, totals)
+        single = len(columns) == 1
+        return {
+            name if single else f"{name} ({column})": value if math.isfinite(value) else None
+            for column, values in columns.items()
+            for name, value in values.items()
+        }
 
     def llm_calls(self) -> list[tuple[str, int]]:
         calls: dict[str, int] = {}
@@ -182,6 +210,9 @@ class Promptfoo(Evaluator[PromptfooConfig]):
         found: dict[str, Any] = {"assertions": details, "named_scores": named, "skipped": skipped}
         if test_transform is not None:
             found["output"] = js_context.coerce_string(output)  # what promptfoo shows as the output
+        if self.config.derived_metrics:
+            found["metric_totals"] = dict(main.named)  # the sums promptfoo's columns add up
+            found["column"] = _column(sample)
         return Result(passed=passed, score=max(0.0, min(1.0, score)), reason=reason, details=found)
 
     async def _one(
@@ -232,6 +263,12 @@ class Promptfoo(Evaluator[PromptfooConfig]):
         if base in UNSUPPORTED:
             raise EvaluatorError(f"promptfoo assertion type '{kind}' is not supported by bench yet")
         raise EvaluatorError(f"Unknown assertion type: {kind}")  # pragma: no cover - refused by the config
+
+
+def _column(sample: Sample) -> str:
+    """A row's promptfoo column: its provider and prompt label."""
+    metadata = sample.task.metadata
+    return f"{metadata.get('provider', '')}: {metadata.get('prompt', '')}"
 
 
 def _flatten(asserts: list[dict[str, Any]]) -> list[dict[str, Any]]:

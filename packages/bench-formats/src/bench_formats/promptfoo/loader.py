@@ -18,7 +18,6 @@ _IGNORED = {
     "sharing": "sharing is ignored",
     "writeLatestResults": "writeLatestResults is ignored",
     "tags": "tags are ignored",
-    "derivedMetrics": "derivedMetrics (JavaScript formulas over named metrics) are not computed",
     "extensions": "extensions (JavaScript hooks) are not run",
 }
 #: Top-level keys whose meaning bench cannot keep.

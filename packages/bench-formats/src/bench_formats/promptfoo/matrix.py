@@ -97,6 +97,8 @@ class Matrix:
             entry["test_threshold"] = test["threshold"]
         entry["options"] = dict(test.get("options") or {})
         entry["vars"] = values
+        if self.config.get("derivedMetrics"):
+            entry["derived_metrics"] = self.config["derivedMetrics"]
         return entry
 
     def _task(
