@@ -207,7 +207,7 @@ async def script_value(kind: str, value: str, output: Any, context: dict[str, An
     """The value a ``file://x.js`` gives a non-script assertion (``contains: file://expected.js``),
     refused as promptfoo refuses a function, a boolean or a GradingResult."""
     try:
-        result = await call_file(kind, value, folder, "assertion", [output, context])
+        result = await call_file(f"{kind}: its value {value}", value, folder, "assertion", [output, context])
     except JsError as exc:
         raise EvaluatorError(f"{kind}: {exc.message}") from None
     what = {"function": "a function", "boolean": "a boolean"}.get(result.kind)

@@ -167,8 +167,10 @@ class NodeWorker:
                 raise NodeFailed("the Node.js worker is not running") from None
         return future
 
-    def call(self, request: dict[str, Any], timeout: float = CALL_TIMEOUT_S) -> JsValue:
-        """Run one request and wait for its value (raises JsError, NodeFailed)."""
+    def call(self, request: dict[str, Any], timeout: float | None = None) -> JsValue:
+        """Run one request and wait for its value (raises JsError, NodeFailed); ``timeout``
+        defaults to ``CALL_TIMEOUT_S``."""
+        timeout = CALL_TIMEOUT_S if timeout is None else timeout
         future = self.submit(request, timeout)
         try:
             return future.result(timeout + GRACE_S)  # type: ignore[no-any-return]
@@ -176,8 +178,9 @@ class NodeWorker:
             self.kill(f"the Node.js worker did not answer within {timeout:g} s and was stopped")
             raise NodeFailed(f"the JavaScript did not finish within {timeout:g} s") from None
 
-    async def acall(self, request: dict[str, Any], timeout: float = CALL_TIMEOUT_S) -> JsValue:
+    async def acall(self, request: dict[str, Any], timeout: float | None = None) -> JsValue:
         """``call`` for the event loop."""
+        timeout = CALL_TIMEOUT_S if timeout is None else timeout
         future = self.submit(request, timeout)
         try:
             return await asyncio.wait_for(asyncio.wrap_future(future), timeout + GRACE_S)  # type: ignore[no-any-return]
