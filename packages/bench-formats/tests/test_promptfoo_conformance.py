@@ -27,7 +27,14 @@ CASES = sorted(p.parent.name for p in CORPUS.glob("*/expected.json"))
 STATUS = {"pass": "passed", "failure": "failed", "error": "error"}
 
 #: Cases whose config runs JavaScript (javascript checks, transforms, filters): they need Node.js.
-NEEDS_NODE = {"javascript", "javascript-checks", "javascript-transforms", "nunjucks-filters", "derived-metrics", "example-summarization"}
+NEEDS_NODE = {
+    "javascript",
+    "javascript-checks",
+    "javascript-transforms",
+    "nunjucks-filters",
+    "derived-metrics",
+    "example-summarization",
+}
 HAS_NODE = shutil.which("node") is not None
 
 
@@ -152,7 +159,9 @@ def _differences(case: str, rows: list[dict[str, Any]], tasks: list[dict[str, An
 
 def _derived_differences(columns: list[dict[str, Any]], data: dict[str, Any]) -> list[str]:
     """promptfoo's derivedMetrics per prompt column against the figures bench's run reports."""
-    figures = {k: v for k, v in ((data.get("aggregates") or {}).get("promptfoo") or {}).items() if k != "type"}
+    figures = {
+        k: v for k, v in ((data.get("aggregates") or {}).get("promptfoo") or {}).items() if k != "type"
+    }
     lines: list[str] = []
     for column in columns:
         name = f"{column['provider']}: {column['label']}"

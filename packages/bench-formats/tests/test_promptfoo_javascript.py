@@ -50,7 +50,9 @@ def _config(folder: Path, text: str) -> Path:
 
 def _grade(value: Any, output: Any = "hello", folder: Path | None = None, **extra: Any) -> Any:
     assertion = {"type": extra.pop("kind", "javascript"), "value": value, **extra}
-    return asyncio.run(javascript_checks.javascript(assertion["type"], assertion, output, {"vars": {}}, folder))
+    return asyncio.run(
+        javascript_checks.javascript(assertion["type"], assertion, output, {"vars": {}}, folder)
+    )
 
 
 def _run(config: Path, folder: Path, env: dict[str, str] | None = None) -> tuple[int, str, dict[str, Any]]:
@@ -94,7 +96,7 @@ def test_derived_metric_formulas_follow_mathjs_arithmetic():
     assert evaluate("a / b", names) == math.inf
     assert math.isnan(evaluate("b / b", names))
     assert evaluate("max(a, 1) + min(a, 1) + -a % 2", names) == 5.0
-    with pytest.raises(FormulaError, match="^Undefined symbol c$"):
+    with pytest.raises(FormulaError, match=r"^Undefined symbol c$"):
         evaluate("a + c", names)
 
 
@@ -124,7 +126,9 @@ def test_javascript_results_become_promptfoos_grades():
 def test_a_syntax_error_fails_the_check_with_its_message():
     grade = _grade("output ===")
     assert not grade.passed
-    assert grade.reason.startswith("Custom function threw error: Unexpected token '}'\nStack Trace: SyntaxError")
+    assert grade.reason.startswith(
+        "Custom function threw error: Unexpected token '}'\nStack Trace: SyntaxError"
+    )
     assert grade.reason.endswith("\noutput ===")
 
 
@@ -156,7 +160,9 @@ def test_an_endless_check_is_stopped_at_the_time_limit(monkeypatch: pytest.Monke
 @needs_node
 def test_a_never_settling_promise_is_stopped_at_the_time_limit(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(node_worker, "CALL_TIMEOUT_S", 0.3)
-    with pytest.raises(EvaluatorError, match=r"^javascript: did not finish: Script execution timed out after 300ms$"):
+    with pytest.raises(
+        EvaluatorError, match=r"^javascript: did not finish: Script execution timed out after 300ms$"
+    ):
         _grade("new Promise(() => {})")
 
 
@@ -174,7 +180,10 @@ def test_a_missing_file_or_function_is_an_error_naming_it(tmp_path: Path):
     (tmp_path / "checks.js").write_text("module.exports = { ok: () => true };\n")
     with pytest.raises(EvaluatorError) as caught:
         _grade("file://nowhere.js", folder=tmp_path)
-    assert str(caught.value) == f"javascript: ENOENT: no such file or directory, open '{tmp_path / 'nowhere.js'}'"
+    assert (
+        str(caught.value)
+        == f"javascript: ENOENT: no such file or directory, open '{tmp_path / 'nowhere.js'}'"
+    )
     with pytest.raises(EvaluatorError) as caught:
         _grade("file://checks.js:absent", folder=tmp_path)
     assert str(caught.value) == (
@@ -188,7 +197,10 @@ def test_a_missing_file_or_function_is_an_error_naming_it(tmp_path: Path):
 def test_a_typescript_file_is_an_error_naming_it(tmp_path: Path):
     with pytest.raises(EvaluatorError) as caught:
         _grade("file://check.ts", folder=tmp_path)
-    assert str(caught.value) == "javascript: file://check.ts is TypeScript; bench runs JavaScript files (.js, .cjs, .mjs)"
+    assert (
+        str(caught.value)
+        == "javascript: file://check.ts is TypeScript; bench runs JavaScript files (.js, .cjs, .mjs)"
+    )
 
 
 @needs_node
@@ -198,7 +210,7 @@ def test_one_worker_serves_the_whole_run_and_ends_with_it(tmp_path: Path):
     config = _config(
         tmp_path,
         "prompts: ['n={{n}}']\nproviders: [echo]\ndefaultTest:\n  assert:\n"
-        "    - type: javascript\n      value: \"({pass: true, score: 1, reason: String(process.pid)})\"\n"
+        '    - type: javascript\n      value: "({pass: true, score: 1, reason: String(process.pid)})"\n'
         f"tests:\n{rows}\n",
     )
     code, output, data = _run(config, tmp_path)
@@ -216,7 +228,8 @@ def test_one_worker_serves_the_whole_run_and_ends_with_it(tmp_path: Path):
 def test_nunjucks_filters_render_through_node(tmp_path: Path):
     (tmp_path / "up.js").write_text("module.exports = (s, mark) => String(s).toUpperCase() + mark;\n")
     config = _config(
-        tmp_path, "prompts: ['{{ name | up(\"!\") }}']\nproviders: [echo]\nnunjucksFilters: {up: up.js}\ntests: [{vars: {name: ada}}]\n"
+        tmp_path,
+        "prompts: ['{{ name | up(\"!\") }}']\nproviders: [echo]\nnunjucksFilters: {up: up.js}\ntests: [{vars: {name: ada}}]\n",
     )
     assert PromptfooLoader().load(config).data["tasks"][0]["prompt"] == "ADA!"
 
@@ -225,16 +238,23 @@ def test_nunjucks_filters_render_through_node(tmp_path: Path):
 def test_a_filter_that_throws_refuses_the_config_naming_it(tmp_path: Path):
     (tmp_path / "bad.js").write_text("module.exports = () => { throw new Error('no way'); };\n")
     config = _config(
-        tmp_path, "prompts: ['{{ name | bad }}']\nproviders: [echo]\nnunjucksFilters: {bad: bad.js}\ntests: [{vars: {name: x}}]\n"
+        tmp_path,
+        "prompts: ['{{ name | bad }}']\nproviders: [echo]\nnunjucksFilters: {bad: bad.js}\ntests: [{vars: {name: x}}]\n",
     )
     with pytest.raises(ConfigError) as caught:
         PromptfooLoader().load(config)
-    assert caught.value.message == "test 1: cannot render template '{{ name | bad }}': filter 'bad' (bad.js): no way"
+    assert (
+        caught.value.message
+        == "test 1: cannot render template '{{ name | bad }}': filter 'bad' (bad.js): no way"
+    )
 
 
 def test_without_node_a_template_with_a_javascript_filter_is_refused_naming_it(tmp_path: Path, no_node: None):
     (tmp_path / "up.js").write_text("module.exports = (s) => s;\n")
-    config = _config(tmp_path, "prompts: ['{{ name | up }}']\nproviders: [echo]\nnunjucksFilters: {up: up.js}\ntests: [{vars: {name: a}}]\n")
+    config = _config(
+        tmp_path,
+        "prompts: ['{{ name | up }}']\nproviders: [echo]\nnunjucksFilters: {up: up.js}\ntests: [{vars: {name: a}}]\n",
+    )
     with pytest.raises(ConfigError) as caught:
         PromptfooLoader().load(config)
     assert caught.value.message == (
@@ -265,7 +285,9 @@ def test_transform_vars_must_return_an_object(tmp_path: Path):
     )
     with pytest.raises(ConfigError) as caught:
         PromptfooLoader().load(config)
-    assert caught.value.message == "t: options.transformVars: Transform function did not return a valid object"
+    assert (
+        caught.value.message == "t: options.transformVars: Transform function did not return a valid object"
+    )
 
 
 def test_a_script_outside_the_suite_folder_is_refused(tmp_path: Path):
@@ -273,7 +295,8 @@ def test_a_script_outside_the_suite_folder_is_refused(tmp_path: Path):
     suite.mkdir()
     (tmp_path / "outside.js").write_text("module.exports = () => true;\n")
     config = _config(
-        suite, "prompts: [hi]\nproviders: [echo]\ntests:\n  - assert: [{type: javascript, value: 'file://../outside.js'}]\n"
+        suite,
+        "prompts: [hi]\nproviders: [echo]\ntests:\n  - assert: [{type: javascript, value: 'file://../outside.js'}]\n",
     )
     with pytest.raises(ConfigError) as caught:
         PromptfooLoader().load(config)

@@ -46,7 +46,7 @@ def _log(x: float, base: float | None = None) -> float:
 
 
 def _round(x: float, digits: float = 0) -> float:
-    factor = 10 ** int(digits)
+    factor = float(10 ** int(digits))
     return math.floor(x * factor + 0.5) / factor
 
 
@@ -85,7 +85,11 @@ def evaluate(formula: str, names: dict[str, float]) -> float:
 
 
 def _value(node: ast.AST, names: dict[str, float]) -> float:
-    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+    if (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, (int, float))
+        and not isinstance(node.value, bool)
+    ):
         return float(node.value)
     if isinstance(node, ast.Name):
         if node.id not in names:
@@ -137,7 +141,9 @@ def _divide(left: float, right: float) -> float:
     return math.copysign(math.inf, left) * math.copysign(1.0, right)
 
 
-def compute(definitions: list[dict[str, Any]], rows: Iterable[tuple[str, dict[str, float]]]) -> dict[str, dict[str, float]]:
+def compute(
+    definitions: list[dict[str, Any]], rows: Iterable[tuple[str, dict[str, float]]]
+) -> dict[str, dict[str, float]]:
     """Each column's derived metrics after its rows: ``rows`` gives, in run order, a row's column
     and its metrics' weighted score sums."""
     sums: dict[str, dict[str, float]] = {}

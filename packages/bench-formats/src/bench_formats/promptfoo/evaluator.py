@@ -93,9 +93,10 @@ class Promptfoo(Evaluator[PromptfooConfig]):
     """A promptfoo test's assertions, scored and passed as promptfoo does (docs/formats/promptfoo.md).
 
     score = Σ score·weight / Σ weight; it passes when no assertion failed, or, with the test's
-    threshold (``test_threshold``), when score ≥ it. JavaScript, Python and webhook
-    checks and JavaScript ``transform``s are skipped and listed in the reason and ``details``;
-    the verdict is computed over the other assertions.
+    threshold (``test_threshold``), when score ≥ it. JavaScript (``javascript`` checks,
+    ``file://x.js`` values, transforms) runs in the run's Node.js worker, an error naming the check
+    without Node.js; Python, Ruby and webhook checks are skipped and listed in the reason and
+    ``details``, the verdict computed over the other assertions.
     """
 
     name = "promptfoo"
@@ -229,7 +230,9 @@ class Promptfoo(Evaluator[PromptfooConfig]):
         except AssertionInvalid as exc:
             raise EvaluatorError(f"{kind}: {exc}") from None
         if assertion.get("weight") == 0:
-            grade = Grade(True, grade.score, grade.reason, grade.named)  # metric only: it cannot fail the test
+            grade = Grade(
+                True, grade.score, grade.reason, grade.named
+            )  # metric only: it cannot fail the test
         return grade
 
     async def _grade(self, kind: str, assertion: dict[str, Any], sample: Sample, output: Any) -> Grade:
@@ -249,7 +252,9 @@ class Promptfoo(Evaluator[PromptfooConfig]):
             if assertion.get("transform") is not None:
                 context = js_context.transform_context(sample, self.config.vars)
                 what = f"{kind}: its transform"
-                output = await javascript_checks.transform(what, assertion["transform"], output, context, self.folder)
+                output = await javascript_checks.transform(
+                    what, assertion["transform"], output, context, self.folder
+                )
             context = js_context.assertion_context(sample, assertion, self.config)
             if base == "javascript":
                 return await javascript_checks.javascript(kind, assertion, output, context, self.folder)

@@ -123,7 +123,9 @@ async def javascript(
             raise EvaluatorError(f"{kind}: {exc.message}") from None
         return _script_result(assertion, result, inverse, value.rstrip())
     if not isinstance(value, str):
-        return Grade(False, 0.0, _threw("Invariant failed: javascript assertion must have a string value", "", None))
+        return Grade(
+            False, 0.0, _threw("Invariant failed: javascript assertion must have a string value", "", None)
+        )
     code = value.rstrip()
     body = code if "\n" in code else function_body(code)
     try:
@@ -135,7 +137,9 @@ async def javascript(
 
 def _script_result(assertion: dict[str, Any], result: JsValue, inverse: bool, value: str) -> Grade:
     if result.kind not in ("boolean", "number", "object", "array", "null"):
-        problem = f"Javascript assertion script must return a boolean, number, or object ({assertion.get('value')})"
+        problem = (
+            f"Javascript assertion script must return a boolean, number, or object ({assertion.get('value')})"
+        )
         return Grade(False, 0.0, _threw(problem, "", value))
     return _normalize(assertion, result, inverse, value)
 
@@ -203,7 +207,9 @@ def _appended(reason: str, rendered: str | None) -> str:
     return f"{reason}\n{rendered}" if rendered else reason
 
 
-async def script_value(kind: str, value: str, output: Any, context: dict[str, Any], folder: Path | None) -> Any:
+async def script_value(
+    kind: str, value: str, output: Any, context: dict[str, Any], folder: Path | None
+) -> Any:
     """The value a ``file://x.js`` gives a non-script assertion (``contains: file://expected.js``),
     refused as promptfoo refuses a function, a boolean or a GradingResult."""
     try:
@@ -233,7 +239,9 @@ def transform_label(code: str) -> str:
     return f"[inline transform]: {line if len(line) <= 80 else line[:79] + '…'}"
 
 
-def transform_request(code: str, value: Any, context: dict[str, Any], name: str, folder: Path | None) -> dict[str, Any]:
+def transform_request(
+    code: str, value: Any, context: dict[str, Any], name: str, folder: Path | None
+) -> dict[str, Any]:
     """The worker request of a transform: ``file://x.js[:fn]``, or inline code over ``name``
     (``output`` or ``vars``) and ``context`` (one line is returned as an expression)."""
     if code.startswith(FILE):
@@ -255,7 +263,9 @@ async def transform(
 ) -> Any:
     """``transform(code, value, context)`` at run time; an error names ``what`` and the transform."""
     if not isinstance(code, str):
-        raise EvaluatorError(f"{what}: a transform is JavaScript text or a file:// path, not {type(code).__name__}")
+        raise EvaluatorError(
+            f"{what}: a transform is JavaScript text or a file:// path, not {type(code).__name__}"
+        )
     if code.startswith(FILE) and not is_js_file(code):
         raise EvaluatorError(f"{what}: Unsupported transform file format: {code}")
     try:

@@ -15,8 +15,8 @@ from typing import Any
 
 from bench import ConfigError, EvaluatorError, SuiteFolder
 from bench_formats.promptfoo import node_worker
-from bench_formats.promptfoo.js_context import is_js_file, split_file
 from bench_formats.promptfoo.javascript_checks import transform_label, transform_request, transform_result
+from bench_formats.promptfoo.js_context import is_js_file, split_file
 from bench_formats.promptfoo.node_worker import JsError, JsValue, NodeFailed, NodeMissing
 from bench_formats.promptfoo.paths import expand
 from bench_formats.promptfoo.render import set_config_filters
@@ -112,7 +112,9 @@ def transform_vars(
     if code.startswith("file://") and not is_js_file(code):
         raise ConfigError(f"{what}: bench runs JavaScript transforms here, not {code}", file=config)
     check_file(code, config.parent, folder, f"{what} reads {code}")
-    request = transform_request(code, variables, {"prompt": {}, "uuid": str(uuid.uuid4())}, "vars", config.parent)
+    request = transform_request(
+        code, variables, {"prompt": {}, "uuid": str(uuid.uuid4())}, "vars", config.parent
+    )
     try:
         result = node_worker.worker(config.parent).call(request)
         value = transform_result(code, result)
@@ -121,7 +123,9 @@ def transform_vars(
     except NodeFailed as exc:
         raise ConfigError(f"{what}: did not run: {exc}", file=config) from None
     except JsError as exc:
-        raise ConfigError(f"{what}: Transform failed ({transform_label(code)}): {exc.message}", file=config) from None
+        raise ConfigError(
+            f"{what}: Transform failed ({transform_label(code)}): {exc.message}", file=config
+        ) from None
     except EvaluatorError as exc:
         raise ConfigError(f"{what}: {exc}", file=config) from None
     if not isinstance(value, dict):

@@ -7,7 +7,7 @@ check is JavaScript without starting anything.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, TypeGuard
 
 from bench import Sample
 
@@ -24,7 +24,7 @@ def split_file(value: str) -> tuple[str, str | None]:
     return reference, None
 
 
-def is_js_file(value: Any) -> bool:
+def is_js_file(value: Any) -> TypeGuard[str]:
     """Whether ``value`` is a ``file://`` reference to a JavaScript file (with ``:fn`` or not)."""
     if not isinstance(value, str) or not value.startswith(FILE):
         return False
@@ -82,7 +82,9 @@ def assertion_context(sample: Sample, assertion: dict[str, Any], config: Any) ->
     return context
 
 
-def transform_context(sample: Sample, variables: dict[str, Any], whole_prompt: bool = False) -> dict[str, Any]:
+def transform_context(
+    sample: Sample, variables: dict[str, Any], whole_prompt: bool = False
+) -> dict[str, Any]:
     """``context`` of a transform: the vars, the prompt (a test's ``options.transform`` gets the
     prompt's label and text; an assertion's ``transform`` gets ``{label: <rendered prompt>}``, as
     promptfoo passes it) and the response's metadata."""

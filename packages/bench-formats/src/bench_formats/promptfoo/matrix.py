@@ -61,7 +61,9 @@ class Matrix:
         name = _short(str(test.get("description") or f"test {self.count}"))
         transform_vars = (test.get("options") or {}).get("transformVars")
         if transform_vars is not None:
-            test["vars"] = js_config.transform_vars(transform_vars, test.get("vars") or {}, self.path, self.folder, name)
+            test["vars"] = js_config.transform_vars(
+                transform_vars, test.get("vars") or {}, self.path, self.folder, name
+            )
         combos = list(variables.combinations(test.get("vars") or {}, self.base, self.path, self.folder, name))
         out = []
         for number, combo in enumerate(combos, start=1):

@@ -124,7 +124,9 @@ class NodeWorker:
                 continue
             if answer.get("ok"):
                 encoded = answer.get("value") or {}
-                future.set_result(JsValue(encoded.get("type", "undefined"), encoded.get("json"), encoded.get("special")))
+                future.set_result(
+                    JsValue(encoded.get("type", "undefined"), encoded.get("json"), encoded.get("special"))
+                )
             else:
                 error = answer.get("error") or {}
                 future.set_exception(
@@ -183,7 +185,7 @@ class NodeWorker:
         timeout = CALL_TIMEOUT_S if timeout is None else timeout
         future = self.submit(request, timeout)
         try:
-            return await asyncio.wait_for(asyncio.wrap_future(future), timeout + GRACE_S)  # type: ignore[no-any-return]
+            return await asyncio.wait_for(asyncio.wrap_future(future), timeout + GRACE_S)
         except asyncio.TimeoutError:
             self.kill(f"the Node.js worker did not answer within {timeout:g} s and was stopped")
             raise NodeFailed(f"the JavaScript did not finish within {timeout:g} s") from None

@@ -150,7 +150,9 @@ def record(case: Path) -> dict[str, Any]:
             {
                 "label": p.get("label"),
                 "provider": p.get("provider"),
-                "named_scores": {k: _score(v) for k, v in sorted((p.get("metrics") or {}).get("namedScores", {}).items())},
+                "named_scores": {
+                    k: _score(v) for k, v in sorted((p.get("metrics") or {}).get("namedScores", {}).items())
+                },
             }
             for p in data["results"].get("prompts") or []
         ]
