@@ -431,16 +431,16 @@ def test_error_and_failure_split_in_a_run(tmp_path: Path) -> None:
 # --- skipped code, never silently ------------------------------------------------------------
 
 
-def test_python_is_skipped_visibly() -> None:
-    # the verdict is over the rest: contains "a" passes → 1/1 (javascript runs: test_promptfoo_javascript.py)
+def test_ruby_is_skipped_visibly() -> None:
+    # the verdict is over the rest: contains "a" passes → 1/1 (JavaScript and Python run: their own tests)
     asserts = [
-        {"type": "python", "value": "file://check.py"},
+        {"type": "ruby", "value": "output.length > 100"},
         {"type": "contains", "value": "a"},
     ]
     out = check(asserts, "abc")
     assert (out.passed, out.score) == (True, 1.0)
-    assert out.reason == "All assertions passed [1 skipped: python (bench does not run Python assertions)]"
-    assert out.details["skipped"] == [{"type": "python", "reason": "bench does not run Python assertions"}]
+    assert out.reason == "All assertions passed [1 skipped: ruby (bench does not run Ruby assertions)]"
+    assert out.details["skipped"] == [{"type": "ruby", "reason": "bench does not run Ruby assertions"}]
 
 
 def test_webhook_is_skipped_visibly() -> None:

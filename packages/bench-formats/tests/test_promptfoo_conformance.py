@@ -1,4 +1,4 @@
-"""bench gives promptfoo's own verdicts on promptfoo's own files (issue 13).
+"""bench gives promptfoo's own verdicts on promptfoo's own files.
 
 Every case under tests/conformance/promptfoo/ is a promptfoo config with ``expected.json``: the rows
 promptfoo 0.121.20 produced for it under ``--providers echo`` (recorded by record.py there, never by
@@ -39,11 +39,14 @@ HAS_NODE = shutil.which("node") is not None
 
 
 def _run_bench(
-    config: Path, folder: Path, env: dict[str, str] | None = None
+    config: Path, folder: Path, echo: bool = True, env: dict[str, str] | None = None
 ) -> tuple[int, str, dict[str, Any] | None]:
+    """bench on ``config``: with ``--target echo`` when promptfoo ran with ``--providers echo``, else
+    with the config's own providers (offline Python scripts); ``env`` replaces the environment."""
     out = folder / "out.json"
+    target = ["--target", "echo"] if echo else []
     done = subprocess.run(
-        [sys.executable, "-m", "bench", "run", str(config), "--target", "echo", "-o", str(out)],
+        [sys.executable, "-m", "bench", "run", str(config), *target, "-o", str(out)],
         cwd=folder,
         capture_output=True,
         text=True,
@@ -183,7 +186,8 @@ def test_bench_gives_promptfoos_verdicts(case: str, tmp_path: Path):
     if case in NEEDS_NODE and not HAS_NODE:
         pytest.skip("this case runs JavaScript: Node.js ('node') is not on PATH")
     expected = json.loads((CORPUS / case / "expected.json").read_text())
-    code, output, data = _run_bench(CORPUS / case / "promptfooconfig.yaml", tmp_path)
+    echo = "--providers echo" in expected["command"]
+    code, output, data = _run_bench(CORPUS / case / "promptfooconfig.yaml", tmp_path, echo)
     if expected.get("config_error"):
         # promptfoo refused the config before running anything (exit 1, no output)
         refused = code == 2 and output.lstrip().startswith("error:") and "Usage:" not in output
@@ -224,7 +228,7 @@ def test_without_node_a_row_whose_javascript_did_not_run_is_an_error_naming_it(t
     empty = tmp_path / "bin"
     empty.mkdir()
     env = {**os.environ, "PATH": str(empty)}
-    code, output, data = _run_bench(CORPUS / "javascript" / "promptfooconfig.yaml", tmp_path, env)
+    code, output, data = _run_bench(CORPUS / "javascript" / "promptfooconfig.yaml", tmp_path, env=env)
     assert code == 3, output
     assert data is not None
     tasks = data["tasks"]

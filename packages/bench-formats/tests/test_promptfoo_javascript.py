@@ -119,7 +119,7 @@ def test_javascript_results_become_promptfoos_grades():
     )
     assert _grade("output.includes('x')", kind="not-javascript").passed
     graded = _grade("({pass: true, score: 0.5, reason: 'ok', namedScores: {tone: 1}})")
-    assert graded == javascript_checks.Grade(True, 0.5, "ok", {"tone": (1.0, 1.0)})
+    assert graded == javascript_checks.Grade(True, 0.5, "ok", {"tone": 1.0})
 
 
 @needs_node

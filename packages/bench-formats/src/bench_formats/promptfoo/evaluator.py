@@ -13,10 +13,19 @@ from bench_formats.promptfoo import js_context
 from bench_formats.promptfoo.checks import REGISTRY, Grade
 from bench_formats.promptfoo.checks.base import AssertionInvalid, Call
 from bench_formats.promptfoo.checks.graded import GRADED, NOT_YET, grader
+from bench_formats.promptfoo.python_checks import (
+    Scope,
+    ScriptFailed,
+    grade_python,
+    script_reference,
+    script_value,
+)
 from bench_formats.promptfoo.verdict import Tally
 
 #: Code that bench does not run: such a check is skipped, visibly (reason and details).
-SCRIPTS = {"javascript": "JavaScript", "python": "Python", "ruby": "Ruby", "webhook": "webhook"}
+SCRIPTS = {"ruby": "Ruby", "webhook": "webhook"}
+#: Checks bench runs in a worker process (python_checks; javascript_checks: Node.js).
+RUN = {"python", "javascript"}
 #: promptfoo types bench does not check yet (an error names them, never a silent pass).
 UNSUPPORTED = {
     *NOT_YET, "agent-rubric", "classifier", "conversation-relevance", "guardrails",
@@ -34,7 +43,7 @@ def type_problem(kind: Any) -> str | None:
     """Why ``kind`` is no promptfoo assertion type (naming the nearest one), or None when it is one."""
     if not isinstance(kind, str) or not kind:
         return "Missing required 'type' property"
-    bases = sorted({*REGISTRY, *GRADED, *SCRIPTS, *UNSUPPORTED})
+    bases = sorted({*REGISTRY, *GRADED, *SCRIPTS, *RUN, *UNSUPPORTED})
     if kind in GROUPS or kind.removeprefix("not-") in bases:
         return None
     choices = [f"not-{base}" for base in bases] if kind.startswith("not-") else [*bases, *GROUPS]
@@ -183,8 +192,7 @@ class Promptfoo(Evaluator[PromptfooConfig]):
         for assertion in plain:
             grade = await self._one(assertion, sample, skipped, output)
             if grade is not None:
-                metric = assertion.get("metric")
-                main.add(grade.passed, grade.score, grade.reason, _weight(assertion), metric, grade.named)
+                main.add(*_added(grade, assertion))
                 details.append(_detail(assertion, grade))
         for group in sets:
             tally = Tally(threshold=group.get("threshold"))
@@ -192,8 +200,7 @@ class Promptfoo(Evaluator[PromptfooConfig]):
             for child in group.get("assert") or []:
                 grade = await self._one(child, sample, skipped, output)
                 if grade is not None:
-                    metric = child.get("metric")
-                    tally.add(grade.passed, grade.score, grade.reason, _weight(child), metric, grade.named)
+                    tally.add(*_added(grade, child))
                     children.append(_detail(child, grade))
             if not children:
                 continue
@@ -230,9 +237,8 @@ class Promptfoo(Evaluator[PromptfooConfig]):
         except AssertionInvalid as exc:
             raise EvaluatorError(f"{kind}: {exc}") from None
         if assertion.get("weight") == 0:
-            grade = Grade(
-                True, grade.score, grade.reason, grade.named
-            )  # metric only: it cannot fail the test
+            # metric only: it cannot fail the test
+            grade = Grade(True, grade.score, grade.reason, grade.named_scores, grade.named_weights)
         return grade
 
     async def _grade(self, kind: str, assertion: dict[str, Any], sample: Sample, output: Any) -> Grade:
@@ -241,10 +247,8 @@ class Promptfoo(Evaluator[PromptfooConfig]):
         value = assertion.get("value")
         if base.startswith("select-") or base == "max-score":
             raise _Skipped("compares the outputs of several providers; bench does not run it")
-        if base in SCRIPTS and base != "javascript":
+        if base in SCRIPTS:
             raise _Skipped(f"bench does not run {SCRIPTS[base]} assertions")
-        if isinstance(value, str) and value.startswith("file://") and value.split(":")[1].endswith(".py"):
-            raise _Skipped(f"its value comes from a script ({value}), which bench does not run")
         if assertion.get("transform") is not None or base == "javascript" or js_context.is_js_file(value):
             # JavaScript: run in the run's Node.js worker (an error naming the check without Node)
             from bench_formats.promptfoo import javascript_checks
@@ -260,7 +264,17 @@ class Promptfoo(Evaluator[PromptfooConfig]):
                 return await javascript_checks.javascript(kind, assertion, output, context, self.folder)
             if js_context.is_js_file(value):
                 value = await javascript_checks.script_value(kind, value, output, context, self.folder)
-        call = Call(js_context.coerce_string(output), value, assertion, inverse, sample, self.config.options)
+        text = js_context.coerce_string(output)
+        call = Call(text, value, assertion, inverse, sample, self.config.options)
+        scope = Scope(self.config.vars, self.config.assert_, self.folder)
+        if base == "python":
+            return await grade_python(call, scope)
+        if script_reference(value) is not None:  # file://x.py[:fn]: the script gives the value
+            try:
+                value = await script_value(call, scope)
+            except ScriptFailed as failed:
+                return Grade(False, 0.0, str(failed))
+            call = Call(text, value, assertion, inverse, sample, self.config.options)
         if base in REGISTRY:
             return REGISTRY[base](call)
         if base in GRADED:
@@ -283,6 +297,14 @@ def _flatten(asserts: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if assertion.get("type") == "assert-set":
             out.extend(assertion.get("assert") or [])
     return out
+
+
+def _added(grade: Grade, assertion: dict[str, Any]) -> tuple[Any, ...]:
+    """``Tally.add``'s arguments for one assertion's grade (a script's named scores weigh 1 each,
+    unless it gave their weights)."""
+    weights = grade.named_weights
+    named = {name: (value, weights.get(name, 1.0)) for name, value in grade.named_scores.items()}
+    return grade.passed, grade.score, grade.reason, _weight(assertion), assertion.get("metric"), named
 
 
 def _weight(assertion: dict[str, Any]) -> float:

@@ -173,11 +173,12 @@ def _normalize(assertion: dict[str, Any], result: JsValue, inverse: bool, render
         reason = "Assertion passed" if passed else f"Custom function returned {js_string(raw_pass)}"
     weights = grading.get("namedScoreWeights") or {}
     named = {
-        str(name): (float(score), float(weights.get(name, 1)))
+        str(name): float(score)
         for name, score in (grading.get("namedScores") or {}).items()
         if isinstance(score, (int, float))
     }
-    return Grade(passed, float(grading["score"]), reason, named or None)
+    given = {str(k): float(v) for k, v in weights.items() if k in named and isinstance(v, (int, float))}
+    return Grade(passed, float(grading["score"]), reason, named, given)
 
 
 def _is_grading_result(value: Any) -> bool:
