@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from bench.vocabulary.models import ToolCall, Usage
+from bench.vocabulary.run_key import RunKey
 
 TaskStatus = Literal["passed", "failed", "error", "interrupted"]
 PASSED: TaskStatus = "passed"
@@ -85,6 +86,11 @@ class TaskResult(BaseModel):
     #: What another tool recorded of this task beside bench's fields (``bench import``): its
     #: name, its own verdict and scores, and its row's fields bench has no place for.
     imported: dict[str, Any] | None = Field(default=None, exclude_if=_unset)
+
+    @property
+    def key(self) -> str:
+        """What the run store files this result under: the id, then ``id@N`` for repeat N > 0."""
+        return RunKey(self.id, self.repeat).key()
 
 
 @dataclass
