@@ -1,6 +1,6 @@
 """bench import and bench rescore: other tools' results and stored runs judged as bench runs.
 
-The files under packages/bench-formats/tests/imports/ were written by the real tools (promptfoo
+The files under tests/imports/ were written by the real tools (promptfoo
 0.121.20, inspect_ai, lm-evaluation-harness, the OpenTelemetry SDK) with that folder's record.py;
 promptfoo's rows come from the promptfoo conformance corpus, recorded the same way.
 """
@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-FILES = ROOT / "packages" / "bench-formats" / "tests" / "imports"
+FILES = Path(__file__).parent / "imports"
 PROMPTFOO = ROOT / "packages" / "bench-formats" / "tests" / "conformance" / "promptfoo" / "example-simple-csv"
 LM_EVAL = next(FILES.glob("samples_arith_*.jsonl"))
 

@@ -1,6 +1,6 @@
 """Re-record the import fixtures: real files written by the real tools, run offline. By hand only.
 
-    python packages/bench-formats/tests/imports/record.py TOOL [--python PYTHON]
+    python tests/imports/record.py TOOL [--python PYTHON]
 
 TOOL is one of
 
@@ -229,7 +229,15 @@ def otlp(python: str) -> None:
 
 
 def promptfoo() -> None:
-    case = HERE.parent / "conformance" / "promptfoo" / "example-simple-csv"
+    case = (
+        HERE.parents[1]
+        / "packages"
+        / "bench-formats"
+        / "tests"
+        / "conformance"
+        / "promptfoo"
+        / "example-simple-csv"
+    )
     with tempfile.TemporaryDirectory() as scratch:
         env = {
             **os.environ,
