@@ -5,7 +5,7 @@
 tests/test_conformance_page.py renders the same page and fails when the committed one differs.
 bench runs each corpus in-process, compared row by row as the corpus's own test compares it
 (test_promptfoo_conformance.py, test_openai_evals_conformance.py), but against the tool's
-recorded verdicts as they are: a row bench differs from on purpose counts as not equal.
+recorded verdicts as they are. promptfoo's cases that run JavaScript need Node.js.
 """
 
 from __future__ import annotations
@@ -49,12 +49,12 @@ def _module(name: str) -> ModuleType:
 
 
 def promptfoo_cases(work: Path) -> list[Case]:
-    """promptfoo 0.121.20's rows (``--providers echo``) against bench's ``--target echo``."""
+    """promptfoo 0.121.20's rows against bench's: ``--target echo`` where promptfoo ran with
+    ``--providers echo``, else the config's own providers."""
     import bench
     from bench import ConfigError
 
     test = _module("test_promptfoo_conformance")
-    test.EXPECTED_DIFFERENCES = {}  # count against promptfoo's own verdicts
     cases = []
     for case in test.CASES:
         expected = json.loads((test.CORPUS / case / "expected.json").read_text(encoding="utf-8"))
@@ -67,8 +67,9 @@ def promptfoo_cases(work: Path) -> list[Case]:
             else:
                 cases.append(Case(case, 0, 0, "promptfoo refuses it; bench does not"))
             continue
+        target = {"type": "echo"} if "--providers echo" in expected["command"] else None
         with _quiet(), _cwd(test.CORPUS / case):
-            outcome = bench.run(config, target={"type": "echo"}, runs_dir=work / case)
+            outcome = bench.run(config, target=target, runs_dir=work / case)
         rows = expected["rows"]
         lines = test._differences(case, rows, list(outcome.report.tasks()))
         differing = {int(m.group(1)) for line in lines if (m := re.match(r"row (\d+) ", line))}
@@ -129,9 +130,7 @@ def render(work: Path) -> str:
         "recorded by hand with the tool (each corpus's README says how). bench runs the same files and",
         "the tests compare the verdicts row by row: pass or fail, the score, and the split between a",
         "failure and an error (and, for OpenAI evals, the grader's choice and the prompts sent).",
-        "A row counts as equal only when bench gives the tool's verdict as recorded: a row bench differs",
-        "from on purpose (promptfoo's `javascript` assertions, which bench does not run:",
-        "[promptfoo-assertions.md](promptfoo-assertions.md)) does not count.",
+        "A row counts as equal only when bench gives the tool's verdict as recorded.",
         "",
         "| tool | version | corpus | cases | rows | verdicts equal |",
         "| --- | --- | --- | --- | --- | --- |",
@@ -196,4 +195,3 @@ def main() -> None:
 if __name__ == "__main__":
     sys.path.insert(0, str(TESTS))
     main()
-

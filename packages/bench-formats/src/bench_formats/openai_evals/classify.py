@@ -70,7 +70,7 @@ class OpenAIEvalsClassify(Evaluator[OpenAIEvalsClassifyConfig]):
           model: openai/gpt-4o-mini
           prompt:
             - role: user
-              content: "[Task]: {input}\\n[Reply]: {completion}\\nAnswer null if the reply is right, else wrong."
+              content: "[Task]: {input}\\n[Reply]: {completion}\\nAnswer null if right, else wrong."
           values: {input: "Capital of France?"}
           output_key: completion
           eval_type: classify
