@@ -31,8 +31,8 @@ if TYPE_CHECKING:
     from bench.llm.limits.coordination import Leases as Leases
     from bench.llm.limits.coordination import LocalCoordinator as LocalCoordinator
     from bench.suite.plan import Plan as Plan
-    from bench.suite.plan import PlanRow as PlanRow
     from bench.suite.plan import PlannedTask as PlannedTask
+    from bench.suite.plan import PlanRow as PlanRow
     from bench.workspace.captures import land_captures as land_captures
 
 #: name -> the module that defines it
