@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bench import ToolCall, parse_tool_call
+from bench.llm import ToolCall, parse_tool_call
 
 
 def text_of(content: Any) -> str:

@@ -20,11 +20,10 @@ from bench import (
     ImportedTask,
     Importer,
     ImportSource,
-    Message,
     Response,
-    Usage,
-    loads_strict,
 )
+from bench.llm import Message, Usage
+from bench.vocabulary import loads_strict
 from bench_formats.imports.common import function_call, number, text_of, tool_calls
 
 #: zip's method number for zstd.

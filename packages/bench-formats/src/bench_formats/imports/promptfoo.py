@@ -19,8 +19,8 @@ from bench import (
     Importer,
     ImportSource,
     Response,
-    Usage,
 )
+from bench.llm import Usage
 from bench_formats.imports.common import number
 from bench_formats.promptfoo.matrix import _short
 
