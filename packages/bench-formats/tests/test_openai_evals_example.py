@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import bench
-from bench.testing.server import Reply
+from bench.testing import Reply
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "examples" / "from-openai-evals"

@@ -162,7 +162,7 @@ def test_without_a_model_target_a_graded_row_is_an_error_saying_what_grades(tmp_
 
 
 def test_a_meta_eval_grades_the_samples_completion_without_asking_the_target(tmp_path: Path, fake_llm):
-    fake_llm.add(bench.testing.server.Reply("Looks right.\nY"))
+    fake_llm.add(bench.testing.Reply("Looks right.\nY"))
     rows = [
         {"input": "3+3?", "completion": "6", "choice": "Y"},
         {"input": "2+2?", "completion": "5", "choice": "N"},

@@ -6,7 +6,8 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from bench import Evaluator, EvaluatorConfig, EvaluatorError, LLMRequest, Result, Sample
+from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample
+from bench.llm import LLMRequest
 from bench_formats.openai_evals import choices as ch
 from bench_formats.openai_evals import text
 

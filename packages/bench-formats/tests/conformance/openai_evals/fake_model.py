@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from bench.testing.server import FakeLLMServer, Reply
+from bench.testing import FakeLLMServer, Reply
 
 HERE = Path(__file__).parent
 ANSWERS = json.loads((HERE / "answers.json").read_text(encoding="utf-8"))
