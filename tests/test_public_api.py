@@ -27,7 +27,15 @@ import bench.testing
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The modules a plugin may import from (``bench.testing`` only in its tests).
-PUBLIC = ("bench", "bench.llm", "bench.workspace", "bench.vocabulary", "bench.evidence", "bench.distributed")
+PUBLIC = (
+    "bench",
+    "bench.llm",
+    "bench.workspace",
+    "bench.vocabulary",
+    "bench.evidence",
+    "bench.importer",
+    "bench.distributed",
+)
 #: The modules whose names load on first use (``__getattr__``).
 LAZY = ("bench", "bench.llm", "bench.workspace", "bench.vocabulary", "bench.distributed", "bench.testing")
 DOCS = ("plugins.md", "python-api.md")

@@ -41,16 +41,10 @@ if TYPE_CHECKING:
     from bench.executor import Sink as Sink
     from bench.hookspecs import RegisterEvaluator as RegisterEvaluator
     from bench.hookspecs import RegisterExecutor as RegisterExecutor
-    from bench.hookspecs import RegisterImporter as RegisterImporter
     from bench.hookspecs import RegisterReporter as RegisterReporter
     from bench.hookspecs import RegisterSuiteLoader as RegisterSuiteLoader
     from bench.hookspecs import RegisterTarget as RegisterTarget
     from bench.hookspecs import hookimpl as hookimpl
-    from bench.importer import ImportedRun as ImportedRun
-    from bench.importer import ImportedTask as ImportedTask
-    from bench.importer import Importer as Importer
-    from bench.importer import ImportSource as ImportSource
-    from bench.importer import JsonLines as JsonLines
     from bench.reporter import Reporter as Reporter
     from bench.suite.selection.narrowing import Selection as Selection
     from bench.suite_loader import SuiteFolder as SuiteFolder
@@ -65,7 +59,6 @@ if TYPE_CHECKING:
     from bench.vocabulary.errors import TargetError as TargetError
     from bench.vocabulary.models import Response as Response
     from bench.vocabulary.models import Task as Task
-    from bench.vocabulary.results import EvaluatorOutcome as EvaluatorOutcome
     from bench.vocabulary.results import RunReport as RunReport
     from bench.vocabulary.results import Summary as Summary
     from bench.vocabulary.results import TaskResult as TaskResult
@@ -79,7 +72,6 @@ _EXPORTS = {
     "RegisterReporter": "bench.hookspecs",
     "RegisterSuiteLoader": "bench.hookspecs",
     "RegisterExecutor": "bench.hookspecs",
-    "RegisterImporter": "bench.hookspecs",
     # evaluators
     "Evaluator": "bench.evaluator",
     "EvaluatorConfig": "bench.evaluator",
@@ -106,13 +98,6 @@ _EXPORTS = {
     "SuiteFolder": "bench.suite_loader",
     "YamlDocument": "bench.document",
     "load_yaml": "bench.document",
-    # importers
-    "Importer": "bench.importer",
-    "ImportSource": "bench.importer",
-    "ImportedRun": "bench.importer",
-    "ImportedTask": "bench.importer",
-    "JsonLines": "bench.importer",
-    "EvaluatorOutcome": "bench.vocabulary.results",
     # errors
     "BenchError": "bench.vocabulary.errors",
     "ConfigError": "bench.vocabulary.errors",

@@ -23,7 +23,7 @@ import pluggy
 
 from bench.evaluator import Evaluator
 from bench.executor import Executor
-from bench.importer import Importer
+from bench.importer import RegisterImporter
 from bench.reporter import Reporter
 from bench.suite_loader import SuiteLoader
 from bench.target import Target
@@ -41,8 +41,6 @@ RegisterSuiteLoader: TypeAlias = Callable[[type[SuiteLoader]], None]
 """The ``register`` of ``bench_register_suite_loaders``: takes one suite loader class."""
 RegisterExecutor: TypeAlias = Callable[[type[Executor]], None]
 """The ``register`` of ``bench_register_executors``: takes one executor class."""
-RegisterImporter: TypeAlias = Callable[[type[Importer]], None]
-"""The ``register`` of ``bench_register_importers``: takes one importer class."""
 
 
 @hookspec
@@ -280,16 +278,17 @@ def bench_register_importers(register: RegisterImporter) -> None:
 
     Parameters:
         register (``RegisterImporter = Callable[[type[Importer]], None]``): call it once per
-            class. The class subclasses ``bench.Importer``, sets ``name`` (and optionally a
+            class. The class subclasses ``bench.importer.Importer``, sets ``name`` (and optionally a
             one-line ``description`` and ``priority``, default 10; bench's own results JSONL
-            importer has 0) and implements ``claims(self, source: bench.ImportSource) -> bool``
-            and ``read(self, source: bench.ImportSource) -> bench.ImportedRun``.
+            importer has 0) and implements ``claims(self, source: ImportSource) -> bool``
+            and ``read(self, source: ImportSource) -> ImportedRun``; these names, and the
+            others below, come from ``bench.importer``.
 
     bench asks the importers in order of falling ``priority``; the first whose ``claims`` is
     true reads the file. Decide from the content, never from the name alone:
-    ``source.document()`` is the file's JSON value (a ``bench.JsonLines`` list for JSON Lines,
+    ``source.document()`` is the file's JSON value (a ``JsonLines`` list for JSON Lines,
     None for neither), ``source.head`` its first bytes and ``source.archive()`` the zip archive
-    it is. ``read`` returns the tasks as ``bench.ImportedTask`` (its ``status`` the tool's
+    it is. ``read`` returns the tasks as ``ImportedTask`` (its ``status`` the tool's
     verdict, None when it gave none; its ``imported`` the tool's own fields) and raises
     ``bench.ConfigError(message, file=path)`` for a file it cannot read. bench writes the run
     to the run store, the manifest's ``source`` recording the importer, the file and the
@@ -298,7 +297,8 @@ def bench_register_importers(register: RegisterImporter) -> None:
 
     Example::
 
-        from bench import ImportedRun, ImportedTask, Importer, ImportSource, Response, hookimpl
+        from bench import Response, hookimpl
+        from bench.importer import ImportedRun, ImportedTask, Importer, ImportSource
 
 
         class AnswersImporter(Importer):

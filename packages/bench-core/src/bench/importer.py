@@ -8,12 +8,15 @@ or JSON Lines, its parsed value, read once for all the importers. ``read`` retur
 the response (with its trajectory and tool calls), the tool's own verdict and whatever else the
 tool recorded. bench writes it to the run store as a run of its own, so ``bench compare``,
 ``bench view``, the reporters and ``bench rescore`` work on it.
+
+The public API for plugins (docs/plugins.md) is ``__all__``: the contract, the hook's
+``RegisterImporter`` and ``EvaluatorOutcome`` (a tool's check as an imported task holds it).
 """
 
 from __future__ import annotations
 
 import zipfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -25,6 +28,16 @@ from bench.vocabulary.errors import ConfigError
 from bench.vocabulary.jsonio import loads_strict
 from bench.vocabulary.models import Response
 from bench.vocabulary.results import EvaluatorOutcome, TaskStatus
+
+__all__ = [
+    "EvaluatorOutcome",
+    "ImportSource",
+    "ImportedRun",
+    "ImportedTask",
+    "Importer",
+    "JsonLines",
+    "RegisterImporter",
+]
 
 #: The largest file ``bench import`` reads.
 MAX_IMPORT_BYTES = 1024 * MIB
@@ -167,3 +180,7 @@ class Importer:
     def read(self, source: ImportSource) -> ImportedRun:
         """The run the file holds."""
         raise NotImplementedError
+
+
+RegisterImporter = Callable[[type[Importer]], None]
+"""The ``register`` of ``bench_register_importers``: takes one importer class."""

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from bench import RegisterEvaluator, RegisterImporter, RegisterSuiteLoader, RegisterTarget, hookimpl
+from bench import RegisterEvaluator, RegisterSuiteLoader, RegisterTarget, hookimpl
+from bench.importer import RegisterImporter
 from bench_formats import agentclash, aieval, imports, openai_evals, parts, promptfoo, youbencha
 
 FORMATS = (promptfoo, youbencha, agentclash, aieval, openai_evals)

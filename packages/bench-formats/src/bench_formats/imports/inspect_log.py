@@ -13,15 +13,8 @@ from __future__ import annotations
 import zipfile
 from typing import Any
 
-from bench import (
-    ConfigError,
-    EvaluatorOutcome,
-    ImportedRun,
-    ImportedTask,
-    Importer,
-    ImportSource,
-    Response,
-)
+from bench import ConfigError, Response
+from bench.importer import EvaluatorOutcome, ImportedRun, ImportedTask, Importer, ImportSource
 from bench.llm import Message, Usage
 from bench.vocabulary import loads_strict
 from bench_formats.imports.common import function_call, number, text_of, tool_calls

@@ -14,15 +14,8 @@ import json
 import re
 from typing import Any
 
-from bench import (
-    EvaluatorOutcome,
-    ImportedRun,
-    ImportedTask,
-    Importer,
-    ImportSource,
-    JsonLines,
-    Response,
-)
+from bench import Response
+from bench.importer import EvaluatorOutcome, ImportedRun, ImportedTask, Importer, ImportSource, JsonLines
 from bench_formats.imports.common import number
 
 #: Keys every line of a samples file has.

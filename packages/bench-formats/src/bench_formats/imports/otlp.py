@@ -27,7 +27,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench import ImportedRun, ImportedTask, Importer, ImportSource, JsonLines, Response
+from bench import Response
+from bench.importer import ImportedRun, ImportedTask, Importer, ImportSource, JsonLines
 from bench.llm import Message, Usage
 from bench_formats.imports.common import function_call, text_of, tool_calls
 

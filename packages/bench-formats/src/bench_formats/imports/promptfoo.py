@@ -11,15 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bench import (
-    ConfigError,
-    EvaluatorOutcome,
-    ImportedRun,
-    ImportedTask,
-    Importer,
-    ImportSource,
-    Response,
-)
+from bench import ConfigError, Response
+from bench.importer import EvaluatorOutcome, ImportedRun, ImportedTask, Importer, ImportSource
 from bench.llm import Usage
 from bench_formats.imports.common import number
 from bench_formats.promptfoo.matrix import _short
