@@ -8,7 +8,7 @@ from bench.testing.server import Reply
 def test_a_judge_only_suite_imports_litellm_at_start_and_says_so(
     bench_cli, suite_file, fake_llm, monkeypatch
 ):
-    monkeypatch.setattr("bench.llm.client._warmed_up", False)
+    monkeypatch.setattr("bench.llm.providers.calls._warmed_up", False)
     monkeypatch.setenv("BENCH_LLM_TRANSPORT", "litellm")  # openai/ models skip litellm otherwise
     path = suite_file(
         "tasks:\n  - id: a\n    response: Paris.\n    evaluate:\n"

@@ -100,7 +100,7 @@ def test_verbose_line_names_the_repeat_and_the_duration(monkeypatch):
 
 
 def test_a_model_run_says_it_imports_the_model_client_first(bench_cli, suite_file, fake_llm, monkeypatch):
-    monkeypatch.setattr("bench.llm.client._warmed_up", False)
+    monkeypatch.setattr("bench.llm.providers.calls._warmed_up", False)
     monkeypatch.setenv("BENCH_LLM_TRANSPORT", "litellm")  # openai/ models skip litellm otherwise
     path = suite_file(
         "target: {type: litellm, model: openai/gpt-4o-mini}\n"
