@@ -431,22 +431,20 @@ def test_error_and_failure_split_in_a_run(tmp_path: Path) -> None:
 # --- skipped code, never silently ------------------------------------------------------------
 
 
-def test_javascript_and_python_are_skipped_visibly() -> None:
-    # the verdict is over the rest: contains "a" passes → 1/1.
+def test_javascript_is_skipped_visibly() -> None:
+    # the verdict is over the rest: contains "a" passes → 1/1 (python runs: test_promptfoo_python.py).
     asserts = [
         {"type": "javascript", "value": "output.length > 100"},
-        {"type": "python", "value": "file://check.py"},
         {"type": "contains", "value": "a"},
     ]
     out = check(asserts, "abc")
     assert (out.passed, out.score) == (True, 1.0)
-    assert out.reason == (
-        "All assertions passed [2 skipped: javascript (bench does not run JavaScript assertions); "
-        "python (bench does not run Python assertions)]"
+    assert (
+        out.reason
+        == "All assertions passed [1 skipped: javascript (bench does not run JavaScript assertions)]"
     )
     assert out.details["skipped"] == [
         {"type": "javascript", "reason": "bench does not run JavaScript assertions"},
-        {"type": "python", "reason": "bench does not run Python assertions"},
     ]
 
 

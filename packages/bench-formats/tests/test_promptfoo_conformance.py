@@ -1,4 +1,4 @@
-"""bench gives promptfoo's own verdicts on promptfoo's own files (issue 13).
+"""bench gives promptfoo's own verdicts on promptfoo's own files.
 
 Every case under tests/conformance/promptfoo/ is a promptfoo config with ``expected.json``: the rows
 promptfoo 0.121.20 produced for it under ``--providers echo`` (recorded by record.py there, never by
@@ -40,10 +40,13 @@ EXPECTED_DIFFERENCES: dict[tuple[str, str], dict[str, Any]] = {
 }
 
 
-def _run_bench(config: Path, folder: Path) -> tuple[int, str, dict[str, Any] | None]:
+def _run_bench(config: Path, folder: Path, echo: bool = True) -> tuple[int, str, dict[str, Any] | None]:
+    """bench on ``config``: with ``--target echo`` when promptfoo ran with ``--providers echo``, else
+    with the config's own providers (offline Python scripts)."""
     out = folder / "out.json"
+    target = ["--target", "echo"] if echo else []
     done = subprocess.run(
-        [sys.executable, "-m", "bench", "run", str(config), "--target", "echo", "-o", str(out)],
+        [sys.executable, "-m", "bench", "run", str(config), *target, "-o", str(out)],
         cwd=folder,
         capture_output=True,
         text=True,
@@ -150,7 +153,8 @@ def _differences(case: str, rows: list[dict[str, Any]], tasks: list[dict[str, An
 @pytest.mark.parametrize("case", CASES)
 def test_bench_gives_promptfoos_verdicts(case: str, tmp_path: Path):
     expected = json.loads((CORPUS / case / "expected.json").read_text())
-    code, output, data = _run_bench(CORPUS / case / "promptfooconfig.yaml", tmp_path)
+    echo = "--providers echo" in expected["command"]
+    code, output, data = _run_bench(CORPUS / case / "promptfooconfig.yaml", tmp_path, echo)
     if expected.get("config_error"):
         # promptfoo refused the config before running anything (exit 1, no output)
         refused = code == 2 and output.lstrip().startswith("error:") and "Usage:" not in output

@@ -12,8 +12,8 @@ from bench import ConfigError
 from bench_formats.promptfoo.loader import PromptfooLoader
 
 UNKNOWN = (
-    "provider 'webhook:http://localhost:1' is not supported: bench runs echo, exec:COMMAND, file://*.py and "
-    "the model providers litellm knows (openai:, anthropic:, azure:, bedrock:, vertex:, google:, mistral:, "
+    "provider 'webhook:http://localhost:1' is not supported: bench runs echo, exec:COMMAND, file://*.py, python:*.py "
+    "and the model providers litellm knows (openai:, anthropic:, azure:, bedrock:, vertex:, google:, mistral:, "
     "groq:, ollama:, ...); run the config with --target SPEC instead"
 )
 
@@ -40,12 +40,6 @@ def _warnings(path: Path) -> list[str]:
     ("text", "message"),
     [
         ("prompts: [hi]\nproviders: ['webhook:http://localhost:1']\n", UNKNOWN),
-        (
-            "prompts: [hi]\nproviders: [file://provider.py]\n",
-            "provider 'file://provider.py': bench's python target calls function(task), not promptfoo's "
-            "call_api(prompt, options, context); wrap it in a function that takes a bench Task (task.text is "
-            'the prompt) and name it with --target \'{"type": "python", "function": "module:function"}\'',
-        ),
         (
             "prompts: [hi]\ntests: [{}]\n",
             "the config has no 'providers:'; add one or run it with --target SPEC",

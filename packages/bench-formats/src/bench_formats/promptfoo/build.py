@@ -35,6 +35,9 @@ def build(
     config = dereference({k: v for k, v in config.items() if k != "tests"}, path)
     prompts = read_prompts(config.get("prompts"), base, path, folder)
     providers, selected = _providers(config, path, target, warn)
+    for provider in providers:  # a Python provider's script runs, so it keeps the folder rule too
+        if provider.target.get("type") == "promptfoo-python":
+            folder.check(base / provider.target["script"], f"provider '{provider.id}' runs its script")
     default = load_default_test(config.get("defaultTest"), base, path, folder)
     for at, why in assertion_problems(default.get("assert")):
         raise ConfigError(why, file=path, field=("defaultTest", "assert", *at))

@@ -10,10 +10,19 @@ from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample, di
 from bench_formats.promptfoo.checks import REGISTRY, Grade
 from bench_formats.promptfoo.checks.base import AssertionInvalid, Call
 from bench_formats.promptfoo.checks.graded import GRADED, NOT_YET, grader
+from bench_formats.promptfoo.python_checks import (
+    Scope,
+    ScriptFailed,
+    grade_python,
+    script_reference,
+    script_value,
+)
 from bench_formats.promptfoo.verdict import Tally
 
 #: Code that bench does not run: such a check is skipped, visibly (reason and details).
-SCRIPTS = {"javascript": "JavaScript", "python": "Python", "ruby": "Ruby", "webhook": "webhook"}
+SCRIPTS = {"javascript": "JavaScript", "ruby": "Ruby", "webhook": "webhook"}
+#: Checks bench runs in a worker process (python_checks).
+RUN = {"python"}
 #: promptfoo types bench does not check yet (an error names them, never a silent pass).
 UNSUPPORTED = {
     *NOT_YET, "agent-rubric", "classifier", "conversation-relevance", "guardrails",
@@ -31,7 +40,7 @@ def type_problem(kind: Any) -> str | None:
     """Why ``kind`` is no promptfoo assertion type (naming the nearest one), or None when it is one."""
     if not isinstance(kind, str) or not kind:
         return "Missing required 'type' property"
-    bases = sorted({*REGISTRY, *GRADED, *SCRIPTS, *UNSUPPORTED})
+    bases = sorted({*REGISTRY, *GRADED, *SCRIPTS, *RUN, *UNSUPPORTED})
     if kind in GROUPS or kind.removeprefix("not-") in bases:
         return None
     choices = [f"not-{base}" for base in bases] if kind.startswith("not-") else [*bases, *GROUPS]
@@ -144,7 +153,7 @@ class Promptfoo(Evaluator[PromptfooConfig]):
         for assertion in plain:
             grade = await self._one(assertion, sample, skipped)
             if grade is not None:
-                main.add(grade.passed, grade.score, grade.reason, _weight(assertion), assertion.get("metric"))
+                main.add(*_added(grade, assertion))
                 details.append(_detail(assertion, grade))
         for group in sets:
             tally = Tally(threshold=group.get("threshold"))
@@ -152,7 +161,7 @@ class Promptfoo(Evaluator[PromptfooConfig]):
             for child in group.get("assert") or []:
                 grade = await self._one(child, sample, skipped)
                 if grade is not None:
-                    tally.add(grade.passed, grade.score, grade.reason, _weight(child), child.get("metric"))
+                    tally.add(*_added(grade, child))
                     children.append(_detail(child, grade))
             if not children:
                 continue
@@ -188,7 +197,7 @@ class Promptfoo(Evaluator[PromptfooConfig]):
         except AssertionInvalid as exc:
             raise EvaluatorError(f"{kind}: {exc}") from None
         if assertion.get("weight") == 0:
-            grade = Grade(True, grade.score, grade.reason)  # metric only: it cannot fail the test
+            grade = Grade(True, grade.score, grade.reason, grade.named_scores)  # metric only: cannot fail
         return grade
 
     async def _grade(self, kind: str, assertion: dict[str, Any], sample: Sample) -> Grade:
@@ -199,17 +208,22 @@ class Promptfoo(Evaluator[PromptfooConfig]):
             raise _Skipped(f"bench does not run {SCRIPTS[base]} assertions")
         if base.startswith("select-") or base == "max-score":
             raise _Skipped("compares the outputs of several providers; bench does not run it")
-        if (
-            isinstance(value, str)
-            and value.startswith("file://")
-            and value.split(":")[1].endswith((".js", ".py"))
-        ):
+        if isinstance(value, str) and value.startswith("file://") and value.split(":")[1].endswith(".js"):
             raise _Skipped(f"its value comes from a script ({value}), which bench does not run")
         if assertion.get("transform") is not None:
             raise _Skipped("its transform is JavaScript, which bench does not run")
         if self.config.options.get("transform") is not None:
             raise _Skipped("the test's options.transform is JavaScript, which bench does not run")
         call = Call(sample.output, value, assertion, inverse, sample, self.config.options)
+        scope = Scope(self.config.vars, self.config.assert_, self.folder)
+        if base == "python":
+            return await grade_python(call, scope)
+        if script_reference(value) is not None:  # file://x.py[:fn]: the script gives the value
+            try:
+                value = await script_value(call, scope)
+            except ScriptFailed as failed:
+                return Grade(False, 0.0, str(failed))
+            call = Call(sample.output, value, assertion, inverse, sample, self.config.options)
         if base in REGISTRY:
             return REGISTRY[base](call)
         if base in GRADED:
@@ -226,6 +240,12 @@ def _flatten(asserts: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if assertion.get("type") == "assert-set":
             out.extend(assertion.get("assert") or [])
     return out
+
+
+def _added(grade: Grade, assertion: dict[str, Any]) -> tuple[Any, ...]:
+    """``Tally.add``'s arguments for one assertion's grade (a script's named scores weigh 1 each)."""
+    named = {name: (value, 1.0) for name, value in grade.named_scores.items()}
+    return grade.passed, grade.score, grade.reason, _weight(assertion), assertion.get("metric"), named
 
 
 def _weight(assertion: dict[str, Any]) -> float:

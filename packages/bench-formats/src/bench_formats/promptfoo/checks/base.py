@@ -30,6 +30,8 @@ class Grade:
     passed: bool
     score: float
     reason: str
+    #: Scores the check names itself (a script's GradingResult ``namedScores``).
+    named_scores: dict[str, float] = field(default_factory=dict)
 
 
 class AssertionInvalid(Exception):
