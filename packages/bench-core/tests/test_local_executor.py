@@ -45,9 +45,9 @@ class _Plugin:
         register(Refuses)
 
 
-def test_a_target_that_fails_to_open_leaves_none_of_the_others_open(suite_file, tmp_path):
+def test_a_target_that_fails_to_open_leaves_none_of_the_others_open(bench_suite_file, tmp_path):
     EVENTS.clear()
-    path = suite_file(
+    path = bench_suite_file(
         "targets:\n  - {type: opens, label: a}\n  - {type: refuses, label: b}\n"
         "tasks:\n  - {id: t1, prompt: hi, evaluate: {type: equals, value: x}}\n"
     )

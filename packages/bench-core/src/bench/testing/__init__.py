@@ -6,7 +6,7 @@ evaluation code a suite goes through; ``assert_passes`` runs evaluators as a tes
 runs one, see ``bench.testing.collect``); ``build_registry`` builds a registry with extra
 plugin objects and ``install`` pip-installs a distribution into a folder; ``git_repo`` and
 ``commit`` make real git repositories for workspace tests; ``Reply``, ``Fault`` and
-``judge_verdict`` script the ``fake_llm`` server's answers; ``verdict_digest`` hashes a run's
+``judge_verdict`` script the ``bench_fake_llm`` server's answers; ``verdict_digest`` hashes a run's
 verdicts (timing left out), to compare runs.
 """
 

@@ -27,7 +27,7 @@ def run_evaluator(
 ) -> EvaluatorOutcome:
     """Bind an evaluator mapping (as written in a suite) and run it on one response.
 
-    Evaluators that call models get an uncached LLM client (point litellm at ``fake_llm``).
+    Evaluators that call models get an uncached LLM client (point litellm at ``bench_fake_llm``).
 
     >>> run_evaluator({"expected": 42}, "The answer is 42.").passed
     True
