@@ -8,7 +8,7 @@ from pydantic import Field, model_validator
 
 from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample, did_you_mean
 from bench_formats.promptfoo.checks import REGISTRY, Grade
-from bench_formats.promptfoo.checks.base import AssertionInvalid, Call
+from bench_formats.promptfoo.checks.base import AssertionInvalid, Call, Skipped
 from bench_formats.promptfoo.checks.graded import GRADED, NOT_YET, grader
 from bench_formats.promptfoo.python_checks import (
     Scope,
@@ -84,12 +84,6 @@ class PromptfooConfig(EvaluatorConfig):
             where = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in at)
             raise ValueError(f"assert{where}: {why}")
         return self
-
-
-class _Skipped(Exception):
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 class Promptfoo(Evaluator[PromptfooConfig]):
@@ -191,7 +185,7 @@ class Promptfoo(Evaluator[PromptfooConfig]):
             raise EvaluatorError(f"Assertion must have a type: {assertion}")
         try:
             grade = await self._grade(kind, assertion, sample)
-        except _Skipped as skip:
+        except Skipped as skip:
             skipped.append({"type": kind, "reason": skip.reason})
             return None
         except AssertionInvalid as exc:
@@ -205,15 +199,15 @@ class Promptfoo(Evaluator[PromptfooConfig]):
         base = kind[4:] if inverse else kind
         value = assertion.get("value")
         if base in SCRIPTS:
-            raise _Skipped(f"bench does not run {SCRIPTS[base]} assertions")
+            raise Skipped(f"bench does not run {SCRIPTS[base]} assertions")
         if base.startswith("select-") or base == "max-score":
-            raise _Skipped("compares the outputs of several providers; bench does not run it")
+            raise Skipped("compares the outputs of several providers; bench does not run it")
         if isinstance(value, str) and value.startswith("file://") and value.split(":")[1].endswith(".js"):
-            raise _Skipped(f"its value comes from a script ({value}), which bench does not run")
+            raise Skipped(f"its value comes from a script ({value}), which bench does not run")
         if assertion.get("transform") is not None:
-            raise _Skipped("its transform is JavaScript, which bench does not run")
+            raise Skipped("its transform is JavaScript, which bench does not run")
         if self.config.options.get("transform") is not None:
-            raise _Skipped("the test's options.transform is JavaScript, which bench does not run")
+            raise Skipped("the test's options.transform is JavaScript, which bench does not run")
         call = Call(sample.output, value, assertion, inverse, sample, self.config.options)
         scope = Scope(self.config.vars, self.config.assert_, self.folder)
         if base == "python":

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench_formats.promptfoo.checks.base import AssertionInvalid, Call
+from bench_formats.promptfoo.checks.base import AssertionInvalid, Call, Skipped
 
 _REQUIRED = (
     'Context is required for context-based assertions. Provide either a "context" variable '
@@ -25,11 +25,7 @@ def _js_typeof(value: Any) -> str:
 def context_of(call: Call, vars_: dict[str, Any], fallback: str | None) -> str | list[str]:
     """The ``context`` var, else ``fallback``; a ``contextTransform`` (JavaScript) is skipped."""
     if call.assertion.get("contextTransform") is not None:
-        # The evaluator owns skipping (it lists what was skipped); imported here, when needed,
-        # because the evaluator imports the checks.
-        from bench_formats.promptfoo.evaluator import _Skipped
-
-        raise _Skipped("its contextTransform is JavaScript, which bench does not run")
+        raise Skipped("its contextTransform is JavaScript, which bench does not run")
     value: Any = None
     given = vars_.get("context")
     if given is not None and given is not False and given != "" and given != 0:  # JavaScript truthy
