@@ -27,6 +27,7 @@ from bench.pipeline.session import RunOutcome
 from bench.report.progress import LINE_EVERY_S, Spending, Tracker
 from bench.vocabulary import redact
 from bench.vocabulary.results import PASSED, Summary, TaskResult
+from bench.vocabulary.store import results_path
 
 if TYPE_CHECKING:
     from bench.report.compare import Comparison
@@ -227,7 +228,7 @@ def print_summary(outcome: RunOutcome, observer: ConsoleObserver, command: list[
         stdout.print(_pass_at_k_verdict(judged))
     if hidden > 0 and shown:
         stdout.print(Text(f"({hidden} more not shown; see the results file)"))
-    stdout.print(Text(f"run {outcome.report.run_id}: {outcome.folder / 'results.jsonl'}"))
+    stdout.print(Text(f"run {outcome.report.run_id}: {results_path(outcome.folder)}"))
     _print_workspaces(observer)
     _print_figures(outcome.report.extra)
     resume = shlex.join([*command, "--resume", outcome.report.run_id])

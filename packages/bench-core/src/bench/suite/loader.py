@@ -43,8 +43,8 @@ class _Header:
     suite: SuiteFile
     name: str
     target_type: str
-    target: Target | None
-    targets: dict[str, Target]
+    target: Target[Any] | None
+    targets: dict[str, Target[Any]]
     #: Every label of the suite's ``targets:`` (``--target LABEL`` narrows ``targets`` only).
     labels: list[str]
     tasks: TaskBuilder

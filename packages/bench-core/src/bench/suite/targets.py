@@ -27,7 +27,7 @@ class TargetBuilder:
         self.doc = doc
         self.registry = registry
 
-    def single(self, suite: SuiteFile, name: str) -> tuple[str, Target | None]:
+    def single(self, suite: SuiteFile, name: str) -> tuple[str, Target[Any] | None]:
         """The suite's ``target:`` and its type (``recorded`` when it names none: no target is
         built then, the tasks' responses are judged as written)."""
         spec = dict(suite.target or {})
@@ -38,9 +38,9 @@ class TargetBuilder:
             return str(type_name), None
         return str(type_name), self._build(type_name, spec, name, ("target",))
 
-    def labelled(self, suite: SuiteFile, name: str) -> dict[str, Target]:
+    def labelled(self, suite: SuiteFile, name: str) -> dict[str, Target[Any]]:
         """The suite's ``targets:`` by label."""
-        built: dict[str, Target] = {}
+        built: dict[str, Target[Any]] = {}
         for i, entry in enumerate(suite.targets or []):
             at: FieldPath = ("targets", i)
             if not isinstance(entry, dict):
@@ -60,17 +60,17 @@ class TargetBuilder:
             built[label] = target
         return built
 
-    def _target_class(self, type_name: Any, at: FieldPath) -> type[Target]:
+    def _target_class(self, type_name: Any, at: FieldPath) -> type[Target[Any]]:
         if not isinstance(type_name, str):
             raise self.doc.error("required field missing: the target's type", at)
         provided = self.registry.targets.get(type_name)
         if provided is None:
             hint = catalogue.hint("targets", type_name) or did_you_mean(type_name, self.registry.targets)
             raise self.doc.error(f"unknown target type '{type_name}'{hint}", at)
-        cls: type[Target] = provided.cls
+        cls: type[Target[Any]] = provided.cls
         return cls
 
-    def _build(self, type_name: Any, spec: dict[str, Any], name: str, at: FieldPath) -> Target:
+    def _build(self, type_name: Any, spec: dict[str, Any], name: str, at: FieldPath) -> Target[Any]:
         cls = self._target_class(type_name, (*at, "type"))
         try:
             config = cls.Config.model_validate(spec)

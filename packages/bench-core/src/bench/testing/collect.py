@@ -53,7 +53,6 @@ class SuiteFile(pytest.File):
     def _run(self, wanted: set[str]) -> dict[str, TaskResult]:
         from bench.api import RunResult, run_blocking
         from bench.pipeline.session import RunOptions, execute
-        from bench.suite.plan import task_key
 
         assert self.loaded is not None
         plan = _only(self.loaded.plan, wanted)
@@ -61,7 +60,7 @@ class SuiteFile(pytest.File):
         outcome = run_blocking(lambda: execute(plan, options))
         result = RunResult(outcome.report, outcome.folder, outcome.interrupted)
         self._stopped = result.stopped
-        return {task_key(r.id, r.repeat): r for r in result.results}
+        return {r.key: r for r in result.results}
 
     @property
     def stopped(self) -> str | None:

@@ -48,14 +48,14 @@ class PromptfooPythonConfig(TargetConfig):
     script's own settings)."""
 
 
-class PromptfooPython(Target):
+class PromptfooPython(Target[PromptfooPythonConfig]):
     """A promptfoo Python provider: ``call_api(prompt, options, context)`` in a worker process."""
 
     name = "promptfoo-python"
     Config = PromptfooPythonConfig
 
     async def open(self) -> None:
-        config = self._config
+        config = self.config
         self.worker = PythonWorker(interpreter(_text(config.options.get("pythonExecutable"))))
         self.path = self.suite.folder / config.script
         try:  # promptfoo loads the script when the provider starts: a broken one stops the run
@@ -70,7 +70,7 @@ class PromptfooPython(Target):
             raise ConfigError(f"provider '{config.provider_id}': {exc}", file=self.suite.path) from None
 
     async def respond(self, task: Task) -> Response:
-        config = self._config
+        config = self.config
         function = config.function or "call_api"
         options: dict[str, Any] = {"id": config.provider_id}
         if config.provider_label is not None:
@@ -94,13 +94,8 @@ class PromptfooPython(Target):
             worker.close()
 
     @property
-    def _config(self) -> PromptfooPythonConfig:
-        assert isinstance(self.config, PromptfooPythonConfig)
-        return self.config
-
-    @property
     def _limit(self) -> float:
-        return timeout_ms(self._config.options.get("timeout"))
+        return timeout_ms(self.config.options.get("timeout"))
 
 
 def _text(value: Any) -> str | None:

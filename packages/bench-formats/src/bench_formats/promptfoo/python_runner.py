@@ -54,6 +54,10 @@ class PythonUnavailable(Exception):
     """The worker could not be started, or died during the call (the message says why)."""
 
 
+#: Seconds a freshly started worker may take to boot before its first call's limit starts.
+STARTUP_ALLOWANCE_S = 10.0
+
+
 def interpreter(configured: str | None = None) -> str:
     """The Python promptfoo would use: ``configured`` (``pythonExecutable``), else
     ``PROMPTFOO_PYTHON``, else bench's own interpreter."""
@@ -88,6 +92,7 @@ class PythonWorker:
         ``PythonUnavailable``."""
         line = json.dumps(request, ensure_ascii=False, allow_nan=False, default=_jsonable) + "\n"
         with self._lock:
+            fresh = self._process is None or self._process.poll() is not None
             process = self._ensure_started()
             assert process.stdin is not None
             try:
@@ -97,7 +102,9 @@ class PythonWorker:
                 self._stop()
                 raise PythonUnavailable(self._died()) from None
             try:
-                raw = self._replies.get(timeout=limit_ms / 1000)
+                # A fresh worker's interpreter start-up is not the call's time (a loaded machine
+                # takes seconds to boot Python): it gets an allowance on top of the limit.
+                raw = self._replies.get(timeout=limit_ms / 1000 + (STARTUP_ALLOWANCE_S if fresh else 0))
             except queue.Empty:
                 self._stop(kill=True)
                 raise PythonTimeout(f"Python worker timed out after {_ms(limit_ms)}ms") from None
