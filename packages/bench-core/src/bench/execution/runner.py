@@ -114,6 +114,7 @@ class Runner:
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         targets: dict[str, Target] | None = None,
         portable_captures: bool = False,
+        aggregators: Aggregators | None = None,
     ) -> None:
         #: Captured files travel in the result (``workspace.captured[path].portable``) for the
         #: process that owns the store to write (``land_captures``), instead of into ``captures_dir``.
@@ -138,7 +139,7 @@ class Runner:
         self.llm = llm
         self.interrupted = False
         #: Evaluators with suite-level figures, by (name, type): their type and settings only.
-        self.aggregators = Aggregators()
+        self.aggregators = aggregators if aggregators is not None else Aggregators()
         #: Why the run stopped starting tasks (a budget, a failing provider), if it did.
         self.stopped: str | None = None
         self._workers: list[asyncio.Task[None]] = []
