@@ -1,4 +1,4 @@
-"""CPU per model call through bench's LLMClient (issue 16): N chat calls at concurrency C against
+"""CPU per model call through bench's LLMClient: N chat calls at concurrency C against
 a loopback OpenAI-compatible server (benchmarks/loopback_server.py), run in a separate process
 so only the client's CPU is counted.
 

@@ -3,7 +3,7 @@
 Times ``python -m pytest --co -q`` on an empty folder with the plugin loaded (through its
 ``pytest11`` entry point, as in any environment that has bench) and with ``-p no:bench``,
 alternating the two for several rounds, and prints both medians and their difference
-(the target of issue 15: under 50 ms) and the median of the rounds' own differences.
+(under 50 ms) and the median of the rounds' own differences.
 
     nox -s bench -- --pytest-startup     # or: python benchmarks/run_pytest_startup.py --rounds 21
 """

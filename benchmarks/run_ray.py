@@ -4,7 +4,7 @@ The two runs go in turn in one invocation, each a whole `bench run -q` process (
 its own local cluster: that start is in its time). It prints the wall time and the driver's peak
 RSS (``ru_maxrss`` of the `bench` process alone: Ray's workers and daemons are other processes;
 and its largest RSS sampled every 0.1 s with psutil), and checks that both runs give the same
-verdicts (``bench.testing.verdict_digest``). Issue 18's bar: the driver's peak RSS at most
+verdicts (``bench.testing.verdict_digest``). The bar: the driver's peak RSS at most
 256 MiB, and flat from 10,000 to 100,000 tasks.
 
     nox -s bench -- --ray                    # or: python benchmarks/run_ray.py --tasks 10000 100000

@@ -1,4 +1,4 @@
-"""`bench cache info` / `bench cache clear` and the user-level response cache (issue 15, item 9)."""
+"""`bench cache info` / `bench cache clear` and the user-level response cache."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The command-line contract of DESIGN.md: commands, exit codes, the --output JSON and JUnit."""
+"""The command-line contract (docs/cli.md): commands, exit codes, the --output JSON and JUnit."""
 
 from __future__ import annotations
 

@@ -51,3 +51,33 @@ def test_the_check_fails_on_a_moved_name():
     assert resolves("bench.Evaluator")
     assert not resolves("bench.loader.load_suite")
     assert not resolves("bench.llm.LLMClient")
+
+
+#: What code, tests and docs may not point at: a tracker's issue numbers (they are not in the
+#: repository) and planning files that live outside it. Cite a docs/ page or a catalogue ID.
+OUTSIDE = re.compile(r"\b(?:[Ii]ssue \d+|(?:SCALE|FORMATS|RELIABILITY|DESIGN|STYLE)\.md)\b")
+CITING = (
+    sorted(
+        p
+        for pattern in (
+            "packages/*/src/**/*.py",
+            "packages/*/tests/**/*.py",
+            "tests/**/*.py",
+            "benchmarks/**/*.py",
+        )
+        for p in ROOT.glob(pattern)
+        if p != Path(__file__)
+    )
+    + [p for p in TEXTS if p.name != "CHANGELOG.md"]
+    + sorted(ROOT.glob("benchmarks/*.md"))
+)
+
+
+def test_no_code_or_doc_points_outside_the_repository():
+    found = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for path in CITING
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1)
+        if OUTSIDE.search(line)
+    ]
+    assert found == []

@@ -1,4 +1,4 @@
-"""Issue 15 item 2: ``--var``, suite ``vars:``, ``.env`` files, ``${VAR}`` and API keys (RELIABILITY A14)."""
+"""``--var``, suite ``vars:``, ``.env`` files, ``${VAR}`` and API keys (RELIABILITY A14)."""
 
 from __future__ import annotations
 

@@ -35,7 +35,7 @@ VOLATILE = {
     "ttft_ms",
     "wait_ms",
 }
-#: Keys each task's record gained after the goldens were recorded (issue 14: the prompt, vars,
+#: Keys each task's record gained after the goldens were recorded (the prompt, vars,
 #: metadata, tags and target beside the response). Added, never renamed: left out of the
 #: comparison at the task level only, so every key the goldens hold is still compared.
 ADDED_TASK_KEYS = {

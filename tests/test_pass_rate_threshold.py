@@ -1,4 +1,4 @@
-"""``bench run --pass-rate-threshold P``: exit 0 when the pass rate is at least P (issue 15, item 5)."""
+"""``bench run --pass-rate-threshold P``: exit 0 when the pass rate is at least P."""
 
 from __future__ import annotations
 

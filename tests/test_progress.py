@@ -1,5 +1,5 @@
 """What a run prints while it runs: start-up notes, plain progress lines where stderr is not a
-terminal (CLI tests run without one), ``--quiet`` and ``--verbose`` (issue 15, item 4)."""
+terminal (CLI tests run without one), ``--quiet`` and ``--verbose``."""
 
 from __future__ import annotations
 

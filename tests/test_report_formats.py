@@ -1,6 +1,6 @@
 """``bench run -o FILE`` picks the report by the file's extension, never silently JSON; ``-o -`` is
 JSON on stdout; a report never replaces what is not a regular file; the Markdown summary goes to
-``$GITHUB_STEP_SUMMARY`` too (issue 14, item 6)."""
+``$GITHUB_STEP_SUMMARY`` too."""
 
 from __future__ import annotations
 

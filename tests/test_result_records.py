@@ -1,5 +1,5 @@
 """Each task's record keeps its input beside the response: the rendered prompt or messages, vars,
-metadata, tags and the target that answered (issue 14, item 1), bounded like the response (D01)."""
+metadata, tags and the target that answered, bounded like the response (D01)."""
 
 from __future__ import annotations
 

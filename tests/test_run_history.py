@@ -1,4 +1,4 @@
-"""``bench runs``, ``bench show`` and ``latest`` wherever a run id is (issue 14, item 5)."""
+"""``bench runs``, ``bench show`` and ``latest`` wherever a run id is."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Editors and bootstrap (issue 15, item 6): `bench schema`, `bench init`, --version, -h."""
+"""Editors and bootstrap: `bench schema`, `bench init`, --version, -h."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Task selection (issue 15, item 1): ``-k``, ``--filter``, ``--limit``, ``--sample``, ``tags:``,
+"""Task selection: ``-k``, ``--filter``, ``--limit``, ``--sample``, ``tags:``,
 ``--failed`` / ``--errors`` and how they compose with ``--repeat`` and ``--resume``."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Runs with the shared second level of the response cache (issue 18, item 3) and one call per
+"""Runs with the shared second level of the response cache and one call per
 key in flight (seam 6), against the loopback fake server."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What `bench run` pays before its first task (issue 16): an offline run reads the attribute
+"""What `bench run` pays before its first task: an offline run reads the attribute
 docstrings of the settings types its suite uses, not of every installed type (pydantic's
 ``use_attribute_docstrings`` read them all at import: about 60 ms), and imports neither litellm
 nor aiohttp (the direct path's HTTP client, 0.1 s)."""

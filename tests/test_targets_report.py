@@ -1,4 +1,4 @@
-"""Several targets side by side (issue 14, item 2): per-target statistics in the JSON report, the
+"""Several targets side by side: per-target statistics in the JSON report, the
 console, Markdown and HTML, and ``bench compare RUN:A RUN:B`` between two targets of one run.
 
 The suite runs four tasks on ``echo`` and on ``upper`` (a command target that upper-cases the

@@ -1,4 +1,4 @@
-"""Per-task overhead (issue 16, item 4): what makes 10,000 recorded tasks cheap must not change them.
+"""Per-task overhead: what makes 10,000 recorded tasks cheap must not change them.
 
 Tasks that repeat one evaluator mapping share its configured instance (validated once), yet each
 keeps its own origin; a type that aggregates over its instances keeps one per task.

@@ -1,4 +1,4 @@
-"""``{{var}}`` in a native suite's prompt is flagged with a hint; rendering is unchanged (issue 15, item 3)."""
+"""``{{var}}`` in a native suite's prompt is flagged with a hint; rendering is unchanged."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Defects found by the outside sweep (issue 20), named N01... in docs/reliability.md.
+"""Defects found by the outside sweep, named N01... in docs/reliability.md.
 
 Each test drives the ``bench`` CLI the way the sweep did and checks what the user would see.
 """

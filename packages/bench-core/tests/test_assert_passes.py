@@ -1,4 +1,4 @@
-"""``bench.testing.assert_passes`` (issue 15 item 8): evaluators as a pytest assertion, with a message
+"""``bench.testing.assert_passes``: evaluators as a pytest assertion, with a message
 naming each evaluator that did not pass, its score and its reason."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """litellm is imported only when a call needs it: never by a fully cached re-run or a dry run of a
-model litellm serves, and at start (with a console line) when a suite's judges need it (issue 16)."""
+model litellm serves, and at start (with a console line) when a suite's judges need it."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The direct path for each OpenAI-protocol provider sends byte for byte what litellm sends
 (URL path, auth and provider headers, JSON body), and a call litellm rewrites goes through
-litellm (issue 16)."""
+litellm."""
 
 from __future__ import annotations
 

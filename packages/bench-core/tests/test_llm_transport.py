@@ -1,5 +1,5 @@
 """The direct HTTP path for OpenAI-compatible providers: which models take it, the same request
-body and cost as litellm, and no litellm import where no call needs it (issue 16)."""
+body and cost as litellm, and no litellm import where no call needs it."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """bench-core's pytest plugin is imported at every pytest start in any environment that has bench
-(``pytest11`` entry point), so importing it must cost next to nothing (issue 15): it and
+(``pytest11`` entry point), so importing it must cost next to nothing: it and
 ``bench.testing`` load their dependencies only when a fixture or helper is used.
 """
 

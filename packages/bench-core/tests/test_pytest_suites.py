@@ -1,4 +1,4 @@
-"""``pytest SUITE.yaml`` (issue 15 item 8): each task a test item when the user opts in, failing with
+"""``pytest SUITE.yaml``: each task a test item when the user opts in, failing with
 the evaluators' reasons; YAML files are left alone otherwise.
 
 pytest runs in a subprocess: in-process runs restore ``sys.modules`` afterwards, which leaves

@@ -97,7 +97,7 @@ def test_hybrid_gate_pass_uses_the_weighted_average():
         other=0.4,
     )
     # AgentClash's computeOverallScore (engine.go, "Issue #147 criterion 7"): the mean of the
-    # non-gate dimensions only; bench reported the mean of all (0.6) until issue 13.
+    # non-gate dimensions only; bench reported the mean of all (0.6) before.
     assert result["score"] == pytest.approx(0.4)
     assert result["passed"] is True
 

@@ -1,4 +1,4 @@
-"""bench gives promptfoo's own verdicts on promptfoo's own files (issue 13).
+"""bench gives promptfoo's own verdicts on promptfoo's own files.
 
 Every case under tests/conformance/promptfoo/ is a promptfoo config with ``expected.json``: the rows
 promptfoo 0.121.20 produced for it under ``--providers echo`` (recorded by record.py there, never by

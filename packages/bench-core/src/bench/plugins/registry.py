@@ -23,7 +23,7 @@ from typing import Any
 
 import pluggy
 
-from bench import hookspecs
+import bench.hookspecs as hookspecs
 from bench.evaluator import Evaluator
 from bench.executor import Executor
 from bench.plugins.names import Clash, NameTable, Provided

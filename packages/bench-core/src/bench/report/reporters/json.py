@@ -1,4 +1,4 @@
-"""The ``--output`` JSON report (the contract in DESIGN.md), streamed task by task."""
+"""The ``--output`` JSON report (the contract in docs/runs.md), streamed task by task."""
 
 from __future__ import annotations
 
