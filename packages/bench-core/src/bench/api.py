@@ -9,6 +9,7 @@ handlers outside the main thread.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import threading
 from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -235,9 +236,14 @@ def run(suite: str | Path, **options: Unpack[RunKeywords]) -> RunResult:
     thread with its own loop; ``await bench.arun(...)`` there keeps the caller's loop free.
     Ctrl-C stops the run cleanly when called from the main thread, as ``bench run`` does.
     """
-    main = threading.current_thread() is threading.main_thread()
-    chosen = run_options(options, handle_signals=main)
-    return run_blocking(lambda: _run(suite, chosen, bool(options.get("progress"))))
+    chosen = run_options(options)
+    progress = bool(options.get("progress"))
+
+    def make() -> Coroutine[Any, Any, RunResult]:  # in the thread that runs it: is it the main one?
+        main = threading.current_thread() is threading.main_thread()
+        return _run(suite, dataclasses.replace(chosen, handle_signals=main), progress)
+
+    return run_blocking(make)
 
 
 async def _run(suite: str | Path, options: RunOptions, progress: bool, *, offload: bool = False) -> RunResult:

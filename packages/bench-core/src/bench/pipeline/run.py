@@ -7,6 +7,8 @@
 from __future__ import annotations
 
 import asyncio
+import functools
+import signal
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +23,7 @@ from bench.pipeline.loading import load_for_run
 from bench.pipeline.opening import open_run
 from bench.pipeline.options import RunOptions
 from bench.pipeline.rerun import apply_selection
-from bench.report.observer import LoadProgress, RunObserver
+from bench.report.observer import RunObserver
 from bench.suite.plan import Plan
 
 if TYPE_CHECKING:
@@ -56,7 +58,8 @@ async def run_suite(
     ``offload``: read the suite in a worker thread, so that the caller's event loop keeps running
     meanwhile (``bench.arun``)."""
     with observer.loading(Path(suite)) as progress:
-        plan = await _blocking(offload, lambda: _load(suite, options, registry, progress))
+        work = functools.partial(load_for_run, suite, options, registry, progress)
+        plan = await asyncio.to_thread(work) if offload else _interruptible(work, options.handle_signals)
     for line in plan.template_warnings:
         observer.warning(line)
     if options.dry_run:
@@ -64,14 +67,19 @@ async def run_suite(
     return await run_loaded(plan, options, observer, registry)
 
 
-def _load(
-    suite: str | Path, options: RunOptions, registry: Registry | None, progress: LoadProgress | None
-) -> Plan:
-    return load_for_run(suite, options, registry, progress)
-
-
-async def _blocking(offload: bool, work: Callable[[], T]) -> T:
-    return await asyncio.to_thread(work) if offload else work()
+def _interruptible(work: Callable[[], T], handle_signals: bool) -> T:
+    """``work()``, which Ctrl-C stops at once when the run handles signals: on the event loop's
+    thread, asyncio's own handler would cancel the run only once the work is done."""
+    if not handle_signals:
+        return work()
+    try:
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    except ValueError:  # not the main thread: signals are not ours to handle
+        return work()
+    try:
+        return work()
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 async def run_loaded(
