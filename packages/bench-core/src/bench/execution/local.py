@@ -56,7 +56,7 @@ class LocalExecutor(Executor):
             redact=job.llm.redact,
             max_response_bytes=plan.max_response_bytes,
             targets=plan.targets,
-            aggregators=job.aggregators,
+            aggregating=None if job.aggregators is None else job.aggregators.add,
         )
 
     async def close(self) -> None:
