@@ -136,3 +136,17 @@ def test_junit_names_each_run(bench_cli, flaky_suite, tmp_path):
     names = [case.get("name") for case in ET.parse(tmp_path / "junit.xml").getroot().iter("testcase")]
     assert names[:3] == ["good", "good (run 2)", "good (run 3)"]
     assert len(names) == len(set(names)) == 9
+
+
+def test_validate_counts_apart_repeated_tasks_whose_ids_hold_an_at_sign(bench_cli, tmp_path):
+    path = tmp_path / "suite.yaml"
+    path.write_text(
+        "name: at\nrepeat: 2\ntasks:\n"
+        "  - {id: support@acme.com, response: 'yes', evaluate: {expected: 'yes'}}\n"
+        "  - {id: support@globex.com, response: 'yes', evaluate: {expected: 'yes'}}\n"
+    )
+    result = bench_cli("validate", path)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines()[0] == (
+        "suite 'at' is valid: 2 tasks, 4 runs (repeat up to 2), target: recorded"
+    )

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from bench.report.viewer.data import RunsView
 from bench.report.viewer.labels import Labelling
 from bench.report.viewer.server import CSP, ViewServer, exposure_warning, is_loopback
 from bench.scoring.labels import Label, read_labels
@@ -168,6 +169,23 @@ def test_two_runs_compared_task_by_task(server):
     assert changed["matched"] == 25
     assert changed["rows"][0]["key"] == "t005"
     assert (changed["rows"][0]["a"]["status"], changed["rows"][0]["b"]["status"]) == ("failed", "passed")
+
+
+def test_compared_tasks_whose_ids_hold_an_at_sign_stay_apart(tmp_path):
+    runs = tmp_path / "runs"
+    write_run(
+        runs,
+        "20260101-000000-aaaaaa",
+        [record("support@acme.com", "passed"), record("support@globex.com", "failed")],
+    )
+    write_run(
+        runs,
+        "20260101-000001-bbbbbb",
+        [record("support@acme.com", "failed"), record("support@globex.com", "passed")],
+    )
+    data = RunsView(runs).compare("20260101-000000-aaaaaa", "20260101-000001-bbbbbb", {})
+    assert data["comparison"]["matched"] == 2
+    assert (data["regressions"], data["improvements"]) == (1, 1)
 
 
 def test_two_targets_of_one_run_compared(server):

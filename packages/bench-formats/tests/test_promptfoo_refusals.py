@@ -12,8 +12,8 @@ from bench import ConfigError
 from bench_formats.promptfoo.loader import PromptfooLoader
 
 UNKNOWN = (
-    "provider 'webhook:http://localhost:1' is not supported: bench runs echo, exec:COMMAND, file://*.py and "
-    "the model providers litellm knows (openai:, anthropic:, azure:, bedrock:, vertex:, google:, mistral:, "
+    "provider 'webhook:http://localhost:1' is not supported: bench runs echo, exec:COMMAND, file://*.py, python:*.py "
+    "and the model providers litellm knows (openai:, anthropic:, azure:, bedrock:, vertex:, google:, mistral:, "
     "groq:, ollama:, ...); run the config with --target SPEC instead"
 )
 
@@ -40,12 +40,6 @@ def _warnings(path: Path) -> list[str]:
     ("text", "message"),
     [
         ("prompts: [hi]\nproviders: ['webhook:http://localhost:1']\n", UNKNOWN),
-        (
-            "prompts: [hi]\nproviders: [file://provider.py]\n",
-            "provider 'file://provider.py': bench's python target calls function(task), not promptfoo's "
-            "call_api(prompt, options, context); wrap it in a function that takes a bench Task (task.text is "
-            'the prompt) and name it with --target \'{"type": "python", "function": "module:function"}\'',
-        ),
         (
             "prompts: [hi]\ntests: [{}]\n",
             "the config has no 'providers:'; add one or run it with --target SPEC",
@@ -108,12 +102,9 @@ def test_refusals(tmp_path: Path, text: str, message: str):
         ),
         ("extensions: [file://hooks.js:extensionHook]", "extensions (JavaScript hooks) are not run"),
         (
-            "derivedMetrics: [{name: f1, value: 'a * b'}]",
-            "derivedMetrics (JavaScript formulas over named metrics) are not computed",
-        ),
-        (
             "nunjucksFilters: {up: file://up.js}",
-            "nunjucksFilters (JavaScript) are not loaded: a template that uses one fails to render",
+            "nunjucksFilters: 'up' names file://up.js, which matches no file (promptfoo reads these paths "
+            "without file://): a template that uses the filter fails to render",
         ),
         ("sharing: false", "sharing is ignored"),
         ("writeLatestResults: false", "writeLatestResults is ignored"),

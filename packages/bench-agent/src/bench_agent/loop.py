@@ -59,16 +59,14 @@ class AgentConfig(TargetConfig):
     seed: int | None = None
 
 
-class AgentTarget(Target):
+class AgentTarget(Target[AgentConfig]):
     """Runs a model as a tool-calling agent in the task's workspace (or a scratch folder)."""
 
     name = "agent"
     Config = AgentConfig
 
     def llm_calls(self) -> list[tuple[str, int]]:
-        config = self.config
-        assert isinstance(config, AgentConfig)
-        return [(config.model, config.max_steps)]
+        return [(self.config.model, self.config.max_steps)]
 
     async def respond(self, task: Task) -> Response:
         if task.workspace is not None:
@@ -78,7 +76,6 @@ class AgentTarget(Target):
 
     async def _loop(self, task: Task, root: Path) -> Response:
         config = self.config
-        assert isinstance(config, AgentConfig)
         if self.llm is None:
             raise TargetError("no LLM client for this run")
         bench = Workbench(root, allowed=tuple(config.tools), command_timeout=config.command_timeout)

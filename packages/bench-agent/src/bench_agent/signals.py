@@ -21,7 +21,7 @@ from __future__ import annotations
 import fnmatch
 import itertools
 import re
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import Field
 
@@ -38,7 +38,10 @@ class SignalConfig(EvaluatorConfig):
     """A failed gate signal fails the scorecard's behavioral dimension, whatever the others score."""
 
 
-class Signal(Evaluator[SignalConfig]):
+SignalConfigT = TypeVar("SignalConfigT", bound=SignalConfig)
+
+
+class Signal(Evaluator[SignalConfigT]):
     """Base of the deterministic signals: ``measure`` gives (score, reason, details)."""
 
     Config = SignalConfig
@@ -83,7 +86,7 @@ def _example(kind: str) -> str:
     return _EXAMPLE.replace("KIND", kind)
 
 
-class RecoveryBehavior(Signal):
+class RecoveryBehavior(Signal[SignalConfig]):
     """Does the agent recover when a tool call fails? Failed calls later followed by a successful
     call of the same tool, as a share of failed calls (1 when nothing failed)."""
 
@@ -120,7 +123,7 @@ class ExplorationConfig(SignalConfig):
     """The tools that explore (default: names with read, list, search, grep, find, view, ...)."""
 
 
-class ExplorationEfficiency(Signal):
+class ExplorationEfficiency(Signal[ExplorationConfig]):
     """Does the agent explore without going in circles? The share of exploring calls that were
     not an exact repeat (same tool, same arguments) of an earlier one."""
 
@@ -130,10 +133,8 @@ class ExplorationEfficiency(Signal):
     example = _example("exploration_efficiency")
 
     def _explores(self, step: Step) -> bool:
-        config = self.config
-        assert isinstance(config, ExplorationConfig)
-        if config.exploration_tools is not None:
-            return step.name in config.exploration_tools
+        if self.config.exploration_tools is not None:
+            return step.name in self.config.exploration_tools
         return bool(_EXPLORING.search(step.name.replace("_", " ")))
 
     def measure(self, sample: Sample) -> tuple[float, str, dict[str, Any]]:
@@ -153,7 +154,7 @@ class ExplorationEfficiency(Signal):
         )
 
 
-class ErrorCascade(Signal):
+class ErrorCascade(Signal[SignalConfig]):
     """Does one error set off a chain of them? The share of failed calls that did not come right
     after another failed call (1 when nothing failed)."""
 
@@ -185,7 +186,7 @@ class ScopeConfig(SignalConfig):
     """Globs of paths it must not change."""
 
 
-class ScopeAdherence(Signal):
+class ScopeAdherence(Signal[ScopeConfig]):
     """Does the agent stay within its brief? The share of changed files inside ``allowed_paths``
     and outside ``forbidden_paths``; 0 when it wrote outside its workspace (``../``, or a symlink
     leading out)."""
@@ -210,7 +211,6 @@ class ScopeAdherence(Signal):
 
     def measure(self, sample: Sample) -> tuple[float, str, dict[str, Any]]:
         config = self.config
-        assert isinstance(config, ScopeConfig)
         artifacts = sample.response.artifacts
         diff = artifacts.get("diff")
         if not isinstance(diff, dict) or not isinstance(diff.get("files"), list):

@@ -125,11 +125,22 @@ class Evaluator(Generic[ConfigT]):
     #: Resource tags an executor may route on (``"gpu"``: it runs a local model that a GPU speeds
     #: up); the ray executor sends the tasks judged by it to a worker pool of that tag.
     needs: ClassVar[frozenset[str]] = frozenset()
+    #: The folder of the file that configured this evaluator (a suite, a definition file);
+    #: relative paths in its settings start here. None for one built outside a suite.
+    folder: Path | None = None
 
     def __init__(self, config: ConfigT) -> None:
         self.config = config
-        #: The folder of the file that configured this evaluator; relative paths start here.
-        self.folder: Path | None = None
+
+    @classmethod
+    def configured(cls, config: ConfigT, folder: Path | None) -> Evaluator[ConfigT]:
+        """An instance as a suite makes one: ``folder`` is set before ``__init__`` runs, so an
+        ``__init__`` may read ``self.folder``, and a subclass's ``__init__`` still takes ``config``
+        alone."""
+        instance = cls.__new__(cls)
+        instance.folder = folder
+        cls.__init__(instance, config)
+        return instance
 
     def check(self, task: Task) -> None:
         """Refuse, at validate time, a task this evaluator cannot judge (raise ValueError)."""

@@ -32,7 +32,7 @@ hookimpl = pluggy.HookimplMarker("bench")
 
 RegisterEvaluator: TypeAlias = Callable[[type[Evaluator[Any]]], None]
 """The ``register`` of ``bench_register_evaluators``: takes one evaluator class."""
-RegisterTarget: TypeAlias = Callable[[type[Target]], None]
+RegisterTarget: TypeAlias = Callable[[type[Target[Any]]], None]
 """The ``register`` of ``bench_register_targets``: takes one target class."""
 RegisterReporter: TypeAlias = Callable[[type[Reporter]], None]
 """The ``register`` of ``bench_register_reporters``: takes one reporter class."""
@@ -89,11 +89,12 @@ def bench_register_targets(register: RegisterTarget) -> None:
     """Register target types (systems under test): what a suite names in ``target: {type: NAME}``.
 
     Parameters:
-        register (``RegisterTarget = Callable[[type[Target]], None]``): call it once per class.
-            The class subclasses ``bench.Target``, sets ``name`` and optionally a ``Config``
-            model (a subclass of ``bench.TargetConfig``; the suite's other ``target:`` fields),
-            and implements ``async respond(self, task: bench.Task) -> bench.Response``;
-            ``open`` and ``close`` (both async) run once before the first and after the last task.
+        register (``RegisterTarget = Callable[[type[Target[Any]]], None]``): call it once per
+            class. The class subclasses ``bench.Target``, sets ``name`` and optionally a ``Config``
+            model (a subclass of ``bench.TargetConfig``; the suite's other ``target:`` fields;
+            subclass ``bench.Target[ThatConfig]`` and ``self.config`` is typed as it), and
+            implements ``async respond(self, task: bench.Task) -> bench.Response``; ``open`` and
+            ``close`` (both async) run once before the first and after the last task.
 
     The plugin must register classes: bench makes one instance per run, with the validated
     config and the suite's context. ``respond`` raises ``bench.TargetError`` for a failure the

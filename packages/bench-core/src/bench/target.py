@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Generic, TypeVar
 
 from pydantic import ConfigDict
 
@@ -38,18 +38,22 @@ class SuiteContext:
         return self.path.parent
 
 
-class Target:
+TargetConfigT = TypeVar("TargetConfigT", bound=TargetConfig)
+
+
+class Target(Generic[TargetConfigT]):
     """Base class of a target type.
 
     Subclasses set ``name`` and a nested ``Config`` model and implement ``respond``. ``open`` runs
     once before the first task and ``close`` once after the last; both are optional.
     Raise ``TargetError`` for a failure the user should see as the task's error.
+    Subclass ``Target[YourConfig]`` and ``self.config`` is typed as ``YourConfig``.
     """
 
     name: ClassVar[str]
     Config: ClassVar[type[TargetConfig]] = TargetConfig
 
-    def __init__(self, config: TargetConfig, suite: SuiteContext) -> None:
+    def __init__(self, config: TargetConfigT, suite: SuiteContext) -> None:
         self.config = config
         self.suite = suite
         #: The run's LLM client (``suite.llm``); model-backed targets call through it.

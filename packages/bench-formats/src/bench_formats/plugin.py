@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bench import RegisterEvaluator, RegisterSuiteLoader, hookimpl
+from bench import RegisterEvaluator, RegisterSuiteLoader, RegisterTarget, hookimpl
 from bench_formats import agentclash, aieval, parts, promptfoo, youbencha
 
 FORMATS = (promptfoo, youbencha, agentclash, aieval)
@@ -21,3 +21,10 @@ def bench_register_evaluators(register: RegisterEvaluator) -> None:
     for fmt in FORMATS:
         for evaluator in fmt.EVALUATORS:
             register(evaluator)
+
+
+@hookimpl
+def bench_register_targets(register: RegisterTarget) -> None:
+    for fmt in FORMATS:
+        for target in getattr(fmt, "TARGETS", ()):
+            register(target)

@@ -60,8 +60,7 @@ class _BatchSink:
 
     def record(self, result: TaskResult) -> None:
         line = self.redact(serialize_result(result))
-        key = result.id if not result.repeat else f"{result.id}@{result.repeat}"
-        self.landed.append((key, result.status, statistics_row(result, self.repeats), line))
+        self.landed.append((result.key, result.status, statistics_row(result, self.repeats), line))
         if len(self.landed) >= BATCH:
             self.full.set()
 

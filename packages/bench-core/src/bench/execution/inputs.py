@@ -18,7 +18,7 @@ from bench.target import Target
 from bench.vocabulary.models import Task
 
 
-def describe_target(target: Target | None, task: Task) -> dict[str, Any] | None:
+def describe_target(target: Target[Any] | None, task: Task) -> dict[str, Any] | None:
     """The target that answered ``task``: its type, and its model and label when it has them."""
     if task.response is not None:
         return {"type": "recorded"}
@@ -34,7 +34,7 @@ def describe_target(target: Target | None, task: Task) -> dict[str, Any] | None:
     return found
 
 
-def input_fields(task: Task, target: Target | None, limit: int) -> dict[str, Any]:
+def input_fields(task: Task, target: Target[Any] | None, limit: int) -> dict[str, Any]:
     """The result fields describing ``task``'s input, each at most ``limit`` bytes."""
     fields: dict[str, Any] = {"target": describe_target(target, task), "tags": list(task.tags)}
     if task.prompt is not None:

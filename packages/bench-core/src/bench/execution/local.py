@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from bench.execution.runner import Runner
 from bench.executor import Executor, Job, Sink
 from bench.suite.plan import all_targets
@@ -18,7 +20,7 @@ class LocalExecutor(Executor):
 
     async def open(self, job: Job) -> None:
         plan = job.plan
-        self._opened: list[Target] = []
+        self._opened: list[Target[Any]] = []
         if plan.needs_target and job.count:
             try:
                 for target in all_targets(plan):

@@ -97,7 +97,7 @@ class Runner:
 
     def __init__(
         self,
-        target: Target | None,
+        target: Target[Any] | None,
         record: Callable[[TaskResult], None],
         *,
         concurrency: int = 8,
@@ -110,7 +110,7 @@ class Runner:
         captures_dir: Path | None = None,
         redact: Callable[[str], str] | None = None,
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
-        targets: dict[str, Target] | None = None,
+        targets: dict[str, Target[Any]] | None = None,
         portable_captures: bool = False,
         aggregating: Callable[[str, str, Evaluator[Any]], None] | None = None,
     ) -> None:
@@ -280,7 +280,7 @@ class Runner:
             )
         self.record(result)
 
-    def target_for(self, planned: PlannedTask) -> Target | None:
+    def target_for(self, planned: PlannedTask) -> Target[Any] | None:
         """The target that answers ``planned``."""
         if planned.target_label is not None:
             return self.targets[planned.target_label]

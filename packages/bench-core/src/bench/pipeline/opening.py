@@ -72,7 +72,7 @@ def _counted(plan: Plan) -> str:
     runs = len(plan.tasks)
     if plan.max_repeat <= 1:
         return f"{runs:,} tasks"
-    return f"{len({key.split('@', 1)[0] for key in plan.tasks.ids}):,} tasks, {runs:,} runs"
+    return f"{plan.tasks.task_count():,} tasks, {runs:,} runs"
 
 
 async def open_run(plan: Plan, options: RunOptions, observer: RunObserver) -> OpenedRun:

@@ -16,7 +16,8 @@ from bench.suite.plan import Plan
 from bench.suite.selection.narrowing import Narrowed, Selection, narrow
 from bench.vocabulary.errors import ConfigError
 from bench.vocabulary.results import ERROR, FAILED
-from bench.vocabulary.store import MANIFEST, RESULTS, newest_run
+from bench.vocabulary.run_key import RunKey
+from bench.vocabulary.store import MANIFEST, newest_run, results_path
 
 LATEST = "latest"
 
@@ -127,15 +128,15 @@ def _newest(runs_dir: Path, suite: str) -> str | None:
 
 def _task_ids(folder: Path, statuses: set[str]) -> set[str]:
     """The ids of tasks whose latest result (any repeat) has one of ``statuses``, read line by line."""
-    hits: set[tuple[str, int]] = set()
-    path = folder / RESULTS
+    hits: set[RunKey] = set()
+    path = results_path(folder)
     if not path.is_file():
         return set()
     with open(path, encoding="utf-8", errors="replace") as lines:
         for line in lines:
             try:
                 row = json.loads(line)
-                key = (row["id"], row.get("repeat", 0))
+                key = RunKey.of(row)
             except (ValueError, KeyError, TypeError):
                 continue  # a torn last line: its task did not finish
             if row.get("status") in statuses:

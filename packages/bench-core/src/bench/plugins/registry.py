@@ -75,7 +75,7 @@ class Registry:
     """Everything the installed plugins provide."""
 
     evaluators: NameTable[type[Evaluator[Any]]] = field(default_factory=lambda: NameTable("evaluator"))
-    targets: NameTable[type[Target]] = field(default_factory=lambda: NameTable("target"))
+    targets: NameTable[type[Target[Any]]] = field(default_factory=lambda: NameTable("target"))
     reporters: NameTable[type[Reporter]] = field(default_factory=lambda: NameTable("reporter"))
     suite_loaders: NameTable[type[SuiteLoader]] = field(default_factory=lambda: NameTable("suite loader"))
     executors: NameTable[type[Executor]] = field(default_factory=lambda: NameTable("executor"))

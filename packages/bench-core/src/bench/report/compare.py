@@ -35,7 +35,7 @@ from bench.scoring.stats import (
 from bench.scoring.target_stats import target_label
 from bench.vocabulary.errors import StoreError
 from bench.vocabulary.results import FINISHED_STATUSES
-from bench.vocabulary.store import LATEST, read_latest_results, resolve_run
+from bench.vocabulary.store import LATEST, read_latest_results, resolve_run, results_path
 
 EXIT_FOR = {"regression": 1, "improvement": 0, "no significant change": 0, "insufficient evidence": 3}
 
@@ -67,13 +67,7 @@ def run_results_path(ref: str, runs_dir: Path) -> Path:
     if ref == LATEST and not path.exists():
         ref = resolve_run(runs_dir, ref, "bench compare")
         path = runs_dir / ref
-    results = (
-        path / "results.jsonl"
-        if path.is_dir()
-        else path
-        if path.is_file()
-        else runs_dir / ref / "results.jsonl"
-    )
+    results = path if path.is_file() else results_path(path if path.is_dir() else runs_dir / ref)
     if not results.is_file():
         known = sorted(p.name for p in runs_dir.iterdir() if p.is_dir()) if runs_dir.is_dir() else []
         listed = ", ".join(known[-10:]) or "none"

@@ -27,6 +27,7 @@ from bench.report.observer import Resumed, RunObserver
 from bench.report.progress import LINE_EVERY_S, Spending, Tracker
 from bench.vocabulary import redact
 from bench.vocabulary.results import PASSED, RunReport, Summary, TaskResult
+from bench.vocabulary.store import results_path
 
 if TYPE_CHECKING:
     from bench.report.compare import Comparison
@@ -279,7 +280,7 @@ def print_summary(outcome: Finished, observer: ConsoleObserver, command: list[st
         stdout.print(verdict)
     if hidden > 0 and shown:
         stdout.print(Text(f"({hidden} more not shown; see the results file)"))
-    stdout.print(Text(f"run {outcome.report.run_id}: {outcome.folder / 'results.jsonl'}"))
+    stdout.print(Text(f"run {outcome.report.run_id}: {results_path(outcome.folder)}"))
     _print_workspaces(observer)
     llm = outcome.report.extra.get("llm")
     if llm:

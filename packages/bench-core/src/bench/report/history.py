@@ -18,6 +18,7 @@ from bench.scoring.target_stats import target_statistics
 from bench.vocabulary import jsonio
 from bench.vocabulary.errors import StoreError, did_you_mean
 from bench.vocabulary.results import PASSED
+from bench.vocabulary.run_key import RunKey
 from bench.vocabulary.store import read_run, run_manifests
 
 
@@ -97,9 +98,9 @@ def load(runs_dir: Path, ref: str) -> tuple[str, dict[str, Any], list[dict[str, 
 def task_results(run_id: str, results: list[dict[str, Any]], task_id: str) -> list[dict[str, Any]]:
     """The results of ``task_id`` (every repeat), or of one repeat written ``id@N``."""
     found = [r for r in results if r.get("id") == task_id]
-    if not found and "@" in task_id:
-        base, _, repeat = task_id.rpartition("@")
-        found = [r for r in results if r.get("id") == base and str(r.get("repeat", 0)) == repeat]
+    run = RunKey.parse(task_id)
+    if not found and run.id != task_id:
+        found = [r for r in results if r.get("id") == run.id and r.get("repeat", 0) == run.repeat]
     if not found:
         hint = did_you_mean(task_id, sorted({str(r.get("id")) for r in results}))
         raise StoreError(f"run {run_id} has no task '{task_id}'{hint}")
@@ -149,7 +150,7 @@ def print_run(run_id: str, manifest: dict[str, Any], results: list[dict[str, Any
     stdout.print(Text(f"\nnot passed ({len(not_passed)}):"))
     rows = []
     for result in not_passed:
-        key = result["id"] if not result.get("repeat") else f"{result['id']}@{result['repeat']}"
+        key = RunKey.of(result).key()
         rows.append([key, result.get("status"), _score(result.get("score")), _why(result).plain])
     _columns(("task", "status", "score", "why"), rows)
     stdout.print(Text(f"one task whole: bench show {run_id} TASK_ID"))
@@ -180,7 +181,7 @@ def _why(result: dict[str, Any]) -> Text:
 
 def print_task(result: dict[str, Any]) -> None:
     """One task whole: its input, the target, the response and every evaluator's verdict."""
-    key = result["id"] if not result.get("repeat") else f"{result['id']}@{result['repeat']}"
+    key = RunKey.of(result).key()
     stdout.print(
         Text(f"task {key}: ") + plain(result.get("status")) + Text(f"  score {_score(result.get('score'))}")
     )

@@ -86,8 +86,7 @@ def print_plan(plan: Plan) -> None:
     runs = len(plan.tasks)
     counted = f"{runs} tasks"
     if plan.max_repeat > 1:
-        distinct = len({key.split("@", 1)[0] for key in plan.tasks.ids})
-        counted = f"{distinct} tasks, {runs} runs (repeat up to {plan.max_repeat})"
+        counted = f"{plan.tasks.task_count()} tasks, {runs} runs (repeat up to {plan.max_repeat})"
     untargeted = plan.needs_target and plan.target is None and not plan.targets
     target_type = "none" if untargeted else plan.target_type
     stdout.print(Text(f"suite '{plan.name}' is valid: {counted}, target: {target_type}"))

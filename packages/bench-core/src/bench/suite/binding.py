@@ -297,9 +297,7 @@ class Binder:
                     doc.error(f"{message} [evaluator '{cls.name}' from {provided.distribution}]", field)
                 )
             raise errors[0] from None
-        instance = cls(config)
-        instance.folder = doc.path.parent
-        return instance
+        return cls.configured(config, doc.path.parent)
 
     # -- definition files ---------------------------------------------------------------------
 

@@ -234,8 +234,8 @@ class _SuiteBuilder:
         suite: SuiteFile,
         name: str,
         target_type: str,
-        target: Target | None,
-        targets: dict[str, Target],
+        target: Target[Any] | None,
+        targets: dict[str, Target[Any]],
         tasks: TaskBuilder,
         task_list: TaskList,
         expand: Callable[[PlanRow], Iterable[PlannedTask]],
@@ -268,7 +268,7 @@ class _SuiteBuilder:
             expand=expand,
         )
 
-    def _target(self, suite: SuiteFile, name: str) -> tuple[str, Target | None]:
+    def _target(self, suite: SuiteFile, name: str) -> tuple[str, Target[Any] | None]:
         spec = dict(suite.target or {})
         explicit = suite.target is not None
         type_name = spec.pop("type", None if explicit else DEFAULT_TARGET)
@@ -277,9 +277,9 @@ class _SuiteBuilder:
             return str(type_name), None
         return str(type_name), self._build_target(type_name, spec, name, ("target",))
 
-    def _targets(self, suite: SuiteFile, name: str) -> dict[str, Target]:
+    def _targets(self, suite: SuiteFile, name: str) -> dict[str, Target[Any]]:
         """The suite's ``targets:`` by label."""
-        built: dict[str, Target] = {}
+        built: dict[str, Target[Any]] = {}
         for i, entry in enumerate(suite.targets or []):
             at: FieldPath = ("targets", i)
             if not isinstance(entry, dict):
@@ -299,17 +299,17 @@ class _SuiteBuilder:
             built[label] = target
         return built
 
-    def _target_class(self, type_name: Any, at: FieldPath) -> type[Target]:
+    def _target_class(self, type_name: Any, at: FieldPath) -> type[Target[Any]]:
         if not isinstance(type_name, str):
             raise self.doc.error("required field missing: the target's type", at)
         provided = self.registry.targets.get(type_name)
         if provided is None:
             hint = catalogue.hint("targets", type_name) or did_you_mean(type_name, self.registry.targets)
             raise self.doc.error(f"unknown target type '{type_name}'{hint}", at)
-        cls: type[Target] = provided.cls
+        cls: type[Target[Any]] = provided.cls
         return cls
 
-    def _build_target(self, type_name: Any, spec: dict[str, Any], name: str, at: FieldPath) -> Target:
+    def _build_target(self, type_name: Any, spec: dict[str, Any], name: str, at: FieldPath) -> Target[Any]:
         cls = self._target_class(type_name, (*at, "type"))
         try:
             config = cls.Config.model_validate(spec)

@@ -16,6 +16,7 @@ from bench.scoring.scorecard import Scorecard
 from bench.target import Target
 from bench.vocabulary.compact import HexColumn, TextColumn, hex_or_text
 from bench.vocabulary.models import Task
+from bench.vocabulary.run_key import RunKey
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,7 @@ class PlannedTask:
     @property
     def key(self) -> str:
         """What the run store files the result under: the id, then ``id@N`` for repeat N > 0."""
-        return task_key(self.task.id, self.task.repeat)
+        return RunKey(self.task.id, self.task.repeat).key()
 
     def with_repeat(self, repeat: int) -> PlannedTask:
         """The same task as its ``repeat``-th run (a distinct cache key for model calls)."""
@@ -82,10 +83,6 @@ class PlannedTask:
         """The same task run by the suite's target ``label``: its id gains ``[label]``."""
         task = self.task.model_copy(update={"id": f"{self.task.id}[{label}]"})
         return dataclasses.replace(self, task=task, target_label=label, digest=digest)
-
-
-def task_key(task_id: str, repeat: int) -> str:
-    return task_id if repeat == 0 else f"{task_id}@{repeat}"
 
 
 @dataclass(frozen=True)
@@ -182,6 +179,10 @@ class TaskList:
     def __len__(self) -> int:
         return len(self.ids)
 
+    def task_count(self) -> int:
+        """How many tasks these runs are of: a task's repeats count once."""
+        return len({RunKey.parse(key).id for key in self.ids})
+
     def __iter__(self) -> Iterator[PlannedTask]:
         return iter(self._built) if self._built is not None else self._build()
 
@@ -250,10 +251,10 @@ class Plan:
     name: str
     path: Path
     target_type: str
-    target: Target | None
+    target: Target[Any] | None
     tasks: TaskList
     #: The suite's ``targets:`` by label (empty when it has one ``target:`` or none).
-    targets: dict[str, Target] = field(default_factory=dict)
+    targets: dict[str, Target[Any]] = field(default_factory=dict)
     #: ``--target``: the mapping that replaced the file's targets (a resumed run must give it again).
     target_override: dict[str, Any] | None = None
     #: Task id -> its pass@k threshold, for the tasks judged over their repeats.
@@ -306,6 +307,6 @@ class Plan:
         return [run for row in rows for run in self.expand(row)]
 
 
-def all_targets(plan: Plan) -> list[Target]:
+def all_targets(plan: Plan) -> list[Target[Any]]:
     """Every target the plan may call: its ``target`` and each of its ``targets``."""
     return ([plan.target] if plan.target is not None else []) + list(plan.targets.values())

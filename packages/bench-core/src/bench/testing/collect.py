@@ -54,7 +54,6 @@ class SuiteFile(pytest.File):
         from bench.api import RunResult, run_blocking
         from bench.pipeline.options import RunOptions
         from bench.pipeline.run import run_loaded
-        from bench.suite.plan import task_key
 
         assert self.loaded is not None
         plan = _only(self.loaded.plan, wanted)
@@ -62,7 +61,7 @@ class SuiteFile(pytest.File):
         outcome = run_blocking(lambda: run_loaded(plan, options))
         result = RunResult(outcome.report, outcome.folder, outcome.interrupted)
         self._stopped = result.stopped
-        return {task_key(r.id, r.repeat): r for r in result.results}
+        return {r.key: r for r in result.results}
 
     @property
     def stopped(self) -> str | None:

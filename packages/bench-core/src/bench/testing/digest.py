@@ -13,14 +13,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from bench.vocabulary.run_key import RunKey
+
 #: Fields that measure time, not verdicts: ``duration_ms`` at any depth, these in ``usage``.
 TIMING = "duration_ms"
 USAGE_TIMING = ("latency_ms", "ttft_ms", "wait_ms")
-
-
-def _key(row: dict[str, Any]) -> str:
-    repeat = row.get("repeat") or 0
-    return row["id"] if not repeat else f"{row['id']}@{repeat}"
 
 
 def latest_lines(results: Path) -> dict[str, dict[str, Any]]:
@@ -32,7 +29,7 @@ def latest_lines(results: Path) -> dict[str, dict[str, Any]]:
                 row = json.loads(line)
             except json.JSONDecodeError:
                 continue
-            latest[_key(row)] = row
+            latest[RunKey.of(row).key()] = row
     return latest
 
 

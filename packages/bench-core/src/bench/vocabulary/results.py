@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from bench.vocabulary.models import ToolCall, Usage
+from bench.vocabulary.run_key import RunKey
 
 TaskStatus = Literal["passed", "failed", "error", "interrupted"]
 PASSED: TaskStatus = "passed"
@@ -75,6 +76,11 @@ class TaskResult(BaseModel):
     target: dict[str, Any] | None = None
     #: Inputs left out for being over the cap: name -> {bytes, sha256}.
     input_omitted: dict[str, dict[str, Any]] | None = None
+
+    @property
+    def key(self) -> str:
+        """What the run store files this result under: the id, then ``id@N`` for repeat N > 0."""
+        return RunKey(self.id, self.repeat).key()
 
 
 @dataclass

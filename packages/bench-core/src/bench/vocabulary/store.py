@@ -27,6 +27,7 @@ from bench.vocabulary import redact
 from bench.vocabulary.compact import KeyTable
 from bench.vocabulary.errors import BenchError, StoreError
 from bench.vocabulary.results import FINISHED_STATUSES
+from bench.vocabulary.run_key import RunKey
 
 RESULTS = "results.jsonl"
 MANIFEST = "manifest.json"
@@ -37,6 +38,11 @@ class StoreWriteError(BenchError):
     """Results could not be written (disk full, folder removed); the run must stop. Exit 4."""
 
     exit_code = 4
+
+
+def results_path(folder: Path) -> Path:
+    """The results file (``results.jsonl``) of the run folder ``folder``."""
+    return folder / RESULTS
 
 
 def now_iso() -> str:
@@ -53,7 +59,7 @@ class RunStore:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.run_id = folder.name
-        self.results_path = folder / RESULTS
+        self.results_path = results_path(folder)
         self.manifest_path = folder / MANIFEST
         self._fd: int | None = None
         self._reader: BinaryIO | None = None
@@ -366,7 +372,8 @@ def read_run(runs_dir: Path, ref: str, what: str) -> tuple[str, dict[str, Any], 
         raise StoreError(f"run {run_id}: manifest.json is unreadable ({exc})") from None
     if not isinstance(manifest, dict):
         raise StoreError(f"run {run_id}: manifest.json is not a JSON object")
-    results = read_latest_results(folder / RESULTS) if (folder / RESULTS).is_file() else []
+    path = results_path(folder)
+    results = read_latest_results(path) if path.is_file() else []
     return run_id, manifest, results
 
 
@@ -448,7 +455,7 @@ def _line_id(line: str) -> str | None:
             return None
     if not isinstance(value, str) or not isinstance(repeat, int):
         return None
-    return value if repeat == 0 else f"{value}@{repeat}"
+    return RunKey(value, repeat).key()
 
 
 def _read_pid(path: Path) -> str:

@@ -81,12 +81,11 @@ def land_captures(result: TaskResult, captures_dir: Path, redact: Callable[[str]
     captured = (result.workspace or {}).get("captured")
     if not isinstance(captured, dict):
         return
-    key = result.id if result.repeat == 0 else f"{result.id}@{result.repeat}"
     for path, record in captured.items():
         text = record.pop(PORTABLE, None) if isinstance(record, dict) else None
         relative = _storable(path, record) if text is not None else None
         if text is not None and relative is not None:
-            record["stored"] = _write(task_folder(captures_dir, key) / relative, text, redact)
+            record["stored"] = _write(task_folder(captures_dir, result.key) / relative, text, redact)
 
 
 def _storable(path: str, record: dict[str, Any]) -> str | None:

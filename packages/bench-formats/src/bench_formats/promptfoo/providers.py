@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import ConfigError
+from bench_formats.promptfoo.python_provider import python_script, python_target
 
 #: promptfoo's default grader and embedding model (``src/providers/openai/defaults.ts``).
 DEFAULT_GRADER = "openai:gpt-4.1-2025-04-14"
@@ -59,9 +60,9 @@ _CONFIG = {
     "response_format": "response_format",
 }
 REFUSAL = (
-    "provider '{id}' is not supported: bench runs echo, exec:COMMAND, file://*.py and the model providers "
-    "litellm knows (openai:, anthropic:, azure:, bedrock:, vertex:, google:, mistral:, groq:, ollama:, ...); "
-    "run the config with --target SPEC instead"
+    "provider '{id}' is not supported: bench runs echo, exec:COMMAND, file://*.py, python:*.py and "
+    "the model providers litellm knows (openai:, anthropic:, azure:, bedrock:, vertex:, google:, mistral:, "
+    "groq:, ollama:, ...); run the config with --target SPEC instead"
 )
 
 
@@ -156,15 +157,8 @@ def _provider(provider_id: str, options: dict[str, Any], config: Path, index: in
         # promptfoo runs the command with the prompt, options and context appended as arguments
         argv = [*shlex.split(provider_id[len("exec:") :]), "{prompt}", "{}", "{}"]
         target = {"type": "command", "command": argv}
-    elif provider_id.startswith("file://") and provider_id.split(":")[1].endswith(".py"):
-        raise ConfigError(
-            f"provider '{provider_id}': bench's python target calls function(task), not promptfoo's "
-            "call_api(prompt, options, context); wrap it in a function that takes a bench Task "
-            "(task.text is the prompt) and name it with --target "
-            '\'{"type": "python", "function": "module:function"}\'',
-            file=config,
-            field=("providers", index),
-        )
+    elif python_script(provider_id) is not None:
+        target = python_target(provider_id, options, settings)
     else:
         model = model_name(provider_id)
         if model is None:

@@ -45,6 +45,9 @@ COMMAND = [
     "1",
     "-o",
 ]
+#: Cases that run with the config's own providers (offline Python scripts), not ``--providers echo``:
+#: the conformance test then runs bench without ``--target echo`` (it reads ``command`` in expected.json).
+OWN_PROVIDERS = {"python-provider"}
 # promptfoo's failureReason: 0 none, 1 assertion failed, 2 error
 VERDICTS = {0: "pass", 1: "failure", 2: "error"}
 
@@ -119,12 +122,21 @@ def _refused(case: Path, done: subprocess.CompletedProcess[str]) -> dict[str, An
     return expected
 
 
+def _command(case: Path) -> list[str]:
+    """The command for ``case``: its own providers (no ``--providers echo``) for OWN_PROVIDERS."""
+    if case.name in OWN_PROVIDERS:
+        at = COMMAND.index("--providers")
+        return [*COMMAND[:at], *COMMAND[at + 2 :]]
+    return COMMAND
+
+
 def record(case: Path) -> dict[str, Any]:
     """Run promptfoo on one case and write its expected.json (and the raw output if small)."""
+    command = _command(case)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out.json"
         done = subprocess.run(
-            [*COMMAND, str(out)],
+            [*command, str(out)],
             cwd=case,
             env=_environment(Path(tmp)),
             capture_output=True,
@@ -139,11 +151,23 @@ def record(case: Path) -> dict[str, Any]:
     results = sorted(data["results"]["results"], key=lambda r: (r.get("testIdx", 0), r.get("promptIdx", 0)))
     expected = {
         "promptfoo": VERSION,
-        "command": " ".join([*COMMAND, "out.json"]),
+        "command": " ".join([*command, "out.json"]),
         "exit_code": done.returncode,
         "stats": {k: data["results"]["stats"].get(k) for k in ("successes", "failures", "errors")},
         "rows": [_row(r, case) for r in results],
     }
+    if "derivedMetrics" in (data.get("config") or {}):
+        # derived metrics live on each prompt column (provider x prompt), computed over its rows
+        expected["prompt_metrics"] = [
+            {
+                "label": p.get("label"),
+                "provider": p.get("provider"),
+                "named_scores": {
+                    k: _score(v) for k, v in sorted((p.get("metrics") or {}).get("namedScores", {}).items())
+                },
+            }
+            for p in data["results"].get("prompts") or []
+        ]
     (case / "expected.json").write_text(json.dumps(expected, indent=2, ensure_ascii=False) + "\n")
     raw_path = case / f"promptfoo-{VERSION}.json"
     if len(raw.encode()) < RAW_LIMIT:

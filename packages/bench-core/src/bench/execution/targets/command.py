@@ -66,7 +66,7 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
-class CommandTarget(Target):
+class CommandTarget(Target[CommandConfig]):
     """Runs a program per task and returns its stdout."""
 
     name = "command"
@@ -74,7 +74,6 @@ class CommandTarget(Target):
 
     async def open(self) -> None:
         config = self.config
-        assert isinstance(config, CommandConfig)
         argv = shlex.split(config.command) if isinstance(config.command, str) else list(config.command)
         if not argv:
             raise ConfigError("the command is empty", file=self.suite.path, field=("target", "command"))
@@ -99,7 +98,6 @@ class CommandTarget(Target):
 
     async def _respond(self, task: Task, scratch: Path) -> Response:
         config = self.config
-        assert isinstance(config, CommandConfig)
         prompt = task.text
         prompt_file, trajectory_file = scratch / "prompt.txt", scratch / "trajectory.json"
         prompt_file.write_text(prompt, encoding="utf-8")

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from bench.target import Target
+from bench.target import Target, TargetConfig
 from bench.vocabulary.models import Response, Task
 
 
-class EchoTarget(Target):
+class EchoTarget(Target[TargetConfig]):
     """Returns the prompt text unchanged."""
 
     name = "echo"

@@ -72,20 +72,17 @@ def _function_spec(tool: dict[str, Any]) -> dict[str, Any]:
     return {"type": "function", "function": function}
 
 
-class LiteLLMTarget(Target):
+class LiteLLMTarget(Target[LiteLLMConfig]):
     """Sends each task's messages to a model and records the completion, tool calls and usage."""
 
     name = "litellm"
     Config = LiteLLMConfig
 
     def llm_calls(self) -> list[tuple[str, int]]:
-        config = self.config
-        assert isinstance(config, LiteLLMConfig)
-        return [(config.model, 1)]
+        return [(self.config.model, 1)]
 
     async def respond(self, task: Task) -> Response:
         config = self.config
-        assert isinstance(config, LiteLLMConfig)
         if self.llm is None:
             raise TargetError("no LLM client for this run")
         messages = task.chat()
@@ -152,7 +149,6 @@ class LiteLLMTarget(Target):
         from bench.llm.tool_loop import tool_loop
 
         config = self.config
-        assert isinstance(config, LiteLLMConfig)
         assert self.llm is not None
         if not request.params.get("tools"):
             raise TargetError("the task has tool_mocks but the target offers no tools (its 'tools:')")

@@ -38,7 +38,7 @@ class PythonConfig(TargetConfig):
         return value
 
 
-class PythonTarget(Target):
+class PythonTarget(Target[PythonConfig]):
     """Calls a Python function per task; sync functions run in a worker thread."""
 
     name = "python"
@@ -46,7 +46,6 @@ class PythonTarget(Target):
 
     async def open(self) -> None:
         config = self.config
-        assert isinstance(config, PythonConfig)
         module_name, _, attr = config.function.partition(":")
         folder = self.suite.folder.resolve()
         top = module_name.partition(".")[0]
@@ -68,7 +67,7 @@ class PythonTarget(Target):
         self.is_async = inspect.iscoroutinefunction(func)
 
     async def respond(self, task: Task) -> Response:
-        label = self.config.function  # type: ignore[attr-defined]
+        label = self.config.function
         try:
             if self.is_async:
                 value = await self.func(task)

@@ -19,7 +19,7 @@ class RecordedConfig(TargetConfig):
     """JSON Lines of ``{"id": ..., "response": ...}``, relative to the suite's folder."""
 
 
-class RecordedTarget(Target):
+class RecordedTarget(Target[RecordedConfig]):
     """Replays recorded responses; a task's own ``response:`` always wins over the file.
 
     The file is keyed by the task's id as the suite writes it: one of a suite's ``targets:``
@@ -32,7 +32,6 @@ class RecordedTarget(Target):
     async def open(self) -> None:
         self.responses: dict[str, Response] = {}
         config = self.config
-        assert isinstance(config, RecordedConfig)
         if config.file is None:
             return
         path = self.suite.folder / config.file

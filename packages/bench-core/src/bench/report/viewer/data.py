@@ -21,7 +21,8 @@ from bench.report.history import list_runs, run_row
 from bench.scoring.target_stats import target_label, target_statistics
 from bench.vocabulary.errors import StoreError
 from bench.vocabulary.redact import excerpt
-from bench.vocabulary.store import LATEST, MANIFEST, RESULTS, latest_lines, newest_run
+from bench.vocabulary.run_key import RunKey
+from bench.vocabulary.store import LATEST, MANIFEST, latest_lines, newest_run, results_path
 
 PAGE = 100
 _LISTS = ("regressions", "improvements", "only_in_a", "only_in_b")
@@ -51,8 +52,7 @@ class _Cached:
 
 
 def _key(record: dict[str, Any]) -> str:
-    repeat = record.get("repeat") or 0
-    return str(record.get("id")) if not repeat else f"{record.get('id')}@{repeat}"
+    return RunKey(str(record.get("id")), record.get("repeat") or 0).key()
 
 
 class RunsView:
@@ -103,7 +103,7 @@ class RunsView:
         """Whether the run folder, its manifest and its results all resolve inside the runs folder."""
         root = self.runs_dir.resolve()
         return all(
-            path.resolve().is_relative_to(root) for path in (folder, folder / MANIFEST, folder / RESULTS)
+            path.resolve().is_relative_to(root) for path in (folder, folder / MANIFEST, results_path(folder))
         )
 
     def _not_utf8(self) -> set[str]:
@@ -116,7 +116,7 @@ class RunsView:
         with self._lock:
             cached = self._cache.setdefault(folder.name, _Cached())
         with cached.lock:
-            path = folder / RESULTS
+            path = results_path(folder)
             try:
                 size = os.stat(path).st_size
             except FileNotFoundError:
@@ -180,9 +180,10 @@ class RunsView:
         page = min(max(_int(query.get("page"), 1), 1), pages)
         evaluators = sorted({str(e.get("name")) for r in records for e in r.get("evaluators") or []})
         labels = sorted({label for r in records if (label := target_label(r)) is not None})
+        results = results_path(folder)
         return {
             "run": self.head(folder, records),
-            "size": (folder / RESULTS).stat().st_size if (folder / RESULTS).exists() else 0,
+            "size": results.stat().st_size if results.exists() else 0,
             "matched": len(chosen),
             "page": page,
             "pages": pages,
@@ -227,9 +228,9 @@ class RunsView:
         name_b, right = self.side(b)
         results_a, results_b = RunResults(name_a), RunResults(name_b)
         for key, record in left.items():
-            results_a.add({**record, "id": key.split("@")[0]})
+            results_a.add({**record, "id": RunKey.parse(key).id})
         for key, record in right.items():
-            results_b.add({**record, "id": key.split("@")[0]})
+            results_b.add({**record, "id": RunKey.parse(key).id})
         verdict = compare_runs(results_a, results_b)
         rows = []
         for key in list(left) + [k for k in right if k not in left]:

@@ -61,6 +61,5 @@ def with_vars(evaluator: BoundEvaluator, values: Mapping[str, Any]) -> tuple[Bou
     except ValidationError as exc:
         reason = "; ".join(error["msg"] for error in exc.errors())
         raise ValueError(f"{', '.join(updates)} filled from the task's vars: {reason}") from None
-    copy = type(instance)(new_config)
-    copy.folder = instance.folder
+    copy = type(instance).configured(new_config, instance.folder)
     return dataclasses.replace(evaluator, instance=copy), written
