@@ -8,6 +8,7 @@ import asyncio
 import dataclasses
 import threading
 from collections.abc import Callable
+from typing import Any
 
 from bench.llm.cache.local import default_cache_path
 from bench.llm.cache.shared import shared_cache_url
@@ -53,7 +54,7 @@ def with_client(plan: Plan, llm: LLMClient) -> Plan:
     """``plan`` with targets that call models through ``llm``: each is built again from its
     settings, ``llm`` in its ``SuiteContext`` (a target gets its client when it is built)."""
 
-    def built(target: Target) -> Target:
+    def built(target: Target[Any]) -> Target[Any]:
         again = type(target)(target.config, dataclasses.replace(target.suite, llm=llm))
         again.label = target.label
         return again

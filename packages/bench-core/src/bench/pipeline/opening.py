@@ -4,9 +4,10 @@ resumed) with the tasks selected, and the manifest's fields. Nothing has run yet
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from bench.executor import DEFAULT_EXECUTOR
 from bench.llm.client import LLMClient
 from bench.pipeline.calibration_gate import gate
 from bench.pipeline.client import StartUp, make_client, with_client
@@ -41,8 +42,8 @@ class OpenedRun:
     chosen: Selected | None = None
     #: The calibrated judges' standings measured before the run.
     calibration: tuple[dict[str, Any], ...] = ()
-    #: What the manifest records of how the run was started (selection, executor).
-    fields: dict[str, Any] = field(default_factory=dict)
+    #: The executor that runs the tasks (``--executor``), as the manifest records it.
+    executor: str = DEFAULT_EXECUTOR
 
     @property
     def to_run(self) -> int:
@@ -63,7 +64,8 @@ class OpenedRun:
             "tasks": len(plan.tasks),
             "target_override": plan.target_override,
             **fields,
-            **self.fields,
+            **(self.chosen.manifest_fields() if self.chosen is not None else {}),
+            "executor": self.executor,
         }
 
 
@@ -84,14 +86,12 @@ async def open_run(plan: Plan, options: RunOptions, observer: RunObserver) -> Op
     llm = make_client(plan, options, on_import=lambda: observer.note("importing the model client (litellm)…"))
     try:
         start_up = StartUp.start(plan, llm)
-        opened = _open_store(plan, options, llm)
+        opened = _open_store(with_client(plan, llm), options, llm, calibration)
     except BaseException:
         await llm.aclose()
         raise
     try:
-        opened.calibration = calibration
         observer.note(f"loaded {plan.path.name}: {_counted(opened.plan)}")
-        opened.plan = with_client(opened.plan, llm)
         await start_up.finish(opened.plan, llm)
     except BaseException:
         opened.store.close()
@@ -100,7 +100,9 @@ async def open_run(plan: Plan, options: RunOptions, observer: RunObserver) -> Op
     return opened
 
 
-def _open_store(plan: Plan, options: RunOptions, llm: LLMClient) -> OpenedRun:
+def _open_store(
+    plan: Plan, options: RunOptions, llm: LLMClient, calibration: tuple[dict[str, Any], ...]
+) -> OpenedRun:
     """A new store for the selected tasks, or the resumed run's with what is left to run."""
     collector = StatsCollector(repeats=plan.max_repeat > 1)
     if not options.resume:
@@ -109,7 +111,17 @@ def _open_store(plan: Plan, options: RunOptions, llm: LLMClient) -> OpenedRun:
             chosen = apply_selection(plan, options.select, options.runs_dir)
             plan = chosen.plan
         store = RunStore.create(options.runs_dir)
-        return _opened(plan, store, llm, Summary(), collector, now_iso(), options, chosen=chosen)
+        return OpenedRun(
+            plan,
+            store,
+            llm,
+            Summary(),
+            collector,
+            now_iso(),
+            chosen=chosen,
+            calibration=calibration,
+            executor=options.executor,
+        )
     store = RunStore.open_existing(
         options.runs_dir, resolve_run(options.runs_dir, options.resume, "--resume", plan.name)
     )
@@ -124,30 +136,16 @@ def _open_store(plan: Plan, options: RunOptions, llm: LLMClient) -> OpenedRun:
     except BaseException:
         store.close()
         raise
-    return _opened(
+    return OpenedRun(
         plan,
         store,
         llm,
         summary,
         collector,
         started,
-        options,
-        chosen=chosen,
         selected=selected,
         resumed=resumed,
+        chosen=chosen,
+        calibration=calibration,
+        executor=options.executor,
     )
-
-
-def _opened(
-    plan: Plan,
-    store: RunStore,
-    llm: LLMClient,
-    summary: Summary,
-    collector: StatsCollector,
-    started: str,
-    options: RunOptions,
-    **found: Any,
-) -> OpenedRun:
-    chosen: Selected | None = found.get("chosen")
-    fields = {**(chosen.manifest_fields() if chosen is not None else {}), "executor": options.executor}
-    return OpenedRun(plan, store, llm, summary, collector, started, fields=fields, **found)
