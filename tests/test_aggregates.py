@@ -162,9 +162,7 @@ def test_an_evaluator_no_task_of_which_has_a_verdict_reports_no_figures(suite_fi
     path = suite_file(
         _tasks(3, "{type: length}") + "  - {id: other, response: 'z', evaluate: {type: legacy_figures}}\n"
     )
-    options = RunOptions(
-        runs_dir=tmp_path / "runs", handle_signals=False, select=Selection(keyword="other")
-    )
+    options = RunOptions(runs_dir=tmp_path / "runs", handle_signals=False, select=Selection(keyword="other"))
     outcome = run_plan(load_suite(path, registry), options)
     assert outcome.report.summary.total == 1
     assert outcome.report.extra["aggregates"] == {"legacy_figures": {"type": "legacy_figures", "samples": 1}}
