@@ -71,9 +71,12 @@ class LLMClient:
         worker_id: str | None = None,
         sync_interval: float = 1.0,
         shared_cache: str | None = None,
+        on_import: Callable[[], None] | None = None,
     ) -> None:
         """With a ``coordinator``, limits, breaker and budgets are shared with the other clients
-        that sync with it, every ``sync_interval`` seconds (bench.llm.limits.leasing)."""
+        that sync with it, every ``sync_interval`` seconds (bench.llm.limits.leasing).
+        ``on_import`` is called when litellm's import starts (a run's console says so: it takes
+        seconds)."""
         self.settings = settings or LLMSettings()
         self.calls = ProviderCalls(self.settings)
         self.prices = Prices(pricing or Pricing())
@@ -95,6 +98,7 @@ class LLMClient:
         #: failure, or its key probe a 2xx: until then other calls wait, so a rejected key costs
         #: one request, not N.
         self._first_calls: dict[tuple[str, str | None], asyncio.Event] = {}
+        self.on_import = on_import
 
     @property
     def on_import(self) -> Callable[[], None] | None:

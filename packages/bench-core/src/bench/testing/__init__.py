@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from bench.testing.running import run_evaluator as run_evaluator
     from bench.testing.running import run_suite as run_suite
     from bench.testing.running import write_suite as write_suite
+    from bench.testing.server import FakeLLMServer as FakeLLMServer
     from bench.testing.server import Fault as Fault
     from bench.testing.server import Reply as Reply
     from bench.testing.verdicts import judge_verdict as judge_verdict
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "assert_passes": "bench.testing.assertions",
     "Fault": "bench.testing.server",
+    "FakeLLMServer": "bench.testing.server",
     "Reply": "bench.testing.server",
     "build_registry": "bench.plugins.registry",
     "commit": "bench.testing.repos",
@@ -51,6 +53,7 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "FakeLLMServer",
     "Fault",
     "Reply",
     "assert_passes",
