@@ -168,7 +168,7 @@ def _compare(fp: FilePatch, name: str, old: Sequence[Any], new: Sequence[Any]) -
         pairs = list(zip(old[i1:i2], new[j1:j2], strict=False)) if op == "replace" else []
         for a, b in pairs:
             if a.weakened_to(b):
-                message = f"in {name}: `{a.text}` weakened to `{b.text}` ({STRENGTH[b.strength]})"
+                message = f"in {name}: `{a.text}` weakened to `{b.text}` ({_how(a.strength, b.strength)})"
                 found.append(at_lines(check, fp, message, "old", a.first, a.last))
         for a in old[i1 + len(pairs) : i2]:
             found.append(at_lines(check, fp, f"in {name}: `{a.text}` removed", "old", a.first, a.last))
@@ -189,11 +189,15 @@ def _compare_lines(fp: FilePatch, hunk: Hunk) -> list[Finding]:
     added = [(x, s) for x, s in added if x.text.strip() not in same]
     for (old, s_old), (new, s_new) in zip(removed, added, strict=False):
         if s_new < s_old or _python_weakened(python, old.text, new.text):
-            message = f"`{old.text.strip()}` weakened to `{new.text.strip()}` ({STRENGTH[s_new]})"
+            message = f"`{old.text.strip()}` weakened to `{new.text.strip()}` ({_how(s_old, s_new)})"
             found.append(at_line(check, fp, hunk, "-", old.old, old.text, message))
     for old, _ in removed[len(added) :]:
         found.append(at_line(check, fp, hunk, "-", old.old, old.text, f"`{old.text.strip()}` removed"))
     return found
+
+
+def _how(old: int, new: int) -> str:
+    return STRENGTH[new] if new < old else "keeps only a part of it"
 
 
 def _python_weakened(python: bool, old: str, new: str) -> bool:
