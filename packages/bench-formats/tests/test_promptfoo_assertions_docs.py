@@ -20,7 +20,7 @@ def test_the_example_is_the_file_and_runs(tmp_path: Path) -> None:
     assert {k: (t["status"], round(t["score"], 3)) for k, t in tasks.items()} == {
         "weighted-threshold": ("passed", 0.333),
         "assert-set": ("failed", 0.375),
-        "skipped-javascript": ("passed", 1.0),
+        "skipped-webhook": ("passed", 1.0),
     }
-    skipped = tasks["skipped-javascript"]["evaluators"][0]["details"]["skipped"]
-    assert skipped == [{"type": "javascript", "reason": "bench does not run JavaScript assertions"}]
+    skipped = tasks["skipped-webhook"]["evaluators"][0]["details"]["skipped"]
+    assert skipped == [{"type": "webhook", "reason": "bench does not run webhook assertions"}]

@@ -102,12 +102,9 @@ def test_refusals(tmp_path: Path, text: str, message: str):
         ),
         ("extensions: [file://hooks.js:extensionHook]", "extensions (JavaScript hooks) are not run"),
         (
-            "derivedMetrics: [{name: f1, value: 'a * b'}]",
-            "derivedMetrics (JavaScript formulas over named metrics) are not computed",
-        ),
-        (
             "nunjucksFilters: {up: file://up.js}",
-            "nunjucksFilters (JavaScript) are not loaded: a template that uses one fails to render",
+            "nunjucksFilters: 'up' names file://up.js, which matches no file (promptfoo reads these paths "
+            "without file://): a template that uses the filter fails to render",
         ),
         ("sharing: false", "sharing is ignored"),
         ("writeLatestResults: false", "writeLatestResults is ignored"),

@@ -34,7 +34,7 @@ from bench.vocabulary.models import Response
 from bench.vocabulary.results import ERROR, FAILED, INTERRUPTED, PASSED, EvaluatorOutcome, TaskResult
 from bench.workspace.captures import carry_captures, store_captures, task_folder
 from bench.workspace.checkout import Checkout, Workspaces
-from bench.workspace.git import GitError
+from bench.workspace.safe_git import GitError
 
 DEFAULT_TIMEOUT_S = 300.0
 #: How often (seconds) a worker running only fast sync tasks yields to the event loop.

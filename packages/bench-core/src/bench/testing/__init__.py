@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from bench.testing.distributions import install as install
     from bench.testing.repos import commit as commit
     from bench.testing.repos import git_repo as git_repo
+    from bench.testing.server import FakeLLMServer as FakeLLMServer
     from bench.testing.server import Fault as Fault
     from bench.testing.server import Reply as Reply
     from bench.testing.verdicts import judge_verdict as judge_verdict
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "assert_passes": "bench.testing.assertions",
     "Fault": "bench.testing.server",
+    "FakeLLMServer": "bench.testing.server",
     "Reply": "bench.testing.server",
     "build_registry": "bench.plugins.registry",
     "commit": "bench.testing.repos",
@@ -50,6 +52,7 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "FakeLLMServer",
     "Fault",
     "Reply",
     "assert_passes",

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import Field, model_validator
 
-from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample, did_you_mean
+from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample
+from bench.vocabulary import did_you_mean
+from bench_formats.promptfoo import js_context
 from bench_formats.promptfoo.checks import REGISTRY, Grade
 from bench_formats.promptfoo.checks.base import AssertionInvalid, Call
 from bench_formats.promptfoo.checks.graded import GRADED, NOT_YET, grader
@@ -20,9 +24,9 @@ from bench_formats.promptfoo.python_checks import (
 from bench_formats.promptfoo.verdict import Tally
 
 #: Code that bench does not run: such a check is skipped, visibly (reason and details).
-SCRIPTS = {"javascript": "JavaScript", "ruby": "Ruby", "webhook": "webhook"}
-#: Checks bench runs in a worker process (python_checks).
-RUN = {"python"}
+SCRIPTS = {"ruby": "Ruby", "webhook": "webhook"}
+#: Checks bench runs in a worker process (python_checks; javascript_checks: Node.js).
+RUN = {"python", "javascript"}
 #: promptfoo types bench does not check yet (an error names them, never a silent pass).
 UNSUPPORTED = {
     *NOT_YET, "agent-rubric", "classifier", "conversation-relevance", "guardrails",
@@ -73,6 +77,9 @@ class PromptfooConfig(EvaluatorConfig):
     """The test's merged ``options``: ``provider`` grades model-graded checks."""
     vars: dict[str, Any] = Field(default_factory=dict)
     """The row's rendered vars."""
+    derived_metrics: list[dict[str, Any]] = Field(default_factory=list)
+    """The config's ``derivedMetrics`` (``{name, value}``, a mathjs formula over the named scores):
+    computed for each provider × prompt column at the end of the run (the run's figures)."""
     test_threshold: float | None = None
     """The test's ``threshold``, any number as promptfoo takes it: pass = score ≥ it, with
     promptfoo's reason ``Aggregate score 0.33 < 0.5 threshold`` (above 1 never passes, below 0
@@ -96,9 +103,10 @@ class Promptfoo(Evaluator[PromptfooConfig]):
     """A promptfoo test's assertions, scored and passed as promptfoo does (docs/formats/promptfoo.md).
 
     score = Σ score·weight / Σ weight; it passes when no assertion failed, or, with the test's
-    threshold (``test_threshold``), when score ≥ it. JavaScript, Python and webhook
-    checks and JavaScript ``transform``s are skipped and listed in the reason and ``details``;
-    the verdict is computed over the other assertions.
+    threshold (``test_threshold``), when score ≥ it. JavaScript (``javascript`` checks,
+    ``file://x.js`` values, transforms) runs in the run's Node.js worker, an error naming the check
+    without Node.js; Python, Ruby and webhook checks are skipped and listed in the reason and
+    ``details``, the verdict computed over the other assertions.
     """
 
     name = "promptfoo"
@@ -127,6 +135,29 @@ class Promptfoo(Evaluator[PromptfooConfig]):
                 - {type: regex, value: '"a":\\s*\\d'}
     """
 
+    aggregates = True
+
+    @classmethod
+    def aggregate_rows(cls, config: Any, rows: Iterable[dict[str, Any]]) -> dict[str, Any] | None:
+        """The config's ``derivedMetrics`` per provider × prompt column (one column: by name alone)."""
+        if not getattr(config, "derived_metrics", None):
+            return None
+        from bench_formats.promptfoo.derived_metrics import compute
+
+        totals = (
+            (str(details["column"]), details["metric_totals"])
+            for row in rows
+            for details in [row.get("details") or {}]
+            if "column" in details
+        )
+        columns = compute(config.derived_metrics, totals)
+        single = len(columns) == 1
+        return {
+            name if single else f"{name} ({column})": value if math.isfinite(value) else None
+            for column, values in columns.items()
+            for name, value in values.items()
+        }
+
     def llm_calls(self) -> list[tuple[str, int]]:
         calls: dict[str, int] = {}
         for assertion in _flatten(self.config.assert_):
@@ -146,12 +177,21 @@ class Promptfoo(Evaluator[PromptfooConfig]):
                 raise EvaluatorError(str(assertion["error"]))
         skipped: list[dict[str, str]] = []
         details: list[dict[str, Any]] = []
+        output: Any = sample.output
+        test_transform = self.config.options.get("transform") or self.config.options.get("postprocess")
+        if test_transform is not None:
+            from bench_formats.promptfoo import javascript_checks
+
+            context = js_context.transform_context(sample, self.config.vars, whole_prompt=True)
+            output = await javascript_checks.transform(
+                "the test's options.transform", test_transform, output, context, self.folder
+            )
         main = Tally(threshold=self.config.test_threshold)
         # promptfoo adds the plain assertions first, then each assert-set's result.
         plain = [a for a in asserts if a.get("type") != "assert-set"]
         sets = [a for a in asserts if a.get("type") == "assert-set"]
         for assertion in plain:
-            grade = await self._one(assertion, sample, skipped)
+            grade = await self._one(assertion, sample, skipped, output)
             if grade is not None:
                 main.add(*_added(grade, assertion))
                 details.append(_detail(assertion, grade))
@@ -159,7 +199,7 @@ class Promptfoo(Evaluator[PromptfooConfig]):
             tally = Tally(threshold=group.get("threshold"))
             children: list[dict[str, Any]] = []
             for child in group.get("assert") or []:
-                grade = await self._one(child, sample, skipped)
+                grade = await self._one(child, sample, skipped, output)
                 if grade is not None:
                     tally.add(*_added(grade, child))
                     children.append(_detail(child, grade))
@@ -176,45 +216,57 @@ class Promptfoo(Evaluator[PromptfooConfig]):
             listed = "; ".join(f"{s['type']} ({s['reason']})" for s in skipped)
             reason = f"{reason} [{len(skipped)} skipped: {listed}]"
         named = {name: value for name, (value, _) in main.named_scores().items()}
-        return Result(
-            passed=passed,
-            score=max(0.0, min(1.0, score)),
-            reason=reason,
-            details={"assertions": details, "named_scores": named, "skipped": skipped},
-        )
+        found: dict[str, Any] = {"assertions": details, "named_scores": named, "skipped": skipped}
+        if test_transform is not None:
+            found["output"] = js_context.coerce_string(output)  # what promptfoo shows as the output
+        if self.config.derived_metrics:
+            found["metric_totals"] = dict(main.named)  # the sums promptfoo's columns add up
+            found["column"] = _column(sample)
+        return Result(passed=passed, score=max(0.0, min(1.0, score)), reason=reason, details=found)
 
     async def _one(
-        self, assertion: dict[str, Any], sample: Sample, skipped: list[dict[str, str]]
+        self, assertion: dict[str, Any], sample: Sample, skipped: list[dict[str, str]], output: Any
     ) -> Grade | None:
         kind = assertion.get("type")
         if not isinstance(kind, str) or not kind:
             raise EvaluatorError(f"Assertion must have a type: {assertion}")
         try:
-            grade = await self._grade(kind, assertion, sample)
+            grade = await self._grade(kind, assertion, sample, output)
         except _Skipped as skip:
             skipped.append({"type": kind, "reason": skip.reason})
             return None
         except AssertionInvalid as exc:
             raise EvaluatorError(f"{kind}: {exc}") from None
         if assertion.get("weight") == 0:
-            grade = Grade(True, grade.score, grade.reason, grade.named_scores)  # metric only: cannot fail
+            # metric only: it cannot fail the test
+            grade = Grade(True, grade.score, grade.reason, grade.named_scores, grade.named_weights)
         return grade
 
-    async def _grade(self, kind: str, assertion: dict[str, Any], sample: Sample) -> Grade:
+    async def _grade(self, kind: str, assertion: dict[str, Any], sample: Sample, output: Any) -> Grade:
         inverse = kind.startswith("not-")
         base = kind[4:] if inverse else kind
         value = assertion.get("value")
-        if base in SCRIPTS:
-            raise _Skipped(f"bench does not run {SCRIPTS[base]} assertions")
         if base.startswith("select-") or base == "max-score":
             raise _Skipped("compares the outputs of several providers; bench does not run it")
-        if isinstance(value, str) and value.startswith("file://") and value.split(":")[1].endswith(".js"):
-            raise _Skipped(f"its value comes from a script ({value}), which bench does not run")
-        if assertion.get("transform") is not None:
-            raise _Skipped("its transform is JavaScript, which bench does not run")
-        if self.config.options.get("transform") is not None:
-            raise _Skipped("the test's options.transform is JavaScript, which bench does not run")
-        call = Call(sample.output, value, assertion, inverse, sample, self.config.options)
+        if base in SCRIPTS:
+            raise _Skipped(f"bench does not run {SCRIPTS[base]} assertions")
+        if assertion.get("transform") is not None or base == "javascript" or js_context.is_js_file(value):
+            # JavaScript: run in the run's Node.js worker (an error naming the check without Node)
+            from bench_formats.promptfoo import javascript_checks
+
+            if assertion.get("transform") is not None:
+                context = js_context.transform_context(sample, self.config.vars)
+                what = f"{kind}: its transform"
+                output = await javascript_checks.transform(
+                    what, assertion["transform"], output, context, self.folder
+                )
+            context = js_context.assertion_context(sample, assertion, self.config)
+            if base == "javascript":
+                return await javascript_checks.javascript(kind, assertion, output, context, self.folder)
+            if js_context.is_js_file(value):
+                value = await javascript_checks.script_value(kind, value, output, context, self.folder)
+        text = js_context.coerce_string(output)
+        call = Call(text, value, assertion, inverse, sample, self.config.options)
         scope = Scope(self.config.vars, self.config.assert_, self.folder)
         if base == "python":
             return await grade_python(call, scope)
@@ -223,7 +275,7 @@ class Promptfoo(Evaluator[PromptfooConfig]):
                 value = await script_value(call, scope)
             except ScriptFailed as failed:
                 return Grade(False, 0.0, str(failed))
-            call = Call(sample.output, value, assertion, inverse, sample, self.config.options)
+            call = Call(text, value, assertion, inverse, sample, self.config.options)
         if base in REGISTRY:
             return REGISTRY[base](call)
         if base in GRADED:
@@ -231,6 +283,12 @@ class Promptfoo(Evaluator[PromptfooConfig]):
         if base in UNSUPPORTED:
             raise EvaluatorError(f"promptfoo assertion type '{kind}' is not supported by bench yet")
         raise EvaluatorError(f"Unknown assertion type: {kind}")  # pragma: no cover - refused by the config
+
+
+def _column(sample: Sample) -> str:
+    """A row's promptfoo column: its provider and prompt label."""
+    metadata = sample.task.metadata
+    return f"{metadata.get('provider', '')}: {metadata.get('prompt', '')}"
 
 
 def _flatten(asserts: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -243,8 +301,10 @@ def _flatten(asserts: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _added(grade: Grade, assertion: dict[str, Any]) -> tuple[Any, ...]:
-    """``Tally.add``'s arguments for one assertion's grade (a script's named scores weigh 1 each)."""
-    named = {name: (value, 1.0) for name, value in grade.named_scores.items()}
+    """``Tally.add``'s arguments for one assertion's grade (a script's named scores weigh 1 each,
+    unless it gave their weights)."""
+    weights = grade.named_weights
+    named = {name: (value, weights.get(name, 1.0)) for name, value in grade.named_scores.items()}
     return grade.passed, grade.score, grade.reason, _weight(assertion), assertion.get("metric"), named
 
 

@@ -18,11 +18,7 @@ _IGNORED = {
     "sharing": "sharing is ignored",
     "writeLatestResults": "writeLatestResults is ignored",
     "tags": "tags are ignored",
-    "derivedMetrics": "derivedMetrics (JavaScript formulas over named metrics) are not computed",
     "extensions": "extensions (JavaScript hooks) are not run",
-    "nunjucksFilters": (
-        "nunjucksFilters (JavaScript) are not loaded: a template that uses one fails to render"
-    ),
 }
 #: Top-level keys whose meaning bench cannot keep.
 _REFUSED = {
