@@ -13,7 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench import EvaluatorError, GitError, Sample, git
+from bench import EvaluatorError, Sample
+from bench.workspace import GitError, git
 from bench_agent.hacking.patches import FilePatch, parse
 
 #: The most of a patch the checks read from git: past this, they cannot say what changed.
