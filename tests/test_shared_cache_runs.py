@@ -216,7 +216,7 @@ def test_the_python_api_takes_the_shared_cache(tmp_path, fake_llm, monkeypatch):
 
 
 def test_an_executors_worker_client_uses_the_runs_shared_cache(tmp_path, fake_llm, monkeypatch):
-    # bench.plan_client builds a worker's client from ExecutorSettings: --shared-cache reaches it,
+    # bench.distributed.plan_client builds a worker's client from ExecutorSettings: --shared-cache reaches it,
     # so a worker with nothing in its own L1 finds the driver's answers in L2.
     from bench.api import load_plan, plan_client
     from bench.executor import ExecutorSettings

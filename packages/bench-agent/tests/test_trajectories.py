@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from bench import Response, Usage
+from bench import Response
+from bench.llm import Usage
 from bench.testing import run_evaluator
 
 

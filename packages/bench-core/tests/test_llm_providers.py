@@ -24,7 +24,7 @@ from bench.llm.providers.routes import (
 )
 from bench.llm.request import LLMRequest
 from bench.llm.settings import LLMSettings
-from bench.testing.server import FakeLLMServer, Reply
+from bench.testing import FakeLLMServer, Reply
 
 MODELS = [
     "openai/gpt-4o-mini",

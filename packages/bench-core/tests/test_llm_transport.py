@@ -18,7 +18,7 @@ from bench.llm.providers.routes import TRANSPORT_ENV, is_direct, route
 from bench.llm.request import LLMRequest
 from bench.llm.settings import LLMSettings, Pricing
 from bench.llm.verdict import supports_tools
-from bench.testing.server import FakeLLMServer, Reply
+from bench.testing import FakeLLMServer, Reply
 from bench.vocabulary.errors import ConfigError
 
 

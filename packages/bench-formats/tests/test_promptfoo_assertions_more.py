@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from bench import Response, ToolCall
+from bench import Response
+from bench.llm import ToolCall
 from bench.testing import Reply, run_evaluator, run_suite, write_suite
 from bench_formats.promptfoo.loader import PromptfooLoader
 

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from bench import ConfigError, render
+from bench import ConfigError
+from bench.vocabulary import render
 from bench_formats.promptfoo.escape import escape
 from bench_formats.promptfoo.loader import PromptfooLoader
 

@@ -235,23 +235,24 @@ def bench_register_executors(register: RegisterExecutor) -> None:
     ``suite_args``, the arguments that load the same plan on a worker). ``run`` must hand every
     finished result to the sink exactly once: ``sink.record(result)`` for a ``bench.TaskResult``
     made in this process, ``sink.land(line, status, stats)`` for one made elsewhere
-    (``bench.serialize_result(result)`` and ``bench.statistics_row(result, repeats)``), never to
-    the store directly. ``job.keys()`` (or ``job.tasks()``) are the runs to do, in plan order.
-    ``interrupt()`` is called from a signal handler: stop starting tasks; results never landed
-    run again on ``--resume``. Set ``self.stopped`` to say why the run stopped early. Import
-    heavy libraries inside ``open``, not at module level: every ``bench`` command loads the
-    plugin. Misuse (not a ``bench.Executor`` subclass, an invalid name, a name clash, an
-    exception in the hook) is reported as for ``bench_register_evaluators``; a clash fails the
-    runs that ask for that executor.
+    (``bench.distributed.serialize_result(result)`` and ``bench.distributed.statistics_row(result,
+    repeats)``), never to the store directly. ``job.keys()`` (or ``job.tasks()``) are the runs to
+    do, in plan order. ``interrupt()`` is called from a signal handler: stop starting tasks; results
+    never landed run again on ``--resume``. Set ``self.stopped`` to say why the run stopped early.
+    Import heavy libraries inside ``open``, not at module level: every ``bench`` command loads the
+    plugin. Misuse (not a ``bench.Executor`` subclass, an invalid name, a name clash, an exception
+    in the hook) is reported as for ``bench_register_evaluators``; a clash fails the runs that ask
+    for that executor.
 
-    A new executor usually reuses ``bench.LocalExecutor`` to run the tasks it is handed
-    (bench-ray's workers do, one chunk at a time).
+    A new executor usually reuses ``bench.distributed.LocalExecutor`` to run the tasks it is
+    handed (bench-ray's workers do, one chunk at a time).
 
     Example::
 
         import dataclasses
 
-        from bench import ExecutorSettings, LocalExecutor, hookimpl
+        from bench import ExecutorSettings, hookimpl
+        from bench.distributed import LocalExecutor
 
 
         class Serial(LocalExecutor):

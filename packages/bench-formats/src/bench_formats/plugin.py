@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from bench import RegisterEvaluator, RegisterSuiteLoader, RegisterTarget, hookimpl
-from bench_formats import agentclash, aieval, parts, promptfoo, youbencha
+from bench_formats import agentclash, aieval, openai_evals, parts, promptfoo, youbencha
 
-FORMATS = (promptfoo, youbencha, agentclash, aieval)
+FORMATS = (promptfoo, youbencha, agentclash, aieval, openai_evals)
 
 
 @hookimpl

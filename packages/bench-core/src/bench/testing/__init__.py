@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 # Names load on first use: bench's pytest plugin imports this package at every pytest start.
 if TYPE_CHECKING:
     from bench.llm.client import LLMClient
-    from bench.pipeline.session import RunOutcome
+    from bench.pipeline.closing import RunOutcome
     from bench.plugins.registry import Registry
     from bench.plugins.registry import build_registry as build_registry
     from bench.suite.loader import load_suite as load_suite
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from bench.testing.distributions import install as install
     from bench.testing.repos import commit as commit
     from bench.testing.repos import git_repo as git_repo
+    from bench.testing.server import FakeLLMServer as FakeLLMServer
     from bench.testing.server import Fault as Fault
     from bench.testing.server import Reply as Reply
     from bench.testing.verdicts import judge_verdict as judge_verdict
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "assert_passes": "bench.testing.assertions",
     "Fault": "bench.testing.server",
+    "FakeLLMServer": "bench.testing.server",
     "Reply": "bench.testing.server",
     "build_registry": "bench.plugins.registry",
     "commit": "bench.testing.repos",
@@ -50,6 +52,7 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "FakeLLMServer",
     "Fault",
     "Reply",
     "assert_passes",
@@ -151,7 +154,8 @@ def run_suite(
 
     ``registry`` (default: the installed plugins') is where the suite's types are looked up.
     """
-    from bench.pipeline.session import RunOptions, run_plan
+    from bench.pipeline.options import RunOptions
+    from bench.pipeline.run import run_plan
     from bench.suite.loader import load_suite
 
     plan = load_suite(path, registry)

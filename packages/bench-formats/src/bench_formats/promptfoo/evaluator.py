@@ -8,7 +8,8 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
-from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample, did_you_mean
+from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample
+from bench.vocabulary import did_you_mean
 from bench_formats.promptfoo import js_context
 from bench_formats.promptfoo.checks import REGISTRY, Grade
 from bench_formats.promptfoo.checks.base import AssertionInvalid, Call

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from bench import excerpt
+from bench.vocabulary import excerpt
 
 #: ``{{ name }}``: the first such reference in a var, as promptfoo's ``resolveVariables`` finds it.
 _REFERENCE = re.compile(r"\{\{\s*(\w+)\s*\}\}")

@@ -151,7 +151,7 @@ class LiteLLMTarget(Target[LiteLLMConfig]):
     async def _mocked(self, request: LLMRequest, task: Task, mocks: list[ToolMock]) -> Response:
         """The tool loop with mocked tools: every call answered, until a reply without one."""
         from bench.llm.mock_tools import MockToolbox
-        from bench.llm.tool_loop import tool_loop
+        from bench.llm.tool_calling import tool_loop
 
         config = self.config
         assert self.llm is not None
