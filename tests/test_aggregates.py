@@ -13,7 +13,8 @@ import pytest
 from bench import Evaluator, EvaluatorConfig, Result
 from bench.execution.figures import Aggregators, from_rows
 from bench.hookspecs import hookimpl
-from bench.pipeline.session import RunOptions, run_plan
+from bench.pipeline.options import RunOptions
+from bench.pipeline.run import run_plan
 from bench.plugins.registry import build_registry
 from bench.suite.loader import load_suite
 from bench.suite.selection.narrowing import Selection
@@ -161,9 +162,7 @@ def test_an_evaluator_no_task_of_which_has_a_verdict_reports_no_figures(suite_fi
     path = suite_file(
         _tasks(3, "{type: length}") + "  - {id: other, response: 'z', evaluate: {type: legacy_figures}}\n"
     )
-    options = RunOptions(
-        runs_dir=tmp_path / "runs", handle_signals=False, selection=Selection(keyword="other")
-    )
+    options = RunOptions(runs_dir=tmp_path / "runs", handle_signals=False, select=Selection(keyword="other"))
     outcome = run_plan(load_suite(path, registry), options)
     assert outcome.report.summary.total == 1
     assert outcome.report.extra["aggregates"] == {"legacy_figures": {"type": "legacy_figures", "samples": 1}}

@@ -365,7 +365,8 @@ def test_dry_run_estimates_the_selected_tasks(bench_cli, suite_file):
 
 def test_selection_on_a_suite_rebuilt_one_task_at_a_time(monkeypatch, tmp_path):
     """Beyond TaskList.KEEP_LIMIT tasks are not held built: selection keeps positions and rebuilds."""
-    from bench.pipeline.session import RunOptions, run_plan
+    from bench.pipeline.options import RunOptions
+    from bench.pipeline.run import run_plan
     from bench.suite.loader import load_suite
     from bench.suite.selection.narrowing import Selection, narrow
 
@@ -386,7 +387,7 @@ def test_selection_on_a_suite_rebuilt_one_task_at_a_time(monkeypatch, tmp_path):
     assert narrowed.plan.needs_target == 0
     outcome = run_plan(
         plan,
-        RunOptions(runs_dir=tmp_path / "runs", handle_signals=False, selection=Selection(keyword="even")),
+        RunOptions(runs_dir=tmp_path / "runs", handle_signals=False, select=Selection(keyword="even")),
     )
     assert outcome.report.summary.total == 10
     assert outcome.selected == "selected 5 of 10 tasks (-k 'even')"

@@ -94,9 +94,12 @@ class LLMClient:
         worker_id: str | None = None,
         sync_interval: float = 1.0,
         shared_cache: str | None = None,
+        on_import: Callable[[], None] | None = None,
     ) -> None:
         """With a ``coordinator``, limits, breaker and budgets are shared with the other clients
-        that sync with it, every ``sync_interval`` seconds (bench.llm.limits.leasing)."""
+        that sync with it, every ``sync_interval`` seconds (bench.llm.limits.leasing).
+        ``on_import`` is called when litellm's import starts (a run's console says so: it takes
+        seconds)."""
         self.settings = settings or LLMSettings()
         transport(self.settings.transport)  # a bad BENCH_LLM_TRANSPORT fails now, not at a call
         self.prices = Prices(pricing or Pricing())
@@ -120,8 +123,7 @@ class LLMClient:
         #: one request, not N.
         self._first_calls: dict[tuple[str, str | None], asyncio.Event] = {}
         self._direct = DirectTransport(self.settings.attempt_timeout)
-        #: Called when litellm's import starts (the run's console says so: it takes seconds).
-        self.on_import: Callable[[], None] | None = None
+        self.on_import = on_import
 
     def close(self) -> None:
         if self.leases is not None:

@@ -15,18 +15,18 @@ import sys
 from collections.abc import Callable, Iterator
 from decimal import Decimal
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
-from bench.pipeline.resume import Resumed
-from bench.pipeline.session import RunOutcome
+from bench.report.observer import Resumed, RunObserver
 from bench.report.progress import LINE_EVERY_S, Spending, Tracker
 from bench.vocabulary import redact
-from bench.vocabulary.results import PASSED, Summary, TaskResult
+from bench.vocabulary.results import PASSED, RunReport, Summary, TaskResult
 from bench.vocabulary.store import results_path
 
 if TYPE_CHECKING:
@@ -78,13 +78,33 @@ def plain_block(text: Any) -> Text:
     return Text(_CONTROL.sub("", redact.current()("" if text is None else str(text))))
 
 
-class ConsoleObserver:
+class Finished(Protocol):
+    """A finished (or interrupted) run, as its summary is printed (``bench.RunResult``)."""
+
+    @property
+    def report(self) -> RunReport: ...
+
+    @property
+    def folder(self) -> Path: ...
+
+    @property
+    def interrupted(self) -> bool: ...
+
+    @property
+    def selected(self) -> str | None:
+        """What was selected, as ``selected 3 of 40 tasks (-k 'math')``; None: every task ran."""
+
+
+class ConsoleObserver(RunObserver):
     """A run's progress on stderr, plus the first few tasks that did not pass.
 
-    On a terminal a bar; elsewhere (CI logs) a plain line at each 10% step and at most every
-    ``every`` seconds (``bench.report.progress``). ``enabled=False`` (``--quiet``) prints neither,
-    nor the start-up notes; ``verbose`` adds a line per finished task.
+    On a terminal a bar (from the first task on, until the observer's context ends); elsewhere
+    (CI logs) a plain line at each 10% step and at most every ``every`` seconds
+    (``bench.report.progress``). ``enabled=False`` (``--quiet``) prints neither, nor the start-up
+    notes; ``verbose`` adds a line per finished task.
     """
+
+    watches_tasks: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -117,7 +137,6 @@ class ConsoleObserver:
         self.kept: list[str] = []
 
     def __enter__(self) -> ConsoleObserver:
-        self.progress.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -140,6 +159,8 @@ class ConsoleObserver:
             stderr.print(Text(note))
         self.totals = totals
         self.tracker = Tracker(total, kept, self.clock, self.every)
+        # Started here, not before: loading the suite may show a live counter of its own.
+        self.progress.start()
         self.bar = self.progress.add_task("running", total=total, completed=kept, counts="")
 
     def task_done(self, result: TaskResult) -> None:
@@ -206,7 +227,7 @@ def _print_workspaces(observer: ConsoleObserver) -> None:
         stdout.print(plain(f"workspaces kept ({len(observer.kept)}): {where}", 400))
 
 
-def print_summary(outcome: RunOutcome, observer: ConsoleObserver, command: list[str]) -> None:
+def print_summary(outcome: Finished, observer: ConsoleObserver, command: list[str]) -> None:
     """A table of the tasks (all of them in a small run, else those that did not pass), then
     the totals and where the run is stored; an unfinished run says how to finish it: ``command``
     (the run's own command line, ``bench run SUITE ...``) with ``--resume RUN_ID``."""

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 # Names load on first use: bench's pytest plugin imports this package at every pytest start.
 if TYPE_CHECKING:
     from bench.llm.client import LLMClient
-    from bench.pipeline.session import RunOutcome
+    from bench.pipeline.closing import RunOutcome
     from bench.plugins.registry import Registry
     from bench.plugins.registry import build_registry as build_registry
     from bench.suite.loader import load_suite as load_suite
@@ -154,7 +154,8 @@ def run_suite(
 
     ``registry`` (default: the installed plugins') is where the suite's types are looked up.
     """
-    from bench.pipeline.session import RunOptions, run_plan
+    from bench.pipeline.options import RunOptions
+    from bench.pipeline.run import run_plan
     from bench.suite.loader import load_suite
 
     plan = load_suite(path, registry)
