@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import shutil
 from typing import Any
 
 import pytest
@@ -241,17 +242,66 @@ def test_context_checks_need_query_and_context(bench_fake_llm: Any) -> None:
     assert bench_fake_llm.count() == 0
 
 
-def test_context_transform_is_skipped_visibly(bench_fake_llm: Any) -> None:
+needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="Node.js ('node') is not on PATH")
+
+
+@needs_node
+def test_context_transform_runs_in_node(bench_fake_llm: Any) -> None:
+    # was skipped, and the row passed on its other check: now the context comes from the output
+    reply = "classification\n1. Paris is the capital. So [Attributed]\n"
+    bench_fake_llm.add(_replies(reply))
     asserts = [
-        {"type": "context-recall", "value": "v", "contextTransform": "output.ctx"},
+        {
+            "type": "context-recall",
+            "value": "Paris is the capital.",
+            "contextTransform": "JSON.parse(output).ctx",
+        },
+        {"type": "contains", "value": "ctx"},
+    ]
+    out = check(asserts, '{"ctx": ["Paris is the capital of France."]}')
+    assert (out.passed, out.score) == (True, 1.0)
+    assert _sent(bench_fake_llm)[0].endswith(
+        "\ncontext:Paris is the capital of France.\nanswer:Paris is the capital.\nclassification:\n"
+    )
+
+
+@needs_node
+def test_context_transform_errors_are_promptfoos(bench_fake_llm: Any) -> None:
+    out = check([{"type": "context-recall", "value": "v", "contextTransform": "output.length"}], "x")
+    assert out.error == (
+        "context-recall: Failed to transform context using expression '[inline transform]: output.length': "
+        "Invariant failed: contextTransform must return a string or array of strings. Got number. "
+        "Check your transform expression: [inline transform]: output.length"
+    )
+    out = check([{"type": "context-recall", "value": "v", "contextTransform": "JSON.parse(output).a.b"}], "x")
+    assert out.error is not None
+    assert out.error.startswith(
+        "context-recall: Failed to transform context using expression '[inline transform]: "
+        "JSON.parse(output).a.b': Unexpected token"
+    )
+    out = check([{"type": "context-recall", "value": "v", "contextTransform": "''"}], "x")
+    assert out.error is not None
+    assert out.error.startswith("context-recall: Context is required")
+    assert bench_fake_llm.count() == 0
+
+
+def test_context_transform_without_node_is_an_error(
+    bench_fake_llm: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bench_formats.promptfoo import node_worker
+
+    node_worker.shutdown()
+    monkeypatch.setattr(node_worker, "node_path", lambda: None)
+    asserts = [
+        {"type": "context-recall", "value": "v", "contextTransform": "output"},
         {"type": "contains", "value": "x"},
     ]
     out = check(asserts, "x")
-    assert out.passed
-    assert out.reason.endswith(
-        "[1 skipped: context-recall (its contextTransform is JavaScript, which bench does not run)]"
+    assert out.error == (
+        "context-recall: its contextTransform: needs Node.js to run JavaScript, but no 'node' is on PATH, "
+        "so it did not run"
     )
-    assert bench_fake_llm.count() == 0
+    node_worker.shutdown()
 
 
 # -- context-recall ----------------------------------------------------------------------------------

@@ -40,15 +40,6 @@ class AssertionInvalid(Exception):
     """promptfoo throws here (an invariant): the row is an error, not a failure."""
 
 
-class Skipped(Exception):
-    """bench does not run this assertion (a script, a JavaScript transform): the evaluator lists
-    it as skipped, with ``reason``, and decides on the other assertions."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
 Check = Callable[[Call], Grade]
 
 
