@@ -183,8 +183,8 @@ def clash(sites: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> Iterator[N
 
 
 @pytest.mark.slow
-def test_evaluators_hook(demo, bench_cli, suite_file):
-    suite = suite_file(
+def test_evaluators_hook(demo, bench_cli, bench_suite_file):
+    suite = bench_suite_file(
         """
         tasks:
           - {id: loud, response: HELLO, evaluate: shouting}
@@ -200,8 +200,8 @@ def test_evaluators_hook(demo, bench_cli, suite_file):
 
 
 @pytest.mark.slow
-def test_targets_hook(demo, bench_cli, suite_file):
-    suite = suite_file(
+def test_targets_hook(demo, bench_cli, bench_suite_file):
+    suite = bench_suite_file(
         """
         target: {type: reverse}
         tasks:
@@ -214,16 +214,16 @@ def test_targets_hook(demo, bench_cli, suite_file):
 
 
 @pytest.mark.slow
-def test_reporters_hook(demo, bench_cli, suite_file):
-    suite = suite_file("tasks:\n  - {id: a, response: x, evaluate: {expected: x}}\n")
+def test_reporters_hook(demo, bench_cli, bench_suite_file):
+    suite = bench_suite_file("tasks:\n  - {id: a, response: x, evaluate: {expected: x}}\n")
     result = bench_cli("run", suite, "-q", "--report", "pass-count=count.txt")
     assert result.exit_code == 0, result.output
     assert Path("count.txt").read_text() == "1/1\n"
 
 
 @pytest.mark.slow
-def test_a_reporters_declared_extension_picks_it_for_dash_o(demo, bench_cli, suite_file):
-    suite = suite_file("tasks:\n  - {id: a, response: x, evaluate: {expected: x}}\n")
+def test_a_reporters_declared_extension_picks_it_for_dash_o(demo, bench_cli, bench_suite_file):
+    suite = bench_suite_file("tasks:\n  - {id: a, response: x, evaluate: {expected: x}}\n")
     result = bench_cli("run", suite, "-q", "-o", "passes.count")
     assert result.exit_code == 0, result.output
     assert Path("passes.count").read_text() == "1/1\n"
@@ -247,8 +247,8 @@ def test_suite_loaders_hook(demo, bench_cli, tmp_path):
 
 
 @pytest.mark.slow
-def test_executors_hook(demo, bench_cli, suite_file):
-    suite = suite_file(
+def test_executors_hook(demo, bench_cli, bench_suite_file):
+    suite = bench_suite_file(
         """
         tasks:
           - {id: a, response: x, evaluate: {expected: x}}
@@ -345,13 +345,15 @@ def test_bench_plugins_lists_failures_and_clashes(clash, bench_cli, monkeypatch)
 
 
 @pytest.mark.slow
-def test_a_clash_fails_only_the_suites_that_use_the_name(clash, bench_cli, suite_file):
-    fine = suite_file("tasks:\n  - {id: a, response: x, evaluate: {expected: x}}\n", name="fine.yaml")
+def test_a_clash_fails_only_the_suites_that_use_the_name(clash, bench_cli, bench_suite_file):
+    fine = bench_suite_file("tasks:\n  - {id: a, response: x, evaluate: {expected: x}}\n", name="fine.yaml")
     result = bench_cli("run", fine, "-q")
     assert result.exit_code == 0, result.output
     assert result.stderr == f"warning: {BROKEN}\n"
 
-    clashing = suite_file("tasks:\n  - {id: a, response: X, evaluate: shouting}\n", name="clashing.yaml")
+    clashing = bench_suite_file(
+        "tasks:\n  - {id: a, response: X, evaluate: shouting}\n", name="clashing.yaml"
+    )
     result = bench_cli("validate", clashing)
     assert result.exit_code == 2
     assert result.stderr == (
@@ -398,8 +400,8 @@ def test_a_clashing_name_fails_what_uses_it(clash_all, bench_cli, tmp_path, file
 
 
 @pytest.mark.slow
-def test_a_clash_does_not_fail_suites_that_do_not_use_the_name(clash_all, bench_cli, suite_file):
-    fine = suite_file("tasks:\n  - {id: a, response: x, evaluate: {expected: x}}\n")
+def test_a_clash_does_not_fail_suites_that_do_not_use_the_name(clash_all, bench_cli, bench_suite_file):
+    fine = bench_suite_file("tasks:\n  - {id: a, response: x, evaluate: {expected: x}}\n")
     result = bench_cli("run", fine, "-q", "--report", "json=out.json")
     assert (result.exit_code, result.stderr) == (0, ""), result.output
 
@@ -438,8 +440,8 @@ def test_bench_plugins_lists_a_bad_registration_as_a_failure(bad, bench_cli, mon
 
 
 @pytest.mark.slow
-def test_a_bad_registration_skips_only_that_class(bad, bench_cli, suite_file):
-    suite = suite_file(
+def test_a_bad_registration_skips_only_that_class(bad, bench_cli, bench_suite_file):
+    suite = bench_suite_file(
         """
         tasks:
           - {id: quiet, response: hello, evaluate: whisper}

@@ -25,7 +25,7 @@ HEAVY = [
     "bench.vocabulary.models",
     "bench.evaluator",
     "bench.llm.client",
-    "bench.pipeline.session",
+    "bench.pipeline.run",
     "bench.suite.loader",
     "bench.plugins.registry",
     "bench.testing.server",

@@ -39,15 +39,15 @@ def test_the_documented_command_gives_the_documented_verdicts(tmp_path: Path):
     assert "6 tasks: 5 passed, 1 failed, 0 errors" in done.stdout
 
 
-def test_the_graded_example_asks_the_target_then_grades_with_it(tmp_path: Path, fake_llm):
-    fake_llm.add(Reply("The submission names the capital.\nY"), match="[Submission]")
-    fake_llm.add(Reply("Paris"))
+def test_the_graded_example_asks_the_target_then_grades_with_it(tmp_path: Path, bench_fake_llm):
+    bench_fake_llm.add(Reply("The submission names the capital.\nY"), match="[Submission]")
+    bench_fake_llm.add(Reply("Paris"))
     target = {"type": "litellm", "model": "openai/gpt-4o-mini", "temperature": 0}
     outcome = bench.run(EXAMPLE / "evals" / "capitals-graded.yaml", target=target, runs_dir=tmp_path / "runs")
     tasks = {t["id"]: t for t in outcome.report.tasks()}
     assert {t: tasks[t]["status"] for t in tasks} == {f"capitals-graded.dev.{i}": "passed" for i in range(3)}
-    assert fake_llm.count() == 6  # each sample: its answer, then its grading
-    grading = [r.body for r in fake_llm.requests if "[Submission]" in r.body["messages"][0]["content"]]
+    assert bench_fake_llm.count() == 6  # each sample: its answer, then its grading
+    grading = [r.body for r in bench_fake_llm.requests if "[Submission]" in r.body["messages"][0]["content"]]
     assert (
         "[Criterion]: correctness: Does the answer name the right capital?"
         in grading[0]["messages"][0]["content"]

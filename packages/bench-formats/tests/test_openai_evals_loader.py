@@ -161,19 +161,19 @@ def test_without_a_model_target_a_graded_row_is_an_error_saying_what_grades(tmp_
     )
 
 
-def test_a_meta_eval_grades_the_samples_completion_without_asking_the_target(tmp_path: Path, fake_llm):
-    fake_llm.add(bench.testing.Reply("Looks right.\nY"))
+def test_a_meta_eval_grades_the_samples_completion_without_asking_the_target(tmp_path: Path, bench_fake_llm):
+    bench_fake_llm.add(bench.testing.Reply("Looks right.\nY"))
     rows = [
         {"input": "3+3?", "completion": "6", "choice": "Y"},
         {"input": "2+2?", "completion": "5", "choice": "N"},
     ]
     extra = "eval_type: cot_classify\nmetaeval: true\nmodelgraded_spec_args: {criteria: correct}"
     path = registry(tmp_path, _graded("closedqa", extra), {"g.jsonl": rows})
-    target = {"type": "litellm", "model": "openai/gpt-4o-mini", "api_base": fake_llm.url}
+    target = {"type": "litellm", "model": "openai/gpt-4o-mini", "api_base": bench_fake_llm.url}
     tasks = run(path, tmp_path, target)
     assert {t: tasks[t]["passed"] for t in tasks} == {"g.dev.0": True, "g.dev.1": False}
-    assert fake_llm.count() == 2  # the two gradings: the target answered nothing
-    assert all("[Submission]: " in r.body["messages"][0]["content"] for r in fake_llm.requests)
+    assert bench_fake_llm.count() == 2  # the two gradings: the target answered nothing
+    assert all("[Submission]: " in r.body["messages"][0]["content"] for r in bench_fake_llm.requests)
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,7 @@ from bench_formats.promptfoo import js_context
 from bench_formats.promptfoo.checks import REGISTRY, Grade
 from bench_formats.promptfoo.checks.base import AssertionInvalid, Call
 from bench_formats.promptfoo.checks.graded import GRADED, NOT_YET, grader
+from bench_formats.promptfoo.checks.rag_context import transformed_context
 from bench_formats.promptfoo.python_checks import (
     Scope,
     ScriptFailed,
@@ -23,7 +24,7 @@ from bench_formats.promptfoo.python_checks import (
 )
 from bench_formats.promptfoo.verdict import Tally
 
-#: Code that bench does not run: such a check is skipped, visibly (reason and details).
+#: Code that bench does not run: a row with such a check is an error naming it.
 SCRIPTS = {"ruby": "Ruby", "webhook": "webhook"}
 #: Checks bench runs in a worker process (python_checks; javascript_checks: Node.js).
 RUN = {"python", "javascript"}
@@ -93,10 +94,28 @@ class PromptfooConfig(EvaluatorConfig):
         return self
 
 
-class _Skipped(Exception):
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
+def not_run(kind: str) -> str | None:
+    """Why bench does not run a check of type ``kind`` (a row with one is an error), or None."""
+    base = kind.removeprefix("not-")
+    if base.startswith("select-") or base == "max-score":
+        return "it compares the outputs of several providers, which bench does not do yet"
+    if base in SCRIPTS:
+        return f"bench does not run {SCRIPTS[base]} assertions"
+    if base in UNSUPPORTED:
+        return "bench does not support this promptfoo assertion type yet"
+    return None
+
+
+def _not_run(asserts: list[dict[str, Any]]) -> str | None:
+    """The error of a row with checks bench does not run: each named with why, else None."""
+    found = [
+        f"{kind}: did not run: {why}"
+        for assertion in _flatten(asserts)
+        for kind in [str(assertion.get("type", ""))]
+        for why in [not_run(kind)]
+        if why is not None
+    ]
+    return "; ".join(found) or None
 
 
 class Promptfoo(Evaluator[PromptfooConfig]):
@@ -104,9 +123,9 @@ class Promptfoo(Evaluator[PromptfooConfig]):
 
     score = Σ score·weight / Σ weight; it passes when no assertion failed, or, with the test's
     threshold (``test_threshold``), when score ≥ it. JavaScript (``javascript`` checks,
-    ``file://x.js`` values, transforms) runs in the run's Node.js worker, an error naming the check
-    without Node.js; Python, Ruby and webhook checks are skipped and listed in the reason and
-    ``details``, the verdict computed over the other assertions.
+    ``file://x.js`` values, transforms) runs in the run's Node.js worker and Python in its Python
+    worker. A check that cannot run (Ruby, webhook, JavaScript without Node.js) makes the row an
+    error naming it, never a verdict over the other checks.
     """
 
     name = "promptfoo"
@@ -175,7 +194,9 @@ class Promptfoo(Evaluator[PromptfooConfig]):
         for assertion in _flatten(asserts):
             if "error" in assertion:
                 raise EvaluatorError(str(assertion["error"]))
-        skipped: list[dict[str, str]] = []
+        problem = _not_run(asserts)
+        if problem is not None:  # before any check runs: no grader is asked for a row with no verdict
+            raise EvaluatorError(problem)
         details: list[dict[str, Any]] = []
         output: Any = sample.output
         test_transform = self.config.options.get("transform") or self.config.options.get("postprocess")
@@ -191,32 +212,24 @@ class Promptfoo(Evaluator[PromptfooConfig]):
         plain = [a for a in asserts if a.get("type") != "assert-set"]
         sets = [a for a in asserts if a.get("type") == "assert-set"]
         for assertion in plain:
-            grade = await self._one(assertion, sample, skipped, output)
-            if grade is not None:
-                main.add(*_added(grade, assertion))
-                details.append(_detail(assertion, grade))
+            grade = await self._one(assertion, sample, output)
+            main.add(*_added(grade, assertion))
+            details.append(_detail(assertion, grade))
         for group in sets:
             tally = Tally(threshold=group.get("threshold"))
             children: list[dict[str, Any]] = []
             for child in group.get("assert") or []:
-                grade = await self._one(child, sample, skipped, output)
-                if grade is not None:
-                    tally.add(*_added(grade, child))
-                    children.append(_detail(child, grade))
+                grade = await self._one(child, sample, output)
+                tally.add(*_added(grade, child))
+                children.append(_detail(child, grade))
             if not children:
                 continue
             passed, score, reason = tally.result()
             main.add(passed, score, reason, _weight(group), group.get("metric"), tally.named_scores())
             details.append({**_detail(group, Grade(passed, score, reason)), "assert": children})
-        if not details:
-            listed = "; ".join(f"{s['type']}: {s['reason']}" for s in skipped)
-            raise EvaluatorError(f"every assertion was skipped, so there is no verdict ({listed})")
         passed, score, reason = main.result()
-        if skipped:
-            listed = "; ".join(f"{s['type']} ({s['reason']})" for s in skipped)
-            reason = f"{reason} [{len(skipped)} skipped: {listed}]"
         named = {name: value for name, (value, _) in main.named_scores().items()}
-        found: dict[str, Any] = {"assertions": details, "named_scores": named, "skipped": skipped}
+        found: dict[str, Any] = {"assertions": details, "named_scores": named}
         if test_transform is not None:
             found["output"] = js_context.coerce_string(output)  # what promptfoo shows as the output
         if self.config.derived_metrics:
@@ -224,17 +237,12 @@ class Promptfoo(Evaluator[PromptfooConfig]):
             found["column"] = _column(sample)
         return Result(passed=passed, score=max(0.0, min(1.0, score)), reason=reason, details=found)
 
-    async def _one(
-        self, assertion: dict[str, Any], sample: Sample, skipped: list[dict[str, str]], output: Any
-    ) -> Grade | None:
+    async def _one(self, assertion: dict[str, Any], sample: Sample, output: Any) -> Grade:
         kind = assertion.get("type")
         if not isinstance(kind, str) or not kind:
             raise EvaluatorError(f"Assertion must have a type: {assertion}")
         try:
             grade = await self._grade(kind, assertion, sample, output)
-        except _Skipped as skip:
-            skipped.append({"type": kind, "reason": skip.reason})
-            return None
         except AssertionInvalid as exc:
             raise EvaluatorError(f"{kind}: {exc}") from None
         if assertion.get("weight") == 0:
@@ -246,10 +254,6 @@ class Promptfoo(Evaluator[PromptfooConfig]):
         inverse = kind.startswith("not-")
         base = kind[4:] if inverse else kind
         value = assertion.get("value")
-        if base.startswith("select-") or base == "max-score":
-            raise _Skipped("compares the outputs of several providers; bench does not run it")
-        if base in SCRIPTS:
-            raise _Skipped(f"bench does not run {SCRIPTS[base]} assertions")
         if assertion.get("transform") is not None or base == "javascript" or js_context.is_js_file(value):
             # JavaScript: run in the run's Node.js worker (an error naming the check without Node)
             from bench_formats.promptfoo import javascript_checks
@@ -279,9 +283,12 @@ class Promptfoo(Evaluator[PromptfooConfig]):
         if base in REGISTRY:
             return REGISTRY[base](call)
         if base in GRADED:
-            return await GRADED[base](call, self.config.options, self.config.vars)
-        if base in UNSUPPORTED:
-            raise EvaluatorError(f"promptfoo assertion type '{kind}' is not supported by bench yet")
+            variables = self.config.vars
+            if assertion.get("contextTransform") is not None:
+                what = f"{kind}: its contextTransform"
+                found = await transformed_context(what, assertion, sample, variables, self.folder)
+                variables = {**variables, "context": found}
+            return await GRADED[base](call, self.config.options, variables)
         raise EvaluatorError(f"Unknown assertion type: {kind}")  # pragma: no cover - refused by the config
 
 

@@ -90,15 +90,17 @@ async def call_file(what: str, value: str, folder: Path | None, pick: str, args:
     if path.lower().endswith(".ts"):
         raise EvaluatorError(f"{what}: {value} is TypeScript; bench runs JavaScript files (.js, .cjs, .mjs)")
     request = {"op": "file", "path": path, "name": name, "pick": pick, "args": args}
-    return await _send(what, request)
+    return await send(what, request)
 
 
 async def call_inline(what: str, params: list[str], body: str, args: list[Any]) -> JsValue:
     """Run ``function (...params, process) { body }`` with ``args``."""
-    return await _send(what, {"op": "inline", "params": params, "body": body, "args": args})
+    return await send(what, {"op": "inline", "params": params, "body": body, "args": args})
 
 
-async def _send(what: str, request: dict[str, Any]) -> JsValue:
+async def send(what: str, request: dict[str, Any]) -> JsValue:
+    """One worker request; a worker that could not run it, or a time-out, is ``EvaluatorError``
+    naming ``what``; what the code threw comes back as ``JsError``."""
     try:
         return await _worker(what).acall(request)
     except NodeFailed as exc:
@@ -270,7 +272,7 @@ async def transform(
     if code.startswith(FILE) and not is_js_file(code):
         raise EvaluatorError(f"{what}: Unsupported transform file format: {code}")
     try:
-        result = await _send(what, transform_request(code, value, context, name, folder))
+        result = await send(what, transform_request(code, value, context, name, folder))
     except JsError as exc:
         raise EvaluatorError(f"{what}: Transform failed ({transform_label(code)}): {exc.message}") from None
     try:
