@@ -113,7 +113,7 @@ def test_lm_eval_samples_import_with_exact_match_as_the_verdict(bench_cli):
     assert _manifest("lm")["suite"] == "arith"
 
 
-def test_an_otlp_trace_imported_then_judged_by_trajectory(bench_cli, suite_file):
+def test_an_otlp_trace_imported_then_judged_by_trajectory(bench_cli, bench_suite_file):
     result = bench_cli("import", FILES / "otlp-weather-agent.json", "-o", "trace")
     assert result.stdout.startswith(
         "imported otlp-weather-agent.json (otlp): 2 tasks: 0 passed, 0 failed, 2 errors"
@@ -122,7 +122,7 @@ def test_an_otlp_trace_imported_then_judged_by_trajectory(bench_cli, suite_file)
     assert unjudged["evaluators"][0]["error"] == (
         "imported without a verdict: judge it with bench rescore RUN_ID --suite SUITE"
     )
-    suite_file(
+    bench_suite_file(
         """
         name: weather-agent
         tasks:
@@ -145,8 +145,8 @@ def test_an_otlp_trace_imported_then_judged_by_trajectory(bench_cli, suite_file)
     assert oslo["recovery_behavior"]["score"] == 1.0  # the failed call was retried and worked
 
 
-def test_bench_results_import_and_rescore_with_a_changed_evaluator(bench_cli, suite_file):
-    suite_file(
+def test_bench_results_import_and_rescore_with_a_changed_evaluator(bench_cli, bench_suite_file):
+    bench_suite_file(
         """
         name: greet
         target: {type: echo}
@@ -159,7 +159,7 @@ def test_bench_results_import_and_rescore_with_a_changed_evaluator(bench_cli, su
     [first] = [p.name for p in Path(".bench/runs").iterdir()]
     copied = bench_cli("import", f".bench/runs/{first}/results.jsonl", "-o", "copy")
     assert copied.stdout.startswith("imported results.jsonl (bench): 2 tasks: 1 passed, 1 failed")
-    suite_file(
+    bench_suite_file(
         """
         name: greet
         target: {type: echo}
@@ -203,11 +203,11 @@ def test_rescore_of_a_run_that_does_not_exist(bench_cli):
     )
 
 
-def test_rescore_refuses_a_task_with_no_stored_response(bench_cli, suite_file):
-    suite_file("name: s\ntarget: {type: echo}\ntasks:\n  - {id: a, prompt: x, evaluate: {expected: x}}\n")
+def test_rescore_refuses_a_task_with_no_stored_response(bench_cli, bench_suite_file):
+    bench_suite_file("name: s\ntarget: {type: echo}\ntasks:\n  - {id: a, prompt: x, evaluate: {expected: x}}\n")
     bench_cli("run", "suite.yaml", "-q")
     [run] = [p.name for p in Path(".bench/runs").iterdir()]
-    suite_file(
+    bench_suite_file(
         "name: s\ntarget: {type: echo}\ntasks:\n"
         "  - {id: a, prompt: x, evaluate: {expected: x}}\n  - {id: new, prompt: y, evaluate: {expected: y}}\n"
     )

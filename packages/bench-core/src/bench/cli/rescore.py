@@ -41,7 +41,8 @@ def rescore(
     is refused before anything runs. Exit codes as ``bench run``'s.
     """
     from bench.intake.rescore import record_source, rescoring
-    from bench.pipeline.session import RunOptions, run_plan
+    from bench.pipeline.options import RunOptions
+    from bench.pipeline.run import run_plan
     from bench.report.console import ConsoleObserver, print_summary
 
     registry = load_registry()
