@@ -204,7 +204,9 @@ def test_rescore_of_a_run_that_does_not_exist(bench_cli):
 
 
 def test_rescore_refuses_a_task_with_no_stored_response(bench_cli, bench_suite_file):
-    bench_suite_file("name: s\ntarget: {type: echo}\ntasks:\n  - {id: a, prompt: x, evaluate: {expected: x}}\n")
+    bench_suite_file(
+        "name: s\ntarget: {type: echo}\ntasks:\n  - {id: a, prompt: x, evaluate: {expected: x}}\n"
+    )
     bench_cli("run", "suite.yaml", "-q")
     [run] = [p.name for p in Path(".bench/runs").iterdir()]
     bench_suite_file(
