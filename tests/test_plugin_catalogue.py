@@ -45,7 +45,8 @@ COINCIDENCES: dict[str, tuple[str, frozenset[str]]] = {
         frozenset(
             {
                 "evidence.py",
-                "llm/client.py",
+                "llm/answers.py",
+                "llm/providers/calls.py",
                 "llm/providers/direct.py",
                 "llm/request.py",
                 "llm/verdict.py",

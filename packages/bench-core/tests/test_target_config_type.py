@@ -7,7 +7,8 @@ from typing import Any, ClassVar
 
 from bench import Response, Target, TargetConfig, Task
 from bench.hookspecs import hookimpl
-from bench.pipeline.session import RunOptions, run_plan
+from bench.pipeline.options import RunOptions
+from bench.pipeline.run import run_plan
 from bench.plugins.registry import build_registry
 from bench.suite.loader import load_suite
 
