@@ -11,7 +11,7 @@ import pytest
 from bench.authoring.schema import suite_schema
 from bench.document import load_yaml
 from bench.plugins.registry import get_registry
-from bench.version import __version__
+from bench.vocabulary.version import __version__
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITES = [

@@ -20,7 +20,7 @@ import importlib
 import warnings
 from typing import TYPE_CHECKING, Any
 
-from bench.version import __version__
+from bench.vocabulary.version import __version__
 
 if TYPE_CHECKING:
     from bench.api import LoadedSuite as LoadedSuite

@@ -14,12 +14,12 @@ from bench.execution.targets.python import PythonTarget
 from bench.execution.targets.recorded import RecordedTarget
 from bench.hookspecs import (
     RegisterExecutor,
+    RegisterImporter,
     RegisterReporter,
     RegisterSuiteLoader,
     RegisterTarget,
     hookimpl,
 )
-from bench.importer import RegisterImporter
 from bench.intake.native import BenchResultsImporter
 from bench.report.reporters.csv import CsvReporter
 from bench.report.reporters.html import HtmlReporter

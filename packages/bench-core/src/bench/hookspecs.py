@@ -23,7 +23,7 @@ import pluggy
 
 from bench.evaluator import Evaluator
 from bench.executor import Executor
-from bench.importer import RegisterImporter
+from bench.importer import RegisterImporter as RegisterImporter  # the importers hook's, beside the others
 from bench.reporter import Reporter
 from bench.suite_loader import SuiteLoader
 from bench.target import Target

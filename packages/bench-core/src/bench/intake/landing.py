@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from bench.importer import ImportedRun, ImportedTask
-from bench.version import __version__
 from bench.vocabulary import redact
 from bench.vocabulary.errors import BenchError, ConfigError
 from bench.vocabulary.results import ERROR, PASSED, EvaluatorOutcome, Summary, TaskResult
 from bench.vocabulary.store import RunStore, now_iso
+from bench.vocabulary.version import __version__
 
 #: The evaluator outcome of a task the tool gave no verdict: an error, never a pass.
 UNJUDGED = "imported without a verdict: judge it with bench rescore RUN_ID --suite SUITE"

@@ -17,10 +17,10 @@ from bench.pipeline.resume import select_tasks
 from bench.report.observer import Resumed, RunObserver
 from bench.scoring.run_stats import StatsCollector
 from bench.suite.plan import Plan
-from bench.version import __version__
 from bench.vocabulary import redact
 from bench.vocabulary.results import Summary
 from bench.vocabulary.store import RunStore, now_iso, resolve_run
+from bench.vocabulary.version import __version__
 
 
 @dataclass
