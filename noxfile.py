@@ -248,18 +248,24 @@ def _lines(args: list[str]) -> list[str]:
 CHROMIUM = "/usr/bin/chromium"
 
 
-def _install_chromium(session: nox.Session) -> None:
-    """apt-get install chromium when it is missing and apt is usable (root); else the tests skip."""
-    if shutil.which("chromium") or os.path.exists(CHROMIUM):
+def _apt_install(session: nox.Session, package: str, command: str, tests: str) -> None:
+    """apt-get install Debian's ``package`` when ``command`` is missing and apt is usable (root);
+    else ``tests`` skip, saying why."""
+    if shutil.which(command):
         return
     if not shutil.which("apt-get") or not hasattr(os, "geteuid") or os.geteuid() != 0:
-        session.log("chromium is missing and apt-get cannot install it here: the browser tests will skip")
+        session.log(f"{command} is missing and apt-get cannot install it here: {tests} will skip")
         return
-    install = "apt-get install -y --no-install-recommends chromium"
+    install = f"apt-get install -y --no-install-recommends {package}"
     # The package lists may be stale or absent on a fresh machine: update them once and retry.
     session.run(
         "sh", "-c", f"{install} || (apt-get update && {install})", external=True, success_codes=[0, 100]
     )
+
+
+def _install_chromium(session: nox.Session) -> None:
+    if not os.path.exists(CHROMIUM):
+        _apt_install(session, "chromium", "chromium", "the browser tests")
 
 
 #: The package whose tests run promptfoo configs' JavaScript in Node.js (they skip without `node`).
@@ -267,17 +273,7 @@ NODE_PACKAGE = "bench-formats"
 
 
 def _install_node(session: nox.Session) -> None:
-    """apt-get install nodejs when `node` is missing and apt is usable (root); else the tests skip."""
-    if shutil.which("node"):
-        return
-    if not shutil.which("apt-get") or not hasattr(os, "geteuid") or os.geteuid() != 0:
-        session.log("node is missing and apt-get cannot install it here: the JavaScript tests will skip")
-        return
-    install = "apt-get install -y --no-install-recommends nodejs"
-    # The package lists may be stale or absent on a fresh machine: update them once and retry.
-    session.run(
-        "sh", "-c", f"{install} || (apt-get update && {install})", external=True, success_codes=[0, 100]
-    )
+    _apt_install(session, "nodejs", "node", "the JavaScript tests")
 
 
 @nox.session(python=PACKAGE_PYTHON)
