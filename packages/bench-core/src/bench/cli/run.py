@@ -19,6 +19,7 @@ from bench.cli.options import (
     EnvFiles,
     NoCache,
     NoEnvFile,
+    Offline,
     RunsDir,
     SuiteArg,
     TargetSpec,
@@ -187,6 +188,7 @@ SAME_NAMES = (
     "chunk",
     "address",
     "dry_run",
+    "offline",
 )
 
 
@@ -226,6 +228,7 @@ def run(
     chunk: Chunk = None,
     address: Address = None,
     executor_option: ExecutorOptions = None,
+    offline: Offline = False,
 ) -> None:
     """Run a suite: produce each task's response, evaluate it, record and report the results.
 

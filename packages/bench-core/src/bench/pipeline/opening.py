@@ -9,6 +9,7 @@ from typing import Any
 
 from bench.executor import DEFAULT_EXECUTOR
 from bench.llm.client import LLMClient
+from bench.llm.providers.offline import remote_models
 from bench.pipeline.calibration_gate import gate
 from bench.pipeline.client import StartUp, make_client, with_client
 from bench.pipeline.options import RunOptions
@@ -85,13 +86,16 @@ async def open_run(plan: Plan, options: RunOptions, observer: RunObserver) -> Op
     redact.refresh(redact.credential_names([plan.path, *plan.referenced_files]))
     llm = make_client(plan, options, on_import=lambda: observer.note("importing the model client (litellm)…"))
     try:
-        start_up = StartUp.start(plan, llm)
+        start_up = StartUp.start(plan, llm, offline=options.offline)
         opened = _open_store(with_client(plan, llm), options, llm, calibration)
     except BaseException:
         await llm.aclose()
         raise
     try:
         observer.note(f"loaded {plan.path.name}: {_counted(opened.plan)}")
+        remote = remote_models(plan.endpoints) if options.offline else []
+        if remote:
+            observer.note(f"offline: the checks that need {', '.join(remote)} are skipped")
         await start_up.finish(opened.plan, llm)
     except BaseException:
         opened.store.close()
