@@ -16,6 +16,7 @@ resolved by the C library before the audit event: its connection is refused, its
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import ipaddress
 import os
@@ -33,6 +34,8 @@ LOCAL_NAMES = ("localhost", "localhost.localdomain")
 _lock = threading.Lock()
 _installed = False
 _depth = 0  # nested ``offline()`` blocks: the guard is on while any is open
+#: The last connections the guard refused in this process (``refused``).
+_refused: collections.deque[str] = collections.deque(maxlen=100)
 
 
 class OfflineRefused(PermissionError):
@@ -59,9 +62,15 @@ def active() -> bool:
     return _depth > 0
 
 
+def refused() -> list[str]:
+    """The last connections (up to 100) the guard refused in this process, as ``host:port``."""
+    return list(_refused)
+
+
 def refusal(host: Any, port: Any) -> str:
-    """The message of a refused connection to ``host``:``port``."""
+    """The message of a refused connection to ``host``:``port`` (and the refusal recorded)."""
     where = f"{host}:{port}" if port not in (None, 0, "") else str(host)
+    _refused.append(where)
     return (
         f"offline: refused a connection to {where}; an offline run connects only to loopback "
         "(127.0.0.1, ::1, localhost) and Unix sockets"
