@@ -27,6 +27,7 @@ from bench.llm.providers.credentials import describe_missing, missing_credential
 from bench.llm.providers.direct import preload as preload_http
 from bench.llm.providers.litellm_import import import_in_background
 from bench.llm.providers.prices import model_cost
+from bench.llm.settings import LLMSettings, sized_for_run
 from bench.pipeline.estimate import check_prices
 from bench.pipeline.rerun import Selected, apply_selection, check_target_override, resumed_selection
 from bench.pipeline.resume import Resumed, select_tasks
@@ -142,7 +143,8 @@ def make_client(
 ) -> LLMClient:
     """The run's LLM client, from the suite's settings and the command line (a worker's shares
     the run's limits and budgets through ``coordinator``)."""
-    settings = plan.llm if options.cache else plan.llm.model_copy(update={"cache": False})
+    settings, _ = call_settings(plan, options)
+    settings = settings if options.cache else settings.model_copy(update={"cache": False})
     cache_path = options.cache_path or default_cache_path()
     return LLMClient(
         settings,
@@ -154,6 +156,13 @@ def make_client(
         coordinator=coordinator,
         worker_id=worker_id,
     )
+
+
+def call_settings(plan: Plan, options: RunOptions) -> tuple[LLMSettings, str | None]:
+    """The suite's ``llm:`` settings sized for the run's tasks in flight, and the note that says
+    which limit wins when the suite sets both (``sized_for_run``)."""
+    source = "-j" if options.concurrency else "the suite's concurrency"
+    return sized_for_run(plan.llm, options.concurrency or plan.concurrency, source)
 
 
 def _run_totals(llm: LLMClient, executor: Executor) -> Totals:
@@ -194,6 +203,9 @@ async def execute(plan: Plan, options: RunOptions, observer: Observer | None = N
     # whatever their names (H05).
     redact.refresh(redact.credential_names([plan.path, *plan.referenced_files]))
     llm = make_client(plan, options)
+    said = call_settings(plan, options)[1]
+    if said:
+        observer.note(said)
     # Judges' models included: a judge-only suite's first judge call would import it otherwise.
     import_now = llm.needs_litellm([e.model for e in plan.endpoints]) and llm.may_call()
     if import_now:
