@@ -29,6 +29,7 @@ from bench.llm.failures import (
     retry_wait,
     short_reason,
 )
+from bench.llm.key_gate import KeyGate, Refused
 from bench.llm.limits.coordination import Coordinator
 from bench.llm.limits.leasing import LeaseHolder
 from bench.llm.limits.throttle import AdaptiveLimit, Limits
@@ -115,10 +116,9 @@ class LLMClient:
             self.cache = CacheLayers(local, shared)
         self.redact = redactor or current()
         self._warming: asyncio.Future[None] | None = None
-        #: (provider, key variable) -> set once its first call has an answer that is no auth
-        #: failure, or its key probe a 2xx: until then other calls wait, so a rejected key costs
-        #: one request, not N.
-        self._first_calls: dict[tuple[str, str | None], asyncio.Event] = {}
+        #: (provider, key variable) -> its first calls (``KeyGate``): a rejected key is one
+        #: error, not N, and a key that can be probed holds no call back.
+        self._first_calls: dict[tuple[str, str | None], KeyGate] = {}
         self._direct = DirectTransport(self.settings.attempt_timeout)
         #: Called when litellm's import starts (the run's console says so: it takes seconds).
         self.on_import: Callable[[], None] | None = None
@@ -211,26 +211,25 @@ class LLMClient:
         leader = gate is None  # this call goes first and proves the key; the others wait for it
         probing = None
         if gate is None:
-            gate = self._first_calls[(provider, request.api_key_env)] = asyncio.Event()
+            gate = self._first_calls[(provider, request.api_key_env)] = KeyGate()
             probing = self._probe(request, params, gate)
+            if probing is not None:
+                gate.open()  # the others go beside the probe; a refusal cuts them
         try:
             result = await self._with_retries(request, params, provider, gate, leader)
         finally:
             if leader:
-                gate.set()
+                gate.open()
             if probing is not None:
                 probing.cancel()  # its answer no longer matters
         self._account(request, result)
         return result
 
-    def _probe(
-        self, request: LLMRequest, params: dict[str, Any], gate: asyncio.Event
-    ) -> asyncio.Task[None] | None:
-        """On the direct path, prove the first call's key beside its completion with one cheap
-        authenticated request (``Route.probe``): a 2xx sets ``gate`` at once, so the other calls
-        need not wait a whole completion. Anything else leaves the gate to the completion, so a
-        refused key still costs one completion request (C14). Not an attempt: never counted,
-        costed, cached or reported."""
+    def _probe(self, request: LLMRequest, params: dict[str, Any], gate: KeyGate) -> asyncio.Task[None] | None:
+        """On the direct path, prove the first calls' key beside them with one cheap
+        authenticated request (``Route.probe``): a 2xx proves ``gate``, a 401/403 cuts the calls
+        in flight (the leader's own answer then says why, once: C14), anything else leaves it to
+        the calls' answers. Not an attempt: never counted, costed, cached or reported."""
         if not self._goes_direct(request, params):
             return None
         key = os.environ.get(request.api_key_env) if request.api_key_env else None
@@ -242,16 +241,20 @@ class LLMClient:
             return None  # the call itself reports it
         return asyncio.ensure_future(self._prove(where, gate))
 
-    async def _prove(self, where: Route, gate: asyncio.Event) -> None:
-        if await self._direct.probe(where):
-            gate.set()
+    async def _prove(self, where: Route, gate: KeyGate) -> None:
+        status = await self._direct.probe_status(where)
+        if status is not None and 200 <= status < 300:
+            gate.prove()
+        elif status in (401, 403):
+            gate.refuse()
 
     async def _with_retries(
-        self, request: LLMRequest, params: dict[str, Any], provider: str, gate: asyncio.Event, leader: bool
+        self, request: LLMRequest, params: dict[str, Any], provider: str, gate: KeyGate, leader: bool
     ) -> LLMResult:
-        """Attempt the call until it succeeds or must fail. The ``leader`` sets ``gate`` once its
+        """Attempt the call until it succeeds or must fail. The ``leader`` opens ``gate`` once its
         first attempt shows the key was not refused; the others' first attempts wait for it, as
-        they wait for a call slot (within ``queue_timeout``, counted as waiting)."""
+        they wait for a call slot (within ``queue_timeout``, counted as waiting), unless a probe
+        opened it already."""
         settings = self.settings
         adaptive = self.limits.for_provider(provider)
         estimate = sum(len(str(m.get("content") or "")) for m in request.messages) // 4 + int(
@@ -272,8 +275,8 @@ class LLMClient:
                     started = time.perf_counter()  # the attempt's own time starts with its slot
                     waited += started - queued
                     self.totals.attempts += 1
-                    response, ttft = await asyncio.wait_for(
-                        self._call(request, params, started), settings.attempt_timeout
+                    response, ttft = await gate.send(
+                        self._call(request, params, started), settings.attempt_timeout, leader
                     )
                 if request.moderation:
                     result = self._parse_moderation(request.model, response, attempt, started)
@@ -284,6 +287,11 @@ class LLMClient:
                 result.usage.wait_ms = round(waited * 1000, 3)
             except RunStopped:
                 raise
+            except Refused:  # another answer refused the key while this call was in flight
+                await gate.wait()
+                if provider in self.limits.breaker.open:
+                    raise RunStopped(f"provider stopped: {self.limits.breaker.open[provider]}") from None
+                continue
             except ModelCallError as exc:  # an empty completion: permanent, not the provider's fault
                 if not isinstance(exc, QueueTimeout):
                     self.limits.breaker.success(provider)
@@ -301,6 +309,10 @@ class LLMClient:
                     # litellm reports a refused connection as a 500 (RELIABILITY L4): say what happened.
                     url = public_url(request.api_base) if request.api_base else "the provider's API"
                     reason, status = f"cannot connect to {url}", None
+                if fatal:
+                    gate.refuse()
+                    if provider in self.limits.breaker.open:  # another call's refusal said it already
+                        raise RunStopped(f"provider stopped: {self.limits.breaker.open[provider]}") from None
                 if status in (401, 403):
                     reason = f"{reason} ({auth_hint(request.model, request.api_key_env)})"
                 if not retryable or attempt >= settings.max_attempts:
@@ -315,19 +327,21 @@ class LLMClient:
                         partial=exc.partial if isinstance(exc, StreamCut) else None,
                     ) from None
                 if leader:
-                    gate.set()  # not an auth failure: the others need not wait for the retries
+                    gate.open()  # not an auth failure: the others need not wait for the retries
                 # The slot was given back above, so a task sleeping here holds no connection (G04).
                 wait = retry_wait(attempt, retry_after(exc), settings.max_wait)
                 await asyncio.sleep(wait)
                 waited += wait
                 continue
             self.limits.breaker.success(provider)
+            if not gate.proven:
+                gate.prove()
             await adaptive.succeeded()
             return result
 
     @asynccontextmanager
     async def _slot(
-        self, model: str, estimate: int, adaptive: AdaptiveLimit, after: asyncio.Event | None = None
+        self, model: str, estimate: int, adaptive: AdaptiveLimit, after: KeyGate | None = None
     ) -> AsyncIterator[None]:
         """Hold the model's and the provider's call slots, waiting at most ``queue_timeout`` (G05),
         once ``after`` (the provider's first call) is set."""
