@@ -168,6 +168,7 @@ class _SuiteBuilder:
         needs_target = 0
         endpoints: set[Endpoint] = set()
         max_repeat = 1
+        calibrated = False
         seen = KeyTable()  # task id -> its row (a dict of a million ids held ~120 MiB)
         pass_at_k: dict[str, float] = {}
         task_doc, written = source()
@@ -183,6 +184,7 @@ class _SuiteBuilder:
             task_digests.append(planned.digest)
             for evaluator in planned.evaluators:
                 endpoints |= credentials.endpoints(evaluator.instance)
+                calibrated = calibrated or evaluator.calibration is not None
             max_repeat = max(max_repeat, planned.repeats)
             before = len(ids)
             for run in _runs(planned, labels, self.only_label):
@@ -221,6 +223,7 @@ class _SuiteBuilder:
         plan.needs_target = needs_target
         plan.max_repeat = max_repeat
         plan.endpoints = endpoints
+        plan.calibrated = calibrated
         return plan
 
     def _task_doc(self, suite: SuiteFile) -> YamlDocument:

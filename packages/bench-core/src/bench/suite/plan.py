@@ -286,6 +286,10 @@ class Plan:
     endpoints: set[Endpoint] = field(default_factory=set)
     #: The suite-wide calibration bar of judges (``calibration:``).
     calibration: CalibrationBar | None = None
+    #: Whether any task's evaluator may have a calibration bar of its own: False only when the
+    #: validating load saw none, so without ``calibration`` no judge is checked and the tasks
+    #: need not be walked (a large plan rebuilds each one).
+    calibrated: bool = True
     #: Rebuilds one source row's runs without validating it again (see ``build``).
     expand: Callable[[PlanRow], Iterable[PlannedTask]] | None = field(default=None, repr=False)
 
