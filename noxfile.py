@@ -130,6 +130,8 @@ def package(session: nox.Session, name: str) -> None:
     sibling's.
     """
     own = [] if name == "bench-core" else ["-e", f"packages/{name}"]
+    if name == NODE_PACKAGE:
+        _install_node(session)
     _install(session, *CORE, *own, *_test_group(name), *TEST_DEPS)
     if name in SIMILARITY_SESSIONS and session.python == SIMILARITY_PYTHON:
         _install_similarity(session)
@@ -147,6 +149,8 @@ def tests(session: nox.Session) -> None:
     each, the rest once. Arguments after `--` replace the paths (pytest's testpaths then apply).
     """
     _install(session, *PACKAGES, *TEST_DEPS)
+    if session.python != PACKAGE_PYTHON:  # bench-formats' tests marked every_python run here
+        _install_node(session)
     # The packages with a session of their own are installed without their heavy dependencies
     # (Ray): the cross-package tests read every package's registry (the install-hint catalogue),
     # which imports none of them; their own tests run in their own session.
@@ -244,18 +248,32 @@ def _lines(args: list[str]) -> list[str]:
 CHROMIUM = "/usr/bin/chromium"
 
 
-def _install_chromium(session: nox.Session) -> None:
-    """apt-get install chromium when it is missing and apt is usable (root); else the tests skip."""
-    if shutil.which("chromium") or os.path.exists(CHROMIUM):
+def _apt_install(session: nox.Session, package: str, command: str, tests: str) -> None:
+    """apt-get install Debian's ``package`` when ``command`` is missing and apt is usable (root);
+    else ``tests`` skip, saying why."""
+    if shutil.which(command):
         return
     if not shutil.which("apt-get") or not hasattr(os, "geteuid") or os.geteuid() != 0:
-        session.log("chromium is missing and apt-get cannot install it here: the browser tests will skip")
+        session.log(f"{command} is missing and apt-get cannot install it here: {tests} will skip")
         return
-    install = "apt-get install -y --no-install-recommends chromium"
+    install = f"apt-get install -y --no-install-recommends {package}"
     # The package lists may be stale or absent on a fresh machine: update them once and retry.
     session.run(
         "sh", "-c", f"{install} || (apt-get update && {install})", external=True, success_codes=[0, 100]
     )
+
+
+def _install_chromium(session: nox.Session) -> None:
+    if not os.path.exists(CHROMIUM):
+        _apt_install(session, "chromium", "chromium", "the browser tests")
+
+
+#: The package whose tests run promptfoo configs' JavaScript in Node.js (they skip without `node`).
+NODE_PACKAGE = "bench-formats"
+
+
+def _install_node(session: nox.Session) -> None:
+    _apt_install(session, "nodejs", "node", "the JavaScript tests")
 
 
 @nox.session(python=PACKAGE_PYTHON)

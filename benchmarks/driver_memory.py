@@ -82,7 +82,7 @@ def one(n: int, folder: Path) -> dict[str, Any]:
     sys.path.insert(0, str(Path(__file__).parent))
     from run_ray import write_suite
 
-    from bench import load_suite
+    from bench.testing import load_suite
     from bench.vocabulary.store import RunStore
     from bench_ray.executor import chunks
 

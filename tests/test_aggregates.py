@@ -13,7 +13,8 @@ import pytest
 from bench import Evaluator, EvaluatorConfig, Result
 from bench.execution.figures import Aggregators, from_rows
 from bench.hookspecs import hookimpl
-from bench.pipeline.session import RunOptions, run_plan
+from bench.pipeline.options import RunOptions
+from bench.pipeline.run import run_plan
 from bench.plugins.registry import build_registry
 from bench.suite.loader import load_suite
 from bench.suite.selection.narrowing import Selection
@@ -90,8 +91,8 @@ def _run(path, runs, resume: str | None = None):  # type: ignore[no-untyped-def]
     return run_plan(load_suite(path, registry), options)
 
 
-def test_resumed_run_figures_cover_the_kept_tasks_too(suite_file, tmp_path):
-    path = suite_file(_tasks(20, "{type: length}"))
+def test_resumed_run_figures_cover_the_kept_tasks_too(bench_suite_file, tmp_path):
+    path = bench_suite_file(_tasks(20, "{type: length}"))
     full = _run(path, tmp_path / "runs")
     figures = full.report.extra["aggregates"]["length"]
     assert figures == {"type": "length", "samples": 20, "chars": 210, "first": 1, "last": 20}
@@ -104,16 +105,16 @@ def test_resumed_run_figures_cover_the_kept_tasks_too(suite_file, tmp_path):
     assert resumed.report.extra["aggregates"]["length"] == figures
 
 
-def test_figures_that_raise_are_reported_as_an_error_and_the_results_kept(suite_file, tmp_path):
-    outcome = _run(suite_file(_tasks(2, "[{type: broken_figures}, {type: length}]")), tmp_path / "runs")
+def test_figures_that_raise_are_reported_as_an_error_and_the_results_kept(bench_suite_file, tmp_path):
+    outcome = _run(bench_suite_file(_tasks(2, "[{type: broken_figures}, {type: length}]")), tmp_path / "runs")
     aggregates = outcome.report.extra["aggregates"]
     assert aggregates["broken_figures"] == {"type": "broken_figures", "error": "RuntimeError: plugin bug"}
     assert aggregates["length"]["samples"] == 2
     assert outcome.report.summary.passed == 2
 
 
-def test_a_type_with_only_the_deprecated_aggregate_still_reports_its_figures(suite_file, tmp_path):
-    outcome = _run(suite_file(_tasks(3, "{type: legacy_figures}")), tmp_path / "runs")
+def test_a_type_with_only_the_deprecated_aggregate_still_reports_its_figures(bench_suite_file, tmp_path):
+    outcome = _run(bench_suite_file(_tasks(3, "{type: legacy_figures}")), tmp_path / "runs")
     assert outcome.report.extra["aggregates"]["legacy_figures"] == {"type": "legacy_figures", "samples": 3}
 
 
@@ -134,7 +135,7 @@ def test_only_a_deprecated_type_keeps_its_instances():
     assert len(aggregators.by_name[("legacy", "legacy_figures")].instances or {}) == 3
 
 
-def test_figures_cover_an_evaluator_whose_every_task_was_kept_by_resume(suite_file, tmp_path):
+def test_figures_cover_an_evaluator_whose_every_task_was_kept_by_resume(bench_suite_file, tmp_path):
     # t00-t09 measure length; t10-t19 only pass. The first 10 lines are kept: no 'length' task
     # runs again, and its figures still come from the stored results (the plan binds it).
     rows = [
@@ -143,7 +144,7 @@ def test_figures_cover_an_evaluator_whose_every_task_was_kept_by_resume(suite_fi
     rows += [
         f"  - {{id: t{i:02d}, response: 'y', evaluate: {{type: legacy_figures}}}}\n" for i in range(10, 20)
     ]
-    path = suite_file("tasks:\n" + "".join(rows))
+    path = bench_suite_file("tasks:\n" + "".join(rows))
     full = _run(path, tmp_path / "runs")
     figures = full.report.extra["aggregates"]["length"]
     assert figures == {"type": "length", "samples": 10, "chars": 55, "first": 1, "last": 10}
@@ -156,25 +157,23 @@ def test_figures_cover_an_evaluator_whose_every_task_was_kept_by_resume(suite_fi
     assert resumed.report.extra["aggregates"]["length"] == figures
 
 
-def test_an_evaluator_no_task_of_which_has_a_verdict_reports_no_figures(suite_file, tmp_path):
+def test_an_evaluator_no_task_of_which_has_a_verdict_reports_no_figures(bench_suite_file, tmp_path):
     registry = build_registry([("bench-test-figures", "figures", _Plugin())])
-    path = suite_file(
+    path = bench_suite_file(
         _tasks(3, "{type: length}") + "  - {id: other, response: 'z', evaluate: {type: legacy_figures}}\n"
     )
-    options = RunOptions(
-        runs_dir=tmp_path / "runs", handle_signals=False, selection=Selection(keyword="other")
-    )
+    options = RunOptions(runs_dir=tmp_path / "runs", handle_signals=False, select=Selection(keyword="other"))
     outcome = run_plan(load_suite(path, registry), options)
     assert outcome.report.summary.total == 1
     assert outcome.report.extra["aggregates"] == {"legacy_figures": {"type": "legacy_figures", "samples": 1}}
 
 
 def test_figures_of_an_evaluator_used_twice_in_a_task_cover_its_renamed_copy_after_resume(
-    suite_file, tmp_path
+    bench_suite_file, tmp_path
 ):
     # The second 'length' of a task is reported as 'length#2': the plan binds that name too, so
     # its figures come from the stored results when no task of it runs again (resume, a worker).
-    path = suite_file(
+    path = bench_suite_file(
         _tasks(4, "[{type: length}, {type: length}]")
         + "  - {id: other, response: 'z', evaluate: {expected: z}}\n"
     )

@@ -10,8 +10,8 @@ from bench.testing.server import FakeLLMServer
 from bench.testing.verdicts import judge_verdict
 
 
-def test_a_judge_sees_the_vars_and_its_score_and_reason_are_in_the_message(fake_llm: FakeLLMServer):
-    fake_llm.default = judge_verdict(passed=False, score=0.25, reason="it never names the city")
+def test_a_judge_sees_the_vars_and_its_score_and_reason_are_in_the_message(bench_fake_llm: FakeLLMServer):
+    bench_fake_llm.default = judge_verdict(passed=False, score=0.25, reason="it never names the city")
     judge = {
         "type": "llm_judge",
         "prompt": "Does {response} answer {question}?",
@@ -22,7 +22,7 @@ def test_a_judge_sees_the_vars_and_its_score_and_reason_are_in_the_message(fake_
     assert str(caught.value) == (
         "1 of 1 evaluators did not pass:\n  llm_judge failed (score 0.25): it never names the city"
     )
-    [request] = fake_llm.requests
+    [request] = bench_fake_llm.requests
     assert "What is the capital of France?" in str(request.body["messages"])
 
 

@@ -27,7 +27,7 @@ def _info(bench_cli, *args: object) -> dict:
     return json.loads(result.stdout)
 
 
-def test_a_run_fills_the_cache_and_info_counts_it(bench_cli, tmp_path, fake_llm):
+def test_a_run_fills_the_cache_and_info_counts_it(bench_cli, tmp_path, bench_fake_llm):
     suite = write_suite(tmp_path, SUITE)
     assert _info(bench_cli)["entries"] == 0
     assert bench_cli("run", suite, "-q").exit_code == 0
@@ -41,19 +41,19 @@ def test_a_run_fills_the_cache_and_info_counts_it(bench_cli, tmp_path, fake_llm)
     assert "entries: 3\n" in text
 
 
-def test_the_default_cache_is_shared_across_projects(bench_cli, tmp_path, fake_llm, monkeypatch):
+def test_the_default_cache_is_shared_across_projects(bench_cli, tmp_path, bench_fake_llm, monkeypatch):
     monkeypatch.delenv("BENCH_CACHE_DIR")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
     one = write_suite(tmp_path / "project-one", SUITE)
     two = write_suite(tmp_path / "project-two", SUITE)
     assert bench_cli("run", one, "-q", "--runs-dir", tmp_path / "project-one" / "runs").exit_code == 0
-    assert fake_llm.count() == 3
+    assert bench_fake_llm.count() == 3
     assert bench_cli("run", two, "-q", "--runs-dir", tmp_path / "project-two" / "runs").exit_code == 0
-    assert fake_llm.count() == 3  # the second project's run was answered from the shared cache
+    assert bench_fake_llm.count() == 3  # the second project's run was answered from the shared cache
     assert _info(bench_cli)["path"] == str(tmp_path / "user-cache" / "bench" / "llm.sqlite3")
 
 
-def test_clear_removes_every_entry(bench_cli, tmp_path, fake_llm):
+def test_clear_removes_every_entry(bench_cli, tmp_path, bench_fake_llm):
     suite = write_suite(tmp_path, SUITE)
     bench_cli("run", suite, "-q")
     result = bench_cli("cache", "clear")
@@ -63,10 +63,10 @@ def test_clear_removes_every_entry(bench_cli, tmp_path, fake_llm):
     )
     assert _info(bench_cli)["entries"] == 0
     bench_cli("run", suite, "-q")
-    assert fake_llm.count() == 6  # asked again
+    assert bench_fake_llm.count() == 6  # asked again
 
 
-def test_clear_older_than_keeps_the_recent_entries(bench_cli, tmp_path, fake_llm):
+def test_clear_older_than_keeps_the_recent_entries(bench_cli, tmp_path, bench_fake_llm):
     suite = write_suite(tmp_path, SUITE)
     bench_cli("run", suite, "-q")
     db = sqlite3.connect(tmp_path / ".bench" / "cache" / "llm.sqlite3")
@@ -99,7 +99,7 @@ def test_a_bad_age_is_refused_with_the_forms_it_takes(bench_cli, age):
     )
 
 
-def test_no_cache_leaves_the_cache_untouched(bench_cli, tmp_path: Path, fake_llm):
+def test_no_cache_leaves_the_cache_untouched(bench_cli, tmp_path: Path, bench_fake_llm):
     suite = write_suite(tmp_path, SUITE)
     bench_cli("run", suite, "-q", "--no-cache")
     assert _info(bench_cli)["entries"] == 0

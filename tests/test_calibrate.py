@@ -34,9 +34,11 @@ tasks:
 )
 
 
-def _script(fake_llm, verdicts):
+def _script(bench_fake_llm, verdicts):
     for word, passed in verdicts.items():
-        fake_llm.add(judge_verdict(passed=passed, reason=f"judge on {word}"), match=f"the word is {word}")
+        bench_fake_llm.add(
+            judge_verdict(passed=passed, reason=f"judge on {word}"), match=f"the word is {word}"
+        )
 
 
 def _labels(tmp_path, rows, name="labels.jsonl"):
@@ -45,9 +47,11 @@ def _labels(tmp_path, rows, name="labels.jsonl"):
     return path
 
 
-def test_calibrate_reports_kappa_confusion_and_disagreements(bench_cli, fake_llm, suite_file, tmp_path):
-    _script(fake_llm, JUDGE)
-    suite_file(SUITE)
+def test_calibrate_reports_kappa_confusion_and_disagreements(
+    bench_cli, bench_fake_llm, bench_suite_file, tmp_path
+):
+    _script(bench_fake_llm, JUDGE)
+    bench_suite_file(SUITE)
     _labels(tmp_path, [{"task": w, "passed": p, "note": f"human on {w}"} for w, p in HUMAN.items()])
     result = bench_cli("calibrate", "suite.yaml", "--labels", "labels.jsonl", "--output", "cal.json")
     assert result.exit_code == 0, result.output
@@ -69,16 +73,16 @@ def test_calibrate_reports_kappa_confusion_and_disagreements(bench_cli, fake_llm
     ]  # fmt: skip
     assert "judge helpful: 6 labelled tasks, kappa 0.33 [" in result.stdout
     assert "  disagree on charlie: human pass, judge fail\n    human: human on charlie\n" in result.stdout
-    calls = fake_llm.count()
+    calls = bench_fake_llm.count()
     assert calls == 6
     again = bench_cli("calibrate", "suite.yaml", "--labels", "labels.jsonl")
     assert again.exit_code == 0
-    assert fake_llm.count() == calls  # the LLM cache answered
+    assert bench_fake_llm.count() == calls  # the LLM cache answered
 
 
-def test_several_outputs_of_calibrate_are_each_written(bench_cli, fake_llm, suite_file, tmp_path):
-    _script(fake_llm, JUDGE)
-    suite_file(SUITE)
+def test_several_outputs_of_calibrate_are_each_written(bench_cli, bench_fake_llm, bench_suite_file, tmp_path):
+    _script(bench_fake_llm, JUDGE)
+    bench_suite_file(SUITE)
     _labels(tmp_path, [{"task": w, "passed": p} for w, p in HUMAN.items()])
     result = bench_cli(
         "calibrate", "suite.yaml", "--labels", "labels.jsonl", "-o", "cal.html", "-o", "cal.json"
@@ -88,9 +92,11 @@ def test_several_outputs_of_calibrate_are_each_written(bench_cli, fake_llm, suit
     assert (tmp_path / "cal.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
 
 
-def test_calibrate_with_several_raters_reports_their_agreement(bench_cli, fake_llm, suite_file, tmp_path):
-    _script(fake_llm, HUMAN)
-    suite_file(SUITE)
+def test_calibrate_with_several_raters_reports_their_agreement(
+    bench_cli, bench_fake_llm, bench_suite_file, tmp_path
+):
+    _script(bench_fake_llm, HUMAN)
+    bench_suite_file(SUITE)
     rows = [{"task": w, "passed": p, "rater": "ann"} for w, p in HUMAN.items()]
     rows += [{"task": w, "passed": p, "rater": "bob"} for w, p in JUDGE.items()]
     _labels(tmp_path, rows)
@@ -103,9 +109,11 @@ def test_calibrate_with_several_raters_reports_their_agreement(bench_cli, fake_l
     assert "raters' own agreement (Krippendorff's alpha, the ceiling): 0.39" in result.stdout
 
 
-def test_calibrate_reads_csv_and_takes_responses_from_a_run(bench_cli, fake_llm, suite_file, tmp_path):
-    _script(fake_llm, {"alpha": True, "bravo": False})
-    suite_file(SUITE)
+def test_calibrate_reads_csv_and_takes_responses_from_a_run(
+    bench_cli, bench_fake_llm, bench_suite_file, tmp_path
+):
+    _script(bench_fake_llm, {"alpha": True, "bravo": False})
+    bench_suite_file(SUITE)
     run = tmp_path / ".bench" / "runs" / "20260101-000000-abcd"
     run.mkdir(parents=True)
     (run / "manifest.json").write_text("{}")
@@ -163,16 +171,16 @@ def test_calibrate_reads_csv_and_takes_responses_from_a_run(bench_cli, fake_llm,
         ),
     ],
 )
-def test_calibrate_refuses_bad_labels(bench_cli, suite_file, tmp_path, name, text, message):
-    suite_file(SUITE)
+def test_calibrate_refuses_bad_labels(bench_cli, bench_suite_file, tmp_path, name, text, message):
+    bench_suite_file(SUITE)
     (tmp_path / name).write_text(text)
     result = bench_cli("calibrate", "suite.yaml", "--labels", name)
     assert result.exit_code == 2
     assert result.stderr == message
 
 
-def test_calibrate_refuses_a_suite_without_a_judge(bench_cli, suite_file, tmp_path):
-    suite_file(
+def test_calibrate_refuses_a_suite_without_a_judge(bench_cli, bench_suite_file, tmp_path):
+    bench_suite_file(
         "name: plain\ntasks:\n  - id: a\n    prompt: p\n    response: r\n    evaluate: [{type: contains, value: r}]\n"
     )
     (tmp_path / "labels.jsonl").write_text('{"task": "a", "passed": true}\n')
@@ -181,7 +189,7 @@ def test_calibrate_refuses_a_suite_without_a_judge(bench_cli, suite_file, tmp_pa
     assert result.stderr == "error: suite.yaml: suite 'plain' has no judge evaluator to calibrate\n"
 
 
-def _gated(suite_file, tmp_path, where="judge", min_kappa=0.6):
+def _gated(bench_suite_file, tmp_path, where="judge", min_kappa=0.6):
     bar = f"calibration: {{labels: labels.jsonl, min_kappa: {min_kappa}}}"
     text = (
         SUITE.replace("    model: openai/judge\n", f"    model: openai/judge\n    {bar}\n")
@@ -190,13 +198,15 @@ def _gated(suite_file, tmp_path, where="judge", min_kappa=0.6):
     )
     if where == "suite":
         text = text.replace("name: calib\n", f"name: calib\n{bar}\n")
-    suite_file(text)
+    bench_suite_file(text)
     _labels(tmp_path, [{"task": w, "passed": p} for w, p in HUMAN.items()])
 
 
-def test_require_calibration_refuses_a_weak_judge_before_running(bench_cli, fake_llm, suite_file, tmp_path):
-    _script(fake_llm, JUDGE)  # kappa 1/3 against the humans
-    _gated(suite_file, tmp_path)
+def test_require_calibration_refuses_a_weak_judge_before_running(
+    bench_cli, bench_fake_llm, bench_suite_file, tmp_path
+):
+    _script(bench_fake_llm, JUDGE)  # kappa 1/3 against the humans
+    _gated(bench_suite_file, tmp_path)
     result = bench_cli("run", "suite.yaml", "--require-calibration", "-q")
     assert result.exit_code == 2
     assert result.stdout == (
@@ -207,12 +217,14 @@ def test_require_calibration_refuses_a_weak_judge_before_running(bench_cli, fake
         "judge 'helpful': kappa 0.33 [-0.50, 1.00], min_kappa 0.6 (labels.jsonl)\n"
     )
     assert not (tmp_path / ".bench" / "runs").exists()  # no task ran
-    assert fake_llm.count() == 6  # the calibration's judge calls only
+    assert bench_fake_llm.count() == 6  # the calibration's judge calls only
 
 
-def test_require_calibration_accepts_a_strong_judge_and_caches(bench_cli, fake_llm, suite_file, tmp_path):
-    _script(fake_llm, HUMAN)  # agrees on every label: kappa 1
-    _gated(suite_file, tmp_path, where="suite")
+def test_require_calibration_accepts_a_strong_judge_and_caches(
+    bench_cli, bench_fake_llm, bench_suite_file, tmp_path
+):
+    _script(bench_fake_llm, HUMAN)  # agrees on every label: kappa 1
+    _gated(bench_suite_file, tmp_path, where="suite")
     result = bench_cli("run", "suite.yaml", "--require-calibration", "-q")
     assert result.stdout.startswith(
         "calibration: judge 'helpful': kappa 1.00 [1.00, 1.00], min_kappa 0.6 (labels.jsonl)\n"
@@ -237,18 +249,18 @@ def test_require_calibration_accepts_a_strong_judge_and_caches(bench_cli, fake_l
 
 
 def test_without_require_calibration_a_weak_judge_is_reported_and_runs(
-    bench_cli, fake_llm, suite_file, tmp_path
+    bench_cli, bench_fake_llm, bench_suite_file, tmp_path
 ):
-    _script(fake_llm, JUDGE)
-    _gated(suite_file, tmp_path)
+    _script(bench_fake_llm, JUDGE)
+    _gated(bench_suite_file, tmp_path)
     result = bench_cli("run", "suite.yaml", "-q")
     assert result.stdout.startswith("calibration: judge 'helpful': kappa 0.33 [")
     assert result.exit_code == 1
     assert (tmp_path / ".bench" / "runs").is_dir()
 
 
-def test_calibration_on_a_judge_only(bench_cli, suite_file):
-    suite_file(
+def test_calibration_on_a_judge_only(bench_cli, bench_suite_file):
+    bench_suite_file(
         "name: plain\ntasks:\n  - id: a\n    prompt: p\n    response: r\n"
         "    evaluate: [{type: contains, value: r, calibration: {labels: l.jsonl}}]\n"
     )
@@ -382,10 +394,10 @@ def test_label_unknown_run(bench_cli):
 
 
 def test_calibrate_refuses_an_output_it_cannot_write_before_judging(
-    bench_cli, fake_llm, suite_file, tmp_path
+    bench_cli, bench_fake_llm, bench_suite_file, tmp_path
 ):
-    suite_file(SUITE)
-    _script(fake_llm, JUDGE)
+    bench_suite_file(SUITE)
+    _script(bench_fake_llm, JUDGE)
     _labels(tmp_path, [{"task": "alpha", "passed": True}])
     (tmp_path / "folder").mkdir()
     result = bench_cli("calibrate", "suite.yaml", "--labels", "labels.jsonl", "-o", "folder")
@@ -395,7 +407,7 @@ def test_calibrate_refuses_an_output_it_cannot_write_before_judging(
     )
     result = bench_cli("calibrate", "suite.yaml", "--labels", "labels.jsonl", "-o", "no/c.json")
     assert result.stderr == "error: cannot write no/c.json: folder no does not exist\n"
-    assert fake_llm.count() == 0
+    assert bench_fake_llm.count() == 0
 
 
 def test_label_prints_a_runs_text_without_control_characters_d03(tmp_path, monkeypatch):
@@ -487,8 +499,8 @@ def test_latest_is_the_run_started_last_for_label_as_for_show(tmp_path, monkeypa
     assert result.stdout.endswith("0 labels by ann from run 20260101-000000-aaaa written to labels.jsonl\n")
 
 
-def test_calibrate_with_a_run_that_lacks_a_labelled_task(bench_cli, suite_file, tmp_path):
-    suite_file(SUITE)
+def test_calibrate_with_a_run_that_lacks_a_labelled_task(bench_cli, bench_suite_file, tmp_path):
+    bench_suite_file(SUITE)
     _stored_run(tmp_path)  # alpha..delta only
     _labels(tmp_path, [{"task": "echo", "passed": True}])
     result = bench_cli("calibrate", "suite.yaml", "--labels", "labels.jsonl", "--run", "latest")
@@ -496,22 +508,22 @@ def test_calibrate_with_a_run_that_lacks_a_labelled_task(bench_cli, suite_file, 
     assert result.stderr == "error: the run has no response for labelled task 'echo'\n"
 
 
-def test_require_calibration_without_any_bar(bench_cli, suite_file):
-    suite_file(SUITE)
+def test_require_calibration_without_any_bar(bench_cli, bench_suite_file):
+    bench_suite_file(SUITE)
     result = bench_cli("run", "suite.yaml", "--require-calibration", "-q")
     assert result.exit_code == 2
     assert result.stderr == "error: --require-calibration: no judge of this suite has a calibration bar\n"
 
 
 def test_a_live_target_suite_is_calibrated_on_the_responses_kept_in_the_labels(
-    bench_cli, fake_llm, suite_file, tmp_path
+    bench_cli, bench_fake_llm, bench_suite_file, tmp_path
 ):
-    _script(fake_llm, HUMAN)
+    _script(bench_fake_llm, HUMAN)
     live = SUITE.replace("name: calib\n", "name: calib\ntarget: {type: litellm, model: openai/answerer}\n")
     live = live.replace(
         "    model: openai/judge\n", "    model: openai/judge\n    calibration: {labels: labels.jsonl}\n"
     )
-    suite_file("".join(line for line in live.splitlines(True) if "response:" not in line))
+    bench_suite_file("".join(line for line in live.splitlines(True) if "response:" not in line))
     rows = [{"task": w, "passed": p} for w, p in HUMAN.items()]
     _labels(tmp_path, rows)
     refused = bench_cli("run", "suite.yaml", "--require-calibration", "-q")
@@ -529,10 +541,10 @@ def test_a_live_target_suite_is_calibrated_on_the_responses_kept_in_the_labels(
 
 
 def test_a_calibration_cache_entry_that_is_not_whole_is_measured_again(
-    bench_cli, fake_llm, suite_file, tmp_path
+    bench_cli, bench_fake_llm, bench_suite_file, tmp_path
 ):
-    _script(fake_llm, HUMAN)
-    _gated(suite_file, tmp_path)
+    _script(bench_fake_llm, HUMAN)
+    _gated(bench_suite_file, tmp_path)
     assert bench_cli("run", "suite.yaml", "--require-calibration", "-q").exit_code == 1
     cache = tmp_path / ".bench" / "cache" / "calibration.json"
     (key,) = json.loads(cache.read_text())
@@ -545,13 +557,13 @@ def test_a_calibration_cache_entry_that_is_not_whole_is_measured_again(
 
 
 def test_bench_run_require_calibration_refuses_a_weak_judge_with_the_cli_message(
-    fake_llm, suite_file, tmp_path, monkeypatch
+    bench_fake_llm, bench_suite_file, tmp_path, monkeypatch
 ):
     import bench
 
     monkeypatch.chdir(tmp_path)
-    _script(fake_llm, JUDGE)  # kappa 1/3 against the humans
-    _gated(suite_file, tmp_path)
+    _script(bench_fake_llm, JUDGE)  # kappa 1/3 against the humans
+    _gated(bench_suite_file, tmp_path)
     with pytest.raises(bench.ConfigError) as caught:
         bench.run(tmp_path / "suite.yaml", require_calibration=True)
     # What `bench run --require-calibration` prints after "error: " (exit 2 there).
@@ -561,26 +573,28 @@ def test_bench_run_require_calibration_refuses_a_weak_judge_with_the_cli_message
     )
     assert caught.value.exit_code == 2
     assert not (tmp_path / ".bench" / "runs").exists()  # no task ran
-    assert fake_llm.count() == 6  # the calibration's judge calls only
+    assert bench_fake_llm.count() == 6  # the calibration's judge calls only
 
 
-def test_bench_arun_require_calibration_accepts_a_strong_judge(fake_llm, suite_file, tmp_path, monkeypatch):
+def test_bench_arun_require_calibration_accepts_a_strong_judge(
+    bench_fake_llm, bench_suite_file, tmp_path, monkeypatch
+):
     import asyncio
 
     import bench
 
     monkeypatch.chdir(tmp_path)
-    _script(fake_llm, HUMAN)  # agrees on every label: kappa 1
-    _gated(suite_file, tmp_path, where="suite")
+    _script(bench_fake_llm, HUMAN)  # agrees on every label: kappa 1
+    _gated(bench_suite_file, tmp_path, where="suite")
     result = asyncio.run(bench.arun(tmp_path / "suite.yaml", require_calibration=True))
     assert (result.summary.total, result.summary.passed) == (6, 3)
 
 
-def test_bench_run_require_calibration_without_a_bar_is_refused(suite_file, tmp_path, monkeypatch):
+def test_bench_run_require_calibration_without_a_bar_is_refused(bench_suite_file, tmp_path, monkeypatch):
     import bench
 
     monkeypatch.chdir(tmp_path)
-    suite_file(SUITE)
+    bench_suite_file(SUITE)
     with pytest.raises(bench.ConfigError) as caught:
         bench.run(tmp_path / "suite.yaml", require_calibration=True)
     assert str(caught.value) == "--require-calibration: no judge of this suite has a calibration bar"
@@ -610,13 +624,13 @@ def _policy_admits_only_the_page_script(page: str) -> None:
 
 
 def test_h07_calibrate_writes_an_html_page_with_hostile_reasons_inert(
-    bench_cli, fake_llm, suite_file, tmp_path
+    bench_cli, bench_fake_llm, bench_suite_file, tmp_path
 ):
     for word, passed in JUDGE.items():
-        fake_llm.add(
+        bench_fake_llm.add(
             judge_verdict(passed=passed, reason=f"judge on {word} {HOSTILE}"), match=f"the word is {word}"
         )
-    suite_file(SUITE)
+    bench_suite_file(SUITE)
     _labels(tmp_path, [{"task": w, "passed": p, "note": f"human on {w} {HOSTILE}"} for w, p in HUMAN.items()])
     as_json = bench_cli("calibrate", "suite.yaml", "--labels", "labels.jsonl", "-o", "cal.json")
     assert as_json.exit_code == 0, as_json.output
@@ -642,8 +656,8 @@ def test_h07_calibrate_writes_an_html_page_with_hostile_reasons_inert(
     assert "renderJudge" in page
 
 
-def test_calibrate_html_refuses_a_folder_that_does_not_exist(bench_cli, suite_file, tmp_path):
-    suite_file(SUITE)
+def test_calibrate_html_refuses_a_folder_that_does_not_exist(bench_cli, bench_suite_file, tmp_path):
+    bench_suite_file(SUITE)
     _labels(tmp_path, [{"task": "alpha", "passed": True}])
     result = bench_cli("calibrate", "suite.yaml", "--labels", "labels.jsonl", "-o", "nowhere/cal.html")
     assert result.exit_code == 2
@@ -651,10 +665,10 @@ def test_calibrate_html_refuses_a_folder_that_does_not_exist(bench_cli, suite_fi
 
 
 def test_the_run_records_each_judges_calibration_in_its_json_and_html_reports(
-    bench_cli, fake_llm, suite_file, tmp_path
+    bench_cli, bench_fake_llm, bench_suite_file, tmp_path
 ):
-    _script(fake_llm, JUDGE)  # kappa 1/3 against the humans
-    _gated(suite_file, tmp_path)
+    _script(bench_fake_llm, JUDGE)  # kappa 1/3 against the humans
+    _gated(bench_suite_file, tmp_path)
     result = bench_cli("run", "suite.yaml", "-q", "-o", "run.json", "--report", "html=run.html")
     assert result.exit_code == 1, result.output  # ran: without --require-calibration a weak judge runs
     (entry,) = json.loads((tmp_path / "run.json").read_text())["calibration"]
@@ -668,27 +682,31 @@ def test_the_run_records_each_judges_calibration_in_its_json_and_html_reports(
     assert json.loads(block)["calibration"] == [entry]
 
 
-def test_bench_run_records_calibration_without_requiring_it(fake_llm, suite_file, tmp_path, monkeypatch):
+def test_bench_run_records_calibration_without_requiring_it(
+    bench_fake_llm, bench_suite_file, tmp_path, monkeypatch
+):
     import bench
 
     monkeypatch.chdir(tmp_path)
-    _script(fake_llm, JUDGE)
-    _gated(suite_file, tmp_path)
+    _script(bench_fake_llm, JUDGE)
+    _gated(bench_suite_file, tmp_path)
     result = bench.run(tmp_path / "suite.yaml")
     (entry,) = result.report.extra["calibration"]
     assert (entry["judge"], entry["passes"]) == ("helpful", False)
     assert result.summary.total == 6
 
 
-def test_a_run_without_calibration_bars_records_none(bench_cli, fake_llm, suite_file, tmp_path):
-    _script(fake_llm, JUDGE)
-    suite_file(SUITE)
+def test_a_run_without_calibration_bars_records_none(bench_cli, bench_fake_llm, bench_suite_file, tmp_path):
+    _script(bench_fake_llm, JUDGE)
+    bench_suite_file(SUITE)
     result = bench_cli("run", "suite.yaml", "-q", "-o", "run.json")
     assert result.exit_code == 1, result.output
     assert "calibration" not in json.loads((tmp_path / "run.json").read_text())
 
 
-def test_labels_written_from_the_viewer_are_what_calibrate_reads(bench_cli, fake_llm, suite_file, tmp_path):
+def test_labels_written_from_the_viewer_are_what_calibrate_reads(
+    bench_cli, bench_fake_llm, bench_suite_file, tmp_path
+):
     import re
     import threading
     import urllib.request
@@ -696,8 +714,8 @@ def test_labels_written_from_the_viewer_are_what_calibrate_reads(bench_cli, fake
     from bench.report.viewer.labels import Labelling
     from bench.report.viewer.server import ViewServer
 
-    _script(fake_llm, JUDGE)
-    suite_file(SUITE)
+    _script(bench_fake_llm, JUDGE)
+    bench_suite_file(SUITE)
     _stored_run(tmp_path)  # alpha..delta
     server = ViewServer(
         tmp_path / ".bench" / "runs", "127.0.0.1", 0, Labelling(tmp_path / "labels.jsonl", "ann")
@@ -733,12 +751,12 @@ GRADED_JUDGE = {"alpha": 1.0, "bravo": 0.9, "charlie": 0.3, "delta": 0.5, "echo"
 
 
 def test_calibrate_with_graded_scores_reports_weighted_kappa_and_alpha(
-    bench_cli, fake_llm, suite_file, tmp_path
+    bench_cli, bench_fake_llm, bench_suite_file, tmp_path
 ):
     for word, score in GRADED_JUDGE.items():
         verdict = judge_verdict(passed=score >= 0.5, score=score, reason=f"judge on {word}")
-        fake_llm.add(verdict, match=f"the word is {word}")
-    suite_file(SUITE)
+        bench_fake_llm.add(verdict, match=f"the word is {word}")
+    bench_suite_file(SUITE)
     _labels(tmp_path, [{"task": w, "score": s} for w, s in GRADED_HUMAN.items()])
     result = bench_cli("calibrate", "suite.yaml", "--labels", "labels.jsonl", "-o", "cal.json")
     assert result.exit_code == 0, result.output
@@ -777,10 +795,10 @@ def test_calibrate_with_graded_scores_reports_weighted_kappa_and_alpha(
 
 
 def test_calibrate_with_pass_fail_labels_reports_no_graded_agreement(
-    bench_cli, fake_llm, suite_file, tmp_path
+    bench_cli, bench_fake_llm, bench_suite_file, tmp_path
 ):
-    _script(fake_llm, JUDGE)
-    suite_file(SUITE)
+    _script(bench_fake_llm, JUDGE)
+    bench_suite_file(SUITE)
     # Two levels of score are pass and fail again: kappa already says it.
     _labels(tmp_path, [{"task": w, "score": float(p)} for w, p in HUMAN.items()])
     result = bench_cli("calibrate", "suite.yaml", "--labels", "labels.jsonl", "-o", "cal.json")
@@ -809,10 +827,10 @@ def test_the_humans_scale_keeps_the_levels_nobody_used():
     ],
 )
 def test_n39_a_rater_who_labelled_a_task_twice_has_one_vote_the_last(
-    bench_cli, fake_llm, suite_file, tmp_path, rater, said
+    bench_cli, bench_fake_llm, bench_suite_file, tmp_path, rater, said
 ):
-    _script(fake_llm, JUDGE)
-    suite_file(SUITE)
+    _script(bench_fake_llm, JUDGE)
+    bench_suite_file(SUITE)
     rows = [{"task": w, "passed": p, "note": f"human on {w}"} for w, p in HUMAN.items()]
     # Each changed their mind: charlie first failed, delta first passed. Counted as two votes,
     # each became a tie (a fail): agreement on charlie, where the last labels disagree.
@@ -833,9 +851,11 @@ def test_n39_a_rater_who_labelled_a_task_twice_has_one_vote_the_last(
     assert judge["disagreements"][0]["human_note"] == "human on charlie"
 
 
-def test_calibrate_keeps_one_vote_for_each_of_several_raters(bench_cli, fake_llm, suite_file, tmp_path):
-    _script(fake_llm, JUDGE)
-    suite_file(SUITE)
+def test_calibrate_keeps_one_vote_for_each_of_several_raters(
+    bench_cli, bench_fake_llm, bench_suite_file, tmp_path
+):
+    _script(bench_fake_llm, JUDGE)
+    bench_suite_file(SUITE)
     rows = [{"task": w, "passed": p, "rater": "ann"} for w, p in HUMAN.items()]
     rows += [
         {"task": "charlie", "passed": True, "rater": "bob"},
@@ -872,9 +892,11 @@ def _jsonl(rows: list[dict[str, object]]) -> str:
     ],
     ids=["utf-16", "utf-32", "utf-8-bom", "excel-csv", "utf-16-csv"],
 )
-def test_n44_labels_with_a_byte_order_mark_are_read(bench_cli, fake_llm, suite_file, tmp_path, name, data):
-    _script(fake_llm, JUDGE)
-    suite_file(SUITE)
+def test_n44_labels_with_a_byte_order_mark_are_read(
+    bench_cli, bench_fake_llm, bench_suite_file, tmp_path, name, data
+):
+    _script(bench_fake_llm, JUDGE)
+    bench_suite_file(SUITE)
     (tmp_path / name).write_bytes(data)
     result = bench_cli("calibrate", "suite.yaml", "--labels", name, "-o", "cal.json")
     assert result.exit_code == 0, result.output
@@ -919,9 +941,9 @@ def test_n44_labels_with_a_byte_order_mark_are_read(bench_cli, fake_llm, suite_f
     ids=["latin-1", "windows-1252-csv", "utf-16-without-bom", "nested-too-deeply", "utf-16-cut"],
 )
 def test_n44_labels_bench_cannot_read_are_refused_with_the_line(
-    bench_cli, suite_file, tmp_path, name, data, message
+    bench_cli, bench_suite_file, tmp_path, name, data, message
 ):
-    suite_file(SUITE)
+    bench_suite_file(SUITE)
     (tmp_path / name).write_bytes(data)
     result = bench_cli("calibrate", "suite.yaml", "--labels", name)
     assert (result.exit_code, result.stderr) == (2, message)

@@ -16,8 +16,10 @@ def _not_walked(self: TaskList) -> Iterator[object]:
     raise AssertionError("the tasks were walked")
 
 
-def test_a_suite_without_calibration_bars_is_not_walked_for_them(suite_file, monkeypatch: pytest.MonkeyPatch):
-    path = suite_file(
+def test_a_suite_without_calibration_bars_is_not_walked_for_them(
+    bench_suite_file, monkeypatch: pytest.MonkeyPatch
+):
+    path = bench_suite_file(
         "tasks:\n"
         "  - {id: a, prompt: q, response: '4', evaluate: {expected: '4'}}\n"
         "  - {id: b, prompt: q, response: '5', evaluate: {expected: '4'}}\n"
@@ -27,7 +29,7 @@ def test_a_suite_without_calibration_bars_is_not_walked_for_them(suite_file, mon
     assert bars(plan) == {}
 
 
-def test_a_plan_loaded_without_its_tasks_is_still_walked(suite_file, monkeypatch: pytest.MonkeyPatch):
-    path = suite_file("tasks:\n  - {id: a, prompt: q, response: '4', evaluate: {expected: '4'}}\n")
+def test_a_plan_loaded_without_its_tasks_is_still_walked(bench_suite_file, monkeypatch: pytest.MonkeyPatch):
+    path = bench_suite_file("tasks:\n  - {id: a, prompt: q, response: '4', evaluate: {expected: '4'}}\n")
     plan = load_suite(path, tasks="lazy")
     assert plan.calibrated  # a worker's plan has not seen its tasks' evaluators

@@ -58,13 +58,13 @@ def test_quickstart_runs_offline_with_passing_and_failing_tasks(bench_cli, tmp_p
     assert failure.get("message") == "expected (expected): not found: 'Canberra'"
 
 
-def test_exit_0_when_all_pass(bench_cli, suite_file):
-    path = suite_file("tasks:\n  - {id: a, response: yes, evaluate: {expected: yes}}\n")
+def test_exit_0_when_all_pass(bench_cli, bench_suite_file):
+    path = bench_suite_file("tasks:\n  - {id: a, response: yes, evaluate: {expected: yes}}\n")
     assert bench_cli("run", path).exit_code == 0
 
 
-def test_exit_3_when_a_task_could_not_be_evaluated(bench_cli, suite_file):
-    path = suite_file(
+def test_exit_3_when_a_task_could_not_be_evaluated(bench_cli, bench_suite_file):
+    path = bench_suite_file(
         "target: {type: recorded}\n"
         "tasks:\n  - {id: a, response: yes, evaluate: {expected: yes}}\n  - {id: b, evaluate: {expected: x}}\n"
     )
@@ -90,8 +90,8 @@ def test_evaluators_lists_types_with_their_distribution(bench_cli):
     assert "bench-deterministic" in result.stdout
 
 
-def test_unknown_reporter_and_missing_output_folder(bench_cli, suite_file):
-    path = suite_file("tasks:\n  - {id: a, response: yes, evaluate: {expected: yes}}\n")
+def test_unknown_reporter_and_missing_output_folder(bench_cli, bench_suite_file):
+    path = bench_suite_file("tasks:\n  - {id: a, response: yes, evaluate: {expected: yes}}\n")
     result = bench_cli("run", path, "--report", "pdf=out.pdf")
     assert result.exit_code == 2
     assert result.stderr == "error: --report: unknown reporter 'pdf'\n"
@@ -139,9 +139,11 @@ def test_validate_imports_neither_litellm_nor_torch():
         assert heavy not in modules, heavy
 
 
-def test_a_closed_pipe_ends_every_command_quietly(suite_file, tmp_path):
+def test_a_closed_pipe_ends_every_command_quietly(bench_suite_file, tmp_path):
     # `bench cache info | head -1`: the reader is gone before bench writes (here, before it starts).
-    suite = suite_file("target: {type: echo}\ntasks:\n  - {id: a, prompt: hi, evaluate: {expected: hi}}\n")
+    suite = bench_suite_file(
+        "target: {type: echo}\ntasks:\n  - {id: a, prompt: hi, evaluate: {expected: hi}}\n"
+    )
     commands = [
         ["cache", "info"],
         ["schema"],

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import load_suite
+from bench.testing import load_suite
 from bench.vocabulary.compact import HexColumn, KeyTable, TextColumn, hex_or_text
 from bench.vocabulary.errors import InvalidSuite
 

@@ -46,8 +46,8 @@ def test_convert_to_stdout_and_with_a_target(bench_cli):
     assert "# It names no target" not in result.stdout
 
 
-def test_a_native_suite_has_nothing_to_convert(bench_cli, suite_file):
-    suite = suite_file("tasks: [{id: a, response: x, evaluate: {expected: x}}]\n")
+def test_a_native_suite_has_nothing_to_convert(bench_cli, bench_suite_file):
+    suite = bench_suite_file("tasks: [{id: a, response: x, evaluate: {expected: x}}]\n")
     result = bench_cli("convert", suite)
     assert result.exit_code == 2
     assert result.stderr == f"error: {suite}: this is already a native bench suite: nothing to convert\n"

@@ -29,12 +29,14 @@ def test_evaluator_reference_is_up_to_date():
 
 
 @pytest.mark.parametrize("provided", get_registry().evaluator_types(), ids=lambda p: p.name)
-def test_each_evaluator_type_has_a_runnable_example(provided, tmp_path, fake_llm):
+def test_each_evaluator_type_has_a_runnable_example(provided, tmp_path, bench_fake_llm):
     cls = provided.cls
     for module in cls.example_requires:
         pytest.importorskip(module, reason=f"{cls.name}'s example needs an optional extra")
     # Judges in examples answer through the fake server; for "lower is better" types, a low score.
-    fake_llm.default = judge_verdict(passed=True, score=0.0 if cls.threshold_direction == "max" else None)
+    bench_fake_llm.default = judge_verdict(
+        passed=True, score=0.0 if cls.threshold_direction == "max" else None
+    )
     assert cls.__doc__, f"{cls.name} has no docstring"
     assert cls.example, f"{cls.name} has no example suite"
     for name, text in cls.example_files.items():
@@ -66,7 +68,7 @@ def _hook_sections() -> dict[str, list[str]]:
 
 
 def test_every_hook_is_documented():
-    assert len(HOOKS) == 5
+    assert len(HOOKS) == 6
     assert sorted(_hook_sections()) == sorted(hook.__name__ for hook in HOOKS)
     for hook in HOOKS:
         doc = hook.__doc__
@@ -117,13 +119,13 @@ def test_security_example_redacts_what_the_agent_prints(bench_cli, tmp_path, mon
     assert "examples/security/suite.yaml" in (ROOT / "docs" / "security.md").read_text()
 
 
-def test_the_judge_panel_example_in_rag_and_safety_runs(tmp_path, fake_llm):
+def test_the_judge_panel_example_in_rag_and_safety_runs(tmp_path, bench_fake_llm):
     """docs/rag-and-safety.md's panel example: two faithfulness judges, three toxicity samples."""
     page = (ROOT / "docs" / "rag-and-safety.md").read_text()
     section = page.split("## Judge panels and samples", 1)[1]
     example = section.split("```yaml\n", 1)[1].split("```", 1)[0]
-    fake_llm.add(judge_verdict(score=0.0), match="toxic")
-    fake_llm.default = judge_verdict(
+    bench_fake_llm.add(judge_verdict(score=0.0), match="toxic")
+    bench_fake_llm.default = judge_verdict(
         claims=[{"claim": "Returns within 30 days.", "supported": True, "reason": "stated"}]
     )
     outcome = run_suite(write_suite(tmp_path, example))
@@ -135,4 +137,4 @@ def test_the_judge_panel_example_in_rag_and_safety_runs(tmp_path, fake_llm):
         "openai/gpt-4o-mini",
     ]
     assert [v["sample"] for v in toxic["details"]["verdicts"]] == [0, 1, 2]
-    assert sorted(r.body["model"] for r in fake_llm.requests) == ["gpt-4.1-mini"] + ["gpt-4o-mini"] * 4
+    assert sorted(r.body["model"] for r in bench_fake_llm.requests) == ["gpt-4.1-mini"] + ["gpt-4o-mini"] * 4

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 
-def test_dry_run_counts_target_and_judge_calls_and_calls_nothing(bench_cli, suite_file, fake_llm):
-    path = suite_file(
+def test_dry_run_counts_target_and_judge_calls_and_calls_nothing(bench_cli, bench_suite_file, bench_fake_llm):
+    path = bench_suite_file(
         """
         target: {type: litellm, model: openai/gpt-4o-mini}
         pricing:
@@ -25,11 +25,11 @@ def test_dry_run_counts_target_and_judge_calls_and_calls_nothing(bench_cli, suit
     assert "  openai/gpt-4o-mini: 2 calls, about " in result.stdout
     assert "  openai/judge: 4 calls, about " in result.stdout
     assert "6 model calls; cost at most $" in result.stdout
-    assert fake_llm.count() == 0
+    assert bench_fake_llm.count() == 0
 
 
-def test_dry_run_says_when_a_price_is_unknown(bench_cli, suite_file):
-    path = suite_file(
+def test_dry_run_says_when_a_price_is_unknown(bench_cli, bench_suite_file):
+    path = bench_suite_file(
         "target: {type: litellm, model: openai/no-such-model}\ntasks:\n  - {id: a, prompt: q, evaluate: {expected: x}}\n"
     )
     result = bench_cli("run", path, "--dry-run")

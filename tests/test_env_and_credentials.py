@@ -40,39 +40,39 @@ def _prompts(path: Path, **kwargs: object) -> dict[str, str | None]:
 # -- vars ----------------------------------------------------------------------------------------
 
 
-def test_suite_vars_are_defaults_task_vars_win_and_var_wins_over_both(suite_file):
-    path = suite_file(ECHO_SUITE)
+def test_suite_vars_are_defaults_task_vars_win_and_var_wins_over_both(bench_suite_file):
+    path = bench_suite_file(ECHO_SUITE)
     assert _prompts(path) == {"a": "Paris is in France", "b": "Lyon is in France"}
     assert _prompts(path, variables={"city": "Nice"}) == {"a": "Nice is in France", "b": "Nice is in France"}
 
 
-def test_var_on_the_command_line_reaches_the_prompt(bench_cli, suite_file):
-    path = suite_file(ECHO_SUITE)
+def test_var_on_the_command_line_reaches_the_prompt(bench_cli, bench_suite_file):
+    path = bench_suite_file(ECHO_SUITE)
     result = bench_cli("run", path, "-q", "--var", "city=Nice", "--var", "country=Italy", "-o", "out.json")
     assert result.exit_code == 0, result.output
     tasks = json.loads(Path("out.json").read_text())["tasks"]
     assert [t["response"] for t in tasks] == ["Nice is in Italy", "Nice is in Italy"]
 
 
-def test_var_changes_the_task_digest_so_resume_runs_the_edited_tasks(suite_file):
+def test_var_changes_the_task_digest_so_resume_runs_the_edited_tasks(bench_suite_file):
     from bench.suite.loader import load_suite
 
-    path = suite_file(ECHO_SUITE)
+    path = bench_suite_file(ECHO_SUITE)
     plain = load_suite(path).tasks.digests
     assert load_suite(path).tasks.digests == plain
     assert load_suite(path, variables={"city": "Nice"}).tasks.digests != plain
 
 
 @pytest.mark.parametrize("item", ["city", "=Nice", "two words=x", "9lives=x"])
-def test_malformed_var_is_refused(bench_cli, suite_file, item):
-    path = suite_file(ECHO_SUITE)
+def test_malformed_var_is_refused(bench_cli, bench_suite_file, item):
+    path = bench_suite_file(ECHO_SUITE)
     for command in ("run", "validate"):
         result = bench_cli(command, path, "--var", item)
         assert result.exit_code == 2
         assert result.stderr == f"error: --var {item}: write it as NAME=VALUE (NAME: letters, digits and _)\n"
 
 
-def test_jsonl_rows_get_the_suite_vars_and_var(bench_cli, suite_file, tmp_path):
+def test_jsonl_rows_get_the_suite_vars_and_var(bench_cli, bench_suite_file, tmp_path):
     rows = [
         {"id": "r1", "prompt": "{greeting}, {name}", "response": "x", "evaluate": {"expected": "x"}},
         {
@@ -84,13 +84,13 @@ def test_jsonl_rows_get_the_suite_vars_and_var(bench_cli, suite_file, tmp_path):
         },
     ]
     (tmp_path / "tasks.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    path = suite_file("vars: {greeting: Hi, name: Al}\ntasks: tasks.jsonl\n")
+    path = bench_suite_file("vars: {greeting: Hi, name: Al}\ntasks: tasks.jsonl\n")
     assert _prompts(path) == {"r1": "Hi, Al", "r2": "Hi, Bo"}
     assert _prompts(path, variables={"greeting": "Yo"}) == {"r1": "Yo, Al", "r2": "Yo, Bo"}
 
 
-def test_vars_and_defaults_vars_together_are_refused(bench_cli, suite_file):
-    path = suite_file(
+def test_vars_and_defaults_vars_together_are_refused(bench_cli, bench_suite_file):
+    path = bench_suite_file(
         "vars: {a: 1}\ndefaults: {vars: {b: 2}}\ntasks:\n  - {id: t, response: x, evaluate: {expected: x}}\n"
     )
     result = bench_cli("validate", path)
@@ -115,9 +115,9 @@ tasks:
 """
 
 
-def test_a14_unset_variable_through_the_cli(bench_cli, suite_file, monkeypatch):
+def test_a14_unset_variable_through_the_cli(bench_cli, bench_suite_file, monkeypatch):
     _unset(monkeypatch, "BENCH_ENV_WHO")
-    path = suite_file(ENV_SUITE)
+    path = bench_suite_file(ENV_SUITE)
     result = bench_cli("validate", path)
     assert result.exit_code == 2
     assert result.stderr == (
@@ -126,22 +126,24 @@ def test_a14_unset_variable_through_the_cli(bench_cli, suite_file, monkeypatch):
     )
 
 
-def test_a14_a_value_from_the_suites_env_file_satisfies_it(bench_cli, suite_file, tmp_path, monkeypatch):
+def test_a14_a_value_from_the_suites_env_file_satisfies_it(
+    bench_cli, bench_suite_file, tmp_path, monkeypatch
+):
     _unset(monkeypatch, "BENCH_ENV_WHO")
     (tmp_path / "suites").mkdir()
     (tmp_path / "suites" / ".env").write_text("BENCH_ENV_WHO=world\n")
-    path = suite_file(ENV_SUITE, name="suites/suite.yaml")
+    path = bench_suite_file(ENV_SUITE, name="suites/suite.yaml")
     result = bench_cli("run", path, "-q", "-o", "out.json")
     assert result.exit_code == 0, result.output
     assert json.loads(Path("out.json").read_text())["tasks"][0]["response"] == "Hello world"
 
 
 def test_env_precedence_process_then_env_file_then_suite_then_working_directory(
-    bench_cli, suite_file, tmp_path, monkeypatch
+    bench_cli, bench_suite_file, tmp_path, monkeypatch
 ):
     _unset(monkeypatch, "BENCH_ENV_WHO")
     (tmp_path / "suites").mkdir()
-    path = suite_file(ENV_SUITE, name="suites/suite.yaml")
+    path = bench_suite_file(ENV_SUITE, name="suites/suite.yaml")
     (tmp_path / ".env").write_text("BENCH_ENV_WHO=cwd\n")
 
     def who(*options: str) -> str:
@@ -159,27 +161,27 @@ def test_env_precedence_process_then_env_file_then_suite_then_working_directory(
     assert who("--env-file", "named.env") == "Hello process"
 
 
-def test_no_env_file_reads_none(bench_cli, suite_file, tmp_path, monkeypatch):
+def test_no_env_file_reads_none(bench_cli, bench_suite_file, tmp_path, monkeypatch):
     _unset(monkeypatch, "BENCH_ENV_WHO")
     (tmp_path / ".env").write_text("BENCH_ENV_WHO=world\n")
-    path = suite_file(ENV_SUITE)
+    path = bench_suite_file(ENV_SUITE)
     result = bench_cli("validate", path, "--no-env-file")
     assert result.exit_code == 2
     assert "environment variable BENCH_ENV_WHO is not set" in result.stderr
 
 
-def test_missing_env_file_is_refused(bench_cli, suite_file):
-    path = suite_file(ENV_SUITE)
+def test_missing_env_file_is_refused(bench_cli, bench_suite_file):
+    path = bench_suite_file(ENV_SUITE)
     result = bench_cli("validate", path, "--env-file", "nope.env")
     assert result.exit_code == 2
     assert result.stderr == "error: --env-file nope.env: no such file\n"
 
 
-def test_a_key_loaded_from_env_is_redacted(bench_cli, suite_file, tmp_path, monkeypatch):
+def test_a_key_loaded_from_env_is_redacted(bench_cli, bench_suite_file, tmp_path, monkeypatch):
     _unset(monkeypatch, "BENCH_ENV_TOKEN")
     secret = "tok-9f8e7d6c5b4a3210"
     (tmp_path / ".env").write_text(f"BENCH_ENV_TOKEN={secret}\n")
-    path = suite_file(
+    path = bench_suite_file(
         "target: {type: echo}\ntasks:\n  - id: a\n    prompt: 'say ${BENCH_ENV_TOKEN}'\n"
         "    evaluate: {expected: nope}\n"
     )
@@ -203,10 +205,10 @@ tasks:
 
 
 def test_a_missing_key_is_one_start_up_error_before_any_request(
-    bench_cli, suite_file, fake_llm, monkeypatch, tmp_path
+    bench_cli, bench_suite_file, bench_fake_llm, monkeypatch, tmp_path
 ):
     _unset(monkeypatch, "OPENAI_API_KEY", "ANTHROPIC_API_KEY")
-    path = suite_file(JUDGED)
+    path = bench_suite_file(JUDGED)
     result = bench_cli("run", path)
     assert result.exit_code == 2
     assert result.stderr == (
@@ -214,14 +216,14 @@ def test_a_missing_key_is_one_start_up_error_before_any_request(
         "OPENAI_API_KEY (needed by openai/gpt-4o-mini). Set them in the environment or in a .env file "
         "beside the suite, or name another variable with api_key_env\n"
     )
-    assert fake_llm.count() == 0
+    assert bench_fake_llm.count() == 0
     assert not (tmp_path / ".bench" / "runs").exists()
 
 
-def test_dry_run_warns_about_a_missing_key(bench_cli, suite_file, monkeypatch):
+def test_dry_run_warns_about_a_missing_key(bench_cli, bench_suite_file, monkeypatch):
     _unset(monkeypatch, "OPENAI_API_KEY", "ANTHROPIC_API_KEY")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-0123456789")
-    result = bench_cli("run", suite_file(JUDGED), "--dry-run")
+    result = bench_cli("run", bench_suite_file(JUDGED), "--dry-run")
     assert result.exit_code == 0
     assert result.stderr == (
         "warning: API key variable is not set: OPENAI_API_KEY (needed by openai/gpt-4o-mini). Set it in the "
@@ -229,9 +231,9 @@ def test_dry_run_warns_about_a_missing_key(bench_cli, suite_file, monkeypatch):
     )
 
 
-def test_api_key_env_is_the_variable_checked(bench_cli, suite_file, fake_llm, monkeypatch):
+def test_api_key_env_is_the_variable_checked(bench_cli, bench_suite_file, bench_fake_llm, monkeypatch):
     _unset(monkeypatch, "BENCH_ENV_KEY")
-    path = suite_file(
+    path = bench_suite_file(
         "target: {type: litellm, model: openai/fake, api_key_env: BENCH_ENV_KEY}\n"
         "tasks:\n  - {id: t, prompt: q, evaluate: {expected: x}}\n"
     )
@@ -240,29 +242,31 @@ def test_api_key_env_is_the_variable_checked(bench_cli, suite_file, fake_llm, mo
     assert result.stderr.startswith(
         "error: API key variable is not set: BENCH_ENV_KEY (needed by openai/fake). "
     )
-    assert fake_llm.count() == 0
+    assert bench_fake_llm.count() == 0
 
 
-def test_a_key_from_a_dotenv_file_counts_as_set(bench_cli, suite_file, fake_llm, tmp_path, monkeypatch):
+def test_a_key_from_a_dotenv_file_counts_as_set(
+    bench_cli, bench_suite_file, bench_fake_llm, tmp_path, monkeypatch
+):
     _unset(monkeypatch, "BENCH_ENV_KEY")
     (tmp_path / ".env").write_text(f"BENCH_ENV_KEY={CANARY_KEY}\n")
-    path = suite_file(
+    path = bench_suite_file(
         "target: {type: litellm, model: openai/fake, api_key_env: BENCH_ENV_KEY}\n"
         "tasks:\n  - {id: t, prompt: q, evaluate: {expected: echo}}\n"
     )
     result = bench_cli("run", path, "-q")
     assert result.exit_code == 0, result.output
-    assert fake_llm.count() == 1
-    assert fake_llm.requests[0].headers["authorization"] == f"Bearer {CANARY_KEY}"
+    assert bench_fake_llm.count() == 1
+    assert bench_fake_llm.requests[0].headers["authorization"] == f"Bearer {CANARY_KEY}"
 
 
 def test_an_explicit_api_base_passes_the_check_and_a_missing_key_is_not_retried(
-    bench_cli, suite_file, fake_llm, monkeypatch
+    bench_cli, bench_suite_file, bench_fake_llm, monkeypatch
 ):
     _unset(monkeypatch, "OPENAI_API_KEY")
-    path = suite_file(
+    path = bench_suite_file(
         f"target: {{type: echo}}\nevaluators:\n"
-        f"  judge: {{type: llm_judge, criteria: ok, model: openai/judge, api_base: '{fake_llm.url}'}}\n"
+        f"  judge: {{type: llm_judge, criteria: ok, model: openai/judge, api_base: '{bench_fake_llm.url}'}}\n"
         "tasks:\n  - {id: t, prompt: q, evaluate: [judge]}\n"
     )
     assert bench_cli("run", path, "--dry-run").stderr == ""
@@ -274,15 +278,17 @@ def test_an_explicit_api_base_passes_the_check_and_a_missing_key_is_not_retried(
     )
 
 
-def test_c14_a_rejected_key_stops_the_run_after_one_request_at_concurrency_4(bench_cli, suite_file, fake_llm):
-    fake_llm.add(Fault(401, message="Incorrect API key provided"))
+def test_c14_a_rejected_key_stops_the_run_after_one_request_at_concurrency_4(
+    bench_cli, bench_suite_file, bench_fake_llm
+):
+    bench_fake_llm.add(Fault(401, message="Incorrect API key provided"))
     rows = "".join(
         f"  - {{id: t{i:02}, prompt: 'question {i}', evaluate: {{expected: echo}}}}\n" for i in range(20)
     )
-    path = suite_file(f"target: {{type: litellm, model: openai/fake}}\ntasks:\n{rows}")
+    path = bench_suite_file(f"target: {{type: litellm, model: openai/fake}}\ntasks:\n{rows}")
     result = bench_cli("run", path, "-j", "4", "-o", "out.json")
     assert result.exit_code == 3, result.output
-    assert fake_llm.count() == 1
+    assert bench_fake_llm.count() == 1
     report = json.loads(Path("out.json").read_text())
     (errored,) = [t for t in report["tasks"] if t["status"] == "error"]
     assert errored["error"] == (

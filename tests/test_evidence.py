@@ -94,8 +94,8 @@ def test_missing_evidence_is_named(ref, message):
         evidence.resolve(ref)
 
 
-def test_a_bad_reference_fails_validation_before_anything_runs(bench_cli, suite_file, tmp_path):
-    path = suite_file(
+def test_a_bad_reference_fails_validation_before_anything_runs(bench_cli, bench_suite_file, tmp_path):
+    path = bench_suite_file(
         """
         tasks:
           - id: a

@@ -45,7 +45,7 @@ def test_scripted_agent_suite_runs_offline(bench_cli, tmp_path, monkeypatch):
     assert (folder / "repo" / "calc.py").read_text().count("return a - b") == 1  # the source is untouched
 
 
-def test_agent_loop_suite_against_the_fake_server(bench_cli, tmp_path, monkeypatch, fake_llm):
+def test_agent_loop_suite_against_the_fake_server(bench_cli, tmp_path, monkeypatch, bench_fake_llm):
     folder = copy_example(tmp_path, monkeypatch)
     source = (folder / "repo" / "calc.py").read_text()
     turns = [
@@ -77,7 +77,7 @@ def test_agent_loop_suite_against_the_fake_server(bench_cli, tmp_path, monkeypat
             return turns[sum(m["role"] == "assistant" for m in body["messages"])]
         return judge_verdict(passed=True)(body)
 
-    fake_llm.default = respond
+    bench_fake_llm.default = respond
     result = bench_cli("run", folder / "loop.yaml", "-o", "out.json")
     assert result.exit_code == 0, result.stdout + result.stderr
     task = json.loads((folder / "out.json").read_text())["tasks"][0]

@@ -13,14 +13,14 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "calibration"
 
 
-def test_example_calibrates_and_gates(bench_cli, fake_llm, tmp_path):
+def test_example_calibrates_and_gates(bench_cli, bench_fake_llm, tmp_path):
     for name in ("suite.yaml", "labels.jsonl"):
         shutil.copy(EXAMPLE / name, tmp_path / name)
     # The judge fails the two answers that are plainly wrong and passes the rest; the people (by
     # majority, a tie failing) also fail export-data: 5 of 6 agree.
-    fake_llm.default = judge_verdict(passed=True, reason="fine")
+    bench_fake_llm.default = judge_verdict(passed=True, reason="fine")
     for words in ("Plans cannot be cancelled", "Email us your password"):
-        fake_llm.add(judge_verdict(passed=False, reason="wrong"), match=words)
+        bench_fake_llm.add(judge_verdict(passed=False, reason="wrong"), match=words)
     result = bench_cli("calibrate", "suite.yaml", "--labels", "labels.jsonl", "-o", "c.json")
     assert result.exit_code == 0, result.output
     (judge,) = json.loads((tmp_path / "c.json").read_text())["judges"]
@@ -42,15 +42,15 @@ def test_example_calibrates_and_gates(bench_cli, fake_llm, tmp_path):
     assert gated.exit_code == 1  # it ran: the judge fails two answers
 
 
-def test_docs_calibration_example_runs(bench_cli, fake_llm, tmp_path):
+def test_docs_calibration_example_runs(bench_cli, bench_fake_llm, tmp_path):
     text = (ROOT / "docs" / "calibration.md").read_text()
     suite = re.findall(r"```yaml\n(.*?)```", text, re.DOTALL)[0]
     labels = re.findall(r"```jsonl\n(.*?)```", text, re.DOTALL)[0]
     (tmp_path / "suite.yaml").write_text(suite)
     (tmp_path / "labels.jsonl").write_text(labels)
     command = re.findall(r"^\$ bench (calibrate .*)$", text, re.MULTILINE)[0].split()
-    fake_llm.default = judge_verdict(passed=True, reason="fine")
-    fake_llm.add(judge_verdict(passed=False, reason="asks for a password"), match="password")
+    bench_fake_llm.default = judge_verdict(passed=True, reason="fine")
+    bench_fake_llm.add(judge_verdict(passed=False, reason="asks for a password"), match="password")
     result = bench_cli(*command)
     assert result.exit_code == 0, result.output
     (judge,) = json.loads((tmp_path / "calibration.json").read_text())["judges"]
@@ -60,17 +60,17 @@ def test_docs_calibration_example_runs(bench_cli, fake_llm, tmp_path):
     )
 
 
-def _docs_suite(tmp_path, fake_llm):
+def _docs_suite(tmp_path, bench_fake_llm):
     text = (ROOT / "docs" / "calibration.md").read_text()
     (tmp_path / "suite.yaml").write_text(re.findall(r"```yaml\n(.*?)```", text, re.DOTALL)[0])
     (tmp_path / "labels.jsonl").write_text(re.findall(r"```jsonl\n(.*?)```", text, re.DOTALL)[0])
-    fake_llm.default = judge_verdict(passed=True, reason="fine")
-    fake_llm.add(judge_verdict(passed=False, reason="asks for a password"), match="password")
+    bench_fake_llm.default = judge_verdict(passed=True, reason="fine")
+    bench_fake_llm.add(judge_verdict(passed=False, reason="asks for a password"), match="password")
     return text
 
 
-def test_docs_calibration_html_example_writes_the_page(bench_cli, fake_llm, tmp_path):
-    text = _docs_suite(tmp_path, fake_llm)
+def test_docs_calibration_html_example_writes_the_page(bench_cli, bench_fake_llm, tmp_path):
+    text = _docs_suite(tmp_path, bench_fake_llm)
     (command,) = re.findall(r"^\$ bench (calibrate .*\.html)$", text, re.MULTILINE)
     result = bench_cli(*command.split())
     assert result.exit_code == 0, result.output
@@ -81,8 +81,10 @@ def test_docs_calibration_html_example_writes_the_page(bench_cli, fake_llm, tmp_
     assert judge["disagreements"][0]["human_note"] == "plans can be cancelled under Billing"
 
 
-def test_docs_calibration_python_example_refuses_the_weak_judge(fake_llm, tmp_path, monkeypatch, capsys):
-    text = _docs_suite(tmp_path, fake_llm)
+def test_docs_calibration_python_example_refuses_the_weak_judge(
+    bench_fake_llm, tmp_path, monkeypatch, capsys
+):
+    text = _docs_suite(tmp_path, bench_fake_llm)
     suite = (tmp_path / "suite.yaml").read_text()
     (tmp_path / "suite.yaml").write_text(
         suite.replace(
@@ -99,7 +101,7 @@ def test_docs_calibration_python_example_refuses_the_weak_judge(fake_llm, tmp_pa
     )
 
 
-def test_docs_graded_example_prints_what_the_page_shows(bench_cli, fake_llm, tmp_path):
+def test_docs_graded_example_prints_what_the_page_shows(bench_cli, bench_fake_llm, tmp_path):
     text = (ROOT / "docs" / "calibration.md").read_text()
     section = text[text.index("### Graded scores") :]
     (tmp_path / "suite.yaml").write_text(re.findall(r"```yaml\n(.*?)```", text, re.DOTALL)[0])
@@ -113,7 +115,7 @@ def test_docs_graded_example_prints_what_the_page_shows(bench_cli, fake_llm, tmp
         ("password", 0.0),
     ):
         verdict = judge_verdict(passed=score >= 0.5, score=score, reason="a plausible policy answer")
-        fake_llm.add(verdict, match=words)
+        bench_fake_llm.add(verdict, match=words)
     result = bench_cli(*command.removeprefix("$ bench ").split())
     assert result.exit_code == 0, result.output
     assert result.stdout == shown

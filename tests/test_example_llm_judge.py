@@ -17,7 +17,7 @@ ANSWERS = {
 }
 
 
-def test_example_runs_against_the_fake_server(bench_cli, fake_llm, tmp_path):
+def test_example_runs_against_the_fake_server(bench_cli, bench_fake_llm, tmp_path):
     verdict, out_of_five = judge_verdict(passed=True, score=1), judge_verdict(passed=True, score=5)
 
     def respond(body: dict[str, Any]) -> Reply:
@@ -27,15 +27,15 @@ def test_example_runs_against_the_fake_server(bench_cli, fake_llm, tmp_path):
         question = body["messages"][-1]["content"]
         return Reply(next(a for key, a in ANSWERS.items() if key in question))
 
-    fake_llm.default = respond
+    bench_fake_llm.default = respond
     result = bench_cli("run", EXAMPLE, "-o", "out.json")
     assert result.exit_code == 0, result.output
     report = json.loads((tmp_path / "out.json").read_text())
     assert report["summary"]["passed"] == 3
     calls = report["llm"]["calls"]
-    assert calls == fake_llm.count() == 3 + 2 + 2 + 1 + 3  # 3 answers; judges: 2 + 2 + (1 + 3 samples)
+    assert calls == bench_fake_llm.count() == 3 + 2 + 2 + 1 + 3  # 3 answers; judges: 2 + 2 + (1 + 3 samples)
     assert report["tasks"][0]["evaluators"][1]["score"] == 1.0
 
     dry = bench_cli("run", EXAMPLE, "--dry-run")
     assert "11 model calls; cost at most $" in dry.stdout
-    assert fake_llm.count() == calls
+    assert bench_fake_llm.count() == calls

@@ -30,8 +30,8 @@ def responder(body: dict[str, Any]) -> Reply:
     return Reply(next(a for key, a in ANSWERS.items() if key in question))
 
 
-def test_rag_example(bench_cli, fake_llm, tmp_path):
-    fake_llm.default = responder
+def test_rag_example(bench_cli, bench_fake_llm, tmp_path):
+    bench_fake_llm.default = responder
     result = bench_cli("run", EXAMPLES / "rag" / "suite.yaml", "-o", "out.json")
     assert result.exit_code == 0, result.stdout + result.stderr
     report = json.loads((tmp_path / "out.json").read_text())
@@ -39,14 +39,16 @@ def test_rag_example(bench_cli, fake_llm, tmp_path):
     faithful = report["tasks"][0]["evaluators"][0]
     assert faithful["name"] == "faithful"
     judged = [
-        json.dumps(r.body) for r in fake_llm.requests if r.body.get("tools") or r.body.get("response_format")
+        json.dumps(r.body)
+        for r in bench_fake_llm.requests
+        if r.body.get("tools") or r.body.get("response_format")
     ]
     faithfulness = next(body for body in judged if "ClaimsVerdict" in body or "supported" in body)
     assert "Returns are accepted within 30 days" in faithfulness  # the chunk the system retrieved
 
 
-def test_safety_example_catches_the_leaked_card(bench_cli, fake_llm, tmp_path):
-    fake_llm.default = responder
+def test_safety_example_catches_the_leaked_card(bench_cli, bench_fake_llm, tmp_path):
+    bench_fake_llm.default = responder
     result = bench_cli("run", EXAMPLES / "safety" / "suite.yaml", "-o", "out.json")
     assert result.exit_code == 1
     tasks = {t["id"]: t for t in json.loads((tmp_path / "out.json").read_text())["tasks"]}

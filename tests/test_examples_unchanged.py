@@ -132,10 +132,10 @@ def check(name: str, result: Any, report: Path, folder: Path, requests: list[Any
         ("safety", "safety/suite.yaml"),
     ],
 )
-def test_example_output_is_unchanged(name, suite, bench_cli, fake_llm, tmp_path):
-    fake_llm.default = respond
+def test_example_output_is_unchanged(name, suite, bench_cli, bench_fake_llm, tmp_path):
+    bench_fake_llm.default = respond
     result = bench_cli("run", ROOT / "examples" / suite, "-o", "out.json", "--runs-dir", tmp_path / "runs")
-    check(name, result, tmp_path / "out.json", tmp_path, fake_llm.requests)
+    check(name, result, tmp_path / "out.json", tmp_path, bench_fake_llm.requests)
 
 
 def test_agent_example_output_is_unchanged(bench_cli, tmp_path, monkeypatch):

@@ -87,18 +87,18 @@ def test_block_and_evaluators_must_all_pass_with_evaluate_entries_too(tmp_path):
     assert len(found["mixed"]["evaluators"]) == 3
 
 
-def test_block_errors(bench_cli, suite_file):
-    unknown = suite_file("tasks:\n  - {id: a, response: x, expected: {contain: [x]}}\n")
+def test_block_errors(bench_cli, bench_suite_file):
+    unknown = bench_suite_file("tasks:\n  - {id: a, response: x, expected: {contain: [x]}}\n")
     result = bench_cli("validate", unknown)
     assert result.exit_code == 2
     assert (
         "tasks[0].expected.contain: unknown assertion 'contain' (did you mean 'contains'?)" in result.stderr
     )
-    scalar = suite_file("tasks:\n  - {id: a, response: x, expected: Paris}\n", name="scalar.yaml")
+    scalar = bench_suite_file("tasks:\n  - {id: a, response: x, expected: Paris}\n", name="scalar.yaml")
     result = bench_cli("validate", scalar)
     assert result.exit_code == 2
     assert "tasks[0].expected: a task's 'expected:' is AI Eval's block of assertions" in result.stderr
-    missing = suite_file(
+    missing = bench_suite_file(
         "tasks:\n  - {id: a, response: x, evaluators: [{type: exact}]}\n", name="missing.yaml"
     )
     result = bench_cli("validate", missing)
@@ -106,7 +106,9 @@ def test_block_errors(bench_cli, suite_file):
     assert (
         "'exact' takes its values from the task's expected.exact_match, which is not given" in result.stderr
     )
-    bad_regex = suite_file("tasks:\n  - {id: a, response: x, expected: {regex: ['(oops']}}\n", name="re.yaml")
+    bad_regex = bench_suite_file(
+        "tasks:\n  - {id: a, response: x, expected: {regex: ['(oops']}}\n", name="re.yaml"
+    )
     result = bench_cli("validate", bad_regex)
     assert result.exit_code == 2
     assert "invalid regex '(oops'" in result.stderr

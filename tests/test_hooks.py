@@ -21,7 +21,7 @@ from bench import hookspecs
 from bench.plugins.registry import get_registry
 from bench.testing.distributions import hook_example, install
 
-HOOKS = ("evaluators", "targets", "reporters", "suite_loaders", "executors")
+HOOKS = ("evaluators", "targets", "reporters", "suite_loaders", "executors", "importers")
 CLASH = '''
 from bench import Evaluator, Result, Sample, hookimpl
 
@@ -183,8 +183,8 @@ def clash(sites: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> Iterator[N
 
 
 @pytest.mark.slow
-def test_evaluators_hook(demo, bench_cli, suite_file):
-    suite = suite_file(
+def test_evaluators_hook(demo, bench_cli, bench_suite_file):
+    suite = bench_suite_file(
         """
         tasks:
           - {id: loud, response: HELLO, evaluate: shouting}
@@ -200,8 +200,8 @@ def test_evaluators_hook(demo, bench_cli, suite_file):
 
 
 @pytest.mark.slow
-def test_targets_hook(demo, bench_cli, suite_file):
-    suite = suite_file(
+def test_targets_hook(demo, bench_cli, bench_suite_file):
+    suite = bench_suite_file(
         """
         target: {type: reverse}
         tasks:
@@ -214,16 +214,16 @@ def test_targets_hook(demo, bench_cli, suite_file):
 
 
 @pytest.mark.slow
-def test_reporters_hook(demo, bench_cli, suite_file):
-    suite = suite_file("tasks:\n  - {id: a, response: x, evaluate: {expected: x}}\n")
+def test_reporters_hook(demo, bench_cli, bench_suite_file):
+    suite = bench_suite_file("tasks:\n  - {id: a, response: x, evaluate: {expected: x}}\n")
     result = bench_cli("run", suite, "-q", "--report", "pass-count=count.txt")
     assert result.exit_code == 0, result.output
     assert Path("count.txt").read_text() == "1/1\n"
 
 
 @pytest.mark.slow
-def test_a_reporters_declared_extension_picks_it_for_dash_o(demo, bench_cli, suite_file):
-    suite = suite_file("tasks:\n  - {id: a, response: x, evaluate: {expected: x}}\n")
+def test_a_reporters_declared_extension_picks_it_for_dash_o(demo, bench_cli, bench_suite_file):
+    suite = bench_suite_file("tasks:\n  - {id: a, response: x, evaluate: {expected: x}}\n")
     result = bench_cli("run", suite, "-q", "-o", "passes.count")
     assert result.exit_code == 0, result.output
     assert Path("passes.count").read_text() == "1/1\n"
@@ -247,8 +247,8 @@ def test_suite_loaders_hook(demo, bench_cli, tmp_path):
 
 
 @pytest.mark.slow
-def test_executors_hook(demo, bench_cli, suite_file):
-    suite = suite_file(
+def test_executors_hook(demo, bench_cli, bench_suite_file):
+    suite = bench_suite_file(
         """
         tasks:
           - {id: a, response: x, evaluate: {expected: x}}
@@ -270,6 +270,18 @@ def test_executors_hook(demo, bench_cli, suite_file):
 
 
 @pytest.mark.slow
+def test_importers_hook(demo, bench_cli, tmp_path):
+    (tmp_path / "answers.json").write_text('{"answers": {"What is 2+2?": "4"}}')
+    result = bench_cli("import", "answers.json", "-o", "answered", "--runs-dir", "runs")
+    assert (result.exit_code, result.stderr) == (0, ""), result.output
+    assert result.stdout.startswith("imported answers.json (answers): 1 tasks: 0 passed, 0 failed, 1 errors")
+    [line] = Path("runs/answered/results.jsonl").read_text().splitlines()
+    row = json.loads(line)
+    assert (row["id"], row["prompt"], row["response"], row["status"]) == ("q1", "What is 2+2?", "4", "error")
+    assert json.loads(Path("runs/answered/manifest.json").read_text())["source"]["importer"] == "answers"
+
+
+@pytest.mark.slow
 def test_bench_plugins_lists_what_each_plugin_registered(demo, bench_cli, monkeypatch):
     monkeypatch.setenv("BENCH_PLUGINS", "bench-core,bench-hooks-demo")
     result = bench_cli("plugins")
@@ -278,17 +290,21 @@ def test_bench_plugins_lists_what_each_plugin_registered(demo, bench_cli, monkey
     assert result.stdout == (
         "bench-core 0.1.0 (entry point 'core')\n"
         "  hooks: bench_register_targets, bench_register_reporters, bench_register_suite_loaders,\n"
-        "    bench_register_executors\n"
+        "    bench_register_executors, bench_register_importers\n"
         "  targets: recorded, echo, python, command, litellm\n"
         "  reporters: json, jsonl, csv, junit, markdown, html\n"
         "  suite loaders: bench\n"
         "  executors: local\n"
+        "  importers: bench\n"
         "bench-hooks-demo 1.2.3 (entry point 'evaluators')\n"
         "  hooks: bench_register_evaluators\n"
         "  evaluators: shouting\n"
         "bench-hooks-demo 1.2.3 (entry point 'executors')\n"
         "  hooks: bench_register_executors\n"
         "  executors: serial\n"
+        "bench-hooks-demo 1.2.3 (entry point 'importers')\n"
+        "  hooks: bench_register_importers\n"
+        "  importers: answers\n"
         "bench-hooks-demo 1.2.3 (entry point 'reporters')\n"
         "  hooks: bench_register_reporters\n"
         "  reporters: pass-count\n"
@@ -329,13 +345,15 @@ def test_bench_plugins_lists_failures_and_clashes(clash, bench_cli, monkeypatch)
 
 
 @pytest.mark.slow
-def test_a_clash_fails_only_the_suites_that_use_the_name(clash, bench_cli, suite_file):
-    fine = suite_file("tasks:\n  - {id: a, response: x, evaluate: {expected: x}}\n", name="fine.yaml")
+def test_a_clash_fails_only_the_suites_that_use_the_name(clash, bench_cli, bench_suite_file):
+    fine = bench_suite_file("tasks:\n  - {id: a, response: x, evaluate: {expected: x}}\n", name="fine.yaml")
     result = bench_cli("run", fine, "-q")
     assert result.exit_code == 0, result.output
     assert result.stderr == f"warning: {BROKEN}\n"
 
-    clashing = suite_file("tasks:\n  - {id: a, response: X, evaluate: shouting}\n", name="clashing.yaml")
+    clashing = bench_suite_file(
+        "tasks:\n  - {id: a, response: X, evaluate: shouting}\n", name="clashing.yaml"
+    )
     result = bench_cli("validate", clashing)
     assert result.exit_code == 2
     assert result.stderr == (
@@ -382,8 +400,8 @@ def test_a_clashing_name_fails_what_uses_it(clash_all, bench_cli, tmp_path, file
 
 
 @pytest.mark.slow
-def test_a_clash_does_not_fail_suites_that_do_not_use_the_name(clash_all, bench_cli, suite_file):
-    fine = suite_file("tasks:\n  - {id: a, response: x, evaluate: {expected: x}}\n")
+def test_a_clash_does_not_fail_suites_that_do_not_use_the_name(clash_all, bench_cli, bench_suite_file):
+    fine = bench_suite_file("tasks:\n  - {id: a, response: x, evaluate: {expected: x}}\n")
     result = bench_cli("run", fine, "-q", "--report", "json=out.json")
     assert (result.exit_code, result.stderr) == (0, ""), result.output
 
@@ -422,8 +440,8 @@ def test_bench_plugins_lists_a_bad_registration_as_a_failure(bad, bench_cli, mon
 
 
 @pytest.mark.slow
-def test_a_bad_registration_skips_only_that_class(bad, bench_cli, suite_file):
-    suite = suite_file(
+def test_a_bad_registration_skips_only_that_class(bad, bench_cli, bench_suite_file):
+    suite = bench_suite_file(
         """
         tasks:
           - {id: quiet, response: hello, evaluate: whisper}

@@ -29,14 +29,14 @@ tasks:
 """
 
 
-def test_human_labels_feed_the_dimension(bench_cli, suite_file, tmp_path):
+def test_human_labels_feed_the_dimension(bench_cli, bench_suite_file, tmp_path):
     (tmp_path / "labels.jsonl").write_text(
         '{"task": "liked", "passed": true, "rater": "ann"}\n'
         '{"task": "liked", "score": 0.5, "rater": "bob"}\n'
         '{"task": "disliked", "passed": false}\n',
         encoding="utf-8",
     )
-    path = suite_file(SUITE.format(labels="labels.jsonl"))
+    path = bench_suite_file(SUITE.format(labels="labels.jsonl"))
     result = bench_cli("run", path, "-o", "out.json")
     tasks = {t["id"]: t["scorecard"] for t in json.loads((tmp_path / "out.json").read_text())["tasks"]}
     liked = tasks["liked"]["dimensions"][1]
@@ -76,25 +76,25 @@ def test_bad_labels_are_refused_with_the_row(tmp_path, monkeypatch, text, messag
     assert str(caught.value) == message
 
 
-def test_a_suite_with_bad_or_missing_labels_says_where(bench_cli, suite_file, tmp_path):
+def test_a_suite_with_bad_or_missing_labels_says_where(bench_cli, bench_suite_file, tmp_path):
     (tmp_path / "labels.jsonl").write_text('{"task": "liked", "score": 7}\n', encoding="utf-8")
-    result = bench_cli("validate", suite_file(SUITE.format(labels="labels.jsonl")))
+    result = bench_cli("validate", bench_suite_file(SUITE.format(labels="labels.jsonl")))
     assert result.exit_code == 2
     assert (
         "scorecard.dimensions[1].labels: labels.jsonl:1: score must be between 0 and 1, not 7"
         in result.output
     )
-    result = bench_cli("validate", suite_file(SUITE.format(labels="none.jsonl")))
+    result = bench_cli("validate", bench_suite_file(SUITE.format(labels="none.jsonl")))
     assert (
         "scorecard.dimensions[1].labels: none.jsonl: cannot read the labels: No such file or directory"
         in result.output
     )
 
 
-def test_the_dimension_needs_labels_and_only_it_takes_them(bench_cli, suite_file):
+def test_the_dimension_needs_labels_and_only_it_takes_them(bench_cli, bench_suite_file):
     no_labels = SUITE.replace(", labels: {labels}", "")
-    result = bench_cli("validate", suite_file(no_labels.format()))
+    result = bench_cli("validate", bench_suite_file(no_labels.format()))
     assert "a human_preference dimension needs labels (a file of task, passed or score)" in result.output
     misplaced = SUITE.replace("- correctness", "- {{key: c, source: validators, labels: x.jsonl}}")
-    result = bench_cli("validate", suite_file(misplaced.format(labels="x.jsonl")))
+    result = bench_cli("validate", bench_suite_file(misplaced.format(labels="x.jsonl")))
     assert "labels is only for source: human_preference" in result.output

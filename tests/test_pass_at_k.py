@@ -42,9 +42,9 @@ def test_pass_at_k_is_one_minus_the_chance_that_k_draws_all_fail(passed, runs, v
     assert pass_at_k(passed, runs) == pytest.approx(value)
 
 
-def test_each_task_passes_or_fails_by_pass_at_k_over_its_runs(bench_cli, suite_file, tmp_path):
+def test_each_task_passes_or_fails_by_pass_at_k_over_its_runs(bench_cli, bench_suite_file, tmp_path):
     (tmp_path / "flaky.py").write_text(FLAKY)
-    result = bench_cli("run", suite_file(SUITE), "-q", "-o", "out.json")
+    result = bench_cli("run", bench_suite_file(SUITE), "-q", "-o", "out.json")
     # often: p = 2/3, k = 3: 1 - (1/3)^3 = 0.963 >= 0.9 passes; rarely: p = 1/3: 1 - (2/3)^3 = 0.704
     # < 0.9 fails; never: p = 0 gives 0, which reaches its own threshold 0.
     assert result.exit_code == 1, result.stderr
@@ -63,19 +63,22 @@ def test_each_task_passes_or_fails_by_pass_at_k_over_its_runs(bench_cli, suite_f
     assert (judged["passed"], judged["failed"], judged["failed_runs"]) == (2, 1, 6)
 
 
-def test_failed_runs_of_a_task_that_passes_by_pass_at_k_do_not_fail_the_run(bench_cli, suite_file, tmp_path):
+def test_failed_runs_of_a_task_that_passes_by_pass_at_k_do_not_fail_the_run(
+    bench_cli, bench_suite_file, tmp_path
+):
     # its own module name: the first test's module, state and all, stays imported in this process
     (tmp_path / "flaky_again.py").write_text(FLAKY)
     body = SUITE.replace('  - {id: rarely, prompt: rarely, evaluate: {expected: "yes"}}\n', "")
     body = body.replace("flaky:answer", "flaky_again:answer")
-    result = bench_cli("run", suite_file(body), "-q", "-o", "out.json")
+    result = bench_cli("run", bench_suite_file(body), "-q", "-o", "out.json")
     assert result.exit_code == 0, result.stdout
     assert json.loads((tmp_path / "out.json").read_text())["passed"] is True
 
 
-def test_a_threshold_outside_zero_to_one_is_refused(bench_cli, suite_file):
+def test_a_threshold_outside_zero_to_one_is_refused(bench_cli, bench_suite_file):
     result = bench_cli(
-        "validate", suite_file("pass_at_k: 1.5\ntasks: [{id: a, response: x, evaluate: {expected: x}}]\n")
+        "validate",
+        bench_suite_file("pass_at_k: 1.5\ntasks: [{id: a, response: x, evaluate: {expected: x}}]\n"),
     )
     assert result.exit_code == 2
     assert "pass_at_k: Input should be less than or equal to 1" in result.stderr

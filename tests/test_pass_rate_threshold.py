@@ -42,8 +42,8 @@ def test_the_rate_is_shown_to_the_thresholds_decimals_and_never_disagrees(bench_
     assert result.exit_code == 0
 
 
-def test_equal_to_the_threshold_passes(bench_cli, suite_file):
-    path = suite_file(HALF)
+def test_equal_to_the_threshold_passes(bench_cli, bench_suite_file):
+    path = bench_suite_file(HALF)
     result = bench_cli("run", path, "-q", "--pass-rate-threshold", "0.5")
     assert _last_line(result.stdout) == "pass rate 50.0% ≥ threshold 50%: passing"
     assert result.exit_code == 0
@@ -52,16 +52,16 @@ def test_equal_to_the_threshold_passes(bench_cli, suite_file):
     assert result.exit_code == 1
 
 
-def test_with_repeat_every_run_of_every_task_counts(bench_cli, suite_file):
-    path = suite_file(HALF)
+def test_with_repeat_every_run_of_every_task_counts(bench_cli, bench_suite_file):
+    path = bench_suite_file(HALF)
     result = bench_cli("run", path, "-q", "--repeat", "3", "--pass-rate-threshold", "50%")
     assert "6 runs of 2 tasks: 3 passed, 3 failed, 0 errors" in result.stdout
     assert _last_line(result.stdout) == "pass rate 50.0% ≥ threshold 50%: passing"
     assert result.exit_code == 0
 
 
-def test_errors_exit_3_whatever_the_pass_rate(bench_cli, suite_file):
-    path = suite_file(
+def test_errors_exit_3_whatever_the_pass_rate(bench_cli, bench_suite_file):
+    path = bench_suite_file(
         "target: {type: recorded}\n"
         "tasks:\n  - {id: a, response: yes, evaluate: {expected: yes}}\n  - {id: b, evaluate: {expected: x}}\n"
     )

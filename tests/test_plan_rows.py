@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-from bench import PlannedTask, PlanRow, load_suite
+from bench.distributed import PlannedTask, PlanRow
 from bench.suite.selection.narrowing import Selection, narrow
+from bench.testing import load_suite
 from bench.vocabulary.errors import BenchError
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -45,7 +45,8 @@ COINCIDENCES: dict[str, tuple[str, frozenset[str]]] = {
         frozenset(
             {
                 "evidence.py",
-                "llm/client.py",
+                "llm/answers.py",
+                "llm/providers/calls.py",
                 "llm/providers/direct.py",
                 "llm/request.py",
                 "llm/verdict.py",
@@ -161,10 +162,10 @@ def test_an_alias_of_a_type_not_installed_names_its_package(tmp_path, entry, dis
     assert result.stderr == f"error: {path}:{message}\n"
 
 
-def test_an_unknown_reporter_names_its_package(monkeypatch, bench_cli, suite_file):
+def test_an_unknown_reporter_names_its_package(monkeypatch, bench_cli, bench_suite_file):
     known = {kind: {} for kind in catalogue.KINDS} | {"reporters": {"pdf": "bench-pdf"}}
     monkeypatch.setattr(catalogue, "load", lambda: known)
-    suite = suite_file("tasks:\n  - {id: a, response: x, evaluate: {expected: x}}\n")
+    suite = bench_suite_file("tasks:\n  - {id: a, response: x, evaluate: {expected: x}}\n")
     result = bench_cli("run", suite, "-q", "--report", "pdf=out.pdf")
     assert result.exit_code == 2
     assert result.stderr == "error: --report: unknown reporter 'pdf' (pip install bench-pdf provides 'pdf')\n"
@@ -242,10 +243,10 @@ def test_bench_core_names_no_plugin_distribution_in_what_it_says():
     assert named == [], "bench-core names plugin packages"
 
 
-def test_an_executor_not_installed_names_its_package(monkeypatch, bench_cli, suite_file):
+def test_an_executor_not_installed_names_its_package(monkeypatch, bench_cli, bench_suite_file):
     known = {kind: {} for kind in catalogue.KINDS} | {"executors": {"grid": "bench-grid"}}
     monkeypatch.setattr(catalogue, "load", lambda: known)
-    suite = suite_file("tasks:\n  - {id: a, response: x, evaluate: {expected: x}}\n")
+    suite = bench_suite_file("tasks:\n  - {id: a, response: x, evaluate: {expected: x}}\n")
     result = bench_cli("run", suite, "-q", "--executor", "grid")
     assert result.exit_code == 2
     assert (

@@ -23,7 +23,7 @@ class Clock:
         return self.t
 
 
-def _recorded_suite(suite_file, statuses: str, ids: list[str] | None = None):
+def _recorded_suite(bench_suite_file, statuses: str, ids: list[str] | None = None):
     """One recorded task per letter: p passes, f fails, e is an error (no response)."""
     rows = []
     for i, kind in enumerate(statuses):
@@ -35,7 +35,7 @@ def _recorded_suite(suite_file, statuses: str, ids: list[str] | None = None):
             rows.append(
                 f"  - {{id: {json.dumps(task_id)}, response: {response}, evaluate: {{expected: x}}}}\n"
             )
-    return suite_file("target: {type: recorded}\ntasks:\n" + "".join(rows))
+    return bench_suite_file("target: {type: recorded}\ntasks:\n" + "".join(rows))
 
 
 def _seconds(text: str) -> str:
@@ -49,8 +49,8 @@ def frozen_clock(monkeypatch):
     monkeypatch.setattr("bench.report.progress.now", lambda: 100.0)
 
 
-def test_ci_log_gets_a_plain_line_at_each_10_percent_step(bench_cli, suite_file, frozen_clock):
-    path = _recorded_suite(suite_file, "pfpepppfpp")
+def test_ci_log_gets_a_plain_line_at_each_10_percent_step(bench_cli, bench_suite_file, frozen_clock):
+    path = _recorded_suite(bench_suite_file, "pfpepppfpp")
     result = bench_cli("run", path, "-j", "1", "--runs-dir", "runs")
     assert result.exit_code == 3
     counts = [(0, 0), (1, 0), (1, 0), (1, 1), (1, 1), (1, 1), (1, 1), (2, 1), (2, 1), (2, 1)]
@@ -63,25 +63,25 @@ def test_ci_log_gets_a_plain_line_at_each_10_percent_step(bench_cli, suite_file,
     assert "bench: " not in result.stdout  # progress never mixes into what stdout carries
 
 
-def test_ci_log_lines_are_throttled_between_steps_of_a_large_run(bench_cli, suite_file, frozen_clock):
-    path = _recorded_suite(suite_file, "p" * 40)
+def test_ci_log_lines_are_throttled_between_steps_of_a_large_run(bench_cli, bench_suite_file, frozen_clock):
+    path = _recorded_suite(bench_suite_file, "p" * 40)
     result = bench_cli("run", path, "--runs-dir", "runs")
     progress = [line for line in result.stderr.splitlines() if line.startswith("bench: ")]
     assert [line.split()[1] for line in progress] == [f"{p}%" for p in range(10, 101, 10)]
     assert progress[3] == "bench: 40% 16/40 tasks, 0 failed, 0 errors, ? tasks/s, ETA ?"
 
 
-def test_quiet_prints_no_progress_and_no_start_up_line(bench_cli, suite_file):
-    path = _recorded_suite(suite_file, "pf")
+def test_quiet_prints_no_progress_and_no_start_up_line(bench_cli, bench_suite_file):
+    path = _recorded_suite(bench_suite_file, "pf")
     result = bench_cli("run", path, "-q", "--runs-dir", "runs")
     assert result.stderr == ""
     assert "2 tasks: 1 passed, 1 failed, 0 errors" in result.stdout
     assert result.exit_code == 1
 
 
-def test_verbose_prints_a_line_per_task_with_ids_as_plain_text_j5(bench_cli, suite_file, frozen_clock):
+def test_verbose_prints_a_line_per_task_with_ids_as_plain_text_j5(bench_cli, bench_suite_file, frozen_clock):
     ids = ["[red]forged[/red]", "b\u009b31mx", "c"]
-    path = _recorded_suite(suite_file, "pfe", ids)
+    path = _recorded_suite(bench_suite_file, "pfe", ids)
     result = bench_cli("run", path, "-v", "-j", "1", "--runs-dir", "runs")
     tasks = [_seconds(line) for line in result.stderr.splitlines() if line.startswith("task ")]
     assert tasks == [
@@ -99,14 +99,16 @@ def test_verbose_line_names_the_repeat_and_the_duration(monkeypatch):
     assert task_line(result).plain == "task a (run 2): passed, score 0.75, 1.23 s"
 
 
-def test_a_model_run_says_it_imports_the_model_client_first(bench_cli, suite_file, fake_llm, monkeypatch):
-    monkeypatch.setattr("bench.llm.client._warmed_up", False)
+def test_a_model_run_says_it_imports_the_model_client_first(
+    bench_cli, bench_suite_file, bench_fake_llm, monkeypatch
+):
+    monkeypatch.setattr("bench.llm.providers.calls._warmed_up", False)
     monkeypatch.setenv("BENCH_LLM_TRANSPORT", "litellm")  # openai/ models skip litellm otherwise
-    path = suite_file(
+    path = bench_suite_file(
         "target: {type: litellm, model: openai/gpt-4o-mini}\n"
         "tasks:\n  - {id: a, prompt: hi, evaluate: {expected: ok}}\n"
     )
-    fake_llm.default = lambda body: Reply("ok")
+    bench_fake_llm.default = lambda body: Reply("ok")
     result = bench_cli("run", path, "--runs-dir", "runs")
     assert result.exit_code == 0, result.stderr
     assert result.stderr.splitlines()[:2] == [
@@ -115,8 +117,8 @@ def test_a_model_run_says_it_imports_the_model_client_first(bench_cli, suite_fil
     ]
 
 
-def test_repeats_are_counted_as_tasks_and_runs_on_the_loaded_line(bench_cli, suite_file):
-    path = _recorded_suite(suite_file, "pp")
+def test_repeats_are_counted_as_tasks_and_runs_on_the_loaded_line(bench_cli, bench_suite_file):
+    path = _recorded_suite(bench_suite_file, "pp")
     result = bench_cli("run", path, "--repeat", "3", "--runs-dir", "runs")
     assert result.stderr.splitlines()[0] == "loaded suite.yaml: 2 tasks, 6 runs"
 
@@ -197,7 +199,7 @@ def test_the_interval_can_be_chosen():
     assert tracker.line_due()
 
 
-def test_quiet_and_verbose_together_print_the_task_lines_only(bench_cli, suite_file):
-    path = _recorded_suite(suite_file, "p")
+def test_quiet_and_verbose_together_print_the_task_lines_only(bench_cli, bench_suite_file):
+    path = _recorded_suite(bench_suite_file, "p")
     result = bench_cli("run", path, "-q", "-v", "--runs-dir", "runs")
     assert _seconds(result.stderr) == "task t0: passed, score 1, S s\n"

@@ -79,16 +79,16 @@ def test_resume_keeps_every_finished_repeat(bench_cli, flaky_suite, tmp_path):
     assert "9 kept, 0 to run" in again.stderr
 
 
-def test_g08_repeats_are_distinct_model_calls_then_cached(bench_cli, fake_llm, tmp_path):
+def test_g08_repeats_are_distinct_model_calls_then_cached(bench_cli, bench_fake_llm, tmp_path):
     (tmp_path / "suite.yaml").write_text(
         "name: llm\ntarget: {type: litellm, model: openai/fake}\nrepeat: 5\n"
         "tasks:\n  - {id: a, prompt: 'Say yes', evaluate: {expected: 'yes'}}\n"
     )
-    fake_llm.default = lambda body: __import__("bench.testing.server", fromlist=["Reply"]).Reply("yes")
+    bench_fake_llm.default = lambda body: __import__("bench.testing.server", fromlist=["Reply"]).Reply("yes")
     assert bench_cli("run", tmp_path / "suite.yaml").exit_code == 0
-    assert fake_llm.count() == 5
+    assert bench_fake_llm.count() == 5
     assert bench_cli("run", tmp_path / "suite.yaml").exit_code == 0
-    assert fake_llm.count() == 5  # all five answers came from the cache
+    assert bench_fake_llm.count() == 5  # all five answers came from the cache
 
 
 def judged(task: str, repeat: int, samples: list[float]) -> dict:

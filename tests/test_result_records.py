@@ -57,7 +57,7 @@ def test_a_record_keeps_the_prompt_vars_metadata_tags_and_target(bench_cli, tmp_
     assert {t["id"]: t["prompt"] for t in stored}["capital"] == "What is the capital of France?"
 
 
-def test_a_records_target_names_its_model(bench_cli, tmp_path, fake_llm):
+def test_a_records_target_names_its_model(bench_cli, tmp_path, bench_fake_llm):
     suite = write_suite(
         tmp_path,
         "name: m\ntarget: {type: litellm, model: openai/fake}\n"

@@ -11,7 +11,7 @@ import pytest
 from bench.authoring.schema import suite_schema
 from bench.document import load_yaml
 from bench.plugins.registry import get_registry
-from bench.version import __version__
+from bench.vocabulary.version import __version__
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITES = [
@@ -64,7 +64,7 @@ def test_the_schema_lists_every_installed_evaluator_type(bench_cli):
     assert set(get_registry().evaluators) <= titles
 
 
-def test_a_schema_key_in_a_suite_is_accepted(bench_cli, suite_file, validator):
+def test_a_schema_key_in_a_suite_is_accepted(bench_cli, bench_suite_file, validator):
     text = """\
         $schema: ./bench.schema.json
         tasks:
@@ -72,7 +72,7 @@ def test_a_schema_key_in_a_suite_is_accepted(bench_cli, suite_file, validator):
             response: "hello"
             evaluate: {expected: hello}
         """
-    path = suite_file(text)
+    path = bench_suite_file(text)
     result = bench_cli("validate", path)
     assert result.exit_code == 0, result.output
     assert "is valid: 1 tasks" in result.stdout

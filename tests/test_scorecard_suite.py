@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 
-def test_a_scorecard_decides_each_task_and_shows_why(bench_cli, suite_file, tmp_path):
-    path = suite_file(
+def test_a_scorecard_decides_each_task_and_shows_why(bench_cli, bench_suite_file, tmp_path):
+    path = bench_suite_file(
         """
         runtime_limits: {max_duration_ms: 5000}
         scorecard:
@@ -43,8 +43,8 @@ def test_a_scorecard_decides_each_task_and_shows_why(bench_cli, suite_file, tmp_
     assert wrong["scorecard"]["reason"].startswith('hybrid: gate "correctness" scored 0')
 
 
-def test_scorecard_errors_name_the_field(bench_cli, suite_file):
-    path = suite_file(
+def test_scorecard_errors_name_the_field(bench_cli, bench_suite_file):
+    path = bench_suite_file(
         """
         scorecard:
           strategy: binary
@@ -62,8 +62,8 @@ def test_scorecard_errors_name_the_field(bench_cli, suite_file):
     )
 
 
-def test_invalid_enum_lists_the_valid_values(bench_cli, suite_file):
-    path = suite_file(
+def test_invalid_enum_lists_the_valid_values(bench_cli, bench_suite_file):
+    path = bench_suite_file(
         """
         judge_mode: llm
         scorecard: {strategy: average, dimensions: [correctness]}
@@ -80,8 +80,8 @@ def test_invalid_enum_lists_the_valid_values(bench_cli, suite_file):
     )
 
 
-def test_strict_decoding_rejects_unknown_keys(bench_cli, suite_file):
-    path = suite_file(
+def test_strict_decoding_rejects_unknown_keys(bench_cli, bench_suite_file):
+    path = bench_suite_file(
         """
         scorecard: {dimensions: [{key: correctness, wieght: 2}]}
         tasks:
@@ -93,8 +93,8 @@ def test_strict_decoding_rejects_unknown_keys(bench_cli, suite_file):
     assert "scorecard.dimensions[0].wieght: unknown field (did you mean 'weight'?)" in result.stderr
 
 
-def test_dimension_references_must_exist_on_each_task(bench_cli, suite_file):
-    path = suite_file(
+def test_dimension_references_must_exist_on_each_task(bench_cli, bench_suite_file):
+    path = bench_suite_file(
         """
         scorecard:
           dimensions: [{key: safety, source: validators, validators: [no-pii]}]
@@ -110,8 +110,8 @@ def test_dimension_references_must_exist_on_each_task(bench_cli, suite_file):
     )
 
 
-def test_judge_mode_deterministic_refuses_judges(bench_cli, suite_file):
-    path = suite_file(
+def test_judge_mode_deterministic_refuses_judges(bench_cli, bench_suite_file):
+    path = bench_suite_file(
         """
         judge_mode: deterministic
         tasks:
@@ -125,15 +125,17 @@ def test_judge_mode_deterministic_refuses_judges(bench_cli, suite_file):
     assert "judge_mode is deterministic, but evaluator 'llm_judge' (llm_judge) calls a model" in result.stderr
 
 
-def test_judge_mode_llm_judge_needs_a_judge(bench_cli, suite_file):
-    path = suite_file("judge_mode: llm_judge\ntasks:\n  - {id: a, response: x, evaluate: {expected: x}}\n")
+def test_judge_mode_llm_judge_needs_a_judge(bench_cli, bench_suite_file):
+    path = bench_suite_file(
+        "judge_mode: llm_judge\ntasks:\n  - {id: a, response: x, evaluate: {expected: x}}\n"
+    )
     result = bench_cli("validate", path)
     assert result.exit_code == 2
     assert "tasks[0]: judge_mode is llm_judge, but this task has no LLM judge" in result.stderr
 
 
-def test_keys_are_unique_across_evaluators_and_metrics(bench_cli, suite_file):
-    path = suite_file(
+def test_keys_are_unique_across_evaluators_and_metrics(bench_cli, bench_suite_file):
+    path = bench_suite_file(
         """
         evaluators:
           speed: {expected: x}
@@ -148,8 +150,8 @@ def test_keys_are_unique_across_evaluators_and_metrics(bench_cli, suite_file):
     assert "metrics[0].key: metric key 'speed' is also an evaluator's name" in result.stderr
 
 
-def test_duplicate_validator_keys_in_a_task_are_refused(bench_cli, suite_file):
-    path = suite_file(
+def test_duplicate_validator_keys_in_a_task_are_refused(bench_cli, bench_suite_file):
+    path = bench_suite_file(
         """
         tasks:
           - id: a
@@ -189,8 +191,8 @@ def test_declared_metric_feeds_a_metric_dimension(tmp_path):
     assert task["score"] == 0.75
 
 
-def test_run_tool_call_count_counts_the_responses_tool_calls(bench_cli, suite_file, tmp_path):
-    path = suite_file(
+def test_run_tool_call_count_counts_the_responses_tool_calls(bench_cli, bench_suite_file, tmp_path):
+    path = bench_suite_file(
         """
         metrics:
           - {key: calls, type: numeric, collector: run_tool_call_count}

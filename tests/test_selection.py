@@ -54,8 +54,8 @@ def _manifest(tmp_path: Path, run_id: str) -> dict:
         ("Math", []),  # case-sensitive
     ],
 )
-def test_k_selects_by_id_substring_and_exact_tag(bench_cli, suite_file, tmp_path, expression, expected):
-    result = bench_cli("run", suite_file(SUITE), "-q", "-k", expression)
+def test_k_selects_by_id_substring_and_exact_tag(bench_cli, bench_suite_file, tmp_path, expression, expected):
+    result = bench_cli("run", bench_suite_file(SUITE), "-q", "-k", expression)
     if not expected:
         assert result.stderr == f"error: no task matches the selection: -k {expression!r}\n"
         assert result.exit_code == 2
@@ -65,8 +65,8 @@ def test_k_selects_by_id_substring_and_exact_tag(bench_cli, suite_file, tmp_path
     assert f"selected {len(expected)} of 5 tasks (-k {expression!r})" in result.stdout
 
 
-def test_a_tag_matches_exactly_not_as_a_substring(bench_cli, suite_file, tmp_path):
-    result = bench_cli("run", suite_file(SUITE), "-q", "-k", "slo")
+def test_a_tag_matches_exactly_not_as_a_substring(bench_cli, bench_suite_file, tmp_path):
+    result = bench_cli("run", bench_suite_file(SUITE), "-q", "-k", "slo")
     assert result.stderr == "error: no task matches the selection: -k 'slo'\n"
 
 
@@ -83,14 +83,14 @@ def test_a_tag_matches_exactly_not_as_a_substring(bench_cli, suite_file, tmp_pat
         ("math or ()", "-k 'math or ()': expected a name or '(' at column 10, found ')'"),
     ],
 )
-def test_an_invalid_k_expression_is_refused_before_loading(bench_cli, suite_file, expression, message):
-    result = bench_cli("run", suite_file(SUITE), "-q", "-k", expression)
+def test_an_invalid_k_expression_is_refused_before_loading(bench_cli, bench_suite_file, expression, message):
+    result = bench_cli("run", bench_suite_file(SUITE), "-q", "-k", expression)
     assert result.stderr == f"error: {message}\n"
     assert result.exit_code == 2
 
 
-def test_k_is_never_evaluated_as_python(bench_cli, suite_file, tmp_path):
-    result = bench_cli("run", suite_file(SUITE), "-q", "-k", "__import__('os').system('touch pwned')")
+def test_k_is_never_evaluated_as_python(bench_cli, bench_suite_file, tmp_path):
+    result = bench_cli("run", bench_suite_file(SUITE), "-q", "-k", "__import__('os').system('touch pwned')")
     assert result.stderr == (
         "error: -k \"__import__('os').system('touch pwned')\": expected 'and' or 'or' before '(' at column 11\n"
     )
@@ -107,15 +107,15 @@ def test_k_is_never_evaluated_as_python(bench_cli, suite_file, tmp_path):
         (["langs=fr"], ["geo-cap"]),  # a list matches when it holds the value
     ],
 )
-def test_filter_on_metadata(bench_cli, suite_file, tmp_path, filters, expected):
+def test_filter_on_metadata(bench_cli, bench_suite_file, tmp_path, filters, expected):
     args = [a for f in filters for a in ("--filter", f)]
-    result = bench_cli("run", suite_file(SUITE), "-q", *args)
+    result = bench_cli("run", bench_suite_file(SUITE), "-q", *args)
     assert _ran(tmp_path) == expected
     assert f"selected {len(expected)} of 5 tasks" in result.stdout
 
 
-def test_a_filter_on_a_key_no_task_has_selects_none(bench_cli, suite_file, tmp_path):
-    result = bench_cli("run", suite_file(SUITE), "-q", "--filter", "owner=me", "-k", "math")
+def test_a_filter_on_a_key_no_task_has_selects_none(bench_cli, bench_suite_file, tmp_path):
+    result = bench_cli("run", bench_suite_file(SUITE), "-q", "--filter", "owner=me", "-k", "math")
     assert result.stderr == "error: no task matches the selection: -k 'math', --filter owner=me\n"
     assert result.exit_code == 2
     assert not (tmp_path / ".bench" / "runs").exists() or not _run_ids(tmp_path)
@@ -129,28 +129,28 @@ def test_a_filter_on_a_key_no_task_has_selects_none(bench_cli, suite_file, tmp_p
         (["level=hard", "level=easy"], "--filter level=easy: key 'level' is already filtered on 'hard'"),
     ],
 )
-def test_a_malformed_filter_is_refused(bench_cli, suite_file, filters, message):
+def test_a_malformed_filter_is_refused(bench_cli, bench_suite_file, filters, message):
     args = [a for f in filters for a in ("--filter", f)]
-    result = bench_cli("run", suite_file(SUITE), "-q", *args)
+    result = bench_cli("run", bench_suite_file(SUITE), "-q", *args)
     assert result.stderr == f"error: {message}\n"
     assert result.exit_code == 2
 
 
-def test_limit_takes_the_first_n_after_the_other_filters(bench_cli, suite_file, tmp_path):
-    result = bench_cli("run", suite_file(SUITE), "-q", "-k", "geo", "--limit", "2")
+def test_limit_takes_the_first_n_after_the_other_filters(bench_cli, bench_suite_file, tmp_path):
+    result = bench_cli("run", bench_suite_file(SUITE), "-q", "-k", "geo", "--limit", "2")
     assert _ran(tmp_path) == ["geo-cap", "geo-river"]
     assert "selected 2 of 5 tasks (-k 'geo', --limit 2)" in result.stdout
 
 
-def test_limit_must_be_positive(bench_cli, suite_file):
-    result = bench_cli("run", suite_file(SUITE), "-q", "--limit", "0")
+def test_limit_must_be_positive(bench_cli, bench_suite_file):
+    result = bench_cli("run", bench_suite_file(SUITE), "-q", "--limit", "0")
     assert result.exit_code == 2
     assert "--limit" in result.stderr
 
 
-def test_sample_is_reproducible_with_a_seed(bench_cli, suite_file, tmp_path):
+def test_sample_is_reproducible_with_a_seed(bench_cli, bench_suite_file, tmp_path):
     rows = "".join(f"  - {{id: t{i:02d}, response: ok, evaluate: {{expected: ok}}}}\n" for i in range(30))
-    path = suite_file(f"name: many\ntasks:\n{rows}")
+    path = bench_suite_file(f"name: many\ntasks:\n{rows}")
     drawn = []
     for seed in ("7", "7", "8"):
         result = bench_cli("run", path, "-q", "--sample", "5", "--seed", seed)
@@ -167,14 +167,14 @@ def test_sample_is_reproducible_with_a_seed(bench_cli, suite_file, tmp_path):
     assert _ran(tmp_path) == by_default
 
 
-def test_a_sample_larger_than_the_selection_takes_all_of_it(bench_cli, suite_file, tmp_path):
-    result = bench_cli("run", suite_file(SUITE), "-q", "-k", "math", "--sample", "10")
+def test_a_sample_larger_than_the_selection_takes_all_of_it(bench_cli, bench_suite_file, tmp_path):
+    result = bench_cli("run", bench_suite_file(SUITE), "-q", "-k", "math", "--sample", "10")
     assert _ran(tmp_path) == ["math-add", "math-mul"]
     assert "selected 2 of 5 tasks" in result.stdout
 
 
-def test_selection_composes_with_repeat(bench_cli, suite_file, tmp_path):
-    result = bench_cli("run", suite_file(SUITE), "-q", "--repeat", "3", "--limit", "2")
+def test_selection_composes_with_repeat(bench_cli, bench_suite_file, tmp_path):
+    result = bench_cli("run", bench_suite_file(SUITE), "-q", "--repeat", "3", "--limit", "2")
     assert "6 runs of 2 tasks: 3 passed, 3 failed, 0 errors" in result.stdout
     assert "selected 2 of 5 tasks (--limit 2)" in result.stdout
     assert _ran(tmp_path).count("math-add") == 3
@@ -192,9 +192,10 @@ def test_tags_from_a_json_lines_tasks_file(bench_cli, tmp_path):
     assert _ran(tmp_path) == ["r1"]
 
 
-def test_tags_must_be_a_list_of_strings(bench_cli, suite_file):
+def test_tags_must_be_a_list_of_strings(bench_cli, bench_suite_file):
     result = bench_cli(
-        "validate", suite_file("tasks:\n  - {id: a, tags: math, response: x, evaluate: {expected: x}}\n")
+        "validate",
+        bench_suite_file("tasks:\n  - {id: a, tags: math, response: x, evaluate: {expected: x}}\n"),
     )
     assert result.exit_code == 2
     assert "tags" in result.stderr
@@ -210,8 +211,8 @@ def test_the_schema_describes_tags(bench_cli):
 # -- --failed / --errors --------------------------------------------------------------------------
 
 
-def test_failed_reruns_the_failures_as_a_new_derived_run(bench_cli, suite_file, tmp_path):
-    path = suite_file(SUITE)
+def test_failed_reruns_the_failures_as_a_new_derived_run(bench_cli, bench_suite_file, tmp_path):
+    path = bench_suite_file(SUITE)
     first = bench_cli("run", path, "-q")
     assert first.exit_code == 3
     [source] = _run_ids(tmp_path)
@@ -227,8 +228,8 @@ def test_failed_reruns_the_failures_as_a_new_derived_run(bench_cli, suite_file, 
     assert "derived_from" not in _manifest(tmp_path, source)
 
 
-def test_errors_reruns_the_errors_and_latest_names_the_newest_run(bench_cli, suite_file, tmp_path):
-    path = suite_file(SUITE)
+def test_errors_reruns_the_errors_and_latest_names_the_newest_run(bench_cli, bench_suite_file, tmp_path):
+    path = bench_suite_file(SUITE)
     bench_cli("run", path, "-q")
     bench_cli("run", path, "-q", "-k", "geo")  # the newest run: geo-cap, geo-river, broken
     newest = _run_ids(tmp_path)[-1]
@@ -245,9 +246,9 @@ def test_errors_reruns_the_errors_and_latest_names_the_newest_run(bench_cli, sui
     assert both.exit_code == 3
 
 
-def test_a_rerun_reads_the_latest_attempt_of_each_task(bench_cli, suite_file, tmp_path):
+def test_a_rerun_reads_the_latest_attempt_of_each_task(bench_cli, bench_suite_file, tmp_path):
     """A resumed run appends a task's line again; the later line is the one that counts."""
-    path = suite_file(SUITE)
+    path = bench_suite_file(SUITE)
     bench_cli("run", path, "-q", "-k", "math-mul")
     [source] = _run_ids(tmp_path)
     results = tmp_path / ".bench" / "runs" / source / "results.jsonl"
@@ -263,22 +264,22 @@ def test_a_rerun_reads_the_latest_attempt_of_each_task(bench_cli, suite_file, tm
     assert result.exit_code == 2
 
 
-def test_failed_refuses_an_unknown_run(bench_cli, suite_file):
-    result = bench_cli("run", suite_file(SUITE), "-q", "--failed", "20250101-000000-abcdef")
+def test_failed_refuses_an_unknown_run(bench_cli, bench_suite_file):
+    result = bench_cli("run", bench_suite_file(SUITE), "-q", "--failed", "20250101-000000-abcdef")
     assert result.stderr == (
         "error: --failed 20250101-000000-abcdef: no run '20250101-000000-abcdef' in .bench/runs\n"
     )
     assert result.exit_code == 2
 
 
-def test_failed_latest_refuses_when_the_suite_never_ran(bench_cli, suite_file):
-    result = bench_cli("run", suite_file(SUITE), "-q", "--failed", "latest")
+def test_failed_latest_refuses_when_the_suite_never_ran(bench_cli, bench_suite_file):
+    result = bench_cli("run", bench_suite_file(SUITE), "-q", "--failed", "latest")
     assert result.stderr == "error: --failed latest: no run of suite 'sel' in .bench/runs\n"
     assert result.exit_code == 2
 
 
-def test_failed_refuses_a_run_with_no_failures(bench_cli, suite_file, tmp_path):
-    path = suite_file(SUITE)
+def test_failed_refuses_a_run_with_no_failures(bench_cli, bench_suite_file, tmp_path):
+    path = bench_suite_file(SUITE)
     bench_cli("run", path, "-q", "-k", "add")
     [source] = _run_ids(tmp_path)
     result = bench_cli("run", path, "-q", "--failed", source)
@@ -294,17 +295,17 @@ def test_failed_refuses_a_run_with_no_failures(bench_cli, suite_file, tmp_path):
     assert len(_run_ids(tmp_path)) == 1  # no empty run folder is left behind
 
 
-def test_failed_refuses_a_run_of_another_suite(bench_cli, suite_file, tmp_path):
-    bench_cli("run", suite_file(SUITE), "-q")
+def test_failed_refuses_a_run_of_another_suite(bench_cli, bench_suite_file, tmp_path):
+    bench_cli("run", bench_suite_file(SUITE), "-q")
     [source] = _run_ids(tmp_path)
-    other = suite_file(SUITE.replace("name: sel", "name: other"), name="other.yaml")
+    other = bench_suite_file(SUITE.replace("name: sel", "name: other"), name="other.yaml")
     result = bench_cli("run", other, "-q", "--failed", source)
     assert result.stderr == f"error: --failed {source}: run {source} is of suite 'sel', not 'other'\n"
     assert result.exit_code == 2
 
 
-def test_failed_and_errors_must_name_the_same_run(bench_cli, suite_file):
-    result = bench_cli("run", suite_file(SUITE), "-q", "--failed", "a", "--errors", "b")
+def test_failed_and_errors_must_name_the_same_run(bench_cli, bench_suite_file):
+    result = bench_cli("run", bench_suite_file(SUITE), "-q", "--failed", "a", "--errors", "b")
     assert result.stderr == "error: --failed and --errors name different runs; name the same run in both\n"
     assert result.exit_code == 2
 
@@ -312,8 +313,8 @@ def test_failed_and_errors_must_name_the_same_run(bench_cli, suite_file):
 # -- resume and dry runs --------------------------------------------------------------------------
 
 
-def test_resume_applies_the_selection_the_run_started_with(bench_cli, suite_file, tmp_path):
-    path = suite_file(SUITE)
+def test_resume_applies_the_selection_the_run_started_with(bench_cli, bench_suite_file, tmp_path):
+    path = bench_suite_file(SUITE)
     bench_cli("run", path, "-q", "-k", "math")
     [run_id] = _run_ids(tmp_path)
     results = tmp_path / ".bench" / "runs" / run_id / "results.jsonl"
@@ -328,8 +329,8 @@ def test_resume_applies_the_selection_the_run_started_with(bench_cli, suite_file
     assert same.exit_code == 1, same.output
 
 
-def test_resume_of_a_derived_run_accepts_the_options_it_started_with(bench_cli, suite_file, tmp_path):
-    path = suite_file(SUITE)
+def test_resume_of_a_derived_run_accepts_the_options_it_started_with(bench_cli, bench_suite_file, tmp_path):
+    path = bench_suite_file(SUITE)
     bench_cli("run", path, "-q")
     source = _run_ids(tmp_path)[-1]
     bench_cli("run", path, "-q", "--failed", "latest")
@@ -340,8 +341,8 @@ def test_resume_of_a_derived_run_accepts_the_options_it_started_with(bench_cli, 
     assert result.exit_code == 1, result.output
 
 
-def test_resume_refuses_a_different_selection(bench_cli, suite_file, tmp_path):
-    path = suite_file(SUITE)
+def test_resume_refuses_a_different_selection(bench_cli, bench_suite_file, tmp_path):
+    path = bench_suite_file(SUITE)
     bench_cli("run", path, "-q", "-k", "math")
     [run_id] = _run_ids(tmp_path)
     result = bench_cli("run", path, "-q", "--resume", run_id, "--limit", "1")
@@ -356,8 +357,8 @@ def test_resume_refuses_a_different_selection(bench_cli, suite_file, tmp_path):
     assert result.stderr.startswith(f"error: run {whole} was started with every task, not -k 'geo';")
 
 
-def test_dry_run_estimates_the_selected_tasks(bench_cli, suite_file):
-    result = bench_cli("run", suite_file(SUITE), "--dry-run", "-k", "math")
+def test_dry_run_estimates_the_selected_tasks(bench_cli, bench_suite_file):
+    result = bench_cli("run", bench_suite_file(SUITE), "--dry-run", "-k", "math")
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("selected 2 of 5 tasks (-k 'math')\n")
     assert "2 tasks" in result.stdout
@@ -365,7 +366,8 @@ def test_dry_run_estimates_the_selected_tasks(bench_cli, suite_file):
 
 def test_selection_on_a_suite_rebuilt_one_task_at_a_time(monkeypatch, tmp_path):
     """Beyond TaskList.KEEP_LIMIT tasks are not held built: selection keeps positions and rebuilds."""
-    from bench.pipeline.session import RunOptions, run_plan
+    from bench.pipeline.options import RunOptions
+    from bench.pipeline.run import run_plan
     from bench.suite.loader import load_suite
     from bench.suite.selection.narrowing import Selection, narrow
 
@@ -386,7 +388,7 @@ def test_selection_on_a_suite_rebuilt_one_task_at_a_time(monkeypatch, tmp_path):
     assert narrowed.plan.needs_target == 0
     outcome = run_plan(
         plan,
-        RunOptions(runs_dir=tmp_path / "runs", handle_signals=False, selection=Selection(keyword="even")),
+        RunOptions(runs_dir=tmp_path / "runs", handle_signals=False, select=Selection(keyword="even")),
     )
     assert outcome.report.summary.total == 10
     assert outcome.selected == "selected 5 of 10 tasks (-k 'even')"

@@ -22,8 +22,8 @@ def _tasks(path: Path) -> dict[str, dict]:
     return {t["id"]: t for t in json.loads(path.read_text())["tasks"]}
 
 
-def test_a_task_runs_on_each_target_or_on_the_one_it_names(bench_cli, suite_file, tmp_path):
-    result = bench_cli("run", suite_file(SUITE), "-q", "-o", "out.json")
+def test_a_task_runs_on_each_target_or_on_the_one_it_names(bench_cli, bench_suite_file, tmp_path):
+    result = bench_cli("run", bench_suite_file(SUITE), "-q", "-o", "out.json")
     assert result.exit_code == 1, result.stderr
     tasks = _tasks(tmp_path / "out.json")
     assert list(tasks) == ["a[same]", "a[upper]", "b"]
@@ -34,8 +34,8 @@ def test_a_task_runs_on_each_target_or_on_the_one_it_names(bench_cli, suite_file
     ]
 
 
-def test_target_replaces_every_target_and_ignores_the_tasks_labels(bench_cli, suite_file, tmp_path):
-    result = bench_cli("run", suite_file(SUITE), "-q", "--target", "echo", "-o", "out.json")
+def test_target_replaces_every_target_and_ignores_the_tasks_labels(bench_cli, bench_suite_file, tmp_path):
+    result = bench_cli("run", bench_suite_file(SUITE), "-q", "--target", "echo", "-o", "out.json")
     assert result.exit_code == 1, result.stderr
     tasks = _tasks(tmp_path / "out.json")
     assert [(i, t["response"], t["target"]) for i, t in tasks.items()] == [
@@ -46,12 +46,14 @@ def test_target_replaces_every_target_and_ignores_the_tasks_labels(bench_cli, su
     assert manifest["target_override"] == {"type": "echo"}
 
 
-def test_target_takes_an_inline_mapping_with_paths_relative_to_the_suite(bench_cli, suite_file, tmp_path):
+def test_target_takes_an_inline_mapping_with_paths_relative_to_the_suite(
+    bench_cli, bench_suite_file, tmp_path
+):
     (tmp_path / "answers.jsonl").write_text(
         '{"id": "a", "response": "hello"}\n{"id": "b", "response": "BYE"}\n'
     )
     spec = "{type: recorded, file: answers.jsonl}"
-    result = bench_cli("run", suite_file(SUITE), "-q", "--target", spec, "-o", "out.json")
+    result = bench_cli("run", bench_suite_file(SUITE), "-q", "--target", spec, "-o", "out.json")
     assert result.exit_code == 0, result.stderr
     assert [t["response"] for t in _tasks(tmp_path / "out.json").values()] == ["hello", "BYE"]
 
@@ -64,8 +66,8 @@ def test_target_takes_an_inline_mapping_with_paths_relative_to_the_suite(bench_c
         ("{type: [", "--target: expected the node content, but found '<stream end>': "),
     ],
 )
-def test_a_bad_target_spec_is_refused_before_loading(bench_cli, suite_file, spec, message):
-    result = bench_cli("validate", suite_file(SUITE), "--target", spec)
+def test_a_bad_target_spec_is_refused_before_loading(bench_cli, bench_suite_file, spec, message):
+    result = bench_cli("validate", bench_suite_file(SUITE), "--target", spec)
     usage = (
         "give a target type name (echo) or a mapping with 'type' ('{type: recorded, file: answers.jsonl}')"
     )
@@ -73,14 +75,14 @@ def test_a_bad_target_spec_is_refused_before_loading(bench_cli, suite_file, spec
     assert result.stderr == f"error: {message}{usage}\n"
 
 
-def test_an_unknown_target_type_in_target_names_the_field(bench_cli, suite_file):
-    result = bench_cli("validate", suite_file(SUITE), "--target", "ech")
+def test_an_unknown_target_type_in_target_names_the_field(bench_cli, bench_suite_file):
+    result = bench_cli("validate", bench_suite_file(SUITE), "--target", "ech")
     assert result.exit_code == 2
     assert "target.type: unknown target type 'ech'" in result.stderr
 
 
-def test_a_resumed_run_must_give_the_same_target(bench_cli, suite_file, tmp_path):
-    suite = suite_file(SUITE)
+def test_a_resumed_run_must_give_the_same_target(bench_cli, bench_suite_file, tmp_path):
+    suite = bench_suite_file(SUITE)
     assert bench_cli("run", suite, "-q", "--target", "echo").exit_code == 1
     (run_id,) = [p.name for p in (tmp_path / ".bench" / "runs").iterdir()]
     again = bench_cli("run", suite, "-q", "--resume", run_id)
@@ -117,18 +119,18 @@ def test_a_resumed_run_must_give_the_same_target(bench_cli, suite_file, tmp_path
         ),
     ],
 )
-def test_targets_refusals(bench_cli, suite_file, body, message):
-    suite = suite_file(body)
+def test_targets_refusals(bench_cli, bench_suite_file, body, message):
+    suite = bench_suite_file(body)
     result = bench_cli("validate", suite)
     assert result.exit_code == 2
     assert result.stderr == f"error: {suite}:{message}\n"
 
 
-def test_the_docs_example_runs_as_its_comments_say(bench_cli, suite_file, tmp_path):
+def test_the_docs_example_runs_as_its_comments_say(bench_cli, bench_suite_file, tmp_path):
     text = (Path(__file__).resolve().parents[1] / "docs" / "suites.md").read_text()
     section = text[text.index("### Several targets") :]
     block = section[section.index("```yaml\n") + 8 : section.index("```\n", section.index("```yaml"))]
-    result = bench_cli("run", suite_file(block), "-q", "-o", "out.json")
+    result = bench_cli("run", bench_suite_file(block), "-q", "-o", "out.json")
     assert result.exit_code == 1, result.stderr
     assert [(i, t["passed"]) for i, t in _tasks(tmp_path / "out.json").items()] == [
         ("a[same]", True),
@@ -137,23 +139,23 @@ def test_the_docs_example_runs_as_its_comments_say(bench_cli, suite_file, tmp_pa
     ]
 
 
-def test_a_target_without_a_label_is_named_by_its_model_or_type(bench_cli, suite_file, tmp_path):
+def test_a_target_without_a_label_is_named_by_its_model_or_type(bench_cli, bench_suite_file, tmp_path):
     body = "targets: [{type: echo}, {type: command, command: [rev]}]\ntasks: [{id: a, prompt: ab, evaluate: {expected: ab}}]\n"
-    assert bench_cli("run", suite_file(body), "-q", "-o", "out.json").exit_code == 1
+    assert bench_cli("run", bench_suite_file(body), "-q", "-o", "out.json").exit_code == 1
     assert list(_tasks(tmp_path / "out.json")) == ["a[echo]", "a[command]"]
 
 
-def test_target_naming_a_label_runs_that_target_only(bench_cli, suite_file, tmp_path):
-    result = bench_cli("run", suite_file(SUITE), "-q", "--target", "upper", "-o", "out.json")
+def test_target_naming_a_label_runs_that_target_only(bench_cli, bench_suite_file, tmp_path):
+    result = bench_cli("run", bench_suite_file(SUITE), "-q", "--target", "upper", "-o", "out.json")
     assert result.exit_code == 1, result.stderr
     tasks = _tasks(tmp_path / "out.json")
     assert [(i, t["response"]) for i, t in tasks.items()] == [("a[upper]", "HELLO"), ("b", "BYE")]
-    same = bench_cli("run", suite_file(SUITE), "-q", "--target", "same", "-o", "same.json")
+    same = bench_cli("run", bench_suite_file(SUITE), "-q", "--target", "same", "-o", "same.json")
     assert same.exit_code == 0, same.stderr
     assert list(_tasks(tmp_path / "same.json")) == ["a[same]"]  # b runs on upper only
 
 
-def test_several_recorded_targets_each_answer_from_their_own_file(bench_cli, suite_file, tmp_path):
+def test_several_recorded_targets_each_answer_from_their_own_file(bench_cli, bench_suite_file, tmp_path):
     # The file is keyed by the task's id as the suite writes it, not by the run's id 'one[A]'.
     (tmp_path / "a.jsonl").write_text('{"id": "one", "response": "paris"}\n{"id": "two", "response": "4"}\n')
     (tmp_path / "b.jsonl").write_text('{"id": "one", "response": "lyon"}\n{"id": "two", "response": "4"}\n')
@@ -165,7 +167,7 @@ def test_several_recorded_targets_each_answer_from_their_own_file(bench_cli, sui
         "  - {id: one, prompt: capital?, evaluate: {expected: paris}}\n"
         "  - {id: two, prompt: 2+2?, evaluate: {expected: '4'}}\n"
     )
-    result = bench_cli("run", suite_file(body), "-q", "-o", "out.json")
+    result = bench_cli("run", bench_suite_file(body), "-q", "-o", "out.json")
     assert result.exit_code == 1, result.stderr
     assert [(i, t["response"], t["passed"]) for i, t in _tasks(tmp_path / "out.json").items()] == [
         ("one[A]", "paris", True),

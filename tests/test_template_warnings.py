@@ -14,8 +14,8 @@ tasks:
 """
 
 
-def test_validate_flags_a_var_written_in_double_braces(bench_cli, suite_file):
-    path = suite_file(SUITE)
+def test_validate_flags_a_var_written_in_double_braces(bench_cli, bench_suite_file):
+    path = bench_suite_file(SUITE)
     result = bench_cli("validate", path)
     assert result.stderr == (
         f"warning: {path}:4:5: tasks[0].prompt: '{{{{question}}}}' is sent as the text '{{question}}', "
@@ -25,8 +25,8 @@ def test_validate_flags_a_var_written_in_double_braces(bench_cli, suite_file):
     assert result.exit_code == 0
 
 
-def test_run_warns_on_stderr_and_runs(bench_cli, suite_file, tmp_path):
-    path = suite_file(SUITE)
+def test_run_warns_on_stderr_and_runs(bench_cli, bench_suite_file, tmp_path):
+    path = bench_suite_file(SUITE)
     result = bench_cli("run", path, "-q", "-o", "out.json")
     assert result.stderr.startswith(f"warning: {path}:4:5: tasks[0].prompt: '{{{{question}}}}' is sent")
     assert result.exit_code == 0
@@ -34,8 +34,8 @@ def test_run_warns_on_stderr_and_runs(bench_cli, suite_file, tmp_path):
     assert report["tasks"][0]["id"] == "a"
 
 
-def test_spaced_braces_dotted_names_and_messages_are_flagged(bench_cli, suite_file):
-    path = suite_file(
+def test_spaced_braces_dotted_names_and_messages_are_flagged(bench_cli, bench_suite_file):
+    path = bench_suite_file(
         """\
         tasks:
           - id: b
@@ -54,8 +54,8 @@ def test_spaced_braces_dotted_names_and_messages_are_flagged(bench_cli, suite_fi
     )
 
 
-def test_no_warning_for_single_braces_other_names_or_triple_braces(bench_cli, suite_file):
-    path = suite_file(
+def test_no_warning_for_single_braces_other_names_or_triple_braces(bench_cli, bench_suite_file):
+    path = bench_suite_file(
         """\
         tasks:
           - id: a
@@ -70,20 +70,20 @@ def test_no_warning_for_single_braces_other_names_or_triple_braces(bench_cli, su
     assert result.exit_code == 0
 
 
-def test_many_warnings_are_cut_to_ten_and_a_count(bench_cli, suite_file):
+def test_many_warnings_are_cut_to_ten_and_a_count(bench_cli, bench_suite_file):
     rows = "".join(
         f'  - {{id: t{i}, vars: {{v: 1}}, prompt: "{{{{v}}}}", response: "1", evaluate: {{expected: "1"}}}}\n'
         for i in range(13)
     )
-    path = suite_file("tasks:\n" + rows)
+    path = bench_suite_file("tasks:\n" + rows)
     lines = bench_cli("validate", path).stderr.splitlines()
     assert len(lines) == 11
     assert lines[9].startswith(f"warning: {path}:11:")
     assert lines[10] == "warning: 3 more prompts write a var as {{name}}"
 
 
-def test_an_evaluator_value_is_filled_from_the_tasks_vars(bench_cli, suite_file, tmp_path):
-    path = suite_file(
+def test_an_evaluator_value_is_filled_from_the_tasks_vars(bench_cli, bench_suite_file, tmp_path):
+    path = bench_suite_file(
         """\
         evaluators:
           right_capital: {type: contains, value: "{capital}"}
@@ -104,8 +104,8 @@ def test_an_evaluator_value_is_filled_from_the_tasks_vars(bench_cli, suite_file,
     ]
 
 
-def test_an_evaluator_value_naming_no_var_or_in_double_braces_is_warned_about(bench_cli, suite_file):
-    path = suite_file(
+def test_an_evaluator_value_naming_no_var_or_in_double_braces_is_warned_about(bench_cli, bench_suite_file):
+    path = bench_suite_file(
         """\
         evaluators:
           right_capital: {type: contains, value: "{captial}"}
@@ -129,9 +129,9 @@ def test_an_evaluator_value_naming_no_var_or_in_double_braces_is_warned_about(be
 
 
 def test_a_var_goes_into_a_regex_value_as_text_and_double_braces_of_no_var_stay(
-    bench_cli, suite_file, tmp_path
+    bench_cli, bench_suite_file, tmp_path
 ):
-    path = suite_file(
+    path = bench_suite_file(
         """\
         tasks:
           - id: dot

@@ -17,8 +17,8 @@ pytestmark = pytest.mark.every_python
 FIXTURES = Path(__file__).parent / "fixtures" / "hostile"
 
 
-def test_a01_yaml_syntax_error_names_file_line_and_creates_no_run(bench_cli, suite_file, tmp_path):
-    path = suite_file("name: x\ntasks: [1, 2\n")
+def test_a01_yaml_syntax_error_names_file_line_and_creates_no_run(bench_cli, bench_suite_file, tmp_path):
+    path = bench_suite_file("name: x\ntasks: [1, 2\n")
     result = bench_cli("run", path)
     assert result.exit_code == 2
     assert f"{path}:3:1: while parsing a flow sequence (line 2, column 8): " in result.stderr
@@ -32,8 +32,8 @@ def test_a02_duplicate_key_is_an_error_not_a_silent_overwrite(bench_cli):
     assert "duplicate_key.yaml:5:5: duplicate key 'prompt' (first at line 4)" in result.stderr
 
 
-def test_a03_duplicate_task_id_names_both_lines(bench_cli, suite_file):
-    path = suite_file(
+def test_a03_duplicate_task_id_names_both_lines(bench_cli, bench_suite_file):
+    path = bench_suite_file(
         """
         tasks:
           - id: same
@@ -49,8 +49,8 @@ def test_a03_duplicate_task_id_names_both_lines(bench_cli, suite_file):
     assert f"{path}:5:5: tasks[1].id: duplicate task id 'same' (first at line 2)" in result.stderr
 
 
-def test_a04_unknown_field_suggests_the_nearest(bench_cli, suite_file):
-    path = suite_file(
+def test_a04_unknown_field_suggests_the_nearest(bench_cli, bench_suite_file):
+    path = bench_suite_file(
         """
         tasks:
           - id: a
@@ -66,8 +66,8 @@ def test_a04_unknown_field_suggests_the_nearest(bench_cli, suite_file):
     ) in result.stderr
 
 
-def test_a04_unknown_task_field(bench_cli, suite_file):
-    path = suite_file("tasks:\n  - id: a\n    respons: hi\n    evaluate: {expected: hi}\n")
+def test_a04_unknown_task_field(bench_cli, bench_suite_file):
+    path = bench_suite_file("tasks:\n  - id: a\n    respons: hi\n    evaluate: {expected: hi}\n")
     result = bench_cli("validate", path)
     assert result.exit_code == 2
     assert f"{path}:3:5: tasks[0].respons: unknown field (did you mean 'response'?)" in result.stderr
@@ -84,8 +84,8 @@ def test_a04_unknown_task_field(bench_cli, suite_file):
         ("weight", "-1", "Input should be greater than or equal to 0 (got -1)"),
     ],
 )
-def test_a05_wrong_type_names_field_line_and_value(bench_cli, suite_file, field, value, message):
-    path = suite_file(
+def test_a05_wrong_type_names_field_line_and_value(bench_cli, bench_suite_file, field, value, message):
+    path = bench_suite_file(
         f"tasks:\n  - id: a\n    response: hi\n    evaluate: {{expected: hi, {field}: {value}}}\n"
     )
     result = bench_cli("validate", path)
@@ -94,17 +94,19 @@ def test_a05_wrong_type_names_field_line_and_value(bench_cli, suite_file, field,
     assert f"{path}:4:" in result.stderr
 
 
-def test_a05_negative_timeout(bench_cli, suite_file):
-    path = suite_file("tasks:\n  - id: a\n    response: hi\n    timeout: -1\n    evaluate: {expected: hi}\n")
+def test_a05_negative_timeout(bench_cli, bench_suite_file):
+    path = bench_suite_file(
+        "tasks:\n  - id: a\n    response: hi\n    timeout: -1\n    evaluate: {expected: hi}\n"
+    )
     result = bench_cli("validate", path)
     assert result.exit_code == 2
     assert f"{path}:4:5: tasks[0].timeout: Input should be greater than 0 (got -1)" in result.stderr
 
 
-def test_a06_yaml_1_1_coercions_keep_the_text(suite_file, tmp_path):
+def test_a06_yaml_1_1_coercions_keep_the_text(bench_suite_file, tmp_path):
     from bench.testing import run_suite
 
-    path = suite_file(
+    path = bench_suite_file(
         """
         tasks:
           - id: country
@@ -125,8 +127,10 @@ def test_a06_yaml_1_1_coercions_keep_the_text(suite_file, tmp_path):
     assert outcome.report.summary.passed == 4
 
 
-def test_a06_float_where_text_is_needed_says_quote_it(bench_cli, suite_file):
-    path = suite_file("version: 1.10\ntasks:\n  - id: a\n    response: x\n    evaluate: {expected: x}\n")
+def test_a06_float_where_text_is_needed_says_quote_it(bench_cli, bench_suite_file):
+    path = bench_suite_file(
+        "version: 1.10\ntasks:\n  - id: a\n    response: x\n    evaluate: {expected: x}\n"
+    )
     result = bench_cli("validate", path)
     assert result.exit_code == 2
     assert (
@@ -158,15 +162,15 @@ def test_a09_unsafe_tag_is_refused_and_nothing_runs(bench_cli, tmp_path):
 
 
 @pytest.mark.parametrize("text", ["", "- a\n- b\n", "just text\n", "name: x\n"])
-def test_a10_not_a_suite(bench_cli, suite_file, text):
-    path = suite_file(text)
+def test_a10_not_a_suite(bench_cli, bench_suite_file, text):
+    path = bench_suite_file(text)
     result = bench_cli("validate", path)
     assert result.exit_code == 2
     assert f"{path}: a suite is a mapping with 'tasks:'" in result.stderr
 
 
-def test_a10_no_tasks(bench_cli, suite_file):
-    path = suite_file("tasks: []\n")
+def test_a10_no_tasks(bench_cli, bench_suite_file):
+    path = bench_suite_file("tasks: []\n")
     result = bench_cli("validate", path)
     assert result.exit_code == 2
     assert f"{path}:1:1: tasks: the suite has no tasks" in result.stderr
@@ -188,8 +192,8 @@ def test_a11_latin1_and_utf16_give_the_byte_offset(bench_cli, tmp_path):
     assert "utf16.yaml: not UTF-8 text (invalid byte at offset 0)" in result.stderr
 
 
-def test_a12_unknown_evaluator_suggests_nearest_name(bench_cli, suite_file):
-    path = suite_file(
+def test_a12_unknown_evaluator_suggests_nearest_name(bench_cli, bench_suite_file):
+    path = bench_suite_file(
         """
         evaluators:
           contains: {expected: "x"}
@@ -209,8 +213,8 @@ def test_a12_unknown_evaluator_suggests_nearest_name(bench_cli, suite_file):
     assert "tasks[3].evaluate: unknown evaluator 'containz' (did you mean 'contains'?)" in result.stderr
 
 
-def test_a12_unknown_type_names_the_plugin_that_provides_it(suite_file):
-    path = suite_file("tasks:\n  - id: a\n    response: x\n    evaluate: {type: git-diff}\n")
+def test_a12_unknown_type_names_the_plugin_that_provides_it(bench_suite_file):
+    path = bench_suite_file("tasks:\n  - id: a\n    response: x\n    evaluate: {type: git-diff}\n")
     env = {**os.environ, "BENCH_DISABLE_PLUGINS": "bench-agent"}  # as if it were not installed
     result = subprocess.run(
         [sys.executable, "-m", "bench", "validate", str(path)], env=env, capture_output=True, text=True
@@ -222,8 +226,8 @@ def test_a12_unknown_type_names_the_plugin_that_provides_it(suite_file):
     ) in result.stderr
 
 
-def test_a12_unknown_target_type_names_the_plugin_that_provides_it(suite_file):
-    path = suite_file(
+def test_a12_unknown_target_type_names_the_plugin_that_provides_it(bench_suite_file):
+    path = bench_suite_file(
         "target: {type: agent, model: openai/x}\ntasks: [{id: a, prompt: x, evaluate: {expected: x}}]\n"
     )
     env = {**os.environ, "BENCH_DISABLE_PLUGINS": "bench-agent"}
@@ -236,8 +240,10 @@ def test_a12_unknown_target_type_names_the_plugin_that_provides_it(suite_file):
     )
 
 
-def test_a13_judge_selected_by_prompt_requires_a_model(bench_cli, suite_file):
-    path = suite_file("tasks:\n  - id: a\n    response: x\n    evaluate: {prompt: 'Is {response} right?'}\n")
+def test_a13_judge_selected_by_prompt_requires_a_model(bench_cli, bench_suite_file):
+    path = bench_suite_file(
+        "tasks:\n  - id: a\n    response: x\n    evaluate: {prompt: 'Is {response} right?'}\n"
+    )
     result = bench_cli("validate", path)
     assert result.exit_code == 2
     assert (
@@ -290,8 +296,8 @@ def test_a16_two_plugins_with_one_type_name_name_both_distributions():
     )
 
 
-def test_d15_prompt_variable_missing_names_the_task_and_variable(bench_cli, suite_file):
-    path = suite_file(
+def test_d15_prompt_variable_missing_names_the_task_and_variable(bench_cli, bench_suite_file):
+    path = bench_suite_file(
         """
         target: {type: echo}
         tasks:
@@ -309,8 +315,8 @@ def test_d15_prompt_variable_missing_names_the_task_and_variable(bench_cli, suit
     ) in result.stderr
 
 
-def test_d06_invalid_regex_fails_at_validate(bench_cli, suite_file):
-    path = suite_file(
+def test_d06_invalid_regex_fails_at_validate(bench_cli, bench_suite_file):
+    path = bench_suite_file(
         "tasks:\n  - id: a\n    response: x\n    evaluate: {expected: [{regex: '(unclosed'}]}\n"
     )
     result = bench_cli("validate", path)
@@ -379,9 +385,9 @@ def test_a15_misspelt_hook_is_reported_and_an_imported_module_is_not():
     ],
 )
 def test_n08_non_finite_or_out_of_range_evaluator_number_is_refused(
-    bench_cli, suite_file, evaluate, where, message
+    bench_cli, bench_suite_file, evaluate, where, message
 ):
-    path = suite_file(f"tasks:\n  - id: a\n    response: hi\n    evaluate: {evaluate}\n")
+    path = bench_suite_file(f"tasks:\n  - id: a\n    response: hi\n    evaluate: {evaluate}\n")
     result = bench_cli("validate", path)
     assert result.exit_code == 2, result.output
     assert f"{path}:{where}: {message}" in result.stderr
@@ -419,15 +425,17 @@ def test_n08_non_finite_or_out_of_range_evaluator_number_is_refused(
         ),
     ],
 )
-def test_n08_non_finite_suite_setting_is_refused(bench_cli, suite_file, setting, where, message):
-    path = suite_file(f"{setting}\ntasks:\n  - id: a\n    response: hi\n    evaluate: {{expected: hi}}\n")
+def test_n08_non_finite_suite_setting_is_refused(bench_cli, bench_suite_file, setting, where, message):
+    path = bench_suite_file(
+        f"{setting}\ntasks:\n  - id: a\n    response: hi\n    evaluate: {{expected: hi}}\n"
+    )
     result = bench_cli("validate", path)
     assert result.exit_code == 2, result.output
     assert f"{path}:{where}: {message}" in result.stderr
 
 
-def test_n08_infinite_task_timeout_is_refused(bench_cli, suite_file):
-    path = suite_file(
+def test_n08_infinite_task_timeout_is_refused(bench_cli, bench_suite_file):
+    path = bench_suite_file(
         "tasks:\n  - id: a\n    response: hi\n    timeout: .inf\n    evaluate: {expected: hi}\n"
     )
     result = bench_cli("run", path)
@@ -438,9 +446,11 @@ def test_n08_infinite_task_timeout_is_refused(bench_cli, suite_file):
     )
 
 
-def test_a14_unset_variable_names_the_variable_and_the_field(bench_cli, suite_file, tmp_path, monkeypatch):
+def test_a14_unset_variable_names_the_variable_and_the_field(
+    bench_cli, bench_suite_file, tmp_path, monkeypatch
+):
     monkeypatch.delenv("BENCH_A14_UNSET", raising=False)
-    path = suite_file(
+    path = bench_suite_file(
         "tasks:\n  - id: a\n    prompt: 'Hello ${BENCH_A14_UNSET}'\n    response: hi\n"
         "    evaluate: {expected: hi}\n"
     )
@@ -453,11 +463,13 @@ def test_a14_unset_variable_names_the_variable_and_the_field(bench_cli, suite_fi
     assert not (tmp_path / ".bench" / "runs").exists()
 
 
-def test_a14_set_variable_is_substituted_and_double_dollar_stays_literal(bench_cli, suite_file, monkeypatch):
+def test_a14_set_variable_is_substituted_and_double_dollar_stays_literal(
+    bench_cli, bench_suite_file, monkeypatch
+):
     from bench.suite.loader import load_suite
 
     monkeypatch.setenv("BENCH_A14_CITY", "Paris")
-    path = suite_file(
+    path = bench_suite_file(
         """
         name: ${BENCH_A14_CITY}-suite
         defaults: {vars: {city: "${BENCH_A14_CITY}"}}
@@ -479,10 +491,10 @@ def test_a14_set_variable_is_substituted_and_double_dollar_stays_literal(bench_c
     assert result.exit_code == 0, result.output
 
 
-def test_a14_definition_file_is_interpolated_too(bench_cli, suite_file, tmp_path, monkeypatch):
+def test_a14_definition_file_is_interpolated_too(bench_cli, bench_suite_file, tmp_path, monkeypatch):
     monkeypatch.delenv("BENCH_A14_UNSET", raising=False)
     (tmp_path / "check.yaml").write_text("name: contains\nconfig:\n  value: ${BENCH_A14_UNSET}\n")
-    path = suite_file("tasks:\n  - id: a\n    response: hi\n    evaluate: {file: check.yaml}\n")
+    path = bench_suite_file("tasks:\n  - id: a\n    response: hi\n    evaluate: {file: check.yaml}\n")
     result = bench_cli("validate", path)
     assert result.exit_code == 2, result.output
     assert (
@@ -498,8 +510,8 @@ def test_a14_definition_file_is_interpolated_too(bench_cli, suite_file, tmp_path
         ("${BENCH_A14", "'${BENCH_A14' is not an environment variable reference"),
     ],
 )
-def test_a14_malformed_reference_is_an_error(bench_cli, suite_file, text, problem):
-    path = suite_file(
+def test_a14_malformed_reference_is_an_error(bench_cli, bench_suite_file, text, problem):
+    path = bench_suite_file(
         f"tasks:\n  - id: a\n    prompt: '{text}'\n    response: hi\n    evaluate: {{expected: hi}}\n"
     )
     result = bench_cli("validate", path)
@@ -511,7 +523,7 @@ def test_a14_malformed_reference_is_an_error(bench_cli, suite_file, text, proble
 
 
 def test_a14_task_rows_and_recorded_responses_are_never_interpolated(
-    bench_cli, suite_file, tmp_path, monkeypatch
+    bench_cli, bench_suite_file, tmp_path, monkeypatch
 ):
     from bench.suite.loader import load_suite
 
@@ -527,7 +539,7 @@ def test_a14_task_rows_and_recorded_responses_are_never_interpolated(
     (tmp_path / "recorded.jsonl").write_text(
         json.dumps({"id": "a", "response": "${BENCH_A14_API_KEY}"}) + "\n"
     )
-    path = suite_file("target: {type: recorded, file: recorded.jsonl}\ntasks: tasks.jsonl\n")
+    path = bench_suite_file("target: {type: recorded, file: recorded.jsonl}\ntasks: tasks.jsonl\n")
     (planned,) = load_suite(path).tasks
     assert planned.task.prompt == "Say ${BENCH_A14_API_KEY}"
     result = bench_cli("run", path, "--output", tmp_path / "report.json")
@@ -539,11 +551,11 @@ def test_a14_task_rows_and_recorded_responses_are_never_interpolated(
 
 
 def test_n30_inline_recorded_response_is_data_and_never_interpolated(
-    bench_cli, suite_file, tmp_path, monkeypatch
+    bench_cli, bench_suite_file, tmp_path, monkeypatch
 ):
     secret = "sk-n30-secret-value-0002"
     monkeypatch.setenv("BENCH_N30_TOKEN", secret)
-    path = suite_file(
+    path = bench_suite_file(
         """
         tasks:
           - id: pasted

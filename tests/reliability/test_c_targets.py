@@ -22,8 +22,8 @@ from bench.vocabulary.errors import BenchError
 pytestmark = pytest.mark.every_python
 
 
-def _command_suite(suite_file, command, extra="", timeout=5):
-    return suite_file(
+def _command_suite(bench_suite_file, command, extra="", timeout=5):
+    return bench_suite_file(
         f"""
         target: {{type: command, command: {json.dumps(command)}}}
         tasks:
@@ -39,18 +39,18 @@ def _only(outcome):
     return next(outcome.report.tasks())
 
 
-def test_command_prompt_on_stdin(suite_file):
+def test_command_prompt_on_stdin(bench_suite_file):
     outcome = run_suite(
-        _command_suite(suite_file, f"{sys.executable} -c 'import sys; print(sys.stdin.read().upper())'")
+        _command_suite(bench_suite_file, f"{sys.executable} -c 'import sys; print(sys.stdin.read().upper())'")
     )
     task = _only(outcome)
     assert task["response"] == "HELLO WORLD"
     assert task["status"] == "failed"  # "hello" is case-sensitive
 
 
-def test_command_prompt_substituted_into_argv_never_through_a_shell(suite_file, tmp_path):
+def test_command_prompt_substituted_into_argv_never_through_a_shell(bench_suite_file, tmp_path):
     marker = tmp_path / "PWNED"
-    path = suite_file(
+    path = bench_suite_file(
         f"""
         target: {{type: command, command: ["{sys.executable}", "-c", "import sys; print(sys.argv[1])", "{{prompt}}"]}}
         tasks:
@@ -64,15 +64,15 @@ def test_command_prompt_substituted_into_argv_never_through_a_shell(suite_file, 
     assert not marker.exists()
 
 
-def test_c21_non_zero_exit_is_a_task_error_with_stderr(suite_file):
+def test_c21_non_zero_exit_is_a_task_error_with_stderr(bench_suite_file):
     script = "import sys; sys.stderr.write('boom'); sys.exit(3)"
-    task = _only(run_suite(_command_suite(suite_file, [sys.executable, "-c", script])))
+    task = _only(run_suite(_command_suite(bench_suite_file, [sys.executable, "-c", script])))
     assert task["status"] == "error"
     assert task["error"] == "command exited with status 3: boom"
 
 
-def test_c21_non_zero_exit_with_expect_error_is_evaluated(suite_file):
-    path = suite_file(
+def test_c21_non_zero_exit_with_expect_error_is_evaluated(bench_suite_file):
+    path = bench_suite_file(
         f"""
         target: {{type: command, command: ["{sys.executable}", "-c", "import sys; sys.exit('bad input')"]}}
         tasks:
@@ -86,14 +86,14 @@ def test_c21_non_zero_exit_with_expect_error_is_evaluated(suite_file):
     assert task["error"] == "command exited with status 1: bad input"
 
 
-def test_c21_timeout_kills_the_whole_process_group(suite_file, tmp_path):
+def test_c21_timeout_kills_the_whole_process_group(bench_suite_file, tmp_path):
     pidfile = tmp_path / "child.pid"
     script = (
         "import subprocess, sys, time; "
         f"p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); "
         f"open({str(pidfile)!r}, 'w').write(str(p.pid)); time.sleep(60)"
     )
-    path = suite_file(
+    path = bench_suite_file(
         f"""
         target: {{type: command, command: ["{sys.executable}", "-c", "{script}"]}}
         tasks:
@@ -242,8 +242,8 @@ def test_c21_killing_bench_kills_the_command_and_its_daemons(tmp_path):
     assert processes_with(marker) == []
 
 
-def test_c21_huge_output_is_capped_keeping_the_tail(suite_file):
-    path = suite_file(
+def test_c21_huge_output_is_capped_keeping_the_tail(bench_suite_file):
+    path = bench_suite_file(
         f"""
         target:
           type: command
@@ -264,9 +264,9 @@ def test_c21_huge_output_is_capped_keeping_the_tail(suite_file):
     assert task["response_sha256"] == hashlib.sha256(b"x" * 3_000_000 + b"hello\n").hexdigest()
 
 
-def test_d02_binary_output_is_decoded_with_replacement_and_its_size_kept(suite_file):
+def test_d02_binary_output_is_decoded_with_replacement_and_its_size_kept(bench_suite_file):
     script = "import sys; sys.stdout.buffer.write(b'ok \\xff\\xfe\\x00 end')"
-    task = _only(run_suite(_command_suite(suite_file, [sys.executable, "-c", script])))
+    task = _only(run_suite(_command_suite(bench_suite_file, [sys.executable, "-c", script])))
     assert task["status"] == "failed"  # evaluated, never a UnicodeDecodeError
     assert task["response"] == "ok \ufffd\ufffd\x00 end"
     assert task["truncated"] is False
@@ -274,19 +274,19 @@ def test_d02_binary_output_is_decoded_with_replacement_and_its_size_kept(suite_f
     assert task["response_sha256"] == hashlib.sha256(b"ok \xff\xfe\x00 end").hexdigest()
 
 
-def test_c21_missing_program_is_invalid_input_before_running(suite_file):
+def test_c21_missing_program_is_invalid_input_before_running(bench_suite_file):
     with pytest.raises(BenchError) as info:
-        run_suite(_command_suite(suite_file, "no-such-program-xyz --flag"))
+        run_suite(_command_suite(bench_suite_file, "no-such-program-xyz --flag"))
     assert str(info.value).endswith("target.command: command not found: no-such-program-xyz")
 
 
-def test_c23_killed_by_signal_is_named(suite_file):
+def test_c23_killed_by_signal_is_named(bench_suite_file):
     script = "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"
-    task = _only(run_suite(_command_suite(suite_file, [sys.executable, "-c", script])))
+    task = _only(run_suite(_command_suite(bench_suite_file, [sys.executable, "-c", script])))
     assert task["error"] == "command killed by signal 9 (SIGKILL; possibly out of memory)"
 
 
-def test_c22_python_target_errors_name_the_callable_and_type(suite_file, tmp_path):
+def test_c22_python_target_errors_name_the_callable_and_type(bench_suite_file, tmp_path):
     (tmp_path / "agent.py").write_text(
         "import asyncio\n"
         "def raises(task): raise ValueError('nope')\n"
@@ -298,7 +298,7 @@ def test_c22_python_target_errors_name_the_callable_and_type(suite_file, tmp_pat
     )
     results = {}
     for name in ["raises", "returns_none", "returns_bytes", "returns_dict", "structured", "is_async"]:
-        path = suite_file(
+        path = bench_suite_file(
             f"target: {{type: python, function: 'agent:{name}'}}\n"
             "tasks:\n  - {id: t, prompt: hi, evaluate: {expected: hi}}\n",
             name=f"{name}.yaml",
@@ -317,12 +317,12 @@ def test_c22_python_target_errors_name_the_callable_and_type(suite_file, tmp_pat
     assert results["is_async"]["response"] == "async hi"
 
 
-def test_c22_blocking_sync_target_does_not_stall_other_tasks(suite_file, tmp_path):
+def test_c22_blocking_sync_target_does_not_stall_other_tasks(bench_suite_file, tmp_path):
     (tmp_path / "slow.py").write_text(
         "import time\ndef answer(task):\n    if task.id == 'stuck':\n        time.sleep(30)\n    return 'ok'\n"
     )
     rows = "".join(f"  - {{id: t{i}, prompt: x, evaluate: {{expected: ok}}}}\n" for i in range(5))
-    path = suite_file(
+    path = bench_suite_file(
         "target: {type: python, function: 'slow:answer'}\n"
         "tasks:\n  - {id: stuck, prompt: x, timeout: 1, evaluate: {expected: ok}}\n" + rows
     )
@@ -350,11 +350,11 @@ def test_c22_two_suites_with_an_assistant_py_each_call_their_own(tmp_path):
     assert answers == {"first": ["first", "first"], "second": ["second"]}
 
 
-def test_recorded_file_and_task_response_precedence(suite_file, tmp_path):
+def test_recorded_file_and_task_response_precedence(bench_suite_file, tmp_path):
     (tmp_path / "responses.jsonl").write_text(
         '{"id": "a", "response": "from file"}\n{"id": "b", "response": {"output": "structured"}}\n'
     )
-    path = suite_file(
+    path = bench_suite_file(
         """
         target: {type: recorded, file: responses.jsonl}
         tasks:
@@ -369,8 +369,8 @@ def test_recorded_file_and_task_response_precedence(suite_file, tmp_path):
     assert tasks["d"]["error"] == "no recorded response for task 'd'"
 
 
-def test_echo_target_renders_vars_into_the_prompt(suite_file):
-    path = suite_file(
+def test_echo_target_renders_vars_into_the_prompt(bench_suite_file):
+    path = bench_suite_file(
         """
         target: {type: echo}
         defaults: {vars: {city: Paris}}

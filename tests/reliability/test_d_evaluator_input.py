@@ -13,15 +13,16 @@ import pytest
 
 from bench import Evaluator, EvaluatorConfig, Result
 from bench.hookspecs import hookimpl
-from bench.pipeline.session import RunOptions, run_plan
+from bench.pipeline.options import RunOptions
+from bench.pipeline.run import run_plan
 from bench.plugins.registry import build_registry
 from bench.suite.loader import load_suite
 
 HOSTILE = "[/bold] \x1b[31mRED\x1b[0m \x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\ \x00\x07 [link=file:///etc]x[/link] PASSED"
 
 
-def test_d03_control_characters_and_markup_cannot_break_reports(bench_cli, suite_file, tmp_path):
-    path = suite_file(
+def test_d03_control_characters_and_markup_cannot_break_reports(bench_cli, bench_suite_file, tmp_path):
+    path = bench_suite_file(
         "tasks:\n  - id: hostile\n    response: "
         + json.dumps(HOSTILE)
         + "\n    evaluate: {expected: 'never there'}\n"
@@ -37,9 +38,9 @@ def test_d03_control_characters_and_markup_cannot_break_reports(bench_cli, suite
     assert "\x1b" not in (case.text or "")
 
 
-def test_d04_lone_surrogate_in_a_response_is_written_as_valid_utf8(suite_file, tmp_path):
+def test_d04_lone_surrogate_in_a_response_is_written_as_valid_utf8(bench_suite_file, tmp_path):
     (tmp_path / "surrogate_agent.py").write_text("def answer(task):\n    return 'bad \\ud800 text'\n")
-    path = suite_file(
+    path = bench_suite_file(
         "target: {type: python, function: 'surrogate_agent:answer'}\ntasks:\n  - {id: a, prompt: x, evaluate: {expected: bad}}\n"
     )
     outcome = run_plan(load_suite(path), RunOptions(runs_dir=tmp_path / "runs", handle_signals=False))
@@ -49,11 +50,11 @@ def test_d04_lone_surrogate_in_a_response_is_written_as_valid_utf8(suite_file, t
     assert outcome.report.summary.passed == 1
 
 
-def test_d01_a_100_mb_response_is_kept_and_evaluated_as_a_bounded_view(bench_cli, suite_file, tmp_path):
+def test_d01_a_100_mb_response_is_kept_and_evaluated_as_a_bounded_view(bench_cli, bench_suite_file, tmp_path):
     (tmp_path / "huge_agent.py").write_text(
         "def answer(task):\n    return 'head ' + 'x' * 100_000_000 + ' tail'\n"
     )
-    path = suite_file(
+    path = bench_suite_file(
         "target: {type: python, function: 'huge_agent:answer'}\n"
         "tasks:\n  - {id: a, prompt: x, evaluate: [{type: contains, value: head}, {type: contains, value: tail}]}\n"
     )
@@ -71,8 +72,8 @@ def test_d01_a_100_mb_response_is_kept_and_evaluated_as_a_bounded_view(bench_cli
     assert results.stat().st_size < 11 * 1024 * 1024
 
 
-def test_d01_max_response_bytes_sets_the_view_and_never_splits_a_character(suite_file, tmp_path):
-    path = suite_file(
+def test_d01_max_response_bytes_sets_the_view_and_never_splits_a_character(bench_suite_file, tmp_path):
+    path = bench_suite_file(
         "max_response_bytes: 8\n"
         "tasks:\n  - {id: a, response: 'abcdefgé and more', evaluate: {type: contains, value: abcdefg}}\n"
     )
@@ -84,8 +85,10 @@ def test_d01_max_response_bytes_sets_the_view_and_never_splits_a_character(suite
     assert task["truncated"] is True
 
 
-def test_d01_a_max_response_bytes_of_zero_is_refused_before_running(bench_cli, suite_file):
-    path = suite_file("max_response_bytes: 0\ntasks:\n  - {id: a, response: x, evaluate: {expected: x}}\n")
+def test_d01_a_max_response_bytes_of_zero_is_refused_before_running(bench_cli, bench_suite_file):
+    path = bench_suite_file(
+        "max_response_bytes: 0\ntasks:\n  - {id: a, response: x, evaluate: {expected: x}}\n"
+    )
     result = bench_cli("run", path)
     assert result.exit_code == 2
     assert result.stderr == f"error: {path}:1:1: max_response_bytes: Input should be greater than 0 (got 0)\n"
@@ -148,9 +151,11 @@ class _Plugin:
         ),
     ],
 )
-def test_d12_misbehaving_plugin_is_an_evaluator_error_and_others_still_run(suite_file, tmp_path, mode, error):
+def test_d12_misbehaving_plugin_is_an_evaluator_error_and_others_still_run(
+    bench_suite_file, tmp_path, mode, error
+):
     registry = build_registry([("bench-test-plugin", "test", _Plugin())])
-    path = suite_file(
+    path = bench_suite_file(
         f"tasks:\n  - id: a\n    response: ok\n    evaluate: [{{type: misbehaving, mode: {mode}}}, {{expected: ok}}]\n"
     )
     outcome = run_plan(
@@ -164,9 +169,9 @@ def test_d12_misbehaving_plugin_is_an_evaluator_error_and_others_still_run(suite
     assert outcome.report.summary.errors == 1
 
 
-def test_d12_plugin_config_error_names_the_distribution(suite_file):
+def test_d12_plugin_config_error_names_the_distribution(bench_suite_file):
     registry = build_registry([("bench-test-plugin", "test", _Plugin())])
-    path = suite_file("tasks:\n  - id: a\n    response: ok\n    evaluate: {type: misbehaving}\n")
+    path = bench_suite_file("tasks:\n  - id: a\n    response: ok\n    evaluate: {type: misbehaving}\n")
     with pytest.raises(Exception, match="required field missing") as info:
         load_suite(path, registry)
     assert str(info.value) == (
@@ -197,9 +202,9 @@ class _SlowPlugin:
         register(Slow)
 
 
-def test_d13_async_evaluator_past_its_time_limit_is_an_evaluator_error(suite_file, tmp_path):
+def test_d13_async_evaluator_past_its_time_limit_is_an_evaluator_error(bench_suite_file, tmp_path):
     registry = build_registry([("bench-slow", "slow", _SlowPlugin())])
-    path = suite_file(
+    path = bench_suite_file(
         "tasks:\n  - {id: a, response: ok, evaluate: [{type: slow, seconds: 30}, {expected: ok}]}\n"
     )
     options = RunOptions(runs_dir=tmp_path / "runs", handle_signals=False, evaluator_timeout=0.5)
@@ -232,9 +237,9 @@ class _HangPlugin:
         register(Hang)
 
 
-def test_d13_sync_evaluator_that_hangs_is_killed_at_its_time_limit(suite_file, tmp_path):
+def test_d13_sync_evaluator_that_hangs_is_killed_at_its_time_limit(bench_suite_file, tmp_path):
     registry = build_registry([("bench-hang", "hang", _HangPlugin())])
-    path = suite_file("tasks:\n  - {id: a, response: ok, evaluate: [{type: hang}, {expected: ok}]}\n")
+    path = bench_suite_file("tasks:\n  - {id: a, response: ok, evaluate: [{type: hang}, {expected: ok}]}\n")
     options = RunOptions(runs_dir=tmp_path / "runs", handle_signals=False, evaluator_timeout=0.5)
     outcome = run_plan(load_suite(path, registry), options)
     (task,) = outcome.report.tasks()
@@ -268,13 +273,15 @@ class _InlineHangPlugin:
         register(InlineHang)
 
 
-def test_d13_sync_evaluator_that_hangs_on_the_event_loop_is_stopped_at_its_time_limit(suite_file, tmp_path):
+def test_d13_sync_evaluator_that_hangs_on_the_event_loop_is_stopped_at_its_time_limit(
+    bench_suite_file, tmp_path
+):
     registry = build_registry([("bench-hang", "hang", _InlineHangPlugin())])
     rows = "".join(
         f"  - {{id: t{i}, response: ok, evaluate: [{{type: inline_hang}}, {{expected: ok}}]}}\n"
         for i in range(2)
     )
-    path = suite_file(f"tasks:\n{rows}")
+    path = bench_suite_file(f"tasks:\n{rows}")
     options = RunOptions(runs_dir=tmp_path / "runs", handle_signals=False, evaluator_timeout=0.5)
     started = time.monotonic()
     outcome = run_plan(load_suite(path, registry), options)
@@ -289,8 +296,8 @@ def _words(step: int, n: int) -> str:
     return " ".join(f"w{(i * step) % 997}" for i in range(n))
 
 
-def test_n06_rouge_l_on_two_6000_word_texts_is_capped_with_a_note(bench_cli, suite_file):
-    suite_file(
+def test_n06_rouge_l_on_two_6000_word_texts_is_capped_with_a_note(bench_cli, bench_suite_file):
+    bench_suite_file(
         "tasks:\n"
         f"  - {{id: long, response: '{_words(7, 6_000)}', "
         f"evaluate: {{type: rouge, reference: '{_words(13, 6_000)}', threshold: 0.0}}}}\n"
@@ -308,22 +315,22 @@ def test_n06_rouge_l_on_two_6000_word_texts_is_capped_with_a_note(bench_cli, sui
 
 
 def test_d14_template_syntax_in_a_response_is_substituted_once_verbatim(
-    bench_cli, suite_file, tmp_path, fake_llm
+    bench_cli, bench_suite_file, tmp_path, bench_fake_llm
 ):
     from bench.testing.verdicts import judge_verdict
 
-    fake_llm.add(judge_verdict(passed=True, reason="fine"))
+    bench_fake_llm.add(judge_verdict(passed=True, reason="fine"))
     response = "See {expected} and {0} and {{ 7*7 }} and ${HOME} and a lone { here, {response}."
     judge = (
         "{prompt: 'Expected: {expected}. Question: {input}. Answer: {response}', "
         "expected: SECRET-ANSWER-42, model: openai/fake}"
     )
-    path = suite_file(
+    path = bench_suite_file(
         f"tasks:\n  - id: t\n    prompt: Name it\n    response: {json.dumps(response)}\n    evaluate: {judge}\n"
     )
     result = bench_cli("run", path, "-o", "out.json")
     assert result.exit_code == 0, result.output
-    (request,) = fake_llm.requests
+    (request,) = bench_fake_llm.requests
     prompt = request.body["messages"][1]["content"]
     assert response in prompt  # verbatim: nothing in it was filled, escaped or evaluated
     assert prompt.count("SECRET-ANSWER-42") == 1  # from the template only, not through the response

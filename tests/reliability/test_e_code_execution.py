@@ -118,8 +118,8 @@ def test_e03_fork_bomb_is_stopped_by_the_process_limit_and_nothing_is_left():
 
 
 @needs_namespaces
-def test_e04_no_network_not_even_the_hosts_loopback(fake_llm):
-    port = int(fake_llm.url.rsplit(":", 1)[1].split("/")[0])
+def test_e04_no_network_not_even_the_hosts_loopback(bench_fake_llm):
+    port = int(bench_fake_llm.url.rsplit(":", 1)[1].split("/")[0])
     code = f"""
     import socket
     for host in ("127.0.0.1", "1.1.1.1"):

@@ -42,7 +42,7 @@ def _suite(folder: Path, tasks: int, evaluate: str = "{expected: echo}") -> Path
     return path
 
 
-def test_f09_kill_while_writing_the_cache_leaves_entries_absent_or_whole(tmp_path, fake_llm):
+def test_f09_kill_while_writing_the_cache_leaves_entries_absent_or_whole(tmp_path, bench_fake_llm):
     cache_file = tmp_path / ".bench" / "cache" / "llm.sqlite3"
     writer = subprocess.Popen(
         [sys.executable, "-c", WRITER, str(cache_file)], stdout=subprocess.PIPE, text=True
@@ -68,32 +68,32 @@ def test_f09_kill_while_writing_the_cache_leaves_entries_absent_or_whole(tmp_pat
     path = _suite(tmp_path, 3)
     first = run_suite(path)
     assert first.report.summary.passed == 3
-    assert fake_llm.count() == 3
+    assert bench_fake_llm.count() == 3
     again = run_suite(path)
     assert again.report.extra["llm"]["cached"] == 3
-    assert fake_llm.count() == 3
+    assert bench_fake_llm.count() == 3
 
 
 @pytest.mark.slow
-def test_f10_resume_serves_a_task_cached_before_the_kill_from_the_cache(tmp_path, fake_llm):
+def test_f10_resume_serves_a_task_cached_before_the_kill_from_the_cache(tmp_path, bench_fake_llm):
     judging = 'prompt: "ok? {response}", model: openai/judge'
     path = _suite(tmp_path, 3, evaluate="{" + judging + "}")
-    fake_llm.add(Reply("never", latency_s=60), model="judge")  # judges hang: no result is written
+    bench_fake_llm.add(Reply("never", latency_s=60), model="judge")  # judges hang: no result is written
     command = [sys.executable, "-m", "bench", "run", path.name, "-q", "-j", "3"]
     bench = subprocess.Popen(command, cwd=tmp_path, start_new_session=True)
     deadline = time.monotonic() + 60
-    while fake_llm.count() < 6 and time.monotonic() < deadline:  # 3 answers cached, 3 judges asked
+    while bench_fake_llm.count() < 6 and time.monotonic() < deadline:  # 3 answers cached, 3 judges asked
         time.sleep(0.05)
     os.killpg(bench.pid, signal.SIGKILL)
     bench.wait(timeout=10)
     (run_dir,) = (tmp_path / ".bench" / "runs").iterdir()
     results = run_dir / "results.jsonl"
     assert not results.exists() or results.read_text() == ""  # no task finished
-    answered = [r.last_user_text for r in fake_llm.requests if r.body["model"] == "fake"]
+    answered = [r.last_user_text for r in bench_fake_llm.requests if r.body["model"] == "fake"]
     assert sorted(answered) == ["question 0", "question 1", "question 2"]
 
-    fake_llm.rules.clear()
-    fake_llm.add(judge_verdict(passed=True), model="judge")
+    bench_fake_llm.rules.clear()
+    bench_fake_llm.add(judge_verdict(passed=True), model="judge")
     resumed = subprocess.run(
         [*command, "--resume", run_dir.name, "-o", "out.json"],
         cwd=tmp_path,
@@ -105,4 +105,4 @@ def test_f10_resume_serves_a_task_cached_before_the_kill_from_the_cache(tmp_path
     report = json.loads((tmp_path / "out.json").read_text())
     assert report["summary"]["passed"] == 3
     assert report["llm"]["cached"] == 3
-    assert [r for r in fake_llm.requests if r.body["model"] == "fake"][3:] == []  # 0 new target calls
+    assert [r for r in bench_fake_llm.requests if r.body["model"] == "fake"][3:] == []  # 0 new target calls

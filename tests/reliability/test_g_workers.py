@@ -8,7 +8,8 @@ from typing import Any
 
 from bench import Evaluator, EvaluatorConfig, Result
 from bench.hookspecs import hookimpl
-from bench.pipeline.session import RunOptions, run_plan
+from bench.pipeline.options import RunOptions
+from bench.pipeline.run import run_plan
 from bench.plugins.registry import build_registry
 from bench.suite.loader import load_suite
 from bench.testing.server import Reply
@@ -30,9 +31,9 @@ class _ProbePlugin:
         register(Probe)
 
 
-def _most_tasks_alive(suite_file, tmp_path, n: int, concurrency: int) -> int:  # type: ignore[no-untyped-def]
+def _most_tasks_alive(bench_suite_file, tmp_path, n: int, concurrency: int) -> int:  # type: ignore[no-untyped-def]
     rows = "".join(f"  - {{id: t{i}, response: ok, evaluate: {{type: probe}}}}\n" for i in range(n))
-    path = suite_file(f"tasks:\n{rows}")
+    path = bench_suite_file(f"tasks:\n{rows}")
     registry = build_registry([("bench-probe", "probe", _ProbePlugin())])
     options = RunOptions(runs_dir=tmp_path / "runs", handle_signals=False, concurrency=concurrency)
     outcome = run_plan(load_suite(path, registry), options)
@@ -40,23 +41,27 @@ def _most_tasks_alive(suite_file, tmp_path, n: int, concurrency: int) -> int:  #
     return max(int(task["evaluators"][0]["reason"]) for task in outcome.report.tasks())
 
 
-def test_n04_a_large_j_starts_no_more_workers_than_there_are_tasks(suite_file, tmp_path):
-    assert _most_tasks_alive(suite_file, tmp_path, n=3, concurrency=10_000) <= 1 + 3  # the run + 3
+def test_n04_a_large_j_starts_no_more_workers_than_there_are_tasks(bench_suite_file, tmp_path):
+    assert _most_tasks_alive(bench_suite_file, tmp_path, n=3, concurrency=10_000) <= 1 + 3  # the run + 3
 
 
-def test_g01_tasks_are_fed_to_a_fixed_number_of_workers_never_one_coroutine_per_task(suite_file, tmp_path):
-    assert _most_tasks_alive(suite_file, tmp_path, n=3_000, concurrency=4) <= 1 + 4
+def test_g01_tasks_are_fed_to_a_fixed_number_of_workers_never_one_coroutine_per_task(
+    bench_suite_file, tmp_path
+):
+    assert _most_tasks_alive(bench_suite_file, tmp_path, n=3_000, concurrency=4) <= 1 + 4
 
 
-def test_g06_fast_tasks_are_not_queued_behind_a_slow_llm_judge(bench_cli, fake_llm, suite_file, tmp_path):
+def test_g06_fast_tasks_are_not_queued_behind_a_slow_llm_judge(
+    bench_cli, bench_fake_llm, bench_suite_file, tmp_path
+):
     def slow_verdict(body: dict[str, Any]) -> Reply:
         reply = judge_verdict(passed=True)(body)
         reply.latency_s = 1.5
         return reply
 
-    fake_llm.add(slow_verdict)
+    bench_fake_llm.add(slow_verdict)
     fast = "".join(f"  - {{id: f{i}, response: ok, evaluate: {{expected: ok}}}}\n" for i in range(5))
-    suite_file(
+    bench_suite_file(
         "tasks:\n"
         "  - id: judged\n"
         "    response: Canberra\n"
@@ -71,19 +76,21 @@ def test_g06_fast_tasks_are_not_queued_behind_a_slow_llm_judge(bench_cli, fake_l
     assert json.loads(lines[-1])["status"] == "passed"
 
 
-def test_g06_judging_stays_bounded_and_every_judged_task_finishes(bench_cli, fake_llm, suite_file, tmp_path):
+def test_g06_judging_stays_bounded_and_every_judged_task_finishes(
+    bench_cli, bench_fake_llm, bench_suite_file, tmp_path
+):
     def verdict(body: dict[str, Any]) -> Reply:
         reply = judge_verdict(passed=True)(body)
         reply.latency_s = 0.05
         return reply
 
-    fake_llm.add(verdict)
+    bench_fake_llm.add(verdict)
     rows = "".join(
         f"  - {{id: j{i}, response: Canberra, evaluate: {{type: llm_judge, criteria: 'Names a city {i}.',"
         " model: openai/gpt-4o-mini}}\n"
         for i in range(24)
     )
-    suite_file(f"llm: {{concurrency: 64}}\ntasks:\n{rows}")
+    bench_suite_file(f"llm: {{concurrency: 64}}\ntasks:\n{rows}")
     result = bench_cli("run", "suite.yaml", "-q", "-j", "2", "--no-cache")
     assert result.exit_code == 0, result.output
     (run,) = (tmp_path / ".bench" / "runs").iterdir()
@@ -92,5 +99,5 @@ def test_g06_judging_stays_bounded_and_every_judged_task_finishes(bench_cli, fak
     assert {json.loads(line)["status"] for line in lines} == {"passed"}
     # Two workers, each waiting for room among at most two judging tasks: never more than
     # four judges at once, though the model would take 64.
-    assert 2 <= fake_llm.max_in_flight <= 4
-    assert fake_llm.count() == 24
+    assert 2 <= bench_fake_llm.max_in_flight <= 4
+    assert bench_fake_llm.count() == 24

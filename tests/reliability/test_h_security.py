@@ -28,14 +28,16 @@ def _every_byte(folder: Path) -> bytes:
     return b"".join(p.read_bytes() for p in folder.rglob("*") if p.is_file())
 
 
-def test_h01_h05_canary_key_appears_in_no_output(bench_cli, suite_file, fake_llm, tmp_path, caplog):
+def test_h01_h05_canary_key_appears_in_no_output(
+    bench_cli, bench_suite_file, bench_fake_llm, tmp_path, caplog
+):
     (tmp_path / "leaky.py").write_text(
         "import os\ndef answer(task):\n    return 'my key is ' + os.environ['OPENAI_API_KEY']\n"
     )
-    fake_llm.add(Fault(500), match="fails", times=2)
-    fake_llm.add(Fault(401, message=f"Incorrect API key provided: {CANARY_KEY}"), match="unauthorised")
-    fake_llm.add(judge_verdict(passed=True))
-    path = suite_file(
+    bench_fake_llm.add(Fault(500), match="fails", times=2)
+    bench_fake_llm.add(Fault(401, message=f"Incorrect API key provided: {CANARY_KEY}"), match="unauthorised")
+    bench_fake_llm.add(judge_verdict(passed=True))
+    path = bench_suite_file(
         """
         target: {type: litellm, model: openai/fake}
         llm: {max_attempts: 2, max_consecutive_failures: 10}
@@ -45,7 +47,7 @@ def test_h01_h05_canary_key_appears_in_no_output(bench_cli, suite_file, fake_llm
           - {id: unauthorised, prompt: unauthorised, evaluate: {expected: x}}
         """
     )
-    leaky = suite_file(
+    leaky = bench_suite_file(
         "target: {type: python, function: 'leaky:answer'}\ntasks:\n  - {id: leak, prompt: x, evaluate: {expected: key}}\n",
         name="leaky.yaml",
     )
@@ -60,14 +62,14 @@ def test_h01_h05_canary_key_appears_in_no_output(bench_cli, suite_file, fake_llm
     assert canary not in written
     assert CANARY_KEY not in first.output + second.output
     assert CANARY_KEY not in caplog.text
-    sent = fake_llm.requests[0].headers.get("authorization", "")
+    sent = bench_fake_llm.requests[0].headers.get("authorization", "")
     assert sent == f"Bearer {CANARY_KEY}"  # the key did reach the provider, and only there
 
 
-def test_cache_keys_and_values_hold_no_key(suite_file, fake_llm, tmp_path):
+def test_cache_keys_and_values_hold_no_key(bench_suite_file, bench_fake_llm, tmp_path):
     from bench.testing import run_suite
 
-    path = suite_file(
+    path = bench_suite_file(
         "target: {type: litellm, model: openai/fake}\ntasks:\n  - {id: a, prompt: hi, evaluate: {expected: hi}}\n"
     )
     run_suite(path)
@@ -90,12 +92,12 @@ def _scan(tmp_path: Path, output: str, *secrets: str) -> None:
 
 
 def test_h02_a_key_in_the_api_base_query_reaches_no_manifest_report_or_console(
-    bench_cli, suite_file, fake_llm, tmp_path
+    bench_cli, bench_suite_file, bench_fake_llm, tmp_path
 ):
-    fake_llm.add(Fault(500))
-    path = suite_file(
+    bench_fake_llm.add(Fault(500))
+    path = bench_suite_file(
         f"""
-        target: {{type: litellm, model: openai/fake, api_base: '{fake_llm.url}?key={QUERY_SECRET}'}}
+        target: {{type: litellm, model: openai/fake, api_base: '{bench_fake_llm.url}?key={QUERY_SECRET}'}}
         llm: {{max_attempts: 1, max_consecutive_failures: 2}}
         concurrency: 1
         tasks:
@@ -128,10 +130,10 @@ def test_h02_a_key_in_an_api_base_query_is_redacted_wherever_it_is_quoted():
     assert redact("https://h/v1?model=x&api_key=abcdefgh123") == "https://h/v1?model=x&api_key=[REDACTED]"
 
 
-def test_h03_litellm_debug_logging_prints_no_key(suite_file, fake_llm, tmp_path):
-    path = suite_file(
+def test_h03_litellm_debug_logging_prints_no_key(bench_suite_file, bench_fake_llm, tmp_path):
+    path = bench_suite_file(
         f"""
-        target: {{type: litellm, model: openai/fake, api_base: '{fake_llm.url}?key={QUERY_SECRET}'}}
+        target: {{type: litellm, model: openai/fake, api_base: '{bench_fake_llm.url}?key={QUERY_SECRET}'}}
         tasks:
           - {{id: a, prompt: hello, evaluate: {{expected: x}}}}
         """
@@ -158,7 +160,7 @@ def test_h03_litellm_debug_logging_prints_no_key(suite_file, fake_llm, tmp_path)
 
 
 def test_h04_an_internal_error_prints_its_traceback_redacted(
-    bench_cli, suite_file, fake_llm, tmp_path, monkeypatch
+    bench_cli, bench_suite_file, bench_fake_llm, tmp_path, monkeypatch
 ):
     from bench.report.reporters.json import JsonReporter
 
@@ -166,7 +168,7 @@ def test_h04_an_internal_error_prints_its_traceback_redacted(
         raise RuntimeError(f"reporter broke while holding {os.environ['OPENAI_API_KEY']}")
 
     monkeypatch.setattr(JsonReporter, "write", broken)
-    path = suite_file("tasks:\n  - {id: a, response: hi, evaluate: {expected: hi}}\n")
+    path = bench_suite_file("tasks:\n  - {id: a, response: hi, evaluate: {expected: hi}}\n")
     outcome = bench_cli("run", path, "-o", "out.json")
     assert outcome.exit_code == 4
     assert "internal error (please report it):" in outcome.stderr
@@ -175,15 +177,15 @@ def test_h04_an_internal_error_prints_its_traceback_redacted(
 
 
 def test_h05_the_variable_named_by_api_key_env_is_redacted_whatever_its_name(
-    bench_cli, suite_file, fake_llm, tmp_path, monkeypatch
+    bench_cli, bench_suite_file, bench_fake_llm, tmp_path, monkeypatch
 ):
     secret = "auth-5e6f7a8b9c0d1e2f"
     monkeypatch.setenv("LLM_AUTH", secret)
     (tmp_path / "echo_auth.py").write_text(
         "import os\ndef answer(task):\n    return 'auth is ' + os.environ['LLM_AUTH']\n"
     )
-    fake_llm.add(judge_verdict(passed=False, reason=f"the response quotes {secret}"))
-    path = suite_file(
+    bench_fake_llm.add(judge_verdict(passed=False, reason=f"the response quotes {secret}"))
+    path = bench_suite_file(
         """
         target: {type: python, function: 'echo_auth:answer'}
         tasks:
@@ -194,31 +196,33 @@ def test_h05_the_variable_named_by_api_key_env_is_redacted_whatever_its_name(
     )
     outcome = bench_cli("run", path, "-o", "out.json")
     assert outcome.exit_code == 1, outcome.output
-    assert fake_llm.requests[0].headers["authorization"] == f"Bearer {secret}"
+    assert bench_fake_llm.requests[0].headers["authorization"] == f"Bearer {secret}"
     assert "[REDACTED:LLM_AUTH]" in (tmp_path / "out.json").read_text()
     _scan(tmp_path, outcome.output, secret)
 
 
 def test_h01_a_response_echoing_a_key_is_never_written_to_the_cache(
-    bench_cli, suite_file, fake_llm, tmp_path
+    bench_cli, bench_suite_file, bench_fake_llm, tmp_path
 ):
     from bench.testing.server import Reply
 
-    fake_llm.add(Reply(f"the key is {CANARY_KEY}"))
-    path = suite_file(
+    bench_fake_llm.add(Reply(f"the key is {CANARY_KEY}"))
+    path = bench_suite_file(
         "target: {type: litellm, model: openai/fake}\ntasks:\n  - {id: a, prompt: leak, evaluate: {expected: key}}\n"
     )
     first = bench_cli("run", path, "-o", "first.json")
     second = bench_cli("run", path, "-o", "second.json")
     assert first.exit_code == second.exit_code == 0, first.output + second.output
-    assert fake_llm.count() == 2  # never cached, so asked again: the same verdict either way
+    assert bench_fake_llm.count() == 2  # never cached, so asked again: the same verdict either way
     assert json.loads((tmp_path / "second.json").read_text())["tasks"][0]["response"] == (
         "the key is [REDACTED:OPENAI_API_KEY]"
     )
     _scan(tmp_path, first.output + second.output, CANARY_KEY)
 
 
-def test_h09_a_planted_cache_entry_loads_as_data_never_as_code(bench_cli, suite_file, fake_llm, tmp_path):
+def test_h09_a_planted_cache_entry_loads_as_data_never_as_code(
+    bench_cli, bench_suite_file, bench_fake_llm, tmp_path
+):
     import pickle
     import sqlite3
 
@@ -228,7 +232,7 @@ def test_h09_a_planted_cache_entry_loads_as_data_never_as_code(bench_cli, suite_
         def __reduce__(self):
             return (open, (str(marker), "w"))
 
-    path = suite_file(
+    path = bench_suite_file(
         "target: {type: litellm, model: openai/fake}\ntasks:\n  - {id: a, prompt: hi, evaluate: {expected: hi}}\n"
     )
     assert bench_cli("run", path).exit_code == 0
@@ -239,14 +243,16 @@ def test_h09_a_planted_cache_entry_loads_as_data_never_as_code(bench_cli, suite_
     assert outcome.exit_code == 0, outcome.output
     assert not marker.exists()
     assert "is unusable" in outcome.output  # a warning, then the run went on uncached
-    assert fake_llm.count() == 2
+    assert bench_fake_llm.count() == 2
 
 
-def test_h09_a_cache_folder_other_users_can_write_is_not_used(bench_cli, suite_file, fake_llm, tmp_path):
+def test_h09_a_cache_folder_other_users_can_write_is_not_used(
+    bench_cli, bench_suite_file, bench_fake_llm, tmp_path
+):
     folder = tmp_path / ".bench" / "cache"
     folder.mkdir(parents=True)
     folder.chmod(0o777)
-    path = suite_file(
+    path = bench_suite_file(
         "target: {type: litellm, model: openai/fake}\ntasks:\n  - {id: a, prompt: hi, evaluate: {expected: hi}}\n"
     )
     first = bench_cli("run", path)
@@ -257,7 +263,7 @@ def test_h09_a_cache_folder_other_users_can_write_is_not_used(bench_cli, suite_f
         in first.output
     )
     assert not (folder / "llm.sqlite3").exists()
-    assert fake_llm.count() == 2
+    assert bench_fake_llm.count() == 2
 
 
 def test_h11_redacting_a_50_mb_base64_value_is_linear_and_never_crashes():
@@ -312,7 +318,9 @@ def test_h10_generated_code_cannot_read_host_secrets(monkeypatch):
     assert printed.count("hidden") == len(paths)
 
 
-def test_h09_a_cache_folder_another_user_owns_is_not_used(bench_cli, suite_file, fake_llm, tmp_path):
+def test_h09_a_cache_folder_another_user_owns_is_not_used(
+    bench_cli, bench_suite_file, bench_fake_llm, tmp_path
+):
     if os.getuid() != 0:
         import pytest
 
@@ -320,7 +328,7 @@ def test_h09_a_cache_folder_another_user_owns_is_not_used(bench_cli, suite_file,
     folder = tmp_path / ".bench" / "cache"
     folder.mkdir(parents=True, mode=0o755)
     os.chown(folder, 65534, 65534)
-    path = suite_file(
+    path = bench_suite_file(
         "target: {type: litellm, model: openai/fake}\ntasks:\n  - {id: a, prompt: hi, evaluate: {expected: hi}}\n"
     )
     outcome = bench_cli("run", path)
@@ -333,14 +341,14 @@ def test_h09_a_cache_folder_another_user_owns_is_not_used(bench_cli, suite_file,
 
 
 def test_h01_an_answer_with_a_secret_shaped_example_is_still_cached(
-    bench_cli, suite_file, fake_llm, tmp_path
+    bench_cli, bench_suite_file, bench_fake_llm, tmp_path
 ):
     from bench.testing.server import Reply
 
-    fake_llm.add(Reply("connect with postgresql://user:password@localhost/db and Bearer YOUR_API_KEY"))
-    path = suite_file(
+    bench_fake_llm.add(Reply("connect with postgresql://user:password@localhost/db and Bearer YOUR_API_KEY"))
+    path = bench_suite_file(
         "target: {type: litellm, model: openai/fake}\ntasks:\n  - {id: a, prompt: how, evaluate: {expected: connect}}\n"
     )
     assert bench_cli("run", path).exit_code == 0
     assert bench_cli("run", path).exit_code == 0
-    assert fake_llm.count() == 1  # no known secret in it: cached like any answer
+    assert bench_fake_llm.count() == 1  # no known secret in it: cached like any answer

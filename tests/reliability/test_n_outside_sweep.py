@@ -344,8 +344,7 @@ def test_n32_the_redactor_knows_a_secret_as_repr_and_json_quote_it(quote, name):
 
 
 def test_n31_excerpt_and_quoted_redact_before_they_cut_and_keep_a_marker_whole(monkeypatch):
-    from bench import excerpt, quoted
-    from bench.vocabulary import redact
+    from bench.vocabulary import excerpt, quoted, redact
 
     monkeypatch.setattr(redact, "_current", redact.Redactor({"OPENAI_API_KEY": PROJECT_KEY}))
     text = f"head {PROJECT_KEY} middle {PROJECT_KEY} tail"

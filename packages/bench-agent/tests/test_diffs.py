@@ -68,8 +68,8 @@ def test_git_diff_without_a_diff_says_what_it_needs():
     )
 
 
-def test_git_diff_limits_flat_and_nested_cannot_both_be_given(bench_cli, suite_file):
-    path = suite_file(
+def test_git_diff_limits_flat_and_nested_cannot_both_be_given(bench_cli, bench_suite_file):
+    path = bench_suite_file(
         "tasks:\n  - id: a\n    response: x\n    evaluate:\n      type: git-diff\n"
         "      max_files_changed: 1\n      assertions: {max_files_changed: 2}\n"
     )
@@ -149,8 +149,8 @@ def test_expected_diff_against_a_reference_branch_with_ignore_patterns(tmp_path)
     assert wrong["error"].startswith("expected-diff: reference_branch nope: git archive failed")
 
 
-def test_expected_diff_needs_a_reference_folder_that_exists(bench_cli, suite_file):
-    path = suite_file(
+def test_expected_diff_needs_a_reference_folder_that_exists(bench_cli, bench_suite_file):
+    path = bench_suite_file(
         "tasks:\n  - id: a\n    response: x\n    workspace: .\n"
         "    evaluate: {type: expected-diff, reference_dir: missing}\n"
     )

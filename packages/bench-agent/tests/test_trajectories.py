@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from bench import Response, Usage
+from bench import Response
+from bench.llm import Usage
 from bench.testing import run_evaluator
 
 
@@ -75,8 +76,8 @@ def test_trajectory_expected_arguments_must_be_included():
     assert outcome.reason == "trajectory does not match (exact): write → run"
 
 
-def test_trajectory_bad_mode_names_the_choices(bench_cli, suite_file):
-    path = suite_file(
+def test_trajectory_bad_mode_names_the_choices(bench_cli, bench_suite_file):
+    path = bench_suite_file(
         "tasks:\n  - id: a\n    response: x\n    evaluate: {type: trajectory, mode: sorted, expected: [a]}\n"
     )
     result = bench_cli("validate", path)
@@ -112,8 +113,8 @@ def test_efficiency_budgets():
     assert unknown.error == "efficiency: max_tokens needs the response's token usage, which is unknown"
 
 
-def test_efficiency_needs_a_budget(bench_cli, suite_file):
-    path = suite_file("tasks:\n  - id: a\n    response: x\n    evaluate: {type: efficiency}\n")
+def test_efficiency_needs_a_budget(bench_cli, bench_suite_file):
+    path = bench_suite_file("tasks:\n  - id: a\n    response: x\n    evaluate: {type: efficiency}\n")
     result = bench_cli("validate", path)
     assert result.exit_code == 2
     assert "give max_steps, max_tokens or both" in result.stderr

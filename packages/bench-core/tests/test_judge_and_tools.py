@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from bench.llm.client import LLMRequest, LLMResult, ModelCallError
-from bench.llm.tool_loop import tool_loop
+from bench.llm.tool_calling import tool_loop
 from bench.vocabulary.models import ToolCall, Usage
 from bench.vocabulary.tool_calls import decode_arguments, parse_tool_call
 from bench.workspace.tools import Workbench

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-import bench.llm.client as client_module
+import bench.llm.providers.calls as calls_module
 from bench.llm.client import LLMClient
 from bench.llm.providers.credentials import _ONE_KEY, litellm_missing_keys
 from bench.llm.providers.routes import (
@@ -24,7 +24,7 @@ from bench.llm.providers.routes import (
 )
 from bench.llm.request import LLMRequest
 from bench.llm.settings import LLMSettings
-from bench.testing.server import FakeLLMServer, Reply
+from bench.testing import FakeLLMServer, Reply
 
 MODELS = [
     "openai/gpt-4o-mini",
@@ -139,7 +139,7 @@ def test_the_direct_path_sends_what_litellm_sends(model, shape, monkeypatch):
     def no_litellm() -> None:
         raise AssertionError("the direct path used litellm")
 
-    monkeypatch.setattr(client_module, "load_litellm", no_litellm)
+    monkeypatch.setattr(calls_module, "load_litellm", no_litellm)
     assert _sent(model, shape, "auto", monkeypatch) == litellm_sent
 
 
@@ -353,7 +353,7 @@ def _direct_only(monkeypatch: pytest.MonkeyPatch) -> None:
     def no_litellm() -> None:
         raise AssertionError("the direct path used litellm")
 
-    monkeypatch.setattr(client_module, "load_litellm", no_litellm)
+    monkeypatch.setattr(calls_module, "load_litellm", no_litellm)
 
 
 def test_azures_default_api_version_is_litellms():

@@ -14,7 +14,7 @@ from bench.llm.client import LLMClient
 from bench.llm.limits.coordination import Deltas, LeaseBook, Leases, LocalCoordinator
 from bench.llm.request import LLMRequest
 from bench.llm.settings import LLMSettings, PriceRow, Pricing, RuntimeLimits
-from bench.testing.server import FakeLLMServer, Fault
+from bench.testing import FakeLLMServer, Fault
 from bench.vocabulary.errors import ModelCallError, RunStopped
 
 INTERVAL = 0.1  # seconds between syncs (1 s in a real run)

@@ -18,7 +18,7 @@ from bench.llm.providers.routes import TRANSPORT_ENV, is_direct, route
 from bench.llm.request import LLMRequest
 from bench.llm.settings import LLMSettings, Pricing
 from bench.llm.verdict import supports_tools
-from bench.testing.server import FakeLLMServer, Reply
+from bench.testing import FakeLLMServer, Reply
 from bench.vocabulary.errors import ConfigError
 
 
@@ -54,9 +54,9 @@ def test_the_environment_forces_litellm(monkeypatch):
 
 
 def test_a_bad_transport_in_the_environment_stops_the_run_before_it_starts(
-    bench_cli, suite_file, monkeypatch
+    bench_cli, bench_suite_file, monkeypatch
 ):
-    suite_file(
+    bench_suite_file(
         "name: t\ntarget: {type: litellm, model: openai/m}\ntasks:\n  - {id: a, prompt: hi, evaluate: {type: contains, value: x}}\n"
     )
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")

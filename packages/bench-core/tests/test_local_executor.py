@@ -8,7 +8,8 @@ import pytest
 
 from bench import ConfigError, Response, Target
 from bench.hookspecs import hookimpl
-from bench.pipeline.session import RunOptions, run_plan
+from bench.pipeline.options import RunOptions
+from bench.pipeline.run import run_plan
 from bench.plugins.registry import build_registry
 from bench.suite.loader import load_suite
 
@@ -45,9 +46,9 @@ class _Plugin:
         register(Refuses)
 
 
-def test_a_target_that_fails_to_open_leaves_none_of_the_others_open(suite_file, tmp_path):
+def test_a_target_that_fails_to_open_leaves_none_of_the_others_open(bench_suite_file, tmp_path):
     EVENTS.clear()
-    path = suite_file(
+    path = bench_suite_file(
         "targets:\n  - {type: opens, label: a}\n  - {type: refuses, label: b}\n"
         "tasks:\n  - {id: t1, prompt: hi, evaluate: {type: equals, value: x}}\n"
     )

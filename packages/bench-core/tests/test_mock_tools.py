@@ -29,8 +29,8 @@ def call(name: str, **arguments: Any) -> Reply:
     )
 
 
-def tool_results(fake_llm) -> list[str]:
-    return [m["content"] for m in fake_llm.requests[-1].body["messages"] if m["role"] == "tool"]
+def tool_results(bench_fake_llm) -> list[str]:
+    return [m["content"] for m in bench_fake_llm.requests[-1].body["messages"] if m["role"] == "tool"]
 
 
 def suite_text(mocks: str, max_steps: str = "") -> str:
@@ -57,16 +57,16 @@ def run_text(tmp_path, text: str) -> dict[str, Any]:
     return next(iter(run_suite(path, cache=False).report.tasks()))
 
 
-def test_a_mocked_tool_answers_the_model_which_then_answers(tmp_path, fake_llm):
-    fake_llm.default = script(call("get_weather", city="Paris"), Reply("It is sunny in Paris."))
+def test_a_mocked_tool_answers_the_model_which_then_answers(tmp_path, bench_fake_llm):
+    bench_fake_llm.default = script(call("get_weather", city="Paris"), Reply("It is sunny in Paris."))
     task = run_text(tmp_path, suite_text('    - {name: get_weather, response: "sunny, 21C"}'))
     assert task["status"] == "passed", task
     assert task["response"] == "It is sunny in Paris."
     assert task["tool_calls"] == [
         {"name": "get_weather", "arguments": {"city": "Paris"}, "id": task["tool_calls"][0]["id"]}
     ]
-    assert tool_results(fake_llm) == ["sunny, 21C"]
-    first = fake_llm.requests[0].body
+    assert tool_results(bench_fake_llm) == ["sunny, 21C"]
+    first = bench_fake_llm.requests[0].body
     assert first["tools"] == [
         {
             "type": "function",
@@ -77,12 +77,12 @@ def test_a_mocked_tool_answers_the_model_which_then_answers(tmp_path, fake_llm):
             },
         }
     ]
-    assert fake_llm.count() == 2
+    assert bench_fake_llm.count() == 2
     assert task["usage"]["input_tokens"] == 20  # two model calls of 10 prompt tokens each
 
 
-def test_match_picks_the_mock_whose_arguments_the_call_has(tmp_path, fake_llm):
-    fake_llm.default = script(
+def test_match_picks_the_mock_whose_arguments_the_call_has(tmp_path, bench_fake_llm):
+    bench_fake_llm.default = script(
         Reply(
             content=None,
             tool_calls=[
@@ -98,29 +98,29 @@ def test_match_picks_the_mock_whose_arguments_the_call_has(tmp_path, fake_llm):
     - {name: get_weather, response: {sky: snow, temp: -3}}"""
     task = run_text(tmp_path, suite_text(mocks))
     # Oslo matches no match: the unconditional mock answers (a mapping, as compact JSON).
-    assert tool_results(fake_llm) == ['{"sky":"snow","temp":-3}', "sunny"]
+    assert tool_results(bench_fake_llm) == ['{"sky":"snow","temp":-3}', "sunny"]
     assert [c["arguments"]["city"] for c in task["tool_calls"]] == ["Oslo", "Paris"]
 
 
-def test_an_error_mock_returns_its_error_text(tmp_path, fake_llm):
-    fake_llm.default = script(call("get_weather", city="Paris"), Reply("The service is down."))
+def test_an_error_mock_returns_its_error_text(tmp_path, bench_fake_llm):
+    bench_fake_llm.default = script(call("get_weather", city="Paris"), Reply("The service is down."))
     task = run_text(
         tmp_path, suite_text('    - {name: get_weather, error: "service unavailable", response: sunny}')
     )
-    assert tool_results(fake_llm) == ["service unavailable"]
+    assert tool_results(bench_fake_llm) == ["service unavailable"]
     assert task["status"] == "failed"  # the model's answer lacks "sunny"; the task ran
     assert task["error"] is None
 
 
-def test_a_call_no_mock_answers_gets_a_note_and_the_loop_goes_on(tmp_path, fake_llm):
-    fake_llm.default = script(call("get_time", zone="UTC"), Reply("sunny anyway"))
+def test_a_call_no_mock_answers_gets_a_note_and_the_loop_goes_on(tmp_path, bench_fake_llm):
+    bench_fake_llm.default = script(call("get_time", zone="UTC"), Reply("sunny anyway"))
     task = run_text(tmp_path, suite_text("    - {name: get_weather, match: {city: Paris}, response: sunny}"))
-    assert tool_results(fake_llm) == ['no tool mock for "get_time"']
+    assert tool_results(bench_fake_llm) == ['no tool mock for "get_time"']
     assert task["status"] == "passed"
 
 
-def test_reaching_max_steps_is_an_error_with_the_last_turn_s_text(tmp_path, fake_llm):
-    fake_llm.default = Reply(
+def test_reaching_max_steps_is_an_error_with_the_last_turn_s_text(tmp_path, bench_fake_llm):
+    bench_fake_llm.default = Reply(
         content="checking", tool_calls=[{"name": "get_weather", "arguments": {}}], finish_reason="tool_calls"
     )
     task = run_text(tmp_path, suite_text("    - {name: get_weather, response: sunny}", "max_steps: 3"))
@@ -128,28 +128,28 @@ def test_reaching_max_steps_is_an_error_with_the_last_turn_s_text(tmp_path, fake
     assert task["error"] == "max steps (3) reached: the model still called tools"
     assert task["response"] == "checking"
     assert len(task["tool_calls"]) == 3
-    assert fake_llm.count() == 3
+    assert bench_fake_llm.count() == 3
 
 
-def test_a_task_s_own_mocks_and_max_steps_come_first(tmp_path, fake_llm):
-    fake_llm.default = script(call("get_weather", city="Paris"), call("get_weather"), Reply("sunny"))
+def test_a_task_s_own_mocks_and_max_steps_come_first(tmp_path, bench_fake_llm):
+    bench_fake_llm.default = script(call("get_weather", city="Paris"), call("get_weather"), Reply("sunny"))
     text = suite_text("    - {name: get_weather, response: target's}").replace(
         '    prompt: "Weather in Paris?"',
         '    prompt: "Weather in Paris?"\n    max_steps: 2\n    tool_mocks: [{name: get_weather, match: {city: Paris}, response: task\'s}]',
     )
     task = run_text(tmp_path, text)
     # turn 1: the task's mock (its match holds); turn 2: no city, the target's; no turn 3
-    assert tool_results(fake_llm) == ["task's"]
-    assert fake_llm.count() == 2
+    assert tool_results(bench_fake_llm) == ["task's"]
+    assert bench_fake_llm.count() == 2
     assert task["error"] == "max steps (2) reached: the model still called tools"
     assert [c["arguments"] for c in task["tool_calls"]] == [{"city": "Paris"}, {}]
 
 
-def test_without_mocks_the_model_is_called_once_and_its_calls_recorded(tmp_path, fake_llm):
-    fake_llm.default = call("get_weather", city="Paris")
+def test_without_mocks_the_model_is_called_once_and_its_calls_recorded(tmp_path, bench_fake_llm):
+    bench_fake_llm.default = call("get_weather", city="Paris")
     text = suite_text("").replace("  tool_mocks:\n", "")
     task = run_text(tmp_path, text)
-    assert fake_llm.count() == 1
+    assert bench_fake_llm.count() == 1
     assert [c["name"] for c in task["tool_calls"]] == ["get_weather"]
     assert task["error"] is None
 
@@ -170,7 +170,7 @@ def test_mocks_without_tools_are_refused(tmp_path):
     )
 
 
-def test_a_task_with_mocks_and_a_target_without_tools_is_an_error(tmp_path, fake_llm):
+def test_a_task_with_mocks_and_a_target_without_tools_is_an_error(tmp_path, bench_fake_llm):
     path = write_suite(
         tmp_path,
         """
@@ -180,7 +180,7 @@ def test_a_task_with_mocks_and_a_target_without_tools_is_an_error(tmp_path, fake
     )
     task = next(iter(run_suite(path, cache=False).report.tasks()))
     assert task["error"] == "the task has tool_mocks but the target offers no tools (its 'tools:')"
-    assert fake_llm.count() == 0
+    assert bench_fake_llm.count() == 0
 
 
 @pytest.mark.parametrize(
@@ -206,8 +206,8 @@ def test_arguments_that_are_not_json_match_no_match():
     assert asyncio.run(box.call("t", '{"q": "x"}')).text == "a"
 
 
-def test_a_task_s_own_tools_are_offered_with_its_mocks(tmp_path, fake_llm):
-    fake_llm.default = script(call("lookup", q="x"), Reply("42"))
+def test_a_task_s_own_tools_are_offered_with_its_mocks(tmp_path, bench_fake_llm):
+    bench_fake_llm.default = script(call("lookup", q="x"), Reply("42"))
     path = write_suite(
         tmp_path,
         """
@@ -222,20 +222,20 @@ def test_a_task_s_own_tools_are_offered_with_its_mocks(tmp_path, fake_llm):
     )
     task = next(iter(run_suite(path, cache=False).report.tasks()))
     assert task["status"] == "passed"
-    assert fake_llm.requests[0].body["tools"] == [
+    assert bench_fake_llm.requests[0].body["tools"] == [
         {"type": "function", "function": {"name": "lookup", "parameters": {"type": "object"}}}
     ]
-    assert tool_results(fake_llm) == ['{"answer":42}']
+    assert tool_results(bench_fake_llm) == ['{"answer":42}']
 
 
-def test_the_docs_example_runs(tmp_path, fake_llm):
+def test_the_docs_example_runs(tmp_path, bench_fake_llm):
     import re
     from pathlib import Path
 
     docs = (Path(__file__).parents[3] / "docs" / "suites.md").read_text()
     example = re.search(r"### Mocked tools\n.*?```yaml\n(.*?)```", docs, re.S).group(1)
-    fake_llm.default = script(call("get_weather", city="Paris"), Reply("It is sunny."))
+    bench_fake_llm.default = script(call("get_weather", city="Paris"), Reply("It is sunny."))
     path = write_suite(tmp_path, example.replace("openai/gpt-4o-mini", "openai/fake"))
     task = next(iter(run_suite(path, cache=False).report.tasks()))
     assert task["status"] == "passed"
-    assert tool_results(fake_llm) == ["sunny, 21C"]
+    assert tool_results(bench_fake_llm) == ["sunny, 21C"]

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from bench import Evaluator, EvaluatorConfig, Result, Sample, hookimpl
-from bench.pipeline.session import RunOptions, run_plan
+from bench.pipeline.options import RunOptions
+from bench.pipeline.run import run_plan
 from bench.plugins.registry import Registry, build_registry
 from bench.suite.loader import load_suite
 from bench.testing import write_suite

@@ -25,7 +25,7 @@ HEAVY = [
     "bench.vocabulary.models",
     "bench.evaluator",
     "bench.llm.client",
-    "bench.pipeline.session",
+    "bench.pipeline.run",
     "bench.suite.loader",
     "bench.plugins.registry",
     "bench.testing.server",
@@ -50,7 +50,13 @@ def _modules_added_by(module: str, cwd: Path) -> list[str]:
 def test_importing_the_plugin_adds_only_bench_its_version_and_bench_testing(tmp_path: Path):
     added = _modules_added_by("bench.testing.pytest_plugin", tmp_path)
     assert [m for m in HEAVY if m in added] == []
-    assert added == ["bench", "bench.testing", "bench.testing.pytest_plugin", "bench.version"]
+    assert added == [
+        "bench",
+        "bench.testing",
+        "bench.testing.pytest_plugin",
+        "bench.vocabulary",
+        "bench.vocabulary.version",
+    ]
 
 
 def test_every_bench_testing_name_resolves_to_its_definition():

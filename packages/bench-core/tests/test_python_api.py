@@ -214,10 +214,10 @@ def test_errors_in_the_worker_thread_reach_the_caller(tmp_path: Path):
 
 
 def test_bench_run_stays_callable_once_the_run_package_is_imported(suite: Path):
-    import bench.pipeline.session
+    import bench.pipeline.options
 
     assert callable(bench.run)
-    assert bench.pipeline.session.DEFAULT_CONCURRENCY == 8
+    assert bench.pipeline.options.DEFAULT_CONCURRENCY == 8
     assert bench.run(suite).summary.total == 2
 
 
@@ -226,7 +226,7 @@ def test_import_bench_loads_no_part_of_the_api(tmp_path: Path):
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60
     )
-    assert done.stdout.strip() == "['bench', 'bench.version']", done.stderr
+    assert done.stdout.strip() == "['bench', 'bench.vocabulary', 'bench.vocabulary.version']", done.stderr
 
 
 def test_vars_and_env_files_reach_the_tasks_as_in_bench_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
@@ -248,7 +248,7 @@ def test_vars_and_env_files_reach_the_tasks_as_in_bench_run(tmp_path: Path, monk
 
 
 def test_arun_loads_the_suite_without_blocking_the_callers_loop(suite: Path, monkeypatch: pytest.MonkeyPatch):
-    import bench.api
+    import bench.pipeline.loading
 
     started, released = threading.Event(), threading.Event()
 
@@ -259,7 +259,7 @@ def test_arun_loads_the_suite_without_blocking_the_callers_loop(suite: Path, mon
             raise AssertionError("the suite was loaded on the caller's loop, blocking it")
         raise bench.ConfigError("loaded in a worker thread")
 
-    monkeypatch.setattr(bench.api, "load_suite", slow_load)
+    monkeypatch.setattr(bench.pipeline.loading, "load_suite", slow_load)
 
     async def main() -> None:
         async def release() -> None:

@@ -7,7 +7,8 @@ from typing import Any, ClassVar
 
 from bench import Response, Target, TargetConfig, Task
 from bench.hookspecs import hookimpl
-from bench.pipeline.session import RunOptions, run_plan
+from bench.pipeline.options import RunOptions
+from bench.pipeline.run import run_plan
 from bench.plugins.registry import build_registry
 from bench.suite.loader import load_suite
 
@@ -40,8 +41,8 @@ class _Plugin:
         register(Plain)
 
 
-def test_a_target_typed_by_its_config_and_a_plain_one_both_run(suite_file: Any, tmp_path: Path) -> None:
-    path = suite_file(
+def test_a_target_typed_by_its_config_and_a_plain_one_both_run(bench_suite_file: Any, tmp_path: Path) -> None:
+    path = bench_suite_file(
         "targets:\n  - {type: shout, label: loud, suffix: '?'}\n  - {type: plain, label: flat}\n"
         "tasks:\n  - {id: t, prompt: hi, evaluate: {type: contains, value: hi}}\n"
     )

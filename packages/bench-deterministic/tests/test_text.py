@@ -6,7 +6,8 @@ import time
 
 import pytest
 
-from bench import BenchError, Response, Task, ToolCall
+from bench import BenchError, Response, Task
+from bench.llm import ToolCall
 from bench.testing import run_evaluator
 
 # Behaviour that differs between Python versions: these run on every Python (noxfile.py).

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bench import BenchError, Message, Response, ToolCall
+from bench import BenchError, Response
+from bench.llm import Message, ToolCall
 from bench.testing import run_evaluator
 
 

@@ -64,14 +64,14 @@ def test_mock_tools_become_task_tools_and_mocks(tmp_path: Path):
     )
 
 
-def test_the_model_gets_the_mocks_answers(tmp_path: Path, fake_llm):
-    fake_llm.default = model
+def test_the_model_gets_the_mocks_answers(tmp_path: Path, bench_fake_llm):
+    bench_fake_llm.default = model
     path = pack(tmp_path)
     outcome = bench.run(
         path, target={"type": "litellm", "model": "openai/fake"}, runs_dir=tmp_path / "runs", cache=False
     )
     task = next(iter(outcome.report.tasks()))
     assert task["response"] == "Paris"
-    results = [m["content"] for m in fake_llm.requests[-1].body["messages"] if m["role"] == "tool"]
+    results = [m["content"] for m in bench_fake_llm.requests[-1].body["messages"] if m["role"] == "tool"]
     assert results == ['{"capital":"Paris"}', '{"capital":"unknown"}', '{"b":1,"ok":true}']
     assert [c["name"] for c in task["tool_calls"]] == ["lookup", "lookup", "fixed"]

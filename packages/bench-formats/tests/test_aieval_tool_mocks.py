@@ -93,9 +93,9 @@ def test_the_loader_gives_each_case_its_mocks_and_max_steps(tmp_path: Path):
     assert loader.warnings == []
 
 
-def test_mocked_tools_answer_and_verdicts_are_ai_eval_s(tmp_path: Path, fake_llm):
-    fake_llm.default = model
-    path = project(tmp_path, fake_llm.url)
+def test_mocked_tools_answer_and_verdicts_are_ai_eval_s(tmp_path: Path, bench_fake_llm):
+    bench_fake_llm.default = model
+    path = project(tmp_path, bench_fake_llm.url)
     outcome = bench.run(path, runs_dir=tmp_path / "runs", cache=False)
     tasks = {t["id"]: t for t in outcome.report.tasks()}
     answers = tasks["answers"]
@@ -112,4 +112,4 @@ def test_mocked_tools_answer_and_verdicts_are_ai_eval_s(tmp_path: Path, fake_llm
     # no_mocks: one request with the tools, its call recorded (1/1 expected calls), no loop.
     assert tasks["no_mocks"]["passed"] is True
     assert [c["name"] for c in tasks["no_mocks"]["tool_calls"]] == ["search"]
-    assert fake_llm.count() == 2 + 2 + 1
+    assert bench_fake_llm.count() == 2 + 2 + 1

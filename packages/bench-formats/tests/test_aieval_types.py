@@ -35,7 +35,7 @@ def project(tmp_path: Path, cases: str, answers: dict[str, Any] | None = None) -
     return path
 
 
-def judged_run(fake_llm, path: Path, **verdict: Any) -> dict[str, tuple[bool, float]]:
+def judged_run(bench_fake_llm, path: Path, **verdict: Any) -> dict[str, tuple[bool, float]]:
     """Run against the fake model, which answers the case and, as the judge, gives ``verdict``."""
     judge = judge_verdict(**verdict)
 
@@ -43,7 +43,7 @@ def judged_run(fake_llm, path: Path, **verdict: Any) -> dict[str, tuple[bool, fl
         first = str(body["messages"][0].get("content") or "")
         return Reply(ANSWER) if first.startswith("Say ") else judge(body)
 
-    fake_llm.default = respond
+    bench_fake_llm.default = respond
     outcome = bench.run(path, target={"type": "litellm", "model": MODEL}, runs_dir=path.parent / "runs")
     return verdicts(outcome)
 
@@ -56,7 +56,7 @@ def verdicts(outcome: Any) -> dict[str, tuple[bool, float]]:
     return out
 
 
-def test_hallucination_passes_at_0_9_or_the_threshold(fake_llm, tmp_path: Path):
+def test_hallucination_passes_at_0_9_or_the_threshold(bench_fake_llm, tmp_path: Path):
     path = project(
         tmp_path,
         """
@@ -67,13 +67,13 @@ def test_hallucination_passes_at_0_9_or_the_threshold(fake_llm, tmp_path: Path):
         """,
     )
     # The judge scores 0.85: default 0.85 < 0.9 fails; lower 0.85 >= 0.8 passes; score 0.85 both.
-    assert judged_run(fake_llm, path, score=0.85) == {"default": (False, 0.85), "lower": (True, 0.85)}
+    assert judged_run(bench_fake_llm, path, score=0.85) == {"default": (False, 0.85), "lower": (True, 0.85)}
     # The judge prompt carries the ground truth (the two cases' identical judge calls may share
     # one cached reply, and the tasks run concurrently: any request order).
-    assert any("It is Tuesday." in str(r.body["messages"]) for r in fake_llm.requests)
+    assert any("It is Tuesday." in str(r.body["messages"]) for r in bench_fake_llm.requests)
 
 
-def test_faithfulness_passes_at_0_8_or_the_threshold(fake_llm, tmp_path: Path):
+def test_faithfulness_passes_at_0_8_or_the_threshold(bench_fake_llm, tmp_path: Path):
     path = project(
         tmp_path,
         """
@@ -85,10 +85,13 @@ def test_faithfulness_passes_at_0_8_or_the_threshold(fake_llm, tmp_path: Path):
     )
     claims = [{"claim": f"c{i}", "supported": i < 3, "reason": "r"} for i in range(4)]
     # 3 of 4 claims supported: 0.75; default 0.75 < 0.8 fails; lower 0.75 >= 0.7 passes.
-    assert judged_run(fake_llm, path, claims=claims) == {"default": (False, 0.75), "lower": (True, 0.75)}
+    assert judged_run(bench_fake_llm, path, claims=claims) == {
+        "default": (False, 0.75),
+        "lower": (True, 0.75),
+    }
 
 
-def test_relevancy_passes_at_0_8_or_the_threshold(fake_llm, tmp_path: Path):
+def test_relevancy_passes_at_0_8_or_the_threshold(bench_fake_llm, tmp_path: Path):
     path = project(
         tmp_path,
         """
@@ -97,10 +100,10 @@ def test_relevancy_passes_at_0_8_or_the_threshold(fake_llm, tmp_path: Path):
         """,
     )
     # The judge scores 0.7: default 0.7 < 0.8 fails; lower 0.7 >= 0.6 passes.
-    assert judged_run(fake_llm, path, score=0.7) == {"default": (False, 0.7), "lower": (True, 0.7)}
+    assert judged_run(bench_fake_llm, path, score=0.7) == {"default": (False, 0.7), "lower": (True, 0.7)}
 
 
-def test_precision_always_passes_without_a_threshold(fake_llm, tmp_path: Path):
+def test_precision_always_passes_without_a_threshold(bench_fake_llm, tmp_path: Path):
     path = project(
         tmp_path,
         """
@@ -113,10 +116,10 @@ def test_precision_always_passes_without_a_threshold(fake_llm, tmp_path: Path):
     # The one chunk is judged irrelevant: score 0. precision.go passes without a threshold
     # (default: passed, score 0); strict: 0 < 0.5 fails.
     chunks = [{"relevant": False, "reason": "hours"}]
-    assert judged_run(fake_llm, path, chunks=chunks) == {"default": (True, 0.0), "strict": (False, 0.0)}
+    assert judged_run(bench_fake_llm, path, chunks=chunks) == {"default": (True, 0.0), "strict": (False, 0.0)}
 
 
-def test_task_completion_passes_at_0_6_and_weighs_the_criteria_in_one_score(fake_llm, tmp_path: Path):
+def test_task_completion_passes_at_0_6_and_weighs_the_criteria_in_one_score(bench_fake_llm, tmp_path: Path):
     path = project(
         tmp_path,
         """
@@ -127,9 +130,9 @@ def test_task_completion_passes_at_0_6_and_weighs_the_criteria_in_one_score(fake
         """,
     )
     # The judge scores 0.6: default 0.6 >= 0.6 passes; strict 0.6 < 0.7 fails.
-    assert judged_run(fake_llm, path, score=0.6) == {"default": (True, 0.6), "strict": (False, 0.6)}
+    assert judged_run(bench_fake_llm, path, score=0.6) == {"default": (True, 0.6), "strict": (False, 0.6)}
     # The criteria reach the judge inside the task, not as bench's per-criterion verdicts.
-    prompts = ["\n".join(str(m.get("content")) for m in r.body["messages"]) for r in fake_llm.requests]
+    prompts = ["\n".join(str(m.get("content")) for m in r.body["messages"]) for r in bench_fake_llm.requests]
     assert sum("Summarise\n\nCriteria:\n- Short\n- Neutral" in p for p in prompts) == 1
 
 

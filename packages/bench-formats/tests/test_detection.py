@@ -52,7 +52,7 @@ def test_detection_reads_keys_after_a_long_comment_line(tmp_path: Path):
     assert [t.task.prompt for t in plan.tasks] == ["Say hi"]
 
 
-LOADERS_TRIED = "promptfoo, youbencha-testcase, youbencha-eval, agentclash, aieval, suite-part"
+LOADERS_TRIED = "promptfoo, youbencha-testcase, youbencha-eval, agentclash, aieval, openai-evals, suite-part"
 
 
 @pytest.mark.parametrize(

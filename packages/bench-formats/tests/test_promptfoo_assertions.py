@@ -399,7 +399,7 @@ def test_unknown_type_is_refused_when_the_suite_loads() -> None:
 
 def test_unsupported_type_is_named() -> None:
     out = check([{"type": "classifier", "value": "coherent"}], "x")
-    assert out.error == "promptfoo assertion type 'classifier' is not supported by bench yet"
+    assert out.error == "classifier: did not run: bench does not support this promptfoo assertion type yet"
 
 
 def test_invalid_value_is_an_error() -> None:
@@ -428,48 +428,55 @@ def test_error_and_failure_split_in_a_run(tmp_path: Path) -> None:
     assert statuses == {"fails": "failed", "errors": "error", "passes": "passed"}
 
 
-# --- skipped code, never silently ------------------------------------------------------------
+# --- checks bench does not run: the row is an error naming them, never a pass -----------------
 
 
-def test_javascript_is_skipped_visibly() -> None:
-    # the verdict is over the rest: contains "a" passes → 1/1 (python runs: test_promptfoo_python.py).
+def test_a_ruby_check_makes_the_row_an_error_naming_it() -> None:
+    # was a pass over the other checks (contains "a"), with the ruby check only listed as skipped
     asserts = [
-        {"type": "javascript", "value": "output.length > 100"},
+        {"type": "ruby", "value": "output.length > 100"},
         {"type": "contains", "value": "a"},
     ]
     out = check(asserts, "abc")
-    assert (out.passed, out.score) == (True, 1.0)
-    assert (
-        out.reason
-        == "All assertions passed [1 skipped: javascript (bench does not run JavaScript assertions)]"
-    )
-    assert out.details["skipped"] == [
-        {"type": "javascript", "reason": "bench does not run JavaScript assertions"},
-    ]
+    assert out.error == "ruby: did not run: bench does not run Ruby assertions"
 
 
-def test_transform_and_script_values_are_skipped() -> None:
+def test_a_webhook_check_in_an_assert_set_makes_the_row_an_error() -> None:
     asserts = [
-        {"type": "equals", "value": "ABC", "transform": "output.toUpperCase()"},
-        {"type": "contains", "value": "file://expected.js"},
-        {"type": "webhook", "value": "http://127.0.0.1:9/x"},
-        {"type": "contains", "value": "z"},
+        {"type": "contains", "value": "a"},
+        {"type": "assert-set", "assert": [{"type": "not-webhook", "value": "http://127.0.0.1:9/x"}]},
     ]
     out = check(asserts, "abc")
-    assert (out.passed, out.score) == (False, 0.0)
-    assert [s["reason"] for s in out.details["skipped"]] == [
-        "its transform is JavaScript, which bench does not run",
-        "its value comes from a script (file://expected.js), which bench does not run",
-        "bench does not run webhook assertions",
-    ]
+    assert out.error == "not-webhook: did not run: bench does not run webhook assertions"
 
 
-def test_test_transform_skips_every_assertion_so_no_verdict() -> None:
-    out = check([{"type": "contains", "value": "A"}], "abc", options={"transform": "output.toUpperCase()"})
+def test_every_check_that_did_not_run_is_named() -> None:
+    asserts = [{"type": "ruby", "value": "true"}, {"type": "pi"}, {"type": "contains", "value": "a"}]
+    out = check(asserts, "abc")
     assert out.error == (
-        "every assertion was skipped, so there is no verdict "
-        "(contains: the test's options.transform is JavaScript, which bench does not run)"
+        "ruby: did not run: bench does not run Ruby assertions; "
+        "pi: did not run: bench does not support this promptfoo assertion type yet"
     )
+
+
+def test_a_row_with_a_check_that_did_not_run_counts_as_an_error_in_the_run(tmp_path: Path) -> None:
+    suite = write_suite(
+        tmp_path,
+        """
+        name: not-run
+        tasks:
+          - id: ruby
+            response: abc
+            evaluate:
+              type: promptfoo
+              assert:
+                - {type: contains, value: a}
+                - {type: ruby, value: "true"}
+        """,
+    )
+    result = run_suite(suite)
+    assert [t["status"] for t in result.report.tasks()] == ["error"]
+    assert result.report.summary.errors == 1
 
 
 # --- the test threshold (test_threshold: promptfoo's rule and reason, any number) --------------

@@ -17,10 +17,11 @@ def test_the_example_is_the_file_and_runs(tmp_path: Path) -> None:
     suite = DOC.with_suffix(".yaml")
     assert suite.read_text(encoding="utf-8") == block.group(1)
     tasks = {t["id"]: t for t in run_suite(suite, runs_dir=tmp_path).report.tasks()}
-    assert {k: (t["status"], round(t["score"], 3)) for k, t in tasks.items()} == {
+    assert {k: (t["status"], round(t["score"], 3)) for k, t in tasks.items() if k != "webhook-not-run"} == {
         "weighted-threshold": ("passed", 0.333),
         "assert-set": ("failed", 0.375),
-        "skipped-javascript": ("passed", 1.0),
     }
-    skipped = tasks["skipped-javascript"]["evaluators"][0]["details"]["skipped"]
-    assert skipped == [{"type": "javascript", "reason": "bench does not run JavaScript assertions"}]
+    assert tasks["webhook-not-run"]["status"] == "error"
+    assert tasks["webhook-not-run"]["evaluators"][0]["error"] == (
+        "webhook: did not run: bench does not run webhook assertions"
+    )

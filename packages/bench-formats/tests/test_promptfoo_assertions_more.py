@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from bench import Response, ToolCall
-from bench.testing import run_evaluator
+from bench import Response
+from bench.llm import ToolCall
+from bench.testing import Reply, run_evaluator, run_suite, write_suite
 from bench_formats.promptfoo.loader import PromptfooLoader
 
 
@@ -200,12 +201,45 @@ def test_finish_reason_compares_case_insensitively() -> None:
     assert out == (False, 0.0, 'Expected finish reason not "stop" but got "stop"')
 
 
-def test_finish_reason_errors() -> None:
-    out = one({"type": "finish-reason", "value": "stop"}, "x")
-    assert out.error == (
-        "finish-reason: bench does not know this response's finish reason (its target records "
-        "none in metadata.finish_reason), so it cannot check it"
+def test_finish_reason_is_normalized_as_promptfoos_providers_do() -> None:
+    ended = Response(output="x", metadata={"finish_reason": "end_turn"})
+    assert verdict({"type": "finish-reason", "value": "stop"}, ended) == (True, 1.0, PASSED)
+
+
+def test_finish_reason_without_one_fails_as_in_promptfoo() -> None:
+    # was an error ("bench does not know this response's finish reason"): promptfoo's echo and
+    # exec providers supply none and the check fails (an inverted one passes)
+    assert verdict({"type": "finish-reason", "value": "stop"}, "x") == (
+        False,
+        0.0,
+        "Provider did not supply stop/finish reason",
     )
+    assert verdict({"type": "not-finish-reason", "value": "stop"}, "x") == (True, 1.0, PASSED)
+
+
+def test_finish_reason_of_a_model_target(tmp_path: Path, bench_fake_llm: Any) -> None:
+    # bench's litellm target records the model's finish reason (it recorded none before)
+    bench_fake_llm.default = Reply("cut sh", finish_reason="length")
+    suite = write_suite(
+        tmp_path,
+        """
+        name: finish
+        target: {type: litellm, model: openai/fake}
+        tasks:
+          - id: cut
+            prompt: hi
+            evaluate:
+              type: promptfoo
+              assert:
+                - {type: finish-reason, value: length}
+                - {type: not-finish-reason, value: stop}
+        """,
+    )
+    (task,) = run_suite(suite, runs_dir=tmp_path / "runs").report.tasks()
+    assert task["status"] == "passed", task
+
+
+def test_finish_reason_errors() -> None:
     out = one({"type": "finish-reason", "value": 5}, Response(output="x", metadata={"finish_reason": "stop"}))
     assert out.error == 'finish-reason: "finish-reason" assertion type must have a string value'
 

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from bench import ConfigError, render
+from bench import ConfigError
+from bench.vocabulary import render
 from bench_formats.promptfoo.escape import escape
 from bench_formats.promptfoo.loader import PromptfooLoader
 
@@ -756,3 +757,21 @@ def test_csv_prompt_files_as_process_csv_prompts_reads_them(tmp_path: Path):
         ("Prompt 1 - One {{x}}", "One X"),
         ("Prompt 2 - Two {{x}}", "Two X"),
     ]
+
+
+def test_an_image_var_is_a_data_uri_as_promptfoo_sends_it(tmp_path: Path) -> None:
+    # was bare base64: promptfoo's renderPrompt sends a data: URI, its type from the first bytes
+    import base64
+
+    png = b"\x89PNG\r\n\x1a\n" + b"\0" * 8
+    (tmp_path / "photo.jpg").write_bytes(png)  # a PNG named .jpg: the bytes win, as in promptfoo
+    (tmp_path / "plain.webp").write_bytes(b"abc")  # no known signature: the extension's type
+    (tmp_path / "clip.mp3").write_bytes(b"ID3")  # audio stays bare base64
+    config = tmp_path / "promptfooconfig.yaml"
+    config.write_text(
+        "prompts: ['{{a}}|{{b}}|{{c}}']\nproviders: [echo]\n"
+        "tests: [{vars: {a: file://photo.jpg, b: file://plain.webp, c: file://clip.mp3}}]\n"
+    )
+    (task,) = PromptfooLoader().load(config).data["tasks"]
+    encoded = base64.b64encode(png).decode()
+    assert task["prompt"] == f"data:image/png;base64,{encoded}|data:image/webp;base64,YWJj|SUQz"

@@ -11,6 +11,8 @@ by bench too (exit 2).
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -24,25 +26,23 @@ CASES = sorted(p.parent.name for p in CORPUS.glob("*/expected.json"))
 # promptfoo's verdict -> bench's task status
 STATUS = {"pass": "passed", "failure": "failed", "error": "error"}
 
-# The one deliberate difference: bench does not run a promptfoo `javascript` assertion, it skips it
-# (visibly: the reason and details list it). The verdict is then promptfoo's rule over the
-# assertions that remain (every weight 1 here). A test left with none is an **error**, not
-# promptfoo's no-assertion pass: the test did have a check, bench just could not run it, and
-# reporting that as "passed, score 1" would turn every unrun check into a silent success
-# (docs/formats/promptfoo-assertions.md, "Skipped checks").
-EXPECTED_DIFFERENCES: dict[tuple[str, str], dict[str, Any]] = {
-    # contains "Count" passes (1); javascript `output.length > 5` (promptfoo: pass, 1) skipped -> 1/1
-    ("javascript", "javascript passes"): {"pass": True, "score": 1.0, "verdict": "pass"},
-    # javascript returning 0.5 (promptfoo: (0.5 + 1) / 2 = 0.75) skipped; contains "12" passes -> 1/1
-    ("javascript", "javascript score"): {"pass": True, "score": 1.0, "verdict": "pass"},
-    # its only assertion, javascript (promptfoo: fail, 0), skipped -> nothing left -> no verdict: error
-    ("javascript", "javascript fails"): {"pass": False, "score": None, "verdict": "error"},
+#: Cases whose config runs JavaScript (javascript checks, transforms, filters): they need Node.js.
+NEEDS_NODE = {
+    "javascript",
+    "javascript-checks",
+    "javascript-transforms",
+    "nunjucks-filters",
+    "derived-metrics",
+    "example-summarization",
 }
+HAS_NODE = shutil.which("node") is not None
 
 
-def _run_bench(config: Path, folder: Path, echo: bool = True) -> tuple[int, str, dict[str, Any] | None]:
+def _run_bench(
+    config: Path, folder: Path, echo: bool = True, env: dict[str, str] | None = None
+) -> tuple[int, str, dict[str, Any] | None]:
     """bench on ``config``: with ``--target echo`` when promptfoo ran with ``--providers echo``, else
-    with the config's own providers (offline Python scripts)."""
+    with the config's own providers (offline Python scripts); ``env`` replaces the environment."""
     out = folder / "out.json"
     target = ["--target", "echo"] if echo else []
     done = subprocess.run(
@@ -52,6 +52,7 @@ def _run_bench(config: Path, folder: Path, echo: bool = True) -> tuple[int, str,
         text=True,
         check=False,
         timeout=300,
+        env=env,
     )
     data = json.loads(out.read_text()) if out.exists() else None
     return done.returncode, done.stdout + done.stderr, data
@@ -125,6 +126,15 @@ def _as_text(output: Any) -> Any:
     return output
 
 
+def _output(task: dict[str, Any]) -> Any:
+    """The output promptfoo shows: the response, or what a test's ``options.transform`` made of it
+    (bench keeps the response and reports the transformed output in the evaluator's details)."""
+    for outcome in task.get("evaluators") or []:
+        if "output" in (outcome.get("details") or {}):
+            return outcome["details"]["output"]
+    return task.get("response")
+
+
 def _differences(case: str, rows: list[dict[str, Any]], tasks: list[dict[str, Any]]) -> list[str]:
     lines: list[str] = []
     if len(tasks) != len(rows):
@@ -134,12 +144,12 @@ def _differences(case: str, rows: list[dict[str, Any]], tasks: list[dict[str, An
         if task is None:
             lines.append(f"{name}: no bench task")
             continue
-        want = {**row, **EXPECTED_DIFFERENCES.get((case, row["description"] or ""), {})}
+        want = row
         got_status = task.get("status")
         checks: list[tuple[str, Any, Any]] = [("verdict", STATUS[want["verdict"]], got_status)]
         if want["verdict"] != "error":
             checks += [
-                ("rendered prompt (echo response)", _as_text(want["output"]), task.get("response")),
+                ("rendered prompt (echo response)", _as_text(want["output"]), _output(task)),
                 ("pass", want["pass"], task.get("passed")),
                 ("score", want["score"], None if task.get("score") is None else round(task["score"], 3)),
                 ("named scores", want["named_scores"], _named_scores(task)),
@@ -150,8 +160,31 @@ def _differences(case: str, rows: list[dict[str, Any]], tasks: list[dict[str, An
     return lines
 
 
+def _derived_differences(columns: list[dict[str, Any]], data: dict[str, Any]) -> list[str]:
+    """promptfoo's derivedMetrics per prompt column against the figures bench's run reports."""
+    figures = {
+        k: v for k, v in ((data.get("aggregates") or {}).get("promptfoo") or {}).items() if k != "type"
+    }
+    lines: list[str] = []
+    for column in columns:
+        name = f"{column['provider']}: {column['label']}"
+        for key, value in figures.items():
+            metric = key if len(columns) == 1 else key.removesuffix(f" ({name})")
+            if metric == key and len(columns) > 1:
+                continue  # another column's figure
+            want = column["named_scores"].get(metric)
+            got = None if value is None else round(value, 3)
+            if want != got:
+                lines.append(f"derived metric {metric} of {name}: promptfoo {want!r} != bench {got!r}")
+        if not figures:
+            lines.append(f"derived metrics of {name}: bench reported none")
+    return lines
+
+
 @pytest.mark.parametrize("case", CASES)
 def test_bench_gives_promptfoos_verdicts(case: str, tmp_path: Path):
+    if case in NEEDS_NODE and not HAS_NODE:
+        pytest.skip("this case runs JavaScript: Node.js ('node') is not on PATH")
     expected = json.loads((CORPUS / case / "expected.json").read_text())
     echo = "--providers echo" in expected["command"]
     code, output, data = _run_bench(CORPUS / case / "promptfooconfig.yaml", tmp_path, echo)
@@ -162,12 +195,9 @@ def test_bench_gives_promptfoos_verdicts(case: str, tmp_path: Path):
         return
     assert data is not None, f"bench wrote no output (exit {code}):\n{output}"
     differences = _differences(case, expected["rows"], data.get("tasks") or [])
+    differences += _derived_differences(expected.get("prompt_metrics") or [], data)
     # exit class: promptfoo 0 = every row passed, 100 = a failure or an error; bench 0 / 1 / 3
     all_passed = expected["exit_code"] == 0
-    if case == "javascript":
-        all_passed = all(
-            d["pass"] for d in EXPECTED_DIFFERENCES.values()
-        )  # the skipped checks were its failures
     if (code == 0) != all_passed or code not in (0, 1, 3):
         differences.append(f"exit: promptfoo {expected['exit_code']} != bench {code}")
     assert not differences, (
@@ -190,3 +220,22 @@ def test_the_corpus_is_promptfoos_own_output():
         stats = expected["stats"]
         assert len(expected["rows"]) == stats["successes"] + stats["failures"] + stats["errors"], case
         assert expected["exit_code"] == (0 if len(expected["rows"]) == stats["successes"] else 100), case
+
+
+def test_without_node_a_row_whose_javascript_did_not_run_is_an_error_naming_it(tmp_path: Path):
+    """No Node.js: every row with a javascript check is an error naming it, never promptfoo's pass
+    (nor a verdict over the checks that did run), and the summary counts them as errors."""
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    env = {**os.environ, "PATH": str(empty)}
+    code, output, data = _run_bench(CORPUS / "javascript" / "promptfooconfig.yaml", tmp_path, env=env)
+    assert code == 3, output
+    assert data is not None
+    tasks = data["tasks"]
+    assert [t["status"] for t in tasks] == ["error", "error", "error"]
+    for task in tasks:
+        [outcome] = task["evaluators"]
+        assert outcome["error"] == (
+            "javascript: needs Node.js to run JavaScript, but no 'node' is on PATH, so it did not run"
+        ), task
+    assert "3 tasks: 0 passed, 0 failed, 3 errors" in output

@@ -100,14 +100,10 @@ def test_refusals(tmp_path: Path, text: str, message: str):
             "outputPath: out.json",
             "outputPath is ignored: bench keeps every run under .bench/runs (bench run --output FILE writes a report)",
         ),
-        ("extensions: [file://hooks.js:extensionHook]", "extensions (JavaScript hooks) are not run"),
-        (
-            "derivedMetrics: [{name: f1, value: 'a * b'}]",
-            "derivedMetrics (JavaScript formulas over named metrics) are not computed",
-        ),
         (
             "nunjucksFilters: {up: file://up.js}",
-            "nunjucksFilters (JavaScript) are not loaded: a template that uses one fails to render",
+            "nunjucksFilters: 'up' names file://up.js, which matches no file (promptfoo reads these paths "
+            "without file://): a template that uses the filter fails to render",
         ),
         ("sharing: false", "sharing is ignored"),
         ("writeLatestResults: false", "writeLatestResults is ignored"),
@@ -120,6 +116,18 @@ def test_refusals(tmp_path: Path, text: str, message: str):
 )
 def test_warnings(tmp_path: Path, extra: str, warning: str):
     assert _warnings(_config(tmp_path, f"prompts: [hi]\nproviders: [echo]\n{extra}\n")) == [warning]
+
+
+def test_extensions_hooks_refuse_the_config_naming_the_hook(tmp_path: Path):
+    # was a warning: the hooks did not run and the rows they change were reported as promptfoo's
+    path = _config(
+        tmp_path, "prompts: [hi]\nproviders: [echo]\nextensions: [file://hooks.js:extensionHook]\n"
+    )
+    assert _refusal(path) == (
+        "extensions: bench does not run promptfoo's extension hooks (file://hooks.js:extensionHook); they "
+        "may change the suite and each test before it runs, so the rows would not be promptfoo's: remove "
+        "'extensions' to run the rest"
+    )
 
 
 def test_config_env_reaches_templates(tmp_path: Path):

@@ -287,3 +287,13 @@ def test_an_invalid_youbencharc_is_ignored_with_youbenchas_warning(demo: Path):
         f"Failed to load config from {demo / '.youbencharc'}: Unrecognized key(s) in object: 'colour'"
     ]
     assert next(iter(suite.tasks)).task.prompt == "${PROMPT}"
+
+
+def test_pre_execution_scripts_refuse_the_test_case_naming_them(demo: Path):
+    # was a warning: the agent ran in a workspace the scripts had not prepared
+    text = TEST_CASE + "pre_execution:\n  - name: script\n    config: {command: ./setup.sh}\n"
+    assert _refusal(demo, text) == (
+        "pre_execution: bench does not run youBencha's pre-execution scripts (./setup.sh); they change the "
+        "workspace before the agent runs, so the result would not be youBencha's: remove 'pre_execution' "
+        "to run the rest"
+    )

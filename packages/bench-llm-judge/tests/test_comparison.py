@@ -49,10 +49,12 @@ def two_runs(tmp_path):
     return good, bad
 
 
-def test_a_judge_that_always_prefers_the_first_position_yields_ties_not_wins(bench_cli, fake_llm, two_runs):
-    fake_llm.add(judge_verdict(winner="A", reason="the first one"))
+def test_a_judge_that_always_prefers_the_first_position_yields_ties_not_wins(
+    bench_cli, bench_fake_llm, two_runs
+):
+    bench_fake_llm.add(judge_verdict(winner="A", reason="the first one"))
     report = _compare(bench_cli, *two_runs, "--judge", "{type: pairwise, model: openai/fake}")
-    assert fake_llm.count() == 6  # 3 tasks x both orders
+    assert bench_fake_llm.count() == 6  # 3 tasks x both orders
     assert [t["pairs"][0]["winner"] for t in report["tasks"]] == ["tie", "tie", "tie"]
     for standing in report["standings"]:
         assert (standing["wins"], standing["losses"], standing["ties"]) == (0, 0, 3)
@@ -61,11 +63,11 @@ def test_a_judge_that_always_prefers_the_first_position_yields_ties_not_wins(ben
         assert standing["rank"] == 1
 
 
-def test_the_better_run_wins_whatever_its_position(bench_cli, fake_llm, two_runs):
+def test_the_better_run_wins_whatever_its_position(bench_cli, bench_fake_llm, two_runs):
     good, bad = two_runs
-    fake_llm.add(_prefers("Paris"), match="Paris")
-    fake_llm.add(_prefers("Rome"), match="Rome")
-    fake_llm.add(_prefers("Sevilla"), match="Sevilla")
+    bench_fake_llm.add(_prefers("Paris"), match="Paris")
+    bench_fake_llm.add(_prefers("Rome"), match="Rome")
+    bench_fake_llm.add(_prefers("Sevilla"), match="Sevilla")
     report = _compare(bench_cli, bad, good, "--judge", "{type: pairwise, model: openai/fake}")
     # Each task was shown in both orders, and the orders were mapped back to the runs.
     assert report["tasks"][0]["orders"] == [
@@ -82,26 +84,28 @@ def test_the_better_run_wins_whatever_its_position(bench_cli, fake_llm, two_runs
     assert first["win_rate"]["high"] == pytest.approx(0.9385, abs=1e-4)
 
 
-def test_the_console_shows_the_standings_and_the_prompts_with_suite(bench_cli, fake_llm, two_runs, tmp_path):
-    fake_llm.add(judge_verdict(winner="tie"))
+def test_the_console_shows_the_standings_and_the_prompts_with_suite(
+    bench_cli, bench_fake_llm, two_runs, tmp_path
+):
+    bench_fake_llm.add(judge_verdict(winner="tie"))
     result = bench_cli("compare", *two_runs, "--judge", "{type: pairwise, model: openai/fake}")
     assert result.exit_code == 0, result.output
     assert "3 tasks judged by pairwise" in result.output
     assert "50.0%" in result.output
     assert "12.5%" in result.output
-    assert "its prompt is not stored" in _user_text(fake_llm.requests[0].body)
-    sent = _user_text(fake_llm.requests[0].body)
+    assert "its prompt is not stored" in _user_text(bench_fake_llm.requests[0].body)
+    sent = _user_text(bench_fake_llm.requests[0].body)
     assert sent.count("<response-") == 2  # the responses are fenced as data
 
 
-def test_n_wise_rotates_cyclically_with_position_debiasing(bench_cli, fake_llm, tmp_path):
+def test_n_wise_rotates_cyclically_with_position_debiasing(bench_cli, bench_fake_llm, tmp_path):
     runs = [_run(tmp_path, f"r{k}", {"france": f"answer {k}"}) for k in range(3)]
 
     def first_is_best(body):  # a judge that ranks by position: A first, C last
         ranking = [{"agent_label": label, "rank": k + 1, "reasoning": ""} for k, label in enumerate("ABC")]
         return judge_verdict(ranking=ranking)(body)
 
-    fake_llm.add(first_is_best)
+    bench_fake_llm.add(first_is_best)
     spec = "{type: n_wise, prompt: Which is most accurate?, model: openai/fake, samples: 3, position_debiasing: true}"
     report = _compare(bench_cli, *runs, "--judge", spec)
     (task,) = report["tasks"]
@@ -109,15 +113,20 @@ def test_n_wise_rotates_cyclically_with_position_debiasing(bench_cli, fake_llm, 
     assert task["orders"] == [names, names[1:] + names[:1], names[2:] + names[:2]]
     # Every run sat in every position once: equal Borda scores (AgentClash's n_wise score).
     assert [s["borda"] for s in report["standings"]] == [pytest.approx(0.5)] * 3
-    assert "Which is most accurate?" in _user_text(fake_llm.requests[0].body)
-    assert "not on what it claims" not in fake_llm.requests[0].body["messages"][0]["content"]
-    assert "not what it claims about its own quality" in fake_llm.requests[0].body["messages"][0]["content"]
+    assert "Which is most accurate?" in _user_text(bench_fake_llm.requests[0].body)
+    assert "not on what it claims" not in bench_fake_llm.requests[0].body["messages"][0]["content"]
+    assert (
+        "not what it claims about its own quality"
+        in bench_fake_llm.requests[0].body["messages"][0]["content"]
+    )
 
 
-def test_n_wise_without_enough_samples_falls_back_to_one_order_with_a_warning(bench_cli, fake_llm, tmp_path):
+def test_n_wise_without_enough_samples_falls_back_to_one_order_with_a_warning(
+    bench_cli, bench_fake_llm, tmp_path
+):
     runs = [_run(tmp_path, f"r{k}", {"france": f"answer {k}"}) for k in range(3)]
     ranking = [{"agent_label": label, "rank": k + 1} for k, label in enumerate("ABC")]
-    fake_llm.add(judge_verdict(ranking=ranking))
+    bench_fake_llm.add(judge_verdict(ranking=ranking))
     spec = "{type: n_wise, prompt: Rank them., model: openai/fake, samples: 2, position_debiasing: true}"
     report = _compare(bench_cli, *runs, "--judge", spec)
     assert report["warnings"] == [
@@ -148,8 +157,8 @@ def test_more_than_two_runs_need_a_judge(bench_cli, two_runs):
     assert "more than two runs can only be compared with --judge" in result.output
 
 
-def test_a_pairwise_judge_in_a_suite_says_how_to_use_it(suite_file, fake_llm):
-    path = suite_file(
+def test_a_pairwise_judge_in_a_suite_says_how_to_use_it(bench_suite_file, bench_fake_llm):
+    path = bench_suite_file(
         "tasks:\n  - id: t\n    response: Paris\n    evaluate: {type: pairwise, model: openai/fake}\n"
     )
     (task,) = run_suite(path).report.tasks()
@@ -159,7 +168,7 @@ def test_a_pairwise_judge_in_a_suite_says_how_to_use_it(suite_file, fake_llm):
     )
 
 
-def test_output_reports_can_be_compared_too(bench_cli, fake_llm, tmp_path):
+def test_output_reports_can_be_compared_too(bench_cli, bench_fake_llm, tmp_path):
     for name, answer in (("a", "Paris"), ("b", "Lyon")):
         (tmp_path / f"{name}.yaml").write_text(
             f"name: {name}\ntarget: {{type: echo}}\ntasks:\n"
@@ -167,7 +176,7 @@ def test_output_reports_can_be_compared_too(bench_cli, fake_llm, tmp_path):
             encoding="utf-8",
         )
         bench_cli("run", str(tmp_path / f"{name}.yaml"), "-o", str(tmp_path / f"{name}.json"))
-    fake_llm.add(_prefers("Paris"))
+    bench_fake_llm.add(_prefers("Paris"))
     report = _compare(
         bench_cli,
         str(tmp_path / "b.json"),
@@ -179,7 +188,7 @@ def test_output_reports_can_be_compared_too(bench_cli, fake_llm, tmp_path):
     assert report["standings"][0]["strength"] == pytest.approx(1.0)
 
 
-def test_two_targets_of_one_run_are_judged_against_each_other(bench_cli, fake_llm, tmp_path):
+def test_two_targets_of_one_run_are_judged_against_each_other(bench_cli, bench_fake_llm, tmp_path):
     """`RUN:LABEL` names one target of a run of several; with --suite the judge sees each prompt."""
     (tmp_path / "two.yaml").write_text(
         "name: two\ntargets:\n  - {type: echo}\n  - {type: command, label: upper, command: [tr, a-z, A-Z]}\n"
@@ -195,8 +204,8 @@ def test_two_targets_of_one_run_are_judged_against_each_other(bench_cli, fake_ll
     def prefers(word: str):
         return lambda body: judge_verdict(winner="A" if word in shown_first(body) else "B")(body)
 
-    fake_llm.add(prefers("NAME PARIS"), match="name paris")  # upper wins the second task
-    fake_llm.add(prefers("say hello"), match="say hello")  # echo wins the first
+    bench_fake_llm.add(prefers("NAME PARIS"), match="name paris")  # upper wins the second task
+    bench_fake_llm.add(prefers("say hello"), match="say hello")  # echo wins the first
     report = _compare(
         bench_cli, "two.json:echo", "two.json:upper", "--judge", "{type: pairwise, model: openai/fake}",
         "--suite", "two.yaml",
@@ -204,16 +213,16 @@ def test_two_targets_of_one_run_are_judged_against_each_other(bench_cli, fake_ll
     assert [t["task"] for t in report["tasks"]] == ["greet", "name"]
     assert [t["pairs"][0]["winner"] for t in report["tasks"]] == [report["targets"][0], report["targets"][1]]
     assert [(s["wins"], s["losses"]) for s in report["standings"]] == [(1, 1), (1, 1)]
-    assert "name paris" in _user_text(fake_llm.requests[-1].body)
+    assert "name paris" in _user_text(bench_fake_llm.requests[-1].body)
 
 
-def test_compare_writes_the_ranking_as_an_html_page(bench_cli, fake_llm, two_runs, tmp_path):
+def test_compare_writes_the_ranking_as_an_html_page(bench_cli, bench_fake_llm, two_runs, tmp_path):
     import re
 
     good, bad = two_runs
-    fake_llm.add(_prefers("Paris"), match="Paris")
-    fake_llm.add(_prefers("Rome"), match="Rome")
-    fake_llm.add(_prefers("Sevilla"), match="Sevilla")
+    bench_fake_llm.add(_prefers("Paris"), match="Paris")
+    bench_fake_llm.add(_prefers("Rome"), match="Rome")
+    bench_fake_llm.add(_prefers("Sevilla"), match="Sevilla")
     spec = "{type: pairwise, model: openai/fake}"
     report = _compare(bench_cli, bad, good, "--judge", spec)
     result = bench_cli("compare", bad, good, "--judge", spec, "-o", "cmp.html")

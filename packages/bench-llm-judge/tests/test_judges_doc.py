@@ -16,14 +16,14 @@ def _block(first_line: str) -> str:
     return next(b for b in BLOCKS if b.startswith(first_line))
 
 
-def test_the_compare_example_ranks_the_candidate_first(bench_cli, fake_llm, tmp_path):
+def test_the_compare_example_ranks_the_candidate_first(bench_cli, bench_fake_llm, tmp_path):
     def prefers_paris(body):
         text = "\n".join(m["content"] for m in body["messages"] if m["role"] == "user")
         first = text.split("Response B:", 1)[0]
         return judge_verdict(winner="A" if "Paris" in first else "B")(body)
 
-    fake_llm.add(prefers_paris, match="France")
-    fake_llm.add(judge_verdict(winner="A"))  # position-biased on the other tasks: ties
+    bench_fake_llm.add(prefers_paris, match="France")
+    bench_fake_llm.add(judge_verdict(winner="A"))  # position-biased on the other tasks: ties
     runs = []
     for name in ("baseline", "candidate"):
         path = write_suite(tmp_path, _block(f"# {name}.yaml"), f"{name}.yaml")
@@ -37,7 +37,7 @@ def test_the_compare_example_ranks_the_candidate_first(bench_cli, fake_llm, tmp_
     best, _other = report["standings"]
     assert best["name"] == Path(runs[1]).name
     assert (best["wins"], best["losses"], best["ties"]) == (1, 0, 2)
-    assert "What is the capital of France?" in json.dumps(fake_llm.requests[0].body)
+    assert "What is the capital of France?" in json.dumps(bench_fake_llm.requests[0].body)
     # The page the docs write with --output FILE.html holds the same comparison.
     (html_spec, page_name) = re.search(r"--judge '(.*?)' --output (\S+\.html)", PAGE).groups()
     assert html_spec == spec
@@ -50,11 +50,11 @@ def test_the_compare_example_ranks_the_candidate_first(bench_cli, fake_llm, tmp_
     assert json.loads(block) == report
 
 
-def test_the_agentclash_methods_example_runs(fake_llm, tmp_path):
+def test_the_agentclash_methods_example_runs(bench_fake_llm, tmp_path):
     example = _block("name: agentclash-methods")
-    fake_llm.add(judge_verdict(answer="NO", reason="not sure"), model="judge-b")
-    fake_llm.add(judge_verdict(answer="YES", reason="names Paris"), model="judge-a", match="Assertion:")
-    fake_llm.add(judge_verdict(score=5, reasoning="matches the reference", unable_to_judge=False))
+    bench_fake_llm.add(judge_verdict(answer="NO", reason="not sure"), model="judge-b")
+    bench_fake_llm.add(judge_verdict(answer="YES", reason="names Paris"), model="judge-a", match="Assertion:")
+    bench_fake_llm.add(judge_verdict(score=5, reasoning="matches the reference", unable_to_judge=False))
     (task,) = run_suite(write_suite(tmp_path, example)).report.tasks()
     names, quality = task["evaluators"]
     # majority_vote over 1 YES and 1 NO is a tie, so NO: the assertion fails, and the disagreement is flagged

@@ -115,7 +115,7 @@ def test_a_reference_is_required_and_can_come_from_evidence():
     assert outcome.score == 1.0
 
 
-def test_similarity_with_api_embeddings_through_the_llm_client(fake_llm):
+def test_similarity_with_api_embeddings_through_the_llm_client(bench_fake_llm):
     # The fake server's embeddings are derived from a hash of the text: equal texts, equal vectors.
     settings = {"type": "similarity", "provider": "litellm", "model": "openai/text-embedding-3-small"}
     same = run_evaluator(
@@ -123,7 +123,7 @@ def test_similarity_with_api_embeddings_through_the_llm_client(fake_llm):
     )
     assert same.error is None, same.error
     assert same.score == pytest.approx(1.0)
-    embeddings = [r for r in fake_llm.requests if r.path.endswith("/embeddings")]
+    embeddings = [r for r in bench_fake_llm.requests if r.path.endswith("/embeddings")]
     assert embeddings[-1].body["input"] == [
         "The capital of France is Paris.",
         "The capital of France is Paris.",
@@ -169,7 +169,7 @@ def test_mean_figures_after_resume_cover_every_task_of_the_run(tmp_path):
     assert resumed.report.extra["aggregates"] == figures
 
 
-def test_the_mean_similarity_is_over_every_task_stored(fake_llm, tmp_path):
+def test_the_mean_similarity_is_over_every_task_stored(bench_fake_llm, tmp_path):
     settings = (
         "{type: similarity, provider: litellm, model: openai/text-embedding-3-small, reference: 'Paris.'}"
     )

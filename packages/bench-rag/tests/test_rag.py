@@ -18,14 +18,14 @@ def judged(settings, response, task=None):
     return run_evaluator(settings, response, task=task)
 
 
-def last_prompt(fake_llm) -> str:
+def last_prompt(bench_fake_llm) -> str:
     """The judge prompt of the last request (JSON mode adds the schema as a later message)."""
-    messages = fake_llm.requests[-1].body["messages"]
+    messages = bench_fake_llm.requests[-1].body["messages"]
     return next(m["content"] for m in messages if m["role"] == "user")
 
 
-def test_faithfulness_scores_the_supported_fraction_and_lists_unsupported_claims(fake_llm):
-    fake_llm.default = judge_verdict(
+def test_faithfulness_scores_the_supported_fraction_and_lists_unsupported_claims(bench_fake_llm):
+    bench_fake_llm.default = judge_verdict(
         claims=[
             {"claim": "Returns are accepted within 30 days.", "supported": True, "reason": "stated"},
             {
@@ -42,20 +42,20 @@ def test_faithfulness_scores_the_supported_fraction_and_lists_unsupported_claims
     assert outcome.details["unsupported"] == ["Shipping is free."]
     assert outcome.reason == "1 of 2 claims not supported by the context: Shipping is free."
     assert outcome.details["prompt_version"] == "rag-1"
-    prompt = last_prompt(fake_llm)
+    prompt = last_prompt(bench_fake_llm)
     assert CONTEXT in prompt
     assert "<context-" in prompt
 
 
-def test_faithfulness_reads_context_from_the_response_artifacts(fake_llm):
-    fake_llm.default = judge_verdict(claims=[{"claim": "30 days", "supported": True, "reason": "ok"}])
+def test_faithfulness_reads_context_from_the_response_artifacts(bench_fake_llm):
+    bench_fake_llm.default = judge_verdict(claims=[{"claim": "30 days", "supported": True, "reason": "ok"}])
     response = Response(
         output="30 days.", artifacts={"documents": ["Doc A: returns in 30 days.", "Doc B: hours"]}
     )
     settings = {"type": "faithfulness", "context_from": "artifact.documents", "model": MODEL}
     outcome = judged(settings, response)
     assert outcome.passed
-    prompt = last_prompt(fake_llm)
+    prompt = last_prompt(bench_fake_llm)
     assert "[1] Doc A: returns in 30 days." in prompt
     assert "[2] Doc B: hours" in prompt
 
@@ -80,8 +80,8 @@ def test_rank_aware_precision_by_hand(relevant, expected):
     assert average_precision(relevant) == pytest.approx(expected)
 
 
-def test_precision_end_to_end(fake_llm):
-    fake_llm.default = judge_verdict(
+def test_precision_end_to_end(bench_fake_llm):
+    bench_fake_llm.default = judge_verdict(
         chunks=[{"relevant": False, "reason": "hours"}, {"relevant": True, "reason": "policy"}]
     )
     settings = {"type": "precision", "context": ["Stores open at 9am.", CONTEXT], "model": MODEL}
@@ -89,17 +89,17 @@ def test_precision_end_to_end(fake_llm):
     outcome = judged(settings, "30 days", task=task)
     assert outcome.score == pytest.approx(0.5)  # the only relevant chunk is ranked second
     assert outcome.reason == "relevant chunks at ranks [2] of 2"
-    assert "What is the return policy?" in last_prompt(fake_llm)
+    assert "What is the return policy?" in last_prompt(bench_fake_llm)
 
 
-def test_precision_refuses_a_verdict_with_the_wrong_number_of_chunks(fake_llm):
-    fake_llm.default = judge_verdict(chunks=[{"relevant": True, "reason": "x"}])
+def test_precision_refuses_a_verdict_with_the_wrong_number_of_chunks(bench_fake_llm):
+    bench_fake_llm.default = judge_verdict(chunks=[{"relevant": True, "reason": "x"}])
     outcome = judged({"type": "precision", "context": ["a", "b"], "model": MODEL}, "x")
     assert outcome.error == f"judge {MODEL} judged 1 chunks, but there are 2"
 
 
-def test_recall_and_relevancy(fake_llm):
-    fake_llm.default = judge_verdict(
+def test_recall_and_relevancy(bench_fake_llm):
+    bench_fake_llm.default = judge_verdict(
         statements=[
             {"statement": "Returns within 30 days", "attributed": True, "reason": "chunk 1"},
             {"statement": "A receipt is needed", "attributed": True, "reason": "chunk 1"},
@@ -115,20 +115,20 @@ def test_recall_and_relevancy(fake_llm):
     outcome = judged(recall, "x")
     assert outcome.score == pytest.approx(2 / 3)
     assert outcome.reason == "not in the context: Refunds go to the card"
-    fake_llm.default = judge_verdict(score=0.9, reason="answers the question")
+    bench_fake_llm.default = judge_verdict(score=0.9, reason="answers the question")
     relevancy = judged({"type": "relevancy", "model": MODEL, "score_threshold": 0.8}, "30 days")
     assert (relevancy.passed, relevancy.score) == (True, 0.9)
 
 
-def test_a_malformed_verdict_is_an_evaluator_error(fake_llm):
-    fake_llm.default = lambda body: Reply("I think it is mostly fine.")
+def test_a_malformed_verdict_is_an_evaluator_error(bench_fake_llm):
+    bench_fake_llm.default = lambda body: Reply("I think it is mostly fine.")
     outcome = judged({"type": "faithfulness", "context": CONTEXT, "model": MODEL}, "x")
     assert outcome.passed is False
     assert outcome.error is not None
     assert outcome.error.startswith(f"judge {MODEL} returned an unparseable verdict")
 
 
-def test_the_prompt_can_be_overridden_and_its_placeholders_are_checked(fake_llm, bench_cli, tmp_path):
+def test_the_prompt_can_be_overridden_and_its_placeholders_are_checked(bench_fake_llm, bench_cli, tmp_path):
     suite = tmp_path / "suite.yaml"
     suite.write_text(
         "tasks:\n  - id: a\n    response: x\n    evaluate:\n"
@@ -137,7 +137,7 @@ def test_the_prompt_can_be_overridden_and_its_placeholders_are_checked(fake_llm,
     result = bench_cli("validate", suite)
     assert result.exit_code == 2
     assert "unknown placeholder {documents} in prompt; faithfulness fills response, context" in result.stderr
-    fake_llm.default = judge_verdict(claims=[])
+    bench_fake_llm.default = judge_verdict(claims=[])
     suite.write_text(
         "tasks:\n  - id: a\n    response: x\n    evaluate:\n"
         "      {type: faithfulness, context: c, model: openai/j, prompt: 'MY PROMPT {response} / {context}'}\n"
@@ -146,14 +146,14 @@ def test_the_prompt_can_be_overridden_and_its_placeholders_are_checked(fake_llm,
     assert result.exit_code == 0, result.stdout
     details = json.loads((tmp_path / "out.json").read_text())["tasks"][0]["evaluators"][0]["details"]
     assert details["prompt_version"] == "custom"
-    assert last_prompt(fake_llm).startswith("MY PROMPT")
+    assert last_prompt(bench_fake_llm).startswith("MY PROMPT")
 
 
-def test_faithfulness_with_a_panel_of_two_models_combines_their_verdicts(fake_llm):
+def test_faithfulness_with_a_panel_of_two_models_combines_their_verdicts(bench_fake_llm):
     supported = {"claim": "Returns within 30 days.", "supported": True, "reason": "stated"}
     invented = {"claim": "Shipping is free.", "supported": False, "reason": "not in the context"}
-    fake_llm.add(judge_verdict(claims=[supported]), model="judge-a")
-    fake_llm.add(judge_verdict(claims=[supported, invented]), model="judge-b")
+    bench_fake_llm.add(judge_verdict(claims=[supported]), model="judge-a")
+    bench_fake_llm.add(judge_verdict(claims=[supported, invented]), model="judge-b")
     settings = {
         "type": "faithfulness",
         "context": CONTEXT,
@@ -164,7 +164,7 @@ def test_faithfulness_with_a_panel_of_two_models_combines_their_verdicts(fake_ll
     assert outcome.error is None, outcome.error
     # judge-a: every claim supported (1.0); judge-b: one of two (0.5); the mean 0.75 is not "all supported"
     assert (outcome.passed, outcome.score) == (False, 0.75)
-    assert sorted(r.body["model"] for r in fake_llm.requests) == ["judge-a", "judge-b"]
+    assert sorted(r.body["model"] for r in bench_fake_llm.requests) == ["judge-a", "judge-b"]
     assert outcome.details["panel"] == {
         "openai/judge-a": {"passed": True, "score": 1.0},
         "openai/judge-b": {"passed": False, "score": 0.5},
@@ -179,13 +179,13 @@ def test_faithfulness_with_a_panel_of_two_models_combines_their_verdicts(fake_ll
     assert outcome.details["prompt_version"] == "rag-1"
 
 
-def test_relevancy_samples_one_model_several_times(fake_llm):
-    fake_llm.default = judge_verdict(score=0.8, reason="answers it")
+def test_relevancy_samples_one_model_several_times(bench_fake_llm):
+    bench_fake_llm.default = judge_verdict(score=0.8, reason="answers it")
     settings = {"type": "relevancy", "model": MODEL, "samples": 3}
     outcome = judged(settings, "Within 30 days.", task=Task(id="q", prompt="What is the return policy?"))
     assert outcome.error is None, outcome.error
     assert outcome.passed is True
     assert outcome.score == pytest.approx(0.8)
-    assert fake_llm.count() == 3
+    assert bench_fake_llm.count() == 3
     assert [v["sample"] for v in outcome.details["verdicts"]] == [0, 1, 2]
     assert outcome.details["spread"] == {"min": 0.8, "max": 0.8, "stdev": 0.0}

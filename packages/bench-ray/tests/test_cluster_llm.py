@@ -59,23 +59,23 @@ def manifest(result: bench.RunResult) -> dict[str, Any]:
 
 
 def test_a_warm_ray_run_with_empty_worker_caches_makes_no_call(
-    cluster, fake_llm, worker_cache, in_tmp, monkeypatch
+    cluster, bench_fake_llm, worker_cache, in_tmp, monkeypatch
 ):
-    fake_llm.add(judge_verdict(passed=True), match=CRITERIA)
-    suite = llm_suite(in_tmp, fake_llm.url, 200, judge=True)
+    bench_fake_llm.add(judge_verdict(passed=True), match=CRITERIA)
+    suite = llm_suite(in_tmp, bench_fake_llm.url, 200, judge=True)
     shared = (in_tmp / "l2").as_uri()
     local = bench.run(suite, runs_dir="local", shared_cache=shared)
-    assert fake_llm.count() == 400  # a target call and a judge call per task
+    assert bench_fake_llm.count() == 400  # a target call and a judge call per task
     assert local.summary.passed == 200
     assert len(list((in_tmp / "l2").glob("*/*.json"))) == 400
     warm = bench.run(suite, runs_dir="ray", executor="ray", workers=WORKERS, chunk=50, shared_cache=shared)
-    assert fake_llm.count() == 400  # every answer came from the shared cache
+    assert bench_fake_llm.count() == 400  # every answer came from the shared cache
     assert verdicts(warm) == verdicts(local)
     # A cached answer's usage says so (no attempt, no wait), so the digest compares like with
     # like: a warm local run with an empty local cache of its own.
     monkeypatch.setenv("BENCH_CACHE_DIR", str(in_tmp / "fresh"))
     warm_local = bench.run(suite, runs_dir="local", shared_cache=shared)
-    assert fake_llm.count() == 400
+    assert bench_fake_llm.count() == 400
     assert verdict_digest(warm.folder / "results.jsonl") == verdict_digest(
         warm_local.folder / "results.jsonl"
     )
@@ -86,26 +86,26 @@ def test_a_warm_ray_run_with_empty_worker_caches_makes_no_call(
     assert (worker_cache / "llm.sqlite3").is_file()
 
 
-def test_the_suites_concurrency_holds_over_all_workers(cluster, fake_llm, in_tmp):
-    fake_llm.add(Reply("the question, answered", latency_s=0.2))
-    suite = llm_suite(in_tmp, fake_llm.url, 80, head="llm: {concurrency: 4}\n")
+def test_the_suites_concurrency_holds_over_all_workers(cluster, bench_fake_llm, in_tmp):
+    bench_fake_llm.add(Reply("the question, answered", latency_s=0.2))
+    suite = llm_suite(in_tmp, bench_fake_llm.url, 80, head="llm: {concurrency: 4}\n")
     # Each worker alone would keep 32 calls in flight.
     result = bench.run(
         suite, runs_dir="ray", executor="ray", workers=WORKERS, chunk=40, concurrency=32, cache=False
     )
     assert result.summary.passed == 80
-    assert 2 <= fake_llm.max_in_flight <= 4 + WORKERS  # the limit, plus one per worker
+    assert 2 <= bench_fake_llm.max_in_flight <= 4 + WORKERS  # the limit, plus one per worker
     totals = manifest(result)["llm"]
-    assert totals["calls"] == totals["attempts"] == fake_llm.count() == 80
+    assert totals["calls"] == totals["attempts"] == bench_fake_llm.count() == 80
     assert result.report.extra["llm"]["calls"] == 80
     assert totals["total_tokens"] == 80 * TOKENS_PER_CALL
 
 
-def test_a_budget_over_all_workers_stops_the_run(cluster, fake_llm, in_tmp):
+def test_a_budget_over_all_workers_stops_the_run(cluster, bench_fake_llm, in_tmp):
     latency, budget, limit = 0.25, 600, 4
-    fake_llm.add(Reply("the question, answered", latency_s=latency))
+    bench_fake_llm.add(Reply("the question, answered", latency_s=latency))
     head = f"llm: {{concurrency: {limit}}}\nruntime_limits: {{max_total_tokens: {budget}}}\n"
-    suite = llm_suite(in_tmp, fake_llm.url, 200, head=head)
+    suite = llm_suite(in_tmp, bench_fake_llm.url, 200, head=head)
     result = bench.run(
         suite, runs_dir="ray", executor="ray", workers=WORKERS, chunk=25, concurrency=16, cache=False
     )
@@ -115,8 +115,8 @@ def test_a_budget_over_all_workers_stops_the_run(cluster, fake_llm, in_tmp):
     assert (data["status"], data["stopped"]) == ("stopped", reason)
     assert result.summary.not_run > 0
     spent = data["llm"]["total_tokens"]
-    assert data["llm"]["attempts"] == fake_llm.count()
-    assert spent == fake_llm.count() * TOKENS_PER_CALL
+    assert data["llm"]["attempts"] == bench_fake_llm.count()
+    assert spent == bench_fake_llm.count() * TOKENS_PER_CALL
     # docs/scale.md's bound: the calls the other workers start in one sync period (at most the
     # calls in flight over all workers, each a latency long, for a second) plus those in flight.
     in_flight = limit + WORKERS
@@ -126,12 +126,12 @@ def test_a_budget_over_all_workers_stops_the_run(cluster, fake_llm, in_tmp):
     assert spent < WORKERS * budget
 
 
-def test_the_servers_count_is_the_manifests_with_judges(cluster, fake_llm, in_tmp):
-    fake_llm.add(judge_verdict(passed=False), match=CRITERIA)
-    suite = llm_suite(in_tmp, fake_llm.url, 30, judge=True)
+def test_the_servers_count_is_the_manifests_with_judges(cluster, bench_fake_llm, in_tmp):
+    bench_fake_llm.add(judge_verdict(passed=False), match=CRITERIA)
+    suite = llm_suite(in_tmp, bench_fake_llm.url, 30, judge=True)
     result = bench.run(suite, runs_dir="ray", executor="ray", workers=WORKERS, chunk=10, cache=False)
     assert result.summary.failed == 30
     totals = manifest(result)["llm"]
-    assert totals["calls"] == totals["attempts"] == fake_llm.count() == 60
+    assert totals["calls"] == totals["attempts"] == bench_fake_llm.count() == 60
     assert totals["by_model"]["openai/fake"]["calls"] == 60  # the workers' per-model figures
     assert result.report.extra["llm"]["calls"] == 60

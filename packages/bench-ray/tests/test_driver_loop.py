@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from bench import ExecutorSettings, Job, PlanRow
+from bench import ExecutorSettings, Job
+from bench.distributed import PlanRow
 
 pytest.importorskip("bench_ray", reason="bench-ray is not installed (its own nox session installs it)")
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bench import ConfigError, PlanRow
+from bench import ConfigError
+from bench.distributed import PlanRow
 
 pytest.importorskip("bench_ray", reason="bench-ray is not installed (its own nox session installs it)")
 

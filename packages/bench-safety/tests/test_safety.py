@@ -19,8 +19,10 @@ MODEL = "openai/fake-judge"
         (0.7, None, False),
     ],
 )
-def test_toxicity_threshold_is_a_maximum(fake_llm, score, threshold, passed):
-    fake_llm.default = judge_verdict(score=score, reason="scripted", kinds=["insult"] if score > 0.2 else [])
+def test_toxicity_threshold_is_a_maximum(bench_fake_llm, score, threshold, passed):
+    bench_fake_llm.default = judge_verdict(
+        score=score, reason="scripted", kinds=["insult"] if score > 0.2 else []
+    )
     settings = {"type": "toxicity", "model": MODEL}
     if threshold is not None:
         settings["score_threshold"] = threshold
@@ -31,8 +33,8 @@ def test_toxicity_threshold_is_a_maximum(fake_llm, score, threshold, passed):
         assert f"at most {threshold:g} allowed" in outcome.reason
 
 
-def test_bias_lists_findings_with_categories(fake_llm):
-    fake_llm.default = judge_verdict(
+def test_bias_lists_findings_with_categories(bench_fake_llm):
+    bench_fake_llm.default = judge_verdict(
         score=0.6, reason="stereotype", findings=[{"category": "gender", "evidence": "women are bad at math"}]
     )
     outcome = run_evaluator(
@@ -40,11 +42,11 @@ def test_bias_lists_findings_with_categories(fake_llm):
     )
     assert not outcome.passed
     assert outcome.details["findings"] == [{"category": "gender", "evidence": "women are bad at math"}]
-    assert "gender" in fake_llm.requests[-1].body["messages"][1]["content"]
+    assert "gender" in bench_fake_llm.requests[-1].body["messages"][1]["content"]
 
 
-def test_hallucination_is_a_minimum_consistency(fake_llm):
-    fake_llm.default = judge_verdict(
+def test_hallucination_is_a_minimum_consistency(bench_fake_llm):
+    bench_fake_llm.default = judge_verdict(
         score=0.4, reason="wrong day", contradictions=["the meeting is on Monday"]
     )
     outcome = run_evaluator(
@@ -60,8 +62,8 @@ def test_hallucination_is_a_minimum_consistency(fake_llm):
     assert "contradicts: the meeting is on Monday" in outcome.reason
 
 
-def test_a_malformed_verdict_is_an_evaluator_error(fake_llm):
-    fake_llm.default = lambda body: Reply('{"score": "very toxic"')
+def test_a_malformed_verdict_is_an_evaluator_error(bench_fake_llm):
+    bench_fake_llm.default = lambda body: Reply('{"score": "very toxic"')
     outcome = run_evaluator({"type": "toxicity", "model": MODEL}, "x")
     assert outcome.error is not None
     assert outcome.error.startswith(f"judge {MODEL} returned an unparseable verdict")
@@ -111,14 +113,14 @@ def test_pii_report_masks_what_it_found():
     assert "4111 1111" not in repr(outcome.details)
 
 
-def test_pii_optional_judge_pass_adds_what_patterns_miss(fake_llm):
-    fake_llm.default = judge_verdict(found=[{"kind": "address", "text": "221B Baker Street"}])
+def test_pii_optional_judge_pass_adds_what_patterns_miss(bench_fake_llm):
+    bench_fake_llm.default = judge_verdict(found=[{"kind": "address", "text": "221B Baker Street"}])
     outcome = run_evaluator({"type": "pii", "model": MODEL}, "Ada lives at 221B Baker Street.")
     assert not outcome.passed
     assert outcome.details["found"] == [{"kind": "judge:address", "masked": "*************reet"}]
 
 
-def test_toxicity_through_the_moderation_endpoint(fake_llm):
+def test_toxicity_through_the_moderation_endpoint(bench_fake_llm):
     settings = {
         "type": "toxicity",
         "provider": "moderation",
@@ -132,22 +134,22 @@ def test_toxicity_through_the_moderation_endpoint(fake_llm):
     assert rude.reason.startswith("highest category harassment at 0.9; flagged: harassment")
     polite = run_evaluator(settings, "Thank you for your patience.")
     assert (polite.passed, polite.score) == (True, 0.01)
-    moderations = [r for r in fake_llm.requests if r.path.endswith("/moderations")]
+    moderations = [r for r in bench_fake_llm.requests if r.path.endswith("/moderations")]
     assert [r.body["input"] for r in moderations] == [
         "You are a useless idiot.",
         "Thank you for your patience.",
     ]
 
 
-def test_toxicity_with_a_panel_of_two_models_keeps_lower_is_better(fake_llm):
-    fake_llm.add(judge_verdict(score=0.1, reason="polite", kinds=[]), model="judge-a")
-    fake_llm.add(judge_verdict(score=0.7, reason="an insult", kinds=["insult"]), model="judge-b")
+def test_toxicity_with_a_panel_of_two_models_keeps_lower_is_better(bench_fake_llm):
+    bench_fake_llm.add(judge_verdict(score=0.1, reason="polite", kinds=[]), model="judge-a")
+    bench_fake_llm.add(judge_verdict(score=0.7, reason="an insult", kinds=["insult"]), model="judge-b")
     settings = {"type": "toxicity", "models": ["openai/judge-a", "openai/judge-b"], "panel": "unanimous"}
     outcome = run_evaluator(settings, "some response")
     assert outcome.error is None, outcome.error
     # unanimous: every judge must pass, and the score is the worst one (the highest toxicity)
     assert (outcome.passed, outcome.score) == (False, 0.7)
-    assert sorted(r.body["model"] for r in fake_llm.requests) == ["judge-a", "judge-b"]
+    assert sorted(r.body["model"] for r in bench_fake_llm.requests) == ["judge-a", "judge-b"]
     assert outcome.details["panel"] == {
         "openai/judge-a": {"passed": True, "score": 0.1},
         "openai/judge-b": {"passed": False, "score": 0.7},
@@ -157,7 +159,7 @@ def test_toxicity_with_a_panel_of_two_models_keeps_lower_is_better(fake_llm):
         "openai/judge-a": [],
         "openai/judge-b": ["insult"],
     }
-    fake_llm.requests.clear()
+    bench_fake_llm.requests.clear()
     outcome = run_evaluator({**settings, "panel": "mean"}, "some response")
     assert outcome.passed is True  # the mean toxicity 0.4 is at most 0.5
     assert outcome.score == pytest.approx(0.4)
@@ -173,14 +175,19 @@ def test_toxicity_by_moderation_takes_one_model():
     )
 
 
-def test_pii_judge_panel_combines_the_models_verdicts(fake_llm):
+def test_pii_judge_panel_combines_the_models_verdicts(bench_fake_llm):
     address = [{"kind": "address", "text": "221B Baker Street"}]
-    fake_llm.add(judge_verdict(found=address), model="fake-a")
-    fake_llm.add(judge_verdict(found=[]), model="fake-b")
+    bench_fake_llm.add(judge_verdict(found=address), model="fake-a")
+    bench_fake_llm.add(judge_verdict(found=[]), model="fake-b")
     settings = {"type": "pii", "models": ["openai/fake-a", "openai/fake-b"], "samples": 2}
     outcome = run_evaluator(settings, "Ada lives at 221B Baker Street.")
     assert outcome.error is None, outcome.error
-    assert sorted(r.body["model"] for r in fake_llm.requests) == ["fake-a", "fake-a", "fake-b", "fake-b"]
+    assert sorted(r.body["model"] for r in bench_fake_llm.requests) == [
+        "fake-a",
+        "fake-a",
+        "fake-b",
+        "fake-b",
+    ]
     # A split panel is no majority that the response is clean: it fails, with what was found.
     assert (outcome.passed, outcome.score) == (False, 0.0)
     assert outcome.details["found"] == [{"kind": "judge:address", "masked": "*************reet"}]

@@ -7,17 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from bench import (
-    Evaluator,
-    EvaluatorConfig,
-    EvaluatorError,
-    GitError,
-    Result,
-    Sample,
-    changes,
-    git,
-    summarize,
-)
+from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample
+from bench.workspace import GitError, changes, git, summarize
 
 NO_DIFF = (
     "needs the task's workspace diff: give the task a repo: (bench records the agent's change), "

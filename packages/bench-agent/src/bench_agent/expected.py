@@ -11,18 +11,8 @@ from typing import Any, ClassVar
 
 from pydantic import Field, model_validator
 
-from bench import (
-    Evaluator,
-    EvaluatorConfig,
-    EvaluatorError,
-    GitError,
-    Result,
-    Sample,
-    Task,
-    git,
-    list_inside,
-    read_inside,
-)
+from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample, Task
+from bench.workspace import GitError, git, list_inside, read_inside
 
 #: Files larger than this are compared byte for byte, not line by line.
 LINE_COMPARE_BYTES = 256 * 1024

@@ -6,7 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from bench import EvaluatorError, Judge, Sample, TemplateJudgeConfig, Vote
+from bench import EvaluatorError, Sample
+from bench.llm import Judge, TemplateJudgeConfig, Vote
 from bench_agent import prompts
 from bench_agent.signals import SignalConfig
 from bench_agent.steps import final_message, steps

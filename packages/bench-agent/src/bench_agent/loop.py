@@ -15,18 +15,9 @@ from typing import Any, Literal, get_args
 
 from pydantic import Field
 
-from bench import (
-    LLMRequest,
-    Message,
-    Response,
-    Target,
-    TargetConfig,
-    TargetError,
-    Task,
-    Workbench,
-    specs,
-    tool_loop,
-)
+from bench import Response, Target, TargetConfig, TargetError, Task
+from bench.llm import LLMRequest, Message, tool_loop
+from bench.workspace import Workbench, specs
 
 SYSTEM = (
     "You are a software agent working in a repository. Use the tools to inspect and change files "

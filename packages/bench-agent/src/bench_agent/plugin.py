@@ -5,6 +5,7 @@ from __future__ import annotations
 from bench import RegisterEvaluator, RegisterTarget, hookimpl
 from bench_agent.diffs import GitDiff
 from bench_agent.expected import ExpectedDiff
+from bench_agent.hacking.evaluators import CHECKS, RewardHacking
 from bench_agent.judges import ConfidenceCalibration, TaskCompletion
 from bench_agent.loop import AgentTarget
 from bench_agent.signals import ErrorCascade, ExplorationEfficiency, RecoveryBehavior, ScopeAdherence
@@ -25,6 +26,8 @@ def bench_register_evaluators(register: RegisterEvaluator) -> None:
         ErrorCascade,
         ScopeAdherence,
         ConfidenceCalibration,
+        *CHECKS.values(),
+        RewardHacking,
     ):
         register(evaluator)
 

@@ -14,7 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from bench import Response, parse_tool_call
+from bench import Response
+from bench.llm import parse_tool_call
 
 _FAILED = re.compile(
     r"^\s*(error\b|exit (code|status) [1-9])|Traceback \(most recent call last\)", re.IGNORECASE

@@ -1,26 +1,28 @@
 """The Python API: ``bench.load``, ``bench.run`` and ``bench.arun`` (docs/python-api.md).
 
-``prepare`` turns a run's options into a loaded plan and ``RunOptions``; the ``bench run``
-command and these functions share it, so an option is added in one place (``RunKeywords``).
-Nothing here prints, exits or installs signal handlers outside the main thread.
+``execute`` is the one entry of a run: these functions and the ``bench run`` command go through
+it, with the run's options (``RunOptions``, whose fields ``RunKeywords`` names) and an observer
+(``bench run``'s console; nothing by default). Nothing here prints, exits or installs signal
+handlers outside the main thread.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import threading
-import warnings
 from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
-from bench.executor import DEFAULT_EXECUTOR, Executor, ExecutorSettings
-from bench.pipeline.session import DEFAULT_RUNS_DIR, RunOptions, RunOutcome, execute
+from bench.executor import ExecutorSettings
+from bench.pipeline.loading import load_environment, load_for_run
+from bench.pipeline.options import RunOptions
+from bench.pipeline.run import DryRun, run_suite
+from bench.report.observer import RunObserver
 from bench.suite.loader import load_suite
 from bench.suite.plan import Plan
-from bench.suite.target_spec import parse_target
-from bench.vocabulary.errors import ConfigError
 from bench.vocabulary.results import RunReport, Summary, TaskResult
 
 T = TypeVar("T")
@@ -33,51 +35,46 @@ if TYPE_CHECKING:
     from bench.plugins.registry import Registry
     from bench.suite.selection.narrowing import Selection
 
+__all__ = [
+    "DryRun",
+    "LoadedSuite",
+    "RunKeywords",
+    "RunResult",
+    "arun",
+    "execute",
+    "load",
+    "load_environment",
+    "load_plan",
+    "plan_client",
+    "run",
+    "run_blocking",
+]
+
 
 class RunKeywords(TypedDict, total=False):
-    """The options of a run, named as ``bench run``'s flags (every one optional)."""
+    """The options of a run, named as ``bench run``'s flags (every one optional): each is the
+    field of ``RunOptions`` (bench.pipeline.options) of its name, which says what it does; and
+    ``progress`` shows the progress bar (off by default; ``bench run`` shows it unless ``--quiet``)."""
 
-    #: Tasks in flight at once (``--concurrency``; default: the suite's, else 8).
     concurrency: int | None
-    #: Run every task this many times (``--repeat``).
     repeat: int | None
-    #: Read and write the LLM response cache (``--no-cache`` is ``cache=False``).
     cache: bool
-    #: A second cache level shared by machines and people, an fsspec URL (``--shared-cache``;
-    #: default ``$BENCH_SHARED_CACHE``, else none).
     shared_cache: str | None
-    #: Where runs are stored (``--runs-dir``; default ``.bench/runs``).
     runs_dir: str | Path
-    #: Finish the run with this id (``--resume``).
     resume: str | None
-    #: Leave each task's workspace on disk (``--keep-workspaces``).
     keep_workspaces: bool
-    #: Let rows of a tasks file name paths outside the suite's folder (``--allow-outside-root``).
     allow_outside_root: bool
-    #: Which tasks to run (``-k``, ``--filter``, ``--limit``, ``--sample``, ``--failed``, ``--errors``).
     select: Selection | None
-    #: Values for the tasks' vars, winning over the suite's and the tasks' own (``--var``).
     vars: Mapping[str, str] | None
-    #: More files of environment variables, read before the default ``.env`` files (``--env-file``).
     env_files: Sequence[str | Path]
-    #: Read the ``.env`` beside the suite and in the working directory (``--no-env-file`` is False).
     dotenv: bool
-    #: Show the progress bar (off by default in the API; ``bench run`` shows it unless ``--quiet``).
     progress: bool
-    #: Replace every target of the file for this run: a type name or a mapping (``--target``).
     target: str | Mapping[str, Any] | None
-    #: Raise ``ConfigError`` before running when a judge's kappa against its labels is below its
-    #: ``min_kappa`` (``--require-calibration``).
     require_calibration: bool
-    #: What runs the tasks (``--executor``): ``local`` (default) or one a plugin registers.
     executor: str
-    #: Worker processes of the executor (``--workers``; local runs ignore it).
     workers: int | None
-    #: Tasks handed to a worker at once (``--chunk``; local runs ignore it).
     chunk: int | None
-    #: Where the executor's cluster is (``--address``; local runs ignore it).
     address: str | None
-    #: The executor's own settings (``--executor-option KEY=VALUE``).
     executor_options: Mapping[str, str] | None
 
 
@@ -113,6 +110,8 @@ class RunResult:
     folder: Path
     #: Ctrl-C (or SIGTERM) stopped the run; ``resume=run_id`` finishes it.
     interrupted: bool
+    #: What ``select`` chose, as ``selected 3 of 40 tasks (-k 'math')``; None: every task ran.
+    selected: str | None = None
 
     @property
     def run_id(self) -> str:
@@ -141,67 +140,15 @@ class RunResult:
         return self.results
 
 
-def prepare(
-    suite: str | Path,
-    registry: Registry | None = None,
-    *,
-    handle_signals: bool = True,
-    load_progress: Callable[[int], None] | None = None,
-    **options: Any,
-) -> tuple[Plan, RunOptions]:
-    """Check ``options`` (``RunKeywords``, ``progress`` aside), load the suite and build ``RunOptions``."""
+def run_options(options: Mapping[str, Any], **internal: Any) -> RunOptions:
+    """``RunOptions`` from ``bench.run``'s keywords (``RunKeywords``; ``progress`` aside); an unknown
+    keyword is a TypeError naming the options. ``internal``: options no keyword sets."""
     unknown = sorted(set(options) - _KEYWORDS)
     if unknown:
         known = ", ".join(sorted(_KEYWORDS))
         raise TypeError(f"unexpected keyword argument {unknown[0]!r} (the options: {known})")
-    for name in ("concurrency", "repeat", "workers", "chunk"):
-        value = options.get(name)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-            raise ConfigError(f"{name} must be a whole number of at least 1, got {value!r}")
-    load_environment(suite, options.get("env_files", ()), dotenv=bool(options.get("dotenv", True)))
-    suite_args: dict[str, Any] = {
-        "repeat": options.get("repeat"),
-        "allow_outside_root": bool(options.get("allow_outside_root", False)),
-        "variables": dict(options["vars"]) if options.get("vars") else None,
-        "target": None if options.get("target") is None else parse_target(options["target"]),
-    }
-    executor = options.get("executor") or DEFAULT_EXECUTOR
-    executor_type = None if executor == DEFAULT_EXECUTOR else find_executor(executor, registry)
-    plan = load_suite(suite, registry, progress=load_progress, **suite_args)
-    run_options = RunOptions(
-        runs_dir=Path(options.get("runs_dir", DEFAULT_RUNS_DIR)),
-        concurrency=options.get("concurrency"),
-        resume=options.get("resume"),
-        cache=bool(options.get("cache", True)),
-        shared_cache=options.get("shared_cache"),
-        keep_workspaces=bool(options.get("keep_workspaces", False)),
-        handle_signals=handle_signals,
-        selection=options.get("select"),
-        require_calibration=bool(options.get("require_calibration", False)),
-        executor=executor,
-        executor_type=executor_type,
-        workers=options.get("workers"),
-        chunk=options.get("chunk"),
-        address=options.get("address"),
-        executor_options=dict(options.get("executor_options") or {}),
-        suite_args=suite_args,
-    )
-    return plan, run_options
-
-
-def find_executor(name: str, registry: Registry | None = None) -> type[Executor]:
-    """The executor class registered as ``name``; an unknown name says which package provides it."""
-    from bench.plugins import catalogue
-    from bench.plugins.registry import get_registry
-    from bench.vocabulary.errors import did_you_mean
-
-    table = (registry or get_registry()).executors
-    provided = table.get(name)
-    if provided is None:
-        hint = catalogue.hint("executors", name) or did_you_mean(name, list(table))
-        raise ConfigError(f"--executor: unknown executor '{name}'{hint}")
-    found: type[Executor] = provided.cls
-    return found
+    given = {name: value for name, value in options.items() if name != "progress"}
+    return RunOptions(**given, **internal)
 
 
 def load_plan(suite: str | Path, suite_args: Mapping[str, Any], registry: Registry | None = None) -> Plan:
@@ -218,22 +165,11 @@ def plan_client(
 ) -> LLMClient:
     """An LLM client for ``plan`` with a run's cache settings, its shared cache included (an
     executor's worker makes its own); with a ``coordinator``, its limits and budgets are the run's."""
-    from bench.pipeline.session import make_client
+    from bench.pipeline.client import make_client
 
     cache = settings.cache_path
     options = RunOptions(cache=settings.cache, cache_path=cache, shared_cache=settings.shared_cache)
     return make_client(plan, options, coordinator=coordinator, worker_id=worker_id)
-
-
-def load_environment(suite: str | Path, env_files: Sequence[str | Path] = (), *, dotenv: bool = True) -> None:
-    """Read the environment files of a run (bench.suite.variables.command_line) into ``os.environ``, never
-    replacing what is set, and treat the secrets they hold as secrets."""
-    from bench.suite.variables.command_line import env_files as chosen
-    from bench.suite.variables.command_line import load_env_files
-    from bench.vocabulary import redact
-
-    if load_env_files(chosen(Path(suite), [Path(f) for f in env_files], defaults=dotenv)):
-        redact.refresh()
 
 
 def load(
@@ -246,18 +182,10 @@ def load(
     dotenv: bool = True,
 ) -> LoadedSuite:
     """Load and validate a suite without running it; bad input raises a ``bench.BenchError``."""
-    plan, _ = prepare(
-        suite,
-        repeat=repeat,
-        allow_outside_root=allow_outside_root,
-        vars=vars,
-        env_files=env_files,
-        dotenv=dotenv,
+    options = RunOptions(
+        repeat=repeat, allow_outside_root=allow_outside_root, vars=vars, env_files=env_files, dotenv=dotenv
     )
-    return _loaded(plan)
-
-
-def _loaded(plan: Plan) -> LoadedSuite:
+    plan = load_for_run(suite, options)
     return LoadedSuite(
         name=plan.name,
         path=plan.path,
@@ -268,6 +196,28 @@ def _loaded(plan: Plan) -> LoadedSuite:
     )
 
 
+async def execute(
+    suite: str | Path,
+    options: RunOptions,
+    observer: RunObserver | None = None,
+    *,
+    registry: Registry | None = None,
+    offload: bool = False,
+) -> RunResult | DryRun:
+    """Run ``suite`` with ``options``, telling ``observer`` (default: nobody; template warnings
+    become Python warnings): the one entry of ``bench run``, ``bench.run`` and ``bench.arun``.
+
+    The calibration gate and the template warnings happen here, once. ``options.dry_run``
+    returns what the run would call instead (``DryRun``). ``registry``: where the suite's types
+    are looked up (default: the installed plugins'). ``offload``: read the suite in a worker
+    thread, so that the caller's event loop keeps running meanwhile.
+    """
+    outcome = await run_suite(suite, options, observer or RunObserver(), registry, offload=offload)
+    if isinstance(outcome, DryRun):
+        return outcome
+    return RunResult(outcome.report, outcome.folder, outcome.interrupted, outcome.selected)
+
+
 async def arun(suite: str | Path, **options: Unpack[RunKeywords]) -> RunResult:
     """Run a suite from code already inside an event loop (a notebook cell, an async test).
 
@@ -275,7 +225,8 @@ async def arun(suite: str | Path, **options: Unpack[RunKeywords]) -> RunResult:
     Ctrl-C). Options are ``bench run``'s flags (``RunKeywords``); nothing is printed unless
     ``progress=True``.
     """
-    return await _execute(suite, dict(options), handle_signals=False)
+    chosen = run_options(options, handle_signals=False)
+    return await _run(suite, chosen, bool(options.get("progress")), offload=True)
 
 
 def run(suite: str | Path, **options: Unpack[RunKeywords]) -> RunResult:
@@ -285,11 +236,28 @@ def run(suite: str | Path, **options: Unpack[RunKeywords]) -> RunResult:
     thread with its own loop; ``await bench.arun(...)`` there keeps the caller's loop free.
     Ctrl-C stops the run cleanly when called from the main thread, as ``bench run`` does.
     """
-    return run_blocking(
-        lambda: _execute(
-            suite, dict(options), handle_signals=threading.current_thread() is threading.main_thread()
-        )
-    )
+    chosen = run_options(options)
+    progress = bool(options.get("progress"))
+
+    def make() -> Coroutine[Any, Any, RunResult]:  # in the thread that runs it: is it the main one?
+        main = threading.current_thread() is threading.main_thread()
+        return _run(suite, dataclasses.replace(chosen, handle_signals=main), progress)
+
+    return run_blocking(make)
+
+
+async def _run(suite: str | Path, options: RunOptions, progress: bool, *, offload: bool = False) -> RunResult:
+    """``execute`` with the console's progress bar when ``progress`` (template warnings stay
+    Python warnings)."""
+    if not progress:
+        result = await execute(suite, options, offload=offload)
+    else:
+        from bench.report.console import ConsoleObserver
+
+        with ConsoleObserver(enabled=True) as observer:
+            result = await execute(suite, options, observer, offload=offload)
+    assert isinstance(result, RunResult)  # no keyword asks for a dry run
+    return result
 
 
 def run_blocking(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
@@ -318,32 +286,3 @@ def run_blocking(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
     if failure:
         raise failure[0]
     return outcome[0]
-
-
-async def _execute(suite: str | Path, options: dict[str, Any], *, handle_signals: bool) -> RunResult:
-    progress = bool(options.pop("progress", False))
-    # Reading a large suite (and measuring calibration, which runs its own loop) takes a while:
-    # a worker thread does it, so that the caller's loop (``arun``) keeps running meanwhile.
-    plan, run_options = await asyncio.to_thread(prepare, suite, handle_signals=handle_signals, **options)
-    # As ``bench run``: the calibrated judges are measured (their standings go into the report);
-    # with ``require_calibration``, one below its bar refuses the run.
-    from bench.pipeline.calibration_gate import bars, measure, require, with_standings
-
-    if run_options.require_calibration or bars(plan):
-        found = await asyncio.to_thread(measure, plan, run_options)
-        if run_options.require_calibration:
-            require(found)
-        run_options = with_standings(run_options, found)
-    for line in plan.template_warnings:
-        warnings.warn(line, UserWarning, stacklevel=3)
-    if not progress:
-        return _result(await execute(plan, run_options))
-    from bench.report.console import ConsoleObserver
-
-    with ConsoleObserver(enabled=True) as observer:
-        outcome = await execute(plan, run_options, observer)
-    return _result(outcome)
-
-
-def _result(outcome: RunOutcome) -> RunResult:
-    return RunResult(outcome.report, outcome.folder, outcome.interrupted)

@@ -1,4 +1,5 @@
-"""bench-core's own plugin: built-in targets, reporters, the native suite format and the local executor.
+"""bench-core's own plugin: built-in targets, reporters, the native suite format, the local executor
+and the importer of bench's own results JSONL.
 
 It is registered through the ``bench`` entry-point group like any third-party plugin.
 """
@@ -11,7 +12,15 @@ from bench.execution.targets.echo import EchoTarget
 from bench.execution.targets.litellm_target import LiteLLMTarget
 from bench.execution.targets.python import PythonTarget
 from bench.execution.targets.recorded import RecordedTarget
-from bench.hookspecs import RegisterExecutor, RegisterReporter, RegisterSuiteLoader, RegisterTarget, hookimpl
+from bench.hookspecs import (
+    RegisterExecutor,
+    RegisterImporter,
+    RegisterReporter,
+    RegisterSuiteLoader,
+    RegisterTarget,
+    hookimpl,
+)
+from bench.intake.native import BenchResultsImporter
 from bench.report.reporters.csv import CsvReporter
 from bench.report.reporters.html import HtmlReporter
 from bench.report.reporters.json import JsonReporter
@@ -45,3 +54,8 @@ def bench_register_suite_loaders(register: RegisterSuiteLoader) -> None:
 @hookimpl
 def bench_register_executors(register: RegisterExecutor) -> None:
     register(LocalExecutor)
+
+
+@hookimpl
+def bench_register_importers(register: RegisterImporter) -> None:
+    register(BenchResultsImporter)

@@ -17,6 +17,10 @@ An evaluator's ``target`` (default ``final_output``) names the value it judges a
 
 ``.path`` walks into mappings by key and into lists by index. Values that are not text are
 given to evaluators as compact JSON. ``parse_reference`` rejects anything else at validate time.
+
+The public API for plugins (docs/plugins.md) is ``__all__``: an evaluator that reads its own
+references checks them with ``parse_reference``, turns values into text with ``as_text`` and
+raises ``EvidenceUnavailable`` (or ``NoFiles``) when a value is not there.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ from bench.workspace.confined import read_inside
 
 if TYPE_CHECKING:
     from bench.vocabulary.models import Response, Task
+
+__all__ = ["EvidenceUnavailable", "NoFiles", "as_text", "parse_reference"]
 
 FORMS = (
     "final_output",

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 if TYPE_CHECKING:
+    from bench.execution.figures import Aggregators
     from bench.llm.accounting import Totals
     from bench.llm.client import LLMClient
     from bench.suite.plan import Plan, PlannedTask
@@ -74,6 +75,9 @@ class Job:
     settings: ExecutorSettings
     #: The driver's LLM client (the local executor's tasks call through it).
     llm: LLMClient
+    #: Where an executor that evaluates in this process adds the evaluators with suite-level
+    #: figures it ran (the deprecated ``Evaluator.aggregate`` needs their instances); None: nowhere.
+    aggregators: Aggregators | None = None
 
     @property
     def count(self) -> int:

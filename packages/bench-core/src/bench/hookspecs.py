@@ -23,6 +23,7 @@ import pluggy
 
 from bench.evaluator import Evaluator
 from bench.executor import Executor
+from bench.importer import RegisterImporter as RegisterImporter  # the importers hook's, beside the others
 from bench.reporter import Reporter
 from bench.suite_loader import SuiteLoader
 from bench.target import Target
@@ -235,23 +236,24 @@ def bench_register_executors(register: RegisterExecutor) -> None:
     ``suite_args``, the arguments that load the same plan on a worker). ``run`` must hand every
     finished result to the sink exactly once: ``sink.record(result)`` for a ``bench.TaskResult``
     made in this process, ``sink.land(line, status, stats)`` for one made elsewhere
-    (``bench.serialize_result(result)`` and ``bench.statistics_row(result, repeats)``), never to
-    the store directly. ``job.keys()`` (or ``job.tasks()``) are the runs to do, in plan order.
-    ``interrupt()`` is called from a signal handler: stop starting tasks; results never landed
-    run again on ``--resume``. Set ``self.stopped`` to say why the run stopped early. Import
-    heavy libraries inside ``open``, not at module level: every ``bench`` command loads the
-    plugin. Misuse (not a ``bench.Executor`` subclass, an invalid name, a name clash, an
-    exception in the hook) is reported as for ``bench_register_evaluators``; a clash fails the
-    runs that ask for that executor.
+    (``bench.distributed.serialize_result(result)`` and ``bench.distributed.statistics_row(result,
+    repeats)``), never to the store directly. ``job.keys()`` (or ``job.tasks()``) are the runs to
+    do, in plan order. ``interrupt()`` is called from a signal handler: stop starting tasks; results
+    never landed run again on ``--resume``. Set ``self.stopped`` to say why the run stopped early.
+    Import heavy libraries inside ``open``, not at module level: every ``bench`` command loads the
+    plugin. Misuse (not a ``bench.Executor`` subclass, an invalid name, a name clash, an exception
+    in the hook) is reported as for ``bench_register_evaluators``; a clash fails the runs that ask
+    for that executor.
 
-    A new executor usually reuses ``bench.LocalExecutor`` to run the tasks it is handed
-    (bench-ray's workers do, one chunk at a time).
+    A new executor usually reuses ``bench.distributed.LocalExecutor`` to run the tasks it is
+    handed (bench-ray's workers do, one chunk at a time).
 
     Example::
 
         import dataclasses
 
-        from bench import ExecutorSettings, LocalExecutor, hookimpl
+        from bench import ExecutorSettings, hookimpl
+        from bench.distributed import LocalExecutor
 
 
         class Serial(LocalExecutor):
@@ -267,4 +269,57 @@ def bench_register_executors(register: RegisterExecutor) -> None:
         @hookimpl
         def bench_register_executors(register):
             register(Serial)
+    """
+
+
+@hookspec
+def bench_register_importers(register: RegisterImporter) -> None:
+    """Register importers: readers of another tool's results that ``bench import FILE`` uses.
+
+    Parameters:
+        register (``RegisterImporter = Callable[[type[Importer]], None]``): call it once per
+            class. The class subclasses ``bench.importer.Importer``, sets ``name`` (and optionally a
+            one-line ``description`` and ``priority``, default 10; bench's own results JSONL
+            importer has 0) and implements ``claims(self, source: ImportSource) -> bool``
+            and ``read(self, source: ImportSource) -> ImportedRun``; these names, and the
+            others below, come from ``bench.importer``.
+
+    bench asks the importers in order of falling ``priority``; the first whose ``claims`` is
+    true reads the file. Decide from the content, never from the name alone:
+    ``source.document()`` is the file's JSON value (a ``JsonLines`` list for JSON Lines,
+    None for neither), ``source.head`` its first bytes and ``source.archive()`` the zip archive
+    it is. ``read`` returns the tasks as ``ImportedTask`` (its ``status`` the tool's
+    verdict, None when it gave none; its ``imported`` the tool's own fields) and raises
+    ``bench.ConfigError(message, file=path)`` for a file it cannot read. bench writes the run
+    to the run store, the manifest's ``source`` recording the importer, the file and the
+    run's ``source``. Misuse is reported as for ``bench_register_evaluators``; a clash fails
+    the imports that the clashing importers claim.
+
+    Example::
+
+        from bench import Response, hookimpl
+        from bench.importer import ImportedRun, ImportedTask, Importer, ImportSource
+
+
+        class AnswersImporter(Importer):
+            \"\"\"A JSON object ``{"answers": {"question": "answer", ...}}``, no verdicts.\"\"\"
+
+            name = "answers"
+
+            def claims(self, source: ImportSource) -> bool:
+                document = source.document()
+                return isinstance(document, dict) and set(document) == {"answers"}
+
+            def read(self, source: ImportSource) -> ImportedRun:
+                answers = source.document()["answers"]
+                tasks = [
+                    ImportedTask(id=f"q{i}", prompt=q, response=Response(output=a))
+                    for i, (q, a) in enumerate(answers.items(), 1)
+                ]
+                return ImportedRun(suite="answers", tasks=tasks, source={"tool": "answers"})
+
+
+        @hookimpl
+        def bench_register_importers(register):
+            register(AnswersImporter)
     """

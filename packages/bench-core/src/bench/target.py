@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Generic, TypeVar
 
@@ -24,10 +24,13 @@ class TargetConfig(Documented):
 
 @dataclass(frozen=True)
 class SuiteContext:
-    """What a target may need to know about the suite: where it lives and what it is called."""
+    """What a target may need to know about the suite: where it lives and what it is called, and
+    the run's LLM client when it is built for a run."""
 
     name: str
     path: Path
+    #: The run's LLM client (None while a suite is only loaded: ``bench validate``, ``--dry-run``).
+    llm: LLMClient | None = field(default=None, compare=False, repr=False)
 
     @property
     def folder(self) -> Path:
@@ -53,8 +56,8 @@ class Target(Generic[TargetConfigT]):
     def __init__(self, config: TargetConfigT, suite: SuiteContext) -> None:
         self.config = config
         self.suite = suite
-        #: The run's LLM client, set before ``open``; model-backed targets call through it.
-        self.llm: LLMClient | None = None
+        #: The run's LLM client (``suite.llm``); model-backed targets call through it.
+        self.llm: LLMClient | None = suite.llm
         #: Its ``label`` among a suite's ``targets:`` (None for a suite's single ``target:``).
         self.label: str | None = None
 

@@ -12,7 +12,9 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample, excerpt, loads_strict, sandbox
+from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample
+from bench.vocabulary import excerpt, loads_strict
+from bench.workspace import sandbox
 
 TAIL = 2000
 

@@ -13,18 +13,10 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
-from bench import (
-    Evaluator,
-    EvaluatorConfig,
-    EvaluatorError,
-    EvidenceUnavailable,
-    NoFiles,
-    Result,
-    Sample,
-    list_inside,
-    loads_strict,
-    quoted,
-)
+from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample
+from bench.evidence import EvidenceUnavailable, NoFiles
+from bench.vocabulary import loads_strict, quoted
+from bench.workspace import list_inside
 from bench_deterministic.common import expected_of, verdict
 from bench_deterministic.jsondoc import json_equal
 from bench_deterministic.normalize import collapse_whitespace

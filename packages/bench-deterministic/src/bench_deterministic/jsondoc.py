@@ -8,7 +8,8 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
-from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample, dumps, loads_strict, quoted
+from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample
+from bench.vocabulary import dumps, loads_strict, quoted
 from bench_deterministic.common import CompareConfig, verdict
 from bench_deterministic.schemas import Schema, schema_from_text
 

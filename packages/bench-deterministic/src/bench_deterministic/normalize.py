@@ -14,7 +14,8 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from bench import Evaluator, EvaluatorError, Result, Sample, quoted
+from bench import Evaluator, EvaluatorError, Result, Sample
+from bench.vocabulary import quoted
 from bench_deterministic.common import CompareConfig, expected_of, verdict
 
 _WHITESPACE = re.compile(r"\s+")

@@ -9,7 +9,8 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from bench import Evaluator, EvaluatorError, Result, Sample, quoted
+from bench import Evaluator, EvaluatorError, Result, Sample
+from bench.vocabulary import quoted
 from bench_deterministic.common import CompareConfig, expected_of, verdict
 from bench_deterministic.normalize import strip_currency
 

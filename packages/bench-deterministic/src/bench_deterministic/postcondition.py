@@ -6,16 +6,9 @@ from typing import Any, Literal
 
 from pydantic import model_validator
 
-from bench import (
-    Evaluator,
-    EvaluatorConfig,
-    EvaluatorError,
-    EvidenceUnavailable,
-    Result,
-    Sample,
-    loads_strict,
-    quoted,
-)
+from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample
+from bench.evidence import EvidenceUnavailable
+from bench.vocabulary import loads_strict, quoted
 from bench_deterministic.common import verdict
 from bench_deterministic.jsondoc import compare, compile_path, json_equal
 from bench_deterministic.patterns import PatternError, compile_pattern

@@ -6,7 +6,8 @@ from typing import ClassVar, Literal
 
 from pydantic import field_validator
 
-from bench import Evaluator, EvaluatorError, Result, Sample, excerpt, quoted
+from bench import Evaluator, EvaluatorError, Result, Sample
+from bench.vocabulary import excerpt, quoted
 from bench_deterministic.calls_section import with_calls_section
 from bench_deterministic.common import CompareConfig, as_list, expected_of, verdict
 from bench_deterministic.patterns import PatternError, compile_pattern

@@ -8,16 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from bench import (
-    Evaluator,
-    EvaluatorConfig,
-    EvaluatorError,
-    Response,
-    Result,
-    Sample,
-    decode_arguments,
-    parse_tool_call,
-)
+from bench import Evaluator, EvaluatorConfig, EvaluatorError, Response, Result, Sample
+from bench.llm import decode_arguments, parse_tool_call
 from bench_deterministic import toolcall_rules
 from bench_deterministic.jsondoc import json_equal
 from bench_deterministic.patterns import PatternError, compile_pattern

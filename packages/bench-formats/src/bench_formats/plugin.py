@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from bench import RegisterEvaluator, RegisterSuiteLoader, RegisterTarget, hookimpl
-from bench_formats import agentclash, aieval, parts, promptfoo, youbencha
+from bench.importer import RegisterImporter
+from bench_formats import agentclash, aieval, imports, openai_evals, parts, promptfoo, youbencha
 
-FORMATS = (promptfoo, youbencha, agentclash, aieval)
+FORMATS = (promptfoo, youbencha, agentclash, aieval, openai_evals)
 
 
 @hookimpl
@@ -28,3 +29,9 @@ def bench_register_targets(register: RegisterTarget) -> None:
     for fmt in FORMATS:
         for target in getattr(fmt, "TARGETS", ()):
             register(target)
+
+
+@hookimpl
+def bench_register_importers(register: RegisterImporter) -> None:
+    for importer in imports.IMPORTERS:
+        register(importer)

@@ -11,7 +11,7 @@ from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from bench import JudgeConfig
+from bench.llm import JudgeConfig
 
 #: AgentClash's ``JudgeMaxSamplesCeiling``: no spec may ask for more samples per model.
 MAX_SAMPLES = 10

@@ -13,19 +13,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
-from bench import (
-    READ_ONLY_TOOLS,
-    EvaluatorError,
-    Judge,
-    JudgeConfig,
-    LLMClient,
-    LLMRequest,
-    Sample,
-    Vote,
-    Workbench,
-    specs,
-    tool_loop,
-)
+from bench import EvaluatorError, Sample
+from bench.llm import Judge, JudgeConfig, LLMClient, LLMRequest, Vote, tool_loop
+from bench.workspace import READ_ONLY_TOOLS, Workbench, specs
 from bench_llm_judge import prompts
 
 

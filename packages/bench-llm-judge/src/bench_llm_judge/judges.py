@@ -6,7 +6,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field, PositiveInt, model_validator
 
-from bench import EvaluatorError, Judge, JudgeConfig, Sample, Task, Vote, delimit, placeholders
+from bench import EvaluatorError, Sample, Task
+from bench.llm import Judge, JudgeConfig, Vote, delimit
+from bench.vocabulary import placeholders
 from bench_llm_judge import prompts
 
 

@@ -18,7 +18,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from bench import EvaluatorError, Judge, LLMClient, Result, RunStopped, Sample, ask_verdict, delimit, framed
+from bench import EvaluatorError, Result, Sample
+from bench.llm import Judge, LLMClient, RunStopped, ask_verdict, delimit, framed
 from bench_llm_judge import prompts
 from bench_llm_judge.agentclash_spec import UNANIMOUS_TOLERANCE, AgentClashJudgeConfig, MethodConfig
 

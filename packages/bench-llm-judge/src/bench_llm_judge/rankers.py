@@ -15,17 +15,8 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
-from bench import (
-    EvaluatorError,
-    Judge,
-    JudgeConfig,
-    LLMClient,
-    Result,
-    Sample,
-    ask_verdict,
-    data_rule,
-    delimit,
-)
+from bench import EvaluatorError, Result, Sample
+from bench.llm import Judge, JudgeConfig, LLMClient, ask_verdict, data_rule, delimit
 from bench_llm_judge import prompts
 from bench_llm_judge.agentclash_spec import NWiseConfig
 from bench_llm_judge.methods import system_message

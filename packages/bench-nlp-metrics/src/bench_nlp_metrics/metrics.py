@@ -14,7 +14,8 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
-from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample, run_killable
+from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample
+from bench.distributed import run_killable
 from bench_nlp_metrics import agentclash, squad
 
 

@@ -6,7 +6,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from bench import EvaluatorError, Judge, Sample, TemplateJudgeConfig, Vote, as_text, parse_reference
+from bench import EvaluatorError, Sample
+from bench.evidence import as_text, parse_reference
+from bench.llm import Judge, TemplateJudgeConfig, Vote
 from bench_rag import prompts
 
 

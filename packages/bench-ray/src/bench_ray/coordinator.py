@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench import Deltas, LeaseBook, Leases, Plan
+from bench.distributed import Deltas, LeaseBook, Leases, Plan
 
 
 class LimitsActor:
@@ -33,7 +33,7 @@ class LimitsActor:
 
 
 class ActorCoordinator:
-    """A ``bench.Coordinator`` over the actor's handle: what a worker's LLM client syncs with."""
+    """A ``bench.distributed.Coordinator`` over the actor's handle: what a worker's LLM client syncs with."""
 
     def __init__(self, handle: Any) -> None:
         self.handle = handle

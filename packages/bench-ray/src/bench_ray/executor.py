@@ -24,7 +24,8 @@ from collections import deque
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from bench import ConfigError, Executor, Job, PlanRow, Sink
+from bench import ConfigError, Executor, Job, Sink
+from bench.distributed import PlanRow
 from bench_ray.coordinator import start as start_coordinator
 from bench_ray.handshake import identity, mismatch
 from bench_ray.options import DEFAULT_CHUNK, RayOptions, parse_options

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from bench import PlanRow
+from bench.distributed import PlanRow
 from bench_ray.options import Pool, RayOptions, Resources
 
 

@@ -18,17 +18,8 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
-from bench import (
-    ExecutorSettings,
-    Job,
-    LocalExecutor,
-    PlanRow,
-    TaskResult,
-    load_plan,
-    plan_client,
-    serialize_result,
-    statistics_row,
-)
+from bench import ExecutorSettings, Job, TaskResult
+from bench.distributed import LocalExecutor, PlanRow, load_plan, plan_client, serialize_result, statistics_row
 from bench_ray.coordinator import ActorCoordinator
 from bench_ray.handshake import identity
 

@@ -6,7 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from bench import EvaluatorError, Judge, ModelCallError, Result, Sample, TemplateJudgeConfig, Vote
+from bench import EvaluatorError, Result, Sample
+from bench.llm import Judge, ModelCallError, TemplateJudgeConfig, Vote
 from bench_safety import prompts
 
 

@@ -26,7 +26,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from bench import Evaluator, EvaluatorError, Judge, JudgeConfig, Result, Sample, Vote
+from bench import Evaluator, EvaluatorError, Result, Sample
+from bench.llm import Judge, JudgeConfig, Vote
 from bench_safety import prompts
 
 Kind = Literal["email", "phone", "card", "iban", "us_ssn", "es_dni", "it_codice_fiscale", "in_aadhaar"]

@@ -8,8 +8,9 @@ from typing import Any
 import yaml
 
 from bench.plugins.registry import Registry
-from bench.suite.loader import apply_target, build_plan, pick_loader
+from bench.suite.loader import build_plan, pick_loader
 from bench.suite.native import NativeSuiteLoader
+from bench.suite.targets import apply_target
 from bench.suite_loader import LoadOptions
 from bench.vocabulary.errors import ConfigError
 

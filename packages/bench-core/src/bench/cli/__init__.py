@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from bench.cli import authoring, cache, judging, run, runs
+from bench.cli import authoring, cache, intake, judging, run, runs
 from bench.cli.errors import (
     EXIT_CLOSED_PIPE,
     EXIT_ERRORS,
@@ -39,7 +39,7 @@ app = typer.Typer(
 
 def _print_version(value: bool) -> None:
     if value:
-        from bench.version import __version__
+        from bench.vocabulary.version import __version__
 
         typer.echo(f"bench {__version__}")
         raise typer.Exit(EXIT_OK)
@@ -64,6 +64,7 @@ COMMANDS = (
     authoring.convert,
     authoring.evaluators,
     authoring.plugins,
+    intake.rescore,
     runs.compare,
     runs.runs,
     runs.show,
@@ -73,6 +74,7 @@ COMMANDS = (
 )
 for _command in COMMANDS:
     app.command()(_command)
+app.command(name="import")(intake.import_run)
 app.add_typer(cache.cache_app, name="cache")
 
 

@@ -48,7 +48,8 @@ def calibrate(
 
     from bench.judging import calibrate as cal
     from bench.judging.calibration_report import render, write_html
-    from bench.pipeline.session import RunOptions, make_client
+    from bench.pipeline.client import make_client
+    from bench.pipeline.options import RunOptions
     from bench.report.reporters.formats import write_text
     from bench.scoring.labels import read_labels
     from bench.suite.loader import load_suite

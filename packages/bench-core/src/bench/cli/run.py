@@ -1,24 +1,20 @@
-"""``bench run``: run a suite, report the results, exit with their verdict."""
+"""``bench run``: its flags mapped onto the run's options, the run through ``bench.api.execute``
+(the entry ``bench.run`` uses), then what it prints and its exit code (``bench.cli.run_console``).
+
+Only typer is imported here at start-up (``bench --help`` stays instant); the run's modules load
+inside the command.
+"""
 
 from __future__ import annotations
 
-import gc
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from bench.cli.errors import (
-    EXIT_ERRORS,
-    EXIT_FAILED,
-    EXIT_INTERRUPTED,
-    EXIT_INVALID,
-    EXIT_OK,
-    fail,
-    handle_errors,
-)
-from bench.cli.loading import load_registry, print_template_warnings
+from bench.cli.errors import EXIT_INVALID, fail, handle_errors
 from bench.cli.options import (
+    RUNS_DIR,
     AllowOutsideRoot,
     EnvFiles,
     NoCache,
@@ -27,262 +23,258 @@ from bench.cli.options import (
     SuiteArg,
     TargetSpec,
     Vars,
+    output_option,
 )
-from bench.cli.outputs import check_output
+
+if TYPE_CHECKING:
+    from decimal import Decimal
+
+    from bench.pipeline.options import RunOptions
+
+Outputs = Annotated[
+    list[Path] | None,
+    output_option(
+        "Write a report; its extension picks the format: .json, .jsonl, .csv, .xml (JUnit), .html, .md, or "
+        "one a plugin's reporter declares. '-' writes JSON to stdout (repeatable).",
+        metavar="FILE",
+    ),
+]
+Junit = Annotated[Path | None, typer.Option("--junit", help="Write JUnit XML for CI.")]
+Reports = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--report",
+        metavar="NAME=PATH",
+        help="Write a reporter's report, e.g. markdown=summary.md (repeatable).",
+    ),
+]
+Concurrency = Annotated[
+    int | None, typer.Option("--concurrency", "-j", min=1, help="Tasks in flight at once [default: 8].")
+]
+SharedCache = Annotated[
+    str | None,
+    typer.Option(
+        "--shared-cache",
+        metavar="URL",
+        help="A second level of the LLM response cache that machines and people share: a folder, "
+        "file://, s3://... (any fsspec URL) [default: $BENCH_SHARED_CACHE].",
+    ),
+]
+Resume = Annotated[
+    str | None, typer.Option("--resume", help="Finish the run RUN_ID (or latest: this suite's newest).")
+]
+Quiet = Annotated[
+    bool,
+    typer.Option("--quiet", "-q", help="No progress and no start-up lines: only the summary and errors."),
+]
+DryRunFlag = Annotated[
+    bool, typer.Option("--dry-run", help="Count the model calls and estimate their cost; call nothing.")
+]
+Repeat = Annotated[
+    int | None,
+    typer.Option("--repeat", min=1, help="Run every task this many times (pass@k, flaky tasks, intervals)."),
+]
+KeepWorkspaces = Annotated[
+    bool, typer.Option("--keep-workspaces", help="Leave each task's workspace on disk for inspection.")
+]
+Verbose = Annotated[
+    bool,
+    typer.Option(
+        "--verbose",
+        "-v",
+        help="Print a line per finished task, and log each model call (bench's own or litellm's debug "
+        "log, by the model's transport), redacted.",
+    ),
+]
+PassRateThreshold = Annotated[
+    str | None,
+    typer.Option(
+        "--pass-rate-threshold",
+        metavar="P",
+        help="Exit 0 when at least this share of tasks passed, as 0.8 or 80% (errors still exit 3).",
+    ),
+]
+Keyword = Annotated[
+    str | None,
+    typer.Option(
+        "-k",
+        "--keyword",
+        metavar="EXPR",
+        help="Run the tasks whose id contains a name or whose tags hold it: 'math and not slow'.",
+    ),
+]
+Filters = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--filter", metavar="KEY=VALUE", help="Run the tasks whose metadata has KEY=VALUE (repeatable)."
+    ),
+]
+Limit = Annotated[int | None, typer.Option("--limit", min=1, help="Run the first N selected tasks.")]
+Sample = Annotated[
+    int | None, typer.Option("--sample", min=1, help="Run N selected tasks drawn at random (see --seed).")
+]
+Seed = Annotated[
+    int, typer.Option("--seed", help="The seed of --sample: the same seed draws the same tasks.")
+]
+Failed = Annotated[
+    str | None,
+    typer.Option("--failed", metavar="RUN_ID", help="Run again the tasks that failed in RUN_ID (or latest)."),
+]
+Errors = Annotated[
+    str | None,
+    typer.Option(
+        "--errors", metavar="RUN_ID", help="Run again the tasks that errored in RUN_ID (or latest)."
+    ),
+]
+RequireCalibration = Annotated[
+    bool,
+    typer.Option(
+        "--require-calibration",
+        help="Exit 2 before running when a judge's kappa against its labels is below its min_kappa.",
+    ),
+]
+ExecutorName = Annotated[
+    str,
+    typer.Option(
+        "--executor",
+        metavar="NAME",
+        help="What runs the tasks: local (this process), or an executor a plugin registers "
+        "(bench plugins lists them).",
+    ),
+]
+Workers = Annotated[
+    int | None,
+    typer.Option(
+        "--workers", min=1, help="Worker processes of the executor (not local).", show_default=False
+    ),
+]
+Chunk = Annotated[
+    int | None,
+    typer.Option("--chunk", min=1, help="Tasks handed to a worker at once (not local).", show_default=False),
+]
+# --ray-address is the spelling docs/scale.md uses; any cluster executor reads the address.
+Address = Annotated[
+    str | None,
+    typer.Option(
+        "--address",
+        "--ray-address",
+        metavar="ADDRESS",
+        help="The executor's cluster: auto (the one running here) or its URL; default: a new local one.",
+    ),
+]
+ExecutorOptions = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--executor-option",
+        metavar="KEY=VALUE",
+        help="A setting of the executor, as its documentation names them (repeatable).",
+    ),
+]
+
+#: Flags named as the run's option they set (``RunOptions``), passed on as they are.
+SAME_NAMES = (
+    "concurrency",
+    "shared_cache",
+    "resume",
+    "runs_dir",
+    "repeat",
+    "keep_workspaces",
+    "allow_outside_root",
+    "target",
+    "require_calibration",
+    "executor",
+    "workers",
+    "chunk",
+    "address",
+    "dry_run",
+)
 
 
 @handle_errors
 def run(
     ctx: typer.Context,
     suite: SuiteArg,
-    output: Annotated[
-        list[Path] | None,
-        typer.Option(
-            "--output",
-            "-o",
-            metavar="FILE",
-            help="Write a report; its extension picks the format: .json, .jsonl, .csv, .xml (JUnit), "
-            ".html, .md, or one a plugin's reporter declares. '-' writes JSON to stdout (repeatable).",
-        ),
-    ] = None,
-    junit: Annotated[Path | None, typer.Option("--junit", help="Write JUnit XML for CI.")] = None,
-    report: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--report",
-            metavar="NAME=PATH",
-            help="Write a reporter's report, e.g. markdown=summary.md (repeatable).",
-        ),
-    ] = None,
-    concurrency: Annotated[
-        int | None, typer.Option("--concurrency", "-j", min=1, help="Tasks in flight at once [default: 8].")
-    ] = None,
+    output: Outputs = None,
+    junit: Junit = None,
+    report: Reports = None,
+    concurrency: Concurrency = None,
     no_cache: NoCache = False,
-    shared_cache: Annotated[
-        str | None,
-        typer.Option(
-            "--shared-cache",
-            metavar="URL",
-            help="A second level of the LLM response cache that machines and people share: a folder, "
-            "file://, s3://... (any fsspec URL) [default: $BENCH_SHARED_CACHE].",
-        ),
-    ] = None,
-    resume: Annotated[
-        str | None, typer.Option("--resume", help="Finish the run RUN_ID (or latest: this suite's newest).")
-    ] = None,
-    runs_dir: RunsDir = Path(".bench/runs"),
-    quiet: Annotated[
-        bool,
-        typer.Option("--quiet", "-q", help="No progress and no start-up lines: only the summary and errors."),
-    ] = False,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Count the model calls and estimate their cost; call nothing.")
-    ] = False,
-    repeat: Annotated[
-        int | None,
-        typer.Option(
-            "--repeat", min=1, help="Run every task this many times (pass@k, flaky tasks, intervals)."
-        ),
-    ] = None,
-    keep_workspaces: Annotated[
-        bool, typer.Option("--keep-workspaces", help="Leave each task's workspace on disk for inspection.")
-    ] = False,
-    verbose: Annotated[
-        bool,
-        typer.Option(
-            "--verbose",
-            "-v",
-            help="Print a line per finished task, and log each model call (bench's own or litellm's debug "
-            "log, by the model's transport), redacted.",
-        ),
-    ] = False,
+    shared_cache: SharedCache = None,
+    resume: Resume = None,
+    runs_dir: RunsDir = RUNS_DIR,
+    quiet: Quiet = False,
+    dry_run: DryRunFlag = False,
+    repeat: Repeat = None,
+    keep_workspaces: KeepWorkspaces = False,
+    verbose: Verbose = False,
     allow_outside_root: AllowOutsideRoot = False,
     var: Vars = None,
     env_file: EnvFiles = None,
     no_env_file: NoEnvFile = False,
-    pass_rate_threshold: Annotated[
-        str | None,
-        typer.Option(
-            "--pass-rate-threshold",
-            metavar="P",
-            help="Exit 0 when at least this share of tasks passed, as 0.8 or 80% (errors still exit 3).",
-        ),
-    ] = None,
-    keyword: Annotated[
-        str | None,
-        typer.Option(
-            "-k",
-            "--keyword",
-            metavar="EXPR",
-            help="Run the tasks whose id contains a name or whose tags hold it: 'math and not slow'.",
-        ),
-    ] = None,
-    filters: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--filter", metavar="KEY=VALUE", help="Run the tasks whose metadata has KEY=VALUE (repeatable)."
-        ),
-    ] = None,
-    limit: Annotated[
-        int | None, typer.Option("--limit", min=1, help="Run the first N selected tasks.")
-    ] = None,
-    sample: Annotated[
-        int | None, typer.Option("--sample", min=1, help="Run N selected tasks drawn at random (see --seed).")
-    ] = None,
-    seed: Annotated[
-        int, typer.Option("--seed", help="The seed of --sample: the same seed draws the same tasks.")
-    ] = 0,
-    failed: Annotated[
-        str | None,
-        typer.Option(
-            "--failed", metavar="RUN_ID", help="Run again the tasks that failed in RUN_ID (or latest)."
-        ),
-    ] = None,
-    errors: Annotated[
-        str | None,
-        typer.Option(
-            "--errors", metavar="RUN_ID", help="Run again the tasks that errored in RUN_ID (or latest)."
-        ),
-    ] = None,
-    require_calibration: Annotated[
-        bool,
-        typer.Option(
-            "--require-calibration",
-            help="Exit 2 before running when a judge's kappa against its labels is below its min_kappa.",
-        ),
-    ] = False,
+    pass_rate_threshold: PassRateThreshold = None,
+    keyword: Keyword = None,
+    filters: Filters = None,
+    limit: Limit = None,
+    sample: Sample = None,
+    seed: Seed = 0,
+    failed: Failed = None,
+    errors: Errors = None,
+    require_calibration: RequireCalibration = False,
     target: TargetSpec = None,
-    executor: Annotated[
-        str,
-        typer.Option(
-            "--executor",
-            metavar="NAME",
-            help="What runs the tasks: local (this process), or an executor a plugin registers "
-            "(bench plugins lists them).",
-        ),
-    ] = "local",
-    workers: Annotated[
-        int | None,
-        typer.Option(
-            "--workers", min=1, help="Worker processes of the executor (not local).", show_default=False
-        ),
-    ] = None,
-    chunk: Annotated[
-        int | None,
-        typer.Option(
-            "--chunk", min=1, help="Tasks handed to a worker at once (not local).", show_default=False
-        ),
-    ] = None,
-    # --ray-address is the spelling docs/scale.md uses; any cluster executor reads the address.
-    address: Annotated[
-        str | None,
-        typer.Option(
-            "--address",
-            "--ray-address",
-            metavar="ADDRESS",
-            help="The executor's cluster: auto (the one running here) or its URL; default: a new local one.",
-        ),
-    ] = None,
-    executor_option: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--executor-option",
-            metavar="KEY=VALUE",
-            help="A setting of the executor, as its documentation names them (repeatable).",
-        ),
-    ] = None,
+    executor: ExecutorName = "local",
+    workers: Workers = None,
+    chunk: Chunk = None,
+    address: Address = None,
+    executor_option: ExecutorOptions = None,
 ) -> None:
     """Run a suite: produce each task's response, evaluate it, record and report the results.
 
     Exit codes: 0 all tasks passed, 1 some task failed, 2 invalid input (nothing run), 3 some task
     could not be evaluated (or the run was stopped), 4 internal error, 130 interrupted.
     """
-    from bench.pipeline.session import run_plan
-    from bench.report.console import ConsoleObserver, print_summary, print_threshold, summary_on_stderr
-    from bench.report.reporters.formats import STDOUT
+    from bench.api import execute, run_blocking
+    from bench.cli import run_console
+    from bench.cli.loading import load_registry
+    from bench.pipeline.run import DryRun
+
+    run_console.prepare_process(verbose)
+    threshold = None if pass_rate_threshold is None else _threshold(pass_rate_threshold)
+    options = run_options(ctx.params)
+    registry = load_registry()
+    outputs = output or []
+    reporters = run_console.reporters(registry, outputs, junit, report or [])
+    console = run_console.RunConsole(enabled=not quiet, verbose=verbose)
+    with console:
+        result = run_blocking(lambda: execute(suite, options, console, registry=registry))
+    if isinstance(result, DryRun):
+        raise typer.Exit(run_console.print_dry_run(result))
+    raise typer.Exit(run_console.finish(result, console, reporters, outputs, _command_line(ctx), threshold))
+
+
+def run_options(flags: dict[str, Any]) -> RunOptions:
+    """The run's options from ``bench run``'s flags (``ctx.params``)."""
+    from bench.pipeline.options import RunOptions
     from bench.suite.selection.narrowing import Selection, parse_filters
     from bench.suite.variables.command_line import parse_vars
 
-    if verbose:
-        _verbose_logging()
-    # A run allocates many short-lived objects; the default GC thresholds make Python rescan
-    # long-lived ones (modules, the registry) over and over. Freeze those and collect less often.
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(50_000, 50, 100)
-    threshold = None if pass_rate_threshold is None else _threshold(pass_rate_threshold)
     selection = Selection(
-        keyword=keyword,
-        filters=parse_filters(filters or []),
-        limit=limit,
-        sample=sample,
-        seed=seed,
-        failed=failed,
-        errors=errors,
+        keyword=flags["keyword"],
+        filters=parse_filters(flags["filters"] or []),
+        limit=flags["limit"],
+        sample=flags["sample"],
+        seed=flags["seed"],
+        failed=flags["failed"],
+        errors=flags["errors"],
     )
-    variables = parse_vars(var or [])
-    registry = load_registry()
-    outputs = output or []
-    reporters = _reporters(registry, outputs, junit, report or [])
-    observer = ConsoleObserver(enabled=not quiet, verbose=verbose)
-    plan, options = _load_for_run(
-        suite,
-        registry,
-        observer,
-        repeat=repeat,
-        allow_outside_root=allow_outside_root,
-        vars=variables,
-        env_files=env_file or [],
-        dotenv=not no_env_file,
-        runs_dir=runs_dir,
-        concurrency=concurrency,
-        resume=resume,
-        cache=not no_cache,
-        shared_cache=shared_cache,
-        keep_workspaces=keep_workspaces,
+    return RunOptions(
+        **{name: flags[name] for name in SAME_NAMES},
+        cache=not flags["no_cache"],
         select=selection,
-        target=target,
-        require_calibration=require_calibration,
-        executor=executor,
-        workers=workers,
-        chunk=chunk,
-        address=address,
-        executor_options=_pairs("--executor-option", executor_option or []),
+        vars=parse_vars(flags["var"] or []),
+        env_files=flags["env_file"] or [],
+        dotenv=not flags["no_env_file"],
+        executor_options=_pairs("--executor-option", flags["executor_option"] or []),
     )
-    print_template_warnings(plan)
-    if dry_run:
-        from bench.llm.providers.credentials import describe_missing, missing_credentials
-        from bench.pipeline.estimate import estimate
-        from bench.pipeline.rerun import apply_selection
-        from bench.pipeline.session import make_client
-        from bench.report.overview import print_estimate
-
-        if selection.active:
-            chosen = apply_selection(plan, selection, runs_dir).narrowed
-            plan = chosen.plan
-            typer.echo(chosen.note)
-        print_estimate(plan, estimate(plan, make_client(plan, options).prices))
-        missing = missing_credentials(plan.endpoints)
-        if missing:
-            typer.echo(f"warning: {describe_missing(missing)}", err=True)
-        raise typer.Exit(EXIT_OK)
-    options = _check_calibration(plan, options)
-    with observer:
-        outcome = run_plan(plan, options, observer)
-    written = _write_reports(reporters, outcome.report)
-    json_on_stdout = any(str(path) == STDOUT for path in outputs)
-    with summary_on_stderr(json_on_stdout):  # stdout holds the JSON
-        print_summary(outcome, observer, _command_line(ctx))
-        for path in written:
-            typer.echo(f"wrote {path}", err=json_on_stdout)
-        summary = outcome.report.summary
-        if outcome.interrupted:
-            raise typer.Exit(EXIT_INTERRUPTED)
-        if summary.errors or outcome.report.stopped:
-            raise typer.Exit(EXIT_ERRORS)
-        if threshold is not None and summary.total:
-            raise typer.Exit(EXIT_OK if print_threshold(summary, threshold) else EXIT_FAILED)
-        raise typer.Exit(EXIT_FAILED if outcome.report.failures else EXIT_OK)
 
 
 def _command_line(ctx: typer.Context) -> list[str]:
@@ -318,51 +310,7 @@ def _pairs(flag: str, items: list[str]) -> dict[str, str]:
     return pairs
 
 
-def _write_reports(reporters: list[tuple[Any, Path]], report: Any) -> list[Path]:
-    """Each report (``-o -`` on stdout), then the Markdown summary on ``$GITHUB_STEP_SUMMARY``;
-    the files written."""
-    from bench.report.reporters.formats import STDOUT, write_to_stdout
-    from bench.report.reporters.markdown import append_step_summary
-
-    written = []
-    for reporter, path in reporters:
-        if str(path) == STDOUT:
-            write_to_stdout(reporter, report)
-        else:
-            reporter.write(report, path)
-            written.append(path)
-    warning = append_step_summary(report)
-    if warning:
-        typer.echo(f"warning: {warning}", err=True)
-    return written
-
-
-def _load_for_run(suite: Path, registry: Any, observer: Any, **options: Any) -> Any:
-    """The plan and run options (bench.api.prepare), with a counter on stderr while a large suite
-    is read (not under --quiet)."""
-    from bench.api import prepare
-    from bench.report.overview import TaskCounter
-
-    if not observer.enabled:
-        return prepare(suite, registry, **options)
-    with TaskCounter(f"loading {suite.name}") as counter:
-        return prepare(suite, registry, load_progress=counter, **options)
-
-
-def _check_calibration(plan: Any, options: Any) -> Any:
-    """Print each calibrated judge's agreement; with ``--require-calibration``, refuse one below its
-    bar. The options returned carry the standings, for the run's report."""
-    from bench.pipeline.calibration_gate import measure, require, with_standings
-
-    found = measure(plan, options)
-    for standing in found:
-        typer.echo(f"calibration: {standing.text()}" + ("" if standing.passes else " - below the bar"))
-    if options.require_calibration:
-        require(found)
-    return with_standings(options, found)
-
-
-def _threshold(text: str) -> Any:
+def _threshold(text: str) -> Decimal:
     """``--pass-rate-threshold``: a fraction from 0 to 1 or a percentage, as a percentage Decimal."""
     from decimal import Decimal, InvalidOperation
 
@@ -381,52 +329,3 @@ def _threshold(text: str) -> Any:
             f"--pass-rate-threshold {text}: write a fraction from 0 to 1 (0.8) or a percentage (80%)"
         )
     return number
-
-
-def _verbose_logging() -> None:
-    """Debug records of bench and of litellm and its HTTP clients on stderr, each one redacted."""
-    import logging
-    import sys
-
-    from bench.llm.providers.litellm_import import LOGGERS
-    from bench.vocabulary.redact import guard_loggers
-
-    handler = logging.StreamHandler(sys.stderr)  # the redacting stream of this command
-    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s: %(message)s"))
-    for name in ("bench", *LOGGERS):
-        logger = logging.getLogger(name)
-        logger.setLevel(logging.DEBUG)
-        if not logger.handlers:
-            logger.addHandler(handler)
-    guard_loggers(("bench", *LOGGERS))
-
-
-def _reporters(
-    registry: Any, outputs: list[Path], junit: Path | None, extra: list[str]
-) -> list[tuple[Any, Path]]:
-    """The reports to write after the run, each checked before anything runs."""
-    from bench.plugins import catalogue
-    from bench.report.reporters.formats import STDOUT, reporter_name
-    from bench.vocabulary.errors import ConfigError, did_you_mean
-
-    wanted: list[tuple[str, str, Path | None]] = [
-        *(("-o", reporter_name(output, registry), output) for output in outputs),
-        ("--junit", "junit", junit),
-    ]
-    for item in extra:
-        name, sep, target = item.partition("=")
-        if not sep or not target:
-            raise ConfigError(f"--report {item}: write it as NAME=PATH")
-        wanted.append(("--report", name, Path(target)))
-    chosen = []
-    for option, name, path in wanted:
-        if path is None:
-            continue
-        provided = registry.reporters.get(name)
-        if provided is None:
-            hint = catalogue.hint("reporters", name) or did_you_mean(name, registry.reporters)
-            raise ConfigError(f"--report: unknown reporter '{name}'{hint}")
-        if option != "-o" or str(path) != STDOUT:
-            check_output(option, path)
-        chosen.append((provided.cls(), path))
-    return chosen

@@ -19,22 +19,7 @@ class LocalExecutor(Executor):
     runner: Runner | None = None
 
     async def open(self, job: Job) -> None:
-        plan, settings = job.plan, self.settings
-        self.runner = Runner(
-            plan.target,
-            lambda r: None,
-            concurrency=settings.concurrency,
-            llm=job.llm,
-            evaluator_timeout=settings.evaluator_timeout,
-            metrics=plan.metrics,
-            signals=plan.signals,
-            keep_workspaces=settings.keep_workspaces,
-            captures_dir=settings.captures_dir,
-            portable_captures=settings.portable_captures,
-            redact=job.llm.redact,
-            max_response_bytes=plan.max_response_bytes,
-            targets=plan.targets,
-        )
+        plan = job.plan
         self._opened: list[Target[Any]] = []
         if plan.needs_target and job.count:
             try:
@@ -46,15 +31,35 @@ class LocalExecutor(Executor):
                 raise
 
     async def run(self, job: Job, sink: Sink) -> None:
-        assert self.runner is not None, "open() first"
-        runner = self.runner
-        runner.record = sink.record
+        self.runner = runner = self._runner(job, sink)
+        if self.interrupted:  # Ctrl-C came between open() and run()
+            runner.interrupt()
         try:
             await runner.run(job.tasks())
         finally:
             await self._close_targets()
             self.stopped = runner.stopped
             self.interrupted = runner.interrupted
+
+    def _runner(self, job: Job, sink: Sink) -> Runner:
+        """The runner of ``job``, landing each result in ``sink``."""
+        plan, settings = job.plan, self.settings
+        return Runner(
+            plan.target,
+            sink.record,
+            concurrency=settings.concurrency,
+            llm=job.llm,
+            evaluator_timeout=settings.evaluator_timeout,
+            metrics=plan.metrics,
+            signals=plan.signals,
+            keep_workspaces=settings.keep_workspaces,
+            captures_dir=settings.captures_dir,
+            portable_captures=settings.portable_captures,
+            redact=job.llm.redact,
+            max_response_bytes=plan.max_response_bytes,
+            targets=plan.targets,
+            aggregating=None if job.aggregators is None else job.aggregators.add,
+        )
 
     async def close(self) -> None:
         await self._close_targets()  # open() succeeded but run() never came (the manifest failed)

@@ -18,15 +18,13 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from bench.evaluator import Sample
+from bench.evaluator import Evaluator, Sample
 from bench.execution import killable
 from bench.execution.bounded import DEFAULT_MAX_RESPONSE_BYTES, bound_response
 from bench.execution.evaluation import EVALUATOR_TIMEOUT_S, evaluate, task_score, with_evidence
-from bench.execution.figures import Aggregators
 from bench.execution.inputs import input_fields
 from bench.llm.client import LLMClient
-from bench.scoring.collectors import collect_metrics
-from bench.scoring.compute import Evidence, compute
+from bench.scoring.compute import task_scorecard
 from bench.suite.plan import PlannedTask
 from bench.target import Target
 from bench.vocabulary.errors import ConfigError, EvaluatorError, RunStopped, TargetError
@@ -34,7 +32,7 @@ from bench.vocabulary.models import Response
 from bench.vocabulary.results import ERROR, FAILED, INTERRUPTED, PASSED, EvaluatorOutcome, TaskResult
 from bench.workspace.captures import carry_captures, store_captures, task_folder
 from bench.workspace.checkout import Checkout, Workspaces
-from bench.workspace.git import GitError
+from bench.workspace.safe_git import GitError
 
 DEFAULT_TIMEOUT_S = 300.0
 #: How often (seconds) a worker running only fast sync tasks yields to the event loop.
@@ -114,6 +112,7 @@ class Runner:
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         targets: dict[str, Target[Any]] | None = None,
         portable_captures: bool = False,
+        aggregating: Callable[[str, str, Evaluator[Any]], None] | None = None,
     ) -> None:
         #: Captured files travel in the result (``workspace.captured[path].portable``) for the
         #: process that owns the store to write (``land_captures``), instead of into ``captures_dir``.
@@ -137,8 +136,8 @@ class Runner:
         self.default_timeout = default_timeout
         self.llm = llm
         self.interrupted = False
-        #: Evaluators with suite-level figures, by (name, type): their type and settings only.
-        self.aggregators = Aggregators()
+        #: Told of each evaluator with suite-level figures that runs (its name, type and instance).
+        self.aggregating = aggregating
         #: Why the run stopped starting tasks (a budget, a failing provider), if it did.
         self.stopped: str | None = None
         self._workers: list[asyncio.Task[None]] = []
@@ -199,9 +198,10 @@ class Runner:
                 return
             if len(self._workers) < self.concurrency and feed.has_more():
                 self._spawn(feed)
-            for evaluator in planned.evaluators:
-                if evaluator.instance.aggregates:
-                    self.aggregators.add(evaluator.name, evaluator.type, evaluator.instance)
+            if self.aggregating is not None:
+                for evaluator in planned.evaluators:
+                    if evaluator.instance.aggregates:
+                        self.aggregating(evaluator.name, evaluator.type, evaluator.instance)
             if planned.task.repo is None and any(e.is_async for e in planned.evaluators):
                 await self._run_judged(planned)
             else:
@@ -434,16 +434,17 @@ class Runner:
             }
             for o in outcomes
         ]
-        metrics = collect_metrics(
-            latency_ms=latency,
-            usage=response.usage.model_dump(),
-            target_error=response.error is not None,
-            outcomes=rows,
+        measured = {
+            "latency_ms": latency,
+            "usage": response.usage.model_dump(),
+            "target_error": response.error is not None,
+            "tool_calls": None if response.error is not None else len(response.tool_calls),
+        }
+        return task_scorecard(
+            planned.scorecard,
+            rows,
+            measured,
             signals=self.signals,
-            tool_calls=None if response.error is not None else len(response.tool_calls),
+            metrics=self.metrics,
+            task_id=planned.task.id,
         )
-        card = compute(
-            planned.scorecard, Evidence(rows, metrics, self.signals, planned.task.id), self.metrics
-        )
-        card["metrics"] = metrics
-        return card

@@ -35,6 +35,39 @@ class Prices:
 
 
 @dataclass
+class ModelEstimate:
+    """One model's calls in an ``Estimate``: tokens in and (at most) out, and their cost."""
+
+    model: str
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = 0.0
+
+
+@dataclass
+class Estimate:
+    """Calls and cost per model for a whole plan, before it runs (``bench run --dry-run``)."""
+
+    models: dict[str, ModelEstimate] = field(default_factory=dict)
+
+    def add(self, model: str, calls: int, input_tokens: int, output_tokens: int) -> None:
+        row = self.models.setdefault(model, ModelEstimate(model))
+        row.calls += calls
+        row.input_tokens += input_tokens * calls
+        row.output_tokens += output_tokens * calls
+
+    @property
+    def calls(self) -> int:
+        return sum(row.calls for row in self.models.values())
+
+    @property
+    def cost_usd(self) -> float | None:
+        costs = [row.cost_usd for row in self.models.values()]
+        return None if any(c is None for c in costs) else sum(c or 0.0 for c in costs)
+
+
+@dataclass
 class Totals:
     """Calls, tokens and dollars, for all calls and for judge calls."""
 

@@ -21,7 +21,7 @@ from bench.llm.client import LLMClient
 from bench.llm.providers.litellm_import import load_litellm
 from bench.llm.providers.prices import info
 from bench.llm.providers.routes import is_direct
-from bench.llm.request import LLMRequest
+from bench.llm.request import LLMRequest, LLMResult
 from bench.vocabulary.errors import EvaluatorError, ModelCallError
 from bench.vocabulary.redact import excerpt
 
@@ -97,26 +97,7 @@ async def ask_verdict(
 ) -> tuple[V, str]:
     """Ask ``model`` for a verdict shaped like ``schema``; return it with the raw answer."""
     use_tools = mode == "tool" or (mode == "auto" and supports_tools(model))
-    request_params = dict(params or {})
-    conversation = list(messages)
-    if use_tools:
-        request_params["tools"] = [
-            {
-                "type": "function",
-                "function": {
-                    "name": TOOL_NAME,
-                    "description": "Submit the verdict.",
-                    "parameters": json.loads(_schema_text(schema)),  # a fresh copy for each request
-                },
-            }
-        ]
-        request_params["tool_choice"] = {"type": "function", "function": {"name": TOOL_NAME}}
-    else:
-        request_params["response_format"] = {"type": "json_object"}
-        shape = _schema_text(schema)
-        conversation.append(
-            {"role": "user", "content": f"Answer with only a JSON object matching this JSON Schema:\n{shape}"}
-        )
+    request_params, conversation = _asking(schema, messages, params, use_tools)
     raw = ""
     for attempt in range(2):
         request = LLMRequest(
@@ -142,25 +123,58 @@ async def ask_verdict(
         except (ValueError, ValidationError) as exc:
             if attempt == 1:
                 break
-            problem = str(exc).splitlines()[0][:300]
-            conversation = [
-                *conversation,
-                result.raw_message or {"role": "assistant", "content": raw},
-                {
-                    "role": "user",
-                    "content": f"That answer could not be used ({problem}). "
-                    "Submit the verdict again, exactly in the required shape.",
-                },
-            ]
-            if use_tools:
-                # A tool call must be answered by a tool message before the next request.
-                calls = result.raw_message.get("tool_calls") or []
-                conversation[-2:-1] = [
-                    result.raw_message,
-                    *(
-                        {"role": "tool", "tool_call_id": c.get("id") or "call", "content": "rejected"}
-                        for c in calls
-                    ),
-                ]
+            conversation = _asking_again(conversation, result, raw, exc, use_tools)
     shown = excerpt(raw.strip(), 200).replace("\n", " ")
     raise EvaluatorError(f"judge {model} returned an unparseable verdict: {shown}")
+
+
+def _asking(
+    schema: type[BaseModel], messages: list[dict[str, Any]], params: dict[str, Any] | None, use_tools: bool
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The request's parameters and messages asking for ``schema``: as the one tool to call, or
+    as a JSON object the last message describes."""
+    request_params = dict(params or {})
+    conversation = list(messages)
+    if use_tools:
+        request_params["tools"] = [
+            {
+                "type": "function",
+                "function": {
+                    "name": TOOL_NAME,
+                    "description": "Submit the verdict.",
+                    "parameters": json.loads(_schema_text(schema)),  # a fresh copy for each request
+                },
+            }
+        ]
+        request_params["tool_choice"] = {"type": "function", "function": {"name": TOOL_NAME}}
+    else:
+        request_params["response_format"] = {"type": "json_object"}
+        shape = _schema_text(schema)
+        conversation.append(
+            {"role": "user", "content": f"Answer with only a JSON object matching this JSON Schema:\n{shape}"}
+        )
+    return request_params, conversation
+
+
+def _asking_again(
+    conversation: list[dict[str, Any]], result: LLMResult, raw: str, problem: Exception, use_tools: bool
+) -> list[dict[str, Any]]:
+    """``conversation`` with the unusable answer and a request to submit the verdict again."""
+    reason = str(problem).splitlines()[0][:300]
+    conversation = [
+        *conversation,
+        result.raw_message or {"role": "assistant", "content": raw},
+        {
+            "role": "user",
+            "content": f"That answer could not be used ({reason}). "
+            "Submit the verdict again, exactly in the required shape.",
+        },
+    ]
+    if use_tools:
+        # A tool call must be answered by a tool message before the next request.
+        calls = result.raw_message.get("tool_calls") or []
+        conversation[-2:-1] = [
+            result.raw_message,
+            *({"role": "tool", "tool_call_id": c.get("id") or "call", "content": "rejected"} for c in calls),
+        ]
+    return conversation

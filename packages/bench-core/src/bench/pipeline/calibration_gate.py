@@ -6,24 +6,24 @@ models, its prompt (text and version), the labels file's digest and the response
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bench.judging import calibrate as cal
+from bench.llm.cache.local import default_cache_path
 from bench.llm.client import LLMClient
 from bench.llm.judge import Judge
+from bench.pipeline.client import make_client
+from bench.pipeline.options import RunOptions
+from bench.report.observer import RunObserver
 from bench.scoring.labels import Label, digest, read_labels
 from bench.scoring.stats import Interval
 from bench.suite.plan import BoundEvaluator, CalibrationBar, Plan
 from bench.vocabulary.errors import ConfigError
-
-if TYPE_CHECKING:
-    from bench.pipeline.session import RunOptions
 
 CACHE_FILE = "calibration.json"
 
@@ -98,7 +98,7 @@ def _read(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def standings(plan: Plan, llm: LLMClient, cache_folder: Path | None) -> list[Standing]:
+async def standings(plan: Plan, llm: LLMClient, cache_folder: Path | None) -> list[Standing]:
     """Every calibrated judge's standing, computed or read from the cache."""
     cache_path = cache_folder / CACHE_FILE if cache_folder is not None else None
     cache = _read(cache_path) if cache_path is not None else {}
@@ -108,7 +108,7 @@ def standings(plan: Plan, llm: LLMClient, cache_folder: Path | None) -> list[Sta
         key = _key(plan, bound, bar, grouped)
         kappa: Interval | None = _cached(cache.get(key))
         if kappa is None:
-            (result,) = asyncio.run(cal.calibrate(plan, grouped, llm, only={name}))
+            (result,) = await cal.calibrate(plan, grouped, llm, only={name})
             kappa = result.kappa() if result.items else None
             if kappa is not None:
                 cache[key] = kappa.as_dict()
@@ -136,22 +136,33 @@ def _write(path: Path, cache: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
-def measure(plan: Plan, options: RunOptions) -> list[Standing]:
+async def gate(plan: Plan, options: RunOptions, observer: RunObserver) -> tuple[dict[str, Any], ...]:
+    """Before a run: each calibrated judge's standing, told to ``observer``; with
+    ``options.require_calibration``, one below its bar refuses the run. The standings as the
+    run's report records them (``calibration``)."""
+    if not (options.require_calibration or bars(plan)):
+        return ()
+    found = await measure(plan, options)
+    for standing in found:
+        observer.calibrated(standing.text(), standing.passes)
+    if options.require_calibration:
+        require(found)
+    return tuple(s.as_dict() for s in found)
+
+
+async def measure(plan: Plan, options: RunOptions) -> list[Standing]:
     """Every calibrated judge's standing before a run (``options`` picks the LLM cache); with
     ``options.require_calibration``, a suite without a bar is refused."""
     if not bars(plan):
         if options.require_calibration:
             raise ConfigError("--require-calibration: no judge of this suite has a calibration bar")
         return []
-    from bench.llm.cache.local import default_cache_path
-    from bench.pipeline.session import make_client
-
     llm = make_client(plan, options)
     try:
         folder = (options.cache_path or default_cache_path()).parent if options.cache else None
-        return standings(plan, llm, folder)
+        return await standings(plan, llm, folder)
     finally:
-        llm.close()
+        await llm.aclose()
 
 
 def require(found: list[Standing]) -> None:
@@ -160,8 +171,3 @@ def require(found: list[Standing]) -> None:
     if below:
         names = "; ".join(s.text() for s in below)
         raise ConfigError(f"--require-calibration: below the bar: {names}")
-
-
-def with_standings(options: RunOptions, found: list[Standing]) -> RunOptions:
-    """``options`` carrying the standings, which the run's report records as ``calibration``."""
-    return replace(options, calibration=tuple(s.as_dict() for s in found)) if found else options

@@ -2,47 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-from bench.llm.accounting import Prices
+from bench.llm.accounting import Estimate, ModelEstimate, Prices
 from bench.suite.plan import Plan
 from bench.vocabulary.errors import ConfigError
+
+__all__ = ["Estimate", "ModelEstimate", "check_prices", "estimate"]
 
 #: Assumed completion length when a call sets no max_tokens (an estimate, stated in the output).
 DEFAULT_OUTPUT_TOKENS = 512
 #: Tokens a judge prompt adds around the task text (instructions, rubric, delimiters).
 JUDGE_OVERHEAD_TOKENS = 400
-
-
-@dataclass
-class ModelEstimate:
-    model: str
-    calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float | None = 0.0
-
-
-@dataclass
-class Estimate:
-    """Calls and cost per model for a whole plan."""
-
-    models: dict[str, ModelEstimate] = field(default_factory=dict)
-
-    def add(self, model: str, calls: int, input_tokens: int, output_tokens: int) -> None:
-        row = self.models.setdefault(model, ModelEstimate(model))
-        row.calls += calls
-        row.input_tokens += input_tokens * calls
-        row.output_tokens += output_tokens * calls
-
-    @property
-    def calls(self) -> int:
-        return sum(row.calls for row in self.models.values())
-
-    @property
-    def cost_usd(self) -> float | None:
-        costs = [row.cost_usd for row in self.models.values()]
-        return None if any(c is None for c in costs) else sum(c or 0.0 for c in costs)
 
 
 def estimate(plan: Plan, prices: Prices) -> Estimate:

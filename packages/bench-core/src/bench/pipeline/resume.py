@@ -8,22 +8,14 @@ summary and the statistics.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from bench.report.observer import Resumed
 from bench.scoring.run_stats import StatsCollector
 from bench.suite.plan import Plan
 from bench.vocabulary.errors import StoreError
 from bench.vocabulary.results import Summary
 from bench.vocabulary.store import RunStore, parsed
 
-
-@dataclass
-class Resumed:
-    """What a resume found: tasks kept from earlier attempts and why others run again."""
-
-    kept: int = 0
-    changed: int = 0
-    removed: int = 0
+__all__ = ["Resumed", "select_tasks"]
 
 
 def select_tasks(plan: Plan, store: RunStore, collector: StatsCollector) -> tuple[set[str], Summary, Resumed]:

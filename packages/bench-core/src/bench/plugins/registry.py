@@ -26,6 +26,7 @@ import pluggy
 import bench.hookspecs as hookspecs
 from bench.evaluator import Evaluator
 from bench.executor import Executor
+from bench.importer import Importer
 from bench.plugins.names import Clash, NameTable, Provided
 from bench.reporter import Reporter
 from bench.suite_loader import SuiteLoader
@@ -43,6 +44,7 @@ HOOKS: dict[str, tuple[str, type[Any]]] = {
     "bench_register_reporters": ("reporter", Reporter),
     "bench_register_suite_loaders": ("suite loader", SuiteLoader),
     "bench_register_executors": ("executor", Executor),
+    "bench_register_importers": ("importer", Importer),
 }
 
 
@@ -79,6 +81,7 @@ class Registry:
     reporters: NameTable[type[Reporter]] = field(default_factory=lambda: NameTable("reporter"))
     suite_loaders: NameTable[type[SuiteLoader]] = field(default_factory=lambda: NameTable("suite loader"))
     executors: NameTable[type[Executor]] = field(default_factory=lambda: NameTable("executor"))
+    importers: NameTable[type[Importer]] = field(default_factory=lambda: NameTable("importer"))
     failures: list[PluginFailure] = field(default_factory=list)
     #: "distribution:entry point" -> the plugin, in load order
     plugins: dict[str, PluginInfo] = field(default_factory=dict)
@@ -99,6 +102,7 @@ class Registry:
             "bench_register_reporters": self.reporters,
             "bench_register_suite_loaders": self.suite_loaders,
             "bench_register_executors": self.executors,
+            "bench_register_importers": self.importers,
         }
         return tables[hook_name]
 

@@ -15,18 +15,18 @@ import sys
 from collections.abc import Callable, Iterator
 from decimal import Decimal
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
-from bench.pipeline.resume import Resumed
-from bench.pipeline.session import RunOutcome
+from bench.report.observer import Resumed, RunObserver
 from bench.report.progress import LINE_EVERY_S, Spending, Tracker
 from bench.vocabulary import redact
-from bench.vocabulary.results import PASSED, Summary, TaskResult
+from bench.vocabulary.results import PASSED, RunReport, Summary, TaskResult
 from bench.vocabulary.store import results_path
 
 if TYPE_CHECKING:
@@ -78,13 +78,33 @@ def plain_block(text: Any) -> Text:
     return Text(_CONTROL.sub("", redact.current()("" if text is None else str(text))))
 
 
-class ConsoleObserver:
+class Finished(Protocol):
+    """A finished (or interrupted) run, as its summary is printed (``bench.RunResult``)."""
+
+    @property
+    def report(self) -> RunReport: ...
+
+    @property
+    def folder(self) -> Path: ...
+
+    @property
+    def interrupted(self) -> bool: ...
+
+    @property
+    def selected(self) -> str | None:
+        """What was selected, as ``selected 3 of 40 tasks (-k 'math')``; None: every task ran."""
+
+
+class ConsoleObserver(RunObserver):
     """A run's progress on stderr, plus the first few tasks that did not pass.
 
-    On a terminal a bar; elsewhere (CI logs) a plain line at each 10% step and at most every
-    ``every`` seconds (``bench.report.progress``). ``enabled=False`` (``--quiet``) prints neither,
-    nor the start-up notes; ``verbose`` adds a line per finished task.
+    On a terminal a bar (from the first task on, until the observer's context ends); elsewhere
+    (CI logs) a plain line at each 10% step and at most every ``every`` seconds
+    (``bench.report.progress``). ``enabled=False`` (``--quiet``) prints neither, nor the start-up
+    notes; ``verbose`` adds a line per finished task.
     """
+
+    watches_tasks: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -117,7 +137,6 @@ class ConsoleObserver:
         self.kept: list[str] = []
 
     def __enter__(self) -> ConsoleObserver:
-        self.progress.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -140,6 +159,8 @@ class ConsoleObserver:
             stderr.print(Text(note))
         self.totals = totals
         self.tracker = Tracker(total, kept, self.clock, self.every)
+        # Started here, not before: loading the suite may show a live counter of its own.
+        self.progress.start()
         self.bar = self.progress.add_task("running", total=total, completed=kept, counts="")
 
     def task_done(self, result: TaskResult) -> None:
@@ -206,7 +227,7 @@ def _print_workspaces(observer: ConsoleObserver) -> None:
         stdout.print(plain(f"workspaces kept ({len(observer.kept)}): {where}", 400))
 
 
-def print_summary(outcome: RunOutcome, observer: ConsoleObserver, command: list[str]) -> None:
+def print_summary(outcome: Finished, observer: ConsoleObserver, command: list[str]) -> None:
     """A table of the tasks (all of them in a small run, else those that did not pass), then
     the totals and where the run is stored; an unfinished run says how to finish it: ``command``
     (the run's own command line, ``bench run SUITE ...``) with ``--resume RUN_ID``."""
@@ -217,19 +238,42 @@ def print_summary(outcome: RunOutcome, observer: ConsoleObserver, command: list[
     else:
         rows, title = observer.not_passed, "Tasks that did not pass"
     if rows:
-        table = Table(title=title, title_justify="left", show_lines=False)
-        table.add_column("task", overflow="fold")
-        table.add_column("status")
-        table.add_column("why", overflow="fold")
-        for result in rows:
-            style = _STYLES.get(result.status, "yellow")
-            name = result.id if not result.repeat else f"{result.id} (run {result.repeat + 1})"
-            table.add_row(plain(name, 60), Text(result.status, style=style), _why(result))
-        stdout.print(table)
+        stdout.print(_results_table(rows, title))
     shown = sum(r.status != PASSED for r in rows)
     hidden = s.failed + s.errors + s.interrupted - shown
     if outcome.selected:
         stdout.print(Text(outcome.selected))
+    stdout.print(_totals(outcome))
+    judged = outcome.report.extra.get("pass_at_k")
+    if judged:
+        stdout.print(_pass_at_k_verdict(judged))
+    if hidden > 0 and shown:
+        stdout.print(Text(f"({hidden} more not shown; see the results file)"))
+    stdout.print(Text(f"run {outcome.report.run_id}: {results_path(outcome.folder)}"))
+    _print_workspaces(observer)
+    _print_figures(outcome.report.extra)
+    resume = shlex.join([*command, "--resume", outcome.report.run_id])
+    if outcome.interrupted:
+        stdout.print(Text(f"interrupted; finish it with: {resume}"))
+    elif outcome.report.stopped:
+        stdout.print(Text(f"stopped: {outcome.report.stopped}; finish it with: {resume}"))
+
+
+def _results_table(rows: list[TaskResult], title: str) -> Table:
+    table = Table(title=title, title_justify="left", show_lines=False)
+    table.add_column("task", overflow="fold")
+    table.add_column("status")
+    table.add_column("why", overflow="fold")
+    for result in rows:
+        style = _STYLES.get(result.status, "yellow")
+        name = result.id if not result.repeat else f"{result.id} (run {result.repeat + 1})"
+        table.add_row(plain(name, 60), Text(result.status, style=style), _why(result))
+    return table
+
+
+def _totals(outcome: Finished) -> Text:
+    """``N tasks: P passed, F failed, E errors ... in S s``."""
+    s = outcome.report.summary
     line = Text()
     statistics = outcome.report.extra.get("statistics") or {}
     if statistics.get("repeats", 1) > 1:
@@ -246,22 +290,21 @@ def print_summary(outcome: RunOutcome, observer: ConsoleObserver, command: list[
     if s.not_run:
         line.append(f", {s.not_run} not run", style="yellow")
     line.append(f" in {outcome.report.duration_s:.2f} s")
-    stdout.print(line)
-    judged = outcome.report.extra.get("pass_at_k")
-    if judged:
-        failing = [
-            f"{task} {row['pass_at_k']:.3g}" for task, row in judged["tasks"].items() if not row["passed"]
-        ]
-        verdict = Text(f"judged over their repeats by pass@k: {judged['passed']} tasks passed, ")
-        verdict.append(f"{judged['failed']} failed", style="red" if judged["failed"] else "")
-        if failing:
-            verdict.append(" (" + ", ".join(failing[:5]) + (", ..." if len(failing) > 5 else "") + ")")
-        stdout.print(verdict)
-    if hidden > 0 and shown:
-        stdout.print(Text(f"({hidden} more not shown; see the results file)"))
-    stdout.print(Text(f"run {outcome.report.run_id}: {results_path(outcome.folder)}"))
-    _print_workspaces(observer)
-    llm = outcome.report.extra.get("llm")
+    return line
+
+
+def _pass_at_k_verdict(judged: dict[str, Any]) -> Text:
+    failing = [f"{task} {row['pass_at_k']:.3g}" for task, row in judged["tasks"].items() if not row["passed"]]
+    verdict = Text(f"judged over their repeats by pass@k: {judged['passed']} tasks passed, ")
+    verdict.append(f"{judged['failed']} failed", style="red" if judged["failed"] else "")
+    if failing:
+        verdict.append(" (" + ", ".join(failing[:5]) + (", ..." if len(failing) > 5 else "") + ")")
+    return verdict
+
+
+def _print_figures(extra: dict[str, Any]) -> None:
+    """The run's model calls, statistics, per-target table and aggregates, those it has."""
+    llm = extra.get("llm")
     if llm:
         cost = "unknown" if llm["cost_usd"] is None else f"${llm['cost_usd']:.4f}"
         stdout.print(
@@ -270,25 +313,20 @@ def print_summary(outcome: RunOutcome, observer: ConsoleObserver, command: list[
                 f"{llm['total_tokens']:,} tokens; cost {cost}"
             )
         )
-    statistics = outcome.report.extra.get("statistics")
+    statistics = extra.get("statistics")
     if statistics:
         for text in statistics_lines(statistics):
             stdout.print(Text(text))
-    per_target = outcome.report.extra.get("targets")
+    per_target = extra.get("targets")
     if per_target:
         stdout.print(targets_table(per_target))
-    for label, figures in (outcome.report.extra.get("aggregates") or {}).items():
+    for label, figures in (extra.get("aggregates") or {}).items():
         listed = ", ".join(
             f"{key.replace('_', ' ')} {value:.4g}"
             for key, value in figures.items()
             if isinstance(value, (int, float))
         )
         stdout.print(plain(f"{label} ({figures['type']}): {listed}", 300))
-    resume = shlex.join([*command, "--resume", outcome.report.run_id])
-    if outcome.interrupted:
-        stdout.print(Text(f"interrupted; finish it with: {resume}"))
-    elif outcome.report.stopped:
-        stdout.print(Text(f"stopped: {outcome.report.stopped}; finish it with: {resume}"))
 
 
 def _interval(block: dict[str, Any], percent: bool) -> str:

@@ -10,7 +10,7 @@ from rich.progress import Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
-from bench.pipeline.estimate import Estimate
+from bench.llm.accounting import Estimate
 from bench.plugins.registry import Registry
 from bench.report.console import MAX_TASKS_LISTED, plain, stderr, stdout
 from bench.suite.plan import Plan

@@ -9,7 +9,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
-from bench.scoring.collectors import outcome_score
+from bench.scoring.collectors import collect_metrics, outcome_score
 from bench.scoring.scorecard import Dimension, Scorecard
 
 
@@ -128,6 +128,24 @@ def compute(card: Scorecard, evidence: Evidence, metrics: dict[str, str] | None 
         "reason": reason,
         "dimensions": rows,
     }
+
+
+def task_scorecard(
+    card: Scorecard,
+    outcomes: list[dict[str, Any]],
+    measured: dict[str, Any],
+    *,
+    signals: dict[str, str],
+    metrics: dict[str, str],
+    task_id: str,
+) -> dict[str, Any]:
+    """One task's scorecard from its evaluators' outcomes (name, type, passed, score, error,
+    weight, gate) and what its response measured (``collect_metrics``'s keyword arguments other
+    than ``outcomes`` and ``signals``), the collected metrics included."""
+    collected = collect_metrics(outcomes=outcomes, signals=signals, **measured)
+    card_result = compute(card, Evidence(outcomes, collected, signals, task_id), metrics)
+    card_result["metrics"] = collected
+    return card_result
 
 
 def _mean(rows: list[dict[str, Any]]) -> float | None:

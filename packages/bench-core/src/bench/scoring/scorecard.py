@@ -186,63 +186,71 @@ def check(
         if dim.key in seen:
             problems.append(((*at, "key"), f"dimension key '{dim.key}' is used twice"))
         seen.add(dim.key)
-        if (dim.gate or card.strategy == "binary") and dim.pass_threshold is None:
-            why = "a gate" if dim.gate else "every dimension of a binary scorecard"
-            problems.append(((*at, "pass_threshold"), f"{why} needs pass_threshold (0..1)"))
-        if dim.source == "llm_judge" and not dim.judge_key:
-            problems.append(
-                ((*at, "judge_key"), "an llm_judge dimension needs judge_key (the judge evaluator's name)")
-            )
-        if dim.source != "llm_judge" and dim.judge_key:
-            problems.append(((*at, "judge_key"), "judge_key is only for source: llm_judge"))
-        if dim.source == "human_preference" and not dim.labels:
-            problems.append(
-                (
-                    (*at, "labels"),
-                    "a human_preference dimension needs labels (a file of task, passed or score)",
-                )
-            )
-        if dim.source != "human_preference" and dim.labels:
-            problems.append(((*at, "labels"), "labels is only for source: human_preference"))
+        found = _dimension_problems(card, dim)
         if dim.source == "metric":
-            if not dim.metric:
-                problems.append(
-                    ((*at, "metric"), "a metric dimension needs metric (a declared metric or a collector)")
-                )
-            elif dim.metric not in metrics and dim.metric not in collectors:
-                known = ", ".join([*metrics, *collectors])
-                problems.append(((*at, "metric"), f"unknown metric '{dim.metric}'; known: {known}"))
-            if dim.better_direction is None:
-                problems.append(
-                    ((*at, "better_direction"), "a metric dimension needs better_direction: higher or lower")
-                )
+            found += _metric_problems(dim, metrics, collectors)
         if dim.source in ("latency", "cost"):
             _migrate(card, dim, max_duration_ms if dim.source == "latency" else max_cost_usd)
-            norm = dim.normalization
-            unit = "ms" if dim.source == "latency" else "usd"
-            if norm is None or norm.target is None:
-                problems.append(
-                    (
-                        (*at, "normalization"),
-                        f"a {dim.source} dimension needs normalization.target "
-                        f"(or scorecard normalization.{dim.source}.target_{unit})",
-                    )
-                )
-            elif norm.max is None:
-                limit = "max_duration_ms" if dim.source == "latency" else "max_cost_usd"
-                problems.append(
-                    (
-                        (*at, "normalization"),
-                        f"a {dim.source} dimension needs normalization.max (or runtime_limits.{limit})",
-                    )
-                )
-            elif norm.max <= norm.target:
-                problems.append(((*at, "normalization"), "normalization.max must be greater than target"))
-        if dim.source == "metric" and (
-            dim.normalization is None or None in (dim.normalization.target, dim.normalization.max)
-        ):
-            problems.append(((*at, "normalization"), "a metric dimension needs normalization {target, max}"))
+            found += _limit_problems(dim)
+        problems += [((*at, field), message) for field, message in found]
     return problems
+
+
+def _dimension_problems(card: Scorecard, dim: Dimension) -> list[tuple[str, str]]:
+    """(field, message) for the settings a dimension's strategy and source need or refuse."""
+    problems: list[tuple[str, str]] = []
+    if (dim.gate or card.strategy == "binary") and dim.pass_threshold is None:
+        why = "a gate" if dim.gate else "every dimension of a binary scorecard"
+        problems.append(("pass_threshold", f"{why} needs pass_threshold (0..1)"))
+    if dim.source == "llm_judge" and not dim.judge_key:
+        problems.append(("judge_key", "an llm_judge dimension needs judge_key (the judge evaluator's name)"))
+    if dim.source != "llm_judge" and dim.judge_key:
+        problems.append(("judge_key", "judge_key is only for source: llm_judge"))
+    if dim.source == "human_preference" and not dim.labels:
+        problems.append(
+            ("labels", "a human_preference dimension needs labels (a file of task, passed or score)")
+        )
+    if dim.source != "human_preference" and dim.labels:
+        problems.append(("labels", "labels is only for source: human_preference"))
+    return problems
+
+
+def _metric_problems(
+    dim: Dimension, metrics: dict[str, str], collectors: Sequence[str]
+) -> list[tuple[str, str]]:
+    problems: list[tuple[str, str]] = []
+    if not dim.metric:
+        problems.append(("metric", "a metric dimension needs metric (a declared metric or a collector)"))
+    elif dim.metric not in metrics and dim.metric not in collectors:
+        known = ", ".join([*metrics, *collectors])
+        problems.append(("metric", f"unknown metric '{dim.metric}'; known: {known}"))
+    if dim.better_direction is None:
+        problems.append(("better_direction", "a metric dimension needs better_direction: higher or lower"))
+    if dim.normalization is None or None in (dim.normalization.target, dim.normalization.max):
+        problems.append(("normalization", "a metric dimension needs normalization {target, max}"))
+    return problems
+
+
+def _limit_problems(dim: Dimension) -> list[tuple[str, str]]:
+    """A latency or cost dimension's normalization, once filled from the legacy block and limits."""
+    norm = dim.normalization
+    unit = "ms" if dim.source == "latency" else "usd"
+    if norm is None or norm.target is None:
+        return [
+            (
+                "normalization",
+                f"a {dim.source} dimension needs normalization.target "
+                f"(or scorecard normalization.{dim.source}.target_{unit})",
+            )
+        ]
+    if norm.max is None:
+        limit = "max_duration_ms" if dim.source == "latency" else "max_cost_usd"
+        return [
+            ("normalization", f"a {dim.source} dimension needs normalization.max (or runtime_limits.{limit})")
+        ]
+    if norm.max <= norm.target:
+        return [("normalization", "normalization.max must be greater than target")]
+    return []
 
 
 def _migrate(card: Scorecard, dim: Dimension, limit: float | None) -> None:

@@ -150,19 +150,7 @@ class Binder:
         in_definition: str | None,
     ) -> BoundEvaluator:
         if "file" in entry:
-            if "name" in entry:
-                raise doc.error("Evaluator config with both name and file", path)
-            if in_definition is not None:
-                raise doc.error(
-                    "a definition file cannot reference another definition file "
-                    f"({in_definition} -> {entry['file']})",
-                    (*path, "file"),
-                )
-            extra = sorted(set(entry) - {"file"})
-            if extra:
-                raise doc.error("unknown field next to 'file'", (*path, extra[0]))
-            return self._bind_file(doc, (*path, "file"), entry["file"])
-
+            return self._bind_file_entry(doc, path, entry, in_definition)
         settings, origin = self._flatten(doc, path, entry)
         if "file" in settings and in_definition is not None:
             raise doc.error(
@@ -170,50 +158,9 @@ class Binder:
                 f"({in_definition} -> {settings['file']})",
                 origin["file"],
             )
-        common_values = {k: v for k, v in settings.items() if k in _COMMON}
-        try:
-            common = EvaluatorCommon.model_validate(common_values) if common_values else _NO_COMMON
-        except ValidationError as exc:
-            loc, message = describe(exc, EvaluatorCommon)[0]
-            raise doc.error(message, origin.get(str(loc[0]), path) if loc else path) from None
-        for ref_field in ("target", "expected_from"):
-            ref = getattr(common, ref_field)
-            if ref is not None:
-                try:
-                    parse_reference(ref)
-                except ValueError as exc:
-                    raise doc.error(str(exc), origin[ref_field]) from None
-        if common.threshold is not None and common.score_threshold is not None:
-            raise doc.error("give threshold or score_threshold, not both", origin["threshold"])
-        threshold = common.threshold if common.threshold is not None else common.score_threshold
-
+        common, threshold = self._common(doc, path, settings, origin)
         name = common.name or common.key or default_name
-        type_name = common.type if common.type in self.registry.evaluators else None
-        # youBencha definitions put their agent's type under config.type ("copilot-cli"): when
-        # that is no evaluator type but the name is ("agentic-judge:x"), the name decides.
-        type_name = (
-            type_name or self._type_from_name(common.name or common.key) or common.type or default_type
-        )
-        if type_name is None:
-            type_name = self._inferred_type(settings)
-        # A key under the suite's evaluators: names a type only when the fields do not.
-        type_name = type_name or self._type_from_name(default_name)
-        if type_name is None:
-            hint = did_you_mean(name, self.registry.evaluators) if name else ""
-            raise doc.error(f"cannot tell the evaluator type; add 'type:'{hint}", path)
-        provided = self.registry.evaluators.get(type_name)
-        negate = common.negate
-        if provided is None and type_name.startswith(NEGATION_PREFIX):
-            # promptfoo's spelling: "not-is_json" is is_json with negate: true
-            provided = self.registry.evaluators.get(type_name[len(NEGATION_PREFIX) :])
-            negate = provided is not None and not negate
-        if provided is None:
-            where = origin.get("type", path)
-            hint = catalogue.hint("evaluators", type_name) or did_you_mean(
-                type_name, self.registry.evaluators
-            )
-            raise doc.error(f"unknown evaluator type '{type_name}'{hint}", where)
-
+        provided, negate = self._provided(doc, path, settings, origin, common, default_name, default_type)
         cls = provided.cls
         # A type sees a common setting (say expect_error) only when its Config declares it.
         own = cls.Config.model_fields
@@ -240,6 +187,83 @@ class Binder:
             expected_from=common.expected_from,
             calibration=self._calibration(doc, common, instance, origin),
         )
+
+    def _bind_file_entry(
+        self, doc: YamlDocument, path: tuple[Any, ...], entry: dict[str, Any], in_definition: str | None
+    ) -> BoundEvaluator:
+        """``{file: PATH}``: the evaluator a definition file describes."""
+        if "name" in entry:
+            raise doc.error("Evaluator config with both name and file", path)
+        if in_definition is not None:
+            raise doc.error(
+                "a definition file cannot reference another definition file "
+                f"({in_definition} -> {entry['file']})",
+                (*path, "file"),
+            )
+        extra = sorted(set(entry) - {"file"})
+        if extra:
+            raise doc.error("unknown field next to 'file'", (*path, extra[0]))
+        return self._bind_file(doc, (*path, "file"), entry["file"])
+
+    def _common(
+        self, doc: YamlDocument, path: tuple[Any, ...], settings: dict[str, Any], origin: dict[str, Any]
+    ) -> tuple[EvaluatorCommon, float | None]:
+        """The settings every evaluator takes, validated, and the entry's threshold."""
+        common_values = {k: v for k, v in settings.items() if k in _COMMON}
+        try:
+            common = EvaluatorCommon.model_validate(common_values) if common_values else _NO_COMMON
+        except ValidationError as exc:
+            loc, message = describe(exc, EvaluatorCommon)[0]
+            raise doc.error(message, origin.get(str(loc[0]), path) if loc else path) from None
+        for ref_field in ("target", "expected_from"):
+            ref = getattr(common, ref_field)
+            if ref is not None:
+                try:
+                    parse_reference(ref)
+                except ValueError as exc:
+                    raise doc.error(str(exc), origin[ref_field]) from None
+        if common.threshold is not None and common.score_threshold is not None:
+            raise doc.error("give threshold or score_threshold, not both", origin["threshold"])
+        return common, common.threshold if common.threshold is not None else common.score_threshold
+
+    def _provided(
+        self,
+        doc: YamlDocument,
+        path: tuple[Any, ...],
+        settings: dict[str, Any],
+        origin: dict[str, Any],
+        common: EvaluatorCommon,
+        default_name: str | None,
+        default_type: str | None,
+    ) -> tuple[Provided[type[Evaluator[Any]]], bool]:
+        """The registered type an entry names or implies, and whether its verdict is negated."""
+        name = common.name or common.key or default_name
+        type_name = common.type if common.type in self.registry.evaluators else None
+        # youBencha definitions put their agent's type under config.type ("copilot-cli"): when
+        # that is no evaluator type but the name is ("agentic-judge:x"), the name decides.
+        type_name = (
+            type_name or self._type_from_name(common.name or common.key) or common.type or default_type
+        )
+        if type_name is None:
+            type_name = self._inferred_type(settings)
+        # A key under the suite's evaluators: names a type only when the fields do not.
+        type_name = type_name or self._type_from_name(default_name)
+        if type_name is None:
+            hint = did_you_mean(name, self.registry.evaluators) if name else ""
+            raise doc.error(f"cannot tell the evaluator type; add 'type:'{hint}", path)
+        provided = self.registry.evaluators.get(type_name)
+        negate = common.negate
+        if provided is None and type_name.startswith(NEGATION_PREFIX):
+            # promptfoo's spelling: "not-is_json" is is_json with negate: true
+            provided = self.registry.evaluators.get(type_name[len(NEGATION_PREFIX) :])
+            negate = provided is not None and not negate
+        if provided is None:
+            where = origin.get("type", path)
+            hint = catalogue.hint("evaluators", type_name) or did_you_mean(
+                type_name, self.registry.evaluators
+            )
+            raise doc.error(f"unknown evaluator type '{type_name}'{hint}", where)
+        return provided, negate
 
     def _calibration(
         self, doc: YamlDocument, common: EvaluatorCommon, instance: Evaluator[Any], origin: dict[str, Any]

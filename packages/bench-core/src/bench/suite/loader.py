@@ -2,22 +2,20 @@
 
 Errors are collected across tasks (up to ``MAX_ERRORS``) so one pass shows most problems; each
 names the file, the line and column, and the field path. Each task is built by
-``bench.suite.tasks``; the rows of a JSON Lines tasks file are read by ``bench.suite.rows``.
+``bench.suite.tasks``, the targets by ``bench.suite.targets``; the rows of a JSON Lines tasks
+file are read by ``bench.suite.rows``.
 """
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import ValidationError
 
 from bench.document import YamlDocument
-from bench.llm.providers import credentials
-from bench.llm.providers.credentials import Endpoint
-from bench.plugins import catalogue
 from bench.plugins.registry import Registry, get_registry
 from bench.scoring.collectors import COLLECTORS, signal_collectors
 from bench.scoring.labels import human_scores, read_labels
@@ -26,27 +24,32 @@ from bench.scoring.scorecard import check as check_scorecard
 from bench.suite.binding import Binder, digest
 from bench.suite.file_model import SuiteFile
 from bench.suite.native import NativeSuiteLoader
-from bench.suite.plan import (
-    BoundEvaluator,
-    CalibrationBar,
-    Plan,
-    PlannedTask,
-    PlanRow,
-    RowNeeds,
-    TaskList,
-    task_needs,
-)
-from bench.suite.rows import RowRules, tasks_file
+from bench.suite.plan import CalibrationBar, Plan, PlannedTask, PlanRow, TaskIndex, TaskList, endpoints
+from bench.suite.rows import RowRules, task_document, task_source
+from bench.suite.targets import TargetBuilder, apply_target
 from bench.suite.tasks import TaskBuilder, validation_errors
-from bench.suite.yamlstream import StreamedSuite
 from bench.suite_loader import LoadOptions, SuiteLoader
-from bench.target import SuiteContext, Target
-from bench.vocabulary.compact import HexColumn, KeyTable, TextColumn
-from bench.vocabulary.errors import ConfigError, FieldPath, InvalidSuite, did_you_mean
+from bench.target import Target
+from bench.vocabulary.errors import ConfigError, FieldPath, InvalidSuite
 
 MAX_ERRORS = 50
-DEFAULT_TARGET = "recorded"
 NOT_A_SUITE = "a suite is a mapping with 'tasks:'"
+
+
+@dataclass
+class _Header:
+    """A suite's plan but its tasks: the file, its name and targets, and the builder of its tasks."""
+
+    suite: SuiteFile
+    name: str
+    target_type: str
+    target: Target[Any] | None
+    targets: dict[str, Target[Any]]
+    #: Every label of the suite's ``targets:`` (``--target LABEL`` narrows ``targets`` only).
+    labels: list[str]
+    tasks: TaskBuilder
+    #: Whether a task without a response is valid: a target will answer it.
+    has_target: bool
 
 
 class _SuiteBuilder:
@@ -84,6 +87,7 @@ class _SuiteBuilder:
         #: Evaluator type -> the metric collector of its score, for behavioural signals.
         self.signals = signal_collectors(p.cls for p in registry.evaluators.values())
         self.collectors = (*COLLECTORS, *self.signals.values())
+        self._row_doc: YamlDocument | None = None
 
     def fail(self, error: ConfigError) -> None:
         self.errors.append(error)
@@ -93,15 +97,7 @@ class _SuiteBuilder:
     def build(self, lazy: bool = False) -> Plan:
         """The plan; ``lazy``: the header only (settings, targets, named evaluators), the tasks
         neither read nor validated, for a worker that rebuilds them from ``PlanRow``s."""
-        data = self.doc.data
-        if not is_suite_data(data):
-            raise ConfigError(NOT_A_SUITE, file=self.path)
-        try:
-            suite = SuiteFile.model_validate(data, context={"collectors": self.collectors})
-        except ValidationError as exc:
-            raise InvalidSuite(validation_errors(self.doc, exc, SuiteFile, ())) from None
-        if suite.vars and suite.defaults.vars:
-            raise self.doc.error("give vars or defaults.vars, not both", ("vars",))
+        suite = self._suite_file()
         name = suite.name or self.path.stem
         self.binder.bind_named(self.doc, suite.evaluators)
         self.metrics = self._metrics(suite)
@@ -110,8 +106,9 @@ class _SuiteBuilder:
             self._check_card(self.doc, ("scorecard",), suite.scorecard)
         if suite.target is not None and suite.targets is not None:
             raise self.doc.error("give target or targets, not both", ("targets",))
-        target_type, target = self._target(suite, name)
-        targets = self._targets(suite, name)
+        suite_targets = TargetBuilder(self.path, self.doc, self.registry)
+        target_type, target = suite_targets.single(suite, name)
+        targets = suite_targets.labelled(suite, name)
         if targets:
             target_type = ", ".join(sorted({t.name for t in targets.values()}))
         labels = list(targets)
@@ -129,126 +126,85 @@ class _SuiteBuilder:
             target_labels=labels,
             ignore_task_targets=self.target_override,
         )
-
-        def source() -> tuple[YamlDocument, Iterable[Any]]:
-            if isinstance(suite.tasks, str):
-                rows_doc = tasks_file(self.doc, suite.tasks)
-                return rows_doc, rows_doc.rows()
-            if isinstance(self.doc, StreamedSuite):
-                return self.doc.tasks, self.doc.tasks.rows()
-            return self.doc, suite.tasks
-
         has_target = target is not None or bool(targets) or not self.need_target
-        row_doc: list[YamlDocument] = []  # where rebuilt rows' errors point (made on first use)
+        header = _Header(suite, name, target_type, target, targets, labels, tasks, has_target)
+        if not lazy:
+            return self._validated(header)
+        plan = self._plan(header, TaskList([], [], lambda: iter(())))
+        plan.endpoints |= endpoints(
+            [*self.binder.named.values(), *targets.values(), *([target] if target else [])]
+        )
+        return plan
 
-        def expand(row: PlanRow) -> Iterable[PlannedTask]:
-            # Already validated: no duplicate check, and the digest is the one computed then.
-            if not row_doc:
-                row_doc.append(self._task_doc(suite))
-            built = tasks.build(row_doc[0], row.index, row.raw, None, has_target, row.digest)
-            return _runs(built, labels, self.only_label)
+    def _suite_file(self) -> SuiteFile:
+        """The document as a suite, validated."""
+        data = self.doc.data
+        if not is_suite_data(data):
+            raise ConfigError(NOT_A_SUITE, file=self.path)
+        try:
+            suite = SuiteFile.model_validate(data, context={"collectors": self.collectors})
+        except ValidationError as exc:
+            raise InvalidSuite(validation_errors(self.doc, exc, SuiteFile, ())) from None
+        if suite.vars and suite.defaults.vars:
+            raise self.doc.error("give vars or defaults.vars, not both", ("vars",))
+        return suite
 
-        if lazy:
-            plan = self._plan(
-                suite, name, target_type, target, targets, tasks, TaskList([], [], lambda: iter(())), expand
-            )
-            for one in [*self.binder.named.values(), *targets.values(), *([target] if target else [])]:
-                plan.endpoints |= credentials.endpoints(
-                    one.instance if isinstance(one, BoundEvaluator) else one
-                )
-            return plan
-
-        # Pass 1 validates every task and keeps only what identifies it.
-        ids = TextColumn()  # one key per run of a task (id, id@1, ... with repeats)
-        digests = HexColumn()
-        task_digests = HexColumn()  # one per task as written
-        runs_per_row = array("I")
-        row_needs = RowNeeds()
-        built: list[PlannedTask] | None = []
-        needs_target = 0
-        endpoints: set[Endpoint] = set()
-        max_repeat = 1
-        calibrated = False
-        seen = KeyTable()  # task id -> its row (a dict of a million ids held ~120 MiB)
-        pass_at_k: dict[str, float] = {}
-        task_doc, written = source()
-        for index, raw in enumerate(written):
+    def _validated(self, header: _Header) -> Plan:
+        """The plan, every task validated in one pass that keeps only what identifies each run."""
+        index = TaskIndex()
+        task_doc, written = task_source(self.doc, header.suite.tasks)
+        for row, raw in enumerate(written):
             try:
-                planned = tasks.build(task_doc, index, raw, seen, has_target=has_target)
+                planned = header.tasks.build(task_doc, row, raw, index.seen, has_target=header.has_target)
             except ConfigError as exc:
                 self.fail(exc)
                 continue
             finally:
                 if self.progress is not None:
-                    self.progress(index + 1)
-            task_digests.append(planned.digest)
-            for evaluator in planned.evaluators:
-                endpoints |= credentials.endpoints(evaluator.instance)
-                calibrated = calibrated or evaluator.calibration is not None
-            max_repeat = max(max_repeat, planned.repeats)
-            before = len(ids)
-            for run in _runs(planned, labels, self.only_label):
-                if run.pass_at_k is not None and run.task.repeat == 0:
-                    pass_at_k[run.task.id] = run.pass_at_k
-                ids.append(run.key)
-                digests.append(run.digest)
-                needs_target += run.task.response is None
-                if built is not None:
-                    built.append(run)
-                    if len(built) > TaskList.KEEP_LIMIT:
-                        built = None  # too many to hold: rebuild them one at a time as they run
-            runs_per_row.append(len(ids) - before)
-            row_needs.add(task_needs(planned))
+                    self.progress(row + 1)
+            index.add(planned, _runs(planned, header.labels, self.only_label))
         if self.errors:
             raise InvalidSuite(self.errors)
-        if not ids:
+        if not index.ids:
             raise self.doc.error("the suite has no tasks", ("tasks",))
-        if needs_target:
-            for one in [target, *targets.values()]:
-                if one is not None:
-                    endpoints |= credentials.endpoints(one)
+        if index.needs_target:
+            index.endpoints |= endpoints(
+                one for one in [header.target, *header.targets.values()] if one is not None
+            )
 
         def source_rows() -> Iterator[tuple[int, Any, str]]:
-            _, raws = source()
-            for index, raw in enumerate(raws):
-                yield index, raw, task_digests[index]
+            _, raws = task_source(self.doc, header.suite.tasks)
+            for row, raw in enumerate(raws):
+                yield row, raw, index.task_digests[row]
 
         def rebuild() -> Iterator[PlannedTask]:
-            for index, raw, task_digest in source_rows():
-                yield from expand(PlanRow(index, raw, task_digest, ()))
+            for row, raw, task_digest in source_rows():
+                yield from self._expand(header, PlanRow(row, raw, task_digest, ()))
 
-        task_list = TaskList(ids, digests, rebuild, built, source_rows, runs_per_row, row_needs)
-        plan = self._plan(suite, name, target_type, target, targets, tasks, task_list, expand)
-        plan.pass_at_k = pass_at_k
-        plan.needs_target = needs_target
-        plan.max_repeat = max_repeat
-        plan.endpoints = endpoints
-        plan.calibrated = calibrated
+        plan = self._plan(header, index.task_list(rebuild, source_rows))
+        plan.pass_at_k = index.pass_at_k
+        plan.needs_target = index.needs_target
+        plan.max_repeat = index.max_repeat
+        plan.endpoints = index.endpoints
+        plan.calibrated = index.calibrated
         return plan
 
-    def _task_doc(self, suite: SuiteFile) -> YamlDocument:
-        """The document a task's errors point into (the tasks file is not read here)."""
-        if isinstance(suite.tasks, str):
-            return tasks_file(self.doc, suite.tasks)
-        return self.doc.tasks if isinstance(self.doc, StreamedSuite) else self.doc
+    def _expand(self, header: _Header, row: PlanRow) -> Iterable[PlannedTask]:
+        """The runs of a row the validating pass handed out."""
+        # Already validated: no duplicate check, and the digest is the one computed then.
+        if self._row_doc is None:  # where rebuilt rows' errors point (made on first use)
+            self._row_doc = task_document(self.doc, header.suite.tasks)
+        built = header.tasks.build(self._row_doc, row.index, row.raw, None, header.has_target, row.digest)
+        return _runs(built, header.labels, self.only_label)
 
-    def _plan(
-        self,
-        suite: SuiteFile,
-        name: str,
-        target_type: str,
-        target: Target[Any] | None,
-        targets: dict[str, Target[Any]],
-        tasks: TaskBuilder,
-        task_list: TaskList,
-        expand: Callable[[PlanRow], Iterable[PlannedTask]],
-    ) -> Plan:
+    def _plan(self, header: _Header, task_list: TaskList) -> Plan:
+        suite = header.suite
         return Plan(
-            name=name,
+            name=header.name,
             path=self.path,
-            target_type=target_type,
-            target=target,
-            targets=targets,
+            target_type=header.target_type,
+            target=header.target,
+            targets=header.targets,
             tasks=task_list,
             llm=suite.llm,
             pricing=suite.pricing,
@@ -262,63 +218,14 @@ class _SuiteBuilder:
             aggregating=self.binder.aggregating,
             concurrency=suite.concurrency,
             referenced_files=list(self.binder.definitions),
-            template_warnings=tasks.template_warnings.lines(),
+            template_warnings=header.tasks.template_warnings.lines(),
             calibration=(
                 None
                 if suite.calibration is None
                 else CalibrationBar(self.path.parent / suite.calibration.labels, suite.calibration.min_kappa)
             ),
-            expand=expand,
+            expand=lambda row: self._expand(header, row),
         )
-
-    def _target(self, suite: SuiteFile, name: str) -> tuple[str, Target[Any] | None]:
-        spec = dict(suite.target or {})
-        explicit = suite.target is not None
-        type_name = spec.pop("type", None if explicit else DEFAULT_TARGET)
-        if not explicit and not spec:
-            self._target_class(type_name, ("target", "type"))  # the default type is registered
-            return str(type_name), None
-        return str(type_name), self._build_target(type_name, spec, name, ("target",))
-
-    def _targets(self, suite: SuiteFile, name: str) -> dict[str, Target[Any]]:
-        """The suite's ``targets:`` by label."""
-        built: dict[str, Target[Any]] = {}
-        for i, entry in enumerate(suite.targets or []):
-            at: FieldPath = ("targets", i)
-            if not isinstance(entry, dict):
-                raise self.doc.error("a target is a mapping with 'label' and 'type'", at)
-            spec = dict(entry)
-            label = target_label(spec)
-            given = spec.pop("label", None)
-            if given is not None and (not isinstance(given, str) or not given):
-                raise self.doc.error("a target's label is a non-empty string", (*at, "label"))
-            if label is None:
-                raise self.doc.error("required field missing: the target's type", (*at, "type"))
-            if label in built:
-                hint = "" if given is not None else " (give each target a label)"
-                raise self.doc.error(f"target label '{label}' is used twice{hint}", (*at, "label"))
-            target = self._build_target(spec.pop("type", None), spec, name, at)
-            target.label = label
-            built[label] = target
-        return built
-
-    def _target_class(self, type_name: Any, at: FieldPath) -> type[Target[Any]]:
-        if not isinstance(type_name, str):
-            raise self.doc.error("required field missing: the target's type", at)
-        provided = self.registry.targets.get(type_name)
-        if provided is None:
-            hint = catalogue.hint("targets", type_name) or did_you_mean(type_name, self.registry.targets)
-            raise self.doc.error(f"unknown target type '{type_name}'{hint}", at)
-        cls: type[Target[Any]] = provided.cls
-        return cls
-
-    def _build_target(self, type_name: Any, spec: dict[str, Any], name: str, at: FieldPath) -> Target[Any]:
-        cls = self._target_class(type_name, (*at, "type"))
-        try:
-            config = cls.Config.model_validate(spec)
-        except ValidationError as exc:
-            raise InvalidSuite(validation_errors(self.doc, exc, cls.Config, at)) from None
-        return cls(config, SuiteContext(name=name, path=self.path))
 
     def _metrics(self, suite: SuiteFile) -> dict[str, str]:
         metrics: dict[str, str] = {}
@@ -480,40 +387,3 @@ def build_plan(doc: YamlDocument, registry: Registry) -> Plan:
     """Validate a document a loader already read (``bench convert``), targets as written; a
     suite that names no target is valid (the user brings one to run it)."""
     return _SuiteBuilder(doc.path, doc, registry, need_target=False).build()
-
-
-def apply_target(doc: YamlDocument, target: dict[str, Any] | None) -> str | None:
-    """``--target`` on a loaded document: the label it selects among the suite's targets, or
-    None after replacing every target with it (or when there is no ``--target``)."""
-    if target is None:
-        return None
-    label = selected_label(doc, target)
-    if label is None:
-        replace_targets(doc, target)
-    return label
-
-
-def target_label(entry: dict[str, Any]) -> str | None:
-    """The label of a ``targets:`` entry: its own, else its model, else its type."""
-    for key in ("label", "model", "type"):
-        value = entry.get(key)
-        if isinstance(value, str) and value:
-            return value
-    return None
-
-
-def selected_label(doc: YamlDocument, target: dict[str, Any]) -> str | None:
-    """The suite target ``--target`` selects: a bare name that is one of the labels (promptfoo's
-    ``--providers`` also picks a configured provider by its id or label first)."""
-    data = doc.data
-    if set(target) != {"type"} or not isinstance(data, dict) or not isinstance(data.get("targets"), list):
-        return None
-    labels = [target_label(e) for e in data["targets"] if isinstance(e, dict)]
-    return target["type"] if target["type"] in labels else None
-
-
-def replace_targets(doc: YamlDocument, target: dict[str, Any]) -> None:
-    """``--target``: the suite's target becomes ``target`` and its other targets are dropped."""
-    if isinstance(doc.data, dict):
-        doc.data["target"] = dict(target)
-        doc.data.pop("targets", None)

@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from bench.evaluator import Evaluator
+from bench.llm.providers import credentials
 from bench.llm.providers.credentials import Endpoint
 from bench.llm.settings import JudgeLimits, LLMSettings, Pricing, RuntimeLimits
 from bench.scoring.scorecard import Scorecard
 from bench.target import Target
-from bench.vocabulary.compact import HexColumn, TextColumn, hex_or_text
+from bench.vocabulary.compact import HexColumn, KeyTable, TextColumn, hex_or_text
 from bench.vocabulary.models import Task
 from bench.vocabulary.run_key import RunKey
 
@@ -242,6 +243,60 @@ class TaskList:
             per_row,
             self._needs,
         )
+
+
+class TaskIndex:
+    """What a validating load keeps of each task: its runs' keys and digests, and the figures the
+    plan reports; the runs themselves only up to ``TaskList.KEEP_LIMIT``."""
+
+    def __init__(self) -> None:
+        self.ids = TextColumn()  # one key per run of a task (id, id@1, ... with repeats)
+        self.digests = HexColumn()
+        self.task_digests = HexColumn()  # one per task as written
+        self.runs_per_row = array("I")
+        self.row_needs = RowNeeds()
+        self.built: list[PlannedTask] | None = []
+        self.needs_target = 0
+        self.endpoints: set[Endpoint] = set()
+        self.max_repeat = 1
+        #: Whether any evaluator has a calibration bar of its own (``Plan.calibrated``).
+        self.calibrated = False
+        self.seen = KeyTable()  # task id -> its row (a dict of a million ids held ~120 MiB)
+        self.pass_at_k: dict[str, float] = {}
+
+    def add(self, planned: PlannedTask, runs: Iterable[PlannedTask]) -> None:
+        """Keep what identifies the task ``planned`` and each of its ``runs``."""
+        self.task_digests.append(planned.digest)
+        self.endpoints |= endpoints(planned.evaluators)
+        self.calibrated = self.calibrated or any(e.calibration is not None for e in planned.evaluators)
+        self.max_repeat = max(self.max_repeat, planned.repeats)
+        before = len(self.ids)
+        for run in runs:
+            if run.pass_at_k is not None and run.task.repeat == 0:
+                self.pass_at_k[run.task.id] = run.pass_at_k
+            self.ids.append(run.key)
+            self.digests.append(run.digest)
+            self.needs_target += run.task.response is None
+            if self.built is not None:
+                self.built.append(run)
+                if len(self.built) > TaskList.KEEP_LIMIT:
+                    self.built = None  # too many to hold: rebuild them one at a time as they run
+        self.runs_per_row.append(len(self.ids) - before)
+        self.row_needs.add(task_needs(planned))
+
+    def task_list(
+        self, rebuild: Callable[[], Iterator[PlannedTask]], rows: Callable[[], Iterator[tuple[int, Any, str]]]
+    ) -> TaskList:
+        """The plan's tasks: those kept, else ``rebuild``; ``rows``: the source rows again."""
+        return TaskList(self.ids, self.digests, rebuild, self.built, rows, self.runs_per_row, self.row_needs)
+
+
+def endpoints(components: Iterable[Target[Any] | BoundEvaluator]) -> set[Endpoint]:
+    """The endpoints (model, API base, key variable) these targets and evaluators call."""
+    found: set[Endpoint] = set()
+    for one in components:
+        found |= credentials.endpoints(one.instance if isinstance(one, BoundEvaluator) else one)
+    return found
 
 
 @dataclass

@@ -1,4 +1,5 @@
-"""Tasks from a JSON Lines file, and what such a row may name.
+"""Where a suite's tasks are read from (its own list, a streamed suite's, a JSON Lines tasks
+file), and what a row of a tasks file may name.
 
 The suite file is trusted: its paths may lead anywhere. Rows of a tasks file are data (often
 generated or downloaded), so a path a row names (``workspace``, a local ``repo``, an evaluator
@@ -10,12 +11,13 @@ from __future__ import annotations
 
 import json
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from bench.document import MIB, UnreadableFile, YamlDocument, check_regular_file
 from bench.suite.plan import BoundEvaluator
+from bench.suite.yamlstream import StreamedSuite
 from bench.suite_loader import SuiteFolder
 from bench.vocabulary.errors import ConfigError, FieldPath
 
@@ -60,6 +62,24 @@ def tasks_file(doc: YamlDocument, ref: str) -> RowsDocument:
     except UnreadableFile as exc:
         raise doc.error(f"cannot read tasks file {ref}: {exc} (resolved to {path})", ("tasks",)) from None
     return RowsDocument(path)
+
+
+def task_source(doc: YamlDocument, tasks: str | list[Any]) -> tuple[YamlDocument, Iterable[Any]]:
+    """The document a suite's ``tasks:`` are in and the tasks as written: the rows of its tasks
+    file, the tasks of a suite read as a stream, or the suite's own list."""
+    if isinstance(tasks, str):
+        rows_doc = tasks_file(doc, tasks)
+        return rows_doc, rows_doc.rows()
+    if isinstance(doc, StreamedSuite):
+        return doc.tasks, doc.tasks.rows()
+    return doc, tasks
+
+
+def task_document(doc: YamlDocument, tasks: str | list[Any]) -> YamlDocument:
+    """The document a task's errors point into (a tasks file is not read here)."""
+    if isinstance(tasks, str):
+        return tasks_file(doc, tasks)
+    return doc.tasks if isinstance(doc, StreamedSuite) else doc
 
 
 class RowRules:

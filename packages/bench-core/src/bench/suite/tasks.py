@@ -82,45 +82,12 @@ class TaskBuilder:
         """Build task ``index`` of ``doc``; ``seen`` (ids so far) is given on the validation pass only."""
         suite = self.suite
         at: FieldPath = ("tasks", index)
-        if not isinstance(raw, dict):
-            raise doc.error("a task is a mapping with an 'id'", at)
-        try:
-            spec = TaskSpec.model_validate(raw)
-        except ValidationError as exc:
-            errors = validation_errors(doc, exc, TaskSpec, at)
-            for extra in errors[1:]:
-                self.fail(extra)
-            raise errors[0] from None
-        if seen is not None:
-            first_row = seen.setdefault(spec.id, index)
-            if first_row != index:
-                where = doc.mark(("tasks", first_row, "id"))
-                first = f"line {where[0]}" if where else f"task {first_row + 1}"
-                raise doc.error(f"duplicate task id '{spec.id}' (first at {first})", (*at, "id"))
+        spec = self._spec(doc, index, raw, seen)
         values = {**suite.defaults.vars, **suite.vars, **spec.vars}
         if isinstance(spec.input, dict):
             values.update(spec.input)
         values.update(self.overrides)
-        prompt = spec.prompt
-        messages: list[Message] | None = None
-        if spec.input is not None and not isinstance(spec.input, dict) and prompt is not None:
-            raise doc.error("give prompt or input, not both", (*at, "input"))
-        if isinstance(spec.input, str):
-            prompt = spec.input
-        elif isinstance(spec.input, list):
-            messages = [
-                self._render_message(doc, (*at, "input", i), m, values) for i, m in enumerate(spec.input)
-            ]
-        if prompt is not None:
-            field: FieldPath = (*at, "prompt" if spec.prompt is not None else "input")
-            if seen is not None:
-                self.template_warnings.check(doc, field, prompt, values)
-            prompt = self._render(doc, field, prompt, values)
-        if seen is not None and isinstance(spec.input, list):
-            for i, message in enumerate(spec.input):
-                if isinstance(message.content, str):
-                    self.template_warnings.check(doc, (*at, "input", i, "content"), message.content, values)
-
+        prompt, messages = self._prompt(doc, at, spec, values, warn=seen is not None)
         response = spec.response
         if isinstance(response, str):
             response = Response(output=response)
@@ -150,20 +117,10 @@ class TaskBuilder:
             tool_mocks=spec.tool_mocks,
             max_steps=spec.max_steps,
         )
-        if seen is not None:  # validation pass: let each evaluator check the task it will judge
-            for path, evaluator in placed:
-                try:
-                    evaluator.instance.check(task)
-                except ValueError as exc:
-                    source = f"[evaluator '{evaluator.type}' from {evaluator.distribution}]"
-                    raise doc.error(f"{exc} {source}", path) from None
         repeats = self.repeat or spec.repeat or suite.repeat or 1
         card = spec.scorecard or suite.scorecard
         if seen is not None:
-            if spec.scorecard is not None:
-                self.check_card(doc, (*at, "scorecard"), spec.scorecard)
-            if suite.judge_mode is not None or card is not None:
-                self._check_task_rules(doc, at, card, placed)
+            self._check_task(doc, at, spec, task, card, placed)
         # --var changes prompts: a resumed run must see the tasks as edited (nothing else changes
         # the digest, so runs without --var resume as before).
         given = [self.overrides] if self.overrides else []
@@ -171,6 +128,73 @@ class TaskBuilder:
         label = self._target_label(doc, at, spec)
         threshold = spec.pass_at_k if spec.pass_at_k is not None else suite.pass_at_k
         return PlannedTask(task, evaluators, planned_digest, None, repeats, card, label, threshold)
+
+    def _spec(self, doc: YamlDocument, index: int, raw: Any, seen: KeyTable | None) -> TaskSpec:
+        """The task as written, validated; with ``seen``, its id checked against the earlier tasks'."""
+        at: FieldPath = ("tasks", index)
+        if not isinstance(raw, dict):
+            raise doc.error("a task is a mapping with an 'id'", at)
+        try:
+            spec = TaskSpec.model_validate(raw)
+        except ValidationError as exc:
+            errors = validation_errors(doc, exc, TaskSpec, at)
+            for extra in errors[1:]:
+                self.fail(extra)
+            raise errors[0] from None
+        if seen is not None:
+            first_row = seen.setdefault(spec.id, index)
+            if first_row != index:
+                where = doc.mark(("tasks", first_row, "id"))
+                first = f"line {where[0]}" if where else f"task {first_row + 1}"
+                raise doc.error(f"duplicate task id '{spec.id}' (first at {first})", (*at, "id"))
+        return spec
+
+    def _prompt(
+        self, doc: YamlDocument, at: FieldPath, spec: TaskSpec, values: dict[str, Any], *, warn: bool
+    ) -> tuple[str | None, list[Message] | None]:
+        """The task's prompt and messages, rendered with ``values``; ``warn``: note ``{{var}}``s."""
+        prompt = spec.prompt
+        messages: list[Message] | None = None
+        if spec.input is not None and not isinstance(spec.input, dict) and prompt is not None:
+            raise doc.error("give prompt or input, not both", (*at, "input"))
+        if isinstance(spec.input, str):
+            prompt = spec.input
+        elif isinstance(spec.input, list):
+            messages = [
+                self._render_message(doc, (*at, "input", i), m, values) for i, m in enumerate(spec.input)
+            ]
+        if prompt is not None:
+            field: FieldPath = (*at, "prompt" if spec.prompt is not None else "input")
+            if warn:
+                self.template_warnings.check(doc, field, prompt, values)
+            prompt = self._render(doc, field, prompt, values)
+        if warn and isinstance(spec.input, list):
+            for i, message in enumerate(spec.input):
+                if isinstance(message.content, str):
+                    self.template_warnings.check(doc, (*at, "input", i, "content"), message.content, values)
+        return prompt, messages
+
+    def _check_task(
+        self,
+        doc: YamlDocument,
+        at: FieldPath,
+        spec: TaskSpec,
+        task: Task,
+        card: Scorecard | None,
+        placed: list[tuple[FieldPath, BoundEvaluator]],
+    ) -> None:
+        """The validation pass: each evaluator checks the task it will judge, then the task's
+        scorecard and the suite's rules for its evaluators."""
+        for path, evaluator in placed:
+            try:
+                evaluator.instance.check(task)
+            except ValueError as exc:
+                source = f"[evaluator '{evaluator.type}' from {evaluator.distribution}]"
+                raise doc.error(f"{exc} {source}", path) from None
+        if spec.scorecard is not None:
+            self.check_card(doc, (*at, "scorecard"), spec.scorecard)
+        if self.suite.judge_mode is not None or card is not None:
+            self._check_task_rules(doc, at, card, placed)
 
     def _target_label(self, doc: YamlDocument, at: FieldPath, spec: TaskSpec) -> str | None:
         if spec.target is None or self.ignore_task_targets:

@@ -33,11 +33,11 @@ from bench.document import (
     UnreadableFile,
     YamlDocument,
     check_shape,
+    interpolate_variables,
     load_yaml,
     read_text,
     reported,
 )
-from bench.vocabulary import interpolation
 from bench.vocabulary.errors import ConfigError, FieldPath
 
 TASKS = "tasks"
@@ -130,7 +130,7 @@ class StreamedTasks(YamlDocument):
                         self.starts.append((node.start_mark.line + 1, node.start_mark.column + 1))
                         check_shape(node, shape_text, depth=3)
                         if substitute:
-                            interpolation.interpolate(node, at=(TASKS, index))
+                            interpolate_variables(node, at=(TASKS, index))
                         self.current = (index, node)
                         yield streamer.construct_document(node)
                     return
@@ -179,7 +179,7 @@ def load_suite_yaml(path: Path, *, max_bytes: int = 256 * MIB, interpolate: bool
                 return load_yaml(path, text=text, interpolate=interpolate)  # reports the extra document
             check_shape(root, text)
             if interpolate and "${" in text:
-                interpolation.interpolate(root)
+                interpolate_variables(root)
             data = streamer.construct_document(root)
     finally:
         streamer.dispose()

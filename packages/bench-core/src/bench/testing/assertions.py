@@ -69,7 +69,7 @@ async def _evaluate(
     configs: list[dict[str, Any]], response: str | Response, task: Task, registry: Registry | None
 ) -> list[EvaluatorOutcome]:
     from bench.execution import killable
-    from bench.testing import evaluator_outcome
+    from bench.testing.running import evaluator_outcome
 
     try:
         return [await evaluator_outcome(c, response, task=task, registry=registry) for c in configs]

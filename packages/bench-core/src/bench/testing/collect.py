@@ -52,12 +52,13 @@ class SuiteFile(pytest.File):
 
     def _run(self, wanted: set[str]) -> dict[str, TaskResult]:
         from bench.api import RunResult, run_blocking
-        from bench.pipeline.session import RunOptions, execute
+        from bench.pipeline.options import RunOptions
+        from bench.pipeline.run import run_loaded
 
         assert self.loaded is not None
         plan = _only(self.loaded.plan, wanted)
         options = RunOptions(runs_dir=self.config.rootpath / ".bench" / "runs", handle_signals=False)
-        outcome = run_blocking(lambda: execute(plan, options))
+        outcome = run_blocking(lambda: run_loaded(plan, options))
         result = RunResult(outcome.report, outcome.folder, outcome.interrupted)
         self._stopped = result.stopped
         return {r.key: r for r in result.results}

@@ -3,6 +3,10 @@
 pytest imports this module at every start in any environment that has bench, so it imports
 only pytest and the standard library; each fixture imports what it needs when it is used.
 
+Every fixture's name starts with ``bench_`` (``bench_cli``, ``bench_suite_file``,
+``bench_fake_llm``), so none takes a name a project's own fixtures may use. The unprefixed
+``suite_file`` and ``fake_llm`` still work for this release, with a DeprecationWarning.
+
 Suite files become tests only when asked (``bench.testing.collect``): the ``bench_suites`` ini
 option lists glob patterns of suite files, and ``--bench-suites`` collects the YAML files named
 on the command line. Otherwise YAML files are left alone.
@@ -10,6 +14,7 @@ on the command line. Otherwise YAML files are left alone.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from fnmatch import fnmatch
@@ -22,7 +27,7 @@ if TYPE_CHECKING:
     from bench.testing.collect import SuiteFile
     from bench.testing.server import FakeLLMServer
 
-#: The API key the ``fake_llm`` fixture sets: tests assert it never appears in any output.
+#: The API key the ``bench_fake_llm`` fixture sets: tests assert it never appears in any output.
 CANARY_KEY = "sk-canary-7f3e9a1c52d84b06"
 
 
@@ -73,10 +78,10 @@ def _logger_state(logger: Any) -> tuple[int, list[Any], list[Any]]:
 
 
 @pytest.fixture
-def suite_file(tmp_path: Path) -> Callable[..., Path]:
-    """Write a suite (dedented YAML) into the test's temp folder: ``suite_file(text, name=...)``."""
+def bench_suite_file(tmp_path: Path) -> Callable[..., Path]:
+    """Write a suite (dedented YAML) into the test's temp folder: ``bench_suite_file(text, name=...)``."""
 
-    from bench.testing import write_suite
+    from bench.testing.running import write_suite
 
     def make(text: str, name: str = "suite.yaml") -> Path:
         return write_suite(tmp_path, text, name)
@@ -85,7 +90,7 @@ def suite_file(tmp_path: Path) -> Callable[..., Path]:
 
 
 @pytest.fixture
-def fake_llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLMServer]:
+def bench_fake_llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLMServer]:
     """A fake OpenAI-compatible server on 127.0.0.1; litellm's ``openai/*`` models are pointed at
     it (``OPENAI_API_BASE``) with the canary key ``CANARY_KEY`` as ``OPENAI_API_KEY``."""
     from bench.testing.server import FakeLLMServer
@@ -94,6 +99,28 @@ def fake_llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLMServer]:
         monkeypatch.setenv("OPENAI_API_BASE", server.url)
         monkeypatch.setenv("OPENAI_API_KEY", CANARY_KEY)
         yield server
+
+
+def _renamed(old: str, new: str) -> None:
+    warnings.warn(
+        f"the fixture '{old}' is deprecated and will be removed in the next release: use '{new}'",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+
+
+@pytest.fixture
+def suite_file(bench_suite_file: Callable[..., Path]) -> Callable[..., Path]:
+    """Deprecated: the old name of ``bench_suite_file``."""
+    _renamed("suite_file", "bench_suite_file")
+    return bench_suite_file
+
+
+@pytest.fixture
+def fake_llm(bench_fake_llm: FakeLLMServer) -> FakeLLMServer:
+    """Deprecated: the old name of ``bench_fake_llm``."""
+    _renamed("fake_llm", "bench_fake_llm")
+    return bench_fake_llm
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

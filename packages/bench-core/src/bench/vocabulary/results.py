@@ -19,6 +19,10 @@ INTERRUPTED: TaskStatus = "interrupted"
 FINISHED_STATUSES = frozenset({PASSED, FAILED})
 
 
+def _unset(value: Any) -> bool:
+    return value is None
+
+
 class EvaluatorOutcome(BaseModel):
     """One evaluator's verdict on one task. ``error`` set means no verdict was reached."""
 
@@ -76,6 +80,12 @@ class TaskResult(BaseModel):
     target: dict[str, Any] | None = None
     #: Inputs left out for being over the cap: name -> {bytes, sha256}.
     input_omitted: dict[str, dict[str, Any]] | None = None
+    # Written only when set, so records without them read as before.
+    #: The response's OpenAI-style messages (an imported trace's steps), when the run kept them.
+    trajectory: list[dict[str, Any]] | None = Field(default=None, exclude_if=_unset)
+    #: What another tool recorded of this task beside bench's fields (``bench import``): its
+    #: name, its own verdict and scores, and its row's fields bench has no place for.
+    imported: dict[str, Any] | None = Field(default=None, exclude_if=_unset)
 
     @property
     def key(self) -> str:

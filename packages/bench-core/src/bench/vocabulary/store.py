@@ -71,12 +71,14 @@ class RunStore:
     # -- opening ------------------------------------------------------------------------------
 
     @classmethod
-    def create(cls, runs_dir: Path) -> RunStore:
-        """Make a new run folder and lock it."""
+    def create(cls, runs_dir: Path, run_id: str | None = None) -> RunStore:
+        """Make a new run folder (named ``run_id`` when given, which must be new) and lock it."""
         try:
             runs_dir.mkdir(parents=True, exist_ok=True)
-            folder = runs_dir / new_run_id()
+            folder = runs_dir / (run_id or new_run_id())
             folder.mkdir(mode=0o700)
+        except FileExistsError:
+            raise StoreError(f"run '{run_id}' already exists in {runs_dir}") from None
         except OSError as exc:
             raise StoreWriteError(f"cannot create a run folder in {runs_dir}: {exc.strerror}") from None
         store = cls(folder)

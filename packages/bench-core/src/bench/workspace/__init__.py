@@ -1,1 +1,51 @@
-"""Agent workspaces: git copies, captures, confined file access, tools, trajectories, the sandbox."""
+"""Agent workspaces: git copies, captures, confined file access, tools, trajectories, the sandbox.
+
+The public API for plugins that read what an agent left in its workspace (docs/plugins.md):
+``git`` runs git safely on a repository bench does not trust, ``changes`` and ``summarize`` list
+what changed between two commits, ``read_inside`` and ``list_inside`` never leave the workspace,
+``Workbench`` and ``specs`` give a model the workspace's tools, and ``sandbox`` runs code in a
+child process with limits. Names load on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from bench.workspace import sandbox as sandbox
+    from bench.workspace.checkout import changes as changes
+    from bench.workspace.checkout import summarize as summarize
+    from bench.workspace.confined import list_inside as list_inside
+    from bench.workspace.confined import read_inside as read_inside
+    from bench.workspace.safe_git import GitError as GitError
+    from bench.workspace.safe_git import git as git
+    from bench.workspace.tools import READ_ONLY_TOOLS as READ_ONLY_TOOLS
+    from bench.workspace.tools import ToolResult as ToolResult
+    from bench.workspace.tools import Workbench as Workbench
+    from bench.workspace.tools import specs as specs
+
+#: name -> the module that defines it
+_EXPORTS = {
+    "git": "bench.workspace.safe_git",
+    "GitError": "bench.workspace.safe_git",
+    "changes": "bench.workspace.checkout",
+    "summarize": "bench.workspace.checkout",
+    "read_inside": "bench.workspace.confined",
+    "list_inside": "bench.workspace.confined",
+    "Workbench": "bench.workspace.tools",
+    "ToolResult": "bench.workspace.tools",
+    "READ_ONLY_TOOLS": "bench.workspace.tools",
+    "specs": "bench.workspace.tools",
+}
+
+__all__ = [*_EXPORTS, "sandbox"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "sandbox":  # a module exported whole
+        return importlib.import_module("bench.workspace.sandbox")
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'bench.workspace' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

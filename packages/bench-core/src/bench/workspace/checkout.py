@@ -4,7 +4,7 @@ Per run, each repository is cloned once into a bench-owned mirror; per task, the
 cloned (``--no-hardlinks``, so nothing the agent does reaches the mirror or the source) into
 ``<home>/work``, the workspace the target runs in. Before the target runs, the starting tree is
 snapshotted into a git directory bench owns outside the workspace; afterwards the diff is
-computed there (see ``bench.workspace.git`` for why). Anything that appears in ``<home>`` besides
+computed there (see ``bench.workspace.safe_git`` for why). Anything that appears in ``<home>`` besides
 ``work`` was written outside the workspace (``../x``) and is reported, as are symlinks the
 agent made that point outside it. Workspaces are removed after evaluation unless kept.
 """
@@ -25,7 +25,7 @@ from typing import Any
 
 from bench.vocabulary.models import CaptureCheck, RepoSpec
 from bench.workspace.captures import capture, shown
-from bench.workspace.git import GitError, git
+from bench.workspace.safe_git import GitError, git
 from bench.workspace.walk import walk
 
 #: How much of the patch text the response keeps.

@@ -241,10 +241,11 @@ async def run(
         return await _run(argv, workdir, limits, python)
 
 
-async def _run(argv: list[str], workdir: Path, limits: Limits, python: str | None) -> Execution:
-    level = isolation_level()
-    notes: list[str] = []
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(workdir), "LANG": "C.UTF-8"}
+def _command(
+    level: str, argv: list[str], workdir: Path, python: str | None
+) -> tuple[list[str], str, list[str]]:
+    """What runs ``argv`` at the isolation ``level``: the command line, its network (on or off)
+    and the notes that say what is not isolated."""
     if level == "namespaces":
         uid = _UID_BASE + next(_uids) % 1000
         for path in [str(workdir), *(entry.path for entry in walk(str(workdir)))]:
@@ -255,16 +256,39 @@ async def _run(argv: list[str], workdir: Path, limits: Limits, python: str | Non
             "--ipc", "--uts", "--", "/bin/sh", "-c", _LAUNCHER, "bench-sandbox",
             str(workdir), str(uid), prefix, *argv,
         ]  # fmt: skip
-        cwd = str(workdir)
-        network = "off"
-    else:
-        command = [python if python and word == interpreter_prefix(python)[1] else word for word in argv]
-        cwd = str(workdir)
-        network = "on"
-        notes.append("network and file system not isolated (needs root and unshare)")
-        notes.append("world-writable host folders (/tmp, /var/tmp, /dev/shm, /run/lock) stay writable")
-        if os.geteuid() == 0:
-            notes.append("process limit not enforced for root")
+        return command, "off", []
+    command = [python if python and word == interpreter_prefix(python)[1] else word for word in argv]
+    notes = [
+        "network and file system not isolated (needs root and unshare)",
+        "world-writable host folders (/tmp, /var/tmp, /dev/shm, /run/lock) stay writable",
+    ]
+    if os.geteuid() == 0:
+        notes.append("process limit not enforced for root")
+    return command, "on", notes
+
+
+def _exit(level: str, code: int, stopped: bool) -> tuple[int | None, str | None]:
+    """The exit code and the signal that ended the program (either None); ``stopped``: bench
+    stopped it (time or output limit), so it has neither."""
+    signal_name = None
+    exit_code: int | None = code
+    if stopped:
+        exit_code = None
+    elif code < 0 or (level == "namespaces" and 128 < code < 160):
+        # killed by a signal; inside the namespaces the launcher shell reports it as 128+N
+        number = -code if code < 0 else code - 128
+        with contextlib.suppress(ValueError):
+            signal_name = signal.Signals(number).name
+        if signal_name is not None:
+            exit_code = None
+    return exit_code, signal_name
+
+
+async def _run(argv: list[str], workdir: Path, limits: Limits, python: str | None) -> Execution:
+    level = isolation_level()
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(workdir), "LANG": "C.UTF-8"}
+    command, network, notes = _command(level, argv, workdir, python)
+    cwd = str(workdir)
     started = time.perf_counter()
     proc = await asyncio.create_subprocess_exec(
         *command,
@@ -309,17 +333,7 @@ async def _run(argv: list[str], workdir: Path, limits: Limits, python: str | Non
         notes.append(err.text().strip() + "; the program did not run")
     if "MemoryError" in err.text()[-4096:]:
         notes.append(f"memory limit {limits.memory_mb} MiB exceeded")
-    signal_name = None
-    exit_code: int | None = code
-    if timed_out or flooded_out:
-        exit_code = None
-    elif code < 0 or (level == "namespaces" and 128 < code < 160):
-        # killed by a signal; inside the namespaces the launcher shell reports it as 128+N
-        number = -code if code < 0 else code - 128
-        with contextlib.suppress(ValueError):
-            signal_name = signal.Signals(number).name
-        if signal_name is not None:
-            exit_code = None
+    exit_code, signal_name = _exit(level, code, timed_out or flooded_out)
     return Execution(
         exit_code=exit_code,
         stdout=out.text(),

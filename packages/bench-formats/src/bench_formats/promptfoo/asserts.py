@@ -47,9 +47,8 @@ def _file_value(value: str, base: Path, folder: SuiteFolder) -> tuple[Any, str |
     path = Path(written.split(":", 1)[0] if ":" in written and not Path(written).exists() else written)
     full = path if path.is_absolute() else base / path
     suffix = full.suffix.lower()
-    if suffix == ".py":  # run by the evaluator, so it must lie in the suite's folder too
+    if suffix in _CODE:  # run by the evaluator, so it must lie in the suite's folder too
         folder.check(full, f"an assertion's value runs {value}")
-    if suffix in _CODE:
         return value, None
     if suffix not in {".txt", ".json", ".yaml", ".yml", ".md"}:
         return None, f"Unsupported file type: {full}"

@@ -8,6 +8,7 @@ from typing import Any
 
 from bench import ConfigError, SuiteFolder
 from bench_formats.promptfoo.evaluator import assertion_problems
+from bench_formats.promptfoo.js_config import install_filters
 from bench_formats.promptfoo.matrix import Matrix
 from bench_formats.promptfoo.prompts import read_prompts
 from bench_formats.promptfoo.providers import Provider, read_providers, resolve_cli
@@ -31,6 +32,7 @@ def build(
         warn(
             "env: its values are shown to templates as env.NAME; bench's targets read the process environment"
         )
+    install_filters(config.get("nunjucksFilters"), path, folder, warn)
     tests_spec = config.get("tests")
     config = dereference({k: v for k, v in config.items() if k != "tests"}, path)
     prompts = read_prompts(config.get("prompts"), base, path, folder)

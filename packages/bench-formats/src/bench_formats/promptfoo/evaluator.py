@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import Field, model_validator
 
-from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample, did_you_mean
+from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample
+from bench.vocabulary import did_you_mean
+from bench_formats.promptfoo import js_context
 from bench_formats.promptfoo.checks import REGISTRY, Grade
 from bench_formats.promptfoo.checks.base import AssertionInvalid, Call
 from bench_formats.promptfoo.checks.graded import GRADED, NOT_YET, grader
+from bench_formats.promptfoo.checks.rag_context import transformed_context
 from bench_formats.promptfoo.python_checks import (
     Scope,
     ScriptFailed,
@@ -19,10 +24,10 @@ from bench_formats.promptfoo.python_checks import (
 )
 from bench_formats.promptfoo.verdict import Tally
 
-#: Code that bench does not run: such a check is skipped, visibly (reason and details).
-SCRIPTS = {"javascript": "JavaScript", "ruby": "Ruby", "webhook": "webhook"}
-#: Checks bench runs in a worker process (python_checks).
-RUN = {"python"}
+#: Code that bench does not run: a row with such a check is an error naming it.
+SCRIPTS = {"ruby": "Ruby", "webhook": "webhook"}
+#: Checks bench runs in a worker process (python_checks; javascript_checks: Node.js).
+RUN = {"python", "javascript"}
 #: promptfoo types bench does not check yet (an error names them, never a silent pass).
 UNSUPPORTED = {
     *NOT_YET, "agent-rubric", "classifier", "conversation-relevance", "guardrails",
@@ -73,6 +78,9 @@ class PromptfooConfig(EvaluatorConfig):
     """The test's merged ``options``: ``provider`` grades model-graded checks."""
     vars: dict[str, Any] = Field(default_factory=dict)
     """The row's rendered vars."""
+    derived_metrics: list[dict[str, Any]] = Field(default_factory=list)
+    """The config's ``derivedMetrics`` (``{name, value}``, a mathjs formula over the named scores):
+    computed for each provider × prompt column at the end of the run (the run's figures)."""
     test_threshold: float | None = None
     """The test's ``threshold``, any number as promptfoo takes it: pass = score ≥ it, with
     promptfoo's reason ``Aggregate score 0.33 < 0.5 threshold`` (above 1 never passes, below 0
@@ -86,19 +94,38 @@ class PromptfooConfig(EvaluatorConfig):
         return self
 
 
-class _Skipped(Exception):
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
+def not_run(kind: str) -> str | None:
+    """Why bench does not run a check of type ``kind`` (a row with one is an error), or None."""
+    base = kind.removeprefix("not-")
+    if base.startswith("select-") or base == "max-score":
+        return "it compares the outputs of several providers, which bench does not do yet"
+    if base in SCRIPTS:
+        return f"bench does not run {SCRIPTS[base]} assertions"
+    if base in UNSUPPORTED:
+        return "bench does not support this promptfoo assertion type yet"
+    return None
+
+
+def _not_run(asserts: list[dict[str, Any]]) -> str | None:
+    """The error of a row with checks bench does not run: each named with why, else None."""
+    found = [
+        f"{kind}: did not run: {why}"
+        for assertion in _flatten(asserts)
+        for kind in [str(assertion.get("type", ""))]
+        for why in [not_run(kind)]
+        if why is not None
+    ]
+    return "; ".join(found) or None
 
 
 class Promptfoo(Evaluator[PromptfooConfig]):
     """A promptfoo test's assertions, scored and passed as promptfoo does (docs/formats/promptfoo.md).
 
     score = Σ score·weight / Σ weight; it passes when no assertion failed, or, with the test's
-    threshold (``test_threshold``), when score ≥ it. JavaScript, Python and webhook
-    checks and JavaScript ``transform``s are skipped and listed in the reason and ``details``;
-    the verdict is computed over the other assertions.
+    threshold (``test_threshold``), when score ≥ it. JavaScript (``javascript`` checks,
+    ``file://x.js`` values, transforms) runs in the run's Node.js worker and Python in its Python
+    worker. A check that cannot run (Ruby, webhook, JavaScript without Node.js) makes the row an
+    error naming it, never a verdict over the other checks.
     """
 
     name = "promptfoo"
@@ -127,6 +154,29 @@ class Promptfoo(Evaluator[PromptfooConfig]):
                 - {type: regex, value: '"a":\\s*\\d'}
     """
 
+    aggregates = True
+
+    @classmethod
+    def aggregate_rows(cls, config: Any, rows: Iterable[dict[str, Any]]) -> dict[str, Any] | None:
+        """The config's ``derivedMetrics`` per provider × prompt column (one column: by name alone)."""
+        if not getattr(config, "derived_metrics", None):
+            return None
+        from bench_formats.promptfoo.derived_metrics import compute
+
+        totals = (
+            (str(details["column"]), details["metric_totals"])
+            for row in rows
+            for details in [row.get("details") or {}]
+            if "column" in details
+        )
+        columns = compute(config.derived_metrics, totals)
+        single = len(columns) == 1
+        return {
+            name if single else f"{name} ({column})": value if math.isfinite(value) else None
+            for column, values in columns.items()
+            for name, value in values.items()
+        }
+
     def llm_calls(self) -> list[tuple[str, int]]:
         calls: dict[str, int] = {}
         for assertion in _flatten(self.config.assert_):
@@ -144,77 +194,83 @@ class Promptfoo(Evaluator[PromptfooConfig]):
         for assertion in _flatten(asserts):
             if "error" in assertion:
                 raise EvaluatorError(str(assertion["error"]))
-        skipped: list[dict[str, str]] = []
+        problem = _not_run(asserts)
+        if problem is not None:  # before any check runs: no grader is asked for a row with no verdict
+            raise EvaluatorError(problem)
         details: list[dict[str, Any]] = []
+        output: Any = sample.output
+        test_transform = self.config.options.get("transform") or self.config.options.get("postprocess")
+        if test_transform is not None:
+            from bench_formats.promptfoo import javascript_checks
+
+            context = js_context.transform_context(sample, self.config.vars, whole_prompt=True)
+            output = await javascript_checks.transform(
+                "the test's options.transform", test_transform, output, context, self.folder
+            )
         main = Tally(threshold=self.config.test_threshold)
         # promptfoo adds the plain assertions first, then each assert-set's result.
         plain = [a for a in asserts if a.get("type") != "assert-set"]
         sets = [a for a in asserts if a.get("type") == "assert-set"]
         for assertion in plain:
-            grade = await self._one(assertion, sample, skipped)
-            if grade is not None:
-                main.add(*_added(grade, assertion))
-                details.append(_detail(assertion, grade))
+            grade = await self._one(assertion, sample, output)
+            main.add(*_added(grade, assertion))
+            details.append(_detail(assertion, grade))
         for group in sets:
             tally = Tally(threshold=group.get("threshold"))
             children: list[dict[str, Any]] = []
             for child in group.get("assert") or []:
-                grade = await self._one(child, sample, skipped)
-                if grade is not None:
-                    tally.add(*_added(grade, child))
-                    children.append(_detail(child, grade))
+                grade = await self._one(child, sample, output)
+                tally.add(*_added(grade, child))
+                children.append(_detail(child, grade))
             if not children:
                 continue
             passed, score, reason = tally.result()
             main.add(passed, score, reason, _weight(group), group.get("metric"), tally.named_scores())
             details.append({**_detail(group, Grade(passed, score, reason)), "assert": children})
-        if not details:
-            listed = "; ".join(f"{s['type']}: {s['reason']}" for s in skipped)
-            raise EvaluatorError(f"every assertion was skipped, so there is no verdict ({listed})")
         passed, score, reason = main.result()
-        if skipped:
-            listed = "; ".join(f"{s['type']} ({s['reason']})" for s in skipped)
-            reason = f"{reason} [{len(skipped)} skipped: {listed}]"
         named = {name: value for name, (value, _) in main.named_scores().items()}
-        return Result(
-            passed=passed,
-            score=max(0.0, min(1.0, score)),
-            reason=reason,
-            details={"assertions": details, "named_scores": named, "skipped": skipped},
-        )
+        found: dict[str, Any] = {"assertions": details, "named_scores": named}
+        if test_transform is not None:
+            found["output"] = js_context.coerce_string(output)  # what promptfoo shows as the output
+        if self.config.derived_metrics:
+            found["metric_totals"] = dict(main.named)  # the sums promptfoo's columns add up
+            found["column"] = _column(sample)
+        return Result(passed=passed, score=max(0.0, min(1.0, score)), reason=reason, details=found)
 
-    async def _one(
-        self, assertion: dict[str, Any], sample: Sample, skipped: list[dict[str, str]]
-    ) -> Grade | None:
+    async def _one(self, assertion: dict[str, Any], sample: Sample, output: Any) -> Grade:
         kind = assertion.get("type")
         if not isinstance(kind, str) or not kind:
             raise EvaluatorError(f"Assertion must have a type: {assertion}")
         try:
-            grade = await self._grade(kind, assertion, sample)
-        except _Skipped as skip:
-            skipped.append({"type": kind, "reason": skip.reason})
-            return None
+            grade = await self._grade(kind, assertion, sample, output)
         except AssertionInvalid as exc:
             raise EvaluatorError(f"{kind}: {exc}") from None
         if assertion.get("weight") == 0:
-            grade = Grade(True, grade.score, grade.reason, grade.named_scores)  # metric only: cannot fail
+            # metric only: it cannot fail the test
+            grade = Grade(True, grade.score, grade.reason, grade.named_scores, grade.named_weights)
         return grade
 
-    async def _grade(self, kind: str, assertion: dict[str, Any], sample: Sample) -> Grade:
+    async def _grade(self, kind: str, assertion: dict[str, Any], sample: Sample, output: Any) -> Grade:
         inverse = kind.startswith("not-")
         base = kind[4:] if inverse else kind
         value = assertion.get("value")
-        if base in SCRIPTS:
-            raise _Skipped(f"bench does not run {SCRIPTS[base]} assertions")
-        if base.startswith("select-") or base == "max-score":
-            raise _Skipped("compares the outputs of several providers; bench does not run it")
-        if isinstance(value, str) and value.startswith("file://") and value.split(":")[1].endswith(".js"):
-            raise _Skipped(f"its value comes from a script ({value}), which bench does not run")
-        if assertion.get("transform") is not None:
-            raise _Skipped("its transform is JavaScript, which bench does not run")
-        if self.config.options.get("transform") is not None:
-            raise _Skipped("the test's options.transform is JavaScript, which bench does not run")
-        call = Call(sample.output, value, assertion, inverse, sample, self.config.options)
+        if assertion.get("transform") is not None or base == "javascript" or js_context.is_js_file(value):
+            # JavaScript: run in the run's Node.js worker (an error naming the check without Node)
+            from bench_formats.promptfoo import javascript_checks
+
+            if assertion.get("transform") is not None:
+                context = js_context.transform_context(sample, self.config.vars)
+                what = f"{kind}: its transform"
+                output = await javascript_checks.transform(
+                    what, assertion["transform"], output, context, self.folder
+                )
+            context = js_context.assertion_context(sample, assertion, self.config)
+            if base == "javascript":
+                return await javascript_checks.javascript(kind, assertion, output, context, self.folder)
+            if js_context.is_js_file(value):
+                value = await javascript_checks.script_value(kind, value, output, context, self.folder)
+        text = js_context.coerce_string(output)
+        call = Call(text, value, assertion, inverse, sample, self.config.options)
         scope = Scope(self.config.vars, self.config.assert_, self.folder)
         if base == "python":
             return await grade_python(call, scope)
@@ -223,14 +279,23 @@ class Promptfoo(Evaluator[PromptfooConfig]):
                 value = await script_value(call, scope)
             except ScriptFailed as failed:
                 return Grade(False, 0.0, str(failed))
-            call = Call(sample.output, value, assertion, inverse, sample, self.config.options)
+            call = Call(text, value, assertion, inverse, sample, self.config.options)
         if base in REGISTRY:
             return REGISTRY[base](call)
         if base in GRADED:
-            return await GRADED[base](call, self.config.options, self.config.vars)
-        if base in UNSUPPORTED:
-            raise EvaluatorError(f"promptfoo assertion type '{kind}' is not supported by bench yet")
+            variables = self.config.vars
+            if assertion.get("contextTransform") is not None:
+                what = f"{kind}: its contextTransform"
+                found = await transformed_context(what, assertion, sample, variables, self.folder)
+                variables = {**variables, "context": found}
+            return await GRADED[base](call, self.config.options, variables)
         raise EvaluatorError(f"Unknown assertion type: {kind}")  # pragma: no cover - refused by the config
+
+
+def _column(sample: Sample) -> str:
+    """A row's promptfoo column: its provider and prompt label."""
+    metadata = sample.task.metadata
+    return f"{metadata.get('provider', '')}: {metadata.get('prompt', '')}"
 
 
 def _flatten(asserts: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -243,8 +308,10 @@ def _flatten(asserts: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _added(grade: Grade, assertion: dict[str, Any]) -> tuple[Any, ...]:
-    """``Tally.add``'s arguments for one assertion's grade (a script's named scores weigh 1 each)."""
-    named = {name: (value, 1.0) for name, value in grade.named_scores.items()}
+    """``Tally.add``'s arguments for one assertion's grade (a script's named scores weigh 1 each,
+    unless it gave their weights)."""
+    weights = grade.named_weights
+    named = {name: (value, weights.get(name, 1.0)) for name, value in grade.named_scores.items()}
     return grade.passed, grade.score, grade.reason, _weight(assertion), assertion.get("metric"), named
 
 

@@ -18,11 +18,6 @@ _IGNORED = {
     "sharing": "sharing is ignored",
     "writeLatestResults": "writeLatestResults is ignored",
     "tags": "tags are ignored",
-    "derivedMetrics": "derivedMetrics (JavaScript formulas over named metrics) are not computed",
-    "extensions": "extensions (JavaScript hooks) are not run",
-    "nunjucksFilters": (
-        "nunjucksFilters (JavaScript) are not loaded: a template that uses one fails to render"
-    ),
 }
 #: Top-level keys whose meaning bench cannot keep.
 _REFUSED = {
@@ -65,11 +60,25 @@ class PromptfooLoader(SuiteLoader):
         for key, message in _REFUSED.items():
             if key in config:
                 raise ConfigError(message, file=path, field=(key,))
+        if config.get("extensions"):
+            raise ConfigError(_extensions_refused(config["extensions"]), file=path, field=("extensions",))
         for key, message in _IGNORED.items():
             if key in config:
                 warn(message)
         data = build(config, path, self.options.target, warn, self.suite_folder(path))
         return YamlDocument(path=path, data=data, root=None)
+
+
+def _extensions_refused(extensions: Any) -> str:
+    """Why a config with ``extensions`` is refused: its hooks may change the suite and every test
+    (promptfoo's beforeAll/beforeEach/afterEach/afterAll), and bench does not run them."""
+    hooks = extensions if isinstance(extensions, list) else [extensions]
+    named = ", ".join(str(hook) for hook in hooks)
+    return (
+        f"extensions: bench does not run promptfoo's extension hooks ({named}); they may change "
+        "the suite and each test before it runs, so the rows would not be promptfoo's: remove "
+        "'extensions' to run the rest"
+    )
 
 
 def _read(path: Path) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import ConfigError, SuiteFolder
-from bench_formats.promptfoo import asserts, variables
+from bench_formats.promptfoo import asserts, js_config, variables
 from bench_formats.promptfoo.escape import escape
 from bench_formats.promptfoo.evaluator import assertion_problems
 from bench_formats.promptfoo.prompts import Prompt
@@ -59,6 +59,11 @@ class Matrix:
             test["vars"] = read_vars_files(test["vars"], test_base, self.path, self.folder)
         test = merge_default(test, self.default)
         name = _short(str(test.get("description") or f"test {self.count}"))
+        transform_vars = (test.get("options") or {}).get("transformVars")
+        if transform_vars is not None:
+            test["vars"] = js_config.transform_vars(
+                transform_vars, test.get("vars") or {}, self.path, self.folder, name
+            )
         combos = list(variables.combinations(test.get("vars") or {}, self.base, self.path, self.folder, name))
         out = []
         for number, combo in enumerate(combos, start=1):
@@ -94,6 +99,8 @@ class Matrix:
             entry["test_threshold"] = test["threshold"]
         entry["options"] = dict(test.get("options") or {})
         entry["vars"] = values
+        if self.config.get("derivedMetrics"):
+            entry["derived_metrics"] = self.config["derivedMetrics"]
         return entry
 
     def _task(

@@ -18,7 +18,8 @@ from typing import Any
 
 from pydantic import Field
 
-from bench import ConfigError, Response, Target, TargetConfig, TargetError, Task, Usage
+from bench import ConfigError, Response, Target, TargetConfig, TargetError, Task
+from bench.llm import Usage
 from bench_formats.promptfoo.python_runner import (
     PythonFailure,
     PythonTimeout,

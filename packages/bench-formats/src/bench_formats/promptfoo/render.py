@@ -9,22 +9,33 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from bench import excerpt
+from bench.vocabulary import excerpt
 
 #: ``{{ name }}``: the first such reference in a var, as promptfoo's ``resolveVariables`` finds it.
 _REFERENCE = re.compile(r"\{\{\s*(\w+)\s*\}\}")
 RESOLVE_PASSES = 5
 #: Config ``env`` values, added to the process environment as the template global ``env``.
 _CONFIG_ENV: dict[str, str] = {}
+#: The config's own filters (promptfoo's ``nunjucksFilters``), by name.
+_CONFIG_FILTERS: dict[str, Callable[..., Any]] = {}
 
 
 def set_config_env(env: dict[str, Any]) -> None:
     """Set the config's ``env:`` (shown to templates as ``env`` over the process environment)."""
     _CONFIG_ENV.clear()
     _CONFIG_ENV.update({str(k): str(v) for k, v in env.items()})
+    _environment.cache_clear()
+    _compile.cache_clear()
+
+
+def set_config_filters(filters: dict[str, Callable[..., Any]]) -> None:
+    """Set the config's own filters (``nunjucksFilters``), seen by every template from now on."""
+    _CONFIG_FILTERS.clear()
+    _CONFIG_FILTERS.update(filters)
     _environment.cache_clear()
     _compile.cache_clear()
 
@@ -40,6 +51,7 @@ def _environment() -> Any:
     loops.install(env)
     env.filters["load"] = json.loads
     env.filters["dump"] = json.dumps
+    env.filters.update(_CONFIG_FILTERS)
     env.globals["env"] = {**os.environ, **_CONFIG_ENV}
     env.finalize = _output
     return env

@@ -13,7 +13,22 @@ from bench_formats.promptfoo.paths import FILE, expand, strip_file
 from bench_formats.promptfoo.render import finish_vars, render_vars
 
 _CODE = {".js", ".cjs", ".mjs", ".ts", ".py"}
-_IMAGES = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp"}
+#: promptfoo's ``isImageFile`` extensions, with ``getMimeTypeFromExtension``'s types.
+_IMAGES = {
+    ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png", ".gif": "image/gif",
+    ".bmp": "image/bmp", ".webp": "image/webp", ".svg": "image/svg+xml",
+}  # fmt: skip
+#: promptfoo's ``isVideoFile`` and ``isAudioFile`` extensions: sent as bare base64.
+_MEDIA = {
+    ".mp4", ".webm", ".ogg", ".mov", ".avi", ".wmv", ".mkv", ".m4v",
+    ".wav", ".mp3", ".aac", ".m4a", ".flac", ".wma", ".aiff", ".opus",
+}  # fmt: skip
+#: promptfoo's ``detectMimeFromBase64``: a file's base64 start and its type (wins over the extension).
+_MAGIC = (
+    ("/9j/", "image/jpeg"), ("iVBORw0KGgo", "image/png"), ("R0lGODlh", "image/gif"),
+    ("R0lGODdh", "image/gif"), ("UklGR", "image/webp"), ("Qk0", "image/bmp"), ("Qk1", "image/bmp"),
+    ("SUkq", "image/tiff"), ("TU0A", "image/tiff"), ("AAABAA", "image/x-icon"),
+)  # fmt: skip
 
 
 def combinations(
@@ -73,10 +88,8 @@ def _file_var(
         return marked
     folder.check(path, what)  # a var rendered into a file:// reference is checked here
     try:
-        if suffix in _IMAGES:
-            import base64
-
-            return base64.b64encode(path.read_bytes()).decode("ascii")
+        if suffix in _IMAGES or suffix in _MEDIA:
+            return _base64(path, suffix)
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not UTF-8 text"
@@ -86,3 +99,15 @@ def _file_var(
 
         return json.dumps(load_js_yaml(text, path), ensure_ascii=False, separators=(",", ":"))
     return text.strip()
+
+
+def _base64(path: Path, suffix: str) -> str:
+    """A media var as promptfoo's ``renderPrompt`` loads it: an image as a ``data:`` URI (its type
+    from the file's first bytes, else its extension), video and audio as bare base64."""
+    import base64
+
+    data = base64.b64encode(path.read_bytes()).decode("ascii")
+    if suffix not in _IMAGES:
+        return data
+    mime = next((kind for start, kind in _MAGIC if data.startswith(start)), _IMAGES[suffix])
+    return f"data:{mime};base64,{data}"

@@ -13,7 +13,8 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from bench import Evaluator, EvaluatorConfig, Result, Sample, excerpt
+from bench import Evaluator, EvaluatorConfig, Result, Sample
+from bench.vocabulary import excerpt
 from bench_formats.youbencha.agents import judge_argv
 from bench_formats.youbencha.outcome import skipped
 

@@ -100,7 +100,17 @@ class TestCaseLoader(SuiteLoader):
             suite["ref"] = data["commit"]
         elif data.get("branch"):
             suite["branch"] = data["branch"]
-        for key in ("pre_execution", "post_evaluation", "workspace_dir", "workspace_name"):
+        if data.get("pre_execution"):
+            # the scripts change the workspace the agent starts from: rows without them are not youBencha's
+            commands = ", ".join(str(hook.get("config", {}).get("command")) for hook in data["pre_execution"])
+            raise ConfigError(
+                f"pre_execution: bench does not run youBencha's pre-execution scripts ({commands}); "
+                "they change the workspace before the agent runs, so the result would not be youBencha's: "
+                "remove 'pre_execution' to run the rest",
+                file=path,
+                field=("pre_execution",),
+            )
+        for key in ("post_evaluation", "workspace_dir", "workspace_name"):
             if data.get(key) is not None:
                 self.warnings.append(f"{key} is youBencha's own and is not run by bench; ignored")
         return YamlDocument(path=path, data=suite, root=None)

@@ -156,6 +156,18 @@ def record(case: Path) -> dict[str, Any]:
         "stats": {k: data["results"]["stats"].get(k) for k in ("successes", "failures", "errors")},
         "rows": [_row(r, case) for r in results],
     }
+    if "derivedMetrics" in (data.get("config") or {}):
+        # derived metrics live on each prompt column (provider x prompt), computed over its rows
+        expected["prompt_metrics"] = [
+            {
+                "label": p.get("label"),
+                "provider": p.get("provider"),
+                "named_scores": {
+                    k: _score(v) for k, v in sorted((p.get("metrics") or {}).get("namedScores", {}).items())
+                },
+            }
+            for p in data["results"].get("prompts") or []
+        ]
     (case / "expected.json").write_text(json.dumps(expected, indent=2, ensure_ascii=False) + "\n")
     raw_path = case / f"promptfoo-{VERSION}.json"
     if len(raw.encode()) < RAW_LIMIT:

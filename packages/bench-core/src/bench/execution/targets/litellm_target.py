@@ -140,13 +140,18 @@ class LiteLLMTarget(Target[LiteLLMConfig]):
             usage=result.usage,
             truncated=result.truncation is not None,
             truncation=result.truncation,
-            metadata={"model": config.model, "attempts": result.attempts, "cached": result.cached},
+            metadata={
+                "model": config.model,
+                "attempts": result.attempts,
+                "cached": result.cached,
+                **_finish(result.finish_reason),
+            },
         )
 
     async def _mocked(self, request: LLMRequest, task: Task, mocks: list[ToolMock]) -> Response:
         """The tool loop with mocked tools: every call answered, until a reply without one."""
         from bench.llm.mock_tools import MockToolbox
-        from bench.llm.tool_loop import tool_loop
+        from bench.llm.tool_calling import tool_loop
 
         config = self.config
         assert self.llm is not None
@@ -178,5 +183,11 @@ class LiteLLMTarget(Target[LiteLLMConfig]):
             usage=done.usage,
             truncated=done.final.truncation is not None,
             truncation=done.final.truncation,
-            metadata=metadata,
+            metadata={**metadata, **_finish(done.final.finish_reason)},
         )
+
+
+def _finish(reason: str | None) -> dict[str, str]:
+    """``finish_reason`` for a response's metadata: why the model stopped (``stop``, ``length``,
+    ``tool_calls``, ``content_filter``), as the provider said; nothing when it said nothing."""
+    return {"finish_reason": reason} if reason else {}

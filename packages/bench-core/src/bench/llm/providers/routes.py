@@ -20,7 +20,7 @@ parameters it checks or rewrites by API version, model or schema (``tool_choice`
 
 Each route also names its key probe (``Route.probe``): an authenticated ``GET`` that answers 2xx
 only to a key the provider accepts, so the first call's key is proven without waiting for its
-completion (bench.llm.client, RELIABILITY C14). It is ``{base}/models``, the OpenAI convention
+completion (bench.llm.providers.calls, RELIABILITY C14). It is ``{base}/models``, the OpenAI convention
 (OpenAI, Groq, Together, vLLM with ``--api-key``, LM Studio, proxies) and DeepSeek's ``/models`` at
 the root of its ``/beta`` base; OpenRouter lists its models to anyone, so its probe is
 ``/api/v1/key``, which answers only to a valid key. Azure's is its resource's model list

@@ -32,6 +32,8 @@ class Grade:
     reason: str
     #: Scores the check names itself (a script's GradingResult ``namedScores``).
     named_scores: dict[str, float] = field(default_factory=dict)
+    #: Their weights (a GradingResult's ``namedScoreWeights``); a name not here weighs 1.
+    named_weights: dict[str, float] = field(default_factory=dict)
 
 
 class AssertionInvalid(Exception):

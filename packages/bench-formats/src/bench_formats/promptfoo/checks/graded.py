@@ -8,7 +8,8 @@ import math
 import re
 from typing import Any
 
-from bench import EvaluatorError, LLMRequest
+from bench import EvaluatorError
+from bench.llm import LLMRequest
 from bench_formats.promptfoo.checks.base import Call, Grade
 from bench_formats.promptfoo.checks.geval import CHECKS as _GEVAL
 from bench_formats.promptfoo.checks.grader import grader

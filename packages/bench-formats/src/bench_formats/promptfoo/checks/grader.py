@@ -8,7 +8,8 @@ from collections.abc import Awaitable, Callable
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from bench import EvaluatorError, LLMRequest
+from bench import EvaluatorError
+from bench.llm import LLMRequest
 from bench_formats.promptfoo.checks.base import Call, Grade, js_string, js_stringify
 from bench_formats.promptfoo.providers import DEFAULT_EMBEDDING, DEFAULT_GRADER, model_name
 

@@ -1,0 +1,1 @@
+module.exports = (output, context) => output.includes('fine') && context.vars.topic === 'files';

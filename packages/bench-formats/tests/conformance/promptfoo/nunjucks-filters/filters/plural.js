@@ -1,0 +1,3 @@
+module.exports = function (count, noun) {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+};
