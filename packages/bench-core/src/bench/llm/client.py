@@ -221,8 +221,8 @@ class LLMClient:
             queued = time.perf_counter()
             try:
                 async with self._slot(request.model, estimate, adaptive, None if leader else gate):
-                    if not leader and attempt == 1 and provider in self.limits.breaker.open:
-                        raise RunStopped(f"provider stopped: {self.limits.breaker.open[provider]}")
+                    if not leader and attempt == 1:
+                        self._stop_if_open(provider)
                     if attempt == 1 and self.leases is not None:
                         self.leases.check(provider, request.purpose)
                     started = time.perf_counter()  # the attempt's own time starts with its slot
@@ -242,8 +242,7 @@ class LLMClient:
                 raise
             except Refused:  # another answer refused the key while this call was in flight
                 await gate.wait()
-                if provider in self.limits.breaker.open:
-                    raise RunStopped(f"provider stopped: {self.limits.breaker.open[provider]}") from None
+                self._stop_if_open(provider)
                 continue
             except ModelCallError as exc:  # an empty completion: permanent, not the provider's fault
                 if not isinstance(exc, QueueTimeout):
@@ -252,22 +251,10 @@ class LLMClient:
                 raise
             except Exception as exc:
                 retryable, fatal, status = classify(exc)
-                if status == 429 and adaptive.rate_limited():
-                    sys.stderr.write(
-                        f"note: {request.model} is rate-limited (429): at most {adaptive.limit} "
-                        f"call{'s' * (adaptive.limit > 1)} at a time now\n"
-                    )
-                reason = "timed out" if isinstance(exc, asyncio.TimeoutError) else short_reason(exc)
-                if reason.lower().startswith("connection error"):
-                    # litellm reports a refused connection as a 500 (RELIABILITY L4): say what happened.
-                    url = public_url(request.api_base) if request.api_base else "the provider's API"
-                    reason, status = f"cannot connect to {url}", None
+                reason, status = self._failure(request, exc, status, adaptive)
                 if fatal:
                     gate.refuse()
-                    if provider in self.limits.breaker.open:  # another call's refusal said it already
-                        raise RunStopped(f"provider stopped: {self.limits.breaker.open[provider]}") from None
-                if status in (401, 403):
-                    reason = f"{reason} ({auth_hint(request.model, request.api_key_env)})"
+                    self._stop_if_open(provider)  # another call's refusal said it already
                 if not retryable or attempt >= settings.max_attempts:
                     self.limits.breaker.failure(provider, self.redact(reason), fatal=fatal)
                     where = f"{status} from " if status else ""
@@ -291,6 +278,29 @@ class LLMClient:
                 gate.prove()
             await adaptive.succeeded()
             return result
+
+    def _stop_if_open(self, provider: str) -> None:
+        """Raise ``RunStopped`` when ``provider``'s breaker is open (a refusal, or failures)."""
+        if provider in self.limits.breaker.open:
+            raise RunStopped(f"provider stopped: {self.limits.breaker.open[provider]}")
+
+    def _failure(
+        self, request: LLMRequest, exc: Exception, status: int | None, adaptive: AdaptiveLimit
+    ) -> tuple[str, int | None]:
+        """A failed attempt's reason in words and its status; a rate limit's cut is said on stderr."""
+        if status == 429 and adaptive.rate_limited():
+            sys.stderr.write(
+                f"note: {request.model} is rate-limited (429): at most {adaptive.limit} "
+                f"call{'s' * (adaptive.limit > 1)} at a time now\n"
+            )
+        reason = "timed out" if isinstance(exc, asyncio.TimeoutError) else short_reason(exc)
+        if reason.lower().startswith("connection error"):
+            # litellm reports a refused connection as a 500 (RELIABILITY L4): say what happened.
+            url = public_url(request.api_base) if request.api_base else "the provider's API"
+            reason, status = f"cannot connect to {url}", None
+        if status in (401, 403):
+            reason = f"{reason} ({auth_hint(request.model, request.api_key_env)})"
+        return reason, status
 
     @asynccontextmanager
     async def _slot(
