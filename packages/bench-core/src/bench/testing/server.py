@@ -31,11 +31,12 @@ import socket
 import sys
 import threading
 import time
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from bench.testing.completions import completion, default_moderation, tool_call
 
 
 @dataclass
@@ -65,16 +66,6 @@ class Fault:
 
 Action = Reply | Fault
 Responder = Callable[[dict[str, Any]], Action]
-
-
-MODERATION_CATEGORIES = ("harassment", "hate", "self-harm", "sexual", "violence")
-_INSULTS = ("idiot", "stupid", "useless", "hate you")
-
-
-def default_moderation(text: str) -> dict[str, float]:
-    """0.9 harassment for an insult, else 0.01 for every category."""
-    rude = any(word in text.lower() for word in _INSULTS)
-    return {c: (0.9 if rude and c == "harassment" else 0.01) for c in MODERATION_CATEGORIES}
 
 
 @dataclass
@@ -364,12 +355,10 @@ class _Handler(BaseHTTPRequestHandler):
             return
         message: dict[str, Any] = {"role": "assistant", "content": action.content}
         if action.tool_calls:
-            message["tool_calls"] = [_tool_call(call) for call in action.tool_calls]
+            message["tool_calls"] = [tool_call(call) for call in action.tool_calls]
         self._json(
             200,
-            _completion(
-                body, action, {"index": 0, "message": message, "finish_reason": action.finish_reason}
-            ),
+            completion(body, action, {"index": 0, "message": message, "finish_reason": action.finish_reason}),
         )
 
     def _fault(self, fault: Fault, body: dict[str, Any]) -> None:
@@ -390,7 +379,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(data)
             return
         if fault.kind == "trickle":
-            payload = json.dumps(_completion(body, Reply("slow"), None)).encode()
+            payload = json.dumps(completion(body, Reply("slow"), None)).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(payload)))
@@ -416,7 +405,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Connection", "close")
         self.end_headers()
         self.close_connection = True
-        base = _completion(body, reply, None)
+        base = completion(body, reply, None)
         words = (reply.content or "").split(" ")
         for i, word in enumerate(words):
             delta = {"role": "assistant"} if i == 0 else {}
@@ -441,34 +430,6 @@ class _Handler(BaseHTTPRequestHandler):
         }
         self.wfile.write(f"data: {json.dumps(last)}\n\ndata: [DONE]\n\n".encode())
         self.wfile.flush()
-
-
-def _tool_call(call: dict[str, Any]) -> dict[str, Any]:
-    arguments = call.get("arguments", {})
-    return {
-        "id": call.get("id") or f"call_{uuid.uuid4().hex[:8]}",
-        "type": "function",
-        "function": {
-            "name": call["name"],
-            "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments),
-        },
-    }
-
-
-def _completion(body: dict[str, Any], reply: Reply, choice: dict[str, Any] | None) -> dict[str, Any]:
-    usage = {
-        "prompt_tokens": reply.prompt_tokens,
-        "completion_tokens": reply.completion_tokens,
-        "total_tokens": reply.prompt_tokens + reply.completion_tokens,
-    }
-    return {
-        "id": f"chatcmpl-{uuid.uuid4().hex[:12]}",
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": body.get("model", "fake"),
-        "choices": [choice] if choice else [],
-        "usage": usage,
-    }
 
 
 def main() -> None:
