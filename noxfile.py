@@ -317,7 +317,9 @@ def demo(session: nox.Session) -> None:
 def bench(session: nox.Session) -> None:
     """Performance benchmarks (see benchmarks/README.md)."""
     _install(session, *PACKAGES, "psutil>=5.9", "pip")
-    if "--llm" in session.posargs:
+    if "--peers" in session.posargs:
+        session.run("python", "benchmarks/run_peers.py", *[a for a in session.posargs if a != "--peers"])
+    elif "--llm" in session.posargs:
         session.run("python", "benchmarks/run_llm.py", *[a for a in session.posargs if a != "--llm"])
     elif "--nlp" in session.posargs:
         _install_similarity(session)

@@ -40,6 +40,10 @@ COINCIDENCES: dict[str, tuple[str, frozenset[str]]] = {
             }
         ),
     ),
+    "trajectory": (
+        "the result record's field that keeps a response's messages (a run imported or rescored)",
+        frozenset({"intake/replay.py"}),
+    ),
     "tool_calls": (
         "the chat-completions field of a message and of a response; the evidence target naming them",
         frozenset(
@@ -47,6 +51,7 @@ COINCIDENCES: dict[str, tuple[str, frozenset[str]]] = {
                 "evidence.py",
                 "llm/answers.py",
                 "llm/providers/calls.py",
+                "intake/replay.py",
                 "llm/providers/direct.py",
                 "llm/request.py",
                 "llm/verdict.py",

@@ -56,7 +56,7 @@ def land(run: ImportedRun, source: dict[str, Any], runs_dir: Path, run_id: str |
         seen: set[str] = set()
         for task in run.tasks:
             result = task_result(task)
-            key = result.id if not result.repeat else f"{result.id}@{result.repeat}"
+            key = result.key
             if key in seen:
                 raise ConfigError(f"two tasks have the id '{key}'", file=Path(source["file"]))
             seen.add(key)

@@ -6,6 +6,7 @@ from typing import Any
 
 from bench.vocabulary.models import Message, Response, ToolCall, Usage
 from bench.vocabulary.results import INTERRUPTED
+from bench.vocabulary.run_key import RunKey
 
 
 def stored_response(row: dict[str, Any]) -> Response | None:
@@ -27,5 +28,4 @@ def stored_response(row: dict[str, Any]) -> Response | None:
 
 def result_key(row: dict[str, Any]) -> str:
     """The key a result line is stored under: its id, then ``id@N`` for repeat N > 0."""
-    repeat = row.get("repeat") or 0
-    return str(row["id"]) if not repeat else f"{row['id']}@{repeat}"
+    return RunKey.of(row).key()
