@@ -151,6 +151,8 @@ def tests(session: nox.Session) -> None:
     _install(session, *PACKAGES, *TEST_DEPS)
     if session.python != PACKAGE_PYTHON:  # bench-formats' tests marked every_python run here
         _install_node(session)
+    else:
+        _install_podman(session)
     # The packages with a session of their own are installed without their heavy dependencies
     # (Ray): the cross-package tests read every package's registry (the install-hint catalogue),
     # which imports none of them; their own tests run in their own session.
@@ -274,6 +276,11 @@ NODE_PACKAGE = "bench-formats"
 
 def _install_node(session: nox.Session) -> None:
     _apt_install(session, "nodejs", "node", "the JavaScript tests")
+
+
+def _install_podman(session: nox.Session) -> None:
+    # runc beside Debian's default crun: crun refuses hosts with hybrid cgroups (some CI containers).
+    _apt_install(session, "podman runc", "podman", "the container sandbox tests")
 
 
 @nox.session(python=PACKAGE_PYTHON)
