@@ -20,6 +20,7 @@ from bench.llm.providers.direct import preload as preload_http
 from bench.llm.providers.litellm_import import import_in_background
 from bench.llm.providers.offline import needs, on_loopback, remote_models
 from bench.llm.providers.prices import model_cost
+from bench.llm.settings import LLMSettings, sized_for_run
 from bench.pipeline.estimate import check_prices
 from bench.pipeline.options import RunOptions
 from bench.suite.plan import Plan, all_targets
@@ -37,7 +38,8 @@ def make_client(
 ) -> LLMClient:
     """The run's LLM client, from the suite's settings and the command line (a worker's shares
     the run's limits and budgets through ``coordinator``)."""
-    settings = plan.llm if options.cache else plan.llm.model_copy(update={"cache": False})
+    settings, _ = call_settings(plan, options)
+    settings = settings if options.cache else settings.model_copy(update={"cache": False})
     cache_path = options.cache_path or default_cache_path()
     return LLMClient(
         settings,
@@ -50,6 +52,13 @@ def make_client(
         worker_id=worker_id,
         on_import=on_import,
     )
+
+
+def call_settings(plan: Plan, options: RunOptions) -> tuple[LLMSettings, str | None]:
+    """The suite's ``llm:`` settings sized for the run's tasks in flight, and the note that says
+    which limit wins when the suite sets both (``sized_for_run``)."""
+    source = "-j" if options.concurrency else "the suite's concurrency"
+    return sized_for_run(plan.llm, options.concurrency or plan.concurrency, source)
 
 
 def with_client(plan: Plan, llm: LLMClient) -> Plan:

@@ -11,7 +11,7 @@ from bench.executor import DEFAULT_EXECUTOR
 from bench.llm.client import LLMClient
 from bench.llm.providers.offline import remote_models
 from bench.pipeline.calibration_gate import gate
-from bench.pipeline.client import StartUp, make_client, with_client
+from bench.pipeline.client import StartUp, call_settings, make_client, with_client
 from bench.pipeline.options import RunOptions
 from bench.pipeline.rerun import Selected, apply_selection, check_target_override, resumed_selection
 from bench.pipeline.resume import select_tasks
@@ -85,6 +85,9 @@ async def open_run(plan: Plan, options: RunOptions, observer: RunObserver) -> Op
     # whatever their names (H05).
     redact.refresh(redact.credential_names([plan.path, *plan.referenced_files]))
     llm = make_client(plan, options, on_import=lambda: observer.note("importing the model client (litellm)…"))
+    said = call_settings(plan, options)[1]
+    if said:
+        observer.note(said)
     try:
         start_up = StartUp.start(plan, llm, offline=options.offline)
         opened = _open_store(with_client(plan, llm), options, llm, calibration)

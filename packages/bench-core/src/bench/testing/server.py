@@ -12,8 +12,10 @@ matched by their end, as sent or before their query, so Azure's
 ``/openai/deployments/D/chat/completions?api-version=V`` is a chat completion; ``requests`` keep
 the path with its query. ``GET /v1/models`` (and OpenRouter's ``/v1/key``, Azure's
 ``/openai/models?api-version=V``), the client's key probe, answers
-``server.models_status`` (200), or the status of a 401/403 ``Fault`` that would answer every next
-completion (a refused key refuses both); ``probes()`` counts them. Supports
+``server.models_status`` (200, with a model list shaped like OpenAI's), or the status of a 401/403
+``Fault`` that would answer every next completion (a refused key refuses both), after
+``server.models_latency_s`` (default: ``latency_s``, a round trip like any other request);
+``probes()`` counts them. Supports
 chat completions (tool calls, JSON mode, streaming), embeddings, fault injection (HTTP errors with
 ``Retry-After``, malformed JSON, a hang, a dropped connection, a body that trickles, a stream cut
 without its terminal event) and latency. ``python -m bench.testing.server`` runs one standalone.
@@ -29,11 +31,12 @@ import socket
 import sys
 import threading
 import time
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from bench.testing.completions import completion, default_moderation, tool_call
 
 
 @dataclass
@@ -63,16 +66,6 @@ class Fault:
 
 Action = Reply | Fault
 Responder = Callable[[dict[str, Any]], Action]
-
-
-MODERATION_CATEGORIES = ("harassment", "hate", "self-harm", "sexual", "violence")
-_INSULTS = ("idiot", "stupid", "useless", "hate you")
-
-
-def default_moderation(text: str) -> dict[str, float]:
-    """0.9 harassment for an insult, else 0.01 for every category."""
-    rude = any(word in text.lower() for word in _INSULTS)
-    return {c: (0.9 if rude and c == "harassment" else 0.01) for c in MODERATION_CATEGORIES}
 
 
 @dataclass
@@ -113,6 +106,16 @@ def _all_text(body: dict[str, Any]) -> str:
     return "\n".join(str(m.get("content") or "") for m in body.get("messages") or [])
 
 
+#: ``GET /v1/models``'s answer, shaped like OpenAI's.
+MODEL_LIST: dict[str, Any] = {
+    "object": "list",
+    "data": [
+        {"id": name, "object": "model", "created": 1686935002, "owned_by": "openai"}
+        for name in ("fake", "gpt-4o-mini", "gpt-4o", "text-embedding-3-small", "omni-moderation-latest")
+    ],
+}
+
+
 class FakeLLMServer:
     """The server; use as a context manager or call ``start``/``stop``."""
 
@@ -125,6 +128,8 @@ class FakeLLMServer:
         self.moderation: Callable[[str], dict[str, float]] = default_moderation
         #: The status of ``GET /v1/models`` with an accepted key (404: a server without the route).
         self.models_status = 200
+        #: Seconds before ``GET /v1/models`` answers (None: ``latency_s``, as OpenAI's takes a round trip).
+        self.models_latency_s: float | None = None
         #: The key probes received (GET /v1/models or /v1/key); ``count`` and ``requests`` leave them out.
         self.probe_requests: list[Recorded] = []
         self._lock = threading.Lock()
@@ -217,6 +222,7 @@ class FakeLLMServer:
         """Record a key probe; its status and body."""
         with self._lock:
             self.probe_requests.append(Recorded(path, {}, time.monotonic(), headers))
+        time.sleep(self.latency_s if self.models_latency_s is None else self.models_latency_s)
         refusal = self._refusal()
         if refusal is not None:
             error = {
@@ -227,7 +233,7 @@ class FakeLLMServer:
             return refusal.status, {"error": error}
         if self.models_status != 200:
             return self.models_status, {"error": {"message": f"no route {path}"}}
-        return 200, {"object": "list", "data": [{"id": "fake", "object": "model"}]}
+        return 200, MODEL_LIST
 
     def _record(self, path: str, body: dict[str, Any], headers: dict[str, str]) -> None:
         with self._lock:
@@ -349,12 +355,10 @@ class _Handler(BaseHTTPRequestHandler):
             return
         message: dict[str, Any] = {"role": "assistant", "content": action.content}
         if action.tool_calls:
-            message["tool_calls"] = [_tool_call(call) for call in action.tool_calls]
+            message["tool_calls"] = [tool_call(call) for call in action.tool_calls]
         self._json(
             200,
-            _completion(
-                body, action, {"index": 0, "message": message, "finish_reason": action.finish_reason}
-            ),
+            completion(body, action, {"index": 0, "message": message, "finish_reason": action.finish_reason}),
         )
 
     def _fault(self, fault: Fault, body: dict[str, Any]) -> None:
@@ -375,7 +379,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(data)
             return
         if fault.kind == "trickle":
-            payload = json.dumps(_completion(body, Reply("slow"), None)).encode()
+            payload = json.dumps(completion(body, Reply("slow"), None)).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(payload)))
@@ -401,7 +405,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Connection", "close")
         self.end_headers()
         self.close_connection = True
-        base = _completion(body, reply, None)
+        base = completion(body, reply, None)
         words = (reply.content or "").split(" ")
         for i, word in enumerate(words):
             delta = {"role": "assistant"} if i == 0 else {}
@@ -428,34 +432,6 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
 
-def _tool_call(call: dict[str, Any]) -> dict[str, Any]:
-    arguments = call.get("arguments", {})
-    return {
-        "id": call.get("id") or f"call_{uuid.uuid4().hex[:8]}",
-        "type": "function",
-        "function": {
-            "name": call["name"],
-            "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments),
-        },
-    }
-
-
-def _completion(body: dict[str, Any], reply: Reply, choice: dict[str, Any] | None) -> dict[str, Any]:
-    usage = {
-        "prompt_tokens": reply.prompt_tokens,
-        "completion_tokens": reply.completion_tokens,
-        "total_tokens": reply.prompt_tokens + reply.completion_tokens,
-    }
-    return {
-        "id": f"chatcmpl-{uuid.uuid4().hex[:12]}",
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": body.get("model", "fake"),
-        "choices": [choice] if choice else [],
-        "usage": usage,
-    }
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description="A fake OpenAI-compatible server for testing.")
     parser.add_argument("--port", type=int, default=8000)
@@ -465,8 +441,12 @@ def main() -> None:
         help='JSON list of rules: {"match": "...", "reply": "text"} '
         'or {"match": "...", "status": 429, "retry_after": 1}',
     )
+    parser.add_argument(
+        "--models-latency", type=float, default=None, help="seconds before GET /v1/models answers [--latency]"
+    )
     args = parser.parse_args()
     server = FakeLLMServer(port=args.port, latency_s=args.latency)
+    server.models_latency_s = args.models_latency
     if args.script:
         with open(args.script, encoding="utf-8") as fh:
             for rule in json.load(fh):
