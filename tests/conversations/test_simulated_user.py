@@ -73,6 +73,8 @@ def test_a_rerun_against_an_unchanged_target_replays_the_user_with_no_call(
     assert before == 2
     assert bench_cli("run", suite, "-q", "-o", "second.json").exit_code == 0
     assert simulator_calls(bench_fake_llm) == before  # zero simulator calls the second time
-    first, second = (json.loads((tmp_path / n).read_text())["tasks"][0] for n in ("first.json", "second.json"))
+    first, second = (
+        json.loads((tmp_path / n).read_text())["tasks"][0] for n in ("first.json", "second.json")
+    )
     assert second["conversation"]["messages"] == first["conversation"]["messages"]
     assert second["conversation"]["simulator"] == {"calls": 2, "cached": 2}
