@@ -48,4 +48,5 @@ def test_each_turn_the_target_receives_the_whole_history(bench_cli, bench_suite_
     assert [t["by"] for t in task["conversation"]["turns"]] == ["input", "scripted", "scripted"]
     check = next(e for e in task["evaluators"] if e["name"].startswith("turn 2"))
     assert check["name"] == "turn 2: contains"
-    assert check["passed"] and check["details"]["turn"] == 3
+    assert check["passed"]
+    assert check["details"]["turn"] == 3
