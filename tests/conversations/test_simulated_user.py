@@ -79,3 +79,12 @@ def test_a_rerun_against_an_unchanged_target_replays_the_user_with_no_call(
     )
     assert second["conversation"]["messages"] == first["conversation"]["messages"]
     assert second["conversation"]["simulator"] == {"calls": 2, "cached": 2}
+
+
+def test_dry_run_counts_every_turn_and_the_simulators_calls(bench_cli, bench_suite_file, bench_fake_llm):
+    suite = SUITE.replace("    conversation:\n", "    conversation:\n      turns: [hello]\n")
+    dry = bench_cli("run", bench_suite_file(suite), "--dry-run")
+    assert dry.exit_code == 0, dry.output
+    # 1 scripted + 4 simulated turns: 5 target calls; the simulated user writes at most 4 messages.
+    assert "9 model calls" in dry.stdout
+    assert bench_fake_llm.count() == 0
