@@ -16,7 +16,8 @@ the path with its query. ``GET /v1/models`` (and OpenRouter's ``/v1/key``, Azure
 completion (a refused key refuses both); ``probes()`` counts them. Supports
 chat completions (tool calls, JSON mode, streaming), embeddings, fault injection (HTTP errors with
 ``Retry-After``, malformed JSON, a hang, a dropped connection, a body that trickles, a stream cut
-without its terminal event) and latency. ``python -m bench.testing.server`` runs one standalone.
+without its terminal event) and latency, and both batch APIs (``server.batches``,
+bench.testing.batches). ``python -m bench.testing.server`` runs one standalone.
 """
 
 from __future__ import annotations
@@ -29,11 +30,19 @@ import socket
 import sys
 import threading
 import time
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from bench.testing.batches import FakeBatches
+from bench.testing.wire import (
+    all_text,
+    completion,
+    default_moderation,
+    last_user_text,
+    tool_call,
+)
 
 
 @dataclass
@@ -65,16 +74,6 @@ Action = Reply | Fault
 Responder = Callable[[dict[str, Any]], Action]
 
 
-MODERATION_CATEGORIES = ("harassment", "hate", "self-harm", "sexual", "violence")
-_INSULTS = ("idiot", "stupid", "useless", "hate you")
-
-
-def default_moderation(text: str) -> dict[str, float]:
-    """0.9 harassment for an insult, else 0.01 for every category."""
-    rude = any(word in text.lower() for word in _INSULTS)
-    return {c: (0.9 if rude and c == "harassment" else 0.01) for c in MODERATION_CATEGORIES}
-
-
 @dataclass
 class Rule:
     action: Action | Responder
@@ -96,21 +95,7 @@ class Recorded:
 
     @property
     def last_user_text(self) -> str:
-        return _last_user_text(self.body)
-
-
-def _last_user_text(body: dict[str, Any]) -> str:
-    for message in reversed(body.get("messages") or []):
-        if message.get("role") == "user":
-            content = message.get("content")
-            if isinstance(content, list):
-                return " ".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
-            return str(content or "")
-    return ""
-
-
-def _all_text(body: dict[str, Any]) -> str:
-    return "\n".join(str(m.get("content") or "") for m in body.get("messages") or [])
+        return last_user_text(self.body)
 
 
 class FakeLLMServer:
@@ -120,7 +105,7 @@ class FakeLLMServer:
         self.latency_s = latency_s
         self.rules: list[Rule] = []
         self.requests: list[Recorded] = []
-        self.default: Action | Responder = lambda body: Reply(f"echo: {_last_user_text(body)}")
+        self.default: Action | Responder = lambda body: Reply(f"echo: {last_user_text(body)}")
         #: Moderation scores for an input (``/v1/moderations``); by default insults score high.
         self.moderation: Callable[[str], dict[str, float]] = default_moderation
         #: The status of ``GET /v1/models`` with an accepted key (404: a server without the route).
@@ -130,6 +115,8 @@ class FakeLLMServer:
         self._lock = threading.Lock()
         self._in_flight = 0
         self.max_in_flight = 0
+        #: OpenAI's files and batches, Anthropic's Message Batches; each line answered as if live.
+        self.batches = FakeBatches(self._answer_live)
         server = self
 
         class Handler(_Handler):
@@ -183,7 +170,7 @@ class FakeLLMServer:
         self.stop()
 
     def _choose(self, body: dict[str, Any]) -> Action:
-        text = _all_text(body)
+        text = all_text(body)
         action = self._first(
             lambda rule: (
                 (rule.match is None or rule.match in text)
@@ -203,6 +190,18 @@ class FakeLLMServer:
                         rule.times -= 1
                     return rule.action
             return self.default
+
+    def _answer_live(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """The status and body a chat completion sent live would get (a batch line's answer)."""
+        action = self._choose(body)
+        if isinstance(action, Reply):
+            message: dict[str, Any] = {"role": "assistant", "content": action.content}
+            if action.tool_calls:
+                message["tool_calls"] = [tool_call(call) for call in action.tool_calls]
+            choice = {"index": 0, "message": message, "finish_reason": action.finish_reason}
+            return 200, completion(body, action, choice)
+        status = action.status if action.kind == "http" else 500
+        return status, {"error": {"message": action.message, "type": "fake_error", "code": action.code}}
 
     def _refusal(self) -> Fault | None:
         """The 401/403 that would answer the next completion whatever it asks: the first rule
@@ -274,7 +273,25 @@ class _Handler(BaseHTTPRequestHandler):
     def _headers(self) -> dict[str, str]:
         return {k.lower(): v for k, v in self.headers.items()}
 
+    def _batches(self, method: str, raw: bytes = b"") -> bool:
+        """Answer a batch API request (bench.testing.batches); False when it is none."""
+        answer = self.owner.batches.answer(method, self._path(), raw, self.headers.get("Content-Type", ""))
+        if answer is None:
+            return False
+        status, payload = answer
+        if isinstance(payload, bytes):  # a file's content, JSON Lines
+            self.send_response(status)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+        else:
+            self._json(status, payload)
+        return True
+
     def do_GET(self) -> None:
+        if self._batches("GET"):
+            return
         if self.path.rstrip("/").endswith("/stats"):
             self._json(200, {"requests": len(self.owner.requests), "max_in_flight": self.owner.max_in_flight})
         elif _ends(self.path.rstrip("/"), ("/models", "/key")):
@@ -285,6 +302,8 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b"{}"
+        if self._batches("POST", raw):
+            return
         try:
             body = json.loads(raw or b"{}")
         except ValueError:
@@ -349,12 +368,10 @@ class _Handler(BaseHTTPRequestHandler):
             return
         message: dict[str, Any] = {"role": "assistant", "content": action.content}
         if action.tool_calls:
-            message["tool_calls"] = [_tool_call(call) for call in action.tool_calls]
+            message["tool_calls"] = [tool_call(call) for call in action.tool_calls]
         self._json(
             200,
-            _completion(
-                body, action, {"index": 0, "message": message, "finish_reason": action.finish_reason}
-            ),
+            completion(body, action, {"index": 0, "message": message, "finish_reason": action.finish_reason}),
         )
 
     def _fault(self, fault: Fault, body: dict[str, Any]) -> None:
@@ -375,7 +392,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(data)
             return
         if fault.kind == "trickle":
-            payload = json.dumps(_completion(body, Reply("slow"), None)).encode()
+            payload = json.dumps(completion(body, Reply("slow"), None)).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(payload)))
@@ -401,7 +418,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Connection", "close")
         self.end_headers()
         self.close_connection = True
-        base = _completion(body, reply, None)
+        base = completion(body, reply, None)
         words = (reply.content or "").split(" ")
         for i, word in enumerate(words):
             delta = {"role": "assistant"} if i == 0 else {}
@@ -426,34 +443,6 @@ class _Handler(BaseHTTPRequestHandler):
         }
         self.wfile.write(f"data: {json.dumps(last)}\n\ndata: [DONE]\n\n".encode())
         self.wfile.flush()
-
-
-def _tool_call(call: dict[str, Any]) -> dict[str, Any]:
-    arguments = call.get("arguments", {})
-    return {
-        "id": call.get("id") or f"call_{uuid.uuid4().hex[:8]}",
-        "type": "function",
-        "function": {
-            "name": call["name"],
-            "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments),
-        },
-    }
-
-
-def _completion(body: dict[str, Any], reply: Reply, choice: dict[str, Any] | None) -> dict[str, Any]:
-    usage = {
-        "prompt_tokens": reply.prompt_tokens,
-        "completion_tokens": reply.completion_tokens,
-        "total_tokens": reply.prompt_tokens + reply.completion_tokens,
-    }
-    return {
-        "id": f"chatcmpl-{uuid.uuid4().hex[:12]}",
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": body.get("model", "fake"),
-        "choices": [choice] if choice else [],
-        "usage": usage,
-    }
 
 
 def main() -> None:
