@@ -14,6 +14,7 @@ from typing import Any
 
 from bench.llm import answers
 from bench.llm.accounting import Budget, Prices, Totals
+from bench.llm.batch.collector import Batcher
 from bench.llm.cache.layers import CacheLayers
 from bench.llm.cache.local import ResponseCache, cache_key
 from bench.llm.cache.shared import SharedCache
@@ -99,6 +100,21 @@ class LLMClient:
         #: one request, not N.
         self._first_calls: dict[tuple[str, str | None], asyncio.Event] = {}
         self.on_import = on_import
+        #: The run's batches (``use_batches``); None: every call is made live.
+        self.batcher: Batcher | None = None
+
+    def use_batches(self, folder: Path, *, detach: bool = False, retry_live: bool = False) -> Batcher:
+        """Send the calls of models set to batch (``llm.batch``, a model's ``batch``) through their
+        providers' batch APIs, kept durable in ``folder`` (bench.llm.batch)."""
+        self.batcher = Batcher.at(
+            folder, self.calls.transport, self.prices, detach=detach, retry_live=retry_live
+        )
+        return self.batcher
+
+    def batches(self, model: str) -> bool:
+        """Whether calls to ``model`` are set to go to batches (its own ``batch``, else ``llm.batch``)."""
+        own = self.settings.models.get(model)
+        return own.batch if own is not None and own.batch is not None else self.settings.batch
 
     @property
     def on_import(self) -> Callable[[], None] | None:
@@ -119,6 +135,8 @@ class LLMClient:
     async def aclose(self) -> None:
         """``close``, and the direct path's connection pool with it; a coordinated client
         reports its last usage first."""
+        if self.batcher is not None:
+            await self.batcher.aclose()
         if self.leases is not None:
             await self.leases.stop()
         await self.calls.aclose()
@@ -144,25 +162,15 @@ class LLMClient:
         params = {k: v for k, v in request.params.items() if k in ANSWER_PARAMS and v is not None}
         if request.api_key_env:
             self.redact.add([request.api_key_env])  # sent as a credential: a secret, whatever its name
+        key = _key(request, params)
         if self.cache is None or not request.cache:
-            return await self._fresh(request, params)
-        base = public_url(request.api_base or "")  # never a key passed in the URL
-        key = cache_key(
-            {
-                "model": request.model,
-                "api_base": base,
-                "messages": request.messages,
-                "params": params,
-                "index": request.index,
-                **({"moderation": True} if request.moderation else {}),
-            }
-        )
+            return await self._fresh(request, params, key)
         async with self.cache.flight(key):  # an identical request in flight: wait for its answer
             hit = await self.cache.get(key)
             if hit is not None:
                 self.totals.cached += 1
                 return answers.replayed(request.model, hit)
-            result = await self._fresh(request, params)
+            result = await self._fresh(request, params, key)
             value = result.to_cache()
             # A truncated answer is not kept, nor one holding a secret: the cache stays clean and a
             # re-run asks again, so cached and fresh runs see the same response (RELIABILITY H01).
@@ -172,8 +180,8 @@ class LLMClient:
                     result = answers.adopted(result, stored)
         return result
 
-    async def _fresh(self, request: LLMRequest, params: dict[str, Any]) -> LLMResult:
-        """Ask the model: budget, breaker, the first-call gate, then the call with its retries."""
+    async def _fresh(self, request: LLMRequest, params: dict[str, Any], key: str) -> LLMResult:
+        """Ask the model: budget, breaker, then a batch, or the call live."""
         provider = provider_name(request.model, request.api_base)
         if self.leases is not None:
             await self.leases.ready(provider)
@@ -183,6 +191,18 @@ class LLMClient:
             raise RunStopped(f"budget {stopped} reached")
         if provider in self.limits.breaker.open:
             raise RunStopped(f"provider stopped: {self.limits.breaker.open[provider]}")
+        batcher = self.batcher
+        if batcher is not None and self.batches(request.model) and batcher.takes(request, params):
+            result = await batcher.complete(
+                request, params, key, lambda: self._live(request, params, provider)
+            )
+        else:
+            result = await self._live(request, params, provider)
+        self._account(request, result)
+        return result
+
+    async def _live(self, request: LLMRequest, params: dict[str, Any], provider: str) -> LLMResult:
+        """The call live: the first-call gate, then the call with its retries."""
         gate = self._first_calls.get((provider, request.api_key_env))
         leader = gate is None  # this call goes first and proves the key; the others wait for it
         probing = None
@@ -196,7 +216,6 @@ class LLMClient:
                 gate.set()
             if probing is not None:
                 probing.cancel()  # its answer no longer matters
-        self._account(request, result)
         return result
 
     async def _with_retries(
@@ -372,3 +391,17 @@ class LLMClient:
         if request.purpose == "judge":
             t.judge_tokens += tokens
             t.judge_cost_usd += u.cost_usd or 0.0
+
+
+def _key(request: LLMRequest, params: dict[str, Any]) -> str:
+    """The request's cache key (and its id in a batch): what changes its answer."""
+    return cache_key(
+        {
+            "model": request.model,
+            "api_base": public_url(request.api_base or ""),  # never a key passed in the URL
+            "messages": request.messages,
+            "params": params,
+            "index": request.index,
+            **({"moderation": True} if request.moderation else {}),
+        }
+    )
