@@ -76,6 +76,9 @@ class RunKeywords(TypedDict, total=False):
     chunk: int | None
     address: str | None
     executor_options: Mapping[str, str] | None
+    batch: bool
+    detach: bool
+    batch_retry_live: bool
 
 
 _KEYWORDS = frozenset(RunKeywords.__annotations__)

@@ -70,6 +70,22 @@ Quiet = Annotated[
 DryRunFlag = Annotated[
     bool, typer.Option("--dry-run", help="Count the model calls and estimate their cost; call nothing.")
 ]
+BatchFlag = Annotated[
+    bool,
+    typer.Option(
+        "--batch", help="Send model calls through the providers' batch APIs (about half the price)."
+    ),
+]
+Detach = Annotated[
+    bool,
+    typer.Option("--detach", help="With --batch: exit once the batches are submitted; --resume collects."),
+]
+BatchRetryLive = Annotated[
+    bool,
+    typer.Option(
+        "--batch-retry-live", help="Call live what a batch expired or cancelled, not in a new batch."
+    ),
+]
 Repeat = Annotated[
     int | None,
     typer.Option("--repeat", min=1, help="Run every task this many times (pass@k, flaky tasks, intervals)."),
@@ -187,6 +203,9 @@ SAME_NAMES = (
     "chunk",
     "address",
     "dry_run",
+    "batch",
+    "detach",
+    "batch_retry_live",
 )
 
 
@@ -226,6 +245,9 @@ def run(
     chunk: Chunk = None,
     address: Address = None,
     executor_option: ExecutorOptions = None,
+    batch: BatchFlag = False,
+    detach: Detach = False,
+    batch_retry_live: BatchRetryLive = False,
 ) -> None:
     """Run a suite: produce each task's response, evaluate it, record and report the results.
 

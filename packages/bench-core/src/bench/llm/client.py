@@ -107,7 +107,13 @@ class LLMClient:
         """Send the calls of models set to batch (``llm.batch``, a model's ``batch``) through their
         providers' batch APIs, kept durable in ``folder`` (bench.llm.batch)."""
         self.batcher = Batcher.at(
-            folder, self.calls.transport, self.prices, detach=detach, retry_live=retry_live
+            folder,
+            self.calls.transport,
+            self.prices,
+            detach=detach,
+            retry_live=retry_live,
+            poll_s=self.settings.batch_poll_s,
+            settle_s=self.settings.batch_settle_s,
         )
         return self.batcher
 

@@ -49,6 +49,10 @@ class LLMSettings(_Strict):
     batch: bool = False
     """Send calls to models whose provider has a batch API (``openai/``, ``groq/``,
     ``together_ai/``, ``anthropic/``) through it, the others live (``bench run --batch``; docs/batch.md)."""
+    batch_poll_s: PositiveFloat = 30.0
+    """Seconds between two looks at a batch that has not ended."""
+    batch_settle_s: PositiveFloat = 0.5
+    """Seconds without a new call before a model's pending calls are submitted as one batch."""
     transport: Literal["auto", "litellm"] = "auto"
     """``auto``: OpenAI-protocol providers (``openai/``, ``hosted_vllm/``, ``groq/``,
     ``openrouter/``, ``together_ai/``, ``deepseek/``) are called over HTTP directly, the rest

@@ -10,6 +10,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from bench.llm.batch.collector import refusal
+from bench.llm.batch.protocols import protocol_of
 from bench.llm.cache.local import default_cache_path
 from bench.llm.cache.shared import shared_cache_url
 from bench.llm.client import LLMClient
@@ -36,6 +38,11 @@ def make_client(
     """The run's LLM client, from the suite's settings and the command line (a worker's shares
     the run's limits and budgets through ``coordinator``)."""
     settings = plan.llm if options.cache else plan.llm.model_copy(update={"cache": False})
+    if options.batch:
+        settings = settings.model_copy(update={"batch": True})
+    refused = [m for m, own in settings.models.items() if own.batch and protocol_of(m) is None]
+    if refused:
+        raise ConfigError(refusal(refused[0]))
     cache_path = options.cache_path or default_cache_path()
     return LLMClient(
         settings,

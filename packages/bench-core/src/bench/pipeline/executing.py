@@ -26,6 +26,10 @@ if TYPE_CHECKING:
     from bench.plugins.registry import Registry
 
 
+#: A run whose batches were submitted and have not ended: ``bench run --resume RUN_ID`` collects.
+WAITING = "waiting on batches"
+
+
 @dataclass
 class Executed:
     """How the run's execution ended."""
@@ -42,7 +46,10 @@ class Executed:
 def executor_settings(options: RunOptions, opened: OpenedRun) -> ExecutorSettings:
     """What the executor reads of the options (and where the run keeps captured files)."""
     return ExecutorSettings(
-        concurrency=options.concurrency or opened.plan.concurrency or DEFAULT_CONCURRENCY,
+        # With batches every task is in flight at once: their calls wait in one batch per stage.
+        concurrency=max(opened.to_run, 1)
+        if opened.llm.batcher is not None
+        else options.concurrency or opened.plan.concurrency or DEFAULT_CONCURRENCY,
         workers=options.workers,
         chunk=options.chunk,
         address=options.address,
@@ -122,6 +129,9 @@ def _finish_manifest(
     """The manifest at the run's end, whatever happened (the results written so far are intact)."""
     if not opened.store.folder.exists():
         return
+    batched = opened.llm.batcher
+    if batched is not None and batched.ledger.waiting() and status == "stopped":
+        status = WAITING
     # On a write error the original error says why.
     with contextlib.suppress(StoreWriteError):
         opened.store.write_manifest(
@@ -132,5 +142,6 @@ def _finish_manifest(
                 summary=opened.summary.as_dict(),
                 stopped=executor.stopped,
                 llm=totals.as_dict(),
+                **({"batches": batched.summary.to_dict()} if batched is not None else {}),
             )
         )

@@ -90,6 +90,11 @@ async def open_run(plan: Plan, options: RunOptions, observer: RunObserver) -> Op
     except BaseException:
         await llm.aclose()
         raise
+    batches = opened.store.folder / "batches"
+    if options.resume and (batches / "ledger.jsonl").exists() and not llm.settings.batch:
+        llm.settings = llm.settings.model_copy(update={"batch": True})  # a batch run resumes as one
+    if llm.settings.batch or any(own.batch for own in llm.settings.models.values()):
+        llm.use_batches(batches, detach=options.detach, retry_live=options.batch_retry_live)
     try:
         observer.note(f"loaded {plan.path.name}: {_counted(opened.plan)}")
         await start_up.finish(opened.plan, llm)

@@ -75,6 +75,14 @@ class RunOptions:
     handle_signals: bool = True
     #: Seconds an async evaluator (an LLM judge) may take before it is an evaluator error.
     evaluator_timeout: float = EVALUATOR_TIMEOUT_S
+    #: Send model calls through the providers' batch APIs where they have one (``--batch``;
+    #: docs/batch.md).
+    batch: bool = False
+    #: With batches: exit once they are submitted; ``--resume`` collects (``--detach``).
+    detach: bool = False
+    #: With batches: call live the requests a batch expired, cancelled or failed transiently,
+    #: instead of sending them in a new batch (``--batch-retry-live``).
+    batch_retry_live: bool = False
     #: Where the LLM response cache lives (None: ``default_cache_path()``, the user's cache folder).
     cache_path: Path | None = None
 
