@@ -67,7 +67,10 @@ def main(argv: list[str]) -> int:
     if argv == ["test"]:
         returncode = _test_in_two_processes(nox)
     else:
-        returncode = subprocess.run([*nox, *COMMANDS[argv[0]], *argv[1:]], cwd=ROOT, check=False).returncode
+        rest = argv[1:]
+        if argv[0] == "bench" and rest and rest[0] != "--":
+            rest = ["--", *rest]  # `dev.py bench --peers`: the benchmark's arguments, not nox's
+        returncode = subprocess.run([*nox, *COMMANDS[argv[0]], *rest], cwd=ROOT, check=False).returncode
     if returncode == 0 and argv[0] in AFTERWORDS:
         # nox keeps each session's environment in .nox/<session>; the demo's has bench.
         bench = Path(".nox", argv[0], "Scripts" if os.name == "nt" else "bin", "bench")

@@ -151,6 +151,8 @@ def tests(session: nox.Session) -> None:
     _install(session, *PACKAGES, *TEST_DEPS)
     if session.python != PACKAGE_PYTHON:  # bench-formats' tests marked every_python run here
         _install_node(session)
+    else:
+        _install_podman(session)
     # The packages with a session of their own are installed without their heavy dependencies
     # (Ray): the cross-package tests read every package's registry (the install-hint catalogue),
     # which imports none of them; their own tests run in their own session.
@@ -276,6 +278,11 @@ def _install_node(session: nox.Session) -> None:
     _apt_install(session, "nodejs", "node", "the JavaScript tests")
 
 
+def _install_podman(session: nox.Session) -> None:
+    # runc beside Debian's default crun: crun refuses hosts with hybrid cgroups (some CI containers).
+    _apt_install(session, "podman runc", "podman", "the container sandbox tests")
+
+
 @nox.session(python=PACKAGE_PYTHON)
 def browser(session: nox.Session) -> None:
     """The HTML report opened in headless Chromium (tests marked `browser`, one browser for all)."""
@@ -310,7 +317,9 @@ def demo(session: nox.Session) -> None:
 def bench(session: nox.Session) -> None:
     """Performance benchmarks (see benchmarks/README.md)."""
     _install(session, *PACKAGES, "psutil>=5.9", "pip")
-    if "--llm" in session.posargs:
+    if "--peers" in session.posargs:
+        session.run("python", "benchmarks/run_peers.py", *[a for a in session.posargs if a != "--peers"])
+    elif "--llm" in session.posargs:
         session.run("python", "benchmarks/run_llm.py", *[a for a in session.posargs if a != "--llm"])
     elif "--nlp" in session.posargs:
         _install_similarity(session)

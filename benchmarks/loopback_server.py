@@ -11,7 +11,9 @@ answers a scripted rule's reply when the messages contain its ``match``:
 
 ``rules.json``: ``[{"match": "<response-", "reply": "text"}]``. It prints ``fake LLM server on
 URL`` once it listens; ``GET /v1/stats`` answers ``{"requests": N, "max_in_flight": M}`` and
-``GET /v1/models`` (the client's key probe: any key is accepted) a list of one model, at once.
+``GET /v1/models`` (the client's key probe: any key is accepted) a model list shaped like
+OpenAI's, after ``--models-latency`` seconds (default: ``--latency``, a round trip like any other
+request, as OpenAI's takes one).
 """
 
 from __future__ import annotations
@@ -40,8 +42,11 @@ def server_command(kind: str) -> list[str]:
 class Loopback:
     """The server's state: its rules, latency and counters."""
 
-    def __init__(self, latency_s: float, rules: list[tuple[str, str]]) -> None:
+    def __init__(
+        self, latency_s: float, rules: list[tuple[str, str]], models_latency_s: float | None = None
+    ) -> None:
         self.latency_s = latency_s
+        self.models_latency_s = latency_s if models_latency_s is None else models_latency_s
         self.rules = rules
         self.requests = 0
         self.in_flight = 0
@@ -82,14 +87,20 @@ class Loopback:
         """The answer to one request (status, JSON body), or the delay before ``completion``."""
         if method == b"GET" and path.rstrip(b"/").endswith(b"/stats"):
             return 200, json.dumps({"requests": self.requests, "max_in_flight": self.max_in_flight}).encode()
-        if method == b"GET" and path.rstrip(b"/").endswith(b"/models"):
-            return 200, _MODELS
         if method != b"POST" or not path.rstrip(b"/").endswith(b"/chat/completions"):
             return 404, _error(f"no route {path.decode('latin-1')}")
         return self.latency_s
 
 
-_MODELS = json.dumps({"object": "list", "data": [{"id": "fake", "object": "model"}]}).encode()
+_MODELS = json.dumps(
+    {
+        "object": "list",
+        "data": [
+            {"id": name, "object": "model", "created": 1686935002, "owned_by": "openai"}
+            for name in ("fake", "gpt-4o-mini", "gpt-4o", "text-embedding-3-small", "omni-moderation-latest")
+        ],
+    }
+).encode()
 
 
 def _error(message: str) -> bytes:
@@ -138,6 +149,9 @@ class _Connection(asyncio.Protocol):
             body = self.buffer[end + 4 : end + 4 + length]
             self.buffer = self.buffer[end + 4 + length :]
             method, path = [*head[0].split(b" "), b"", b""][:2]
+            if method == b"GET" and path.rstrip(b"/").endswith(b"/models"):
+                self._later(self.server.models_latency_s, 200, _MODELS)
+                continue
             answer = self.server.handle(method, path, body)
             if isinstance(answer, tuple):
                 self._reply(*answer)
@@ -168,6 +182,16 @@ class _Connection(asyncio.Protocol):
         timer = loop.call_later(delay, answer)
         self.pending.append(timer)
 
+    def _later(self, delay: float, status: int, payload: bytes) -> None:
+        timer: asyncio.TimerHandle
+
+        def answer() -> None:
+            self.pending.remove(timer)
+            self._reply(status, payload)
+
+        timer = asyncio.get_running_loop().call_later(delay, answer)
+        self.pending.append(timer)
+
     def _reply(self, status: int, payload: bytes, close: bool = False) -> None:
         if self.transport is None:
             return
@@ -196,13 +220,16 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--latency", type=float, default=0.2, help="seconds before each answer")
     parser.add_argument("--script", help='JSON list of rules: {"match": "...", "reply": "text"}')
+    parser.add_argument(
+        "--models-latency", type=float, default=None, help="seconds before GET /v1/models answers [--latency]"
+    )
     args = parser.parse_args()
     rules: list[tuple[str, str]] = []
     if args.script:
         with open(args.script, encoding="utf-8") as fh:
             rules = [(rule["match"], rule["reply"]) for rule in json.load(fh)]
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(serve(args.port, Loopback(args.latency, rules)))
+        asyncio.run(serve(args.port, Loopback(args.latency, rules, args.models_latency)))
 
 
 if __name__ == "__main__":

@@ -76,7 +76,7 @@ def _report_bench(label: str, m: Measured, n: int, bound: float, folder: Path) -
     return n / m.wall
 
 
-def _target_suite(folder: Path, n: int, port: int, concurrency: int) -> Path:
+def _target_suite(folder: Path, n: int, port: int) -> Path:
     rows = "".join(
         f"  - {{id: t{i}, prompt: 'question {i}', evaluate: {{expected: echo}}}}\n" for i in range(n)
     )
@@ -84,13 +84,12 @@ def _target_suite(folder: Path, n: int, port: int, concurrency: int) -> Path:
     suite.write_text(
         "name: llm-throughput\n"
         f"target: {{type: litellm, model: openai/fake, api_base: 'http://127.0.0.1:{port}/v1'}}\n"
-        f"llm: {{concurrency: {concurrency}}}\n"
         f"tasks:\n{rows}"
     )
     return suite
 
 
-def _judge_suite(folder: Path, n: int, port: int, concurrency: int) -> Path:
+def _judge_suite(folder: Path, n: int, port: int) -> Path:
     rows = "".join(
         f"  - {{id: t{i}, prompt: 'capital of country {i}?', response: 'City {i}.', evaluate: judge}}\n"
         for i in range(n)
@@ -98,7 +97,6 @@ def _judge_suite(folder: Path, n: int, port: int, concurrency: int) -> Path:
     suite = folder / "judged.yaml"
     suite.write_text(
         "name: judge-throughput\n"
-        f"llm: {{concurrency: {concurrency}}}\n"
         "evaluators:\n"
         "  judge: {type: llm_judge, criteria: 'Names a city', model: openai/fake,"
         f" api_base: 'http://127.0.0.1:{port}/v1'}}\n"
@@ -158,7 +156,7 @@ def main() -> None:
             print(f"concurrency {concurrency}: bound {bound:.0f} calls/s ({n / bound:.2f} s)")
             with tempfile.TemporaryDirectory() as tmp:
                 folder = Path(tmp)
-                suite = _target_suite(folder, n, port, concurrency)
+                suite = _target_suite(folder, n, port)
                 ours = _report_bench("bench    ", _bench(folder, suite, concurrency), n, bound, folder)
                 if missing is not None:
                     print(f"  promptfoo: not run: {missing}")
@@ -181,7 +179,7 @@ def main() -> None:
             print(f"judge-bound: {n} recorded responses, one llm_judge each, concurrency {concurrency}")
             with tempfile.TemporaryDirectory() as tmp:
                 folder = Path(tmp)
-                suite = _judge_suite(folder, n, port, concurrency)
+                suite = _judge_suite(folder, n, port)
                 _report_bench("bench    ", _bench(folder, suite, concurrency), n, bound, folder)
     finally:
         server.terminate()

@@ -68,7 +68,7 @@ def _hook_sections() -> dict[str, list[str]]:
 
 
 def test_every_hook_is_documented():
-    assert len(HOOKS) == 6
+    assert len(HOOKS) == 7
     assert sorted(_hook_sections()) == sorted(hook.__name__ for hook in HOOKS)
     for hook in HOOKS:
         doc = hook.__doc__

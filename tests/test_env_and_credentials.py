@@ -214,7 +214,8 @@ def test_a_missing_key_is_one_start_up_error_before_any_request(
     assert result.stderr == (
         "error: API key variables are not set: ANTHROPIC_API_KEY (needed by anthropic/claude-3-5-haiku-latest); "
         "OPENAI_API_KEY (needed by openai/gpt-4o-mini). Set them in the environment or in a .env file "
-        "beside the suite, or name another variable with api_key_env\n"
+        "beside the suite, or name another variable with api_key_env; or run with --offline: the checks "
+        "that need a remote model are skipped, the rest decide\n"
     )
     assert bench_fake_llm.count() == 0
     assert not (tmp_path / ".bench" / "runs").exists()

@@ -12,6 +12,7 @@ with an invalid name before a good one.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from bench import hookspecs
 from bench.plugins.registry import get_registry
 from bench.testing.distributions import hook_example, install
 
-HOOKS = ("evaluators", "targets", "reporters", "suite_loaders", "executors", "importers")
+HOOKS = ("evaluators", "targets", "reporters", "suite_loaders", "executors", "importers", "sandboxes")
 CLASH = '''
 from bench import Evaluator, Result, Sample, hookimpl
 
@@ -282,6 +283,25 @@ def test_importers_hook(demo, bench_cli, tmp_path):
 
 
 @pytest.mark.slow
+def test_sandboxes_hook(demo, bench_cli, bench_suite_file):
+    if os.system("unshare --map-root-user --net true 2>/dev/null") != 0:
+        pytest.skip("unshare cannot make a user and network namespace here")
+    suite = bench_suite_file(
+        """
+        target:
+          type: command
+          command: [python3, -c, "import os, socket; socket.create_connection(('127.0.0.1', 9), 1)"]
+          sandbox: {type: offline}
+        tasks: [{id: a, prompt: p, evaluate: {expected: x}}]
+        """
+    )
+    result = bench_cli("run", suite, "-q", "-o", "out.json", "--runs-dir", "runs")
+    assert result.exit_code == 3, result.output  # the task is an error: the program failed
+    [task] = json.loads(Path("out.json").read_text())["tasks"]
+    assert task["error"].endswith("OSError: [Errno 101] Network is unreachable"), task["error"]
+
+
+@pytest.mark.slow
 def test_bench_plugins_lists_what_each_plugin_registered(demo, bench_cli, monkeypatch):
     monkeypatch.setenv("BENCH_PLUGINS", "bench-core,bench-hooks-demo")
     result = bench_cli("plugins")
@@ -290,12 +310,13 @@ def test_bench_plugins_lists_what_each_plugin_registered(demo, bench_cli, monkey
     assert result.stdout == (
         "bench-core 0.1.0 (entry point 'core')\n"
         "  hooks: bench_register_targets, bench_register_reporters, bench_register_suite_loaders,\n"
-        "    bench_register_executors, bench_register_importers\n"
+        "    bench_register_executors, bench_register_importers, bench_register_sandboxes\n"
         "  targets: recorded, echo, python, command, litellm\n"
         "  reporters: json, jsonl, csv, junit, markdown, html\n"
         "  suite loaders: bench\n"
         "  executors: local\n"
         "  importers: bench\n"
+        "  sandboxes: container\n"
         "bench-hooks-demo 1.2.3 (entry point 'evaluators')\n"
         "  hooks: bench_register_evaluators\n"
         "  evaluators: shouting\n"
@@ -308,6 +329,9 @@ def test_bench_plugins_lists_what_each_plugin_registered(demo, bench_cli, monkey
         "bench-hooks-demo 1.2.3 (entry point 'reporters')\n"
         "  hooks: bench_register_reporters\n"
         "  reporters: pass-count\n"
+        "bench-hooks-demo 1.2.3 (entry point 'sandboxes')\n"
+        "  hooks: bench_register_sandboxes\n"
+        "  sandboxes: offline\n"
         "bench-hooks-demo 1.2.3 (entry point 'suite_loaders')\n"
         "  hooks: bench_register_suite_loaders\n"
         "  suite loaders: lines\n"

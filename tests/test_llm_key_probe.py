@@ -1,6 +1,6 @@
-"""The first call's key probe (RELIABILITY C14): on the direct path, an authenticated ``GET
-/models`` beside the first completion proves the key, so the other calls need not wait for it; a
-refused key still costs one completion request."""
+"""The first calls' key probe (RELIABILITY C14): on the direct path, an authenticated ``GET
+/models`` goes beside the first completions, which need not wait for it; a refusal (the probe's
+or a call's) cuts the calls in flight, so a refused key is one error and one round of requests."""
 
 from __future__ import annotations
 
@@ -65,39 +65,65 @@ def test_c14_a_good_key_starts_the_first_calls_together(bench_suite_file, bench_
 
 
 @pytest.mark.usefixtures("direct_path")
-def test_c14_a_refused_key_at_concurrency_4_makes_one_completion_request(
-    bench_cli, bench_suite_file, bench_fake_llm
+@pytest.mark.parametrize("models_status", [200, 404])
+def test_c14_a_refused_key_at_concurrency_4_is_one_error_and_one_round_of_requests(
+    bench_cli, bench_suite_file, bench_fake_llm, models_status
 ):
     bench_fake_llm.add(Fault(401, message="Incorrect API key provided"))
     bench_fake_llm.latency_s = SLOW_ENOUGH
+    bench_fake_llm.models_status = models_status  # 404: no probe to say it, the first refusal does
     result = bench_cli("run", _suite(bench_suite_file, tasks=20), "-j", "4", "-o", "out.json")
     assert result.exit_code == 3, result.output
-    assert bench_fake_llm.count() == 1
+    assert 1 <= bench_fake_llm.count() <= 4  # the first calls went beside the probe; none after the refusal
     assert bench_fake_llm.probes() == 1
     report = json.loads(Path("out.json").read_text())
     (errored,) = [t for t in report["tasks"] if t["status"] == "error"]
     assert errored["error"] == (
         "401 from openai/fake after 1 attempt: Incorrect API key provided (the key in OPENAI_API_KEY was refused)"
     )
-    assert report["llm"]["attempts"] == 1
+    assert report["llm"]["attempts"] == bench_fake_llm.count()  # what the provider received
     assert "/models" not in result.output
 
 
 @pytest.mark.usefixtures("direct_path")
 @pytest.mark.parametrize("status", [404, 405, 500])
-def test_c14_a_server_without_a_models_route_sends_the_first_call_alone(
+def test_c14_a_server_without_a_models_route_leaves_the_key_to_the_first_answers(
     bench_cli, bench_suite_file, bench_fake_llm, status
 ):
     bench_fake_llm.models_status = status
     bench_fake_llm.latency_s = LATENCY
     result = bench_cli("run", _suite(bench_suite_file, tasks=8), "-j", "8", "-o", "out.json")
     assert result.exit_code == 0, result.output
-    first, second, *_ = _arrivals(bench_fake_llm)
-    assert second - first >= LATENCY * 0.9  # the others waited for the first answer, as before
-    assert bench_fake_llm.max_in_flight == 7
+    arrivals = _arrivals(bench_fake_llm)
+    assert arrivals[-1] - arrivals[0] < LATENCY * 2 / 3  # none waited for another's answer
+    assert bench_fake_llm.max_in_flight == 8
     assert bench_fake_llm.probes() == 1
     assert "/models" not in result.output  # the probe's failure is never reported
     assert "probe" not in result.output
+
+
+@pytest.mark.usefixtures("direct_path")
+def test_a_probe_slower_than_a_completion_holds_no_call_back(bench_suite_file, bench_fake_llm):
+    bench_fake_llm.latency_s = LATENCY
+    bench_fake_llm.models_latency_s = LATENCY * 2  # a model list can take longer than a short answer
+    outcome = run_suite(_suite(bench_suite_file, tasks=8), concurrency=8)
+    assert [t["status"] for t in outcome.report.tasks()] == ["passed"] * 8
+    arrivals = _arrivals(bench_fake_llm)
+    assert arrivals[-1] - arrivals[0] < LATENCY * 2 / 3
+    assert bench_fake_llm.max_in_flight == 8
+    assert bench_fake_llm.probes() == 1
+
+
+def test_fake_servers_model_list_is_shaped_like_openais_and_takes_a_round_trip(bench_fake_llm):
+    bench_fake_llm.latency_s = 0.2
+    request = urllib.request.Request(bench_fake_llm.url + "/models", headers={"Authorization": "Bearer k"})
+    started = time.monotonic()
+    with urllib.request.urlopen(request, timeout=5) as response:
+        body = json.loads(response.read())
+    assert time.monotonic() - started >= 0.2
+    assert body["object"] == "list"
+    assert {"id": "fake", "object": "model", "created": 1686935002, "owned_by": "openai"} in body["data"]
+    assert all(set(m) == {"id", "object", "created", "owned_by"} for m in body["data"])
 
 
 @pytest.mark.usefixtures("direct_path")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.llm.batch.collector import BatchesPending
+from bench.llm.batch.collector import Batcher, BatchesPending
 from bench.llm.batch.ledger import Ledger
 from bench.llm.client import LLMClient
 from bench.llm.request import LLMRequest
@@ -37,9 +37,15 @@ def client(tmp_path: Path, *, detach: bool = False, retry_live: bool = False, **
     llm = LLMClient(
         LLMSettings(batch=True, max_attempts=1, **settings), pricing=PRICES, cache_path=tmp_path / "cache.db"
     )
-    batcher = llm.use_batches(tmp_path / "run" / "batches", detach=detach, retry_live=retry_live)
-    batcher.poll_s = 0.01
-    batcher.settle_s = 0.05
+    llm.batcher = Batcher.at(
+        tmp_path / "run" / "batches",
+        llm.calls.transport,
+        llm.prices,
+        detach=detach,
+        retry_live=retry_live,
+        poll_s=0.01,
+        settle_s=0.05,
+    )
     return llm
 
 
@@ -136,7 +142,7 @@ def test_with_retry_live_the_expired_requests_are_called_live(tmp_path):
         assert [r.text for r in results] == ["echo: a", "echo: b"]
         assert server.batches.count("POST /v1/batches") == 1
         assert server.count() == 1
-        assert llm.batcher is not None
+        assert isinstance(llm.batcher, Batcher)
         assert llm.batcher.summary.live_retries == 1
 
 

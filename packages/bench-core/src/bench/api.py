@@ -76,6 +76,7 @@ class RunKeywords(TypedDict, total=False):
     chunk: int | None
     address: str | None
     executor_options: Mapping[str, str] | None
+    offline: bool
     batch: bool
     detach: bool
     batch_retry_live: bool

@@ -1,5 +1,5 @@
-"""bench-core's own plugin: built-in targets, reporters, the native suite format, the local executor
-and the importer of bench's own results JSONL.
+"""bench-core's own plugin: built-in targets, reporters, the native suite format, the local executor,
+the importer of bench's own results JSONL and the container sandbox.
 
 It is registered through the ``bench`` entry-point group like any third-party plugin.
 """
@@ -7,7 +7,7 @@ It is registered through the ``bench`` entry-point group like any third-party pl
 from __future__ import annotations
 
 from bench.execution.local import LocalExecutor
-from bench.execution.targets.command import CommandTarget
+from bench.execution.targets.command import BUILT_IN_SANDBOXES, CommandTarget
 from bench.execution.targets.echo import EchoTarget
 from bench.execution.targets.litellm_target import LiteLLMTarget
 from bench.execution.targets.python import PythonTarget
@@ -16,6 +16,7 @@ from bench.hookspecs import (
     RegisterExecutor,
     RegisterImporter,
     RegisterReporter,
+    RegisterSandbox,
     RegisterSuiteLoader,
     RegisterTarget,
     hookimpl,
@@ -59,3 +60,9 @@ def bench_register_executors(register: RegisterExecutor) -> None:
 @hookimpl
 def bench_register_importers(register: RegisterImporter) -> None:
     register(BenchResultsImporter)
+
+
+@hookimpl
+def bench_register_sandboxes(register: RegisterSandbox) -> None:
+    for sandbox in BUILT_IN_SANDBOXES:
+        register(sandbox)

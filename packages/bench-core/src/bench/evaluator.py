@@ -125,6 +125,11 @@ class Evaluator(Generic[ConfigT]):
     #: Resource tags an executor may route on (``"gpu"``: it runs a local model that a GPU speeds
     #: up); the ray executor sends the tasks judged by it to a worker pool of that tag.
     needs: ClassVar[frozenset[str]] = frozenset()
+    #: True for types that hold several checks, some model-graded: in an offline run they are
+    #: called even when a model they name is remote, run the checks that need none, and skip the
+    #: others themselves (``bench.llm.offline_skip``). Other types that call a remote model are
+    #: skipped whole, with the reason (docs/offline.md).
+    skips_offline_checks: ClassVar[bool] = False
     #: The folder of the file that configured this evaluator (a suite, a definition file);
     #: relative paths in its settings start here. None for one built outside a suite.
     folder: Path | None = None

@@ -27,6 +27,7 @@ from bench.importer import RegisterImporter as RegisterImporter  # the importers
 from bench.reporter import Reporter
 from bench.suite_loader import SuiteLoader
 from bench.target import Target
+from bench.workspace.sandboxes import RegisterSandbox as RegisterSandbox  # the sandboxes hook's
 
 hookspec = pluggy.HookspecMarker("bench")
 hookimpl = pluggy.HookimplMarker("bench")
@@ -322,4 +323,56 @@ def bench_register_importers(register: RegisterImporter) -> None:
         @hookimpl
         def bench_register_importers(register):
             register(AnswersImporter)
+    """
+
+
+@hookspec
+def bench_register_sandboxes(register: RegisterSandbox) -> None:
+    """Register sandbox types: where a ``command`` target runs, named in ``sandbox: {type: NAME}``.
+
+    Parameters:
+        register (``RegisterSandbox = Callable[[type[Sandbox]], None]``): call it once per
+            class. The class subclasses ``bench.workspace.Sandbox``, sets ``name``, a
+            ``Config`` model (a subclass of ``bench.workspace.SandboxConfig``; its fields are
+            the settings beside ``type`` and ``timeout``) and implements
+            ``command(self, run: SandboxRun) -> list[str]``:
+            the host command that runs ``run.argv`` inside, in ``run.workdir``, with
+            ``run.env`` as its whole environment and ``run.mounts`` (host folders and where
+            they appear inside) as the only host files it sees.
+
+    ``unavailable(self)`` says why the sandbox cannot run on this machine (checked before the
+    first task: the run stops with that message); ``async stop(self, run)`` removes what the
+    command left (always called); ``workspace_path`` and ``io_path`` say where the task's
+    workspace and bench's own files appear inside (None: at their host paths, for a sandbox
+    that shares the host's file system). bench-core registers ``container`` (Podman or
+    Docker); a plugin brings Kubernetes, Modal or E2B the same way. Misuse is reported as for
+    ``bench_register_evaluators``; a clash fails the runs that ask for that sandbox.
+
+    Example::
+
+        import shutil
+
+        from bench import hookimpl
+        from bench.workspace import Sandbox, SandboxRun
+
+
+        class Offline(Sandbox):
+            \"\"\"The host's files, but no network at all: a new network namespace.\"\"\"
+
+            name = "offline"
+            workspace_path = None  # the host's paths, unchanged
+            io_path = None
+
+            def unavailable(self) -> str | None:
+                return None if shutil.which("unshare") else "sandbox offline needs unshare"
+
+            def command(self, run: SandboxRun) -> list[str]:
+                env = [f"{key}={value}" for key, value in run.env.items()]
+                offline = ["unshare", "--map-root-user", "--net"]
+                return [*offline, "env", "-i", "-C", run.workdir, *env, *run.argv]
+
+
+        @hookimpl
+        def bench_register_sandboxes(register):
+            register(Offline)
     """

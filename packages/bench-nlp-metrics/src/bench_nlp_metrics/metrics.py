@@ -215,17 +215,18 @@ class Bleu(_SummedCorpus):
           threshold: 0.5
     """
 
-    def sentence(self, hypothesis: str, refs: list[str]) -> tuple[float, dict[str, Any]]:
-        import sacrebleu
-
+    def score(self, hypothesis: str, refs: list[str]) -> tuple[float, dict[str, Any]]:
+        # One tokenization for both figures: the sentence metric's statistics are the corpus
+        # metric's (they differ in smoothing and effective order only, which act on the stats).
         c = self.config
-        bleu = sacrebleu.sentence_bleu(
-            hypothesis, refs, smooth_method=c.smooth_method, tokenize=c.tokenize, lowercase=c.lowercase
-        )
+        metric = _sentence_bleu(c.tokenize, c.lowercase, c.smooth_method)
+        stats = metric._extract_corpus_statistics([hypothesis], [[r] for r in refs])
+        bleu = metric._aggregate_and_compute(stats)
         return bleu.score / 100, {
             "bleu": round(bleu.score, 4),
             "signature": "sentence",
             "bp": round(bleu.bp, 4),
+            "corpus_stats": [_number(x) for x in stats[0]],
         }
 
     @classmethod
@@ -243,6 +244,16 @@ class Bleu(_SummedCorpus):
     def corpus_figures(cls, metric: Any, stats: list[float]) -> dict[str, Any]:
         bleu = metric._compute_score_from_stats(stats)
         return {"corpus_bleu": round(bleu.score, 4), "corpus": str(bleu)}
+
+
+@functools.lru_cache(maxsize=32)
+def _sentence_bleu(tokenize: str, lowercase: bool, smooth_method: str) -> Any:
+    """``sacrebleu.sentence_bleu``'s metric object, made once per setting (it makes one per call)."""
+    from sacrebleu.metrics.bleu import BLEU
+
+    return BLEU(
+        lowercase=lowercase, tokenize=tokenize, force=False, smooth_method=smooth_method, effective_order=True
+    )
 
 
 class ChrfConfig(ReferenceConfig):

@@ -13,6 +13,7 @@ from bench.cli.options import (
     AllowOutsideRoot,
     EnvFiles,
     NoEnvFile,
+    Offline,
     SuiteArg,
     TargetSpec,
     Vars,
@@ -28,8 +29,15 @@ def validate(
     env_file: EnvFiles = None,
     no_env_file: NoEnvFile = False,
     target: TargetSpec = None,
+    offline: Offline = False,
 ) -> None:
-    """Check a suite without running it (no target needed); list the evaluators the tasks use."""
+    """Check a suite without running it (no target needed); list the evaluators the tasks use.
+
+    With ``--offline``: loaded under the offline guard; a target that needs a remote model is
+    refused as ``bench run --offline`` refuses it, and the checks it would skip are named."""
+    from bench.llm.providers.offline import remote_models
+    from bench.pipeline.client import refuse_remote_targets
+    from bench.pipeline.run import offline_guard
     from bench.report.overview import TaskCounter, print_plan
     from bench.suite.loader import load_suite
     from bench.suite.target_spec import parse_target
@@ -39,7 +47,7 @@ def validate(
     replacement = None if target is None else parse_target(target)
     read_env_files(suite, env_file, no_env_file)
     registry = load_registry()
-    with TaskCounter("validating") as counter:
+    with offline_guard(offline), TaskCounter("validating") as counter:
         plan = load_suite(
             suite,
             registry,
@@ -49,8 +57,13 @@ def validate(
             target=replacement,
             need_target=False,
         )
+    if offline:
+        refuse_remote_targets(plan)
     print_template_warnings(plan)
     print_plan(plan)
+    remote = remote_models(plan.endpoints) if offline else []
+    if remote:
+        typer.echo(f"offline: the checks that need {', '.join(remote)} are skipped")
 
 
 @handle_errors

@@ -10,7 +10,7 @@ import typer
 
 from bench.cli.errors import EXIT_ERRORS, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, handle_errors
 from bench.cli.loading import load_registry
-from bench.cli.options import RUNS_DIR, NoCache, RunsDir, output_option
+from bench.cli.options import RUNS_DIR, NoCache, Offline, RunsDir, output_option
 from bench.cli.outputs import check_output
 
 
@@ -66,6 +66,7 @@ def rescore(
     runs_dir: RunsDir = RUNS_DIR,
     no_cache: NoCache = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only the summary.")] = False,
+    offline: Offline = False,
 ) -> None:
     """Judge a stored run's responses again with the suite's evaluators as they are now (added,
     removed, changed), calling no target; judges still call their model (cached).
@@ -76,15 +77,18 @@ def rescore(
     """
     from bench.intake.rescore import record_source, rescoring
     from bench.pipeline.options import RunOptions
-    from bench.pipeline.run import run_plan
+    from bench.pipeline.run import offline_guard, run_plan
     from bench.report.console import ConsoleObserver, print_summary
 
     registry = load_registry()
     reporters = _reporters(registry, output or [])
-    rescored = rescoring(run_id, runs_dir, registry, suite)
+    with offline_guard(offline):
+        rescored = rescoring(run_id, runs_dir, registry, suite)
     observer = ConsoleObserver(enabled=not quiet, verbose=False)
     with observer:
-        outcome = run_plan(rescored.plan, RunOptions(runs_dir=runs_dir, cache=not no_cache), observer)
+        outcome = run_plan(
+            rescored.plan, RunOptions(runs_dir=runs_dir, cache=not no_cache, offline=offline), observer
+        )
     record_source(outcome.folder, rescored)
     for reporter, path in reporters:
         reporter.write(outcome.report, path)

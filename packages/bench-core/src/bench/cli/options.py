@@ -54,6 +54,14 @@ NoEnvFile = Annotated[
         "--no-env-file", help="Read no .env file (neither the suite's nor the working directory's)."
     ),
 ]
+Offline = Annotated[
+    bool,
+    typer.Option(
+        "--offline",
+        help="Connect to nothing but loopback and Unix sockets: checks that need a remote model are "
+        "skipped with the reason, a target that needs one is refused (docs/offline.md).",
+    ),
+]
 RUNS_DIR = Path(".bench/runs")
 LABELS_FILE = Path("labels.jsonl")
 

@@ -12,9 +12,12 @@ from bench.evaluator import Evaluator, Result, Sample
 from bench.evidence import as_text
 from bench.execution import killable
 from bench.execution.deadline import Exceeded, sync_deadline
+from bench.llm.providers import credentials
+from bench.llm.providers.offline import SKIPPED, needs, remote_models
 from bench.suite.plan import BoundEvaluator
 from bench.vocabulary.errors import EvaluatorError, RunStopped
 from bench.vocabulary.results import EvaluatorOutcome
+from bench.workspace import network_guard
 
 #: How long an async evaluator (an LLM judge with its retries, samples and panel) may take.
 EVALUATOR_TIMEOUT_S = 600.0
@@ -84,6 +87,9 @@ async def evaluate(
         return EvaluatorOutcome(
             **base, passed=False, reason="expected an error, but the target returned a response"
         )
+    skipped = offline_skipped(evaluator)
+    if skipped is not None:
+        return EvaluatorOutcome(**base, passed=False, error=skipped, details={SKIPPED: [skipped]})
     try:
         if evaluator.target is not None or evaluator.expected_from is not None:
             sample = with_evidence(evaluator, sample)
@@ -110,7 +116,7 @@ async def evaluate(
         error = f"evaluator '{evaluator.name}' ({evaluator.type}) exceeded {timeout:g} s"
         return EvaluatorOutcome(**base, passed=False, error=error)
     except EvaluatorError as exc:
-        return EvaluatorOutcome(**base, passed=False, error=str(exc))
+        return EvaluatorOutcome(**base, passed=False, error=str(exc), details=exc.details)
     except Exception as exc:  # a bug in a plugin is its error, not the system's failure
         error = (
             f"evaluator '{evaluator.name}' ({evaluator.type} from {evaluator.distribution}) "
@@ -119,6 +125,24 @@ async def evaluate(
         return EvaluatorOutcome(**base, passed=False, error=error)
     passed, score, reason = _apply_settings(evaluator, result)
     return EvaluatorOutcome(**base, passed=passed, score=score, reason=reason, details=result.details)
+
+
+def offline_skipped(evaluator: BoundEvaluator) -> str | None:
+    """In an offline run, why ``evaluator`` does not run (a model it calls is not on loopback);
+    None when it runs. A type that skips its own graded checks (``skips_offline_checks``) runs."""
+    instance = evaluator.instance
+    if not network_guard.active() or instance.skips_offline_checks or not instance.llm_calls():
+        return None
+    remote = remote_models(credentials.endpoints(instance))
+    return needs(evaluator.type, remote) if remote else None
+
+
+def decided_despite_skips(outcomes: list[EvaluatorOutcome]) -> bool:
+    """Whether a task whose only errors are checks skipped offline fails anyway: a check that ran
+    failed, so no skipped verdict could make it pass."""
+    errors = [o for o in outcomes if o.error is not None]
+    ran = [o for o in outcomes if o.error is None]
+    return all(SKIPPED in o.details for o in errors) and any(not o.passed for o in ran)
 
 
 def task_score(outcomes: list[EvaluatorOutcome]) -> float | None:

@@ -18,6 +18,8 @@ import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from bench.workspace import network_guard
+
 T = TypeVar("T")
 
 _pool: Any = None
@@ -51,7 +53,9 @@ _PR_SET_PDEATHSIG = 1
 
 
 def _die_with_parent(parent: int) -> None:
-    """In a worker: be killed when bench dies, even by SIGKILL, rather than run on (Linux)."""
+    """In a worker: be killed when bench dies, even by SIGKILL, rather than run on (Linux); offline
+    when the run is (a forked worker inherits the guard, a spawned one reads the environment)."""
+    network_guard.install_from_env()
     if sys.platform.startswith("linux"):
         ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != parent:  # bench died before the line above

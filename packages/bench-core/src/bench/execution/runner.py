@@ -21,7 +21,13 @@ from typing import Any
 from bench.evaluator import Evaluator, Sample
 from bench.execution import killable
 from bench.execution.bounded import DEFAULT_MAX_RESPONSE_BYTES, bound_response
-from bench.execution.evaluation import EVALUATOR_TIMEOUT_S, evaluate, task_score, with_evidence
+from bench.execution.evaluation import (
+    EVALUATOR_TIMEOUT_S,
+    decided_despite_skips,
+    evaluate,
+    task_score,
+    with_evidence,
+)
 from bench.execution.inputs import input_fields
 from bench.llm.client import LLMClient
 from bench.scoring.compute import task_scorecard
@@ -397,7 +403,7 @@ class Runner:
                 slots[i] = outcome
         outcomes: list[EvaluatorOutcome] = slots
         if any(o.error is not None for o in outcomes):
-            status = ERROR
+            status = FAILED if decided_despite_skips(outcomes) else ERROR
         elif all(o.passed for o in outcomes):
             status = PASSED
         else:

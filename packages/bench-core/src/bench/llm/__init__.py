@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from bench.llm.judge import TemplateJudgeConfig as TemplateJudgeConfig
     from bench.llm.judge import Vote as Vote
     from bench.llm.judge import framed as framed
+    from bench.llm.providers.offline import SKIPPED as SKIPPED
+    from bench.llm.providers.offline import offline_skip as offline_skip
     from bench.llm.request import LLMRequest as LLMRequest
     from bench.llm.request import LLMResult as LLMResult
     from bench.llm.tool_calling import ToolLoopOutcome as ToolLoopOutcome
@@ -63,6 +65,8 @@ _EXPORTS = {
     "ToolLoopOutcome": "bench.llm.tool_calling",
     "parse_tool_call": "bench.vocabulary.tool_calls",
     "decode_arguments": "bench.vocabulary.tool_calls",
+    "offline_skip": "bench.llm.providers.offline",
+    "SKIPPED": "bench.llm.providers.offline",
 }
 
 __all__ = [*_EXPORTS]

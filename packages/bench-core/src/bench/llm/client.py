@@ -7,14 +7,13 @@ import contextlib
 import json
 import sys
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from bench.llm import answers
 from bench.llm.accounting import Budget, Prices, Totals
-from bench.llm.batch.collector import Batcher
 from bench.llm.cache.layers import CacheLayers
 from bench.llm.cache.local import ResponseCache, cache_key
 from bench.llm.cache.shared import SharedCache
@@ -29,6 +28,7 @@ from bench.llm.failures import (
     retry_wait,
     short_reason,
 )
+from bench.llm.key_gate import KeyGate, Refused
 from bench.llm.limits.coordination import Coordinator
 from bench.llm.limits.leasing import LeaseHolder
 from bench.llm.limits.throttle import AdaptiveLimit, Limits
@@ -54,6 +54,22 @@ ANSWER_PARAMS = (
     "reasoning_effort",
     "n",
 )
+
+
+class BatchRoute(Protocol):
+    """What the client asks of the run's batches (bench.llm.batch.collector.Batcher)."""
+
+    def takes(self, request: LLMRequest, params: dict[str, Any]) -> bool: ...
+
+    async def complete(
+        self, request: LLMRequest, params: dict[str, Any], rid: str, live: Callable[[], Awaitable[LLMResult]]
+    ) -> LLMResult: ...
+
+    async def aclose(self) -> None: ...
+
+    def waiting(self) -> bool: ...
+
+    def report(self) -> dict[str, Any]: ...
 
 
 class LLMClient:
@@ -95,27 +111,12 @@ class LLMClient:
             shared = SharedCache(shared_cache, schema=CachedAnswer) if shared_cache else None
             self.cache = CacheLayers(local, shared)
         self.redact = redactor or current()
-        #: (provider, key variable) -> set once its first call has an answer that is no auth
-        #: failure, or its key probe a 2xx: until then other calls wait, so a rejected key costs
-        #: one request, not N.
-        self._first_calls: dict[tuple[str, str | None], asyncio.Event] = {}
+        #: (provider, key variable) -> its first calls (``KeyGate``): a rejected key is one
+        #: error, not N, and a key that can be probed holds no call back.
+        self._first_calls: dict[tuple[str, str | None], KeyGate] = {}
         self.on_import = on_import
-        #: The run's batches (``use_batches``); None: every call is made live.
-        self.batcher: Batcher | None = None
-
-    def use_batches(self, folder: Path, *, detach: bool = False, retry_live: bool = False) -> Batcher:
-        """Send the calls of models set to batch (``llm.batch``, a model's ``batch``) through their
-        providers' batch APIs, kept durable in ``folder`` (bench.llm.batch)."""
-        self.batcher = Batcher.at(
-            folder,
-            self.calls.transport,
-            self.prices,
-            detach=detach,
-            retry_live=retry_live,
-            poll_s=self.settings.batch_poll_s,
-            settle_s=self.settings.batch_settle_s,
-        )
-        return self.batcher
+        #: The run's batches (bench.llm.batch.collector, set by the run); None: every call live.
+        self.batcher: BatchRoute | None = None
 
     def batches(self, model: str) -> bool:
         """Whether calls to ``model`` are set to go to batches (its own ``batch``, else ``llm.batch``)."""
@@ -213,23 +214,26 @@ class LLMClient:
         leader = gate is None  # this call goes first and proves the key; the others wait for it
         probing = None
         if gate is None:
-            gate = self._first_calls[(provider, request.api_key_env)] = asyncio.Event()
+            gate = self._first_calls[(provider, request.api_key_env)] = KeyGate()
             probing = self.calls.probe(request, params, gate)
+            if probing is not None:
+                gate.open()  # the others go beside the probe; a refusal cuts them
         try:
             result = await self._with_retries(request, params, provider, gate, leader)
         finally:
             if leader:
-                gate.set()
+                gate.open()
             if probing is not None:
                 probing.cancel()  # its answer no longer matters
         return result
 
     async def _with_retries(
-        self, request: LLMRequest, params: dict[str, Any], provider: str, gate: asyncio.Event, leader: bool
+        self, request: LLMRequest, params: dict[str, Any], provider: str, gate: KeyGate, leader: bool
     ) -> LLMResult:
-        """Attempt the call until it succeeds or must fail. The ``leader`` sets ``gate`` once its
+        """Attempt the call until it succeeds or must fail. The ``leader`` opens ``gate`` once its
         first attempt shows the key was not refused; the others' first attempts wait for it, as
-        they wait for a call slot (within ``queue_timeout``, counted as waiting)."""
+        they wait for a call slot (within ``queue_timeout``, counted as waiting), unless a probe
+        opened it already."""
         settings = self.settings
         adaptive = self.limits.for_provider(provider)
         estimate = sum(len(str(m.get("content") or "")) for m in request.messages) // 4 + int(
@@ -243,15 +247,15 @@ class LLMClient:
             queued = time.perf_counter()
             try:
                 async with self._slot(request.model, estimate, adaptive, None if leader else gate):
-                    if not leader and attempt == 1 and provider in self.limits.breaker.open:
-                        raise RunStopped(f"provider stopped: {self.limits.breaker.open[provider]}")
+                    if not leader and attempt == 1:
+                        self._stop_if_open(provider)
                     if attempt == 1 and self.leases is not None:
                         self.leases.check(provider, request.purpose)
                     started = time.perf_counter()  # the attempt's own time starts with its slot
                     waited += started - queued
                     self.totals.attempts += 1
-                    response, ttft = await asyncio.wait_for(
-                        self.calls.attempt(request, params, started), settings.attempt_timeout
+                    response, ttft = await gate.send(
+                        self.calls.attempt(request, params, started), settings.attempt_timeout, leader
                     )
                 if request.moderation:
                     result = answers.moderation(request.model, response, attempt, started)
@@ -262,6 +266,10 @@ class LLMClient:
                 result.usage.wait_ms = round(waited * 1000, 3)
             except RunStopped:
                 raise
+            except Refused:  # another answer refused the key while this call was in flight
+                await gate.wait()
+                self._stop_if_open(provider)
+                continue
             except ModelCallError as exc:  # an empty completion: permanent, not the provider's fault
                 if not isinstance(exc, QueueTimeout):
                     self.limits.breaker.success(provider)
@@ -269,18 +277,10 @@ class LLMClient:
                 raise
             except Exception as exc:
                 retryable, fatal, status = classify(exc)
-                if status == 429 and adaptive.rate_limited():
-                    sys.stderr.write(
-                        f"note: {request.model} is rate-limited (429): at most {adaptive.limit} "
-                        f"call{'s' * (adaptive.limit > 1)} at a time now\n"
-                    )
-                reason = "timed out" if isinstance(exc, asyncio.TimeoutError) else short_reason(exc)
-                if reason.lower().startswith("connection error"):
-                    # litellm reports a refused connection as a 500 (RELIABILITY L4): say what happened.
-                    url = public_url(request.api_base) if request.api_base else "the provider's API"
-                    reason, status = f"cannot connect to {url}", None
-                if status in (401, 403):
-                    reason = f"{reason} ({auth_hint(request.model, request.api_key_env)})"
+                reason, status = self._failure(request, exc, status, adaptive)
+                if fatal:
+                    gate.refuse()
+                    self._stop_if_open(provider)  # another call's refusal said it already
                 if not retryable or attempt >= settings.max_attempts:
                     self.limits.breaker.failure(provider, self.redact(reason), fatal=fatal)
                     where = f"{status} from " if status else ""
@@ -293,19 +293,44 @@ class LLMClient:
                         partial=exc.partial if isinstance(exc, StreamCut) else None,
                     ) from None
                 if leader:
-                    gate.set()  # not an auth failure: the others need not wait for the retries
+                    gate.open()  # not an auth failure: the others need not wait for the retries
                 # The slot was given back above, so a task sleeping here holds no connection (G04).
                 wait = retry_wait(attempt, retry_after(exc), settings.max_wait)
                 await asyncio.sleep(wait)
                 waited += wait
                 continue
             self.limits.breaker.success(provider)
+            if not gate.proven:
+                gate.prove()
             await adaptive.succeeded()
             return result
 
+    def _stop_if_open(self, provider: str) -> None:
+        """Raise ``RunStopped`` when ``provider``'s breaker is open (a refusal, or failures)."""
+        if provider in self.limits.breaker.open:
+            raise RunStopped(f"provider stopped: {self.limits.breaker.open[provider]}")
+
+    def _failure(
+        self, request: LLMRequest, exc: Exception, status: int | None, adaptive: AdaptiveLimit
+    ) -> tuple[str, int | None]:
+        """A failed attempt's reason in words and its status; a rate limit's cut is said on stderr."""
+        if status == 429 and adaptive.rate_limited():
+            sys.stderr.write(
+                f"note: {request.model} is rate-limited (429): at most {adaptive.limit} "
+                f"call{'s' * (adaptive.limit > 1)} at a time now\n"
+            )
+        reason = "timed out" if isinstance(exc, asyncio.TimeoutError) else short_reason(exc)
+        if reason.lower().startswith("connection error"):
+            # litellm reports a refused connection as a 500 (RELIABILITY L4): say what happened.
+            url = public_url(request.api_base) if request.api_base else "the provider's API"
+            reason, status = f"cannot connect to {url}", None
+        if status in (401, 403):
+            reason = f"{reason} ({auth_hint(request.model, request.api_key_env)})"
+        return reason, status
+
     @asynccontextmanager
     async def _slot(
-        self, model: str, estimate: int, adaptive: AdaptiveLimit, after: asyncio.Event | None = None
+        self, model: str, estimate: int, adaptive: AdaptiveLimit, after: KeyGate | None = None
     ) -> AsyncIterator[None]:
         """Hold the model's and the provider's call slots, waiting at most ``queue_timeout`` (G05),
         once ``after`` (the provider's first call) is set."""

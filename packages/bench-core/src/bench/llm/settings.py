@@ -39,7 +39,8 @@ class LLMSettings(_Strict):
     max_wait: PositiveFloat = 60.0
     """Longest wait between attempts, ``Retry-After`` included."""
     concurrency: PositiveInt = 16
-    """Calls in flight per provider; halved on a rate limit, grown back on success."""
+    """Calls in flight per provider; halved on a rate limit, grown back on success. Unset, the
+    run's tasks in flight (``-j``, or the suite's ``concurrency:``) set it; without those, 16."""
     queue_timeout: PositiveFloat = 300.0
     """Longest wait for a call slot (concurrency, rpm, tpm) before the call fails."""
     max_consecutive_failures: PositiveInt = 5
@@ -58,6 +59,27 @@ class LLMSettings(_Strict):
     ``openrouter/``, ``together_ai/``, ``deepseek/``) are called over HTTP directly, the rest
     through litellm; ``litellm``: every call through litellm
     (``BENCH_LLM_TRANSPORT=litellm`` does the same)."""
+
+
+def sized_for_run(
+    settings: LLMSettings, tasks_in_flight: int | None, source: str = "-j"
+) -> tuple[LLMSettings, str | None]:
+    """The settings a run calls models with, and a start-up note when two limits disagree.
+
+    The run's tasks in flight (``source``: ``-j``, or the suite's ``concurrency:``) also set the
+    model calls in flight, unless the suite's ``llm:`` block sets ``concurrency`` itself: then that
+    one wins, and the note says so. Without either the default (16) stays.
+    """
+    if tasks_in_flight is None:
+        return settings, None
+    if "concurrency" not in settings.model_fields_set:
+        return settings.model_copy(update={"concurrency": tasks_in_flight}), None
+    if settings.concurrency == tasks_in_flight:
+        return settings, None
+    return settings, (
+        f"model calls in flight: at most {settings.concurrency} (the suite's llm.concurrency), "
+        f"tasks in flight: {tasks_in_flight} ({source})"
+    )
 
 
 class PriceRow(_Strict):

@@ -61,6 +61,8 @@ class Standing:
 def bars(plan: Plan) -> dict[str, tuple[BoundEvaluator, CalibrationBar]]:
     """Each judge that has a calibration bar (its own, else the suite's), by name."""
     found: dict[str, tuple[BoundEvaluator, CalibrationBar]] = {}
+    if plan.calibration is None and not plan.calibrated:
+        return found  # no bar anywhere: nothing to walk (a large plan rebuilds each task)
     for planned in plan.tasks:
         for bound in planned.evaluators:
             bar = bound.calibration or plan.calibration

@@ -10,16 +10,17 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from bench.llm.batch.collector import refusal
-from bench.llm.batch.protocols import protocol_of
 from bench.llm.cache.local import default_cache_path
 from bench.llm.cache.shared import shared_cache_url
 from bench.llm.client import LLMClient
 from bench.llm.limits.coordination import Coordinator
+from bench.llm.providers import credentials
 from bench.llm.providers.credentials import describe_missing, missing_credentials
 from bench.llm.providers.direct import preload as preload_http
 from bench.llm.providers.litellm_import import import_in_background
+from bench.llm.providers.offline import needs, on_loopback, remote_models
 from bench.llm.providers.prices import model_cost
+from bench.llm.settings import LLMSettings, sized_for_run
 from bench.pipeline.estimate import check_prices
 from bench.pipeline.options import RunOptions
 from bench.suite.plan import Plan, all_targets
@@ -37,12 +38,10 @@ def make_client(
 ) -> LLMClient:
     """The run's LLM client, from the suite's settings and the command line (a worker's shares
     the run's limits and budgets through ``coordinator``)."""
-    settings = plan.llm if options.cache else plan.llm.model_copy(update={"cache": False})
+    settings, _ = call_settings(plan, options)
+    settings = settings if options.cache else settings.model_copy(update={"cache": False})
     if options.batch:
         settings = settings.model_copy(update={"batch": True})
-    refused = [m for m, own in settings.models.items() if own.batch and protocol_of(m) is None]
-    if refused:
-        raise ConfigError(refusal(refused[0]))
     cache_path = options.cache_path or default_cache_path()
     return LLMClient(
         settings,
@@ -55,6 +54,13 @@ def make_client(
         worker_id=worker_id,
         on_import=on_import,
     )
+
+
+def call_settings(plan: Plan, options: RunOptions) -> tuple[LLMSettings, str | None]:
+    """The suite's ``llm:`` settings sized for the run's tasks in flight, and the note that says
+    which limit wins when the suite sets both (``sized_for_run``)."""
+    source = "-j" if options.concurrency else "the suite's concurrency"
+    return sized_for_run(plan.llm, options.concurrency or plan.concurrency, source)
 
 
 def with_client(plan: Plan, llm: LLMClient) -> Plan:
@@ -84,24 +90,29 @@ class StartUp:
     reading: threading.Thread | None
 
     @classmethod
-    def start(cls, plan: Plan, llm: LLMClient) -> StartUp:
+    def start(cls, plan: Plan, llm: LLMClient, *, offline: bool = False) -> StartUp:
         """Start the imports the plan's calls will need, and refuse a run that cannot make its
-        calls: a dollar budget with an unpriced model, an endpoint's key missing."""
+        calls: a dollar budget with an unpriced model, an endpoint's key missing; ``offline``: a
+        target that needs a remote model (the checks that need one are skipped, keys or not)."""
+        endpoints = plan.endpoints
+        if offline:
+            refuse_remote_targets(plan)
+            endpoints = {e for e in endpoints if on_loopback(e.model, e.api_base)}
         # Judges' models included: a judge-only suite's first judge call would import it otherwise.
-        import_now = llm.needs_litellm([e.model for e in plan.endpoints]) and llm.may_call()
+        import_now = llm.needs_litellm([e.model for e in endpoints]) and llm.may_call()
         if import_now:
             import_in_background()  # overlaps the checks and the store's opening
         check_prices(plan, llm.prices)
         reading: threading.Thread | None = None
-        if plan.endpoints:
+        if endpoints:
             # litellm's price map takes ~40 ms to read and aiohttp ~0.1 s to import: both now,
             # beside the start-up, not in the first answer while every other call waits behind it.
-            direct = llm.may_call() and any(llm.direct(e.model) for e in plan.endpoints)
+            direct = llm.may_call() and any(llm.direct(e.model) for e in endpoints)
             reading = threading.Thread(target=_read_ahead, args=(direct,), name="bench-prices", daemon=True)
             reading.start()
-        missing = missing_credentials(plan.endpoints)
+        missing = missing_credentials(endpoints)
         if missing:  # one error before any task, never one per task
-            raise ConfigError(describe_missing(missing))
+            raise ConfigError(describe_missing(missing) + _offline_hint(plan, missing))
         return cls(import_now, reading)
 
     async def finish(self, plan: Plan, llm: LLMClient) -> None:
@@ -112,6 +123,31 @@ class StartUp:
             await llm.warm_up()
         if self.reading is not None:
             await asyncio.to_thread(self.reading.join)  # likewise the HTTP client's import (N05)
+
+
+#: What the refusal of a missing key adds when checks need it: the run that needs no key.
+OFFLINE_HINT = "; or run with --offline: the checks that need a remote model are skipped, the rest decide"
+
+
+def _offline_hint(plan: Plan, missing: dict[str, list[str]]) -> str:
+    """``OFFLINE_HINT`` when a check needs a missing key (a target that needs one is refused offline)."""
+    targets = {m for t in all_targets(plan) for m, _ in t.llm_calls()} if plan.needs_target else set()
+    return OFFLINE_HINT if any(m not in targets for models in missing.values() for m in models) else ""
+
+
+def refuse_remote_targets(plan: Plan) -> None:
+    """Refuse an offline run whose tasks call a target that needs a model not on loopback."""
+    if not plan.needs_target:
+        return  # every task has its response: no target is called
+    for target in all_targets(plan):
+        remote = remote_models(credentials.endpoints(target))
+        if remote:
+            name = target.label or type(target).name
+            raise ConfigError(
+                f"{needs(f'target {name!r}', remote)}, which is not served on loopback: give a "
+                "target that calls no remote model (--target echo, a recorded one) or a model "
+                "on a local server (api_base: http://127.0.0.1:PORT/v1)"
+            )
 
 
 def _read_ahead(direct: bool) -> None:

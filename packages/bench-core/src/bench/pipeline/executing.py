@@ -15,6 +15,7 @@ from bench.execution.sink import StoreSink
 from bench.executor import Executor, ExecutorSettings, Job
 from bench.llm.accounting import Totals
 from bench.llm.cache.shared import shared_cache_url
+from bench.pipeline.batches import use_batches
 from bench.pipeline.loading import executor_class
 from bench.pipeline.opening import OpenedRun
 from bench.pipeline.options import DEFAULT_CONCURRENCY, RunOptions
@@ -71,6 +72,7 @@ async def execute_run(
     client are closed at the end, whatever happened."""
     plan, store, llm, summary = opened.plan, opened.store, opened.llm, opened.summary
     try:
+        use_batches(llm, store.folder / "batches", options)  # before the settings: all tasks at once
         executor = executor_class(options.executor, registry)(executor_settings(options, opened))
     except BaseException:
         store.close()
@@ -130,7 +132,7 @@ def _finish_manifest(
     if not opened.store.folder.exists():
         return
     batched = opened.llm.batcher
-    if batched is not None and batched.ledger.waiting() and status == "stopped":
+    if batched is not None and batched.waiting() and status == "stopped":
         status = WAITING
     # On a write error the original error says why.
     with contextlib.suppress(StoreWriteError):
@@ -142,6 +144,6 @@ def _finish_manifest(
                 summary=opened.summary.as_dict(),
                 stopped=executor.stopped,
                 llm=totals.as_dict(),
-                **({"batches": batched.summary.to_dict()} if batched is not None else {}),
+                **({"batches": batched.report()} if batched is not None else {}),
             )
         )

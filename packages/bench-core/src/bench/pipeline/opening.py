@@ -9,8 +9,9 @@ from typing import Any
 
 from bench.executor import DEFAULT_EXECUTOR
 from bench.llm.client import LLMClient
+from bench.llm.providers.offline import remote_models
 from bench.pipeline.calibration_gate import gate
-from bench.pipeline.client import StartUp, make_client, with_client
+from bench.pipeline.client import StartUp, call_settings, make_client, with_client
 from bench.pipeline.options import RunOptions
 from bench.pipeline.rerun import Selected, apply_selection, check_target_override, resumed_selection
 from bench.pipeline.resume import select_tasks
@@ -84,19 +85,20 @@ async def open_run(plan: Plan, options: RunOptions, observer: RunObserver) -> Op
     # whatever their names (H05).
     redact.refresh(redact.credential_names([plan.path, *plan.referenced_files]))
     llm = make_client(plan, options, on_import=lambda: observer.note("importing the model client (litellm)…"))
+    said = call_settings(plan, options)[1]
+    if said:
+        observer.note(said)
     try:
-        start_up = StartUp.start(plan, llm)
+        start_up = StartUp.start(plan, llm, offline=options.offline)
         opened = _open_store(with_client(plan, llm), options, llm, calibration)
     except BaseException:
         await llm.aclose()
         raise
-    batches = opened.store.folder / "batches"
-    if options.resume and (batches / "ledger.jsonl").exists() and not llm.settings.batch:
-        llm.settings = llm.settings.model_copy(update={"batch": True})  # a batch run resumes as one
-    if llm.settings.batch or any(own.batch for own in llm.settings.models.values()):
-        llm.use_batches(batches, detach=options.detach, retry_live=options.batch_retry_live)
     try:
         observer.note(f"loaded {plan.path.name}: {_counted(opened.plan)}")
+        remote = remote_models(plan.endpoints) if options.offline else []
+        if remote:
+            observer.note(f"offline: the checks that need {', '.join(remote)} are skipped")
         await start_up.finish(opened.plan, llm)
     except BaseException:
         opened.store.close()

@@ -75,6 +75,9 @@ class RunOptions:
     handle_signals: bool = True
     #: Seconds an async evaluator (an LLM judge) may take before it is an evaluator error.
     evaluator_timeout: float = EVALUATOR_TIMEOUT_S
+    #: Connect to nothing but loopback and Unix sockets (``--offline``): checks that need a
+    #: remote model are skipped with the reason, a target that needs one is refused (docs/offline.md).
+    offline: bool = False
     #: Send model calls through the providers' batch APIs where they have one (``--batch``;
     #: docs/batch.md).
     batch: bool = False

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import signal
 from collections.abc import Callable
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from bench.llm.accounting import Estimate, Prices
 from bench.llm.providers.credentials import describe_missing, missing_credentials
+from bench.llm.providers.offline import on_loopback
 from bench.pipeline.closing import RunOutcome, close_run
 from bench.pipeline.estimate import estimate
 from bench.pipeline.executing import execute_run
@@ -25,6 +27,7 @@ from bench.pipeline.options import RunOptions
 from bench.pipeline.rerun import apply_selection
 from bench.report.observer import RunObserver
 from bench.suite.plan import Plan
+from bench.workspace import network_guard
 
 if TYPE_CHECKING:
     from bench.plugins.registry import Registry
@@ -57,14 +60,20 @@ async def run_suite(
 
     ``offload``: read the suite in a worker thread, so that the caller's event loop keeps running
     meanwhile (``bench.arun``)."""
-    with observer.loading(Path(suite)) as progress:
-        work = functools.partial(load_for_run, suite, options, registry, progress)
-        plan = await asyncio.to_thread(work) if offload else _interruptible(work, options.handle_signals)
-    for line in plan.template_warnings:
-        observer.warning(line)
-    if options.dry_run:
-        return dry_run(plan, options)
-    return await run_loaded(plan, options, observer, registry)
+    with offline_guard(options.offline):
+        with observer.loading(Path(suite)) as progress:
+            work = functools.partial(load_for_run, suite, options, registry, progress)
+            plan = await asyncio.to_thread(work) if offload else _interruptible(work, options.handle_signals)
+        for line in plan.template_warnings:
+            observer.warning(line)
+        if options.dry_run:
+            return dry_run(plan, options)
+        return await run_loaded(plan, options, observer, registry)
+
+
+def offline_guard(offline: bool) -> contextlib.AbstractContextManager[None]:
+    """The offline guard (bench.workspace.network_guard) for an offline run; nothing otherwise."""
+    return network_guard.offline() if offline else contextlib.nullcontext()
 
 
 def _interruptible(work: Callable[[], T], handle_signals: bool) -> T:
@@ -87,9 +96,10 @@ async def run_loaded(
 ) -> RunOutcome:
     """Open the run, execute it, close it; every result lands in the run store."""
     observer = observer or RunObserver()
-    opened = await open_run(plan, options, observer)
-    executed = await execute_run(opened, options, observer, registry)
-    return close_run(opened, executed, options)
+    with offline_guard(options.offline):
+        opened = await open_run(plan, options, observer)
+        executed = await execute_run(opened, options, observer, registry)
+        return close_run(opened, executed, options)
 
 
 def run_plan(
@@ -105,7 +115,10 @@ def dry_run(plan: Plan, options: RunOptions) -> DryRun:
     if options.select is not None and options.select.active:
         narrowed = apply_selection(plan, options.select, options.runs_dir).narrowed
         plan, note = narrowed.plan, narrowed.note
-    missing = missing_credentials(plan.endpoints)
+    endpoints = plan.endpoints
+    if options.offline:  # the calls an offline run skips need no key
+        endpoints = {e for e in endpoints if on_loopback(e.model, e.api_base)}
+    missing = missing_credentials(endpoints)
     return DryRun(
         plan, estimate(plan, Prices(plan.pricing)), note, describe_missing(missing) if missing else None
     )

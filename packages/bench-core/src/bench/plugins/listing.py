@@ -34,7 +34,8 @@ def describe(registry: Registry) -> str:
         lines.append(_line("hooks", ", ".join(plugin.hooks) or "none"))
         for kind, _base in HOOKS.values():
             if plugin.registered.get(kind):
-                lines.append(_line(f"{kind}s", _names(plugin.registered[kind])))
+                plural = f"{kind}es" if kind.endswith("x") else f"{kind}s"
+                lines.append(_line(plural, _names(plugin.registered[kind])))
     if registry.failures:
         lines += ["", "failed to load:", *(f"  {failure}" for failure in registry.failures)]
     if registry.clashes:

@@ -32,6 +32,7 @@ from bench.reporter import Reporter
 from bench.suite_loader import SuiteLoader
 from bench.target import Target
 from bench.vocabulary.errors import did_you_mean
+from bench.workspace.sandboxes import Sandbox
 
 __all__ = ["Clash", "PluginFailure", "PluginInfo", "Provided", "Registry", "build_registry", "get_registry"]
 
@@ -45,6 +46,7 @@ HOOKS: dict[str, tuple[str, type[Any]]] = {
     "bench_register_suite_loaders": ("suite loader", SuiteLoader),
     "bench_register_executors": ("executor", Executor),
     "bench_register_importers": ("importer", Importer),
+    "bench_register_sandboxes": ("sandbox", Sandbox),
 }
 
 
@@ -82,6 +84,7 @@ class Registry:
     suite_loaders: NameTable[type[SuiteLoader]] = field(default_factory=lambda: NameTable("suite loader"))
     executors: NameTable[type[Executor]] = field(default_factory=lambda: NameTable("executor"))
     importers: NameTable[type[Importer]] = field(default_factory=lambda: NameTable("importer"))
+    sandboxes: NameTable[type[Sandbox]] = field(default_factory=lambda: NameTable("sandbox"))
     failures: list[PluginFailure] = field(default_factory=list)
     #: "distribution:entry point" -> the plugin, in load order
     plugins: dict[str, PluginInfo] = field(default_factory=dict)
@@ -103,6 +106,7 @@ class Registry:
             "bench_register_suite_loaders": self.suite_loaders,
             "bench_register_executors": self.executors,
             "bench_register_importers": self.importers,
+            "bench_register_sandboxes": self.sandboxes,
         }
         return tables[hook_name]
 

@@ -186,6 +186,7 @@ class _SuiteBuilder:
         plan.needs_target = index.needs_target
         plan.max_repeat = index.max_repeat
         plan.endpoints = index.endpoints
+        plan.calibrated = index.calibrated
         return plan
 
     def _expand(self, header: _Header, row: PlanRow) -> Iterable[PlannedTask]:

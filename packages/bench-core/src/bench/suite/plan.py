@@ -259,6 +259,8 @@ class TaskIndex:
         self.needs_target = 0
         self.endpoints: set[Endpoint] = set()
         self.max_repeat = 1
+        #: Whether any evaluator has a calibration bar of its own (``Plan.calibrated``).
+        self.calibrated = False
         self.seen = KeyTable()  # task id -> its row (a dict of a million ids held ~120 MiB)
         self.pass_at_k: dict[str, float] = {}
 
@@ -266,6 +268,7 @@ class TaskIndex:
         """Keep what identifies the task ``planned`` and each of its ``runs``."""
         self.task_digests.append(planned.digest)
         self.endpoints |= endpoints(planned.evaluators)
+        self.calibrated = self.calibrated or any(e.calibration is not None for e in planned.evaluators)
         self.max_repeat = max(self.max_repeat, planned.repeats)
         before = len(self.ids)
         for run in runs:
@@ -338,6 +341,10 @@ class Plan:
     endpoints: set[Endpoint] = field(default_factory=set)
     #: The suite-wide calibration bar of judges (``calibration:``).
     calibration: CalibrationBar | None = None
+    #: Whether any task's evaluator may have a calibration bar of its own: False only when the
+    #: validating load saw none, so without ``calibration`` no judge is checked and the tasks
+    #: need not be walked (a large plan rebuilds each one).
+    calibrated: bool = True
     #: Rebuilds one source row's runs without validating it again (see ``build``).
     expand: Callable[[PlanRow], Iterable[PlannedTask]] | None = field(default=None, repr=False)
 

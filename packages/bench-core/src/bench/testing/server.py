@@ -12,12 +12,13 @@ matched by their end, as sent or before their query, so Azure's
 ``/openai/deployments/D/chat/completions?api-version=V`` is a chat completion; ``requests`` keep
 the path with its query. ``GET /v1/models`` (and OpenRouter's ``/v1/key``, Azure's
 ``/openai/models?api-version=V``), the client's key probe, answers
-``server.models_status`` (200), or the status of a 401/403 ``Fault`` that would answer every next
-completion (a refused key refuses both); ``probes()`` counts them. Supports
+``server.models_status`` (200, with a model list shaped like OpenAI's), or the status of a 401/403
+``Fault`` that would answer every next completion (a refused key refuses both), after
+``server.models_latency_s`` (default: ``latency_s``, a round trip like any other request);
+``probes()`` counts them. Supports
 chat completions (tool calls, JSON mode, streaming), embeddings, fault injection (HTTP errors with
 ``Retry-After``, malformed JSON, a hang, a dropped connection, a body that trickles, a stream cut
-without its terminal event) and latency, and both batch APIs (``server.batches``,
-bench.testing.batches). ``python -m bench.testing.server`` runs one standalone.
+without its terminal event) and latency. ``python -m bench.testing.server`` runs one standalone.
 """
 
 from __future__ import annotations
@@ -36,13 +37,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from bench.testing.batches import FakeBatches
-from bench.testing.wire import (
-    all_text,
-    completion,
-    default_moderation,
-    last_user_text,
-    tool_call,
-)
+from bench.testing.completions import completion, default_moderation, tool_call
 
 
 @dataclass
@@ -95,7 +90,31 @@ class Recorded:
 
     @property
     def last_user_text(self) -> str:
-        return last_user_text(self.body)
+        return _last_user_text(self.body)
+
+
+def _last_user_text(body: dict[str, Any]) -> str:
+    for message in reversed(body.get("messages") or []):
+        if message.get("role") == "user":
+            content = message.get("content")
+            if isinstance(content, list):
+                return " ".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+            return str(content or "")
+    return ""
+
+
+def _all_text(body: dict[str, Any]) -> str:
+    return "\n".join(str(m.get("content") or "") for m in body.get("messages") or [])
+
+
+#: ``GET /v1/models``'s answer, shaped like OpenAI's.
+MODEL_LIST: dict[str, Any] = {
+    "object": "list",
+    "data": [
+        {"id": name, "object": "model", "created": 1686935002, "owned_by": "openai"}
+        for name in ("fake", "gpt-4o-mini", "gpt-4o", "text-embedding-3-small", "omni-moderation-latest")
+    ],
+}
 
 
 class FakeLLMServer:
@@ -105,17 +124,19 @@ class FakeLLMServer:
         self.latency_s = latency_s
         self.rules: list[Rule] = []
         self.requests: list[Recorded] = []
-        self.default: Action | Responder = lambda body: Reply(f"echo: {last_user_text(body)}")
+        self.default: Action | Responder = lambda body: Reply(f"echo: {_last_user_text(body)}")
         #: Moderation scores for an input (``/v1/moderations``); by default insults score high.
         self.moderation: Callable[[str], dict[str, float]] = default_moderation
         #: The status of ``GET /v1/models`` with an accepted key (404: a server without the route).
         self.models_status = 200
+        #: Seconds before ``GET /v1/models`` answers (None: ``latency_s``, as OpenAI's takes a round trip).
+        self.models_latency_s: float | None = None
         #: The key probes received (GET /v1/models or /v1/key); ``count`` and ``requests`` leave them out.
         self.probe_requests: list[Recorded] = []
         self._lock = threading.Lock()
         self._in_flight = 0
         self.max_in_flight = 0
-        #: OpenAI's files and batches, Anthropic's Message Batches; each line answered as if live.
+        #: OpenAI's files and batches, Anthropic's Message Batches (bench.testing.batches).
         self.batches = FakeBatches(self._answer_live)
         server = self
 
@@ -170,7 +191,7 @@ class FakeLLMServer:
         self.stop()
 
     def _choose(self, body: dict[str, Any]) -> Action:
-        text = all_text(body)
+        text = _all_text(body)
         action = self._first(
             lambda rule: (
                 (rule.match is None or rule.match in text)
@@ -216,6 +237,7 @@ class FakeLLMServer:
         """Record a key probe; its status and body."""
         with self._lock:
             self.probe_requests.append(Recorded(path, {}, time.monotonic(), headers))
+        time.sleep(self.latency_s if self.models_latency_s is None else self.models_latency_s)
         refusal = self._refusal()
         if refusal is not None:
             error = {
@@ -226,7 +248,7 @@ class FakeLLMServer:
             return refusal.status, {"error": error}
         if self.models_status != 200:
             return self.models_status, {"error": {"message": f"no route {path}"}}
-        return 200, {"object": "list", "data": [{"id": "fake", "object": "model"}]}
+        return 200, MODEL_LIST
 
     def _record(self, path: str, body: dict[str, Any], headers: dict[str, str]) -> None:
         with self._lock:
@@ -279,14 +301,13 @@ class _Handler(BaseHTTPRequestHandler):
         if answer is None:
             return False
         status, payload = answer
-        if isinstance(payload, bytes):  # a file's content, JSON Lines
-            self.send_response(status)
-            self.send_header("Content-Type", "application/octet-stream")
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-        else:
+        if not isinstance(payload, bytes):
             self._json(status, payload)
+            return True
+        self.send_response(status)  # a file's content, JSON Lines
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
         return True
 
     def do_GET(self) -> None:
@@ -454,8 +475,12 @@ def main() -> None:
         help='JSON list of rules: {"match": "...", "reply": "text"} '
         'or {"match": "...", "status": 429, "retry_after": 1}',
     )
+    parser.add_argument(
+        "--models-latency", type=float, default=None, help="seconds before GET /v1/models answers [--latency]"
+    )
     args = parser.parse_args()
     server = FakeLLMServer(port=args.port, latency_s=args.latency)
+    server.models_latency_s = args.models_latency
     if args.script:
         with open(args.script, encoding="utf-8") as fh:
             for rule in json.load(fh):

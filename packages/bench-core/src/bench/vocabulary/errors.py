@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 FieldPath = Sequence[str | int]
 
@@ -83,9 +84,16 @@ class TargetError(BenchError):
 
 
 class EvaluatorError(BenchError):
-    """An evaluator could not reach a verdict (recorded as an evaluator error, never a fail)."""
+    """An evaluator could not reach a verdict (recorded as an evaluator error, never a fail).
+
+    ``details`` are kept in the outcome beside the error: what the evaluator did check (the
+    verdicts of the checks that ran when others were skipped)."""
 
     exit_code = 3
+
+    def __init__(self, message: str = "", details: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.details: dict[str, Any] = details or {}
 
 
 class StoreError(BenchError):

@@ -4,7 +4,8 @@ The public API for plugins that read what an agent left in its workspace (docs/p
 ``git`` runs git safely on a repository bench does not trust, ``changes`` and ``summarize`` list
 what changed between two commits, ``read_inside`` and ``list_inside`` never leave the workspace,
 ``Workbench`` and ``specs`` give a model the workspace's tools, and ``sandbox`` runs code in a
-child process with limits. Names load on first use.
+child process with limits; ``Sandbox`` is the contract of a place a command runs instead of
+the host (``bench_register_sandboxes``). Names load on first use.
 """
 
 from __future__ import annotations
@@ -20,6 +21,11 @@ if TYPE_CHECKING:
     from bench.workspace.confined import read_inside as read_inside
     from bench.workspace.safe_git import GitError as GitError
     from bench.workspace.safe_git import git as git
+    from bench.workspace.sandboxes import Mount as Mount
+    from bench.workspace.sandboxes import RegisterSandbox as RegisterSandbox
+    from bench.workspace.sandboxes import Sandbox as Sandbox
+    from bench.workspace.sandboxes import SandboxConfig as SandboxConfig
+    from bench.workspace.sandboxes import SandboxRun as SandboxRun
     from bench.workspace.tools import READ_ONLY_TOOLS as READ_ONLY_TOOLS
     from bench.workspace.tools import ToolResult as ToolResult
     from bench.workspace.tools import Workbench as Workbench
@@ -37,6 +43,11 @@ _EXPORTS = {
     "ToolResult": "bench.workspace.tools",
     "READ_ONLY_TOOLS": "bench.workspace.tools",
     "specs": "bench.workspace.tools",
+    "Sandbox": "bench.workspace.sandboxes",
+    "SandboxConfig": "bench.workspace.sandboxes",
+    "SandboxRun": "bench.workspace.sandboxes",
+    "Mount": "bench.workspace.sandboxes",
+    "RegisterSandbox": "bench.workspace.sandboxes",
 }
 
 __all__ = [*_EXPORTS, "sandbox"]

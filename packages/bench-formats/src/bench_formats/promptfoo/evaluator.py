@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import Field, model_validator
 
 from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample
+from bench.llm import SKIPPED, offline_skip
 from bench.vocabulary import did_you_mean
 from bench_formats.promptfoo import js_context
 from bench_formats.promptfoo.checks import REGISTRY, Grade
@@ -155,6 +156,9 @@ class Promptfoo(Evaluator[PromptfooConfig]):
     """
 
     aggregates = True
+    # An offline run calls it even when its grader is remote: the checks that need no model
+    # still run and decide; each model-graded one is skipped with the reason (docs/offline.md).
+    skips_offline_checks = True
 
     @classmethod
     def aggregate_rows(cls, config: Any, rows: Iterable[dict[str, Any]]) -> dict[str, Any] | None:
@@ -211,14 +215,25 @@ class Promptfoo(Evaluator[PromptfooConfig]):
         # promptfoo adds the plain assertions first, then each assert-set's result.
         plain = [a for a in asserts if a.get("type") != "assert-set"]
         sets = [a for a in asserts if a.get("type") == "assert-set"]
+        skipped: list[str] = []  # offline: the model-graded checks that did not run
         for assertion in plain:
+            if (skip := self._offline_skip(assertion)) is not None:
+                skipped.append(skip)
+                details.append({**_detail(assertion, Grade(False, 0.0, skip)), "pass": None})
+                continue
             grade = await self._one(assertion, sample, output)
             main.add(*_added(grade, assertion))
             details.append(_detail(assertion, grade))
+        undecided_sets = False  # a set with a skipped check and a threshold: its verdict is unknown
         for group in sets:
             tally = Tally(threshold=group.get("threshold"))
             children: list[dict[str, Any]] = []
             for child in group.get("assert") or []:
+                if (skip := self._offline_skip(child)) is not None:
+                    skipped.append(skip)
+                    undecided_sets |= group.get("threshold") is not None
+                    children.append({**_detail(child, Grade(False, 0.0, skip)), "pass": None})
+                    continue
                 grade = await self._one(child, sample, output)
                 tally.add(*_added(grade, child))
                 children.append(_detail(child, grade))
@@ -230,12 +245,28 @@ class Promptfoo(Evaluator[PromptfooConfig]):
         passed, score, reason = main.result()
         named = {name: value for name, (value, _) in main.named_scores().items()}
         found: dict[str, Any] = {"assertions": details, "named_scores": named}
+        if skipped:
+            found[SKIPPED] = skipped
+            # A check that ran failed, with no threshold to weigh it: no skipped check could
+            # make the test pass. Otherwise there is no verdict.
+            if passed or self.config.test_threshold is not None or undecided_sets:
+                raise EvaluatorError("; ".join(dict.fromkeys(skipped)), details=found)
+            reason = "; ".join([reason, *dict.fromkeys(skipped)])
         if test_transform is not None:
             found["output"] = js_context.coerce_string(output)  # what promptfoo shows as the output
         if self.config.derived_metrics:
             found["metric_totals"] = dict(main.named)  # the sums promptfoo's columns add up
             found["column"] = _column(sample)
         return Result(passed=passed, score=max(0.0, min(1.0, score)), reason=reason, details=found)
+
+    def _offline_skip(self, assertion: dict[str, Any]) -> str | None:
+        """In an offline run, why a model-graded ``assertion`` whose grader is remote is skipped."""
+        kind = str(assertion.get("type", ""))
+        base = kind.removeprefix("not-")
+        if base not in GRADED:
+            return None
+        model = grader(assertion, self.config.options, "embedding" if base.startswith("similar") else "text")
+        return offline_skip(kind, model)
 
     async def _one(self, assertion: dict[str, Any], sample: Sample, output: Any) -> Grade:
         kind = assertion.get("type")

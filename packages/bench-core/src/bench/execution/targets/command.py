@@ -9,7 +9,11 @@ its trajectory and token usage in the file named by ``BENCH_TRAJECTORY_FILE`` (a
 group, and the whole group is killed on timeout or when the program exits. On Linux it also runs
 under ``bench.execution.reaper``, a child subreaper: daemons it started (double fork and ``setsid``
 included) are killed when it exits, on timeout, and when bench itself dies (RELIABILITY C21).
-The program keeps the network and the file system: an agent needs both.
+The program keeps the network and the file system: an agent needs both, unless a ``sandbox:``
+runs it elsewhere (``{type: container, image: ...}``: a Podman or Docker container that sees only
+the workspace, at ``/workspace``, and bench's files for the task, at ``/bench``; the suite's
+folder, read-only at ``/suite``, only when the command names ``{suite_dir}``). Placeholders and
+``BENCH_*`` variables then name the paths inside, and the environment is ``env:`` and those only.
 """
 
 from __future__ import annotations
@@ -25,23 +29,30 @@ import signal
 import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
 from pydantic import Field
 
 from bench.execution import reaper
+from bench.plugins.sandboxes import open_sandbox
 from bench.target import Target, TargetConfig
 from bench.vocabulary import redact
 from bench.vocabulary.errors import ConfigError, TargetError
 from bench.vocabulary.models import Response, Task, Usage
 from bench.workspace import trajectory
+from bench.workspace.container import ContainerSandbox
 from bench.workspace.sandbox import Tail, kill_group, reap
+from bench.workspace.sandboxes import Mount, Sandbox, SandboxRun
 
 PROMPT = "{prompt}"
 PR_SET_PDEATHSIG = 1
 STOP_GRACE_S = 3.0  # how long the reaper may take to kill a program's processes before bench does
 PLACEHOLDERS = ("{prompt_file}", "{trajectory_file}", "{workspace}", "{suite_dir}")
+#: The sandbox types bench-core registers, for ``sandbox:`` (plugins add others).
+BUILT_IN_SANDBOXES: tuple[type[Sandbox], ...] = (ContainerSandbox,)
+SUITE_INSIDE = "/suite"  # where a sandboxed command sees the suite's folder (read-only)
 MIB = 1024 * 1024
 
 
@@ -57,6 +68,9 @@ class CommandConfig(TargetConfig):
     """Extra environment variables for the program."""
     max_output_bytes: int = Field(default=10 * MIB, gt=0)
     """Cap on captured stdout; beyond it the tail is kept and the response marked truncated."""
+    sandbox: dict[str, Any] | None = None
+    """Where the program runs instead of the host: ``{type: container, image: IMAGE, network:
+    none, cpus: 2, memory: 2g, timeout: 600}`` (docs/agents.md), or a type a plugin registers."""
 
 
 def _signal_name(number: int) -> str:
@@ -78,6 +92,12 @@ class CommandTarget(Target[CommandConfig]):
         if not argv:
             raise ConfigError("the command is empty", file=self.suite.path, field=("target", "command"))
         cwd = self.suite.folder / (config.cwd or ".")
+        self.sandbox: Sandbox | None = None
+        if config.sandbox is not None:
+            field = ("target", "sandbox")
+            self.sandbox = open_sandbox(config.sandbox, file=self.suite.path, field=field)
+            self.argv, self.cwd, self.env = argv, cwd, dict(config.env)
+            return  # the program is looked up inside the sandbox
         program = argv[0]
         found = shutil.which(program, path=os.environ.get("PATH")) or (
             (cwd / program).is_file() and os.access(cwd / program, os.X_OK)
@@ -96,18 +116,38 @@ class CommandTarget(Target[CommandConfig]):
         with tempfile.TemporaryDirectory(prefix="bench-cmd-") as scratch:
             return await self._respond(task, Path(scratch))
 
+    def _paths(self, task: Task, scratch: Path) -> tuple[Path, dict[str, str]]:
+        """The program's folder on the host, and what each placeholder names where it runs."""
+        cwd = Path(task.workspace) if task.workspace and self.config.cwd is None else self.cwd
+        inside_io = self.sandbox.io_path if self.sandbox else None
+        inside_cwd = self.sandbox.workspace_path if self.sandbox else None
+        suite_dir = str(self.suite.folder.resolve())
+        io = inside_io or str(scratch)
+        return cwd, {
+            "{prompt_file}": f"{io}/prompt.txt",
+            "{trajectory_file}": f"{io}/trajectory.json",
+            "{workspace}": inside_cwd or str(cwd),
+            "{suite_dir}": SUITE_INSIDE if self.sandbox else suite_dir,
+        }
+
+    def _sandbox_run(self, argv: list[str], env: dict[str, str], cwd: Path, scratch: Path) -> SandboxRun:
+        """The program as its sandbox runs it: only the workspace, bench's files (and the suite's
+        folder, read-only, when the command names it) mounted."""
+        assert self.sandbox is not None
+        inside = self.sandbox.workspace_path or str(cwd)
+        mounts = [Mount(cwd.resolve(), inside, writable=True)]
+        mounts.append(Mount(scratch.resolve(), self.sandbox.io_path or str(scratch), writable=True))
+        if any("{suite_dir}" in word for word in self.argv):
+            mounts.append(Mount(self.suite.folder.resolve(), SUITE_INSIDE))
+        name = f"bench-{uuid.uuid4().hex[:16]}"
+        return SandboxRun(name=name, argv=argv, mounts=mounts, workdir=inside, env=env)
+
     async def _respond(self, task: Task, scratch: Path) -> Response:
         config = self.config
         prompt = task.text
         prompt_file, trajectory_file = scratch / "prompt.txt", scratch / "trajectory.json"
         prompt_file.write_text(prompt, encoding="utf-8")
-        cwd = Path(task.workspace) if task.workspace and config.cwd is None else self.cwd
-        values = {
-            "{prompt_file}": str(prompt_file),
-            "{trajectory_file}": str(trajectory_file),
-            "{workspace}": str(cwd),
-            "{suite_dir}": str(self.suite.folder.resolve()),
-        }
+        cwd, values = self._paths(task, scratch)
         substituted = any(PROMPT in word or "{prompt_file}" in word for word in self.argv)
         argv = []
         for word in self.argv:
@@ -116,35 +156,17 @@ class CommandTarget(Target[CommandConfig]):
             argv.append(word.replace(PROMPT, prompt))
         env = {
             **self.env,
-            "BENCH_PROMPT_FILE": str(prompt_file),
-            "BENCH_TRAJECTORY_FILE": str(trajectory_file),
-            **({"BENCH_WORKSPACE": str(cwd)} if task.workspace else {}),
+            "BENCH_PROMPT_FILE": values["{prompt_file}"],
+            "BENCH_TRAJECTORY_FILE": values["{trajectory_file}"],
+            **({"BENCH_WORKSPACE": values["{workspace}"]} if task.workspace else {}),
         }
-        reaped = _reaper_argv()
-        if reaped:  # the reaper is Python, which coerces a C locale: it gives the program this one back
-            env[reaper.LC_CTYPE_SAVED] = env.get("LC_CTYPE", reaper.UNSET)
-        proc = await asyncio.create_subprocess_exec(
-            *reaped,
-            *argv,
-            stdin=asyncio.subprocess.DEVNULL if substituted else asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            cwd=cwd,
-            env=env,
-            start_new_session=True,
-            preexec_fn=functools.partial(_die_with, os.getpid()) if reaped else None,
-        )
-        stdout, stderr = Tail(config.max_output_bytes), Tail(64 * 1024)
+        run = self._sandbox_run(argv, env, cwd, scratch) if self.sandbox else None
         try:
-            assert proc.stdout is not None
-            assert proc.stderr is not None
-            readers: list[Any] = [stdout.drain(proc.stdout), stderr.drain(proc.stderr)]
-            if not substituted:
-                readers.append(_feed(proc.stdin, prompt.encode()))
-            await asyncio.gather(*readers)
-            code = await proc.wait()
+            host_argv = self.sandbox.command(run) if self.sandbox and run else argv
+            stdout, stderr, code = await self._execute(host_argv, env, cwd, run, prompt, substituted)
         finally:
-            await _stop(proc)
+            if run is not None and self.sandbox is not None:
+                await self.sandbox.stop(run)
         if code < 0:
             hint = "; possibly out of memory" if code == -signal.SIGKILL else ""
             raise TargetError(f"command killed by signal {-code} ({_signal_name(-code)}{hint})")
@@ -168,6 +190,49 @@ class CommandTarget(Target[CommandConfig]):
             tool_calls=trajectory.tool_calls(messages),
             usage=usage or Usage(),
         )
+
+    async def _execute(
+        self,
+        argv: list[str],
+        env: dict[str, str],
+        cwd: Path,
+        run: SandboxRun | None,
+        prompt: str,
+        substituted: bool,
+    ) -> tuple[Tail, Tail, int]:
+        """Run the program (or its sandbox's command) to the end: its stdout, stderr and status."""
+        # A sandbox's client (podman, docker) runs on the host with the host's environment; the
+        # program's own environment travels in the sandbox's command.
+        env = dict(os.environ) if run is not None else env
+        reaped = _reaper_argv()
+        if reaped:  # the reaper is Python, which coerces a C locale: it gives the program this one back
+            env[reaper.LC_CTYPE_SAVED] = env.get("LC_CTYPE", reaper.UNSET)
+        proc = await asyncio.create_subprocess_exec(
+            *reaped,
+            *argv,
+            stdin=asyncio.subprocess.DEVNULL if substituted else asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            cwd=cwd,
+            env=env,
+            start_new_session=True,
+            preexec_fn=functools.partial(_die_with, os.getpid()) if reaped else None,
+        )
+        stdout, stderr = Tail(self.config.max_output_bytes), Tail(64 * 1024)
+        limit = self.sandbox.config.timeout if self.sandbox is not None else None
+        try:
+            assert proc.stdout is not None
+            assert proc.stderr is not None
+            readers: list[Any] = [stdout.drain(proc.stdout), stderr.drain(proc.stderr)]
+            if not substituted:
+                readers.append(_feed(proc.stdin, prompt.encode()))
+            await asyncio.wait_for(asyncio.gather(*readers), limit)
+            code = await proc.wait()
+        except asyncio.TimeoutError:
+            raise TargetError(f"sandbox timeout: the command ran longer than {limit:g} s") from None
+        finally:
+            await _stop(proc)
+        return stdout, stderr, code
 
 
 def _libc_prctl() -> Any:

@@ -278,6 +278,14 @@ class Batcher:
         self._read[entry.token] = {row["id"]: row for row in rows}
         return self._read[entry.token]
 
+    def waiting(self) -> bool:
+        """Whether a batch of the run has not been collected yet."""
+        return bool(self.ledger.waiting())
+
+    def report(self) -> dict[str, Any]:
+        """What the manifest records of the run's batches."""
+        return self.summary.to_dict()
+
     async def aclose(self) -> None:
         """Stop polling (a stopped run's batches stay in the ledger, for its resume)."""
         for task in self._watching.values():

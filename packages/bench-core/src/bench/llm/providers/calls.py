@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from bench.llm.failures import StreamCut
+from bench.llm.key_gate import KeyGate
 from bench.llm.providers.direct import DirectTransport
 from bench.llm.providers.litellm_import import load_litellm
 from bench.llm.providers.routes import Route, is_direct, rewritten, route, serves, transport
@@ -77,14 +78,11 @@ class ProviderCalls:
             request.model, request.api_base, key
         )
 
-    def probe(
-        self, request: LLMRequest, params: dict[str, Any], gate: asyncio.Event
-    ) -> asyncio.Task[None] | None:
-        """On the direct path, prove the first call's key beside its completion with one cheap
-        authenticated request (``Route.probe``): a 2xx sets ``gate`` at once, so the other calls
-        need not wait a whole completion. Anything else leaves the gate to the completion, so a
-        refused key still costs one completion request (C14). Not an attempt: never counted,
-        costed, cached or reported."""
+    def probe(self, request: LLMRequest, params: dict[str, Any], gate: KeyGate) -> asyncio.Task[None] | None:
+        """On the direct path, prove the first calls' key beside them with one cheap
+        authenticated request (``Route.probe``): a 2xx proves ``gate``, a 401/403 cuts the calls
+        in flight (the leader's own answer then says why, once: C14), anything else leaves it to
+        the calls' answers. Not an attempt: never counted, costed, cached or reported."""
         if not self.goes_direct(request, params):
             return None
         key = os.environ.get(request.api_key_env) if request.api_key_env else None
@@ -96,9 +94,12 @@ class ProviderCalls:
             return None  # the call itself reports it
         return asyncio.ensure_future(self._prove(where, gate))
 
-    async def _prove(self, where: Route, gate: asyncio.Event) -> None:
-        if await self._direct.probe(where):
-            gate.set()
+    async def _prove(self, where: Route, gate: KeyGate) -> None:
+        status = await self._direct.probe_status(where)
+        if status is not None and 200 <= status < 300:
+            gate.prove()
+        elif status in (401, 403):
+            gate.refuse()
 
     @property
     def warmed_up(self) -> bool:

@@ -182,10 +182,16 @@ class DirectTransport:
 
     async def probe(self, route: Route) -> bool:
         """Whether ``route.probe``, sent the completion's auth headers, answers 2xx: the key is
-        accepted. Any other answer, a redirect, an error or ``PROBE_TIMEOUT`` is False, and says
-        nothing (the first completion's own answer decides then); the body is not read."""
+        accepted. Any other answer, a redirect, an error or ``PROBE_TIMEOUT`` is False."""
+        status = await self.probe_status(route)
+        return status is not None and 200 <= status < 300
+
+    async def probe_status(self, route: Route) -> int | None:
+        """The HTTP status ``route.probe`` answers, sent the completion's auth headers; None for
+        no probe, an error or ``PROBE_TIMEOUT`` (the first completions' answers decide then). The
+        body is not read."""
         if route.probe is None:
-            return False
+            return None
         import aiohttp
 
         timeout = aiohttp.ClientTimeout(total=min(PROBE_TIMEOUT, self.timeout))
@@ -195,9 +201,9 @@ class DirectTransport:
             ) as response:
                 status = response.status
         except (aiohttp.ClientError, asyncio.TimeoutError, OSError, ValueError):
-            return False
+            return None
         _log.debug("key probe for %s: HTTP %s", route.model, status)  # no URL: it may hold a key
-        return 200 <= status < 300
+        return status
 
 
 def auth_headers(route: Route) -> dict[str, str]:

@@ -1,0 +1,178 @@
+"""The ``container`` sandbox (Podman or Docker) on the agent example, against the host run.
+
+The image is built here, with no registry: a root file system made of the host's own Python
+(its binary, the libraries it links and its standard library) and ``/bin/sh``, imported with
+``podman import``. Where no container can run on this machine the tests skip, saying why.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tarfile
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bench.workspace.container import container_runtime
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "agent"
+IMAGE = "localhost/bench-test-python:latest"
+PYTHON = f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}"
+SKIP_DIRS = {"test", "__pycache__", "dist-packages", "site-packages", "idlelib", "tkinter", "ensurepip"}
+
+
+def _libraries(binary: str) -> list[str]:
+    out = subprocess.run(["ldd", binary], capture_output=True, text=True, check=True).stdout
+    return [word for line in out.splitlines() for word in line.split() if word.startswith("/")]
+
+
+def _rootfs(tar_path: Path) -> None:
+    """A tarball of the smallest root file system the example's agent runs in."""
+    stdlib = Path(PYTHON.replace("/bin/", "/lib/"))
+    with tarfile.open(tar_path, "w") as tar:
+        files = {path for binary in (PYTHON, "/bin/sh") for path in [binary, *_libraries(binary)]}
+        for path in sorted(files):
+            tar.add(os.path.realpath(path), arcname=path.lstrip("/"))
+        tar.add(
+            stdlib,
+            arcname=str(stdlib).lstrip("/"),
+            filter=lambda i: None if set(i.name.split("/")) & SKIP_DIRS else i,
+        )
+        link = tarfile.TarInfo("usr/bin/python3")
+        link.type, link.linkname = tarfile.SYMTYPE, Path(PYTHON).name
+        tar.addfile(link)
+        for folder in ("tmp", "proc", "sys", "dev", "etc", "workspace", "bench", "suite"):
+            info = tarfile.TarInfo(folder)
+            info.type, info.mode = tarfile.DIRTYPE, 0o1777 if folder == "tmp" else 0o755
+            tar.addfile(info)
+
+
+def _runs(runtime: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([runtime, "run", "--rm", "--network", "none", "--ulimit", "nofile=1024:1024",
+                           "--ulimit", "nproc=256:256", IMAGE, "python3", "-c", "print('ok')"],
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def image(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The test image, built and imported; the reason to skip where no container runs here."""
+    runtime = container_runtime("podman")
+    if runtime is None or not os.path.exists(PYTHON):
+        pytest.skip(f"needs Podman and {PYTHON} (the image is built from the host's Python)")
+    folder = tmp_path_factory.mktemp("image")
+    _rootfs(folder / "rootfs.tar")
+    imported = subprocess.run(
+        [runtime, "import", str(folder / "rootfs.tar"), IMAGE], capture_output=True, text=True
+    )
+    if imported.returncode != 0:
+        pytest.skip(f"podman import failed: {imported.stderr.strip()}")
+    saved = os.environ.get("CONTAINERS_CONF")
+    probe = _runs(runtime)
+    if probe.returncode != 0 and "hybrid mode" in probe.stderr and shutil.which("runc"):
+        # crun refuses hybrid cgroup hierarchies (some CI containers); runc runs there.
+        (folder / "containers.conf").write_text('[engine]\nruntime = "runc"\n')
+        os.environ["CONTAINERS_CONF"] = str(folder / "containers.conf")
+        probe = _runs(runtime)
+    if probe.returncode != 0:
+        pytest.skip(f"podman cannot run a container here: {probe.stderr.strip()}")
+    yield IMAGE
+    if saved is None:
+        os.environ.pop("CONTAINERS_CONF", None)
+    else:
+        os.environ["CONTAINERS_CONF"] = saved
+
+
+@pytest.fixture
+def listener() -> Iterator[int]:
+    """A TCP listener on the host's loopback; the port."""
+    server = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def accept() -> None:
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                server.accept()[0].close()
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield server.getsockname()[1]
+    stop.set()
+    thread.join()
+    server.close()
+
+
+def _run(bench_cli, folder: Path, suite: str) -> dict:
+    result = bench_cli("run", folder / suite, "-o", folder / f"{suite}.json", "--runs-dir", folder / "runs")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    [task] = json.loads((folder / f"{suite}.json").read_text())["tasks"]
+    return task
+
+
+def _verdicts(task: dict) -> list[tuple[str, bool]]:
+    return [(e["type"], e["passed"]) for e in task["evaluators"]]
+
+
+def test_agent_in_a_container_cannot_leave_its_workspace(image, listener, bench_cli, tmp_path, monkeypatch):
+    folder = tmp_path / "agent"
+    shutil.copytree(EXAMPLE, folder, ignore=shutil.ignore_patterns("repo", ".bench"))
+    subprocess.run([sys.executable, str(folder / "make_repo.py")], check=True, capture_output=True)
+    outside = tmp_path / "secret.txt"
+    outside.write_text("host secret\n")
+    monkeypatch.setenv("PROBE_PORT", str(listener))
+    monkeypatch.setenv("PROBE_FILE", str(outside))
+    monkeypatch.setenv("AGENT_IMAGE", image)
+    monkeypatch.setenv("PATH", f"{Path(PYTHON).parent}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.chdir(folder)
+    contained, host = _run(bench_cli, folder, "container.yaml"), _run(bench_cli, folder, "host.yaml")
+    assert contained["response"] == "Fixed add(). loopback: error; outside file: error"
+    assert host["response"] == "Fixed add(). loopback: connected; outside file: read"
+    assert _verdicts(contained) == _verdicts(host)
+    assert all(passed for _, passed in _verdicts(contained)), contained["evaluators"]
+    for task in (contained, host):  # the change and the trajectory are recorded either way
+        assert [f["path"] for f in task["workspace"]["files"]] == ["calc.py"]
+        assert [c["name"] for c in task["tool_calls"]] == [
+            "read_file",
+            "run_command",
+            "run_command",
+            "write_file",
+        ]
+
+
+def test_an_unknown_sandbox_type_is_refused_before_any_task(bench_cli, bench_suite_file):
+    suite = bench_suite_file(
+        """
+        target: {type: command, command: [echo, hi], sandbox: {type: contianer, image: x}}
+        tasks: [{id: a, prompt: p, evaluate: {expected: hi}}]
+        """
+    )
+    result = bench_cli("run", suite, "-q")
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        f"error: {suite}: target.sandbox.type: unknown sandbox type 'contianer' "
+        "(did you mean 'container'?) (known: container)\n"
+    )
+
+
+def test_an_invalid_container_setting_names_the_field(bench_cli, bench_suite_file):
+    suite = bench_suite_file(
+        """
+        target: {type: command, command: [echo, hi], sandbox: {type: container, image: x, network: host}}
+        tasks: [{id: a, prompt: p, evaluate: {expected: hi}}]
+        """
+    )
+    result = bench_cli("run", suite, "-q")
+    assert result.exit_code == 2, result.output
+    assert (
+        result.stderr
+        == f"error: {suite}: target.sandbox: sandbox container: network: Input should be 'none'\n"
+    )
