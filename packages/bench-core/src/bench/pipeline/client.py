@@ -39,6 +39,8 @@ def make_client(
     the run's limits and budgets through ``coordinator``)."""
     settings, _ = call_settings(plan, options)
     settings = settings if options.cache else settings.model_copy(update={"cache": False})
+    if options.batch:
+        settings = settings.model_copy(update={"batch": True})
     cache_path = options.cache_path or default_cache_path()
     return LLMClient(
         settings,
