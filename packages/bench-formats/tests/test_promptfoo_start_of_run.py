@@ -1,12 +1,20 @@
-"""Configs promptfoo runs from the start that bench refused: a Google provider's built-in tools."""
+"""Start-of-run differences with promptfoo: a Google provider's built-in tools, and a ``similar``
+check whose embedding call fails (a failure in promptfoo), with the other similarity metrics."""
 
 from __future__ import annotations
 
+import hashlib
+import math
 from pathlib import Path
+from typing import Any
 
 import litellm
+import pytest
 
-from bench.testing import load_suite
+from bench import Task
+from bench.testing import load_suite, run_evaluator
+
+pytestmark = pytest.mark.timeout(60)
 
 
 def _config(folder: Path, text: str) -> Path:
@@ -57,3 +65,45 @@ def test_google_function_declarations_become_function_tools(tmp_path: Path):
             },
         }
     ]
+
+
+def _check(asserts: list[dict[str, Any]], output: str, **settings: Any) -> Any:
+    task = Task(id="t", prompt="What is the capital of France?")
+    return run_evaluator({"type": "promptfoo", "assert": asserts, **settings}, output, task=task)
+
+
+def _vector(text: str) -> list[float]:
+    # the fake server's embedding: the first 8 bytes of sha256(text), each / 255.
+    return [b / 255 for b in hashlib.sha256(text.encode()).digest()[:8]]
+
+
+def test_similar_whose_embedding_call_fails_is_a_failure(bench_fake_llm: Any):
+    """promptfoo's ``matchesSimilarity`` returns ``fail(error)`` when the embedding call fails: the
+    check fails with score 0 (the row is a failure). bench made the row an error."""
+    out = _check([{"type": "similar", "value": "Paris", "provider": "nowhere:embedder"}], "Paris")
+    assert (out.error, out.passed, out.score) == (None, False, 0.0)
+    reason = out.details["assertions"][0]["reason"]
+    assert reason.startswith("nowhere:embedder embeddings after 1 attempts: ")
+    assert out.reason == reason
+
+
+def test_similar_dot_and_euclidean(bench_fake_llm: Any):
+    """``similar:dot`` and ``similar:euclidean``, as promptfoo's ``calculateSimilarityScore``."""
+    a, b = _vector("Paris"), _vector("Lyon")
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    out = _check([{"type": "similar:dot", "value": "Paris", "threshold": 0.5}], "Lyon")
+    score = out.details["assertions"][0]["score"]  # the row's score is kept within 0..1
+    assert (out.passed, round(score, 9)) == (dot >= 0.5, round(dot, 9))
+    distance = math.dist(a, b)
+    out = _check([{"type": "similar:euclidean", "value": "Paris", "threshold": 0.1}], "Lyon")
+    assert (out.passed, round(out.score, 9)) == (False, round(1 / (1 + distance), 9))
+    assert out.reason == f"Distance {distance:.2f} is greater than threshold 0.1"
+    out = _check([{"type": "not-similar:euclidean", "value": "Paris", "threshold": 0.1}], "Lyon")
+    assert (out.passed, round(out.score, 9)) == (True, round(1 - 1 / (1 + distance), 9))
+
+
+def test_similar_list_that_no_value_meets(bench_fake_llm: Any):
+    """A list of values none of which is similar enough: promptfoo's own reason, the best score."""
+    out = _check([{"type": "similar", "value": ["Lyon", "Nice"], "threshold": 0.9999}], "Paris")
+    assert out.passed is False
+    assert out.reason == "None of the provided values met the similarity threshold"

@@ -33,8 +33,8 @@ RUN = {"python", "javascript"}
 UNSUPPORTED = {
     *NOT_YET, "agent-rubric", "classifier", "conversation-relevance", "guardrails",
     "human", "is-valid-function-call",
-    "meteor", "moderation", "perplexity", "perplexity-score", "pi", "search-rubric", "similar:dot",
-    "similar:euclidean", "skill-used", "tool-call-f1", "trace-error-spans", "trace-span-count",
+    "meteor", "moderation", "perplexity", "perplexity-score", "pi", "search-rubric", "skill-used",
+    "tool-call-f1", "trace-error-spans", "trace-span-count",
     "trace-span-duration", "trajectory:goal-success", "trajectory:step-count",
     "trajectory:tool-args-match", "trajectory:tool-sequence", "trajectory:tool-used",
 }  # fmt: skip
