@@ -367,7 +367,8 @@ class LLMClient:
     async def moderate(
         self, model: str, text: str, *, api_base: str | None = None, api_key_env: str | None = None
     ) -> dict[str, Any]:
-        """Category scores for ``text`` from a moderation model: ``{flagged, scores}``."""
+        """Category scores for ``text`` from a moderation model: ``{flagged, scores, categories}``
+        (``categories``: the model's flag for each category)."""
         request = LLMRequest(
             model=model,
             messages=[{"role": "user", "content": text}],

@@ -15,6 +15,7 @@ from bench_formats.promptfoo import js_context
 from bench_formats.promptfoo.checks import REGISTRY, Grade
 from bench_formats.promptfoo.checks.base import AssertionInvalid, Call
 from bench_formats.promptfoo.checks.graded import GRADED, NOT_YET, grader
+from bench_formats.promptfoo.checks.moderation import moderation_model, moderation_provider
 from bench_formats.promptfoo.checks.rag_context import transformed_context
 from bench_formats.promptfoo.python_checks import (
     Scope,
@@ -33,7 +34,7 @@ RUN = {"python", "javascript"}
 UNSUPPORTED = {
     *NOT_YET, "agent-rubric", "classifier", "conversation-relevance", "guardrails",
     "human", "is-valid-function-call",
-    "meteor", "moderation", "perplexity", "perplexity-score", "pi", "search-rubric", "skill-used",
+    "meteor", "perplexity", "perplexity-score", "pi", "search-rubric", "skill-used",
     "tool-call-f1", "trace-error-spans", "trace-span-count",
     "trace-span-duration", "trajectory:goal-success", "trajectory:step-count",
     "trajectory:tool-args-match", "trajectory:tool-sequence", "trajectory:tool-used",
@@ -186,8 +187,7 @@ class Promptfoo(Evaluator[PromptfooConfig]):
         for assertion in _flatten(self.config.assert_):
             base = str(assertion.get("type", "")).removeprefix("not-")
             if base in GRADED:
-                kind = "embedding" if base.startswith("similar") else "text"
-                model = grader(assertion, self.config.options, kind)
+                model = _grader_model(base, assertion, self.config.options)
                 calls[model] = calls.get(model, 0) + 1
         return sorted(calls.items())
 
@@ -265,8 +265,7 @@ class Promptfoo(Evaluator[PromptfooConfig]):
         base = kind.removeprefix("not-")
         if base not in GRADED:
             return None
-        model = grader(assertion, self.config.options, "embedding" if base.startswith("similar") else "text")
-        return offline_skip(kind, model)
+        return offline_skip(kind, _grader_model(base, assertion, self.config.options))
 
     async def _one(self, assertion: dict[str, Any], sample: Sample, output: Any) -> Grade:
         kind = assertion.get("type")
@@ -321,6 +320,17 @@ class Promptfoo(Evaluator[PromptfooConfig]):
                 variables = {**variables, "context": found}
             return await GRADED[base](call, self.config.options, variables)
         raise EvaluatorError(f"Unknown assertion type: {kind}")  # pragma: no cover - refused by the config
+
+
+def _grader_model(base: str, assertion: dict[str, Any], options: dict[str, Any]) -> str:
+    """The model a model-graded check of type ``base`` asks (a moderation provider bench does not
+    ask is named as promptfoo writes it: the check is an error when it runs)."""
+    if base == "moderation":
+        try:
+            return f"openai/{moderation_model(assertion, options)}"
+        except EvaluatorError:
+            return moderation_provider(assertion, options)
+    return grader(assertion, options, "embedding" if base.startswith("similar") else "text")
 
 
 def _column(sample: Sample) -> str:

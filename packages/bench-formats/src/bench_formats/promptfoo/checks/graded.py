@@ -13,6 +13,7 @@ from bench_formats.promptfoo.checks.base import Call, Grade
 from bench_formats.promptfoo.checks.geval import CHECKS as _GEVAL
 from bench_formats.promptfoo.checks.grader import grader
 from bench_formats.promptfoo.checks.json_checks import extract_json
+from bench_formats.promptfoo.checks.moderation import moderation
 from bench_formats.promptfoo.checks.prompts import CLOSEDQA_SYSTEM, FACTUALITY_SYSTEM, RUBRIC_SYSTEM
 from bench_formats.promptfoo.checks.rag import CHECKS as _RAG
 from bench_formats.promptfoo.checks.similarity import METRICS, similar
@@ -139,6 +140,7 @@ GRADED = {
     "model-graded-factuality": factuality,
     "model-graded-closedqa": closedqa,
     **dict.fromkeys(METRICS, similar),
+    "moderation": moderation,
     **_GEVAL,
     **_RAG,
 }
