@@ -29,14 +29,21 @@ def test_moderation_passes_a_clean_output(bench_fake_llm: Any):
 def test_moderation_fails_a_flagged_output(bench_fake_llm: Any):
     bench_fake_llm.moderation = lambda text: {"harassment": 0.9, "hate": 0.01, "violence": 0.7}
     out = _check([{"type": "moderation"}], "You idiot.")
-    assert (out.passed, out.score, out.reason) == (False, 0.0, "Moderation flags detected: harassment, violence")
+    assert (out.passed, out.score, out.reason) == (
+        False,
+        0.0,
+        "Moderation flags detected: harassment, violence",
+    )
 
 
 def test_moderation_categories_and_not(bench_fake_llm: Any):
     """The value lists the categories that count; ``not-moderation`` inverts the verdict."""
     bench_fake_llm.moderation = lambda text: {"harassment": 0.9, "hate": 0.01}
     out = _check([{"type": "moderation", "value": ["hate"]}], "You idiot.")
-    assert (out.passed, out.details["assertions"][0]["reason"]) == (True, "No relevant moderation flags detected")
+    assert (out.passed, out.details["assertions"][0]["reason"]) == (
+        True,
+        "No relevant moderation flags detected",
+    )
     out = _check([{"type": "not-moderation"}], "You idiot.")
     assert (out.passed, out.score) == (True, 1.0)
 
