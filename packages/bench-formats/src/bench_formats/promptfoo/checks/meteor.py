@@ -85,7 +85,7 @@ def _single(
         return 0.0
     fmean = precision * recall / denominator
     fragments = _chunks(found) / len(found)
-    return (1 - gamma * fragments**beta) * fmean
+    return float((1 - gamma * fragments**beta) * fmean)
 
 
 def _words(text: str) -> list[str]:
