@@ -168,3 +168,55 @@ def test_a_matrix_of_100000_cells_opens_pages_and_filters_quickly(page, tmp_path
     assert page.locator("#matrix-count").inner_text() == f"{expected} of 25000 tasks × 4 columns"
     assert opened < 20
     assert max(timed.values()) < 2000
+
+
+def test_two_cells_diff_word_by_word(page, matrix_report):
+    page.goto(matrix_report)
+    row = page.locator("#matrix-table tbody tr", has_text="greet")
+    row.locator("td").nth(0).locator("button.pick").click()
+    assert page.locator("#matrix-diff").inner_text() == "diff: greet[plain][same] chosen; choose another cell"
+    row.locator("td").nth(2).locator("button.pick").click()
+    diff = page.locator("#matrix-diff")
+    assert diff.locator("h3").inner_text() == "Diff: greet[plain][same] → greet[terse][same]"
+    assert diff.locator(".diff-ins").all_inner_texts() == ["In", " ", "one", " ", "word:", " "]
+    assert diff.locator(".diff-del").count() == 0
+    assert diff.locator(".diff-ins").first.is_visible()
+    if SCREENSHOTS:
+        diff.screenshot(path=str(ROOT / "docs" / "images" / "report-diff.png"))
+
+
+def test_json_outputs_diff_field_by_field_and_hostile_text_stays_text(page, tmp_path):
+    answers = {
+        "a": '{"city": "Paris", "facts": [1, 2], "note": "' + HOSTILE.replace('"', '\\"') + '"}',
+        "b": '{"city": "Lyon", "facts": [1, 3], "extra": true, "note": "'
+        + HOSTILE.replace('"', '\\"')
+        + '"}',
+    }
+    tasks = [
+        {
+            "id": f"t[{label}]",
+            "status": "passed",
+            "passed": True,
+            "response": text,
+            "target": {"type": "echo", "label": label},
+        }
+        for label, text in answers.items()
+    ]
+    summary = Summary()
+    for task in tasks:
+        summary.add(str(task["status"]))
+    HtmlReporter().write(
+        RunReport(suite="json", run_id="r4", summary=summary, tasks=lambda: iter(tasks)), tmp_path / "j.html"
+    )
+    page.goto((tmp_path / "j.html").as_uri())
+    cells = page.locator("#matrix-table tbody tr td")
+    cells.nth(0).locator("button.pick").click()
+    cells.nth(1).locator("button.pick").click()
+    rows = page.locator("#matrix-diff table.diff-fields tr").all_inner_texts()
+    assert [r.split("\t") for r in rows] == [
+        ["field", "t[a]", "t[b]"],
+        ["city", '"Paris"', '"Lyon"'],
+        ["facts[1]", "2", "3"],
+        ["extra", "(absent)", "true"],
+    ]
+    assert page.locator("#matrix img").count() == 0

@@ -78,7 +78,7 @@ var benchMatrix = (function () {
   }
 
   function cell(t, i, open, pick) {
-    var response = t.response === null || t.response === undefined ? (t.error ? "error: " + t.error : "") : String(t.response);
+    var response = outputOf(t);
     var cls = "cell " + (t.status === "passed" ? "cell-passed" : "cell-failed");
     var head = el("div", { cls: "cell-head" },
       el("span", { cls: t.status, text: t.status }), " ", el("span", { cls: "muted", text: num(t.score) }));
@@ -93,9 +93,11 @@ var benchMatrix = (function () {
     return el("td", { cls: cls, "data-index": String(i) }, head, body, buttons);
   }
 
+  function outputOf(t) { return t.response === null || t.response === undefined ? (t.error ? "error: " + t.error : "") : String(t.response); }
+
   // Draws the matrix of `tasks` into `box` (hidden when there is one column); `open(i)` shows a
-  // run whole, `pick(i)` chooses it for a diff.
-  function render(tasks, box, open, pick) {
+  // run whole; `diff` on two cells shows their outputs side by side.
+  function render(tasks, box, open) {
     var m = build(tasks);
     if (m.columns.length < 2) return null;
     box.hidden = false;
@@ -127,6 +129,21 @@ var benchMatrix = (function () {
     box.appendChild(count);
     box.appendChild(el("div", { cls: "matrix-scroll" }, table));
     box.appendChild(el("nav", { cls: "pager" }, prev, " ", page, " ", next));
+    var diffBox = el("div", { id: "matrix-diff", hidden: "" });
+    box.appendChild(diffBox);
+    var picked = null;
+    function pick(i) {
+      if (picked === null || picked === i) {
+        picked = i;
+        diffBox.hidden = false;
+        diffBox.textContent = "";
+        diffBox.appendChild(el("p", { cls: "muted", text: "diff: " + B.taskName(tasks[i]) + " chosen; choose another cell" }));
+        return;
+      }
+      benchDiff.render(outputOf(tasks[picked]), outputOf(tasks[i]), [B.taskName(tasks[picked]), B.taskName(tasks[i])], diffBox);
+      picked = null;
+      diffBox.scrollIntoView();
+    }
 
     function matches(t) {
       if (state.status && t.status !== state.status) return false;
