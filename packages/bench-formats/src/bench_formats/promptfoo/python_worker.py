@@ -121,7 +121,7 @@ def _offline_guard() -> None:
     if os.environ.get("BENCH_OFFLINE") != "1":
         return
     try:
-        from bench.workspace.network_guard import install_from_env
+        from bench.workspace import install_from_env
     except ImportError:
         sys.stderr.write(
             f"offline: the Python at {sys.executable} has no bench to guard the network with; "
