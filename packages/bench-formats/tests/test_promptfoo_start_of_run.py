@@ -14,7 +14,7 @@ import pytest
 # litellm fetches its price map from the internet at import unless told to read its own copy (as
 # bench's loader tells it): no test reaches the internet.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-import litellm  # noqa: E402
+import litellm
 
 from bench import Task
 from bench.testing import load_suite, run_evaluator
