@@ -279,9 +279,11 @@ def test_an_explicit_api_base_passes_the_check_and_a_missing_key_is_not_retried(
     )
 
 
-def test_c14_a_rejected_key_stops_the_run_after_one_request_at_concurrency_4(
+def test_c14_a_rejected_key_stops_the_run_after_one_round_of_requests_at_concurrency_4(
     bench_cli, bench_suite_file, bench_fake_llm
 ):
+    """The key probe goes beside the first calls (docs/llm.md): a refused key costs at most the
+    calls already in flight (one per worker), never one per task or per retry."""
     bench_fake_llm.add(Fault(401, message="Incorrect API key provided"))
     rows = "".join(
         f"  - {{id: t{i:02}, prompt: 'question {i}', evaluate: {{expected: echo}}}}\n" for i in range(20)
@@ -289,7 +291,7 @@ def test_c14_a_rejected_key_stops_the_run_after_one_request_at_concurrency_4(
     path = bench_suite_file(f"target: {{type: litellm, model: openai/fake}}\ntasks:\n{rows}")
     result = bench_cli("run", path, "-j", "4", "-o", "out.json")
     assert result.exit_code == 3, result.output
-    assert bench_fake_llm.count() == 1
+    assert 1 <= bench_fake_llm.count() <= 4
     report = json.loads(Path("out.json").read_text())
     (errored,) = [t for t in report["tasks"] if t["status"] == "error"]
     assert errored["error"] == (

@@ -50,6 +50,8 @@ COINCIDENCES: dict[str, tuple[str, frozenset[str]]] = {
             {
                 "evidence.py",
                 "llm/answers.py",
+                "llm/batch/protocols.py",
+                "testing/batches.py",
                 "llm/providers/calls.py",
                 "intake/replay.py",
                 "llm/providers/direct.py",
@@ -63,8 +65,8 @@ COINCIDENCES: dict[str, tuple[str, frozenset[str]]] = {
         ),
     ),
     "code": (
-        "an error code in a provider's JSON error body",
-        frozenset({"llm/failures.py", "testing/server.py"}),
+        "an error code in a provider's JSON error body (a live answer's, or a batch line's)",
+        frozenset({"llm/failures.py", "testing/server.py", "llm/batch/protocols.py", "testing/batches.py"}),
     ),
     "expected": (
         "the task's `expected:` field and Sample.expected (the reference text); the setting of that "

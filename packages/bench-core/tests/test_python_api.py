@@ -93,8 +93,8 @@ def test_an_unknown_option_is_a_type_error_naming_the_options(suite: Path):
     with pytest.raises(TypeError) as caught:
         bench.run(suite, concurency=2)  # type: ignore[call-arg]
     assert str(caught.value) == (
-        "unexpected keyword argument 'concurency' (the options: address, allow_outside_root, cache, chunk, "
-        "concurrency, dotenv, env_files, executor, executor_options, keep_workspaces, progress, repeat, "
+        "unexpected keyword argument 'concurency' (the options: address, allow_outside_root, batch, "
+        "batch_retry_live, cache, chunk, concurrency, detach, dotenv, env_files, executor, executor_options, keep_workspaces, offline, progress, repeat, "
         "require_calibration, resume, runs_dir, select, shared_cache, target, vars, workers)"
     )
 

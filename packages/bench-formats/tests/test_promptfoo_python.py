@@ -337,3 +337,23 @@ def test_python_provider_outside_the_suite_folder_is_refused(tmp_path: Path) -> 
         f"{tmp_path / 'provider.py'}); a suite may only read files inside {folder} (pass "
         "--allow-outside-root to allow it)"
     )
+
+
+def test_the_python_worker_runs_user_code_behind_the_offline_guard(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under --offline (BENCH_OFFLINE=1), user code that connects off loopback is refused in the
+    worker itself, before the connect: the same refusal as bench's own process (docs/offline.md)."""
+    monkeypatch.setenv("BENCH_OFFLINE", "1")
+    worker = PythonWorker(sys.executable)
+    code = (
+        "import socket\ndef f():\n"
+        "    try:\n        socket.create_connection(('192.0.2.1', 443), timeout=5)\n"
+        "    except Exception as exc:\n        return str(exc)\n"
+    )
+    try:
+        refused = worker.call({"code": code, "function": "f", "args": []}, 20_000)
+    finally:
+        worker.close()
+    assert refused == (
+        "offline: refused a connection to 192.0.2.1:443; an offline run connects only to loopback "
+        "(127.0.0.1, ::1, localhost) and Unix sockets"
+    )

@@ -77,10 +77,6 @@ def _warnings(path: Path) -> list[str]:
         ),
         ("prompts: [hi]\nproviders: [echo]\ndefaultTest: 3\n", "defaultTest is a mapping or a file:// path"),
         (
-            "prompts: [hi]\nproviders: [echo, {id: echo}]\n",
-            "two providers have the label 'echo': give each a distinct 'label:'",
-        ),
-        (
             "prompts: ['{{ x']\nproviders: [echo]\n",
             "test 1: cannot render template '{{ x': unexpected end of template, expected 'end of print statement'.",
         ),
@@ -212,3 +208,12 @@ def test_a_typo_in_an_assertion_type_of_the_promptfoo_evaluator_is_refused():
     assert str(caught.value).startswith(
         "<test>: Value error, assert[0]: unknown assertion type 'contians' (did you mean 'contains'?)"
     )
+
+
+def test_duplicate_provider_ids_and_labels_are_columns(tmp_path: Path):
+    """promptfoo runs providers with the same id or label as separate columns and drops only an
+    entry identical to an earlier one; bench gives each column a target label of its own."""
+    text = "prompts: [hi]\nproviders: [echo, echo, {id: echo}, {id: echo, label: t}, {id: echo, label: t, config: {a: 1}}]\n"
+    suite = PromptfooLoader().load(_config(tmp_path, text)).data
+    assert [target["label"] for target in suite["targets"]] == ["echo", "echo #2", "t", "t #2"]
+    assert [task["target"] for task in suite["tasks"]] == ["echo", "echo #2", "t", "t #2"]

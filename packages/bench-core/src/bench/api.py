@@ -77,6 +77,9 @@ class RunKeywords(TypedDict, total=False):
     address: str | None
     executor_options: Mapping[str, str] | None
     offline: bool
+    batch: bool
+    detach: bool
+    batch_retry_live: bool
 
 
 _KEYWORDS = frozenset(RunKeywords.__annotations__)

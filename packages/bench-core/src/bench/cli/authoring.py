@@ -35,9 +35,7 @@ def validate(
 
     With ``--offline``: loaded under the offline guard; a target that needs a remote model is
     refused as ``bench run --offline`` refuses it, and the checks it would skip are named."""
-    from bench.llm.providers.offline import remote_models
-    from bench.pipeline.client import refuse_remote_targets
-    from bench.pipeline.run import offline_guard
+    from bench.pipeline.offline import offline_guard, refuse_remote_targets, skipped_models
     from bench.report.overview import TaskCounter, print_plan
     from bench.suite.loader import load_suite
     from bench.suite.target_spec import parse_target
@@ -61,7 +59,7 @@ def validate(
         refuse_remote_targets(plan)
     print_template_warnings(plan)
     print_plan(plan)
-    remote = remote_models(plan.endpoints) if offline else []
+    remote = skipped_models(plan) if offline else []
     if remote:
         typer.echo(f"offline: the checks that need {', '.join(remote)} are skipped")
 

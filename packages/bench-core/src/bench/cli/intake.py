@@ -76,8 +76,9 @@ def rescore(
     is refused before anything runs. Exit codes as ``bench run``'s.
     """
     from bench.intake.rescore import record_source, rescoring
+    from bench.pipeline.offline import offline_guard
     from bench.pipeline.options import RunOptions
-    from bench.pipeline.run import offline_guard, run_plan
+    from bench.pipeline.run import run_plan
     from bench.report.console import ConsoleObserver, print_summary
 
     registry = load_registry()

@@ -71,6 +71,22 @@ Quiet = Annotated[
 DryRunFlag = Annotated[
     bool, typer.Option("--dry-run", help="Count the model calls and estimate their cost; call nothing.")
 ]
+BatchFlag = Annotated[
+    bool,
+    typer.Option(
+        "--batch", help="Send model calls through the providers' batch APIs (about half the price)."
+    ),
+]
+Detach = Annotated[
+    bool,
+    typer.Option("--detach", help="With --batch: exit once the batches are submitted; --resume collects."),
+]
+BatchRetryLive = Annotated[
+    bool,
+    typer.Option(
+        "--batch-retry-live", help="Call live what a batch expired or cancelled, not in a new batch."
+    ),
+]
 Repeat = Annotated[
     int | None,
     typer.Option("--repeat", min=1, help="Run every task this many times (pass@k, flaky tasks, intervals)."),
@@ -189,6 +205,9 @@ SAME_NAMES = (
     "address",
     "dry_run",
     "offline",
+    "batch",
+    "detach",
+    "batch_retry_live",
 )
 
 
@@ -229,6 +248,9 @@ def run(
     address: Address = None,
     executor_option: ExecutorOptions = None,
     offline: Offline = False,
+    batch: BatchFlag = False,
+    detach: Detach = False,
+    batch_retry_live: BatchRetryLive = False,
 ) -> None:
     """Run a suite: produce each task's response, evaluate it, record and report the results.
 

@@ -37,6 +37,8 @@ def describe_target(target: Target[Any] | None, task: Task) -> dict[str, Any] | 
 def input_fields(task: Task, target: Target[Any] | None, limit: int) -> dict[str, Any]:
     """The result fields describing ``task``'s input, each at most ``limit`` bytes."""
     fields: dict[str, Any] = {"target": describe_target(target, task), "tags": list(task.tags)}
+    if task.prompt_label is not None:
+        fields["prompt_label"] = task.prompt_label
     if task.prompt is not None:
         cut = bound_text(task.prompt, limit)
         fields["prompt"] = task.prompt if cut is None else cut[0]

@@ -26,9 +26,22 @@ class Prices:
             return float(listed["input_cost_per_token"]), float(listed.get("output_cost_per_token", 0.0))
         return None
 
-    def cost(self, model: str, input_tokens: int | None, output_tokens: int | None) -> float | None:
-        """Dollars for one call; None (unknown) when the model has no price — never 0."""
+    def batch_per_token(self, model: str) -> tuple[float, float] | None:
+        """(input, output) dollars per token through a provider's batch API: litellm's batch
+        prices where its map has them (and the suite sets no price), else half the live price."""
+        listed = info(model) if model not in self.rows else None
+        if listed is not None and "input_cost_per_token_batches" in listed:
+            batch_out = listed.get("output_cost_per_token_batches", 0.0)
+            return float(listed["input_cost_per_token_batches"]), float(batch_out)
         rates = self.per_token(model)
+        return None if rates is None else (rates[0] / 2, rates[1] / 2)
+
+    def cost(
+        self, model: str, input_tokens: int | None, output_tokens: int | None, batch: bool = False
+    ) -> float | None:
+        """Dollars for one call (at the batch price with ``batch``); None (unknown) when the model
+        has no price — never 0."""
+        rates = self.batch_per_token(model) if batch else self.per_token(model)
         if rates is None or input_tokens is None or output_tokens is None:
             return None
         return input_tokens * rates[0] + output_tokens * rates[1]

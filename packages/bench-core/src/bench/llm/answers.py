@@ -55,7 +55,7 @@ def completion(model: str, response: Any, attempt: int, started: float, prices: 
 
 
 def moderation(model: str, response: Any, attempt: int, started: float) -> LLMResult:
-    """A moderation's verdict as the text ``{flagged, scores}``."""
+    """A moderation's verdict as the text ``{flagged, scores, categories}`` (each category's flag)."""
     results = getattr(response, "results", None) or []
     if not results:
         raise ModelCallError(f"empty moderation result from {model}", model=model)
@@ -64,7 +64,13 @@ def moderation(model: str, response: Any, attempt: int, started: float) -> LLMRe
     if hasattr(raw_scores, "model_dump"):
         raw_scores = raw_scores.model_dump(by_alias=True)
     scores = {str(k): float(v) for k, v in dict(raw_scores).items() if isinstance(v, (int, float))}
-    text = json.dumps({"flagged": bool(getattr(first, "flagged", False)), "scores": scores})
+    raw_flags = getattr(first, "categories", None) or {}
+    if hasattr(raw_flags, "model_dump"):
+        raw_flags = raw_flags.model_dump(by_alias=True)
+    flags = {str(k): v for k, v in dict(raw_flags).items() if isinstance(v, bool)}
+    text = json.dumps(
+        {"flagged": bool(getattr(first, "flagged", False)), "scores": scores, "categories": flags}
+    )
     usage = Usage(latency_ms=round((time.perf_counter() - started) * 1000, 3), cost_usd=0.0)
     return LLMResult(model, text, [], "stop", usage, attempts=attempt)
 

@@ -7,10 +7,10 @@ import contextlib
 import json
 import sys
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from bench.llm import answers
 from bench.llm.accounting import Budget, Prices, Totals
@@ -56,6 +56,22 @@ ANSWER_PARAMS = (
 )
 
 
+class BatchRoute(Protocol):
+    """What the client asks of the run's batches (bench.llm.batch.collector.Batcher)."""
+
+    def takes(self, request: LLMRequest, params: dict[str, Any]) -> bool: ...
+
+    async def complete(
+        self, request: LLMRequest, params: dict[str, Any], rid: str, live: Callable[[], Awaitable[LLMResult]]
+    ) -> LLMResult: ...
+
+    async def aclose(self) -> None: ...
+
+    def waiting(self) -> bool: ...
+
+    def report(self) -> dict[str, Any]: ...
+
+
 class LLMClient:
     """Makes model calls for a run. Create one per run; ``close`` it at the end."""
 
@@ -99,6 +115,13 @@ class LLMClient:
         #: error, not N, and a key that can be probed holds no call back.
         self._first_calls: dict[tuple[str, str | None], KeyGate] = {}
         self.on_import = on_import
+        #: The run's batches (bench.llm.batch.collector, set by the run); None: every call live.
+        self.batcher: BatchRoute | None = None
+
+    def batches(self, model: str) -> bool:
+        """Whether calls to ``model`` are set to go to batches (its own ``batch``, else ``llm.batch``)."""
+        own = self.settings.models.get(model)
+        return own.batch if own is not None and own.batch is not None else self.settings.batch
 
     @property
     def on_import(self) -> Callable[[], None] | None:
@@ -119,6 +142,8 @@ class LLMClient:
     async def aclose(self) -> None:
         """``close``, and the direct path's connection pool with it; a coordinated client
         reports its last usage first."""
+        if self.batcher is not None:
+            await self.batcher.aclose()
         if self.leases is not None:
             await self.leases.stop()
         await self.calls.aclose()
@@ -144,25 +169,15 @@ class LLMClient:
         params = {k: v for k, v in request.params.items() if k in ANSWER_PARAMS and v is not None}
         if request.api_key_env:
             self.redact.add([request.api_key_env])  # sent as a credential: a secret, whatever its name
+        key = _key(request, params)
         if self.cache is None or not request.cache:
-            return await self._fresh(request, params)
-        base = public_url(request.api_base or "")  # never a key passed in the URL
-        key = cache_key(
-            {
-                "model": request.model,
-                "api_base": base,
-                "messages": request.messages,
-                "params": params,
-                "index": request.index,
-                **({"moderation": True} if request.moderation else {}),
-            }
-        )
+            return await self._fresh(request, params, key)
         async with self.cache.flight(key):  # an identical request in flight: wait for its answer
             hit = await self.cache.get(key)
             if hit is not None:
                 self.totals.cached += 1
                 return answers.replayed(request.model, hit)
-            result = await self._fresh(request, params)
+            result = await self._fresh(request, params, key)
             value = result.to_cache()
             # A truncated answer is not kept, nor one holding a secret: the cache stays clean and a
             # re-run asks again, so cached and fresh runs see the same response (RELIABILITY H01).
@@ -172,8 +187,8 @@ class LLMClient:
                     result = answers.adopted(result, stored)
         return result
 
-    async def _fresh(self, request: LLMRequest, params: dict[str, Any]) -> LLMResult:
-        """Ask the model: budget, breaker, the first-call gate, then the call with its retries."""
+    async def _fresh(self, request: LLMRequest, params: dict[str, Any], key: str) -> LLMResult:
+        """Ask the model: budget, breaker, then a batch, or the call live."""
         provider = provider_name(request.model, request.api_base)
         if self.leases is not None:
             await self.leases.ready(provider)
@@ -183,6 +198,18 @@ class LLMClient:
             raise RunStopped(f"budget {stopped} reached")
         if provider in self.limits.breaker.open:
             raise RunStopped(f"provider stopped: {self.limits.breaker.open[provider]}")
+        batcher = self.batcher
+        if batcher is not None and self.batches(request.model) and batcher.takes(request, params):
+            result = await batcher.complete(
+                request, params, key, lambda: self._live(request, params, provider)
+            )
+        else:
+            result = await self._live(request, params, provider)
+        self._account(request, result)
+        return result
+
+    async def _live(self, request: LLMRequest, params: dict[str, Any], provider: str) -> LLMResult:
+        """The call live: the first-call gate, then the call with its retries."""
         gate = self._first_calls.get((provider, request.api_key_env))
         leader = gate is None  # this call goes first and proves the key; the others wait for it
         probing = None
@@ -198,7 +225,6 @@ class LLMClient:
                 gate.open()
             if probing is not None:
                 probing.cancel()  # its answer no longer matters
-        self._account(request, result)
         return result
 
     async def _with_retries(
@@ -341,7 +367,8 @@ class LLMClient:
     async def moderate(
         self, model: str, text: str, *, api_base: str | None = None, api_key_env: str | None = None
     ) -> dict[str, Any]:
-        """Category scores for ``text`` from a moderation model: ``{flagged, scores}``."""
+        """Category scores for ``text`` from a moderation model: ``{flagged, scores, categories}``
+        (``categories``: the model's flag for each category)."""
         request = LLMRequest(
             model=model,
             messages=[{"role": "user", "content": text}],
@@ -400,3 +427,17 @@ class LLMClient:
             t.simulator_calls += 1
             t.simulator_tokens += tokens
             t.simulator_cost_usd += u.cost_usd or 0.0
+
+
+def _key(request: LLMRequest, params: dict[str, Any]) -> str:
+    """The request's cache key (and its id in a batch): what changes its answer."""
+    return cache_key(
+        {
+            "model": request.model,
+            "api_base": public_url(request.api_base or ""),  # never a key passed in the URL
+            "messages": request.messages,
+            "params": params,
+            "index": request.index,
+            **({"moderation": True} if request.moderation else {}),
+        }
+    )

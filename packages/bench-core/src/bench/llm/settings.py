@@ -22,6 +22,9 @@ class ModelLimits(_Strict):
     """Requests per minute."""
     tpm: PositiveInt | None = None
     """Tokens per minute (estimated before the call from the prompt and max_tokens)."""
+    batch: bool | None = None
+    """Send this model's calls through its provider's batch API (about half the price, answers
+    within hours); None: as ``llm.batch`` says. ``true`` on a model whose provider has none is refused."""
 
 
 class LLMSettings(_Strict):
@@ -44,6 +47,13 @@ class LLMSettings(_Strict):
     """Calls to one provider that may fail in a row before the run stops starting calls."""
     models: dict[str, ModelLimits] = Field(default_factory=dict)
     """Per-model limits, keyed by the model name as written in the suite."""
+    batch: bool = False
+    """Send calls to models whose provider has a batch API (``openai/``, ``groq/``,
+    ``together_ai/``, ``anthropic/``) through it, the others live (``bench run --batch``; docs/batch.md)."""
+    batch_poll_s: PositiveFloat = 30.0
+    """Seconds between two looks at a batch that has not ended."""
+    batch_settle_s: PositiveFloat = 0.5
+    """Seconds without a new call before a model's pending calls are submitted as one batch."""
     transport: Literal["auto", "litellm"] = "auto"
     """``auto``: OpenAI-protocol providers (``openai/``, ``hosted_vllm/``, ``groq/``,
     ``openrouter/``, ``together_ai/``, ``deepseek/``) are called over HTTP directly, the rest

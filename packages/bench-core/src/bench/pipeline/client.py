@@ -14,14 +14,13 @@ from bench.llm.cache.local import default_cache_path
 from bench.llm.cache.shared import shared_cache_url
 from bench.llm.client import LLMClient
 from bench.llm.limits.coordination import Coordinator
-from bench.llm.providers import credentials
 from bench.llm.providers.credentials import describe_missing, missing_credentials
 from bench.llm.providers.direct import preload as preload_http
 from bench.llm.providers.litellm_import import import_in_background
-from bench.llm.providers.offline import needs, on_loopback, remote_models
 from bench.llm.providers.prices import model_cost
 from bench.llm.settings import LLMSettings, sized_for_run
 from bench.pipeline.estimate import check_prices
+from bench.pipeline.offline import on_loopback_only, refuse_remote_targets
 from bench.pipeline.options import RunOptions
 from bench.suite.plan import Plan, all_targets
 from bench.target import Target
@@ -40,6 +39,8 @@ def make_client(
     the run's limits and budgets through ``coordinator``)."""
     settings, _ = call_settings(plan, options)
     settings = settings if options.cache else settings.model_copy(update={"cache": False})
+    if options.batch:
+        settings = settings.model_copy(update={"batch": True})
     cache_path = options.cache_path or default_cache_path()
     return LLMClient(
         settings,
@@ -95,7 +96,7 @@ class StartUp:
         endpoints = plan.endpoints
         if offline:
             refuse_remote_targets(plan)
-            endpoints = {e for e in endpoints if on_loopback(e.model, e.api_base)}
+            endpoints = on_loopback_only(endpoints)
         # Judges' models included: a judge-only suite's first judge call would import it otherwise.
         import_now = llm.needs_litellm([e.model for e in endpoints]) and llm.may_call()
         if import_now:
@@ -131,21 +132,6 @@ def _offline_hint(plan: Plan, missing: dict[str, list[str]]) -> str:
     """``OFFLINE_HINT`` when a check needs a missing key (a target that needs one is refused offline)."""
     targets = {m for t in all_targets(plan) for m, _ in t.llm_calls()} if plan.needs_target else set()
     return OFFLINE_HINT if any(m not in targets for models in missing.values() for m in models) else ""
-
-
-def refuse_remote_targets(plan: Plan) -> None:
-    """Refuse an offline run whose tasks call a target that needs a model not on loopback."""
-    if not plan.needs_target:
-        return  # every task has its response: no target is called
-    for target in all_targets(plan):
-        remote = remote_models(credentials.endpoints(target))
-        if remote:
-            name = target.label or type(target).name
-            raise ConfigError(
-                f"{needs(f'target {name!r}', remote)}, which is not served on loopback: give a "
-                "target that calls no remote model (--target echo, a recorded one) or a model "
-                "on a local server (api_base: http://127.0.0.1:PORT/v1)"
-            )
 
 
 def _read_ahead(direct: bool) -> None:

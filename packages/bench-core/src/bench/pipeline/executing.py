@@ -15,6 +15,7 @@ from bench.execution.sink import StoreSink
 from bench.executor import Executor, ExecutorSettings, Job
 from bench.llm.accounting import Totals
 from bench.llm.cache.shared import shared_cache_url
+from bench.pipeline.batches import use_batches
 from bench.pipeline.loading import executor_class
 from bench.pipeline.opening import OpenedRun
 from bench.pipeline.options import DEFAULT_CONCURRENCY, RunOptions
@@ -24,6 +25,10 @@ from bench.vocabulary.store import StoreWriteError, now_iso
 
 if TYPE_CHECKING:
     from bench.plugins.registry import Registry
+
+
+#: A run whose batches were submitted and have not ended: ``bench run --resume RUN_ID`` collects.
+WAITING = "waiting on batches"
 
 
 @dataclass
@@ -42,7 +47,10 @@ class Executed:
 def executor_settings(options: RunOptions, opened: OpenedRun) -> ExecutorSettings:
     """What the executor reads of the options (and where the run keeps captured files)."""
     return ExecutorSettings(
-        concurrency=options.concurrency or opened.plan.concurrency or DEFAULT_CONCURRENCY,
+        # With batches every task is in flight at once: their calls wait in one batch per stage.
+        concurrency=max(opened.to_run, 1)
+        if opened.llm.batcher is not None
+        else options.concurrency or opened.plan.concurrency or DEFAULT_CONCURRENCY,
         workers=options.workers,
         chunk=options.chunk,
         address=options.address,
@@ -64,6 +72,7 @@ async def execute_run(
     client are closed at the end, whatever happened."""
     plan, store, llm, summary = opened.plan, opened.store, opened.llm, opened.summary
     try:
+        use_batches(llm, store.folder / "batches", options)  # before the settings: all tasks at once
         executor = executor_class(options.executor, registry)(executor_settings(options, opened))
     except BaseException:
         store.close()
@@ -122,6 +131,9 @@ def _finish_manifest(
     """The manifest at the run's end, whatever happened (the results written so far are intact)."""
     if not opened.store.folder.exists():
         return
+    batched = opened.llm.batcher
+    if batched is not None and batched.waiting() and status == "stopped":
+        status = WAITING
     # On a write error the original error says why.
     with contextlib.suppress(StoreWriteError):
         opened.store.write_manifest(
@@ -132,5 +144,6 @@ def _finish_manifest(
                 summary=opened.summary.as_dict(),
                 stopped=executor.stopped,
                 llm=totals.as_dict(),
+                **({"batches": batched.report()} if batched is not None else {}),
             )
         )

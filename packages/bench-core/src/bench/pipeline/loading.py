@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bench.executor import DEFAULT_EXECUTOR, Executor
+from bench.pipeline.batches import check_forced
 from bench.pipeline.options import RunOptions
 from bench.suite.loader import load_suite
 from bench.suite.plan import Plan
@@ -63,4 +64,6 @@ def load_for_run(
     suite_args = options.suite_args()
     if options.executor != DEFAULT_EXECUTOR:
         find_executor(options.executor, registry)
-    return load_suite(suite, registry, progress=progress, **suite_args)
+    plan = load_suite(suite, registry, progress=progress, **suite_args)
+    check_forced(plan.llm)  # batch: true on a model without a batch API, before anything runs
+    return plan

@@ -13,8 +13,13 @@ from bench.llm.providers.offline import remote_models
 from bench.pipeline.calibration_gate import gate
 from bench.pipeline.client import StartUp, call_settings, make_client, with_client
 from bench.pipeline.options import RunOptions
-from bench.pipeline.rerun import Selected, apply_selection, check_target_override, resumed_selection
-from bench.pipeline.resume import select_tasks
+from bench.pipeline.rerun import (
+    Selected,
+    apply_selection,
+    check_target_override,
+    resumed_selection,
+    select_tasks,
+)
 from bench.report.observer import Resumed, RunObserver
 from bench.scoring.run_stats import StatsCollector
 from bench.suite.plan import Plan

@@ -78,6 +78,14 @@ class RunOptions:
     #: Connect to nothing but loopback and Unix sockets (``--offline``): checks that need a
     #: remote model are skipped with the reason, a target that needs one is refused (docs/offline.md).
     offline: bool = False
+    #: Send model calls through the providers' batch APIs where they have one (``--batch``;
+    #: docs/batch.md).
+    batch: bool = False
+    #: With batches: exit once they are submitted; ``--resume`` collects (``--detach``).
+    detach: bool = False
+    #: With batches: call live the requests a batch expired, cancelled or failed transiently,
+    #: instead of sending them in a new batch (``--batch-retry-live``).
+    batch_retry_live: bool = False
     #: Where the LLM response cache lives (None: ``default_cache_path()``, the user's cache folder).
     cache_path: Path | None = None
 

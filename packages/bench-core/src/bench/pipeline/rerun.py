@@ -1,8 +1,13 @@
-"""Selecting a run's tasks: ``--failed RUN_ID`` / ``--errors RUN_ID`` read from the run store,
-then the rest of the ``Selection`` (bench.suite.selection.narrowing) applied to the plan.
+"""Runs again: which of a run's tasks ``--resume`` runs, and which ``--failed RUN_ID`` /
+``--errors RUN_ID`` select from the run store before the rest of the ``Selection``
+(bench.suite.selection.narrowing) is applied to the plan.
 
 A run derived from another records it in its manifest (``derived_from``), and every run records
 its selection, which ``--resume`` applies again (a different one given on resume is refused).
+A resume scans the store line by line (``RunStore.latest_refs``): only whether each key's latest
+line finished and where it starts are held, never the lines, so a resume over a million results
+stays small. The finished lines are then read back one at a time, in plan order, for their
+digest, the summary and the statistics.
 """
 
 from __future__ import annotations
@@ -12,12 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.report.observer import Resumed
+from bench.scoring.run_stats import StatsCollector
 from bench.suite.plan import Plan
 from bench.suite.selection.narrowing import Narrowed, Selection, narrow
-from bench.vocabulary.errors import ConfigError
-from bench.vocabulary.results import ERROR, FAILED
+from bench.vocabulary.errors import ConfigError, StoreError
+from bench.vocabulary.results import ERROR, FAILED, Summary
 from bench.vocabulary.run_key import RunKey
-from bench.vocabulary.store import MANIFEST, newest_run, results_path
+from bench.vocabulary.store import MANIFEST, RunStore, newest_run, parsed, results_path
 
 LATEST = "latest"
 
@@ -144,3 +151,25 @@ def _task_ids(folder: Path, statuses: set[str]) -> set[str]:
             else:
                 hits.discard(key)  # a later attempt (a resume) replaced it
     return {task_id for task_id, _ in hits}
+
+
+def select_tasks(plan: Plan, store: RunStore, collector: StatsCollector) -> tuple[set[str], Summary, Resumed]:
+    """The ids to run again: never finished, or changed since they finished."""
+    manifest = store.read_manifest()
+    if manifest.get("suite") != plan.name:
+        raise StoreError(f"run {store.run_id} is of suite '{manifest.get('suite')}', not '{plan.name}'")
+    recorded = store.latest_refs()
+    summary, resumed, to_run = Summary(), Resumed(), set()
+    for task_id, task_digest in zip(plan.tasks.ids, plan.tasks.digests, strict=True):
+        ref = recorded.pop(task_id, None)
+        previous = parsed(store.read_line(ref.offset)) if ref is not None and ref.finished else None
+        if previous is not None:  # its latest line finished
+            if previous.get("digest") == task_digest:
+                summary.add(previous["status"])
+                collector.add(previous)
+                resumed.kept += 1
+                continue
+            resumed.changed += 1
+        to_run.add(task_id)
+    resumed.removed = len(recorded)
+    return to_run, summary, resumed

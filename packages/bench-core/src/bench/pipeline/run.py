@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import signal
 from collections.abc import Callable
@@ -22,12 +21,12 @@ from bench.pipeline.closing import RunOutcome, close_run
 from bench.pipeline.estimate import estimate
 from bench.pipeline.executing import execute_run
 from bench.pipeline.loading import load_for_run
+from bench.pipeline.offline import offline_guard
 from bench.pipeline.opening import open_run
 from bench.pipeline.options import RunOptions
 from bench.pipeline.rerun import apply_selection
 from bench.report.observer import RunObserver
 from bench.suite.plan import Plan
-from bench.workspace import network_guard
 
 if TYPE_CHECKING:
     from bench.plugins.registry import Registry
@@ -69,11 +68,6 @@ async def run_suite(
         if options.dry_run:
             return dry_run(plan, options)
         return await run_loaded(plan, options, observer, registry)
-
-
-def offline_guard(offline: bool) -> contextlib.AbstractContextManager[None]:
-    """The offline guard (bench.workspace.network_guard) for an offline run; nothing otherwise."""
-    return network_guard.offline() if offline else contextlib.nullcontext()
 
 
 def _interruptible(work: Callable[[], T], handle_signals: bool) -> T:

@@ -24,6 +24,16 @@ class Defaults(Strict):
     workspace: str | None = None
 
 
+class PromptEntry(Strict):
+    """One of the suite's ``prompts:``: a ``{name}`` template, inline or in a file, and its label."""
+
+    #: What results and reports name the variant by (default: the file, else ``prompt N``).
+    label: str | None = Field(default=None, min_length=1)
+    template: str | None = None
+    #: A file holding the template, relative to the suite's folder.
+    file: str | None = Field(default=None, min_length=1)
+
+
 class SuiteFile(Strict):
     """The top level of a suite file."""
 
@@ -36,6 +46,9 @@ class SuiteFile(Strict):
     #: Several targets, each with a unique ``label``: a task runs on the one its ``target:``
     #: names, or on each of them when it names none (its id then ends in ``[label]``).
     targets: list[dict[str, Any]] | None = Field(default=None, min_length=1)
+    #: Prompt variants: each task runs once per prompt (and per target), its id ending in
+    #: ``[label]``; a template sees the task's vars and its own prompt as ``{prompt}``.
+    prompts: list[str | PromptEntry] | None = Field(default=None, min_length=1)
     defaults: Defaults = Field(default_factory=Defaults)
     #: Values every task's ``vars`` start from (a task's own vars and ``--var`` win).
     vars: dict[str, Any] = Field(default_factory=dict)
@@ -97,6 +110,9 @@ class TaskSpec(Strict):
     pass_at_k: float | None = Field(default=None, ge=0, le=1)
     #: The ``label`` of the suite's ``targets:`` entry that runs this task (default: each of them).
     target: str | None = None
+    #: The ``label`` of the suite's ``prompts:`` entry this task runs on (default: each of them);
+    #: in a suite without ``prompts:``, the label of the variant the task's own prompt is.
+    prompt_label: str | None = Field(default=None, min_length=1)
     #: This task's own scorecard (default: the suite's).
     scorecard: Scorecard | None = None
     #: This task's repository, branch and ref (default: the suite's).

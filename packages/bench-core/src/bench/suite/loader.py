@@ -125,6 +125,7 @@ class _SuiteBuilder:
             check_card=self._check_card,
             target_labels=labels,
             ignore_task_targets=self.target_override,
+            suite_doc=self.doc,
         )
         has_target = target is not None or bool(targets) or not self.need_target
         header = _Header(suite, name, target_type, target, targets, labels, tasks, has_target)
@@ -324,18 +325,19 @@ def unclaimed(first: str, tried: list[SuiteLoader], path: Path) -> str:
 
 
 def _runs(planned: PlannedTask, labels: list[str], only: str | None = None) -> Iterable[PlannedTask]:
-    """A task once per repeat (the task itself, then copies with repeat 1..K-1), and once per
-    target of the suite's ``targets:`` when it names none of them; with ``only`` (``--target
-    LABEL``), its runs on that target alone."""
-    if planned.repeats == 1 and not labels and only is None:
+    """A task once per repeat (the task itself, then copies with repeat 1..K-1), once per prompt
+    of the suite's ``prompts:`` and once per target of its ``targets:`` when it names none; with
+    ``only`` (``--target LABEL``), its runs on that target alone."""
+    if planned.repeats == 1 and not labels and only is None and not planned.prompt_variants:
         return (planned,)  # the common case, without a generator's cost (a million tasks)
     return _expanded(planned, labels, only)
 
 
 def _expanded(planned: PlannedTask, labels: list[str], only: str | None) -> Iterator[PlannedTask]:
-    chosen = [planned]
+    prompted = [planned.on_prompt(variant) for variant in planned.prompt_variants] or [planned]
+    chosen = prompted
     if planned.target_label is None and labels:
-        chosen = [planned.on_target(label, digest(planned.digest, label)) for label in labels]
+        chosen = [one.on_target(label, digest(one.digest, label)) for one in prompted for label in labels]
     if only is not None:
         chosen = [run for run in chosen if run.target_label == only]
     for one in chosen:

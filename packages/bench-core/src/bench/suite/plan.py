@@ -7,7 +7,7 @@ from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from bench.evaluator import Evaluator
 from bench.llm.providers import credentials
@@ -18,6 +18,9 @@ from bench.target import Target
 from bench.vocabulary.compact import HexColumn, KeyTable, TextColumn, hex_or_text
 from bench.vocabulary.models import Task
 from bench.vocabulary.run_key import RunKey
+
+if TYPE_CHECKING:
+    from bench.suite.variables.prompts import PromptVariant
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,8 @@ class PlannedTask:
     target_label: str | None = None
     #: Judged over its repeats: passes when pass@k reaches this (bench.scoring.pass_at_k).
     pass_at_k: float | None = None
+    #: The task's prompt from each of the suite's ``prompts:`` it runs on (none: it runs as built).
+    prompt_variants: tuple[PromptVariant, ...] = ()
 
     @property
     def expects_error(self) -> bool:
@@ -83,6 +88,16 @@ class PlannedTask:
         """The same task as its ``repeat``-th run (a distinct cache key for model calls)."""
         task = self.task.model_copy(update={"repeat": repeat})
         return dataclasses.replace(self, task=task)
+
+    def on_prompt(self, variant: PromptVariant) -> PlannedTask:
+        """The same task on one of the suite's prompts: its id gains ``[label]``."""
+        update = {
+            "id": f"{self.task.id}[{variant.label}]",
+            "prompt": variant.text,
+            "prompt_label": variant.label,
+        }
+        task = self.task.model_copy(update=update)
+        return dataclasses.replace(self, task=task, digest=variant.digest, prompt_variants=())
 
     def on_target(self, label: str, digest: str) -> PlannedTask:
         """The same task run by the suite's target ``label``: its id gains ``[label]``."""

@@ -23,6 +23,7 @@ from bench.suite.plan import BoundEvaluator, PlannedTask
 from bench.suite.rows import RowRules, RowsDocument
 from bench.suite.validation import describe
 from bench.suite.variables.evaluator_values import with_vars
+from bench.suite.variables.prompts import read_prompts, variants
 from bench.suite.variables.template_check import TemplateWarnings
 from bench.vocabulary.compact import KeyTable
 from bench.vocabulary.errors import ConfigError, FieldPath, did_you_mean
@@ -53,7 +54,11 @@ class TaskBuilder:
         check_card: Callable[[YamlDocument, FieldPath, Scorecard], None],
         target_labels: list[str] | None = None,
         ignore_task_targets: bool = False,
+        suite_doc: YamlDocument | None = None,
     ) -> None:
+        #: The suite's ``prompts:`` (read from ``suite_doc``): each task runs on each of them, or
+        #: on the one it names.
+        self.prompts = read_prompts(suite_doc, suite.prompts) if suite_doc is not None else []
         #: The labels of the suite's ``targets:``; a task's ``target:`` must name one.
         self.target_labels = target_labels or []
         self.ignore_task_targets = ignore_task_targets
@@ -130,7 +135,40 @@ class TaskBuilder:
         planned_digest = known_digest or digest(raw, [e.spec for e in evaluators], *given)
         label = self._target_label(doc, at, spec)
         threshold = spec.pass_at_k if spec.pass_at_k is not None else suite.pass_at_k
-        return PlannedTask(task, evaluators, planned_digest, None, repeats, card, label, threshold)
+        planned = PlannedTask(task, evaluators, planned_digest, None, repeats, card, label, threshold)
+        return self._on_prompts(doc, at, spec, planned)
+
+    def _on_prompts(
+        self, doc: YamlDocument, at: FieldPath, spec: TaskSpec, planned: PlannedTask
+    ) -> PlannedTask:
+        """``planned`` with its prompt variants: the suite's ``prompts:`` rendered for it (run on the
+        one its ``prompt_label`` names), or its own prompt labelled."""
+        task = planned.task
+        if not self.prompts:
+            if spec.prompt_label is not None:
+                planned.task = task.model_copy(update={"prompt_label": spec.prompt_label})
+            return planned
+        if task.messages is not None:
+            raise doc.error(
+                "the suite's prompts: are text templates; this task's input is a conversation", (*at, "input")
+            )
+        prompts = self.prompts
+        if spec.prompt_label is not None:
+            prompts = [p for p in self.prompts if p.label == spec.prompt_label]
+            if not prompts:
+                known = ", ".join(p.label for p in self.prompts)
+                raise doc.error(
+                    f"unknown prompt '{spec.prompt_label}'; the suite's prompts are {known}",
+                    (*at, "prompt_label"),
+                )
+        found = variants(doc, at, prompts, task.prompt, task.vars, planned.digest)
+        if spec.prompt_label is None:
+            planned.prompt_variants = found
+            return planned
+        update = {"prompt": found[0].text, "prompt_label": found[0].label}
+        planned.task = task.model_copy(update=update)
+        planned.digest = found[0].digest
+        return planned
 
     def _spec(self, doc: YamlDocument, index: int, raw: Any, seen: KeyTable | None) -> TaskSpec:
         """The task as written, validated; with ``seen``, its id checked against the earlier tasks'."""

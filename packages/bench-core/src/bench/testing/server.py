@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from bench.testing.batches import FakeBatches
 from bench.testing.completions import completion, default_moderation, tool_call
 
 
@@ -135,6 +136,8 @@ class FakeLLMServer:
         self._lock = threading.Lock()
         self._in_flight = 0
         self.max_in_flight = 0
+        #: OpenAI's files and batches, Anthropic's Message Batches (bench.testing.batches).
+        self.batches = FakeBatches(self._answer_live)
         server = self
 
         class Handler(_Handler):
@@ -209,6 +212,18 @@ class FakeLLMServer:
                     return rule.action
             return self.default
 
+    def _answer_live(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """The status and body a chat completion sent live would get (a batch line's answer)."""
+        action = self._choose(body)
+        if isinstance(action, Reply):
+            message: dict[str, Any] = {"role": "assistant", "content": action.content}
+            if action.tool_calls:
+                message["tool_calls"] = [tool_call(call) for call in action.tool_calls]
+            choice = {"index": 0, "message": message, "finish_reason": action.finish_reason}
+            return 200, completion(body, action, choice)
+        status = action.status if action.kind == "http" else 500
+        return status, {"error": {"message": action.message, "type": "fake_error", "code": action.code}}
+
     def _refusal(self) -> Fault | None:
         """The 401/403 that would answer the next completion whatever it asks: the first rule
         still in use with no ``match`` or ``model`` (its ``times`` left as they are), else
@@ -280,7 +295,24 @@ class _Handler(BaseHTTPRequestHandler):
     def _headers(self) -> dict[str, str]:
         return {k.lower(): v for k, v in self.headers.items()}
 
+    def _batches(self, method: str, raw: bytes = b"") -> bool:
+        """Answer a batch API request (bench.testing.batches); False when it is none."""
+        answer = self.owner.batches.answer(method, self._path(), raw, self.headers.get("Content-Type", ""))
+        if answer is None:
+            return False
+        status, payload = answer
+        if not isinstance(payload, bytes):
+            self._json(status, payload)
+            return True
+        self.send_response(status)  # a file's content, JSON Lines
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+        return True
+
     def do_GET(self) -> None:
+        if self._batches("GET"):
+            return
         if self.path.rstrip("/").endswith("/stats"):
             self._json(200, {"requests": len(self.owner.requests), "max_in_flight": self.owner.max_in_flight})
         elif _ends(self.path.rstrip("/"), ("/models", "/key")):
@@ -291,6 +323,8 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b"{}"
+        if self._batches("POST", raw):
+            return
         try:
             body = json.loads(raw or b"{}")
         except ValueError:

@@ -261,6 +261,8 @@ class Task(BaseModel):
     expectations: dict[str, Any] = Field(default_factory=dict)
     #: A directory the file evaluators read (absolute); agents' workspaces fill it at run time.
     workspace: str | None = None
+    #: Which of the suite's prompt variants (``prompts:``) this task's prompt is, when it is one.
+    prompt_label: str | None = None
     #: Which repeat of the task this is; model calls use it in their cache key, so K repeats
     #: are K independent answers (0 until the suite repeats tasks).
     repeat: int = 0

@@ -78,6 +78,8 @@ class TaskResult(BaseModel):
     tags: list[str] = Field(default_factory=list)
     #: The target that answered: ``type``, and ``model`` and ``label`` when it has them.
     target: dict[str, Any] | None = None
+    #: The prompt variant (the suite's ``prompts:``) the task ran on, when it ran on one.
+    prompt_label: str | None = Field(default=None, exclude_if=_unset)
     #: Inputs left out for being over the cap: name -> {bytes, sha256}.
     input_omitted: dict[str, dict[str, Any]] | None = None
     # Written only when set, so records without them read as before.

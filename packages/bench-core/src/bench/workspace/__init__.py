@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from bench.workspace.checkout import summarize as summarize
     from bench.workspace.confined import list_inside as list_inside
     from bench.workspace.confined import read_inside as read_inside
+    from bench.workspace.network_guard import install_from_env as install_from_env
     from bench.workspace.safe_git import GitError as GitError
     from bench.workspace.safe_git import git as git
     from bench.workspace.sandboxes import Mount as Mount
@@ -48,6 +49,7 @@ _EXPORTS = {
     "SandboxRun": "bench.workspace.sandboxes",
     "Mount": "bench.workspace.sandboxes",
     "RegisterSandbox": "bench.workspace.sandboxes",
+    "install_from_env": "bench.workspace.network_guard",
 }
 
 __all__ = [*_EXPORTS, "sandbox"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -93,14 +94,37 @@ def _providers(
         return [chosen], kind
     if not spec:
         raise ConfigError("the config has no 'providers:'; add one or run it with --target SPEC", file=path)
-    providers = read_providers(spec, path)
-    labels = [p.label for p in providers]
-    for label in labels:
-        if labels.count(label) > 1:
-            raise ConfigError(
-                f"two providers have the label '{label}': give each a distinct 'label:'", file=path
-            )
+    providers = _distinct_labels(read_providers(_without_repeats(spec), path))
     for provider in providers:
         for line in provider.warnings:
             warn(line)
     return providers, None
+
+
+def _without_repeats(spec: Any) -> Any:
+    """The ``providers:`` list without an entry identical to an earlier one, as promptfoo's
+    ``combineConfigs`` drops it (same string, or same ``JSON.stringify`` text: key order counts)."""
+    if not isinstance(spec, list):
+        return spec
+    seen: set[str] = set()
+    kept = []
+    for item in spec:
+        key = item if isinstance(item, str) else json.dumps(item, separators=(",", ":"), ensure_ascii=False)
+        if key not in seen:
+            seen.add(key)
+            kept.append(item)
+    return kept
+
+
+def _distinct_labels(providers: list[Provider]) -> list[Provider]:
+    """The providers with a bench target label each: promptfoo runs two providers with the same id
+    or label as two columns (it keys results by position), so a repeated label gets ``#2``, ``#3``."""
+    seen: set[str] = set()
+    for provider in providers:
+        label, number = provider.label, 1
+        while label in seen:
+            number += 1
+            label = f"{provider.label} #{number}"
+        seen.add(label)
+        provider.label = label
+    return providers

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from pydantic import Field, model_validator
@@ -15,7 +16,10 @@ from bench_formats.promptfoo import js_context
 from bench_formats.promptfoo.checks import REGISTRY, Grade
 from bench_formats.promptfoo.checks.base import AssertionInvalid, Call
 from bench_formats.promptfoo.checks.graded import GRADED, NOT_YET, grader
+from bench_formats.promptfoo.checks.meteor import NO_WORDNET, database_for, meteor
+from bench_formats.promptfoo.checks.moderation import moderation_model, moderation_provider
 from bench_formats.promptfoo.checks.rag_context import transformed_context
+from bench_formats.promptfoo.checks.wordnet import find_database
 from bench_formats.promptfoo.python_checks import (
     Scope,
     ScriptFailed,
@@ -31,10 +35,10 @@ SCRIPTS = {"ruby": "Ruby", "webhook": "webhook"}
 RUN = {"python", "javascript"}
 #: promptfoo types bench does not check yet (an error names them, never a silent pass).
 UNSUPPORTED = {
-    *NOT_YET, "agent-rubric", "classifier", "conversation-relevance", "guardrails",
+    *NOT_YET, "agent-rubric", "classifier", "conversation-relevance",
     "human", "is-valid-function-call",
-    "meteor", "moderation", "perplexity", "perplexity-score", "pi", "search-rubric", "similar:dot",
-    "similar:euclidean", "skill-used", "tool-call-f1", "trace-error-spans", "trace-span-count",
+    "perplexity", "perplexity-score", "pi", "search-rubric", "skill-used",
+    "tool-call-f1", "trace-error-spans", "trace-span-count",
     "trace-span-duration", "trajectory:goal-success", "trajectory:step-count",
     "trajectory:tool-args-match", "trajectory:tool-sequence", "trajectory:tool-used",
 }  # fmt: skip
@@ -46,7 +50,7 @@ def type_problem(kind: Any) -> str | None:
     """Why ``kind`` is no promptfoo assertion type (naming the nearest one), or None when it is one."""
     if not isinstance(kind, str) or not kind:
         return "Missing required 'type' property"
-    bases = sorted({*REGISTRY, *GRADED, *SCRIPTS, *RUN, *UNSUPPORTED})
+    bases = sorted({*REGISTRY, *GRADED, *SCRIPTS, *RUN, *UNSUPPORTED, "meteor"})
     if kind in GROUPS or kind.removeprefix("not-") in bases:
         return None
     choices = [f"not-{base}" for base in bases] if kind.startswith("not-") else [*bases, *GROUPS]
@@ -102,12 +106,14 @@ def not_run(kind: str) -> str | None:
         return "it compares the outputs of several providers, which bench does not do yet"
     if base in SCRIPTS:
         return f"bench does not run {SCRIPTS[base]} assertions"
+    if base.startswith("trace-"):
+        return "it needs traces (the provider's OpenTelemetry spans), which bench does not collect"
     if base in UNSUPPORTED:
         return "bench does not support this promptfoo assertion type yet"
     return None
 
 
-def _not_run(asserts: list[dict[str, Any]]) -> str | None:
+def _not_run(asserts: list[dict[str, Any]], folder: Path | None) -> str | None:
     """The error of a row with checks bench does not run: each named with why, else None."""
     found = [
         f"{kind}: did not run: {why}"
@@ -116,6 +122,9 @@ def _not_run(asserts: list[dict[str, Any]]) -> str | None:
         for why in [not_run(kind)]
         if why is not None
     ]
+    meteor_checks = [a for a in _flatten(asserts) if str(a.get("type", "")).removeprefix("not-") == "meteor"]
+    if meteor_checks and find_database(folder) is None:
+        found.append(NO_WORDNET)
     return "; ".join(found) or None
 
 
@@ -186,8 +195,7 @@ class Promptfoo(Evaluator[PromptfooConfig]):
         for assertion in _flatten(self.config.assert_):
             base = str(assertion.get("type", "")).removeprefix("not-")
             if base in GRADED:
-                kind = "embedding" if base.startswith("similar") else "text"
-                model = grader(assertion, self.config.options, kind)
+                model = _grader_model(base, assertion, self.config.options)
                 calls[model] = calls.get(model, 0) + 1
         return sorted(calls.items())
 
@@ -198,7 +206,7 @@ class Promptfoo(Evaluator[PromptfooConfig]):
         for assertion in _flatten(asserts):
             if "error" in assertion:
                 raise EvaluatorError(str(assertion["error"]))
-        problem = _not_run(asserts)
+        problem = _not_run(asserts, self.folder)
         if problem is not None:  # before any check runs: no grader is asked for a row with no verdict
             raise EvaluatorError(problem)
         details: list[dict[str, Any]] = []
@@ -265,8 +273,7 @@ class Promptfoo(Evaluator[PromptfooConfig]):
         base = kind.removeprefix("not-")
         if base not in GRADED:
             return None
-        model = grader(assertion, self.config.options, "embedding" if base.startswith("similar") else "text")
-        return offline_skip(kind, model)
+        return offline_skip(kind, _grader_model(base, assertion, self.config.options))
 
     async def _one(self, assertion: dict[str, Any], sample: Sample, output: Any) -> Grade:
         kind = assertion.get("type")
@@ -313,6 +320,8 @@ class Promptfoo(Evaluator[PromptfooConfig]):
             call = Call(text, value, assertion, inverse, sample, self.config.options)
         if base in REGISTRY:
             return REGISTRY[base](call)
+        if base == "meteor":
+            return meteor(call, database_for(self.folder))
         if base in GRADED:
             variables = self.config.vars
             if assertion.get("contextTransform") is not None:
@@ -321,6 +330,17 @@ class Promptfoo(Evaluator[PromptfooConfig]):
                 variables = {**variables, "context": found}
             return await GRADED[base](call, self.config.options, variables)
         raise EvaluatorError(f"Unknown assertion type: {kind}")  # pragma: no cover - refused by the config
+
+
+def _grader_model(base: str, assertion: dict[str, Any], options: dict[str, Any]) -> str:
+    """The model a model-graded check of type ``base`` asks (a moderation provider bench does not
+    ask is named as promptfoo writes it: the check is an error when it runs)."""
+    if base == "moderation":
+        try:
+            return f"openai/{moderation_model(assertion, options)}"
+        except EvaluatorError:
+            return moderation_provider(assertion, options)
+    return grader(assertion, options, "embedding" if base.startswith("similar") else "text")
 
 
 def _column(sample: Sample) -> str:

@@ -139,6 +139,8 @@ class Matrix:
         if test.get("metadata"):
             metadata["test"] = test["metadata"]
         task["metadata"] = metadata
+        if len(self.prompts) > 1:  # prompts x providers: the variant is labelled as native ones are
+            task["prompt_label"] = prompt.label
         if not self.single:
             task["target"] = provider.label
         if _checks_tool_calls(entry["assert"]):

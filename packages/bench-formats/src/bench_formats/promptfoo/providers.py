@@ -66,6 +66,36 @@ REFUSAL = (
 )
 
 
+#: litellm prefixes of Google's Gemini API, whose tools promptfoo passes on in Google's own form.
+_GOOGLE = ("gemini/", "vertex_ai/")
+#: Gemini's built-in tools (``{googleSearch: {}}``), in Google's and in litellm's spelling.
+_GOOGLE_BUILT_IN = {
+    "googleSearch", "google_search", "googleSearchRetrieval", "google_search_retrieval",
+    "codeExecution", "code_execution", "urlContext", "url_context", "enterpriseWebSearch",
+}  # fmt: skip
+
+
+def google_tools(tools: list[Any]) -> list[Any]:
+    """A Google provider's ``config.tools`` as litellm passes them to Gemini.
+
+    A built-in tool (``{googleSearch: {}}``) gets a ``type`` (bench's targets take a tool with a
+    name or a type; litellm's Gemini mapping drops the type and sends ``googleSearch`` as it is);
+    ``{functionDeclarations: [...]}`` becomes one OpenAI function spec per declaration, which
+    litellm sends back as Gemini function declarations. Anything else is left as it is.
+    """
+    out: list[Any] = []
+    for tool in tools:
+        if isinstance(tool, dict) and len(tool) == 1 and next(iter(tool)) in _GOOGLE_BUILT_IN:
+            (name, settings) = next(iter(tool.items()))
+            out.append({"type": name, name: settings or {}})
+        elif isinstance(tool, dict) and set(tool) <= {"functionDeclarations", "function_declarations"}:
+            for declarations in tool.values():
+                out += [{"type": "function", "function": d} for d in declarations or []]
+        else:
+            out.append(tool)
+    return out
+
+
 def model_name(provider_id: str) -> str | None:
     """The litellm model name of a promptfoo provider id (``openai:chat:gpt-4o`` → ``openai/gpt-4o``)."""
     prefix, sep, rest = provider_id.partition(":")
@@ -171,6 +201,8 @@ def _provider(provider_id: str, options: dict[str, Any], config: Path, index: in
                 warnings.append(f"provider '{label}': config '{key}' has no bench equivalent and is dropped")
         if isinstance(target.get("stop"), str):
             target["stop"] = [target["stop"]]
+        if isinstance(target.get("tools"), list) and model.startswith(_GOOGLE):
+            target["tools"] = google_tools(target["tools"])
     tools = {key: settings[key] for key in ("tools", "functions") if key in settings}
     return Provider(
         provider_id, label, target, list(prompts) if isinstance(prompts, list) else None, warnings, tools

@@ -168,7 +168,10 @@ def _response(function: str, result: Any) -> Response:
         total_tokens=_count(tokens.get("total")),
         cost_usd=float(cost) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else None,
     )
-    return Response(output=text, usage=usage, metadata=_mapping(result.get("metadata")))
+    metadata = _mapping(result.get("metadata"))
+    if isinstance(result.get("guardrails"), dict):  # what promptfoo's guardrails check reads
+        metadata = {**metadata, "guardrails": result["guardrails"]}
+    return Response(output=text, usage=usage, metadata=metadata)
 
 
 def _mapping(value: Any) -> dict[str, Any]:

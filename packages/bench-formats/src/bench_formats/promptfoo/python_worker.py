@@ -114,7 +114,25 @@ def _user_frames(exc: BaseException) -> list[str]:
     return ["Traceback (most recent call last):\n", *traceback.StackSummary.from_list(frames).format()]
 
 
+def _offline_guard() -> None:
+    """Under ``--offline`` (``BENCH_OFFLINE=1``) the user's code runs behind bench's network guard.
+    An interpreter without bench cannot enforce it, so the worker refuses to start rather than
+    let the code reach the network (docs/offline.md)."""
+    if os.environ.get("BENCH_OFFLINE") != "1":
+        return
+    try:
+        from bench.workspace import install_from_env
+    except ImportError:
+        sys.stderr.write(
+            f"offline: the Python at {sys.executable} has no bench to guard the network with; "
+            "run promptfoo's Python under bench's interpreter for an offline run\n"
+        )
+        sys.exit(3)
+    install_from_env()
+
+
 def main() -> None:
+    _offline_guard()
     replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
     requests = os.fdopen(os.dup(0), "r", encoding="utf-8")
     os.dup2(2, 1)  # the user's prints go to stderr

@@ -52,6 +52,11 @@ class ProviderCalls:
         #: Called when litellm's import starts (the run's console says so: it takes seconds).
         self.on_import: Callable[[], None] | None = None
 
+    @property
+    def transport(self) -> DirectTransport:
+        """The direct path's connection pool (the batch APIs use it too)."""
+        return self._direct
+
     def close(self) -> None:
         self._direct.close()
 

@@ -151,6 +151,35 @@ class DirectTransport:
         except aiohttp.ClientError as exc:
             raise ConnectionError("Connection error.") from exc
 
+    async def send(
+        self,
+        method: str,
+        url: str,
+        headers: dict[str, str],
+        *,
+        body: Any = None,
+        files: dict[str, tuple[str, bytes]] | None = None,
+    ) -> tuple[int, bytes]:
+        """One plain request on the pool (the batch APIs): its status and body. ``body`` is sent
+        as JSON; ``files`` (name -> (filename, bytes)) with ``body``'s fields as a multipart form."""
+        import aiohttp
+
+        data: aiohttp.FormData | None = None
+        if files is not None:
+            data = aiohttp.FormData()
+            for name, value in (body or {}).items():
+                data.add_field(name, str(value))
+            for name, (filename, content) in files.items():
+                data.add_field(name, content, filename=filename, content_type="application/jsonl")
+            body = None
+        try:
+            async with self._http().request(method, url, json=body, data=data, headers=headers) as response:
+                return response.status, await response.read()
+        except asyncio.TimeoutError:
+            raise asyncio.TimeoutError from None
+        except aiohttp.ClientError as exc:
+            raise ConnectionError("Connection error.") from exc
+
     async def probe(self, route: Route) -> bool:
         """Whether ``route.probe``, sent the completion's auth headers, answers 2xx: the key is
         accepted. Any other answer, a redirect, an error or ``PROBE_TIMEOUT`` is False."""
@@ -175,6 +204,11 @@ class DirectTransport:
             return None
         _log.debug("key probe for %s: HTTP %s", route.model, status)  # no URL: it may hold a key
         return status
+
+
+def auth_headers(route: Route) -> dict[str, str]:
+    """A route's HTTP headers with its key (the batch APIs send them as a completion does)."""
+    return _headers(route)
 
 
 def _headers(route: Route) -> dict[str, str]:

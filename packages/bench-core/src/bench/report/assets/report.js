@@ -193,6 +193,7 @@
     renderStatistics();
     renderCalibration();
     renderTargets();
+    benchMatrix.render(tasks, $("matrix"), showTask);
     var names = new Set();
     tasks.forEach(function (t) { (t.evaluators || []).forEach(function (e) { names.add(e.name); }); });
     Array.from(names).sort().forEach(function (n) { $("evaluator-filter").appendChild(el("option", { value: n, text: "did not pass: " + n })); });

@@ -54,12 +54,13 @@ def script_text(assets: Any, *names: str) -> str:
 
 
 @cache
-def cut_page(template: str, script: str, *cuts: str) -> tuple[str, ...]:
+def cut_page(template: str, script: str | tuple[str, ...], *cuts: str) -> tuple[str, ...]:
     """``assets/<template>`` cut where each of ``cuts`` goes (``{title}``, ...), with the style,
-    ``common.js`` + ``script`` and the script's CSP hash inlined in every part."""
+    ``common.js`` + ``script`` (one asset or several, in order) and the script's CSP hash inlined
+    in every part."""
     assets = resources.files("bench.report") / "assets"
     text = (assets / template).read_text(encoding="utf-8")
-    code = script_text(assets, "common.js", script)
+    code = script_text(assets, "common.js", *((script,) if isinstance(script, str) else script))
     # The CSP admits the page script by this hash: it covers exactly the text inside <script>.
     digest = base64.b64encode(hashlib.sha256(code.encode("utf-8")).digest()).decode("ascii")
     values = {
@@ -86,7 +87,7 @@ class HtmlReporter(Reporter):
 
     def write(self, report: RunReport, path: Path) -> None:
         before_title, before_run, before_tasks, after = cut_page(
-            "report.html", "report.js", "title", "run", "tasks"
+            "report.html", ("diff.js", "matrix.js", "report.js"), "title", "run", "tasks"
         )
         title = html.escape(redact.current()(f"bench: {report.suite}"))
         run_json = escape_json(redact.current()(jsonio.dumps(report.head())))

@@ -4,7 +4,6 @@ parsing (``src/matchers/llmGrading.ts``, ``rubric.ts``, ``similarity.ts``; promp
 from __future__ import annotations
 
 import json
-import math
 import re
 from typing import Any
 
@@ -14,8 +13,10 @@ from bench_formats.promptfoo.checks.base import Call, Grade
 from bench_formats.promptfoo.checks.geval import CHECKS as _GEVAL
 from bench_formats.promptfoo.checks.grader import grader
 from bench_formats.promptfoo.checks.json_checks import extract_json
+from bench_formats.promptfoo.checks.moderation import moderation
 from bench_formats.promptfoo.checks.prompts import CLOSEDQA_SYSTEM, FACTUALITY_SYSTEM, RUBRIC_SYSTEM
 from bench_formats.promptfoo.checks.rag import CHECKS as _RAG
+from bench_formats.promptfoo.checks.similarity import METRICS, similar
 
 #: Types promptfoo grades with a model that bench does not grade yet: an error names them.
 NOT_YET: tuple[str, ...] = ()
@@ -127,41 +128,6 @@ async def closedqa(call: Call, options: dict[str, Any], vars_: dict[str, Any]) -
     return _invert(call, Grade(passed, float(passed), reason))
 
 
-async def similar(call: Call, options: dict[str, Any], vars_: dict[str, Any]) -> Grade:
-    if call.sample.llm is None:
-        raise EvaluatorError("promptfoo similar: no LLM client in this run")
-    expected = call.value if isinstance(call.value, list) else [call.value]
-    threshold = call.assertion.get("threshold")
-    threshold = 0.75 if threshold is None else float(threshold)
-    model = grader(call.assertion, options, "embedding")
-    best: Grade | None = None
-    for item in expected:
-        vectors = await call.sample.llm.embed(model, [_text(item), call.output])
-        similarity = _cosine(vectors[0], vectors[1])
-        if call.inverse:
-            passed, score = similarity < threshold, 1 - similarity
-        else:
-            passed, score = similarity >= threshold, similarity
-        relation = "greater than or equal to" if similarity >= threshold else "less than"
-        grade = Grade(
-            passed,
-            max(0.0, min(1.0, score)),
-            f"Similarity {similarity:.2f} is {relation} threshold {threshold:g}",
-        )
-        if best is None or (grade.passed and not best.passed) or grade.score > best.score:
-            best = grade
-        if passed:
-            break
-    assert best is not None
-    return best
-
-
-def _cosine(a: list[float], b: list[float]) -> float:
-    dot = sum(x * y for x, y in zip(a, b, strict=False))
-    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
-    return dot / norm if norm else 0.0
-
-
 def _invert(call: Call, grade: Grade) -> Grade:
     if not call.inverse:
         return grade
@@ -173,8 +139,8 @@ GRADED = {
     "factuality": factuality,
     "model-graded-factuality": factuality,
     "model-graded-closedqa": closedqa,
-    "similar": similar,
-    "similar:cosine": similar,
+    **dict.fromkeys(METRICS, similar),
+    "moderation": moderation,
     **_GEVAL,
     **_RAG,
 }

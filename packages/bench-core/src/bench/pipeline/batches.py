@@ -1,0 +1,39 @@
+"""A batch run's side of the pipeline: ``batch: true`` checked when the suite loads, and the
+client's calls sent through the providers' batch APIs, kept in the run's folder (docs/batch.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bench.llm.batch.collector import Batcher, refusal
+from bench.llm.batch.ledger import LEDGER
+from bench.llm.batch.protocols import protocol_of
+from bench.llm.client import LLMClient
+from bench.llm.settings import LLMSettings
+from bench.pipeline.options import RunOptions
+from bench.vocabulary.errors import ConfigError
+
+
+def check_forced(settings: LLMSettings) -> None:
+    """Refuse ``batch: true`` on a model whose provider has no batch API, naming the model."""
+    refused = [name for name, own in settings.models.items() if own.batch and protocol_of(name) is None]
+    if refused:
+        raise ConfigError(refusal(refused[0]))
+
+
+def use_batches(llm: LLMClient, folder: Path, options: RunOptions) -> None:
+    """Send the calls of models set to batch through their batch APIs, kept in ``folder`` (a
+    resumed batch run stays one)."""
+    if options.resume and (folder / LEDGER).exists() and not llm.settings.batch:
+        llm.settings = llm.settings.model_copy(update={"batch": True})
+    settings = llm.settings
+    if settings.batch or any(own.batch for own in settings.models.values()):
+        llm.batcher = Batcher.at(
+            folder,
+            llm.calls.transport,
+            llm.prices,
+            detach=options.detach,
+            retry_live=options.batch_retry_live,
+            poll_s=settings.batch_poll_s,
+            settle_s=settings.batch_settle_s,
+        )
