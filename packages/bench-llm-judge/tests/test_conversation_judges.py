@@ -6,8 +6,7 @@ import pytest
 
 from bench import Response
 from bench.llm import Message
-from bench.testing import run_evaluator
-from bench.testing.verdicts import judge_verdict
+from bench.testing import judge_verdict, run_evaluator
 from bench_llm_judge.conversation import RUBRICS
 
 TRANSCRIPT = Response(
