@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
 
 
 class Message(BaseModel):
@@ -190,7 +191,7 @@ class ConversationPhase(BaseModel):
     @model_validator(mode="after")
     def _one_kind(self) -> ConversationPhase:
         if (self.turns is None) == (self.user_simulator is None):
-            raise ValueError("a phase has either 'turns' or 'user_simulator'")
+            raise PydanticCustomError("conversation", "a phase has either 'turns' or 'user_simulator'")
         return self
 
     def scripted(self) -> list[ScriptedTurn]:
@@ -214,9 +215,13 @@ class Conversation(BaseModel):
     def _some_phase(self) -> Conversation:
         shorthand = self.turns is not None or self.user_simulator is not None
         if self.phases is not None and shorthand:
-            raise ValueError("give 'phases', or 'turns' and 'user_simulator', not both")
+            raise PydanticCustomError(
+                "conversation", "give 'phases', or 'turns' and 'user_simulator', not both"
+            )
         if self.phases is None and not shorthand:
-            raise ValueError("a conversation needs 'turns', 'user_simulator' or 'phases'")
+            raise PydanticCustomError(
+                "conversation", "a conversation needs 'turns', 'user_simulator' or 'phases'"
+            )
         return self
 
     def ordered(self) -> list[ConversationPhase]:
