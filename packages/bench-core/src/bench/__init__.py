@@ -171,7 +171,18 @@ _MOVED = {
         ],
         "bench.vocabulary",
     ),
-    **dict.fromkeys(["EvidenceUnavailable", "NoFiles", "as_text", "parse_reference"], "bench.evidence"),
+    **dict.fromkeys(
+        [
+            "EvidenceUnavailable",
+            "NoFiles",
+            "as_text",
+            "parse_reference",
+            "Turn",
+            "response_turns",
+            "transcript_text",
+        ],
+        "bench.evidence",
+    ),
     **dict.fromkeys(
         [
             "Coordinator",

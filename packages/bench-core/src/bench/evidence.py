@@ -25,17 +25,28 @@ raises ``EvidenceUnavailable`` (or ``NoFiles``) when a value is not there.
 
 from __future__ import annotations
 
+import contextlib
+import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from bench.vocabulary.errors import EvaluatorError
 from bench.vocabulary.jsonio import dumps
+from bench.vocabulary.models import Message, Response, ToolCall
 from bench.workspace.confined import read_inside
 
 if TYPE_CHECKING:
-    from bench.vocabulary.models import Response, Task
+    from bench.vocabulary.models import Task
 
-__all__ = ["EvidenceUnavailable", "NoFiles", "as_text", "parse_reference"]
+__all__ = [
+    "EvidenceUnavailable",
+    "NoFiles",
+    "Turn",
+    "as_text",
+    "parse_reference",
+    "response_turns",
+    "transcript_text",
+]
 
 FORMS = (
     "final_output",
@@ -151,3 +162,79 @@ class Evidence:
         if read is None:
             raise EvidenceUnavailable(f"file {path} does not exist")
         return read.text
+
+
+# A conversation's turns: evaluators point at them (``details['turn']``, 1-based).
+
+#: The response's ``metadata`` key holding the conversation's turns and the simulator's calls.
+CONVERSATION = "conversation"
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One turn of a transcript: a user message and the assistant's reply to it (1-based)."""
+
+    number: int
+    #: Index in the transcript of the user message, and of the reply (None: never answered).
+    user: int
+    reply: int | None
+    text: str
+    tool_calls: list[ToolCall]
+
+
+def transcript_turns(
+    messages: list[Message], tool_calls: dict[int, list[ToolCall]] | None = None
+) -> list[Turn]:
+    """The transcript's turns: each user message and the last assistant text before the next one.
+
+    ``tool_calls`` (turn number -> calls) adds calls the transcript's messages do not hold."""
+    found: list[Turn] = []
+    for index, message in enumerate(messages):
+        if message.role == "user":
+            found.append(Turn(len(found) + 1, index, None, "", []))
+        elif message.role == "assistant" and found:
+            last = found[-1]
+            text = message.content if isinstance(message.content, str) else last.text
+            calls = [*last.tool_calls, *_message_calls(message)]
+            found[-1] = Turn(last.number, last.user, index, text or "", calls)
+    extra = tool_calls or {}
+    return [Turn(t.number, t.user, t.reply, t.text, [*t.tool_calls, *extra.get(t.number, [])]) for t in found]
+
+
+def _message_calls(message: Message) -> list[ToolCall]:
+    calls = []
+    for call in (message.model_extra or {}).get("tool_calls") or []:
+        function = call.get("function") or {} if isinstance(call, dict) else {}
+        if function.get("name"):
+            arguments = function.get("arguments")
+            with contextlib.suppress(ValueError):
+                arguments = json.loads(arguments) if isinstance(arguments, str) else arguments
+            calls.append(ToolCall(name=function["name"], arguments=arguments or {}, id=call.get("id")))
+    return calls
+
+
+def response_turns(response: Response) -> list[Turn]:
+    """A response's turns, with the tool calls the conversation loop kept per turn."""
+    kept = response.metadata.get(CONVERSATION, {}).get("turns", [])
+    calls = {
+        row["turn"]: [ToolCall.model_validate(c) for c in row.get("tool_calls", [])]
+        for row in kept
+        if isinstance(row, dict) and row.get("tool_calls")
+    }
+    return transcript_turns(response.messages, calls)
+
+
+def scripted_turn_numbers(response: Response) -> dict[int, int]:
+    """Scripted turn (1-based, in the suite's order) -> its turn number in the transcript."""
+    kept = response.metadata.get(CONVERSATION, {}).get("turns", [])
+    return {row["scripted"]: row["turn"] for row in kept if isinstance(row, dict) and row.get("scripted")}
+
+
+def transcript_text(messages: list[Message]) -> str:
+    """The transcript as plain text, one ``role: content`` paragraph per message."""
+    lines = []
+    for message in messages:
+        content = message.content
+        text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+        lines.append(f"{message.role}: {text or ''}")
+    return "\n\n".join(lines)

@@ -52,6 +52,9 @@ class Target(Generic[TargetConfigT]):
 
     name: ClassVar[str]
     Config: ClassVar[type[TargetConfig]] = TargetConfig
+    #: True for targets that give back responses made in advance (``recorded``): a conversation
+    #: task's recorded transcript is its response, never answered turn by turn.
+    replays: ClassVar[bool] = False
 
     def __init__(self, config: TargetConfigT, suite: SuiteContext) -> None:
         self.config = config

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bench import RegisterEvaluator, hookimpl
 from bench_deterministic.code import CodeExecution
+from bench_deterministic.conversation import NeverSaid, ToolCalledBefore, TurnCount
 from bench_deterministic.expected import ExpectedMatcher
 from bench_deterministic.files import DirectoryStructure, FileContentMatch, FileExists, FileJsonSchema
 from bench_deterministic.jsondoc import IsJson, JsonPathMatch, JsonSchema
@@ -45,6 +46,9 @@ EVALUATORS = (
     DirectoryStructure,
     CodeExecution,
     Postcondition,
+    TurnCount,
+    ToolCalledBefore,
+    NeverSaid,
 )
 
 

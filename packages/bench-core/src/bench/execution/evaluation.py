@@ -14,8 +14,10 @@ from bench.execution import killable
 from bench.execution.deadline import Exceeded, sync_deadline
 from bench.llm.providers import credentials
 from bench.llm.providers.offline import SKIPPED, needs, remote_models
-from bench.suite.plan import BoundEvaluator
+from bench.scoring.compute import task_scorecard
+from bench.suite.plan import BoundEvaluator, PlannedTask
 from bench.vocabulary.errors import EvaluatorError, RunStopped
+from bench.vocabulary.models import Response
 from bench.vocabulary.results import EvaluatorOutcome
 from bench.workspace import network_guard
 
@@ -154,3 +156,31 @@ def task_score(outcomes: list[EvaluatorOutcome]) -> float | None:
         total += value * o.weight
         weight += o.weight
     return total / weight if weight else None
+
+
+def scorecard(
+    planned: PlannedTask,
+    outcomes: list[EvaluatorOutcome],
+    response: Response,
+    latency: float | None,
+    signals: dict[str, str],
+    metrics: dict[str, str],
+) -> dict[str, Any]:
+    """The task's scorecard: it, not the evaluators' conjunction, decides pass or fail."""
+    assert planned.scorecard is not None
+    rows = [
+        {
+            **o.model_dump(include={"name", "type", "passed", "score", "error", "weight"}),
+            "gate": o.details.get("gate"),
+        }
+        for o in outcomes
+    ]
+    measured = {
+        "latency_ms": latency,
+        "usage": response.usage.model_dump(),
+        "target_error": response.error is not None,
+        "tool_calls": None if response.error is not None else len(response.tool_calls),
+    }
+    return task_scorecard(
+        planned.scorecard, rows, measured, signals=signals, metrics=metrics, task_id=planned.task.id
+    )

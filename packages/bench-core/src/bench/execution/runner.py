@@ -21,20 +21,20 @@ from typing import Any
 from bench.evaluator import Evaluator, Sample
 from bench.execution import killable
 from bench.execution.bounded import DEFAULT_MAX_RESPONSE_BYTES, bound_response
+from bench.execution.conversation import Journal, converse, judge, kept_conversation
 from bench.execution.evaluation import (
     EVALUATOR_TIMEOUT_S,
     decided_despite_skips,
-    evaluate,
+    scorecard,
     task_score,
     with_evidence,
 )
 from bench.execution.inputs import input_fields
 from bench.llm.client import LLMClient
-from bench.scoring.compute import task_scorecard
 from bench.suite.plan import PlannedTask
 from bench.target import Target
 from bench.vocabulary.errors import ConfigError, EvaluatorError, RunStopped, TargetError
-from bench.vocabulary.models import Response
+from bench.vocabulary.models import Response, Task
 from bench.vocabulary.results import ERROR, FAILED, INTERRUPTED, PASSED, EvaluatorOutcome, TaskResult
 from bench.workspace.captures import carry_captures, store_captures, task_folder
 from bench.workspace.checkout import Checkout, Workspaces
@@ -153,6 +153,8 @@ class Runner:
         self._room: collections.deque[asyncio.Future[None]] = collections.deque()
         self._failure: BaseException | None = None
         self._next_yield = 0.0
+        #: Conversations answered, by key, whose journals go once their results are recorded.
+        self._journals: dict[str, Journal] = {}
 
     def interrupt(self) -> None:
         """Stop starting tasks and cancel those in flight (they are recorded as interrupted)."""
@@ -285,6 +287,9 @@ class Runner:
                 **input_fields(planned.task, self.target_for(planned), self.max_response_bytes),
             )
         self.record(result)
+        journal = self._journals.pop(planned.key, None)
+        if journal is not None and result.status != INTERRUPTED:
+            journal.finish()
 
     def target_for(self, planned: PlannedTask) -> Target[Any] | None:
         """The target that answers ``planned``."""
@@ -299,6 +304,25 @@ class Runner:
         target = self.target_for(planned)
         if target is None:
             return Response(error="the task has no recorded response and the suite has no target")
+        if task.conversation is not None and not target.replays:
+            journal = Journal(self._journal_path(planned), planned.digest)
+            response = await converse(task, lambda turn: self._answer(target, turn), self.llm, journal)
+            self._journals[planned.key] = journal
+            return response
+        return await self._answer(target, task)
+
+    def _recorded(self, planned: PlannedTask) -> bool:
+        target = self.target_for(planned)
+        return planned.task.response is not None or (target is not None and target.replays)
+
+    def _journal_path(self, planned: PlannedTask) -> Path | None:
+        """Where a conversation's turns are kept as they happen (none without a run folder)."""
+        if self.captures_dir is None or self.portable_captures:
+            return None
+        return task_folder(self.captures_dir.parent / "conversations", planned.key).with_suffix(".jsonl")
+
+    async def _answer(self, target: Target[Any], task: Task) -> Response:
+        """The target's response to ``task`` within its timeout; a failure is the response's error."""
         timeout = task.timeout or self.default_timeout
         try:
             return await asyncio.wait_for(target.respond(task), timeout)
@@ -376,6 +400,7 @@ class Runner:
             "usage": response.usage,
             "digest": planned.digest,
             "workspace": checkout.summary(response.artifacts, self.keep_workspaces) if checkout else None,
+            "conversation": kept_conversation(task, response, self._recorded(planned)),
             **input_fields(task, self.target_for(planned), self.max_response_bytes),
         }
         if response.error is not None and not planned.expects_error:
@@ -392,7 +417,7 @@ class Runner:
         # Sync evaluators run inline; async ones (LLM judges) run concurrently. Order is kept.
         timeout = self.evaluator_timeout
         slots: list[Any] = [
-            evaluate(e, sample, timeout) if e.is_async else await evaluate(e, sample, timeout)
+            judge(e, sample, timeout) if e.is_async else await judge(e, sample, timeout)
             for e in planned.evaluators
         ]
         pending = [i for i, slot in enumerate(slots) if not isinstance(slot, EvaluatorOutcome)]
@@ -411,7 +436,7 @@ class Runner:
         score = task_score(outcomes)
         card = None
         if planned.scorecard is not None:
-            card = self._scorecard(planned, outcomes, response, latency)
+            card = scorecard(planned, outcomes, response, latency, self.signals, self.metrics)
             score = card["score"]
             status = ERROR if card["passed"] is None else PASSED if card["passed"] else FAILED
         return TaskResult(
@@ -422,35 +447,4 @@ class Runner:
             evaluators=outcomes,
             scorecard=card,
             duration_ms=(time.perf_counter() - started) * 1000,
-        )
-
-    def _scorecard(
-        self,
-        planned: PlannedTask,
-        outcomes: list[EvaluatorOutcome],
-        response: Response,
-        latency: float | None,
-    ) -> dict[str, Any]:
-        """The task's scorecard: it, not the evaluators' conjunction, decides pass or fail."""
-        assert planned.scorecard is not None
-        rows = [
-            {
-                **o.model_dump(include={"name", "type", "passed", "score", "error", "weight"}),
-                "gate": o.details.get("gate"),
-            }
-            for o in outcomes
-        ]
-        measured = {
-            "latency_ms": latency,
-            "usage": response.usage.model_dump(),
-            "target_error": response.error is not None,
-            "tool_calls": None if response.error is not None else len(response.tool_calls),
-        }
-        return task_scorecard(
-            planned.scorecard,
-            rows,
-            measured,
-            signals=self.signals,
-            metrics=self.metrics,
-            task_id=planned.task.id,
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Callable
@@ -39,7 +40,18 @@ def statistics_row(result: TaskResult, repeats: bool) -> dict[str, Any]:
         row["evaluators"] = [
             {"name": o.name, "details": o.details} for o in result.evaluators if "verdicts" in o.details
         ]
+        user = simulated_user(result.conversation)
+        if user is not None:  # who the simulated user was, to split its share too
+            row["user"] = user
     return row
+
+
+def simulated_user(conversation: dict[str, Any] | None) -> str | None:
+    """A digest of what a conversation's simulated user said (None without one)."""
+    if not conversation or not conversation.get("simulator"):
+        return None
+    said = [m.get("content") for m in conversation.get("messages", []) if m.get("role") == "user"]
+    return hashlib.sha256(json.dumps(said, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
 class StoreSink:

@@ -94,6 +94,10 @@ class Totals:
     unpriced_calls: int = 0
     judge_tokens: int = 0
     judge_cost_usd: float = 0.0
+    #: A conversation's simulated user: its calls (cache replays not counted) and their cost.
+    simulator_calls: int = 0
+    simulator_tokens: int = 0
+    simulator_cost_usd: float = 0.0
     by_model: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def scalars(self) -> Totals:
@@ -129,6 +133,14 @@ class Totals:
             "priced_cost_usd": round(self.cost_usd, 6),
             "unpriced_calls": self.unpriced_calls,
             "by_model": self.by_model,
+            **({"simulator": self._simulator()} if self.simulator_calls else {}),
+        }
+
+    def _simulator(self) -> dict[str, Any]:
+        return {
+            "calls": self.simulator_calls,
+            "tokens": self.simulator_tokens,
+            "cost_usd": round(self.simulator_cost_usd, 6),
         }
 
 

@@ -423,6 +423,10 @@ class LLMClient:
         if request.purpose == "judge":
             t.judge_tokens += tokens
             t.judge_cost_usd += u.cost_usd or 0.0
+        elif request.purpose == "simulator":
+            t.simulator_calls += 1
+            t.simulator_tokens += tokens
+            t.simulator_cost_usd += u.cost_usd or 0.0
 
 
 def _key(request: LLMRequest, params: dict[str, Any]) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from bench.llm.accounting import Estimate, ModelEstimate, Prices
 from bench.suite.plan import Plan
 from bench.vocabulary.errors import ConfigError
+from bench.vocabulary.models import Task
 
 __all__ = ["Estimate", "ModelEstimate", "check_prices", "estimate"]
 
@@ -21,15 +22,19 @@ def estimate(plan: Plan, prices: Prices) -> Estimate:
     calls_of = {label: target.llm_calls() for label, target in plan.targets.items()}
     for planned in plan.tasks:
         task_tokens = len(planned.task.text) // 4 + 1
+        turns = 1
+        if planned.task.conversation is not None and planned.task.response is None:
+            turns, task_tokens = _conversation(planned.task, task_tokens, result)
         if planned.task.response is None:
             label = planned.target_label
             for model, calls in target_calls if label is None else calls_of[label]:
-                result.add(model, calls, task_tokens, DEFAULT_OUTPUT_TOKENS)
+                result.add(model, calls * turns, task_tokens, DEFAULT_OUTPUT_TOKENS)
         for evaluator in planned.evaluators:
+            per_task = turns if evaluator.over == "each_turn" else 1
             for model, calls in evaluator.instance.llm_calls():
                 result.add(
                     model,
-                    calls,
+                    calls * per_task,
                     task_tokens + DEFAULT_OUTPUT_TOKENS + JUDGE_OVERHEAD_TOKENS,
                     DEFAULT_OUTPUT_TOKENS,
                 )
@@ -37,6 +42,19 @@ def estimate(plan: Plan, prices: Prices) -> Estimate:
         rates = prices.per_token(row.model)
         row.cost_usd = None if rates is None else row.input_tokens * rates[0] + row.output_tokens * rates[1]
     return result
+
+
+def _conversation(task: Task, task_tokens: int, result: Estimate) -> tuple[int, int]:
+    """A conversation at its longest: its turns, the tokens of its fullest history; each simulated
+    user's calls (one per message it may write) are added to ``result``."""
+    assert task.conversation is not None
+    opening = 1 if task.prompt is not None or task.messages else 0
+    simulators = task.conversation.simulators()
+    turns = opening + len(task.conversation.scripted_turns()) + sum(s.max_turns for s in simulators)
+    history = task_tokens + turns * 2 * DEFAULT_OUTPUT_TOKENS
+    for simulator in simulators:
+        result.add(simulator.model, simulator.max_turns, history, DEFAULT_OUTPUT_TOKENS)
+    return max(turns, 1), history
 
 
 def check_prices(plan: Plan, prices: Prices) -> None:

@@ -366,12 +366,20 @@ def statistics_lines(statistics: dict[str, Any]) -> list[str]:
         flaky = statistics.get("flaky") or []
         shown = ", ".join(flaky[:10]) + (f" (+{len(flaky) - 10} more)" if len(flaky) > 10 else "")
         lines.append(f"flaky tasks ({len(flaky)}): {shown}" if flaky else "flaky tasks: none")
-        variance = statistics.get("variance")
-        if variance:
+        variance = statistics.get("variance") or {}
+        if "system" in variance:
             lines.append(
                 f"score variance: system {variance['system']:.4f}, judge {variance['judge']:.4f} "
                 f"({variance['system_share']:.0%} system): {variance['hint']}"
             )
+        users = variance.get("simulated_user")
+        if users and users.get("variance") is not None:
+            lines.append(
+                f"simulated user: {users['variance']:.4f}, system and judge {users['system_and_judge']:.4f} "
+                f"({users['user_share']:.0%} the user): {users['hint']}"
+            )
+        elif users:
+            lines.append(f"simulated user: {users['hint']}")
     return lines
 
 

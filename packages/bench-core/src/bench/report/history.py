@@ -195,6 +195,8 @@ def print_task(result: dict[str, Any]) -> None:
         _section("messages", "\n".join(f"[{m.get('role')}] {m.get('content')}" for m in result["messages"]))
     elif result.get("prompt") is not None:
         _section("prompt", result["prompt"], result.get("prompt_bytes"), result.get("prompt_sha256"))
+    if result.get("conversation"):
+        print_transcript(result)
     if result.get("input_omitted"):
         stdout.print(Text("left out (over the cap): ") + plain(json.dumps(result["input_omitted"])))
     cut = result.get("truncated") and result.get("response_bytes") is not None
@@ -221,6 +223,46 @@ def print_task(result: dict[str, Any]) -> None:
     usage = {k: v for k, v in (result.get("usage") or {}).items() if v is not None}
     stdout.print(Text("usage: ") + plain(", ".join(f"{k}={v}" for k, v in usage.items()) or "-"))
     stdout.print(Text(f"duration: {float(result.get('duration_ms') or 0):.1f} ms"))
+
+
+def _turn_verdicts(result: dict[str, Any]) -> dict[int, list[str]]:
+    """Turn number -> the verdicts given on that turn (per-turn checks, each turn's of ``each_turn``)."""
+    found: dict[int, list[str]] = {}
+    for outcome in result.get("evaluators", []):
+        details = outcome.get("details") or {}
+        rows = details.get("turns") if isinstance(details.get("turns"), list) else None
+        if rows is None and isinstance(details.get("turn"), int):
+            rows = [{"turn": details["turn"], **outcome}]
+        for row in rows or []:
+            verdict = "error" if row.get("error") else "passed" if row.get("passed") else "failed"
+            why = row.get("error") or row.get("reason") or ""
+            found.setdefault(row.get("turn"), []).append(f"{outcome.get('name')}: {verdict}  {why}".rstrip())
+    return found
+
+
+def print_transcript(result: dict[str, Any]) -> None:
+    """A conversation as turns: who said what, and the verdicts given on each turn."""
+    conversation = result["conversation"]
+    turns = {row.get("turn"): row for row in conversation.get("turns", []) if isinstance(row, dict)}
+    verdicts = _turn_verdicts(result)
+    stdout.print(Text(f"--- conversation ({len(turns)} turns) ---"))
+    number = 0
+    for message in conversation.get("messages", []):
+        role = message.get("role")
+        if role == "user":
+            if number in verdicts:
+                stdout.print(plain_block("\n".join(f"    = {v}" for v in verdicts[number])))
+            number += 1
+            by = turns.get(number, {}).get("by", "")
+            stdout.print(Text(f"turn {number}" + (f" ({by})" if by else "")))
+        content = message.get("content")
+        text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+        stdout.print(plain_block(f"  {role}: {text or ''}"))
+        for call in message.get("tool_calls") or []:
+            function = call.get("function") or {} if isinstance(call, dict) else {}
+            stdout.print(plain(f"    -> {function.get('name')}({function.get('arguments', '')})", 1000))
+    if number in verdicts:
+        stdout.print(plain_block("\n".join(f"    = {v}" for v in verdicts[number])))
 
 
 def _section(title: str, text: str | None, size: int | None = None, digest: str | None = None) -> None:

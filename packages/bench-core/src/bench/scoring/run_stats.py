@@ -32,6 +32,8 @@ class _Task:
     scores: list[float] = field(default_factory=list)
     #: evaluator name -> one list of judge sample scores per run
     judged: dict[str, list[list[float]]] = field(default_factory=dict)
+    #: A conversation's runs: (score, the simulated user's messages' digest) per scored run.
+    users: list[tuple[float, str]] = field(default_factory=list)
 
 
 def _judge_samples(result: dict[str, Any], task: _Task) -> None:
@@ -82,6 +84,8 @@ class StatsCollector:
             task.passes += passed
             if isinstance(score, (int, float)):
                 task.scores.append(float(score))
+                if isinstance(result.get("user"), str):
+                    task.users.append((float(score), result["user"]))
             _judge_samples(result, task)
 
     def statistics(self, confidence: float = 0.95) -> dict[str, Any] | None:
@@ -133,6 +137,9 @@ def _repeated(tasks: dict[str, _Task], confidence: float) -> dict[str, Any]:
     sources = _variance_sources(tasks)
     if sources is not None:
         block["variance"] = sources
+    users = _user_source(tasks)
+    if users is not None:
+        block.setdefault("variance", {})["simulated_user"] = users
     return block
 
 
@@ -181,5 +188,52 @@ def _variance_sources(tasks: dict[str, _Task]) -> dict[str, Any] | None:
         "system": round(system, 6),
         "judge": round(judge, 6),
         "system_share": round(share, 4),
+        "hint": hint,
+    }
+
+
+def _user_source(tasks: dict[str, _Task]) -> dict[str, Any] | None:
+    """How much of conversations' score variance comes from the simulated user.
+
+    Runs of a task are grouped by what the simulated user said: the variance within a group (the
+    same user) is the system's and the judge's; what the groups' spread adds is the user's. Only
+    tasks with two runs that met the same user can be split; None when no conversation repeated.
+    """
+    user_parts: list[float] = []
+    rest_parts: list[float] = []
+    repeated = [t for t in tasks.values() if len(t.users) > 1]
+    if not repeated:
+        return None
+    for task in repeated:
+        groups: dict[str, list[float]] = {}
+        for score, said in task.users:
+            groups.setdefault(said, []).append(score)
+        alike = [variance(scores) for scores in groups.values() if len(scores) > 1]
+        if not alike:
+            continue  # every run met another user: the user and the system cannot be told apart
+        within = sum(alike) / len(alike)
+        rest_parts.append(within)
+        user_parts.append(max(0.0, variance([score for score, _ in task.users]) - within))
+    if not user_parts:
+        return {
+            "variance": None,
+            "hint": "every run met a different simulated user: hold the user fixed (a cached "
+            "simulator, temperature 0) in some repeats to split its share",
+        }
+    user = sum(user_parts) / len(user_parts)
+    rest = sum(rest_parts) / len(rest_parts)
+    total = user + rest
+    share = user / total if total else 0.0
+    hint = (
+        "no variation"
+        if total == 0
+        else "most variation comes from the simulated user"
+        if share >= 0.5
+        else "most variation comes from the system and the judge, the same user given"
+    )
+    return {
+        "variance": round(user, 6),
+        "system_and_judge": round(rest, 6),
+        "user_share": round(share, 4),
         "hint": hint,
     }

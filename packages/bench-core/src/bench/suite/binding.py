@@ -186,6 +186,7 @@ class Binder:
             target=common.target,
             expected_from=common.expected_from,
             calibration=self._calibration(doc, common, instance, origin),
+            over=common.over,
         )
 
     def _bind_file_entry(

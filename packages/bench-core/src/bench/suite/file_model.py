@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, f
 
 from bench.llm.settings import JudgeLimits, LLMSettings, Pricing, RuntimeLimits
 from bench.scoring.scorecard import MAX_WEIGHT, MetricDeclaration, Scorecard
-from bench.vocabulary.models import MIB, CaptureCheck, Message, Response, ToolMock
+from bench.vocabulary.models import MIB, CaptureCheck, Conversation, Message, Response, ToolMock
 
 
 class Strict(BaseModel):
@@ -127,6 +127,9 @@ class TaskSpec(Strict):
     tool_mocks: list[ToolMock] = Field(default_factory=list)
     #: The most model turns of this task's mocked tool loop (default: the target's ``max_steps``).
     max_steps: PositiveInt | None = None
+    #: A multi-turn task: scripted user turns, a simulated user, or both in phases
+    #: (docs/conversations.md).
+    conversation: Conversation | None = None
 
     @field_validator("id", mode="before")
     @classmethod
@@ -159,6 +162,8 @@ class EvaluatorCommon(Strict):
     expected_from: str | None = None
     #: A judge only: the labels it is checked against and the bar (``bench run --require-calibration``).
     calibration: Calibration | None = None
+    #: A conversation: judge the last assistant reply, each reply, or the whole transcript.
+    over: Literal["last_turn", "each_turn", "transcript"] = "last_turn"
 
 
 class DefinitionFile(Strict):

@@ -51,6 +51,10 @@ class BoundEvaluator:
     target: str | None = None
     expected_from: str | None = None
     calibration: CalibrationBar | None = None
+    #: A conversation: what it judges, the last reply, each reply or the whole transcript.
+    over: Literal["last_turn", "each_turn", "transcript"] = "last_turn"
+    #: A scripted turn's own check: that turn's number among the scripted turns (1-based).
+    turn: int | None = None
 
 
 @dataclass(eq=False)

@@ -96,6 +96,8 @@ class TaskBuilder:
         response = spec.response
         if isinstance(response, str):
             response = Response(output=response)
+        elif response is not None:
+            response = response.with_last_reply()  # a recorded transcript
         if response is None and not has_target:
             missing = "the task has no 'response:' and the suite has no 'target:'"
             raise doc.error(f"{missing} (add one or give --target SPEC)", at)
@@ -121,6 +123,7 @@ class TaskBuilder:
             tools=spec.tools,
             tool_mocks=spec.tool_mocks,
             max_steps=spec.max_steps,
+            conversation=spec.conversation,
         )
         repeats = self.repeat or spec.repeat or suite.repeat or 1
         card = spec.scorecard or suite.scorecard
@@ -299,6 +302,8 @@ class TaskBuilder:
                 raise doc.error("required field missing: type", (*at, "evaluators", i, "type"))
             entries.append(((*at, "evaluators", i), block.fill(doc, (*at, "evaluators", i), entry)))
         entries += block.entries(at)
+        turn_checks = _turn_entries(at, spec)
+        entries += [(path, entry) for path, entry, _ in turn_checks]
         if not entries:
             raise doc.error("the task has no evaluators; add 'evaluate:'", at)
         for path, entry in entries:
@@ -321,6 +326,11 @@ class TaskBuilder:
         for (path, entry), evaluator in zip(entries, bound, strict=True):
             if isinstance(entry, dict) and "file" not in entry:
                 self.rows.confine_settings(doc, path, entry, spec.id, evaluator)
+        first_check = len(bound) - len(turn_checks)
+        for i, (_, _, turn) in enumerate(turn_checks, start=first_check):
+            evaluator = bound[i]
+            name = f"turn {turn}: {evaluator.name}"
+            bound[i] = BoundEvaluator(**{**evaluator.__dict__, "name": name, "turn": turn})
         names: dict[str, int] = {}
         for i, evaluator in enumerate(bound):
             count = names[evaluator.name] = names.get(evaluator.name, 0) + 1
@@ -423,6 +433,32 @@ class TaskBuilder:
             content = self._render(doc, (*path, "content"), message.content, values)
             return message.model_copy(update={"content": content})
         return message
+
+
+def _turn_entries(at: FieldPath, spec: TaskSpec) -> list[tuple[FieldPath, Any, int]]:
+    """A conversation's per-turn checks: (where written, the entry, its scripted turn's number)."""
+    conversation = spec.conversation
+    if conversation is None:
+        return []
+    base: FieldPath = (*at, "conversation")
+    groups: list[tuple[FieldPath, list[Any]]] = []
+    if conversation.phases is not None:
+        groups = [
+            ((*base, "phases", p, "turns"), phase.turns or []) for p, phase in enumerate(conversation.phases)
+        ]
+    elif conversation.turns is not None:
+        groups = [((*base, "turns"), conversation.turns)]
+    found: list[tuple[FieldPath, Any, int]] = []
+    number = 0
+    for where, turns in groups:
+        for i, turn in enumerate(turns):
+            number += 1
+            checks = None if isinstance(turn, str) else turn.evaluate
+            if isinstance(checks, list):
+                found += [((*where, i, "evaluate", j), c, number) for j, c in enumerate(checks)]
+            elif checks is not None:
+                found.append(((*where, i, "evaluate"), checks, number))
+    return found
 
 
 def is_remote(source: str) -> bool:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
 
 
 class Message(BaseModel):
@@ -90,6 +91,15 @@ class Response(BaseModel):
         """The output text, or an empty string when there is none."""
         return self.output or ""
 
+    def with_last_reply(self) -> Response:
+        """A recorded transcript's response: ``output`` is its last assistant message's text."""
+        if self.output is not None or self.error is not None:
+            return self
+        for message in reversed(self.messages):
+            if message.role == "assistant" and isinstance(message.content, str):
+                return self.model_copy(update={"output": message.content})
+        return self
+
 
 MIB = 1024 * 1024
 
@@ -121,6 +131,115 @@ class CaptureCheck(BaseModel):
     max_bytes: int = Field(default=MIB, gt=0)
     #: Entry cap for ``directory_listing``.
     max_entries: int = Field(default=10_000, gt=0)
+
+
+class ScriptedTurn(BaseModel):
+    """One scripted user turn: the user's message, and checks of the assistant's reply to it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: The user's message (text, or OpenAI-style content parts).
+    user: str | list[Any]
+    #: Evaluator entries judging the reply to this turn only (as a task's ``evaluate:``).
+    evaluate: str | dict[str, Any] | list[str | dict[str, Any]] | None = None
+
+
+class StopConditions(BaseModel):
+    """When a simulated user's phase ends before ``max_turns``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: The assistant's reply holds one of these texts (case-insensitive).
+    assistant_says: list[str] = Field(default_factory=list)
+    #: The assistant called one of these tools in its reply.
+    assistant_calls: list[str] = Field(default_factory=list)
+    #: The simulated user's message holds one of these texts (case-insensitive).
+    user_says: list[str] = Field(default_factory=list)
+
+
+class UserSimulator(BaseModel):
+    """A model playing the user: who they are, what they want, and when they stop."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    model: str = Field(min_length=1)
+    #: Who the user is (their situation, tone).
+    persona: str | None = None
+    #: Further instructions to the simulator (how to behave, what to reveal when).
+    instructions: str | None = None
+    #: What the user wants from the conversation; the simulator stops once it is met.
+    goal: str | None = None
+    #: The most user messages the simulator writes in this phase.
+    max_turns: int = Field(default=5, gt=0, le=1000)
+    #: The simulator writes this alone when its goal is met or it gives up: the phase ends.
+    end_marker: str = Field(default="[done]", min_length=1)
+    stop: StopConditions = Field(default_factory=StopConditions)
+    #: Extra parameters of the simulator's model calls (``temperature``, ``max_tokens``, ...).
+    params: dict[str, Any] = Field(default_factory=dict)
+    api_base: str | None = None
+    api_key_env: str | None = None
+
+
+class ConversationPhase(BaseModel):
+    """One phase of a conversation: scripted turns, or a simulated user."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    turns: list[ScriptedTurn | str] | None = Field(default=None, min_length=1)
+    user_simulator: UserSimulator | None = None
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> ConversationPhase:
+        if (self.turns is None) == (self.user_simulator is None):
+            raise PydanticCustomError("conversation", "a phase has either 'turns' or 'user_simulator'")
+        return self
+
+    def scripted(self) -> list[ScriptedTurn]:
+        """This phase's turns, each as a ``ScriptedTurn`` (a bare string is the user's message)."""
+        return [ScriptedTurn(user=t) if isinstance(t, str) else t for t in self.turns or []]
+
+
+class Conversation(BaseModel):
+    """A multi-turn task: scripted user turns, a simulated user, or both in phases.
+
+    ``turns`` then ``user_simulator`` are the two-phase shorthand; ``phases`` orders any number.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    turns: list[ScriptedTurn | str] | None = Field(default=None, min_length=1)
+    user_simulator: UserSimulator | None = None
+    phases: list[ConversationPhase] | None = Field(default=None, min_length=1)
+
+    @model_validator(mode="after")
+    def _some_phase(self) -> Conversation:
+        shorthand = self.turns is not None or self.user_simulator is not None
+        if self.phases is not None and shorthand:
+            raise PydanticCustomError(
+                "conversation", "give 'phases', or 'turns' and 'user_simulator', not both"
+            )
+        if self.phases is None and not shorthand:
+            raise PydanticCustomError(
+                "conversation", "a conversation needs 'turns', 'user_simulator' or 'phases'"
+            )
+        return self
+
+    def ordered(self) -> list[ConversationPhase]:
+        """The phases in the order they run."""
+        if self.phases is not None:
+            return self.phases
+        found = [ConversationPhase(turns=self.turns)] if self.turns is not None else []
+        if self.user_simulator is not None:
+            found.append(ConversationPhase(user_simulator=self.user_simulator))
+        return found
+
+    def scripted_turns(self) -> list[ScriptedTurn]:
+        """Every scripted turn, in order (their position numbers per-turn checks: ``turn 1``...)."""
+        return [turn for phase in self.ordered() for turn in phase.scripted()]
+
+    def simulators(self) -> list[UserSimulator]:
+        """Every simulated user of the conversation, in order."""
+        return [p.user_simulator for p in self.ordered() if p.user_simulator is not None]
 
 
 class Task(BaseModel):
@@ -164,6 +283,8 @@ class Task(BaseModel):
     tool_mocks: list[ToolMock] = Field(default_factory=list)
     #: The most model turns of this task's mocked tool loop (default: the target's ``max_steps``).
     max_steps: int | None = None
+    #: A multi-turn task: the target answers each user turn with the whole history as input.
+    conversation: Conversation | None = None
 
     @property
     def text(self) -> str:

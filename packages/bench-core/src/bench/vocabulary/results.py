@@ -88,6 +88,9 @@ class TaskResult(BaseModel):
     #: What another tool recorded of this task beside bench's fields (``bench import``): its
     #: name, its own verdict and scores, and its row's fields bench has no place for.
     imported: dict[str, Any] | None = Field(default=None, exclude_if=_unset)
+    #: A conversation's transcript: ``messages`` (OpenAI-style), ``turns`` (who spoke each user
+    #: turn, tool calls) and ``simulator`` (the simulated user's calls, cached ones apart).
+    conversation: dict[str, Any] | None = Field(default=None, exclude_if=_unset)
 
     @property
     def key(self) -> str:

@@ -1,7 +1,9 @@
 """The ``command`` target: a program (a script, a CLI agent) whose stdout is the response.
 
 The command never runs through a shell. ``{prompt}`` in an argument is replaced by the prompt,
-``{prompt_file}`` by a file holding it; otherwise the prompt is written to stdin. When the task
+``{prompt_file}`` by a file holding it; otherwise the prompt is written to stdin. The input as
+OpenAI-style messages (a conversation's whole history) is in ``{messages_file}``, also
+``BENCH_MESSAGES_FILE``. When the task
 runs in a workspace (``repo:``) the program runs there (``{workspace}``); ``{suite_dir}`` names
 the suite's folder (where a scripted agent lives). An agent may report
 its trajectory and token usage in the file named by ``BENCH_TRAJECTORY_FILE`` (also
@@ -22,6 +24,7 @@ import asyncio
 import contextlib
 import ctypes
 import functools
+import json
 import os
 import shlex
 import shutil
@@ -49,7 +52,7 @@ from bench.workspace.sandboxes import Mount, Sandbox, SandboxRun
 PROMPT = "{prompt}"
 PR_SET_PDEATHSIG = 1
 STOP_GRACE_S = 3.0  # how long the reaper may take to kill a program's processes before bench does
-PLACEHOLDERS = ("{prompt_file}", "{trajectory_file}", "{workspace}", "{suite_dir}")
+PLACEHOLDERS = ("{prompt_file}", "{messages_file}", "{trajectory_file}", "{workspace}", "{suite_dir}")
 #: The sandbox types bench-core registers, for ``sandbox:`` (plugins add others).
 BUILT_IN_SANDBOXES: tuple[type[Sandbox], ...] = (ContainerSandbox,)
 SUITE_INSIDE = "/suite"  # where a sandboxed command sees the suite's folder (read-only)
@@ -125,6 +128,7 @@ class CommandTarget(Target[CommandConfig]):
         io = inside_io or str(scratch)
         return cwd, {
             "{prompt_file}": f"{io}/prompt.txt",
+            "{messages_file}": f"{io}/messages.json",
             "{trajectory_file}": f"{io}/trajectory.json",
             "{workspace}": inside_cwd or str(cwd),
             "{suite_dir}": SUITE_INSIDE if self.sandbox else suite_dir,
@@ -147,6 +151,8 @@ class CommandTarget(Target[CommandConfig]):
         prompt = task.text
         prompt_file, trajectory_file = scratch / "prompt.txt", scratch / "trajectory.json"
         prompt_file.write_text(prompt, encoding="utf-8")
+        # The input as OpenAI-style messages: a conversation's whole history so far.
+        (scratch / "messages.json").write_text(json.dumps(task.chat(), ensure_ascii=False), encoding="utf-8")
         cwd, values = self._paths(task, scratch)
         substituted = any(PROMPT in word or "{prompt_file}" in word for word in self.argv)
         argv = []
@@ -157,6 +163,7 @@ class CommandTarget(Target[CommandConfig]):
         env = {
             **self.env,
             "BENCH_PROMPT_FILE": values["{prompt_file}"],
+            "BENCH_MESSAGES_FILE": values["{messages_file}"],
             "BENCH_TRAJECTORY_FILE": values["{trajectory_file}"],
             **({"BENCH_WORKSPACE": values["{workspace}"]} if task.workspace else {}),
         }

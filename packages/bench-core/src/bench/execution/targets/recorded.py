@@ -28,6 +28,7 @@ class RecordedTarget(Target[RecordedConfig]):
 
     name = "recorded"
     Config = RecordedConfig
+    replays = True
 
     async def open(self) -> None:
         self.responses: dict[str, Response] = {}
@@ -46,7 +47,9 @@ class RecordedTarget(Target[RecordedConfig]):
                 row = json.loads(line)
                 task_id, value = str(row["id"]), row["response"]
                 response = (
-                    Response(output=value) if isinstance(value, str) else Response.model_validate(value)
+                    Response(output=value)
+                    if isinstance(value, str)
+                    else Response.model_validate(value).with_last_reply()  # a transcript's last reply
                 )
             except (ValueError, KeyError, TypeError, ValidationError) as exc:
                 message = f'expected {{"id": ..., "response": ...}}: {type(exc).__name__}: {exc}'

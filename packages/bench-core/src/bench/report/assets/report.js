@@ -45,7 +45,9 @@
       rows.push(["pass@k", Object.keys(stats.pass_at_k || {}).map(function (k) { return "pass@" + k + " " + num(stats.pass_at_k[k]); }).join(", ")]);
       rows.push(["pass^k", Object.keys(stats.pass_hat_k || {}).map(function (k) { return "pass^" + k + " " + num(stats.pass_hat_k[k]); }).join(", ")]);
       rows.push(["flaky tasks", (stats.flaky || []).length ? stats.flaky.join(", ") : "none"]);
-      if (stats.variance) rows.push(["variance", "system " + stats.variance.system + ", judge " + stats.variance.judge + ": " + stats.variance.hint]);
+      if (stats.variance && stats.variance.system !== undefined) rows.push(["variance", "system " + stats.variance.system + ", judge " + stats.variance.judge + ": " + stats.variance.hint]);
+      var users = stats.variance && stats.variance.simulated_user;
+      if (users) rows.push(["simulated user", (users.variance === null ? "" : users.variance + " (" + Math.round(users.user_share * 100) + "% of the spread): ") + users.hint]);
     }
     var table = el("table", { id: "statistics-table" });
     rows.forEach(function (r) { table.appendChild(el("tr", {}, el("th", { text: r[0] }), el("td", { text: r[1] }))); });

@@ -1,0 +1,327 @@
+"""Conversations: a target answering turn after turn, the transcript as its response.
+
+Each user turn (the task's own input, a scripted turn, a simulated user's message) is appended to
+the history and the target answers the whole history (``Task.messages``). Every message is
+appended to a journal as it happens, so a run killed mid-conversation resumes at its last turn.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench.evaluator import Sample
+from bench.evidence import (
+    CONVERSATION,
+    Turn,
+    response_turns,
+    scripted_turn_numbers,
+    transcript_text,
+    transcript_turns,
+)
+from bench.execution.evaluation import evaluate
+from bench.llm.client import LLMClient
+from bench.llm.simulated_user import next_message
+from bench.suite.plan import BoundEvaluator
+from bench.vocabulary.models import (
+    ConversationPhase,
+    Message,
+    Response,
+    ScriptedTurn,
+    Task,
+    ToolCall,
+    Usage,
+    UserSimulator,
+)
+from bench.vocabulary.results import EvaluatorOutcome
+
+Answer = Callable[[Task], Awaitable[Response]]
+
+
+def kept_conversation(task: Task, response: Response, recorded: bool) -> dict[str, Any] | None:
+    """What a result keeps of a conversation (a conversation task's, or a recorded transcript)."""
+    if task.conversation is None and not (recorded and any(m.role == "user" for m in response.messages)):
+        return None
+    kept = response.metadata.get(CONVERSATION, {})
+    return {
+        "messages": [m.model_dump(exclude_none=True) for m in response.messages],
+        "turns": kept.get("turns")
+        or [{"turn": t.number, "by": "recorded"} for t in transcript_turns(response.messages)],
+        **({"simulator": kept["simulator"]} if kept.get("simulator", {}).get("calls") else {}),
+    }
+
+
+class Journal:
+    """A conversation's messages appended as they happen (one JSON line each), replayed on resume.
+
+    The first line holds the task's digest: a journal of an edited task is started again."""
+
+    def __init__(self, path: Path | None, digest: str) -> None:
+        self.path = path
+        self.digest = digest
+        self.replay: list[dict[str, Any]] = []
+        #: The events replayed so far: the journal's prefix that still holds.
+        self.consumed: list[dict[str, Any]] = []
+        if path is None:
+            return
+        try:
+            lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+        except (OSError, ValueError):
+            lines = []
+        if lines and lines[0].get("digest") == digest:
+            self.replay = lines[1:]
+            self.replay.reverse()
+        else:
+            self._rewrite()
+
+    def replayed(self, kind: str) -> dict[str, Any] | None:
+        """The next journalled event when it is of ``kind`` (``user`` or ``reply``), else None."""
+        if self.replay and self.replay[-1].get("kind") == kind:
+            self.consumed.append(self.replay.pop())
+            return self.consumed[-1]
+        if self.replay:  # the conversation went another way from here: live from now on
+            self.replay = []
+            self._rewrite()
+        return None
+
+    def _rewrite(self) -> None:
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            lines = [{"digest": self.digest}, *self.consumed]
+            self.path.write_text(
+                "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in lines), encoding="utf-8"
+            )
+
+    def write(self, event: dict[str, Any]) -> None:
+        if self.path is not None:
+            with self.path.open("a", encoding="utf-8") as out:
+                out.write(json.dumps(event, ensure_ascii=False) + "\n")
+
+    def finish(self) -> None:
+        """The conversation's result is recorded: its journal is no longer needed."""
+        if self.path is not None:
+            self.path.unlink(missing_ok=True)
+
+
+@dataclass
+class _State:
+    """A conversation in progress."""
+
+    task: Task
+    answer: Answer
+    llm: LLMClient | None
+    journal: Journal
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    turns: list[dict[str, Any]] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    simulator: dict[str, Any] = field(default_factory=lambda: {"calls": 0, "cached": 0})
+    last: Response | None = None
+    scripted: int = 0
+
+    async def user_says(self, content: Any, by: str, scripted: int | None = None) -> Response:
+        """Append a user message and the target's reply; the reply (its ``error`` when it failed)."""
+        self.messages.append({"role": "user", "content": content})
+        event = self.journal.replayed("reply")
+        if event is not None:
+            reply = Response.model_validate(event["response"])
+        else:
+            history = [Message.model_validate(m) for m in self.messages]
+            reply = await self.answer(self.task.model_copy(update={"messages": history, "prompt": None}))
+            if reply.error is None:
+                self.journal.write({"kind": "reply", "response": reply.model_dump(mode="json")})
+        self.last = reply
+        row: dict[str, Any] = {"turn": len(self.turns) + 1, "by": by}
+        if scripted is not None:
+            row["scripted"] = scripted
+        if reply.tool_calls:
+            row["tool_calls"] = [c.model_dump() for c in reply.tool_calls]
+        self.turns.append(row)
+        _add_usage(self.usage, reply.usage)
+        if reply.error is None:
+            self.messages.append({"role": "assistant", "content": reply.output or ""})
+        return reply
+
+    def response(self, error: str | None = None) -> Response:
+        """The transcript as the task's response: the last reply's text is its output."""
+        last = self.last or Response()
+        metadata = {**last.metadata, CONVERSATION: {"turns": self.turns, "simulator": self.simulator}}
+        return Response(
+            output=None if error else last.output,
+            error=error,
+            messages=[Message.model_validate(m) for m in self.messages],
+            tool_calls=[ToolCall.model_validate(c) for row in self.turns for c in row.get("tool_calls", [])],
+            usage=self.usage,
+            truncated=last.truncated,
+            truncation=last.truncation,
+            metadata=metadata,
+        )
+
+
+def _add_usage(total: Usage, more: Usage) -> None:
+    for name in (
+        "input_tokens",
+        "output_tokens",
+        "total_tokens",
+        "cost_usd",
+        "latency_ms",
+        "attempts",
+        "wait_ms",
+    ):
+        value = getattr(more, name)
+        if value is not None:
+            setattr(total, name, (getattr(total, name) or 0) + value)
+
+
+async def converse(task: Task, answer: Answer, llm: LLMClient | None, journal: Journal) -> Response:
+    """Hold ``task``'s conversation with the target (``answer``): the transcript as a response."""
+    assert task.conversation is not None
+    state = _State(task, answer, llm, journal)
+    opening = task.chat() if task.prompt is not None or task.messages else []
+    state.messages = list(opening)
+    if opening and opening[-1].get("role") == "user":
+        state.messages.pop()
+        reply = await state.user_says(opening[-1].get("content"), "input")
+        if reply.error is not None:
+            return state.response(reply.error)
+    for phase in task.conversation.ordered():
+        error = await _run_phase(state, phase)
+        if error is not None:
+            return state.response(error)
+    return state.response()
+
+
+async def _run_phase(state: _State, phase: ConversationPhase) -> str | None:
+    """One phase of the conversation; the target's error, if it failed."""
+    if phase.user_simulator is None:
+        return await _scripted(state, phase.scripted())
+    return await _simulated(state, phase.user_simulator)
+
+
+async def _scripted(state: _State, turns: list[ScriptedTurn]) -> str | None:
+    for turn in turns:
+        state.scripted += 1
+        if state.journal.replayed("user") is None:  # the message is the suite's: only its place is kept
+            state.journal.write({"kind": "user", "by": "scripted"})
+        reply = await state.user_says(turn.user, "scripted", state.scripted)
+        if reply.error is not None:
+            return f"turn {len(state.turns)}: {reply.error}"
+    return None
+
+
+async def _simulated(state: _State, simulator: UserSimulator) -> str | None:
+    for _ in range(simulator.max_turns):
+        event = state.journal.replayed("user")
+        if event is not None:
+            text, ended = event["content"], event["ended"]
+        else:
+            said = await next_message(state.llm, simulator, state.messages, state.task.repeat)
+            text, ended = said.text, said.ended
+            state.simulator["calls"] += 1
+            state.simulator["cached"] += said.cached
+            state.journal.write({"kind": "user", "by": "simulator", "content": text, "ended": ended})
+        if ended:
+            return None
+        reply = await state.user_says(text, "simulator")
+        if reply.error is not None:
+            return f"turn {len(state.turns)}: {reply.error}"
+        if _stops(simulator, text, reply):
+            return None
+    return None
+
+
+def _stops(simulator: UserSimulator, said: str, reply: Response) -> bool:
+    """Whether a stop condition holds after the user said ``said`` and the target replied."""
+    stop = simulator.stop
+    answer = reply.text.casefold()
+    called = {call.name for call in reply.tool_calls}
+    return (
+        any(phrase.casefold() in answer for phrase in stop.assistant_says)
+        or any(name in called for name in stop.assistant_calls)
+        or any(phrase.casefold() in said.casefold() for phrase in stop.user_says)
+    )
+
+
+async def judge(evaluator: BoundEvaluator, sample: Sample, timeout: float) -> EvaluatorOutcome:
+    """``evaluator``'s verdict on what it judges of a conversation: its scripted turn's reply, each
+    reply, the whole transcript, or (the default, as for any task) the last reply."""
+    if evaluator.turn is None and evaluator.over == "last_turn":
+        return await evaluate(evaluator, sample, timeout)
+    turns = [t for t in response_turns(sample.response) if t.reply is not None]
+    if evaluator.turn is not None:
+        numbers = scripted_turn_numbers(sample.response)
+        number = numbers.get(evaluator.turn, evaluator.turn if not numbers else None)
+        chosen = [t for t in turns if t.number == number]
+        if not chosen:
+            error = f"scripted turn {evaluator.turn} was not answered in this transcript"
+            return EvaluatorOutcome(name=evaluator.name, type=evaluator.type, passed=False, error=error)
+        return _at_turn(await evaluate(evaluator, _turn_sample(sample, chosen[0]), timeout), chosen[0])
+    if evaluator.over == "transcript":
+        text = transcript_text(sample.response.messages)
+        return await evaluate(evaluator, dataclasses.replace(sample, output=text), timeout)
+    if not turns:
+        error = "the response holds no answered turn to judge"
+        return EvaluatorOutcome(name=evaluator.name, type=evaluator.type, passed=False, error=error)
+    outcomes = [_at_turn(await evaluate(evaluator, _turn_sample(sample, t), timeout), t) for t in turns]
+    return _each_turn(outcomes)
+
+
+def _turn_sample(sample: Sample, turn: Turn) -> Sample:
+    """The sample as it was after ``turn``: its reply is the output, the transcript ends there."""
+    assert turn.reply is not None
+    response = sample.response.model_copy(
+        update={
+            "output": turn.text,
+            "tool_calls": turn.tool_calls,
+            "messages": sample.response.messages[: turn.reply + 1],
+        }
+    )
+    return dataclasses.replace(sample, response=response, output=turn.text)
+
+
+def _at_turn(outcome: EvaluatorOutcome, turn: Turn) -> EvaluatorOutcome:
+    """The outcome with the turn it judged named (evidence: turn number, message index)."""
+    details = {**outcome.details, "turn": turn.number, "message": turn.reply}
+    return outcome.model_copy(update={"details": details})
+
+
+def _each_turn(outcomes: list[EvaluatorOutcome]) -> EvaluatorOutcome:
+    """One outcome of a check applied to every turn: it passes when every turn passes."""
+    first = outcomes[0]
+    rows = [
+        {
+            "turn": o.details["turn"],
+            "passed": o.passed,
+            "score": o.score,
+            "reason": o.reason,
+            "error": o.error,
+        }
+        for o in outcomes
+    ]
+    errors = [o for o in outcomes if o.error is not None]
+    failed = [o for o in outcomes if not o.passed]
+    scores = [o.score for o in outcomes]
+    score = None if any(s is None for s in scores) else sum(s or 0.0 for s in scores) / len(scores)
+    if errors:
+        reason = ""
+        error = f"turn {errors[0].details['turn']}: {errors[0].error}"
+    elif failed:
+        reason, error = f"turn {failed[0].details['turn']}: {failed[0].reason}", None
+    else:
+        reason, error = f"all {len(outcomes)} turns passed", None
+    details: dict[str, Any] = {"turns": rows}
+    if failed:
+        details["turn"] = failed[0].details["turn"]
+    return EvaluatorOutcome(
+        name=first.name,
+        type=first.type,
+        passed=not failed and not errors,
+        score=score,
+        reason=reason,
+        error=error,
+        weight=first.weight,
+        details=details,
+    )
