@@ -42,7 +42,11 @@ def write(path: str, text: str) -> str:
 
 
 def command(line: str) -> str:
-    done = subprocess.run(line.split(), capture_output=True, text=True)
+    # No bytecode: this agent edits calc.py and reruns the test within the same second, and
+    # Python would take the cached bytecode of the old calc.py (it checks the file's mtime in
+    # whole seconds, and the fix keeps the size) and leave __pycache__ in the diff.
+    quiet = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    done = subprocess.run(line.split(), capture_output=True, text=True, env=quiet)
     return f"exit code {done.returncode}\n{done.stdout}{done.stderr}"
 
 
