@@ -24,7 +24,10 @@ def test_example_runs_offline_and_fails_only_the_recorded_transcript(bench_cli, 
         "scripted": "passed",
         "simulated": "passed",
         "recorded": "failed",
+        "looked-up": "passed",
     }
+    [looked_up] = tasks["looked-up"]["evaluators"]
+    assert looked_up["reason"] == "find_order called in turn 1"
     simulated = tasks["simulated"]["conversation"]["messages"]
     assert [(m["role"], m["content"]) for m in simulated] == [
         ("user", "Hi, my parcel never came."),
