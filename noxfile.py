@@ -71,6 +71,11 @@ nox.options.sessions = ["package", "tests", "browser", "lint", "typecheck"]
 #: Set by the latest session: installs resolve the newest versions instead of the lock's.
 _UNLOCKED = "BENCH_NOX_UNLOCKED"
 nox.options.reuse_existing_virtualenvs = True
+# Python writes bytecode in the sessions, as on a user's machine (pip compiles what it installs).
+# Container images often set PYTHONDONTWRITEBYTECODE; then every process the tests and benchmarks
+# start compiles bench and its dependencies from source again (0.8 s a `bench run` here) and a
+# test never meets what bytecode changes (stale caches, __pycache__ in a workspace's diff).
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
 def _expose_pyenv_pythons() -> None:
