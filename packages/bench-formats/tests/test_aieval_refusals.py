@@ -202,15 +202,6 @@ def test_a_template_construct_beyond_the_subset(tmp_path: Path):
     )
 
 
-def test_an_evaluator_type_bench_does_not_run_yet(tmp_path: Path):
-    path = write(tmp_path, CASE + "  - {id: a, input: {word: x}, evaluators: [{type: toxicity}]}\n")
-    assert refusal(path) == (
-        "cases[0] (a): evaluators[0] (toxicity): bench cannot run AI Eval's toxicity check with AI Eval's "
-        "verdict: AI Eval scores 1 - toxicity and passes at toxicity <= score_threshold (default 0.1); "
-        "bench's toxicity scores the toxicity itself, and negate would flip the pass as well"
-    )
-
-
 def test_json_schema_evaluator_without_a_schema(tmp_path: Path):
     path = write(tmp_path, CASE + "  - {id: a, input: {word: x}, evaluators: [{type: json_schema}]}\n")
     assert refusal(path) == (

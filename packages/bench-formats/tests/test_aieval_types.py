@@ -157,41 +157,6 @@ def test_tool_selection_needs_every_expected_tool_or_the_threshold(tmp_path: Pat
     assert verdicts(outcome) == {"default": (False, 0.5), "half": (True, 0.5)}
 
 
-WHY = {
-    "similarity": "AI Eval's similarity asks the run's model for a 0..1 score, bench's similarity is an "
-    "embedding cosine",
-    "factuality": "AI Eval scores factuality 1 or 0 (no factual error or some), bench's factuality "
-    "scores the judge's 0..1 consistency",
-    # toxicity.go: score = 1 - toxicity, passed = toxicity <= threshold (0.1 by default); runner.go
-    # replaces it by score >= 1 - score_threshold, the same rule. A judged toxicity of 0.05 scores
-    # 0.95 and passes. bench's toxicity scores 0.05 (at most threshold passes); negate would score
-    # 0.95 but pass only above the threshold.
-    "toxicity": "AI Eval scores 1 - toxicity and passes at toxicity <= score_threshold (default 0.1); "
-    "bench's toxicity scores the toxicity itself, and negate would flip the pass as well",
-    "bias": "AI Eval scores 1 - bias and passes at bias <= score_threshold (default 0.1); bench's bias "
-    "scores the bias itself, and negate would flip the pass as well",
-}
-
-
-@pytest.mark.parametrize(
-    ("entry", "kind"),
-    [
-        ("{type: similarity, reference: Paris}", "similarity"),
-        ("{type: factuality, ground_truth: Paris}", "factuality"),
-        ("{type: toxicity, score_threshold: 0.2}", "toxicity"),
-        ("{type: bias}", "bias"),
-    ],
-)
-def test_checks_whose_verdict_bench_cannot_reproduce_are_refused(tmp_path: Path, entry: str, kind: str):
-    path = project(tmp_path, f"- {{id: a, input: {{word: x}}, evaluators: [{entry}]}}\n")
-    with pytest.raises(ConfigError) as caught:
-        load_suite(path)
-    assert caught.value.message == (
-        f"cases[0] (a): evaluators[0] ({kind}): bench cannot run AI Eval's {kind} check with AI Eval's "
-        f"verdict: {WHY[kind]}"
-    )
-
-
 def test_efficiency_budgets_default_to_the_cases_steps_and_1000_tokens(tmp_path: Path):
     path = project(
         tmp_path,

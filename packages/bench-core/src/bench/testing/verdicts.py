@@ -3,7 +3,8 @@
     server.add(judge_verdict(passed=False, reason="wrong capital"), match="capital")
 
 The responder reads the verdict's JSON Schema from the request (the forced tool's parameters, or
-the schema bench puts in the prompt in JSON mode) and fills it: ``reason``, ``score``, ``passed``;
+the schema bench puts in the prompt in JSON mode) and fills it: ``reason``, ``score``, ``passed``
+(a prompt asking for JSON with no schema gets those fields and any others given);
 lists of objects (claims, statements) get one item when passing and stay empty otherwise; assertion
 verdicts get one entry per ``- name: ...`` line, and chunk and criterion verdicts one per ``[n]`` line
 of the prompt.
@@ -82,6 +83,8 @@ def judge_verdict(
         names = _ASSERTION_LINE.findall(prompt.split("Assertions:", 1)[1]) if "Assertions:" in prompt else []
         chunks = len(_CHUNK_LINE.findall(prompt))
         verdict = _fill(schema, schema.get("$defs", {}), values, names, chunks)
+        if not schema and "JSON" in prompt:  # JSON asked for in the judge's own words
+            verdict = values
         if as_tool:
             name = body["tools"][0]["function"]["name"]
             return Reply(

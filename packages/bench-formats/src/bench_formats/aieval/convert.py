@@ -18,16 +18,12 @@ _TEXT_TYPES = {"exact": "exact_match", "contains": "contains", "regex": "regex"}
 #: contains and regex see the response plus a "## Tool Calls Made" section (runner.go); not_contains does not.
 _SEES_CALLS = {"contains": {"tool_calls_section": True}, "regex": {"tool_calls_section": True}}
 _EMPTY_NOTES = {"contains": "no expected substrings", "regex": "no patterns to match"}
-#: AI Eval's checks bench cannot reproduce, and why (their score or pass rule has no bench equivalent).
-_REFUSED = {
-    "similarity": "AI Eval's similarity asks the run's model for a 0..1 score, bench's similarity is an "
-    "embedding cosine",
-    "factuality": "AI Eval scores factuality 1 or 0 (no factual error or some), bench's factuality "
-    "scores the judge's 0..1 consistency",
-    "toxicity": "AI Eval scores 1 - toxicity and passes at toxicity <= score_threshold (default 0.1); "
-    "bench's toxicity scores the toxicity itself, and negate would flip the pass as well",
-    "bias": "AI Eval scores 1 - bias and passes at bias <= score_threshold (default 0.1); bench's bias "
-    "scores the bias itself, and negate would flip the pass as well",
+#: Checks bench runs with AI Eval's own prompt and pass rule (``aieval_judged``), and the fields they read.
+_PORTED = {
+    "similarity": ("reference",),
+    "factuality": ("ground_truth",),
+    "toxicity": (),
+    "bias": ("categories",),
 }
 #: Judged checks: bench type, AI Eval's fields passed on, pass threshold without score_threshold.
 _JUDGED: dict[str, tuple[tuple[str, ...], float]] = {
@@ -146,12 +142,10 @@ class CaseConverter:
             elif kind == "efficiency":
                 checks.append(self._efficiency(where, case, entry))
             else:
-                assert kind in _REFUSED, kind
-                raise ConfigError(
-                    f"{where}: bench cannot run AI Eval's {kind} check with AI Eval's verdict: "
-                    f"{_REFUSED[kind]}",
-                    file=self.source,
-                )
+                assert kind in _PORTED, kind
+                fields = {key: entry[key] for key in _PORTED[kind] if entry[key]}
+                check = {"type": "aieval_judged", "name": kind, "check": kind, **fields, **self.judge}
+                checks.append({**check, "entry_threshold": entry["score_threshold"]})
         if expected["exact_match"] and "exact" not in seen:
             checks.append(
                 {"type": "exact_match", "name": "expected.exact_match", "value": expected["exact_match"]}
