@@ -47,11 +47,26 @@ def _load() -> str:
     return f"{os.getloadavg()[0]:.1f}"
 
 
+#: bench runs per figure; the best counts. The first run in a fresh environment also writes the
+#: bytecode of every module it imports, which a user's pip install has done already.
+RUNS = 3
+
+
 def _bench(folder: Path, suite: Path, *extra: str, env: dict[str, str] | None = None) -> Measured:
-    measured = bench_process(["run", suite.name, "-q", *extra], folder, env)
-    if measured.returncode not in (0, 1):
-        raise SystemExit(f"bench run {suite.name} failed ({measured.returncode}):\n{measured.output}")
-    return measured
+    """The best of RUNS ``bench run`` processes: least CPU, or least run-phase wall for model calls."""
+    best: Measured | None = None
+    for _ in range(RUNS):
+        measured = bench_process(["run", suite.name, "-q", *extra], folder, env)
+        if measured.returncode not in (0, 1):
+            raise SystemExit(f"bench run {suite.name} failed ({measured.returncode}):\n{measured.output}")
+        if best is None or _cost(measured) < _cost(best):
+            best = measured
+    assert best is not None
+    return best
+
+
+def _cost(measured: Measured) -> float:
+    return measured.run_wall if measured.run_wall is not None else measured.cpu
 
 
 def _inline(folder: Path, n: int) -> Path:
