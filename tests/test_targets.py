@@ -175,3 +175,17 @@ def test_several_recorded_targets_each_answer_from_their_own_file(bench_cli, ben
         ("two[A]", "4", True),
         ("two[B]", "4", True),
     ]
+
+
+def test_a_command_named_through_a_symlink_runs_as_that_name(bench_cli, bench_suite_file, tmp_path):
+    """A virtual environment's ``bin/python`` is a symlink whose path decides which packages the
+    interpreter sees: the program keeps the path it was named by, made absolute, not the link's target."""
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / "prog.sh").write_text('#!/bin/sh\nprintf %s "$(basename "$0")"\n')
+    (real / "prog.sh").chmod(0o755)
+    (tmp_path / "link.sh").symlink_to(real / "prog.sh")
+    suite = "name: s\ntarget: {type: command, command: [./link.sh]}\ntasks: [{id: a, prompt: x, evaluate: {expected: link.sh}}]\n"
+    result = bench_cli("run", bench_suite_file(suite), "-q", "-o", "out.json")
+    assert result.exit_code == 0, result.stderr
+    assert _tasks(tmp_path / "out.json")["a"]["response"] == "link.sh"

@@ -289,11 +289,54 @@ def test_an_invalid_youbencharc_is_ignored_with_youbenchas_warning(demo: Path):
     assert next(iter(suite.tasks)).task.prompt == "${PROMPT}"
 
 
-def test_pre_execution_scripts_refuse_the_test_case_naming_them(demo: Path):
-    # was a warning: the agent ran in a workspace the scripts had not prepared
-    text = TEST_CASE + "pre_execution:\n  - name: script\n    config: {command: ./setup.sh}\n"
+PRE_EXECUTION = """\
+pre_execution:
+  - name: script
+    config:
+      command: sh
+      args: ["-c", "'printf %s:%s:%s \\"$TEST_CASE_NAME\\" \\"$GREETING\\" \\"${BENCH_X:-unset}\\" > \\"$HOME/env.txt\\"; touch seeded.txt; echo set-up'"]
+      env: {GREETING: hello}
+  - name: script
+    config: {command: echo, args: ["${WORKSPACE_DIR}", ">", "$HOME/where.txt"]}
+"""
+
+
+def test_pre_execution_scripts_prepare_the_workspace_before_the_agent(demo: Path, monkeypatch):
+    """runPreExecutions then executeAgent (src/core/orchestrator.ts); ScriptPreExecution's shell,
+    environment and placeholders (src/pre-execution/script.ts)."""
+    monkeypatch.setenv("FAKE_AGENT_FILES", json.dumps({"README.md": "# Demo\n\nA helpful comment.\n"}))
+    monkeypatch.setenv("BENCH_X", "not passed on")  # only PATH, HOME, USER of bench's environment
+    path = demo / "testcase.yaml"
+    path.write_text(TEST_CASE + PRE_EXECUTION)
+    task = run(path)
+    assert task["error"] is None, task["error"]
+    assert task["response"] == "agent done"  # the hooks' output went to standard error
+    assert (demo / "home" / "env.txt").read_text() == "add-readme-comment:hello:unset"
+    workspace = (demo / "home" / "where.txt").read_text().strip()
+    # the placeholder replaced by the task's own workspace (a fresh checkout, not the test's folder)
+    assert Path(workspace).is_absolute()
+    assert workspace != str(demo)
+    # the scripts' files are part of the workspace the agent starts from, and of the diff, as in youBencha
+    changed = {f["path"] for f in by_name(task)["git-diff"]["details"]["changed_files"]}
+    assert changed == {"README.md", "seeded.txt"}
+
+
+def test_a_failed_pre_execution_script_makes_the_case_an_error(demo: Path, monkeypatch):
+    log = demo / "argv.jsonl"
+    monkeypatch.setenv("FAKE_AGENT_LOG", str(log))
+    path = demo / "testcase.yaml"
+    path.write_text(
+        TEST_CASE + "pre_execution:\n  - name: script\n    config: {command: exit, args: ['3']}\n"
+    )
+    task = run(path)
+    assert task["status"] == "error"
+    assert task["error"].endswith("Pre-execution failed: Script exited with code 3")
+    assert not log.exists()  # the agent never ran
+
+
+def test_a_pre_execution_hook_youbencha_does_not_know_is_refused(demo: Path):
+    text = TEST_CASE + "pre_execution:\n  - name: webhook\n    config: {command: x}\n"
     assert _refusal(demo, text) == (
-        "pre_execution: bench does not run youBencha's pre-execution scripts (./setup.sh); they change the "
-        "workspace before the agent runs, so the result would not be youBencha's: remove 'pre_execution' "
-        "to run the rest"
+        "Invalid test case configuration: pre_execution.0.name: Invalid enum value. Expected 'script', "
+        "received 'webhook'"
     )

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import os
+import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
 from bench import ConfigError, SuiteLoader, YamlDocument
 from bench_formats.reading import json_data, yaml_data
 from bench_formats.sniff import near_miss, top_keys
-from bench_formats.youbencha import agents, mapping, rc, schema
+from bench_formats.youbencha import agents, mapping, preexec, rc, schema
 
 MAX_CONFIG_BYTES = 1024 * 1024
 #: ``URL=PATH`` pairs separated by ``;``: run a test case's repository from a local clone.
@@ -101,15 +104,7 @@ class TestCaseLoader(SuiteLoader):
         elif data.get("branch"):
             suite["branch"] = data["branch"]
         if data.get("pre_execution"):
-            # the scripts change the workspace the agent starts from: rows without them are not youBencha's
-            commands = ", ".join(str(hook.get("config", {}).get("command")) for hook in data["pre_execution"])
-            raise ConfigError(
-                f"pre_execution: bench does not run youBencha's pre-execution scripts ({commands}); "
-                "they change the workspace before the agent runs, so the result would not be youBencha's: "
-                "remove 'pre_execution' to run the rest",
-                file=path,
-                field=("pre_execution",),
-            )
+            target.update(preexec_target(target["command"], data, folder))
         for key in ("post_evaluation", "workspace_dir", "workspace_name"):
             if data.get(key) is not None:
                 self.warnings.append(f"{key} is youBencha's own and is not run by bench; ignored")
@@ -184,3 +179,18 @@ class EvalConfigLoader(SuiteLoader):
         }
         suite = {"name": data["name"], "description": data["description"], "tasks": [task]}
         return YamlDocument(path=path, data=suite, root=None)
+
+
+def preexec_target(agent: Sequence[str], data: dict[str, Any], folder: Path) -> dict[str, Any]:
+    """The command target running the test case's ``pre_execution`` hooks, then its agent."""
+    spec = {
+        "hooks": data["pre_execution"],
+        "test_case": data["name"],
+        "repo": data["repo"],
+        "branch": data.get("branch") or "",
+        "suite_dir": str(folder),
+    }
+    return {
+        "command": [sys.executable, "-m", "bench_formats.youbencha.preexec", "--", *agent],
+        "env": {preexec.ENV: json.dumps(spec)},
+    }

@@ -176,6 +176,7 @@ def test_case_errors(data: Any) -> list[str]:
         errors.add("expected_source", 'Invalid literal value, expected "branch"')
     _optional(errors, data, "expected", "string")
     _evaluators(errors, data, inline_only=False)
+    _pre_execution(errors, data)
     _optional(errors, data, "workspace_dir", "string")
     if _optional(errors, data, "workspace_name", "string"):
         name = data["workspace_name"]
@@ -209,3 +210,43 @@ def eval_config_errors(data: Any) -> list[str]:
     _evaluators(errors, data, inline_only=True)
     _optional(errors, data, "output_dir", "string")
     return errors
+
+
+def _pre_execution(errors: _Errors, data: dict[str, Any]) -> None:
+    """``preExecutionConfigSchema``: ``name: script`` and a ``config`` with a ``command``."""
+    if not _optional(errors, data, "pre_execution", "array"):
+        return
+    for i, hook in enumerate(data["pre_execution"]):
+        where = f"pre_execution.{i}."
+        if not isinstance(hook, dict):
+            errors.add(f"pre_execution.{i}", f"Expected object, received {_kind(hook)}")
+            continue
+        if hook.get("name") != "script":
+            got = hook.get("name")
+            errors.add(
+                f"{where}name",
+                "Required" if got is None else f"Invalid enum value. Expected 'script', received '{got}'",
+            )
+        if not errors.type(hook, "config", "object", where):
+            continue
+        config = hook["config"]
+        at = f"{where}config."
+        errors.type(config, "command", "string", at)
+        for key, kind in (
+            ("args", "array"),
+            ("env", "object"),
+            ("timeout_ms", "number"),
+            ("working_dir", "string"),
+        ):
+            _optional(errors, config, key, kind, at)
+        if isinstance(config.get("args"), list):
+            for j, arg in enumerate(config["args"]):
+                if not isinstance(arg, str):
+                    errors.add(f"{at}args.{j}", f"Expected string, received {_kind(arg)}")
+        if isinstance(config.get("env"), dict):
+            for key, value in config["env"].items():
+                if not isinstance(value, str):
+                    errors.add(f"{at}env.{key}", f"Expected string, received {_kind(value)}")
+        timeout = config.get("timeout_ms")
+        if _kind(timeout) == "number" and timeout <= 0:
+            errors.add(f"{at}timeout_ms", "Number must be greater than 0")

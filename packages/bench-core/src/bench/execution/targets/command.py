@@ -110,7 +110,9 @@ class CommandTarget(Target[CommandConfig]):
                 f"command not found: {program}", file=self.suite.path, field=("target", "command")
             )
         if os.sep in program and (cwd / program).is_file():
-            argv[0] = str((cwd / program).resolve())  # the program stays found when cwd is a workspace
+            # Absolute, so it stays found when cwd is a workspace; not resolved: a symlink's own path
+            # decides what it runs as (a virtual environment's bin/python).
+            argv[0] = os.path.abspath(cwd / program)
         self.argv = argv
         self.cwd = cwd
         self.env = {**os.environ, **config.env}
