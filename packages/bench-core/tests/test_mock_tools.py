@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from bench.llm.mock_tools import MockToolbox, matches
+from bench.llm.mock_tools import MockToolbox, fill_template, matches
 from bench.testing import Reply, load_suite, run_suite, write_suite
 from bench.vocabulary.errors import InvalidSuite
 from bench.vocabulary.models import ToolMock
@@ -239,3 +239,32 @@ def test_the_docs_example_runs(tmp_path, bench_fake_llm):
     task = next(iter(run_suite(path, cache=False).report.tasks()))
     assert task["status"] == "passed"
     assert tool_results(bench_fake_llm) == ["sunny, 21C"]
+
+
+ARGUMENTS = {"city": "Lima", "days": 2, "filters": {"tags": ["a b/c"]}}
+
+
+@pytest.mark.parametrize(
+    ("template", "answer"),
+    [
+        ("${city}", "Lima"),
+        ("weather in ${city} for ${days} days", "weather in Lima for 2 days"),
+        ("${filters.tags}", '["a b/c"]'),  # anything but text as compact JSON
+        ("${json:city}", '"Lima"'),
+        ("${query:filters.tags}", "%5B%22a+b%2Fc%22%5D"),
+        ("${path:filters.tags}", "%5B%22a%20b%2Fc%22%5D"),
+        ("${missing} ${filters.nope} ${secrets.key}", "${missing} ${filters.nope} ${secrets.key}"),
+        ("${parameters}", ARGUMENTS),
+        ({"a": ["${city}", 3, None]}, {"a": ["Lima", 3, None]}),
+        ({"a": "${city}", "b": "${unclosed"}, {"a": "${city}", "b": "${unclosed"}),  # left unfilled
+    ],
+)
+def test_a_template_is_filled_with_the_calls_arguments(template, answer):
+    assert fill_template(template, ARGUMENTS) == answer
+
+
+def test_a_template_mock_answers_its_filled_template_as_sorted_json():
+    box = MockToolbox([ToolMock(name="weather", template={"z": "${city}", "a": "${days}"})])
+    result = asyncio.run(box.call("weather", '{"city": "Lima", "days": 2}'))
+    assert result.text == '{"a":"2","z":"Lima"}'
+    assert not result.failed

@@ -31,13 +31,17 @@ class ToolMock(BaseModel):
     """A canned answer to the model's calls of one tool (the ``litellm`` target's mocked tools).
 
     The first mock whose ``name`` is the call's and whose ``match`` the call's arguments contain
-    answers it: ``error`` when set, else ``response`` (text as it is, anything else as JSON).
+    answers it: ``error`` when set, else ``template`` filled with the call's arguments when set,
+    else ``response`` (text as it is, anything else as JSON).
     """
 
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(min_length=1)
     response: Any = ""
+    #: A value answered with the call's arguments filled in (``${city}``, ``${json:filters}``,
+    #: ``${parameters}``; docs/suites.md, "Mocked tools").
+    template: Any = None
     error: str | None = None
     #: Arguments the call must have: mappings match a subset, lists item by item, numbers by value.
     match: dict[str, Any] | None = None

@@ -75,9 +75,17 @@ class AgentClashLoader(SuiteLoader):
         except ValueError as exc:
             raise ConfigError(str(exc), file=path) from None
         native["tasks"] = _tasks(data, spec.evaluators(evaluation, self.warnings), path)
-        mocked = _mock_tools(data, self.warnings)
+        mocked, left = _mock_tools(data, path)
         for task in native["tasks"] if mocked["tools"] else ():
             task.update(json.loads(json.dumps(mocked)))  # each task its own plain copy
+        if left:  # a case run without its tools is not AgentClash's case: each is an error instead
+            why = (
+                f"tools bench cannot give the target: {', '.join(left)} (AgentClash runs them through "
+                "its sandbox's primitives; bench runs mock tools only)"
+            )
+            self.warnings.append(f"{why}: every case is an error")
+            for task in native["tasks"]:
+                task["response"] = {"output": "", "error": why}
         return YamlDocument(path=path, data=native, root=None)
 
     def _warn(self, data: dict[str, Any], mode: str) -> None:
@@ -167,11 +175,12 @@ def _tasks(data: dict[str, Any], evaluate: list[dict[str, Any]], path: Path) -> 
     return tasks
 
 
-def _mock_tools(data: dict[str, Any], warnings: list[str]) -> dict[str, list[dict[str, Any]]]:
-    """The pack's mock tools as task ``tools`` and ``tool_mocks`` (the engine's ``mock_tools.go``).
+def _mock_tools(data: dict[str, Any], path: Path) -> tuple[dict[str, list[dict[str, Any]]], list[str]]:
+    """The pack's mock tools as task ``tools`` and ``tool_mocks`` (the engine's ``mock_tools.go``),
+    and the names of the tools that are not mocks.
 
     ``static`` answers its response's JSON; ``lookup`` the response under the argument at
-    ``lookup_key`` (``*``: any other). Other tools are named in a warning.
+    ``lookup_key`` (``*``: any other); ``echo`` its template filled with the call's arguments.
     """
     tools = data.get("tools") or data["version"].get("tools") or {}
     out: dict[str, list[dict[str, Any]]] = {"tools": [], "tool_mocks": []}
@@ -181,11 +190,7 @@ def _mock_tools(data: dict[str, Any], warnings: list[str]) -> dict[str, list[dic
             continue
         name = str(tool.get("name") or "").strip()
         impl = tool.get("implementation") or {}
-        strategy = str(impl.get("strategy") or "").strip().lower()
-        if not strategy:
-            lookup = impl.get("lookup_key") or impl.get("responses")
-            strategy = "lookup" if lookup else "echo" if impl.get("template") else "static"
-        if str(impl.get("type") or "").strip().lower() != "mock" or strategy not in ("static", "lookup"):
+        if str(impl.get("type") or "").strip().lower() != "mock":
             left.append(name)
             continue
         parameters = tool.get("parameters") or {"type": "object", "additionalProperties": False}
@@ -193,24 +198,38 @@ def _mock_tools(data: dict[str, Any], warnings: list[str]) -> dict[str, list[dic
         if str(tool.get("description") or "").strip():
             offered["description"] = str(tool["description"]).strip()
         out["tools"].append(offered)
-        if strategy == "static":
-            out["tool_mocks"].append({"name": name, "response": _json(impl.get("response"))})
-            continue
-        responses = impl.get("responses") or {}
-        for key, value in responses.items():
-            if key != "*":
-                match: Any = str(key)
-                for part in reversed(str(impl.get("lookup_key") or "").strip().split(".")):
-                    match = {part: match}
-                out["tool_mocks"].append({"name": name, "match": match, "response": _json(value)})
-        if "*" in responses:
-            out["tool_mocks"].append({"name": name, "response": _json(responses["*"])})
-    if left:
-        warnings.append(
-            f"tools are not given to the target ({', '.join(left)}): bench runs only mock tools "
-            "with a static or lookup strategy"
+        out["tool_mocks"].extend(_mocks(name, impl, path))
+    return out, left
+
+
+def _mocks(name: str, impl: dict[str, Any], path: Path) -> list[dict[str, Any]]:
+    """One mock tool's answers (``newMockTool``: the strategy given, else inferred)."""
+    strategy = str(impl.get("strategy") or "").strip().lower()
+    if not strategy:
+        lookup = impl.get("lookup_key") or impl.get("responses")
+        strategy = "lookup" if lookup else "echo" if impl.get("template") else "static"
+    if strategy == "static":
+        return [{"name": name, "response": _json(impl.get("response"))}]
+    if strategy == "echo":
+        if not isinstance(impl.get("template"), dict):
+            raise ConfigError(f'mock tool "{name}" echo template must be a JSON object', file=path)
+        return [{"name": name, "template": impl["template"]}]
+    if strategy != "lookup":
+        raise ConfigError(
+            f'mock tool "{name}" has unknown strategy "{strategy}"; supported: static, lookup, echo',
+            file=path,
         )
-    return out
+    mocks = []
+    responses = impl.get("responses") or {}
+    for key, value in responses.items():
+        if key != "*":
+            match: Any = str(key)
+            for part in reversed(str(impl.get("lookup_key") or "").strip().split(".")):
+                match = {part: match}
+            mocks.append({"name": name, "match": match, "response": _json(value)})
+    if "*" in responses:
+        mocks.append({"name": name, "response": _json(responses["*"])})
+    return mocks
 
 
 def _json(value: Any) -> str:
