@@ -234,11 +234,13 @@ def test_the_docs_example_runs(tmp_path, bench_fake_llm):
 
     docs = (Path(__file__).parents[3] / "docs" / "suites.md").read_text()
     example = re.search(r"### Mocked tools\n.*?```yaml\n(.*?)```", docs, re.S).group(1)
-    bench_fake_llm.default = script(call("get_weather", city="Paris"), Reply("It is sunny."))
+    bench_fake_llm.default = script(
+        call("get_weather", city="Paris"), call("get_weather", city="Lima"), Reply("It is sunny.")
+    )
     path = write_suite(tmp_path, example.replace("openai/gpt-4o-mini", "openai/fake"))
     task = next(iter(run_suite(path, cache=False).report.tasks()))
     assert task["status"] == "passed"
-    assert tool_results(bench_fake_llm) == ["sunny, 21C"]
+    assert tool_results(bench_fake_llm) == ["sunny, 21C", '{"city":"Lima","sky":"cloudy"}']
 
 
 ARGUMENTS = {"city": "Lima", "days": 2, "filters": {"tags": ["a b/c"]}}
