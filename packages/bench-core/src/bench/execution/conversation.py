@@ -168,9 +168,10 @@ def _reply_messages(reply: Response) -> list[dict[str, Any]]:
     said = [m.model_dump(exclude_none=True) for m in reply.messages]
     users = [i for i, m in enumerate(said) if m.get("role") == "user"]
     tail = said[users[-1] + 1 :] if users else said
-    if tail and all(m.get("role") in ("assistant", "tool") for m in tail) and tail[-1]["role"] == "assistant":
-        if any(m.get("tool_calls") or m["role"] == "tool" for m in tail):
-            return tail
+    whole = bool(tail) and tail[-1]["role"] == "assistant"
+    whole = whole and all(m.get("role") in ("assistant", "tool") for m in tail)
+    if whole and any(m.get("tool_calls") or m["role"] == "tool" for m in tail):
+        return tail
     return [{"role": "assistant", "content": reply.output or ""}]
 
 
