@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bench.testing import judge_verdict
-
 SETTINGS = "llm: {batch_poll_s: 0.01, batch_settle_s: 0.1}\n"
 
 
