@@ -65,3 +65,18 @@ def test_budget_counts_the_batch_price_not_the_live_one(bench_cli, priced_suite,
     assert result.exit_code == 0, result.stderr
     assert bench_fake_llm.batches.count("POST /v1/batches") == 2
     assert _manifest(tmp_path)["summary"]["passed"] == TASKS
+
+
+def test_reports_say_what_was_batched_and_its_cost_beside_the_live_price(
+    bench_cli, priced_suite, bench_fake_llm, tmp_path
+):
+    result = bench_cli("run", priced_suite(10), "--batch", "--report", "html=run.html")
+    assert result.exit_code == 0, result.stderr
+    # 8 answers: $0.01 each in a batch, $0.02 live (the judges' answers are priced the same)
+    line = "batched: 8 requests in 2 batches; cost $0.0800 (live price $0.1600)"
+    assert line in result.stdout
+    run = _manifest(tmp_path)
+    assert run["batches"]["live_cost_usd"] == pytest.approx(0.16)
+    assert '"batches":{"batches":[' in (tmp_path / "run.html").read_text().replace(" ", "")
+    shown = bench_cli("show", run["run_id"])
+    assert line in shown.stdout
