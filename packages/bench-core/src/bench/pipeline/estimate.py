@@ -53,7 +53,7 @@ def estimate(plan: Plan, prices: Prices, batch: bool = False) -> Estimate:
 def batched(plan: Plan, model: str, batch: bool) -> bool:
     """Whether a run sends ``model``'s calls in a batch (its provider has a batch API)."""
     own = plan.llm.models.get(model)
-    wanted = batch or plan.llm.batch or (own is not None and own.batch)
+    wanted = batch or plan.llm.batch or (own is not None and bool(own.batch))
     return wanted and protocol_of(model) is not None
 
 
