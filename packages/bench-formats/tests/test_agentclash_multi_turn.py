@@ -54,7 +54,8 @@ def _run(bench_cli: Any, pack: Path, tmp_path: Path) -> dict[str, Any]:
 def _said(task: dict[str, Any]) -> list[tuple[str, str]]:
     """The transcript after its system message (the challenge's instructions)."""
     system, *said = task["conversation"]["messages"]
-    assert system["role"] == "system" and system["content"].startswith("You are a support agent")
+    assert system["role"] == "system"
+    assert system["content"].startswith("You are a support agent")
     return [(m["role"], m["content"]) for m in said]
 
 
@@ -116,7 +117,9 @@ def test_reference_pack_loads_as_a_conversation_of_phases():
     ]
 
 
-def test_reference_pack_reply_that_meets_expects_skips_the_mismatch_phases(bench_cli, bench_fake_llm, tmp_path):
+def test_reference_pack_reply_that_meets_expects_skips_the_mismatch_phases(
+    bench_cli, bench_fake_llm, tmp_path
+):
     """``shouldRunPhase``: with no mismatch, the on_assistant_mismatch phases are skipped; the manual
     human phase runs (``manual`` returns true) and, with no person to answer, the case stops there
     as an error naming it (``runHumanPhase`` waits for a person), the transcript so far kept."""
@@ -236,4 +239,3 @@ def test_user_simulator_outside_multi_turn_is_refused(tmp_path):
         "invalid challenge pack: input_sets[0].cases[0].user_simulator is only allowed when "
         "version.execution_mode is multi_turn"
     )
-

@@ -88,7 +88,8 @@ class AgentClashLoader(SuiteLoader):
         found = [case for s in data.get("input_sets") or [] for case in validate.cases(s)]
         for task, case in zip(tasks, found, strict=True):
             simulator = case["user_simulator"]
-            ctx = render.context(case.get("payload") or {}, list(case.get("inputs") or []))
+            inputs = [i for i in case.get("inputs") or [] if isinstance(i, dict)]
+            ctx = render.context(case.get("payload") or {}, inputs)
             try:
                 task["conversation"] = multi_turn.conversation(
                     simulator, ctx, self.options.target, f'case "{task["id"]}"'

@@ -36,6 +36,10 @@ def _text(value: Any) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def problems(path: str, spec: Any) -> list[str]:
     """``validateUserSimulatorSpec``'s messages for one case's ``user_simulator`` at ``path``."""
     if not isinstance(spec, dict):
@@ -47,7 +51,7 @@ def problems(path: str, spec: Any) -> list[str]:
         errs.append(f'{path}.kind must be "hybrid"')
     if isinstance(spec.get("max_turns"), int) and spec["max_turns"] < 0:
         errs.append(f"{path}.max_turns must be greater than or equal to 0")
-    phases = spec.get("phases") if isinstance(spec.get("phases"), list) else []
+    phases = _list(spec.get("phases"))
     if not phases:
         errs.append(f"{path}.phases must contain at least one phase")
     ids: set[str] = set()
@@ -78,7 +82,7 @@ def _phase_problems(at: str, phase: dict[str, Any], first: bool) -> list[str]:
     if not first and trigger == "always":
         errs.append(f'{at}.trigger only the first phase may use "always"')
     if actor == "scripted":
-        turns = phase.get("turns") if isinstance(phase.get("turns"), list) else []
+        turns = _list(phase.get("turns"))
         if not turns:
             errs.append(f"{at}.turns must contain at least one turn for scripted actor")
         for t, turn in enumerate(turns):
@@ -88,7 +92,7 @@ def _phase_problems(at: str, phase: dict[str, Any], first: bool) -> list[str]:
     elif actor == "llm":
         if not _text(phase.get("persona")):
             errs.append(f"{at}.persona is required for llm actor")
-        for u, condition in enumerate(phase.get("until") or []):
+        for u, condition in enumerate(_list(phase.get("until"))):
             if not _text(condition):
                 errs.append(f"{at}.until[{u}] must be a non-empty condition expression")
     if _text(phase.get("model")) and actor and actor != "llm":
@@ -157,9 +161,7 @@ def _expectation(expectation: Any, at: str) -> dict[str, str]:
     )
 
 
-def _simulator(
-    phase: dict[str, Any], cap: int, target: dict[str, Any] | None, at: str
-) -> dict[str, Any]:
+def _simulator(phase: dict[str, Any], cap: int, target: dict[str, Any] | None, at: str) -> dict[str, Any]:
     """A model-played user: the phase's persona, ``max_turns`` (else the case's), ``until``."""
     model = _text(phase.get("model")) or _text((target or {}).get("model"))
     if not model:

@@ -197,7 +197,11 @@ def _provider(provider_id: str, options: dict[str, Any], config: Path, index: in
     else:
         model = model_name(provider_id)
         if model is None:
-            why = SIMULATED_USER if provider_id == "promptfoo:simulated-user" else REFUSAL.format(id=provider_id)
+            why = (
+                SIMULATED_USER
+                if provider_id == "promptfoo:simulated-user"
+                else REFUSAL.format(id=provider_id)
+            )
             raise ConfigError(why, file=config, field=("providers", index))
         target = {"type": "litellm", "model": model}
         for key, value in settings.items():
