@@ -17,6 +17,7 @@ import yaml
 from bench import ConfigError
 from bench.suite_loader import LoadOptions
 from bench.testing.server import FakeLLMServer, Reply
+from bench_formats.agentclash import multi_turn
 from bench_formats.agentclash.loader import AgentClashLoader
 
 REFERENCE = Path(__file__).parent / "data" / "agentclash" / "multi-turn-refund-recovery.yaml"
@@ -238,4 +239,53 @@ def test_user_simulator_outside_multi_turn_is_refused(tmp_path):
     assert caught.value.message == (
         "invalid challenge pack: input_sets[0].cases[0].user_simulator is only allowed when "
         "version.execution_mode is multi_turn"
+    )
+
+
+def _phases(*phases: dict[str, Any], max_turns: int = 0) -> list[dict[str, Any]]:
+    spec = {"schema_version": 1, "kind": "hybrid", "max_turns": max_turns, "phases": list(phases)}
+    return multi_turn.conversation(spec, {"who": "Ann"}, {"model": "openai/fake"}, "case")["phases"]
+
+
+def test_exact_match_expects_the_trimmed_reply_and_templates_fill_from_the_case():
+    """``turnExpectationMet``: exact_match compares ``strings.TrimSpace(reply)``; a non-string
+    value is written as ``fmt.Sprint`` writes it; ``renderScriptedTurnMessage`` fills ``{{var}}``."""
+    turn = {"message": "hi {{who}} {{nobody}}", "expects": [{"key": "k", "kind": "exact_match", "value": 42}]}
+    [phase] = _phases({"id": "a", "actor": "scripted", "turns": [turn]})
+    assert phase == {"turns": [{"user": "hi Ann {{nobody}}", "expect": [{"equals": "42"}]}]}
+
+
+def test_an_expects_kind_agentclash_never_meets_is_refused():
+    turn = {"message": "hi", "expects": [{"key": "k", "kind": "regex", "value": "x"}]}
+    with pytest.raises(ValueError) as caught:
+        _phases({"id": "a", "actor": "scripted", "turns": [turn]})
+    assert str(caught.value) == (
+        'case phase "a": expects kind "regex" is not supported: AgentClash\'s evaluateTurnExpects counts '
+        "it as a mismatch on every reply; use contains or exact_match with a value"
+    )
+
+
+def test_until_conditions_as_phase_until_satisfied_reads_them():
+    """``untilConditionMet``: ``max_turns`` holds only at the phase's end; an unknown condition never
+    holds, so with it the phase runs to its max_turns; ``user_token:`` reads the user's message."""
+    llm = {"id": "b", "actor": "llm", "trigger": "manual", "persona": "p", "max_turns": 2}
+    first = {"id": "a", "actor": "scripted", "turns": [{"message": "hi"}]}
+    never = {"id": "c", "actor": "human", "trigger": "never"}
+    phases = _phases(first, {**llm, "until": ["max_turns", "user_token:bye"]}, never)
+    assert phases[1]["user_simulator"]["stop"] == {"user_says": ["bye"]}
+    assert "when" not in phases[1]
+    assert len(phases) == 2  # trigger never: shouldRunPhase says no
+    phases = _phases(first, {**llm, "until": ["assistant_emitted:done", "sentiment:calm"]})
+    assert "stop" not in phases[1]["user_simulator"]
+
+
+def test_until_conditions_that_must_all_hold_are_refused():
+    llm = {"id": "b", "actor": "llm", "trigger": "manual", "persona": "p", "max_turns": 2}
+    llm["until"] = ["assistant_emitted:done", "user_token:bye"]
+    with pytest.raises(ValueError) as caught:
+        _phases({"id": "a", "actor": "scripted", "turns": [{"message": "hi"}]}, llm)
+    assert str(caught.value) == (
+        "case phase \"b\": until ['assistant_emitted:done', 'user_token:bye'] needs every condition to "
+        "hold at once; bench's stop ends a phase when any holds: give one assistant_emitted: or "
+        "user_token: condition"
     )
