@@ -257,7 +257,7 @@ def test_exact_match_expects_the_trimmed_reply_and_templates_fill_from_the_case(
 
 def test_an_expects_kind_agentclash_never_meets_is_refused():
     turn = {"message": "hi", "expects": [{"key": "k", "kind": "regex", "value": "x"}]}
-    with pytest.raises(ValueError) as caught:
+    with pytest.raises(ValueError, match="is not supported") as caught:
         _phases({"id": "a", "actor": "scripted", "turns": [turn]})
     assert str(caught.value) == (
         'case phase "a": expects kind "regex" is not supported: AgentClash\'s evaluateTurnExpects counts '
@@ -282,7 +282,7 @@ def test_until_conditions_as_phase_until_satisfied_reads_them():
 def test_until_conditions_that_must_all_hold_are_refused():
     llm = {"id": "b", "actor": "llm", "trigger": "manual", "persona": "p", "max_turns": 2}
     llm["until"] = ["assistant_emitted:done", "user_token:bye"]
-    with pytest.raises(ValueError) as caught:
+    with pytest.raises(ValueError, match="needs every condition") as caught:
         _phases({"id": "a", "actor": "scripted", "turns": [{"message": "hi"}]}, llm)
     assert str(caught.value) == (
         "case phase \"b\": until ['assistant_emitted:done', 'user_token:bye'] needs every condition to "
