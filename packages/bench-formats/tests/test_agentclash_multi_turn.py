@@ -112,9 +112,11 @@ def test_reference_pack_loads_as_a_conversation_of_phases():
             {"person": {"prompt": ""}},
         ]
     }
-    assert loader.warnings[-2:] == [
+    assert loader.warnings[-3:] == [
         "user_simulator.calibration is not applied: bench samples no run for human calibration",
         "user_simulator.post_run.arena is not applied: bench runs no pairwise arena after a run",
+        'llm_judges "recovery_after_mismatch": context_from transcript.from_mismatch is not applied: '
+        "bench's agentclash_judge reads the final output",
     ]
 
 

@@ -69,6 +69,13 @@ class AgentClashLoader(SuiteLoader):
         native["tasks"] = _tasks(data, spec.evaluators(evaluation, self.warnings), path)
         if mode == "multi_turn":
             self._conversations(data, native["tasks"], path)
+        for judge in evaluation.get("llm_judges") or []:
+            for source in (judge.get("context_from") or []) if isinstance(judge, dict) else []:
+                if str(source).startswith(("transcript.", "turn.")):
+                    self._warn_once(
+                        f'llm_judges "{judge.get("key")}": context_from {source} is not applied: '
+                        "bench's agentclash_judge reads the final output"
+                    )
         mocked, left = _mock_tools(data, path)
         for task in native["tasks"] if mocked["tools"] else ():
             task.update(json.loads(json.dumps(mocked)))  # each task its own plain copy
