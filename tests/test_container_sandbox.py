@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.workspace.container import container_runtime
+from bench.workspace.container import HOST_ALIAS, container_runtime
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "agent"
 IMAGE = "localhost/bench-test-python:latest"
@@ -174,5 +174,57 @@ def test_an_invalid_container_setting_names_the_field(bench_cli, bench_suite_fil
     assert result.exit_code == 2, result.output
     assert (
         result.stderr
-        == f"error: {suite}: target.sandbox: sandbox container: network: Input should be 'none'\n"
+        == f"error: {suite}: target.sandbox: sandbox container: network: Input should be 'none' or 'loopback'\n"
+    )
+
+
+def test_network_loopback_reaches_the_hosts_loopback_listener_only(
+    image, listener, bench_cli, bench_suite_file
+):
+    """``network: loopback``: the host's loopback listener answers at HOST_ALIAS; the container's
+    own 127.0.0.1 is not the host's (nothing listens there inside)."""
+    probe = (
+        "import socket, sys\n"
+        "def probe(host):\n"
+        "    try:\n"
+        "        socket.create_connection((host, int(sys.argv[1])), timeout=5).close()\n"
+        "        return 'connected'\n"
+        "    except OSError:\n"
+        "        return 'error'\n"
+        f"print(probe('{HOST_ALIAS}'), probe('127.0.0.1'))\n"
+    )
+    suite = bench_suite_file(
+        f"""
+        target:
+          type: command
+          command: [python3, -c, {json.dumps(probe)}, "{listener}"]
+          sandbox: {{type: container, image: "{image}", network: loopback, timeout: 60}}
+        tasks: [{{id: a, prompt: p, evaluate: {{expected: "connected error"}}}}]
+        """
+    )
+    result = bench_cli("run", suite, "-o", suite.parent / "out.json")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    [task] = json.loads((suite.parent / "out.json").read_text())["tasks"]
+    assert task["response"].strip() == "connected error"
+
+
+def test_network_loopback_under_docker_is_refused_before_any_task(
+    bench_cli, bench_suite_file, tmp_path, monkeypatch
+):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "docker").write_text("#!/bin/sh\nexit 1\n")
+    (bin_dir / "docker").chmod(0o755)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    suite = bench_suite_file(
+        """
+        target: {type: command, command: [echo, hi], sandbox: {type: container, image: x, network: loopback, runtime: docker}}
+        tasks: [{id: a, prompt: p, evaluate: {expected: hi}}]
+        """
+    )
+    result = bench_cli("run", suite, "-q")
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        f"error: {suite}: target.sandbox: sandbox type container: network loopback needs Podman "
+        "(its slirp4netns network)\n"
     )

@@ -4,6 +4,12 @@ Only the folders bench names are mounted (the task's workspace read-write, bench
 the run); the rest of the host's file system, its environment and, with ``network: none``, its
 network (its loopback included) stay out. Podman is preferred where both are installed (it runs
 rootless, so root inside is the user outside).
+
+``network: loopback`` (Podman only) lets the command reach the host's loopback listeners (a local
+model server) and nothing off the host: the container's network is slirp4netns with
+``allow_host_loopback=true`` (the host's ``127.0.0.1`` is ``10.0.2.2`` inside, also named
+``HOST_ALIAS``) and ``outbound_addr=127.0.0.1``, so every connection slirp4netns opens for the
+container starts from the host's loopback address, which the kernel routes nowhere but the host.
 """
 
 from __future__ import annotations
@@ -12,15 +18,19 @@ import asyncio
 import contextlib
 import re
 import shutil
+from pathlib import Path
 from typing import Literal
 
 from pydantic import Field, field_validator
 
 from bench.workspace.sandboxes import Sandbox, SandboxConfig, SandboxRun
 
-__all__ = ["ContainerConfig", "ContainerSandbox", "container_runtime"]
+__all__ = ["HOST_ALIAS", "ContainerConfig", "ContainerSandbox", "container_runtime"]
 
 RUNTIMES = ("podman", "docker")
+#: The name of the host's loopback inside a ``network: loopback`` container.
+HOST_ALIAS = "host.bench.internal"
+_SLIRP_LOOPBACK = "slirp4netns:allow_host_loopback=true,outbound_addr=127.0.0.1"
 _MEMORY = re.compile(r"^[0-9]+(\.[0-9]+)?[bkmg]?$", re.IGNORECASE)
 
 
@@ -30,8 +40,10 @@ class ContainerConfig(SandboxConfig):
     type: Literal["container"] = "container"
     image: str = Field(min_length=1)
     """The image to run (``docker.io/library/python:3.12-slim``, or one built locally)."""
-    network: Literal["none"] = "none"
-    """``none``: no network but the container's own loopback; the host's loopback is out of reach."""
+    network: Literal["none", "loopback"] = "none"
+    """``none``: no network but the container's own loopback; the host's loopback is out of reach.
+    ``loopback`` (Podman): the host's loopback listeners, at ``HOST_ALIAS`` (``10.0.2.2``), and
+    nothing off the host."""
     cpus: float | None = Field(default=None, gt=0)
     """CPUs the container may use (``--cpus``)."""
     memory: str | None = None
@@ -72,17 +84,27 @@ class ContainerSandbox(Sandbox):
     config: ContainerConfig
 
     def unavailable(self) -> str | None:
-        if container_runtime(self.config.runtime) is None:
+        runtime = container_runtime(self.config.runtime)
+        if runtime is None:
             wanted = self.config.runtime or "Podman or Docker"
             return f"sandbox type container needs {wanted} installed (neither found on PATH)"
+        if self.config.network == "loopback" and Path(runtime).name != "podman":
+            # Docker has no slirp4netns: its ways to the host's loopback (--network host) reach
+            # off the host too.
+            return "sandbox type container: network loopback needs Podman (its slirp4netns network)"
         return None
+
+    def _network(self) -> list[str]:
+        if self.config.network == "loopback":
+            return ["--network", _SLIRP_LOOPBACK, "--add-host", f"{HOST_ALIAS}:10.0.2.2"]
+        return ["--network", "none"]
 
     def command(self, run: SandboxRun) -> list[str]:
         config = self.config
         runtime = container_runtime(config.runtime)
         if runtime is None:
             raise RuntimeError(self.unavailable())
-        words = [runtime, "run", "--rm", "-i", "--name", run.name, "--network", "none"]
+        words = [runtime, "run", "--rm", "-i", "--name", run.name, *self._network()]
         words += ["--cap-drop", "ALL", "--security-opt", "no-new-privileges"]
         words += ["--ulimit", f"nofile={run.open_files}:{run.open_files}"]
         words += ["--ulimit", f"nproc={run.processes}:{run.processes}"]
