@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import re
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PositiveFloat,
+    PositiveInt,
+    field_validator,
+)
 
 from bench.llm.settings import JudgeLimits, LLMSettings, Pricing, RuntimeLimits
 from bench.scoring.scorecard import MAX_WEIGHT, MetricDeclaration, Scorecard
@@ -16,10 +25,25 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
+_RESOURCE_TAG = re.compile(r"[A-Za-z0-9_.-]+")
+
+
+def _resource_tag(value: str) -> str:
+    if not _RESOURCE_TAG.fullmatch(value):
+        raise ValueError("a resource tag is letters, digits, '_', '.' and '-' (container, gpu)")
+    return value
+
+
+ResourceTag = Annotated[str, AfterValidator(_resource_tag)]
+"""A resource tag (``container``, ``gpu``, one a pool of workers is named by)."""
+
+
 class Defaults(Strict):
     """Values every task inherits unless it sets its own."""
 
     timeout: PositiveFloat | None = None
+    #: Resource tags every task needs besides its own ``resources:``.
+    resources: list[ResourceTag] = Field(default_factory=list)
     vars: dict[str, Any] = Field(default_factory=dict)
     workspace: str | None = None
 
@@ -96,6 +120,9 @@ class TaskSpec(Strict):
     metadata: dict[str, Any] = Field(default_factory=dict)
     #: Labels that ``bench run -k`` selects on (``-k "math and not slow"``).
     tags: list[str] = Field(default_factory=list)
+    #: Resource tags the task needs where it runs (``container``, ``gpu``, a custom one): an
+    #: executor with worker pools runs it only on a pool that provides them (docs/scale.md).
+    resources: list[ResourceTag] = Field(default_factory=list)
     evaluate: str | dict[str, Any] | list[str | dict[str, Any]] | None = None
     evaluators: list[dict[str, Any]] | None = None
     expected: Any = None

@@ -136,6 +136,7 @@ class TaskBuilder:
         label = self._target_label(doc, at, spec)
         threshold = spec.pass_at_k if spec.pass_at_k is not None else suite.pass_at_k
         planned = PlannedTask(task, evaluators, planned_digest, None, repeats, card, label, threshold)
+        planned.resources = frozenset([*suite.defaults.resources, *spec.resources])
         return self._on_prompts(doc, at, spec, planned)
 
     def _on_prompts(
