@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import socket
 import subprocess
@@ -227,4 +228,103 @@ def test_network_loopback_under_docker_is_refused_before_any_task(
     assert result.stderr == (
         f"error: {suite}: target.sandbox: sandbox type container: network loopback needs Podman "
         "(its slirp4netns network)\n"
+    )
+
+
+def _agent_suite(tmp_path: Path, name: str, sandbox: str) -> Path:
+    from bench.testing import git_repo, write_suite
+
+    folder = tmp_path / name
+    git_repo(folder / "repo", {"calc.py": "def add(a, b):\n    return a - b\n"})
+    return write_suite(
+        folder,
+        f"""
+        repo: repo
+        target: {{type: agent, model: openai/fake-agent, command_timeout: 60{sandbox}}}
+        tasks:
+          - id: fix
+            prompt: "Fix add() in calc.py."
+            evaluate:
+              - {{type: git-diff, max_files_changed: 1}}
+              - {{type: file_content_match, path: calc.py, value: "return a + b"}}
+              - {{type: trajectory, mode: exact, expected: [read_file, run_command, write_file, run_command]}}
+        """,
+    )
+
+
+def test_the_agent_target_runs_its_commands_in_a_container(image, listener, tmp_path, bench_fake_llm):
+    """bench-agent's ``agent`` with ``sandbox: {type: container, network: none}``: its commands
+    reach neither the host's loopback listener nor a file outside the workspace; the diff, the
+    trajectory and the verdicts are those of the same agent without a container."""
+    pytest.importorskip("bench_agent", reason="the agent target is bench-agent's")
+    from bench.testing import Reply, run_suite
+
+    secret = tmp_path / "secret.txt"
+    secret.write_text("host secret\n")
+    probe = (
+        "import socket\n"
+        "try:\n"
+        f"    socket.create_connection(('127.0.0.1', {listener}), timeout=3).close(); print('loopback: connected')\n"
+        "except OSError: print('loopback: error')\n"
+        "try:\n"
+        f"    open({str(secret)!r}).read(); print('outside file: read')\n"
+        "except OSError: print('outside file: error')\n"
+    )
+    check = "python3 -c 'import calc; assert calc.add(2, 3) == 5; print(\"ok\")'"
+
+    def tool(name: str, **arguments: str) -> Reply:
+        return Reply(
+            content=None, tool_calls=[{"name": name, "arguments": arguments}], finish_reason="tool_calls"
+        )
+
+    turns = [
+        tool("read_file", path="calc.py"),
+        tool("run_command", command=f"python3 -c {shlex.quote(probe)}"),
+        tool("write_file", path="calc.py", content="def add(a, b):\n    return a + b\n"),
+        tool("run_command", command=check),
+        Reply("Fixed add()."),
+    ]
+    bench_fake_llm.default = lambda body: turns[
+        min(sum(m["role"] == "assistant" for m in body["messages"]), 4)
+    ]
+    sandbox = f', sandbox: {{type: container, image: "{image}", network: none, timeout: 60}}'
+    tasks = {}
+    for name, extra in (("contained", sandbox), ("host", "")):
+        start = len(bench_fake_llm.requests)
+        tasks[name] = next(iter(run_suite(_agent_suite(tmp_path, name, extra), cache=False).report.tasks()))
+        last = bench_fake_llm.requests[-1].body["messages"]
+        tasks[name]["tool_results"] = [m["content"] for m in last if m["role"] == "tool"]
+        assert len(bench_fake_llm.requests) - start == 5
+    contained, host = tasks["contained"], tasks["host"]
+    assert contained["tool_results"][1] == "exit code 0\nloopback: error\noutside file: error"
+    # On the host the probe runs in bench's own sandbox, whose isolation depends on the machine.
+    assert host["tool_results"][1].startswith("exit code 0\nloopback: ")
+    assert contained["tool_results"][3] == host["tool_results"][3] == "exit code 0\nok"
+    assert _verdicts(contained) == _verdicts(host)
+    assert all(passed for _, passed in _verdicts(contained)), contained["evaluators"]
+    for task in (contained, host):
+        assert task["workspace"]["files"] == [
+            {"path": "calc.py", "status": "modified", "added": 1, "removed": 1}
+        ]
+        assert [c["name"] for c in task["tool_calls"]] == [
+            "read_file",
+            "run_command",
+            "write_file",
+            "run_command",
+        ]
+
+
+def test_an_agent_sandbox_of_unknown_type_is_refused_before_any_task(bench_cli, bench_suite_file):
+    pytest.importorskip("bench_agent", reason="the agent target is bench-agent's")
+    suite = bench_suite_file(
+        """
+        target: {type: agent, model: openai/m, sandbox: {type: contianer, image: x}}
+        tasks: [{id: a, prompt: p, evaluate: {expected: hi}}]
+        """
+    )
+    result = bench_cli("run", suite, "-q")
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        f"error: {suite}: target.sandbox.type: unknown sandbox type 'contianer' "
+        "(did you mean 'container'?) (known: container)\n"
     )

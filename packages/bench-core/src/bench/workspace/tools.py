@@ -4,13 +4,17 @@ The built-in agent (bench-agent's ``agent`` target) and judges that inspect a wo
 them. Paths are confined to the workspace (``bench.workspace.confined``: absolute paths, ``..`` and links
 leading out are refused; writes never follow a link). ``run_command`` runs ``/bin/sh -c`` in
 ``bench.workspace.sandbox`` (no network, private ``/tmp``, resource limits, where the machine allows),
-with a timeout. A tool never raises: failures come back as text starting with ``error:`` (and a
+with a timeout, or, given a ``Sandbox`` (``sandbox: {type: container, ...}``), inside it with only
+the workspace mounted. A tool never raises: failures come back as text starting with ``error:`` (and a
 command's result starts with ``exit code N``), so the model can read them and react.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +25,7 @@ from bench.vocabulary.redact import excerpt
 from bench.vocabulary.tool_calls import decode_arguments
 from bench.workspace import sandbox
 from bench.workspace.confined import inside, list_inside, read_inside
+from bench.workspace.sandboxes import Mount, Sandbox, SandboxRun
 
 READ_LIMIT = 256 * 1024
 WRITE_LIMIT = 4 * 1024 * 1024
@@ -83,11 +88,18 @@ class Workbench:
     """The tools bound to one workspace."""
 
     def __init__(
-        self, root: Path | str, *, allowed: tuple[str, ...] = ALL_TOOLS, command_timeout: float = 60
+        self,
+        root: Path | str,
+        *,
+        allowed: tuple[str, ...] = ALL_TOOLS,
+        command_timeout: float = 60,
+        container: Sandbox | None = None,
     ) -> None:
         self.root = Path(root)
         self.allowed = allowed
         self.command_timeout = command_timeout
+        #: Where ``run_command`` runs instead of the host (None: bench's own sandbox).
+        self.container = container
 
     async def call(self, name: str, arguments: Any) -> ToolResult:
         """Run one tool call; never raises."""
@@ -150,6 +162,8 @@ class Workbench:
         return ToolResult("\n".join(shown) + note if shown else "(empty)", False)
 
     async def _run(self, command: str) -> ToolResult:
+        if self.container is not None:
+            return await self._run_inside(self.container, command)
         limits = sandbox.Limits(
             timeout_s=self.command_timeout,
             cpu_s=max(1, int(self.command_timeout)),
@@ -165,4 +179,41 @@ class Workbench:
         if done.timed_out:
             return ToolResult(f"error: timed out after {self.command_timeout:g} s\n{output}", True)
         code = done.exit_code if done.exit_code is not None else -1
+        return ToolResult(f"exit code {code}" + (f"\n{output}" if output else ""), code != 0)
+
+    async def _run_inside(self, box: Sandbox, command: str) -> ToolResult:
+        """``command`` in a fresh ``box`` (a container) that sees only the workspace, read-write."""
+        root = self.root.resolve()
+        inside_root = box.workspace_path or str(root)
+        run = SandboxRun(
+            name=f"bench-tool-{uuid.uuid4().hex[:16]}",
+            argv=["/bin/sh", "-c", command],
+            mounts=[Mount(root, inside_root, writable=True)],
+            workdir=inside_root,
+            # As in bench's own sandbox: no bytecode files left in the workspace (they would
+            # count in the diff).
+            env={
+                "PATH": "/usr/local/bin:/usr/bin:/bin",
+                "HOME": inside_root,
+                "LANG": "C.UTF-8",
+                "PYTHONDONTWRITEBYTECODE": "1",
+            },
+        )
+        limit = min(self.command_timeout, box.config.timeout or self.command_timeout)
+        proc = await asyncio.create_subprocess_exec(
+            *box.command(run),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        try:
+            out, _ = await asyncio.wait_for(proc.communicate(), limit)
+        except asyncio.TimeoutError:
+            return ToolResult(f"error: timed out after {limit:g} s", True)
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            await box.stop(run)
+        output = excerpt(out.decode("utf-8", "replace").strip(), 64 * 1024)
+        code = proc.returncode if proc.returncode is not None else -1
         return ToolResult(f"exit code {code}" + (f"\n{output}" if output else ""), code != 0)
