@@ -328,3 +328,48 @@ def test_an_agent_sandbox_of_unknown_type_is_refused_before_any_task(bench_cli, 
         f"error: {suite}: target.sandbox.type: unknown sandbox type 'contianer' "
         "(did you mean 'container'?) (known: container)\n"
     )
+
+
+def test_code_execution_runs_the_program_in_a_container(image, tmp_path):
+    """``code_execution`` with ``sandbox:``: the model's program and its tests run in the image
+    (its ``python3``), the verdicts those of bench's own sandbox, a host file out of reach."""
+    from bench.testing import run_suite, write_suite
+
+    secret = tmp_path / "secret.txt"
+    secret.write_text("host secret\n")
+    response = (
+        "```python\ndef add(a, b):\n    return a + b\n\n"
+        f"try:\n    open({str(secret)!r}).read(); print('outside file: read')\n"
+        "except OSError:\n    print('outside file: error')\n```"
+    )
+    tasks = []
+    for name, extra in (
+        ("contained", f', sandbox: {{type: container, image: "{image}", network: none}}'),
+        ("host", ""),
+    ):
+        suite = write_suite(
+            tmp_path / name,
+            f"""
+            tasks:
+              - id: add
+                response: {json.dumps(response)}
+                evaluate: {{type: code_execution, test_code: "assert add(2, 3) == 5"{extra}}}
+              - id: wrong
+                response: "def add(a, b):\\n    return a - b\\n"
+                evaluate: {{type: code_execution, test_code: "assert add(2, 3) == 5"{extra}}}
+            """,
+        )
+        tasks.append(list(run_suite(suite, cache=False).report.tasks()))
+    contained, host = tasks
+    assert (
+        [_verdicts(t) for t in contained]
+        == [_verdicts(t) for t in host]
+        == [
+            [("code_execution", True)],
+            [("code_execution", False)],
+        ]
+    )
+    details = contained[0]["evaluators"][0]["details"]
+    assert (details["isolation"], details["network"]) == ("sandbox container", "none")
+    assert details["stdout"] == "outside file: error\n"
+    assert "AssertionError" in contained[1]["evaluators"][0]["details"]["stderr"]

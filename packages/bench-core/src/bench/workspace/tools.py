@@ -11,10 +11,7 @@ command's result starts with ``exit code N``), so the model can read them and re
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import os
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +22,7 @@ from bench.vocabulary.redact import excerpt
 from bench.vocabulary.tool_calls import decode_arguments
 from bench.workspace import sandbox
 from bench.workspace.confined import inside, list_inside, read_inside
-from bench.workspace.sandboxes import Mount, Sandbox, SandboxRun
+from bench.workspace.sandboxes import Sandbox
 
 READ_LIMIT = 256 * 1024
 WRITE_LIMIT = 4 * 1024 * 1024
@@ -183,37 +180,9 @@ class Workbench:
 
     async def _run_inside(self, box: Sandbox, command: str) -> ToolResult:
         """``command`` in a fresh ``box`` (a container) that sees only the workspace, read-write."""
-        root = self.root.resolve()
-        inside_root = box.workspace_path or str(root)
-        run = SandboxRun(
-            name=f"bench-tool-{uuid.uuid4().hex[:16]}",
-            argv=["/bin/sh", "-c", command],
-            mounts=[Mount(root, inside_root, writable=True)],
-            workdir=inside_root,
-            # As in bench's own sandbox: no bytecode files left in the workspace (they would
-            # count in the diff).
-            env={
-                "PATH": "/usr/local/bin:/usr/bin:/bin",
-                "HOME": inside_root,
-                "LANG": "C.UTF-8",
-                "PYTHONDONTWRITEBYTECODE": "1",
-            },
-        )
-        limit = min(self.command_timeout, box.config.timeout or self.command_timeout)
-        proc = await asyncio.create_subprocess_exec(
-            *box.command(run),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-        )
-        try:
-            out, _ = await asyncio.wait_for(proc.communicate(), limit)
-        except asyncio.TimeoutError:
-            return ToolResult(f"error: timed out after {limit:g} s", True)
-        finally:
-            with contextlib.suppress(ProcessLookupError):
-                proc.kill()
-            await box.stop(run)
-        output = excerpt(out.decode("utf-8", "replace").strip(), 64 * 1024)
-        code = proc.returncode if proc.returncode is not None else -1
+        done = await sandbox.run_inside(box, ["/bin/sh", "-c", command], self.root, self.command_timeout)
+        output = excerpt((done.stdout + done.stderr).strip(), 64 * 1024)
+        if done.timed_out:
+            return ToolResult(f"error: timed out after {self.command_timeout:g} s\n{output}", True)
+        code = done.exit_code if done.exit_code is not None else -1
         return ToolResult(f"exit code {code}" + (f"\n{output}" if output else ""), code != 0)
