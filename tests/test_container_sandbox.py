@@ -173,40 +173,66 @@ def test_an_invalid_container_setting_names_the_field(bench_cli, bench_suite_fil
     )
     result = bench_cli("run", suite, "-q")
     assert result.exit_code == 2, result.output
-    assert (
-        result.stderr
-        == f"error: {suite}: target.sandbox: sandbox container: network: Input should be 'none' or 'loopback'\n"
+    assert result.stderr == (
+        f"error: {suite}: target.sandbox: sandbox container: network: "
+        "Value error, network must be none, loopback or {allow: [hosts]}, not 'host'\n"
     )
 
 
-def test_network_loopback_reaches_the_hosts_loopback_listener_only(
+def test_network_allow_reaches_the_hosts_loopback_and_listed_hosts_through_the_proxy(
     image, listener, bench_cli, bench_suite_file
 ):
-    """``network: loopback``: the host's loopback listener answers at HOST_ALIAS; the container's
-    own 127.0.0.1 is not the host's (nothing listens there inside)."""
+    """``network: {allow: [...]}`` (``loopback`` and bench's proxy): the host's loopback listener
+    answers at HOST_ALIAS, the container's own 127.0.0.1 is not the host's, and the proxy
+    forwards to a listed host but answers 403 for one not listed (both loopback addresses: no
+    test sends traffic off this machine)."""
     probe = (
-        "import socket, sys\n"
+        "import os, socket, sys\n"
+        "from urllib.parse import urlsplit\n"
+        "port = int(sys.argv[1])\n"
         "def probe(host):\n"
         "    try:\n"
-        "        socket.create_connection((host, int(sys.argv[1])), timeout=5).close()\n"
+        "        socket.create_connection((host, port), timeout=5).close()\n"
         "        return 'connected'\n"
         "    except OSError:\n"
         "        return 'error'\n"
-        f"print(probe('{HOST_ALIAS}'), probe('127.0.0.1'))\n"
+        "def through_proxy(target):\n"
+        "    proxy = urlsplit(os.environ['HTTPS_PROXY'])\n"
+        "    with socket.create_connection((proxy.hostname, proxy.port), timeout=5) as s:\n"
+        "        s.sendall(f'CONNECT {target}:{port} HTTP/1.1\\r\\n\\r\\n'.encode())\n"
+        "        return s.recv(64).split()[1].decode()\n"
+        f"print(probe('{HOST_ALIAS}'), probe('127.0.0.1'), through_proxy('localhost'), through_proxy('127.0.0.2'))\n"
     )
     suite = bench_suite_file(
         f"""
         target:
           type: command
           command: [python3, -c, {json.dumps(probe)}, "{listener}"]
-          sandbox: {{type: container, image: "{image}", network: loopback, timeout: 60}}
-        tasks: [{{id: a, prompt: p, evaluate: {{expected: "connected error"}}}}]
+          sandbox: {{type: container, image: "{image}", network: {{allow: ["localhost:{listener}"]}}, timeout: 60}}
+        tasks: [{{id: a, prompt: p, evaluate: {{expected: "connected error 200 403"}}}}]
         """
     )
     result = bench_cli("run", suite, "-o", suite.parent / "out.json")
     assert result.exit_code == 0, result.stdout + result.stderr
     [task] = json.loads((suite.parent / "out.json").read_text())["tasks"]
-    assert task["response"].strip() == "connected error"
+    assert task["response"].strip() == "connected error 200 403"
+
+
+def test_network_loopback_is_slirp4netns_bound_to_the_hosts_loopback():
+    from bench.workspace.container import ContainerConfig, ContainerSandbox
+    from bench.workspace.sandboxes import SandboxRun
+
+    box = ContainerSandbox(ContainerConfig(image="img", network="loopback", runtime="podman"))
+    run = SandboxRun(name="n", argv=["true"], mounts=[], workdir="/workspace")
+    words = box.command(run) if container_runtime("podman") else pytest.skip("needs podman on PATH")
+    at = words.index("--network")
+    assert words[at : at + 4] == [
+        "--network",
+        "slirp4netns:allow_host_loopback=true,outbound_addr=127.0.0.1",
+        "--add-host",
+        f"{HOST_ALIAS}:10.0.2.2",
+    ]
+    assert not any("PROXY" in word for word in words)
 
 
 def test_network_loopback_under_docker_is_refused_before_any_task(
@@ -373,3 +399,18 @@ def test_code_execution_runs_the_program_in_a_container(image, tmp_path):
     assert (details["isolation"], details["network"]) == ("sandbox container", "none")
     assert details["stdout"] == "outside file: error\n"
     assert "AssertionError" in contained[1]["evaluators"][0]["details"]["stderr"]
+
+
+def test_an_allowed_host_given_as_a_url_is_refused_naming_it(bench_cli, bench_suite_file):
+    suite = bench_suite_file(
+        """
+        target: {type: command, command: [echo, hi], sandbox: {type: container, image: x, network: {allow: ["https://api.example.com"]}}}
+        tasks: [{id: a, prompt: p, evaluate: {expected: hi}}]
+        """
+    )
+    result = bench_cli("run", suite, "-q")
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        f"error: {suite}: target.sandbox: sandbox container: network: Value error, allow: a host is a "
+        "name or address with an optional :port, not 'https://api.example.com'\n"
+    )
