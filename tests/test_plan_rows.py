@@ -244,3 +244,24 @@ def test_a_resource_tag_with_a_space_names_the_field(bench_cli: Any, bench_suite
         f"error: {suite}:1:78: tasks[0].resources[0]: Value error, a resource tag is letters, digits, "
         "'_', '.' and '-' (container, gpu) (got 'a gpu')\n"
     )
+
+
+def test_a_targets_resources_are_needed_by_the_tasks_it_runs(tmp_path: Path) -> None:
+    from bench.testing import write_suite
+
+    suite = write_suite(
+        tmp_path,
+        """
+        targets:
+          - {label: boxed, type: command, command: [echo, hi], resources: [container]}
+          - {label: plain, type: command, command: [echo, hi]}
+        tasks:
+          - {id: a, prompt: p, target: boxed, evaluate: {expected: hi}}
+          - {id: b, prompt: p, target: plain, evaluate: {expected: hi}}
+          - {id: c, prompt: p, evaluate: {expected: hi}}
+        """,
+    )
+    plan = load_suite(suite)
+    needs = {row.raw["id"]: row.needs for row in plan.rows()}
+    assert needs == {"a": frozenset({"container"}), "b": frozenset(), "c": frozenset({"container"})}
+    assert plan.required == frozenset({"container"})

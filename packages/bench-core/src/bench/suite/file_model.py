@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import re
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import (
-    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -17,25 +15,13 @@ from pydantic import (
 
 from bench.llm.settings import JudgeLimits, LLMSettings, Pricing, RuntimeLimits
 from bench.scoring.scorecard import MAX_WEIGHT, MetricDeclaration, Scorecard
+from bench.target import ResourceTag
 from bench.vocabulary.models import MIB, CaptureCheck, Conversation, Message, Response, ToolMock
 
 
 class Strict(BaseModel):
     # allow_inf_nan: YAML's .inf and .nan are numbers to PyYAML, never sensible settings (N08).
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
-
-
-_RESOURCE_TAG = re.compile(r"[A-Za-z0-9_.-]+")
-
-
-def _resource_tag(value: str) -> str:
-    if not _RESOURCE_TAG.fullmatch(value):
-        raise ValueError("a resource tag is letters, digits, '_', '.' and '-' (container, gpu)")
-    return value
-
-
-ResourceTag = Annotated[str, AfterValidator(_resource_tag)]
-"""A resource tag (``container``, ``gpu``, one a pool of workers is named by)."""
 
 
 class Defaults(Strict):
