@@ -290,7 +290,7 @@ def _container_suite(folder: Path, n: int, module: str) -> Path:
 
 
 def test_tasks_declaring_a_container_run_only_on_the_container_pool(cluster, in_tmp):
-    suite = _container_suite(in_tmp, 16, "where_container")
+    suite = _container_suite(in_tmp, 8, "where_container")
     local = bench.run(suite, runs_dir="local")
     (in_tmp / "where.jsonl").unlink()
     options = {
@@ -304,7 +304,7 @@ def test_tasks_declaring_a_container_run_only_on_the_container_pool(cluster, in_
     ray = bench.run(suite, runs_dir="ray", executor="ray", workers=1, chunk=3, executor_options=options)
     assert verdict_digest(_results(ray)) == verdict_digest(_results(local))
     where = _where(in_tmp / "where.jsonl")
-    assert sorted(where) == sorted(f"t{i}" for i in range(16))
+    assert sorted(where) == sorted(f"t{i}" for i in range(8))
     assert all(len(records) == 1 for records in where.values())
     pool = {
         i: ("container" if int(i[1:]) % 4 == 0 else "workspace" if int(i[1:]) % 2 == 0 else "default")
