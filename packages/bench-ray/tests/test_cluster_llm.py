@@ -135,3 +135,38 @@ def test_the_servers_count_is_the_manifests_with_judges(cluster, bench_fake_llm,
     assert totals["calls"] == totals["attempts"] == bench_fake_llm.count() == 60
     assert totals["by_model"]["openai/fake"]["calls"] == 60  # the workers' per-model figures
     assert result.report.extra["llm"]["calls"] == 60
+
+
+def conversation_suite(folder: Path, url: str) -> Path:
+    """Scripted turns with per-turn checks, a simulated user and a recorded transcript, on the
+    fake server (each message unique to this suite: the workers' cache lasts the session)."""
+    nonce = uuid.uuid4().hex[:8]
+    model = f"{{type: litellm, model: openai/fake, api_base: '{url}'}}"
+    simulator = f"{{model: openai/user, api_base: '{url}', goal: a refund {nonce}, max_turns: 2}}"
+    return write_suite(
+        folder,
+        f"name: talks\ntarget: {model}\ntasks:\n"
+        f"  - id: scripted\n    conversation:\n      turns:\n        - hello {nonce}\n"
+        f"        - {{user: 'order {nonce}', evaluate: {{type: contains, value: order}}}}\n"
+        "    evaluate: {type: contains, value: echo, over: each_turn}\n"
+        f"  - id: simulated\n    conversation: {{user_simulator: {simulator}}}\n"
+        "    evaluate: [{type: turn_count, max: 2}]\n"
+        "  - id: recorded\n    response: {messages: [{role: user, content: hi}, {role: assistant, content: bye}]}\n"
+        "    evaluate: [{type: never_said, phrases: [bye]}]\n",
+    )
+
+
+def test_a_conversation_suite_on_ray_gives_the_local_transcripts_and_verdicts(
+    cluster, bench_fake_llm, in_tmp
+):
+    suite = conversation_suite(in_tmp, bench_fake_llm.url)
+    local = bench.run(suite, runs_dir="local", cache=False)
+    ray = bench.run(suite, runs_dir="ray", executor="ray", workers=WORKERS, chunk=1, cache=False)
+    assert [local.summary.passed, local.summary.failed] == [2, 1]
+    assert verdicts(ray) == verdicts(local)
+    transcripts = [
+        {row["id"]: row["conversation"]["messages"] for row in map(json.loads, lines)}
+        for lines in (r.folder.joinpath("results.jsonl").read_text().splitlines() for r in (local, ray))
+    ]
+    assert transcripts[0] == transcripts[1]
+    assert len(transcripts[0]["simulated"]) == 4  # two simulated user messages, two replies

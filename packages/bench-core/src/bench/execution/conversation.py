@@ -144,7 +144,7 @@ class _State:
         self.turns.append(row)
         _add_usage(self.usage, reply.usage)
         if reply.error is None:
-            self.messages.append({"role": "assistant", "content": reply.output or ""})
+            self.messages.extend(_reply_messages(reply))
         return reply
 
     def response(self, error: str | None = None) -> Response:
@@ -161,6 +161,20 @@ class _State:
             truncation=last.truncation,
             metadata=metadata,
         )
+
+
+def _reply_messages(reply: Response) -> list[dict[str, Any]]:
+    """What the target added to the history this turn: its assistant messages with their tool
+    calls and the tool results between them (sent back next turn, as a chat API expects), else
+    the plain reply."""
+    said = [m.model_dump(exclude_none=True) for m in reply.messages]
+    users = [i for i, m in enumerate(said) if m.get("role") == "user"]
+    tail = said[users[-1] + 1 :] if users else said
+    whole = bool(tail) and tail[-1]["role"] == "assistant"
+    whole = whole and all(m.get("role") in ("assistant", "tool") for m in tail)
+    if whole and any(m.get("tool_calls") or m["role"] == "tool" for m in tail):
+        return tail
+    return [{"role": "assistant", "content": reply.output or ""}]
 
 
 def _add_usage(total: Usage, more: Usage) -> None:

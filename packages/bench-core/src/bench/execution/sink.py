@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Callable
 from typing import Any
 
-from bench.scoring.run_stats import StatsCollector
+from bench.scoring.run_stats import StatsCollector, simulated_user
 from bench.vocabulary.results import Summary, TaskResult
 from bench.vocabulary.store import RunStore, StoreWriteError
 from bench.workspace.captures import PORTABLE, land_captures
@@ -44,14 +43,6 @@ def statistics_row(result: TaskResult, repeats: bool) -> dict[str, Any]:
         if user is not None:  # who the simulated user was, to split its share too
             row["user"] = user
     return row
-
-
-def simulated_user(conversation: dict[str, Any] | None) -> str | None:
-    """A digest of what a conversation's simulated user said (None without one)."""
-    if not conversation or not conversation.get("simulator"):
-        return None
-    said = [m.get("content") for m in conversation.get("messages", []) if m.get("role") == "user"]
-    return hashlib.sha256(json.dumps(said, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
 class StoreSink:

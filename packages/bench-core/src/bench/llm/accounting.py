@@ -193,4 +193,9 @@ class Budget:
                 self.reached = "judge_limits.max_tokens"
             elif j.max_calls_usd is not None and t.judge_cost_usd >= j.max_calls_usd:
                 self.reached = "judge_limits.max_calls_usd"
+        elif purpose == "simulator":
+            if r.max_simulator_tokens is not None and t.simulator_tokens >= r.max_simulator_tokens:
+                self.reached = "runtime_limits.max_simulator_tokens (the simulated user's calls)"
+            elif r.max_simulator_cost_usd is not None and t.simulator_cost_usd >= r.max_simulator_cost_usd:
+                self.reached = "runtime_limits.max_simulator_cost_usd (the simulated user's calls)"
         return self.reached

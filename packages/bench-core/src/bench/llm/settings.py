@@ -112,6 +112,10 @@ class RuntimeLimits(_Strict):
     max_total_tokens: PositiveInt | None = None
     max_cost_usd: PositiveFloat | None = None
     max_duration_ms: PositiveInt | None = None
+    max_simulator_tokens: PositiveInt | None = None
+    """Most tokens the simulated users' calls together may use (counted apart, within the totals)."""
+    max_simulator_cost_usd: PositiveFloat | None = None
+    """Most dollars the simulated users' calls together may spend."""
 
 
 class JudgeLimits(_Strict):

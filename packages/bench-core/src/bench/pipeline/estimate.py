@@ -77,6 +77,8 @@ def check_prices(plan: Plan, prices: Prices) -> None:
         budgets.append("runtime_limits.max_cost_usd")
     if plan.judge_limits.max_calls_usd is not None:
         budgets.append("judge_limits.max_calls_usd")
+    if plan.runtime_limits.max_simulator_cost_usd is not None:
+        budgets.append("runtime_limits.max_simulator_cost_usd")
     if not budgets:
         return
     for model in estimate(plan, prices).models:

@@ -13,7 +13,8 @@ from typing import Any
 
 from rich.text import Text
 
-from bench.report.console import batches_line, plain, plain_block, stdout, targets_table
+from bench.report.console import batches_line, plain, plain_block, statistics_lines, stdout, targets_table
+from bench.scoring.run_stats import run_statistics
 from bench.scoring.target_stats import target_statistics
 from bench.vocabulary import jsonio
 from bench.vocabulary.errors import StoreError, did_you_mean
@@ -143,6 +144,10 @@ def print_run(run_id: str, manifest: dict[str, Any], results: list[dict[str, Any
         stdout.print(Text(f"{label + ':':<10} ") + plain(value))
     if isinstance(manifest.get("batches"), dict) and manifest["batches"].get("requests"):
         stdout.print(Text(batches_line(manifest["batches"])))
+    statistics = run_statistics(results)
+    if statistics and statistics.get("repeats", 1) > 1:  # flakiness, split by source
+        for line in statistics_lines(statistics)[1:]:
+            stdout.print(Text(line))
     per_target = target_statistics(results)
     if per_target is not None:
         stdout.print(targets_table(per_target))

@@ -7,6 +7,8 @@ cluster bootstrap), because runs of one task are not independent.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -84,8 +86,9 @@ class StatsCollector:
             task.passes += passed
             if isinstance(score, (int, float)):
                 task.scores.append(float(score))
-                if isinstance(result.get("user"), str):
-                    task.users.append((float(score), result["user"]))
+                user = result["user"] if "user" in result else simulated_user(result.get("conversation"))
+                if isinstance(user, str):
+                    task.users.append((float(score), user))
             _judge_samples(result, task)
 
     def statistics(self, confidence: float = 0.95) -> dict[str, Any] | None:
@@ -237,3 +240,12 @@ def _user_source(tasks: dict[str, _Task]) -> dict[str, Any] | None:
         "user_share": round(share, 4),
         "hint": hint,
     }
+
+
+def simulated_user(conversation: dict[str, Any] | None) -> str | None:
+    """A digest of what a conversation's simulated user said (None without one): runs that met
+    the same user share it."""
+    if not conversation or not conversation.get("simulator"):
+        return None
+    said = [m.get("content") for m in conversation.get("messages", []) if m.get("role") == "user"]
+    return hashlib.sha256(json.dumps(said, sort_keys=True, default=str).encode()).hexdigest()[:16]

@@ -110,6 +110,7 @@ var benchCommon = (function () {
         el("td", { text: e.error ? e.error : e.reason || "" }), el("td", {}, details)));
     });
     section(box, "Evaluators", evs);
+    if (t.conversation && typeof benchConversation !== "undefined") benchConversation.render(t, box);
     if (t.scorecard) {
       var card = t.scorecard;
       var table = el("table", { id: "scorecard" }, el("tr", {}, el("th", { text: "dimension" }), el("th", { text: "raw" }),

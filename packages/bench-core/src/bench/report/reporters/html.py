@@ -87,7 +87,7 @@ class HtmlReporter(Reporter):
 
     def write(self, report: RunReport, path: Path) -> None:
         before_title, before_run, before_tasks, after = cut_page(
-            "report.html", ("diff.js", "matrix.js", "report.js"), "title", "run", "tasks"
+            "report.html", ("diff.js", "matrix.js", "conversation.js", "report.js"), "title", "run", "tasks"
         )
         title = html.escape(redact.current()(f"bench: {report.suite}"))
         run_json = escape_json(redact.current()(jsonio.dumps(report.head())))

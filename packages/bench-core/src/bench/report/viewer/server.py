@@ -54,7 +54,10 @@ def _assets() -> dict[str, tuple[bytes, str]]:
     )
     return {
         "/assets/viewer.css": (style.encode(), _TYPES[".css"]),
-        "/assets/viewer.js": (script_text(folder, "common.js", "viewer.js").encode(), _TYPES[".js"]),
+        "/assets/viewer.js": (
+            script_text(folder, "common.js", "conversation.js", "viewer.js").encode(),
+            _TYPES[".js"],
+        ),
         "page": ((folder / "viewer.html").read_bytes(), "text/html; charset=utf-8"),
     }
 

@@ -1,0 +1,122 @@
+"""A conversation task's transcript in the HTML report and in ``bench view``, opened in headless
+Chromium: turns with who said what, tool calls, per-turn verdicts, the failed turn marked, and
+hostile strings from the transcript shown as text."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench.report.viewer.server import ViewServer
+
+pytestmark = pytest.mark.browser
+
+HERE = Path(__file__).resolve().parent
+HOSTILE = "</script><script>alert(1)</script> <img src=x onerror=alert(1)>"
+
+
+@pytest.fixture(scope="module")
+def conversation_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`bench run` on tests/browser/conversation.yaml: an HTML report and a run folder."""
+    folder = tmp_path_factory.mktemp("talks")
+    report = f"html={folder / 'report.html'}"
+    suite = str(HERE / "conversation.yaml")
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bench",
+            "run",
+            suite,
+            "-q",
+            "--runs-dir",
+            str(folder / "runs"),
+            "--report",
+            report,
+        ],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "BENCH_CACHE_DIR": str(folder / "cache")},
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 1, result.stdout + result.stderr  # 1: both conversations fail a check
+    return folder
+
+
+@pytest.fixture(scope="module")
+def viewer(conversation_run: Path) -> Iterator[str]:
+    server = ViewServer(conversation_run / "runs", "127.0.0.1", 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server.url
+    server.shutdown()
+    server.server_close()
+
+
+def _turns(page: Any) -> list[list[str]]:
+    """Each turn's heading, its messages (role and text) and its verdicts, as the page shows them."""
+    page.wait_for_selector("#transcript")
+    return [
+        [turn.locator("h4").inner_text()]
+        + [m.inner_text() for m in turn.locator(".message").all()]
+        + [v.inner_text() for v in turn.locator("ul.turn-verdicts li").all()]
+        for turn in page.locator("#transcript li.turn").all()
+    ]
+
+
+def _check_recorded(page: Any) -> None:
+    assert _turns(page) == [
+        [
+            "turn 1 (recorded)",
+            "user\nWhere is order 7?",
+            'assistant\n-> <img src=x onerror=alert(2)>({"order": 7})',
+            "tool\n<script>alert(3)</script>",
+            "assistant\nLost!",
+        ],
+        [
+            "turn 2 (recorded)",
+            "user\nRefund?",
+            "assistant\nWhat is your order number?",
+            "remembers: failed turn 2: the assistant said 'What is your order number'",
+        ],
+    ]
+    assert page.locator("#transcript li.failed-turn").evaluate_all("els => els.map(e => e.dataset.turn)") == [
+        "2"
+    ]
+    page.wait_for_timeout(200)  # an injected handler would have fired by now
+    assert page.locator("#detail img, #detail script").count() == 0
+
+
+def test_the_report_shows_a_conversation_as_turns_with_per_turn_verdicts(page, conversation_run):
+    page.goto((conversation_run / "report.html").as_uri() + "#task=echoed")
+    assert _turns(page) == [
+        ["turn 1 (scripted)", "user\nhello", "assistant\nhello", "bang: failed not found: '!'"],
+        [
+            "turn 2 (scripted)",
+            f"user\n{HOSTILE}",
+            f"assistant\n{HOSTILE}",
+            "bang: failed not found: '!'",
+            "turn 2: contains: failed not found: 'never there'",
+        ],
+    ]
+    assert page.locator("#detail h3", has_text="Conversation (2 turns)").count() == 1
+    page.goto((conversation_run / "report.html").as_uri() + "#task=recorded")
+    page.reload()
+    _check_recorded(page)
+    assert page.locator("script").count() == 3  # the page's two data blocks and its own script
+
+
+def test_h07_bench_view_shows_the_transcript_with_hostile_strings_inert(page, viewer, conversation_run):
+    [run] = (conversation_run / "runs").iterdir()
+    page.goto(f"{viewer}run/{run.name}#task=recorded")
+    page.wait_for_selector("#detail-title")
+    _check_recorded(page)
+    assert page.locator("script").count() == 1  # the viewer's own
