@@ -212,7 +212,8 @@ class CommandTarget(Target[CommandConfig]):
         """Run the program (or its sandbox's command) to the end: its stdout, stderr and status."""
         # A sandbox's client (podman, docker) runs on the host with the host's environment; the
         # program's own environment travels in the sandbox's command.
-        env = dict(os.environ) if run is not None else env
+        # Secrets travel in the client's environment, named without their values on its command line.
+        env = {**os.environ, **run.secret_env()} if run is not None else env
         reaped = _reaper_argv()
         if reaped:  # the reaper is Python, which coerces a C locale: it gives the program this one back
             env[reaper.LC_CTYPE_SAVED] = env.get("LC_CTYPE", reaper.UNSET)
