@@ -329,6 +329,8 @@ def bench(session: nox.Session) -> None:
     elif "--nlp" in session.posargs:
         _install_similarity(session)
         session.run("python", "benchmarks/run_nlp.py", *[a for a in session.posargs if a != "--nlp"])
+    elif "--batch" in session.posargs:
+        session.run("python", "benchmarks/run_batch.py", *[a for a in session.posargs if a != "--batch"])
     elif "--agent" in session.posargs:
         session.run("python", "benchmarks/run_agent.py", *[a for a in session.posargs if a != "--agent"])
     elif "--pytest-startup" in session.posargs:

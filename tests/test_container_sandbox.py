@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import socket
 import subprocess
@@ -20,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.workspace.container import container_runtime
+from bench.workspace.container import HOST_ALIAS, container_runtime
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "agent"
 IMAGE = "localhost/bench-test-python:latest"
@@ -172,7 +173,244 @@ def test_an_invalid_container_setting_names_the_field(bench_cli, bench_suite_fil
     )
     result = bench_cli("run", suite, "-q")
     assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        f"error: {suite}: target.sandbox: sandbox container: network: "
+        "Value error, network must be none, loopback or {allow: [hosts]}, not 'host'\n"
+    )
+
+
+def test_network_allow_reaches_the_hosts_loopback_and_listed_hosts_through_the_proxy(
+    image, listener, bench_cli, bench_suite_file
+):
+    """``network: {allow: [...]}`` (``loopback`` and bench's proxy): the host's loopback listener
+    answers at HOST_ALIAS, the container's own 127.0.0.1 is not the host's, and the proxy
+    forwards to a listed host but answers 403 for one not listed (both loopback addresses: no
+    test sends traffic off this machine)."""
+    probe = (
+        "import os, socket, sys\n"
+        "from urllib.parse import urlsplit\n"
+        "port = int(sys.argv[1])\n"
+        "def probe(host):\n"
+        "    try:\n"
+        "        socket.create_connection((host, port), timeout=5).close()\n"
+        "        return 'connected'\n"
+        "    except OSError:\n"
+        "        return 'error'\n"
+        "def through_proxy(target):\n"
+        "    proxy = urlsplit(os.environ['HTTPS_PROXY'])\n"
+        "    with socket.create_connection((proxy.hostname, proxy.port), timeout=5) as s:\n"
+        "        s.sendall(f'CONNECT {target}:{port} HTTP/1.1\\r\\n\\r\\n'.encode())\n"
+        "        return s.recv(64).split()[1].decode()\n"
+        f"print(probe('{HOST_ALIAS}'), probe('127.0.0.1'), through_proxy('localhost'), through_proxy('127.0.0.2'))\n"
+    )
+    suite = bench_suite_file(
+        f"""
+        target:
+          type: command
+          command: [python3, -c, {json.dumps(probe)}, "{listener}"]
+          sandbox: {{type: container, image: "{image}", network: {{allow: ["localhost:{listener}"]}}, timeout: 60}}
+        tasks: [{{id: a, prompt: p, evaluate: {{expected: "connected error 200 403"}}}}]
+        """
+    )
+    result = bench_cli("run", suite, "-o", suite.parent / "out.json")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    [task] = json.loads((suite.parent / "out.json").read_text())["tasks"]
+    assert task["response"].strip() == "connected error 200 403"
+
+
+def test_network_loopback_is_slirp4netns_bound_to_the_hosts_loopback():
+    from bench.workspace.container import ContainerConfig, ContainerSandbox
+    from bench.workspace.sandboxes import SandboxRun
+
+    box = ContainerSandbox(ContainerConfig(image="img", network="loopback", runtime="podman"))
+    run = SandboxRun(name="n", argv=["true"], mounts=[], workdir="/workspace")
+    words = box.command(run) if container_runtime("podman") else pytest.skip("needs podman on PATH")
+    at = words.index("--network")
+    assert words[at : at + 4] == [
+        "--network",
+        "slirp4netns:allow_host_loopback=true,outbound_addr=127.0.0.1",
+        "--add-host",
+        f"{HOST_ALIAS}:10.0.2.2",
+    ]
+    assert not any("PROXY" in word for word in words)
+
+
+def test_network_loopback_under_docker_is_refused_before_any_task(
+    bench_cli, bench_suite_file, tmp_path, monkeypatch
+):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "docker").write_text("#!/bin/sh\nexit 1\n")
+    (bin_dir / "docker").chmod(0o755)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    suite = bench_suite_file(
+        """
+        target: {type: command, command: [echo, hi], sandbox: {type: container, image: x, network: loopback, runtime: docker}}
+        tasks: [{id: a, prompt: p, evaluate: {expected: hi}}]
+        """
+    )
+    result = bench_cli("run", suite, "-q")
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        f"error: {suite}: target.sandbox: sandbox type container: network loopback needs Podman "
+        "(its slirp4netns network)\n"
+    )
+
+
+def _agent_suite(tmp_path: Path, name: str, sandbox: str) -> Path:
+    from bench.testing import git_repo, write_suite
+
+    folder = tmp_path / name
+    git_repo(folder / "repo", {"calc.py": "def add(a, b):\n    return a - b\n"})
+    return write_suite(
+        folder,
+        f"""
+        repo: repo
+        target: {{type: agent, model: openai/fake-agent, command_timeout: 60{sandbox}}}
+        tasks:
+          - id: fix
+            prompt: "Fix add() in calc.py."
+            evaluate:
+              - {{type: git-diff, max_files_changed: 1}}
+              - {{type: file_content_match, path: calc.py, value: "return a + b"}}
+              - {{type: trajectory, mode: exact, expected: [read_file, run_command, write_file, run_command]}}
+        """,
+    )
+
+
+def test_the_agent_target_runs_its_commands_in_a_container(image, listener, tmp_path, bench_fake_llm):
+    """bench-agent's ``agent`` with ``sandbox: {type: container, network: none}``: its commands
+    reach neither the host's loopback listener nor a file outside the workspace; the diff, the
+    trajectory and the verdicts are those of the same agent without a container."""
+    pytest.importorskip("bench_agent", reason="the agent target is bench-agent's")
+    from bench.testing import Reply, run_suite
+
+    secret = tmp_path / "secret.txt"
+    secret.write_text("host secret\n")
+    probe = (
+        "import socket\n"
+        "try:\n"
+        f"    socket.create_connection(('127.0.0.1', {listener}), timeout=3).close(); print('loopback: connected')\n"
+        "except OSError: print('loopback: error')\n"
+        "try:\n"
+        f"    open({str(secret)!r}).read(); print('outside file: read')\n"
+        "except OSError: print('outside file: error')\n"
+    )
+    check = "python3 -c 'import calc; assert calc.add(2, 3) == 5; print(\"ok\")'"
+
+    def tool(name: str, **arguments: str) -> Reply:
+        return Reply(
+            content=None, tool_calls=[{"name": name, "arguments": arguments}], finish_reason="tool_calls"
+        )
+
+    turns = [
+        tool("read_file", path="calc.py"),
+        tool("run_command", command=f"python3 -c {shlex.quote(probe)}"),
+        tool("write_file", path="calc.py", content="def add(a, b):\n    return a + b\n"),
+        tool("run_command", command=check),
+        Reply("Fixed add()."),
+    ]
+    bench_fake_llm.default = lambda body: turns[
+        min(sum(m["role"] == "assistant" for m in body["messages"]), 4)
+    ]
+    sandbox = f', sandbox: {{type: container, image: "{image}", network: none, timeout: 60}}'
+    tasks = {}
+    for name, extra in (("contained", sandbox), ("host", "")):
+        start = len(bench_fake_llm.requests)
+        tasks[name] = next(iter(run_suite(_agent_suite(tmp_path, name, extra), cache=False).report.tasks()))
+        last = bench_fake_llm.requests[-1].body["messages"]
+        tasks[name]["tool_results"] = [m["content"] for m in last if m["role"] == "tool"]
+        assert len(bench_fake_llm.requests) - start == 5
+    contained, host = tasks["contained"], tasks["host"]
+    assert contained["tool_results"][1] == "exit code 0\nloopback: error\noutside file: error"
+    # On the host the probe runs in bench's own sandbox, whose isolation depends on the machine.
+    assert host["tool_results"][1].startswith("exit code 0\nloopback: ")
+    assert contained["tool_results"][3] == host["tool_results"][3] == "exit code 0\nok"
+    assert _verdicts(contained) == _verdicts(host)
+    assert all(passed for _, passed in _verdicts(contained)), contained["evaluators"]
+    for task in (contained, host):
+        assert task["workspace"]["files"] == [
+            {"path": "calc.py", "status": "modified", "added": 1, "removed": 1}
+        ]
+        assert [c["name"] for c in task["tool_calls"]] == [
+            "read_file",
+            "run_command",
+            "write_file",
+            "run_command",
+        ]
+
+
+def test_an_agent_sandbox_of_unknown_type_is_refused_before_any_task(bench_cli, bench_suite_file):
+    pytest.importorskip("bench_agent", reason="the agent target is bench-agent's")
+    suite = bench_suite_file(
+        """
+        target: {type: agent, model: openai/m, sandbox: {type: contianer, image: x}}
+        tasks: [{id: a, prompt: p, evaluate: {expected: hi}}]
+        """
+    )
+    result = bench_cli("run", suite, "-q")
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        f"error: {suite}: target.sandbox.type: unknown sandbox type 'contianer' "
+        "(did you mean 'container'?) (known: container)\n"
+    )
+
+
+def test_code_execution_runs_the_program_in_a_container(image, tmp_path):
+    """``code_execution`` with ``sandbox:``: the model's program and its tests run in the image
+    (its ``python3``), the verdicts those of bench's own sandbox, a host file out of reach."""
+    from bench.testing import run_suite, write_suite
+
+    secret = tmp_path / "secret.txt"
+    secret.write_text("host secret\n")
+    response = (
+        "```python\ndef add(a, b):\n    return a + b\n\n"
+        f"try:\n    open({str(secret)!r}).read(); print('outside file: read')\n"
+        "except OSError:\n    print('outside file: error')\n```"
+    )
+    tasks = []
+    for name, extra in (
+        ("contained", f', sandbox: {{type: container, image: "{image}", network: none}}'),
+        ("host", ""),
+    ):
+        suite = write_suite(
+            tmp_path / name,
+            f"""
+            tasks:
+              - id: add
+                response: {json.dumps(response)}
+                evaluate: {{type: code_execution, test_code: "assert add(2, 3) == 5"{extra}}}
+              - id: wrong
+                response: "def add(a, b):\\n    return a - b\\n"
+                evaluate: {{type: code_execution, test_code: "assert add(2, 3) == 5"{extra}}}
+            """,
+        )
+        tasks.append(list(run_suite(suite, cache=False).report.tasks()))
+    contained, host = tasks
     assert (
-        result.stderr
-        == f"error: {suite}: target.sandbox: sandbox container: network: Input should be 'none'\n"
+        [_verdicts(t) for t in contained]
+        == [_verdicts(t) for t in host]
+        == [
+            [("code_execution", True)],
+            [("code_execution", False)],
+        ]
+    )
+    details = contained[0]["evaluators"][0]["details"]
+    assert (details["isolation"], details["network"]) == ("sandbox container", "none")
+    assert details["stdout"] == "outside file: error\n"
+    assert "AssertionError" in contained[1]["evaluators"][0]["details"]["stderr"]
+
+
+def test_an_allowed_host_given_as_a_url_is_refused_naming_it(bench_cli, bench_suite_file):
+    suite = bench_suite_file(
+        """
+        target: {type: command, command: [echo, hi], sandbox: {type: container, image: x, network: {allow: ["https://api.example.com"]}}}
+        tasks: [{id: a, prompt: p, evaluate: {expected: hi}}]
+        """
+    )
+    result = bench_cli("run", suite, "-q")
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        f"error: {suite}: target.sandbox: sandbox container: network: Value error, allow: a host is a "
+        "name or address with an optional :port, not 'https://api.example.com'\n"
     )

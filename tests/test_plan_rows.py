@@ -206,3 +206,62 @@ def test_rows_carry_what_their_tasks_need(tmp_path: Path) -> None:
     assert [row.needs for row in only.rows()] == [frozenset(), {"workspace"}]
     (tmp_path / "plain").mkdir()
     assert load_suite(_jsonl_suite(tmp_path / "plain", 20)).row_needs() == {frozenset()}
+
+
+def test_resources_declared_by_a_task_or_the_defaults_are_its_needs_and_required(tmp_path: Path) -> None:
+    from bench.testing import write_suite
+
+    suite = write_suite(
+        tmp_path,
+        """
+        defaults: {resources: [container]}
+        tasks:
+          - {id: a, prompt: p, response: r, evaluate: {expected: r}}
+          - {id: b, prompt: p, response: r, evaluate: {expected: r}, resources: [gpu, site.rack-2]}
+        """,
+    )
+    plan = load_suite(suite)
+    assert [row.needs for row in plan.rows()] == [
+        frozenset({"container"}),
+        frozenset({"container", "gpu", "site.rack-2"}),
+    ]
+    assert plan.required == frozenset({"container", "gpu", "site.rack-2"})
+    assert plan.needs_runs() == {
+        frozenset({"container"}): 1,
+        frozenset({"container", "gpu", "site.rack-2"}): 1,
+    }
+
+
+def test_a_resource_tag_with_a_space_names_the_field(bench_cli: Any, bench_suite_file: Any) -> None:
+    suite = bench_suite_file(
+        """
+        tasks: [{id: a, prompt: p, response: r, evaluate: {expected: r}, resources: ["a gpu"]}]
+        """
+    )
+    result = bench_cli("run", suite, "-q")
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        f"error: {suite}:1:78: tasks[0].resources[0]: Value error, a resource tag is letters, digits, "
+        "'_', '.' and '-' (container, gpu) (got 'a gpu')\n"
+    )
+
+
+def test_a_targets_resources_are_needed_by_the_tasks_it_runs(tmp_path: Path) -> None:
+    from bench.testing import write_suite
+
+    suite = write_suite(
+        tmp_path,
+        """
+        targets:
+          - {label: boxed, type: command, command: [echo, hi], resources: [container]}
+          - {label: plain, type: command, command: [echo, hi]}
+        tasks:
+          - {id: a, prompt: p, target: boxed, evaluate: {expected: hi}}
+          - {id: b, prompt: p, target: plain, evaluate: {expected: hi}}
+          - {id: c, prompt: p, evaluate: {expected: hi}}
+        """,
+    )
+    plan = load_suite(suite)
+    needs = {row.raw["id"]: row.needs for row in plan.rows()}
+    assert needs == {"a": frozenset({"container"}), "b": frozenset(), "c": frozenset({"container"})}
+    assert plan.required == frozenset({"container"})

@@ -17,7 +17,10 @@ import pytest
             "{turns: [hi], phases: [{turns: [hi]}]}",
             "tasks[0].conversation: give 'phases', or 'turns' and 'user_simulator', not both",
         ),
-        ("{phases: [{}]}", "tasks[0].conversation.phases[0]: a phase has either 'turns' or 'user_simulator'"),
+        (
+            "{phases: [{}]}",
+            "tasks[0].conversation.phases[0]: a phase has one of 'turns', 'user_simulator' or 'person'",
+        ),
     ],
 )
 def test_a_conversation_written_wrong_is_refused(conversation, message, bench_cli, bench_suite_file):

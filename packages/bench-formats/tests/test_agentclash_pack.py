@@ -174,8 +174,9 @@ def test_a_json_pack_loads_the_same(tmp_path: Path):
         ),
         (
             ("execution_mode: prompt_eval", "execution_mode: multi_turn"),
-            "version.execution_mode multi_turn (a case's user_simulator) is not supported: bench has no "
-            "simulated user to play the conversation's turns",
+            "invalid challenge pack: input_sets[0].cases[0].user_simulator is required when "
+            "version.execution_mode is multi_turn; input_sets[0].cases[1].user_simulator is required when "
+            "version.execution_mode is multi_turn",
         ),
         (
             (

@@ -280,3 +280,23 @@ def test_a_placement_error_says_when_the_runs_workers_ask_for_more_than_the_clus
         "pool.TAG.workers) or add nodes"
     )
     assert "other work may hold them" in placement_error(sandbox, 60, [totals], totals, [sandbox])
+
+
+def test_runs_needing_two_declared_tags_no_pool_holds_together_are_refused_with_the_sums():
+    from bench_ray.options import parse_options
+    from bench_ray.pools import unheld
+
+    pools = parse_options({"pool.container.workers": "1", "pool.gpu.workers": "2"}).pools
+    runs = {
+        frozenset({"container", "gpu"}): 3,
+        frozenset({"container", "workspace"}): 4,
+        frozenset({"custom"}): 2,
+        frozenset({"gpu"}): 5,
+    }
+    assert unheld(runs, pools, frozenset({"container", "gpu", "custom"})) == (
+        "--executor ray: 3 runs need 'container' and 'gpu'; 2 runs need 'custom' (5 in all), which no "
+        "worker provides (the pools: pool.container (1 worker), pool.gpu (2 workers); a pool provides "
+        "its own tag, the default workers none); add a pool for each tag (--executor-option "
+        "pool.TAG.workers=N, and pool.TAG.resource.NAME=AMOUNT for what its workers ask of the cluster)"
+    )
+    assert unheld({frozenset({"container", "workspace"}): 4}, pools, frozenset({"container"})) is None

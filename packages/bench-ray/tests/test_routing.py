@@ -276,3 +276,57 @@ def test_without_workers_the_default_workers_leave_the_pools_their_cpus(cluster,
     default = {r["pid"] for [r] in where.values() if not r["workspace"]}
     assert len(default) == 1  # the one CPU the pool leaves
     assert {tuple(r["resources"]) for [r] in where.values() if r["workspace"]} == {("CPU", "sandbox")}
+
+
+def _container_suite(folder: Path, n: int, module: str) -> Path:
+    """``_workspace_suite``, where every fourth task also declares ``resources: [container]``."""
+    suite = _workspace_suite(folder, n, module)
+    rows = [json.loads(line) for line in (folder / "tasks.jsonl").read_text().splitlines()]
+    for i, row in enumerate(rows):
+        if i % 4 == 0:
+            row["resources"] = ["container"]
+    (folder / "tasks.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return suite
+
+
+def test_tasks_declaring_a_container_run_only_on_the_container_pool(cluster, in_tmp):
+    suite = _container_suite(in_tmp, 8, "where_container")
+    local = bench.run(suite, runs_dir="local")
+    (in_tmp / "where.jsonl").unlink()
+    options = {
+        "num_cpus": "0.5",
+        "pool.container.workers": "1",
+        "pool.container.num_cpus": "0.5",
+        "pool.container.resource.sandbox": "1",
+        "pool.workspace.workers": "1",
+        "pool.workspace.num_cpus": "0.5",
+    }
+    ray = bench.run(suite, runs_dir="ray", executor="ray", workers=1, chunk=3, executor_options=options)
+    assert verdict_digest(_results(ray)) == verdict_digest(_results(local))
+    where = _where(in_tmp / "where.jsonl")
+    assert sorted(where) == sorted(f"t{i}" for i in range(8))
+    assert all(len(records) == 1 for records in where.values())
+    pool = {
+        i: ("container" if int(i[1:]) % 4 == 0 else "workspace" if int(i[1:]) % 2 == 0 else "default")
+        for i in where
+    }
+    by_pool: dict[str, set[int]] = {}
+    for i, [record] in where.items():
+        by_pool.setdefault(pool[i], set()).add(record["pid"])
+        assert ("sandbox" in record["resources"]) == (pool[i] == "container"), (i, record)
+    assert all(len(pids) == 1 for pids in by_pool.values()), by_pool
+    assert len(set().union(*by_pool.values())) == 3  # three workers, one per group
+
+
+def test_a_task_no_worker_can_hold_is_refused_before_any_cluster_starts(in_tmp):
+    suite = _container_suite(in_tmp, 8, "where_refused")
+    options = {"pool.gpu.workers": "2"}
+    with pytest.raises(ConfigError) as refused:
+        bench.run(suite, runs_dir="ray", executor="ray", workers=1, executor_options=options)
+    assert str(refused.value) == (
+        "--executor ray: 2 runs need 'container', which no worker provides (the pools: "
+        "pool.gpu (2 workers); a pool provides its own tag, the default workers none); add a pool "
+        "for each tag (--executor-option pool.TAG.workers=N, and pool.TAG.resource.NAME=AMOUNT for "
+        "what its workers ask of the cluster)"
+    )
+    assert not list(Path("ray").glob("*/results.jsonl"))  # a refused set-up leaves no run

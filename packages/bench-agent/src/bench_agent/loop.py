@@ -15,9 +15,10 @@ from typing import Any, Literal, get_args
 
 from pydantic import Field
 
-from bench import Response, Target, TargetConfig, TargetError, Task
+from bench import Response, SuiteContext, Target, TargetConfig, TargetError, Task
 from bench.llm import LLMRequest, Message, tool_loop
-from bench.workspace import Workbench, specs
+from bench.plugins.sandboxes import open_sandbox
+from bench.workspace import Sandbox, Workbench, specs
 
 SYSTEM = (
     "You are a software agent working in a repository. Use the tools to inspect and change files "
@@ -48,6 +49,9 @@ class AgentConfig(TargetConfig):
     temperature: float | None = None
     max_tokens: int | None = Field(default=None, gt=0)
     seed: int | None = None
+    sandbox: dict[str, Any] | None = None
+    """Where ``run_command`` runs: ``{type: container, image: ..., network: none}`` (docs/agents.md);
+    none: bench's own sandbox on the host. The file tools read and write the workspace on the host."""
 
 
 class AgentTarget(Target[AgentConfig]):
@@ -55,6 +59,13 @@ class AgentTarget(Target[AgentConfig]):
 
     name = "agent"
     Config = AgentConfig
+
+    def __init__(self, config: AgentConfig, suite: SuiteContext) -> None:
+        super().__init__(config, suite)
+        self.container: Sandbox | None = None
+        if config.sandbox is not None:
+            field = ("target", "sandbox")
+            self.container = open_sandbox(config.sandbox, file=suite.path, field=field)
 
     def llm_calls(self) -> list[tuple[str, int]]:
         return [(self.config.model, self.config.max_steps)]
@@ -69,7 +80,12 @@ class AgentTarget(Target[AgentConfig]):
         config = self.config
         if self.llm is None:
             raise TargetError("no LLM client for this run")
-        bench = Workbench(root, allowed=tuple(config.tools), command_timeout=config.command_timeout)
+        bench = Workbench(
+            root,
+            allowed=tuple(config.tools),
+            command_timeout=config.command_timeout,
+            container=self.container,
+        )
         messages: list[dict[str, Any]] = [{"role": "system", "content": config.system}, *task.chat()]
         params = config.model_dump(include={"temperature", "max_tokens", "seed"}, exclude_none=True)
         params["tools"] = specs(config.tools)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Annotated, ClassVar, Generic, TypeVar
 
-from pydantic import ConfigDict
+from pydantic import AfterValidator, ConfigDict, Field
 
 from bench.vocabulary.documented import Documented
 from bench.vocabulary.models import Response, Task
@@ -15,11 +16,29 @@ if TYPE_CHECKING:
     from bench.llm.client import LLMClient
 
 
+_RESOURCE_TAG = re.compile(r"[A-Za-z0-9_.-]+")
+
+
+def _resource_tag(value: str) -> str:
+    if not _RESOURCE_TAG.fullmatch(value):
+        raise ValueError("a resource tag is letters, digits, '_', '.' and '-' (container, gpu)")
+    return value
+
+
+ResourceTag = Annotated[str, AfterValidator(_resource_tag)]
+"""A resource tag (``container``, ``gpu``, one a pool of workers is named by)."""
+
+
 class TargetConfig(Documented):
     """Base of every target's settings; unknown fields are errors."""
 
     # defer_build: a type's schema is built when a suite first uses it, not at start-up.
     model_config = ConfigDict(extra="forbid", defer_build=True, allow_inf_nan=False)
+
+    resources: list[ResourceTag] = Field(default_factory=list)
+    """Resource tags every task this target runs needs where it runs (``container`` for an agent
+    in a container sandbox): an executor with worker pools runs them only on a pool that provides
+    them (docs/scale.md)."""
 
 
 @dataclass(frozen=True)

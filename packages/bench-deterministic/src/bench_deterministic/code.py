@@ -13,8 +13,10 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 
 from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample
+from bench.plugins.sandboxes import open_sandbox
 from bench.vocabulary import excerpt, loads_strict
-from bench.workspace import sandbox
+from bench.workspace import Sandbox, sandbox
+from bench.workspace.sandbox import Limits
 
 TAIL = 2000
 
@@ -79,6 +81,10 @@ class CodeConfig(EvaluatorConfig):
     """Captured output cap; the program is stopped when it prints more."""
     require_isolation: bool = False
     """Refuse to run (evaluator error) where only resource limits are available."""
+    sandbox: dict[str, Any] | None = None
+    """Run in this sandbox instead (``{type: container, image: python:3.12-slim, network: none}``):
+    the interpreter and ``test_command`` are looked up in the image, and the container's own
+    ``cpus``/``memory`` replace the limits above but ``timeout_ms``."""
 
     @model_validator(mode="after")
     def _runnable(self) -> CodeConfig:
@@ -87,6 +93,8 @@ class CodeConfig(EvaluatorConfig):
         language = LANGUAGES.get(self.language)
         if language is None:
             raise ValueError(f"unsupported language '{self.language}'; choose from {', '.join(LANGUAGES)}")
+        if self.sandbox is not None:
+            return self  # the interpreter and the command are the image's
         if language.interpreter and not shutil.which(language.interpreter):
             raise ValueError(f"{language.interpreter} not found: install it to run {self.language} code")
         command = self.argv()
@@ -101,7 +109,7 @@ class CodeConfig(EvaluatorConfig):
             shlex.split(self.test_command) if isinstance(self.test_command, str) else list(self.test_command)
         )
 
-    def limits(self) -> sandbox.Limits:
+    def limits(self) -> Limits:
         return sandbox.Limits(
             timeout_s=self.timeout_ms / 1000,
             cpu_s=self.cpu_seconds,
@@ -183,8 +191,17 @@ class CodeExecution(Evaluator[CodeConfig]):
           timeout_ms: 10000
     """
 
+    def __init__(self, config: CodeConfig) -> None:
+        super().__init__(config)
+        #: Where the program runs instead of bench's own sandbox (``sandbox:``).
+        self.container: Sandbox | None = None
+        if config.sandbox is not None:
+            self.container = open_sandbox(config.sandbox, field=("sandbox",))
+
     async def evaluate(self, sample: Sample) -> Result:
         config = self.config
+        if self.container is not None:
+            return await self._evaluate_inside(self.container, sample)
         if config.require_isolation and sandbox.isolation_level() == "rlimits-only":
             raise EvaluatorError("require_isolation: no namespace sandbox here (needs root and unshare)")
         language = LANGUAGES[config.language]
@@ -197,17 +214,34 @@ class CodeExecution(Evaluator[CodeConfig]):
             shutil.rmtree(workdir, ignore_errors=True)
         return self._score(execution)
 
-    def _prepare(self, workdir: Path, code: str, language: Language) -> tuple[list[str], str | None]:
+    async def _evaluate_inside(self, box: Sandbox, sample: Sample) -> Result:
+        """The program in ``box``, its interpreter (``python3`` for Python) and test command the
+        image's."""
+        config = self.config
+        language = LANGUAGES[config.language]
+        code = extract_code(sample.output, config.language) if config.extract_code else sample.output
+        workdir = Path(tempfile.mkdtemp(prefix="bench-code-"))
+        try:
+            argv, _ = self._prepare(workdir, code, language, interpreter=language.interpreter or "python3")
+            execution = await sandbox.run_inside(box, argv, workdir, config.timeout_ms / 1000)
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+        return self._score(execution)
+
+    def _prepare(
+        self, workdir: Path, code: str, language: Language, interpreter: str | None = None
+    ) -> tuple[list[str], str | None]:
         config = self.config
         main = workdir / f"main{language.suffix}"
-        python = sandbox.python_executable() if language.interpreter is None else None
-        interpreter = sandbox.interpreter_prefix(python)[1] if python else str(language.interpreter)
+        python = sandbox.python_executable() if language.interpreter is None and not interpreter else None
+        if interpreter is None:
+            interpreter = sandbox.interpreter_prefix(python)[1] if python else str(language.interpreter)
         if config.test_command is not None:
             main.write_text(code, encoding="utf-8")
             if config.test_code:
                 (workdir / f"test_main{language.suffix}").write_text(config.test_code, encoding="utf-8")
             command = config.argv()
-            if python and command[0] in ("python", "python3"):
+            if language.interpreter is None and command[0] in ("python", "python3"):
                 command[0] = interpreter
             return command, python
         program = code if not config.test_code else f"{code.rstrip()}\n\n\n{config.test_code}"

@@ -29,7 +29,7 @@ from bench.distributed import PlanRow
 from bench_ray.coordinator import start as start_coordinator
 from bench_ray.handshake import identity, mismatch
 from bench_ray.options import DEFAULT_CHUNK, RayOptions, parse_options
-from bench_ray.pools import Group, default_workers, groups, not_started
+from bench_ray.pools import Group, default_workers, groups, not_started, unheld
 
 #: Seconds between two looks at the workers (probes of down ones, Ctrl-C).
 TICK_S = 1.0
@@ -119,6 +119,10 @@ class RayExecutor(Executor):
         from bench_ray.worker import BenchWorker
 
         self.ray_options: RayOptions = parse_options(dict(self.settings.options))
+        required = job.plan.required
+        why = unheld(job.plan.needs_runs(job.selected), self.ray_options.pools, required)
+        if why is not None:  # before any cluster starts
+            raise ConfigError(why)
         self.workers, self.groups = [], []
         self.started_cluster = False
         if not ray.is_initialized():
@@ -132,8 +136,8 @@ class RayExecutor(Executor):
         cpus = ray.cluster_resources().get("CPU", 1)
         opts = self.ray_options
         used = job.plan.row_needs(job.selected)  # after --resume, what is left to run
-        count = self.settings.workers or default_workers(opts, cpus, used)
-        self.groups = groups(opts, count, used, note=lambda text: print(text, file=sys.stderr))
+        count = self.settings.workers or default_workers(opts, cpus, used, required)
+        self.groups = groups(opts, count, used, lambda text: print(text, file=sys.stderr), required)
         plan = job.plan
         files = [plan.path.resolve(), *plan.referenced_files]
         self.identity = identity(files)

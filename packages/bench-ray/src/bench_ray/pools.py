@@ -14,9 +14,39 @@ from bench.distributed import PlanRow
 from bench_ray.options import Pool, RayOptions, Resources
 
 
-def route(needs: frozenset[str], pools: tuple[Pool, ...]) -> str | None:
-    """The tag of the pool a row with ``needs`` goes to; None: the default workers."""
-    return next((pool.tag for pool in pools if pool.tag in needs), None)
+def route(
+    needs: frozenset[str], pools: tuple[Pool, ...], required: frozenset[str] = frozenset()
+) -> str | None:
+    """The tag of the pool a row with ``needs`` goes to (first one whose tag the row declares in
+    ``resources:``, the ``required`` tags, else the first one it needs); None: the default workers."""
+    declared = needs & required
+    return next((pool.tag for pool in pools if pool.tag in (declared or needs)), None)
+
+
+def unheld(runs: dict[frozenset[str], int], pools: tuple[Pool, ...], required: frozenset[str]) -> str | None:
+    """Why some runs (``runs``: how many each ``needs`` has) cannot run: they declare tags in
+    ``resources:`` that the pool they go to does not provide (a pool provides its own tag, the
+    default workers none); None when every run has its place."""
+    missing: dict[frozenset[str], int] = {}
+    for needs, count in runs.items():
+        declared = needs & required
+        if declared and declared != {route(needs, pools, required)}:
+            missing[declared] = missing.get(declared, 0) + count
+    if not missing:
+        return None
+    offered = ", ".join(f"pool.{p.tag} ({p.workers} worker{'s' * (p.workers != 1)})" for p in pools)
+    parts = []
+    for declared, count in sorted(missing.items(), key=lambda item: sorted(item[0])):
+        tags = " and ".join(f"'{tag}'" for tag in sorted(declared))
+        parts.append(f"{count} run{'s' * (count != 1)} need {tags}")
+    total = sum(missing.values())
+    in_all = f" ({total} in all)" if len(parts) > 1 else ""
+    return (
+        f"--executor ray: {'; '.join(parts)}{in_all}, which no worker provides (the pools: "
+        f"{offered or 'none'}; a pool provides its own tag, the default workers none); add a pool "
+        "for each tag (--executor-option pool.TAG.workers=N, and pool.TAG.resource.NAME=AMOUNT "
+        "for what its workers ask of the cluster)"
+    )
 
 
 @dataclass
@@ -29,6 +59,8 @@ class Group:
     #: The workers' indexes among all of the run's workers.
     members: list[int]
     pools: tuple[Pool, ...] = ()
+    #: The tags tasks declare in ``resources:`` (``Plan.required``): they route first.
+    required: frozenset[str] = frozenset()
     _takes: dict[frozenset[str], bool] = field(default_factory=dict, repr=False)
 
     @property
@@ -39,7 +71,7 @@ class Group:
     def takes(self, needs: frozenset[str]) -> bool:
         found = self._takes.get(needs)
         if found is None:
-            found = self._takes[needs] = route(needs, self.pools) == self.tag
+            found = self._takes[needs] = route(needs, self.pools, self.required) == self.tag
         return found
 
     def rows(self, rows: Iterable[PlanRow]) -> Iterator[PlanRow]:
@@ -47,25 +79,31 @@ class Group:
         return (row for row in rows if self.takes(row.needs))
 
 
-def default_workers(options: RayOptions, cpus: float, used: set[frozenset[str]]) -> int:
+def default_workers(
+    options: RayOptions, cpus: float, used: set[frozenset[str]], required: frozenset[str] = frozenset()
+) -> int:
     """How many default workers start without ``--workers``: as many as the cluster's ``cpus``
     hold once the pools some row goes to have theirs (a worker Ray cannot place never starts)."""
-    routed = {route(needs, options.pools) for needs in used}
+    routed = {route(needs, options.pools, required) for needs in used}
     left = cpus - sum(p.workers * p.resources.num_cpus for p in options.pools if p.tag in routed)
     per_worker = options.default.num_cpus
     return max(1, int(left // per_worker if per_worker > 0 else left))
 
 
 def groups(
-    options: RayOptions, count: int, used: set[frozenset[str]], note: Callable[[str], None]
+    options: RayOptions,
+    count: int,
+    used: set[frozenset[str]],
+    note: Callable[[str], None],
+    required: frozenset[str] = frozenset(),
 ) -> list[Group]:
     """The groups of workers to start for rows with the ``used`` needs: ``count`` default workers
     when some row needs no pool, then each pool some row goes to (``note`` tells of the others)."""
-    routed = {route(needs, options.pools) for needs in used}
+    routed = {route(needs, options.pools, required) for needs in used}
     found: list[Group] = []
     start = 0
     if None in routed:
-        found.append(Group(None, options.default, list(range(count)), options.pools))
+        found.append(Group(None, options.default, list(range(count)), options.pools, required))
         start = count
     for pool in options.pools:
         if pool.tag not in routed:
@@ -77,7 +115,7 @@ def groups(
             note(f"--executor-option pool.{pool.tag}: {why}; the pool starts no workers")
             continue
         members = list(range(start, start + pool.workers))
-        found.append(Group(pool.tag, pool.resources, members, options.pools))
+        found.append(Group(pool.tag, pool.resources, members, options.pools, required))
         start += pool.workers
     return found
 

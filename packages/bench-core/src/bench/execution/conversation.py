@@ -121,6 +121,8 @@ class _State:
     simulator: dict[str, Any] = field(default_factory=lambda: {"calls": 0, "cached": 0})
     last: Response | None = None
     scripted: int = 0
+    #: Whether the last reply fell short of its scripted turn's ``expect`` (a phase's ``when``).
+    mismatch: bool = False
 
     async def user_says(self, content: Any, by: str, scripted: int | None = None) -> Response:
         """Append a user message and the target's reply; the reply (its ``error`` when it failed)."""
@@ -188,6 +190,8 @@ async def converse(task: Task, answer: Answer, llm: LLMClient | None, journal: J
         if reply.error is not None:
             return state.response(reply.error)
     for phase in task.conversation.ordered():
+        if phase.when == "after_mismatch" and not state.mismatch:
+            continue
         error = await _run_phase(state, phase)
         if error is not None:
             return state.response(error)
@@ -196,6 +200,12 @@ async def converse(task: Task, answer: Answer, llm: LLMClient | None, journal: J
 
 async def _run_phase(state: _State, phase: ConversationPhase) -> str | None:
     """One phase of the conversation; the target's error, if it failed."""
+    if phase.person is not None:
+        asked = f" ({phase.person.prompt})" if phase.person.prompt else ""
+        return (
+            f"turn {len(state.turns) + 1} is a person's{asked}: bench cannot take a person's turn, "
+            "so the conversation stops here"
+        )
     if phase.user_simulator is None:
         return await _scripted(state, phase.scripted())
     return await _simulated(state, phase.user_simulator)
@@ -209,6 +219,9 @@ async def _scripted(state: _State, turns: list[ScriptedTurn]) -> str | None:
         reply = await state.user_says(turn.user, "scripted", state.scripted)
         if reply.error is not None:
             return f"turn {len(state.turns)}: {reply.error}"
+        state.mismatch = not all(expected.met(reply.text) for expected in turn.expect)
+        if state.mismatch:
+            state.turns[-1]["mismatch"] = True
     return None
 
 
@@ -228,6 +241,7 @@ async def _simulated(state: _State, simulator: UserSimulator) -> str | None:
         reply = await state.user_says(text, "simulator")
         if reply.error is not None:
             return f"turn {len(state.turns)}: {reply.error}"
+        state.mismatch = False
         if _stops(simulator, text, reply):
             return None
     return None

@@ -56,6 +56,9 @@ class ModelEstimate:
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float | None = 0.0
+    #: The same calls at the batch price; None when they would not go in a batch.
+    batch_cost_usd: float | None = None
+    batched: bool = False
 
 
 @dataclass
@@ -77,6 +80,17 @@ class Estimate:
     @property
     def cost_usd(self) -> float | None:
         costs = [row.cost_usd for row in self.models.values()]
+        return None if any(c is None for c in costs) else sum(c or 0.0 for c in costs)
+
+    @property
+    def batched(self) -> bool:
+        """Whether some of the calls would go in a batch (``--batch``)."""
+        return any(row.batched for row in self.models.values())
+
+    @property
+    def batch_cost_usd(self) -> float | None:
+        """The whole cost with the batched models at their batch price (the others live)."""
+        costs = [row.batch_cost_usd if row.batched else row.cost_usd for row in self.models.values()]
         return None if any(c is None for c in costs) else sum(c or 0.0 for c in costs)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bench.executor import DEFAULT_EXECUTOR
 from bench.llm.batch.collector import Batcher, refusal
 from bench.llm.batch.ledger import LEDGER
 from bench.llm.batch.protocols import protocol_of
@@ -19,6 +20,20 @@ def check_forced(settings: LLMSettings) -> None:
     refused = [name for name, own in settings.models.items() if own.batch and protocol_of(name) is None]
     if refused:
         raise ConfigError(refusal(refused[0]))
+
+
+def check_executor(options: RunOptions, settings: LLMSettings | None = None) -> None:
+    """Refuse batches on an executor other than ``local``, naming it: the driver would have to own
+    the batches' submission, which is not built."""
+    batched = options.batch or (
+        settings is not None and (settings.batch or any(own.batch for own in settings.models.values()))
+    )
+    if batched and options.executor != DEFAULT_EXECUTOR:
+        raise ConfigError(
+            f"--batch runs on the local executor only: with --executor {options.executor} the driver "
+            "would have to own the batches' submission, which is not built yet; run without "
+            "--executor, or without --batch"
+        )
 
 
 def use_batches(llm: LLMClient, folder: Path, options: RunOptions) -> None:

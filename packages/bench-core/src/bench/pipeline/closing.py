@@ -63,6 +63,9 @@ def _figures(opened: OpenedRun, executed: Executed, options: RunOptions) -> dict
     order = plan.tasks.ids
     used = totals.calls or totals.cached or totals.attempts
     extra: dict[str, Any] = {"llm": totals.as_dict()} if used else {}
+    batched = opened.llm.batcher.report() if opened.llm.batcher is not None else None
+    if batched and batched.get("requests"):
+        extra["batches"] = batched
     statistics = opened.collector.statistics()
     # Types with only the deprecated ``aggregate(instances)`` have figures from the instances that
     # ran in this process; the others' from the stored rows.

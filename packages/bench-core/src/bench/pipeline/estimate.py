@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bench.llm.accounting import Estimate, ModelEstimate, Prices
+from bench.llm.batch.protocols import protocol_of
 from bench.suite.plan import Plan
 from bench.vocabulary.errors import ConfigError
 from bench.vocabulary.models import Task
@@ -15,8 +16,10 @@ DEFAULT_OUTPUT_TOKENS = 512
 JUDGE_OVERHEAD_TOKENS = 400
 
 
-def estimate(plan: Plan, prices: Prices) -> Estimate:
-    """Count every model call the plan would make (target and evaluators), pricing each model."""
+def estimate(plan: Plan, prices: Prices, batch: bool = False) -> Estimate:
+    """Count every model call the plan would make (target and evaluators), pricing each model
+    live and, for the models a batch run (``batch``, or the suite's ``batch: true``) sends in a
+    batch, at the batch price too."""
     result = Estimate()
     target_calls = plan.target.llm_calls() if plan.target is not None else []
     calls_of = {label: target.llm_calls() for label, target in plan.targets.items()}
@@ -41,7 +44,17 @@ def estimate(plan: Plan, prices: Prices) -> Estimate:
     for row in result.models.values():
         rates = prices.per_token(row.model)
         row.cost_usd = None if rates is None else row.input_tokens * rates[0] + row.output_tokens * rates[1]
+        if batched(plan, row.model, batch):
+            row.batched = True
+            row.batch_cost_usd = prices.cost(row.model, row.input_tokens, row.output_tokens, batch=True)
     return result
+
+
+def batched(plan: Plan, model: str, batch: bool) -> bool:
+    """Whether a run sends ``model``'s calls in a batch (its provider has a batch API)."""
+    own = plan.llm.models.get(model)
+    wanted = batch or plan.llm.batch or (own is not None and bool(own.batch))
+    return wanted and protocol_of(model) is not None
 
 
 def _conversation(task: Task, task_tokens: int, result: Estimate) -> tuple[int, int]:

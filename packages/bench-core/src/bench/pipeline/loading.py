@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bench.executor import DEFAULT_EXECUTOR, Executor
-from bench.pipeline.batches import check_forced
+from bench.pipeline.batches import check_executor, check_forced
 from bench.pipeline.options import RunOptions
 from bench.suite.loader import load_suite
 from bench.suite.plan import Plan
@@ -62,8 +62,10 @@ def load_for_run(
     executor is refused first, before a large suite is read."""
     load_environment(suite, options.env_files, dotenv=options.dotenv)
     suite_args = options.suite_args()
+    check_executor(options)  # --batch: before the executor is looked up
     if options.executor != DEFAULT_EXECUTOR:
         find_executor(options.executor, registry)
     plan = load_suite(suite, registry, progress=progress, **suite_args)
     check_forced(plan.llm)  # batch: true on a model without a batch API, before anything runs
+    check_executor(options, plan.llm)
     return plan

@@ -113,6 +113,5 @@ def dry_run(plan: Plan, options: RunOptions) -> DryRun:
     if options.offline:  # the calls an offline run skips need no key
         endpoints = {e for e in endpoints if on_loopback(e.model, e.api_base)}
     missing = missing_credentials(endpoints)
-    return DryRun(
-        plan, estimate(plan, Prices(plan.pricing)), note, describe_missing(missing) if missing else None
-    )
+    counted = estimate(plan, Prices(plan.pricing), options.batch)
+    return DryRun(plan, counted, note, describe_missing(missing) if missing else None)

@@ -12,7 +12,7 @@ import os
 import re
 import shlex
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
@@ -302,6 +302,14 @@ def _pass_at_k_verdict(judged: dict[str, Any]) -> Text:
     return verdict
 
 
+def batches_line(batches: Mapping[str, Any]) -> str:
+    """What a run sent through batch APIs and what it cost, beside the live price."""
+    count, cost = len(batches.get("batches") or []), batches.get("cost_usd", 0.0)
+    line = f"batched: {batches.get('requests', 0)} requests in {count} batches; cost ${cost:.4f}"
+    live = batches.get("live_cost_usd")
+    return line + (f" (live price ${live:.4f})" if live else "")
+
+
 def _print_figures(extra: dict[str, Any]) -> None:
     """The run's model calls, statistics, per-target table and aggregates, those it has."""
     llm = extra.get("llm")
@@ -313,6 +321,8 @@ def _print_figures(extra: dict[str, Any]) -> None:
                 f"{llm['total_tokens']:,} tokens; cost {cost}"
             )
         )
+    if extra.get("batches"):
+        stdout.print(Text(batches_line(extra["batches"])))
     statistics = extra.get("statistics")
     if statistics:
         for text in statistics_lines(statistics):

@@ -13,7 +13,7 @@ from typing import Any
 
 from rich.text import Text
 
-from bench.report.console import plain, plain_block, stdout, targets_table
+from bench.report.console import batches_line, plain, plain_block, stdout, targets_table
 from bench.scoring.target_stats import target_statistics
 from bench.vocabulary import jsonio
 from bench.vocabulary.errors import StoreError, did_you_mean
@@ -141,6 +141,8 @@ def print_run(run_id: str, manifest: dict[str, Any], results: list[dict[str, Any
         ("cost", _cost(row["cost_usd"])),
     ):
         stdout.print(Text(f"{label + ':':<10} ") + plain(value))
+    if isinstance(manifest.get("batches"), dict) and manifest["batches"].get("requests"):
+        stdout.print(Text(batches_line(manifest["batches"])))
     per_target = target_statistics(results)
     if per_target is not None:
         stdout.print(targets_table(per_target))

@@ -167,6 +167,10 @@ def print_estimate(plan: Plan, estimate: Estimate) -> None:
     stdout.print(Text(f"dry run of '{plan.name}': {len(plan.tasks)} tasks, nothing called"))
     for row in estimate.models.values():
         cost = "no price" if row.cost_usd is None else f"at most ${row.cost_usd:.4f}"
+        if row.batched:
+            cost += (
+                "; no price" if row.batch_cost_usd is None else f" live, ${row.batch_cost_usd:.4f} in a batch"
+            )
         line = (
             f"  {row.model}: {row.calls} calls, about {row.input_tokens:,} input tokens, "
             f"at most {row.output_tokens:,} output tokens, {cost}"
@@ -174,4 +178,6 @@ def print_estimate(plan: Plan, estimate: Estimate) -> None:
         stdout.print(plain(line, limit=500))
     total = estimate.cost_usd
     cost = "unknown (a model has no price; add pricing.models)" if total is None else f"at most ${total:.4f}"
+    if estimate.batched and total is not None and estimate.batch_cost_usd is not None:
+        cost += f" live, ${estimate.batch_cost_usd:.4f} with the batch price"
     stdout.print(Text(f"{estimate.calls} model calls; cost {cost}"))

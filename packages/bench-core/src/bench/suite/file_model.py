@@ -4,10 +4,18 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PositiveFloat,
+    PositiveInt,
+    field_validator,
+)
 
 from bench.llm.settings import JudgeLimits, LLMSettings, Pricing, RuntimeLimits
 from bench.scoring.scorecard import MAX_WEIGHT, MetricDeclaration, Scorecard
+from bench.target import ResourceTag
 from bench.vocabulary.models import MIB, CaptureCheck, Conversation, Message, Response, ToolMock
 
 
@@ -20,6 +28,8 @@ class Defaults(Strict):
     """Values every task inherits unless it sets its own."""
 
     timeout: PositiveFloat | None = None
+    #: Resource tags every task needs besides its own ``resources:``.
+    resources: list[ResourceTag] = Field(default_factory=list)
     vars: dict[str, Any] = Field(default_factory=dict)
     workspace: str | None = None
 
@@ -96,6 +106,9 @@ class TaskSpec(Strict):
     metadata: dict[str, Any] = Field(default_factory=dict)
     #: Labels that ``bench run -k`` selects on (``-k "math and not slow"``).
     tags: list[str] = Field(default_factory=list)
+    #: Resource tags the task needs where it runs (``container``, ``gpu``, a custom one): an
+    #: executor with worker pools runs it only on a pool that provides them (docs/scale.md).
+    resources: list[ResourceTag] = Field(default_factory=list)
     evaluate: str | dict[str, Any] | list[str | dict[str, Any]] | None = None
     evaluators: list[dict[str, Any]] | None = None
     expected: Any = None

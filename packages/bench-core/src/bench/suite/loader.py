@@ -126,6 +126,11 @@ class _SuiteBuilder:
             target_labels=labels,
             ignore_task_targets=self.target_override,
             suite_doc=self.doc,
+            target_resources={
+                label: frozenset(built.config.resources)
+                for label, built in [(None, target), *targets.items()]
+                if built is not None
+            },
         )
         has_target = target is not None or bool(targets) or not self.need_target
         header = _Header(suite, name, target_type, target, targets, labels, tasks, has_target)

@@ -74,6 +74,8 @@ class PlannedTask:
     pass_at_k: float | None = None
     #: The task's prompt from each of the suite's ``prompts:`` it runs on (none: it runs as built).
     prompt_variants: tuple[PromptVariant, ...] = ()
+    #: The resource tags the task declares (``resources:``): it runs only where they are provided.
+    resources: frozenset[str] = frozenset()
 
     @property
     def expects_error(self) -> bool:
@@ -133,7 +135,7 @@ def task_needs(planned: PlannedTask) -> frozenset[str]:
     found = frozenset().union(*(e.instance.resource_needs() for e in planned.evaluators))
     if planned.task.repo is not None and planned.task.response is None:
         found |= {WORKSPACE}
-    return found
+    return found | planned.resources
 
 
 class RowNeeds:
@@ -142,6 +144,8 @@ class RowNeeds:
 
     def __init__(self) -> None:
         self.kinds: list[frozenset[str]] = [frozenset()]
+        #: The tags some task declares in ``resources:`` (``Plan.required``).
+        self.declared: set[str] = set()
         self._index: dict[frozenset[str], int] = {frozenset(): 0}
         self.per_row = array("H")
 
@@ -230,10 +234,21 @@ class TaskList:
         needs = self._needs
         if len(needs.kinds) == 1:  # no row needs anything
             return {needs.kinds[0]}
-        found, first = set(), 0
+        return set(self.needs_runs(selected))
+
+    @property
+    def declared(self) -> set[str]:
+        """The tags some task declares in ``resources:``."""
+        return self._needs.declared
+
+    def needs_runs(self, selected: set[str] | None = None) -> dict[frozenset[str], int]:
+        """How many runs (of ``selected`` when given) each distinct ``needs`` has; no row is read."""
+        needs, found, first = self._needs, dict[frozenset[str], int](), 0
         for kind, runs in zip(needs.per_row, self._runs_per_row, strict=True):
-            if runs and (selected is None or not selected.isdisjoint(self.ids[first : first + runs])):
-                found.add(needs.kinds[kind])
+            keys = self.ids[first : first + runs]
+            count = len(keys) if selected is None else sum(key in selected for key in keys)
+            if count:
+                found[needs.kinds[kind]] = found.get(needs.kinds[kind], 0) + count
             first += runs
         return found
 
@@ -302,6 +317,7 @@ class TaskIndex:
                     self.built = None  # too many to hold: rebuild them one at a time as they run
         self.runs_per_row.append(len(self.ids) - before)
         self.row_needs.add(task_needs(planned))
+        self.row_needs.declared |= planned.resources
 
     def task_list(
         self, rebuild: Callable[[], Iterator[PlannedTask]], rows: Callable[[], Iterator[tuple[int, Any, str]]]
@@ -375,6 +391,16 @@ class Plan:
         """The distinct ``PlanRow.needs`` of the rows to run (what an executor must provide for),
         or of those with a key in ``selected`` (``Job.selected``)."""
         return self.tasks.row_needs(selected)
+
+    def needs_runs(self, selected: set[str] | None = None) -> dict[frozenset[str], int]:
+        """How many runs to run (of ``selected`` when given) each distinct ``PlanRow.needs`` has."""
+        return self.tasks.needs_runs(selected)
+
+    @property
+    def required(self) -> frozenset[str]:
+        """The tags tasks declare in ``resources:``: unlike the tags evaluators imply, a task that
+        declares one runs only where it is provided."""
+        return frozenset(self.tasks.declared)
 
     def build(self, rows: Iterable[PlanRow]) -> list[PlannedTask]:
         """The runs of ``rows``, rebuilt as the validating load built them (no second validation:

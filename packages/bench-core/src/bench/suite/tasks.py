@@ -55,7 +55,10 @@ class TaskBuilder:
         target_labels: list[str] | None = None,
         ignore_task_targets: bool = False,
         suite_doc: YamlDocument | None = None,
+        target_resources: dict[str | None, frozenset[str]] | None = None,
     ) -> None:
+        #: The ``resources:`` of each target by label (None: the suite's ``target:``).
+        self.target_resources = target_resources or {}
         #: The suite's ``prompts:`` (read from ``suite_doc``): each task runs on each of them, or
         #: on the one it names.
         self.prompts = read_prompts(suite_doc, suite.prompts) if suite_doc is not None else []
@@ -136,6 +139,10 @@ class TaskBuilder:
         label = self._target_label(doc, at, spec)
         threshold = spec.pass_at_k if spec.pass_at_k is not None else suite.pass_at_k
         planned = PlannedTask(task, evaluators, planned_digest, None, repeats, card, label, threshold)
+        # A task without a target label runs on each target: it needs what each of them needs.
+        by_target = self.target_resources
+        targeted = by_target.get(label, frozenset()) if label else frozenset().union(*by_target.values())
+        planned.resources = frozenset([*suite.defaults.resources, *spec.resources]) | targeted
         return self._on_prompts(doc, at, spec, planned)
 
     def _on_prompts(

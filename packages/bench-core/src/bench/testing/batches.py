@@ -95,12 +95,29 @@ class FakeBatches:
         self.ran: list[dict[str, Any]] = []
         #: The plan of a batch no ``plan`` was queued for.
         self.default = BatchPlan()
+        self._held: str | None = None
+        self._arrived = threading.Event()
+        self._release = threading.Event()
 
     def plan(self, plan: BatchPlan) -> FakeBatches:
         """Queue how the next batch created goes (plans are used in the order queued)."""
         with self._lock:
             self._plans.append(plan)
         return self
+
+    def hold(self, endpoint: str) -> threading.Event:
+        """Leave the next request to ``endpoint`` (``"POST /v1/batches"``) unanswered, after it took
+        effect, until ``release``: the event returned is set once it arrived (a test kills the
+        client then, between the provider's work and the client's reading of it)."""
+        with self._lock:
+            self._held = endpoint
+            self._arrived.clear()
+            self._release.clear()
+        return self._arrived
+
+    def release(self) -> None:
+        """Answer the request ``hold`` holds (its client may be gone)."""
+        self._release.set()
 
     def count(self, endpoint: str) -> int:
         """How many requests reached ``endpoint`` (``"POST /v1/batches"``)."""
@@ -126,8 +143,13 @@ class FakeBatches:
             )
         else:
             return None
+        endpoint = f"{method} {template}"
         with self._lock:
-            self.calls[f"{method} {template}"] += 1
+            self.calls[endpoint] += 1
+            held, self._held = self._held == endpoint, None if self._held == endpoint else self._held
+        if held:
+            self._arrived.set()
+            self._release.wait(30)
         return route
 
     # -- OpenAI -------------------------------------------------------------------------------

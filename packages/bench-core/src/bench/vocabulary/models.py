@@ -137,6 +137,30 @@ class CaptureCheck(BaseModel):
     max_entries: int = Field(default=10_000, gt=0)
 
 
+class ReplyExpectation(BaseModel):
+    """What a scripted turn's reply should hold; a reply that falls short is a *mismatch*, which
+    steers the conversation (a phase ``when: after_mismatch``) and is no verdict."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: The reply holds this text (case-sensitive).
+    contains: str | None = None
+    #: The reply, without surrounding whitespace, is this text.
+    equals: str | None = None
+
+    @model_validator(mode="after")
+    def _one_check(self) -> ReplyExpectation:
+        if (self.contains is None) == (self.equals is None):
+            raise PydanticCustomError("conversation", "an expectation has either 'contains' or 'equals'")
+        return self
+
+    def met(self, reply: str) -> bool:
+        """Whether ``reply`` holds what is expected."""
+        if self.contains is not None:
+            return self.contains in reply
+        return reply.strip() == self.equals
+
+
 class ScriptedTurn(BaseModel):
     """One scripted user turn: the user's message, and checks of the assistant's reply to it."""
 
@@ -146,6 +170,8 @@ class ScriptedTurn(BaseModel):
     user: str | list[Any]
     #: Evaluator entries judging the reply to this turn only (as a task's ``evaluate:``).
     evaluate: str | dict[str, Any] | list[str | dict[str, Any]] | None = None
+    #: What the reply should hold: a reply failing one is a mismatch (``when: after_mismatch``).
+    expect: list[ReplyExpectation] = Field(default_factory=list)
 
 
 class StopConditions(BaseModel):
@@ -184,18 +210,33 @@ class UserSimulator(BaseModel):
     api_key_env: str | None = None
 
 
+class PersonTurn(BaseModel):
+    """A turn only a person can take: the conversation stops there, waiting for them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: What the person is asked to do (shown where they are asked).
+    prompt: str = ""
+
+
 class ConversationPhase(BaseModel):
-    """One phase of a conversation: scripted turns, or a simulated user."""
+    """One phase of a conversation: scripted turns, a simulated user, or a person."""
 
     model_config = ConfigDict(extra="forbid")
 
     turns: list[ScriptedTurn | str] | None = Field(default=None, min_length=1)
     user_simulator: UserSimulator | None = None
+    person: PersonTurn | None = None
+    #: ``after_mismatch``: the phase runs only when the reply before it was a mismatch (a
+    #: scripted turn's ``expect`` fell short); ``always`` (the default) runs it in any case.
+    when: Literal["always", "after_mismatch"] = "always"
 
     @model_validator(mode="after")
     def _one_kind(self) -> ConversationPhase:
-        if (self.turns is None) == (self.user_simulator is None):
-            raise PydanticCustomError("conversation", "a phase has either 'turns' or 'user_simulator'")
+        if sum(kind is not None for kind in (self.turns, self.user_simulator, self.person)) != 1:
+            raise PydanticCustomError(
+                "conversation", "a phase has one of 'turns', 'user_simulator' or 'person'"
+            )
         return self
 
     def scripted(self) -> list[ScriptedTurn]:

@@ -4,6 +4,15 @@ Only the folders bench names are mounted (the task's workspace read-write, bench
 the run); the rest of the host's file system, its environment and, with ``network: none``, its
 network (its loopback included) stay out. Podman is preferred where both are installed (it runs
 rootless, so root inside is the user outside).
+
+``network: loopback`` (Podman only) lets the command reach the host's loopback listeners (a local
+model server) and nothing off the host: the container's network is slirp4netns with
+``allow_host_loopback=true`` (the host's ``127.0.0.1`` is ``10.0.2.2`` inside, also named
+``HOST_ALIAS``) and ``outbound_addr=127.0.0.1``, so every connection slirp4netns opens for the
+container starts from the host's loopback address, which the kernel routes nowhere but the host.
+``network: {allow: [hosts]}`` adds an HTTP proxy bench runs on the host's loopback (``HTTP_PROXY``
+and ``HTTPS_PROXY`` inside point to it) that forwards to the listed hosts only: the one way off
+the host, for programs that use the proxy.
 """
 
 from __future__ import annotations
@@ -12,16 +21,115 @@ import asyncio
 import contextlib
 import re
 import shutil
+import socket
+import socketserver
+import threading
+from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
-from pydantic import Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from bench.workspace.sandboxes import Sandbox, SandboxConfig, SandboxRun
 
-__all__ = ["ContainerConfig", "ContainerSandbox", "container_runtime"]
+__all__ = ["HOST_ALIAS", "AllowList", "ContainerConfig", "ContainerSandbox", "container_runtime"]
 
 RUNTIMES = ("podman", "docker")
+#: The name of the host's loopback inside a ``network: loopback`` container.
+HOST_ALIAS = "host.bench.internal"
+_SLIRP_LOOPBACK = "slirp4netns:allow_host_loopback=true,outbound_addr=127.0.0.1"
 _MEMORY = re.compile(r"^[0-9]+(\.[0-9]+)?[bkmg]?$", re.IGNORECASE)
+
+
+_HOST = re.compile(r"^(?P<name>[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::(?P<port>[0-9]{1,5}))?$")
+
+
+class AllowList(BaseModel):
+    """``network: {allow: [hosts]}``: the host's loopback, and these hosts through bench's proxy."""
+
+    model_config = ConfigDict(extra="forbid")
+    allow: list[str] = Field(min_length=1)
+    """Host names or addresses (``api.openai.com``, any port) or ``host:port`` (that port only)."""
+
+    @field_validator("allow")
+    @classmethod
+    def _hosts(cls, value: list[str]) -> list[str]:
+        for host in value:
+            if not _HOST.match(host):
+                raise ValueError(f"a host is a name or address with an optional :port, not {host!r}")
+        return value
+
+    def permits(self, host: str, port: int) -> bool:
+        """Whether ``host:port`` is listed (a host listed without a port: any port)."""
+        for entry in self.allow:
+            found = _HOST.match(entry)
+            assert found is not None  # checked when read
+            name, wanted = found["name"].strip("[]").lower(), found["port"]
+            if name == host.strip("[]").lower() and (wanted is None or int(wanted) == port):
+                return True
+        return False
+
+
+class _ProxyHandler(socketserver.StreamRequestHandler):
+    """One request to the proxy: ``CONNECT host:port`` or a plain HTTP request, forwarded only
+    when the sandbox's allow list permits it (else ``403``)."""
+
+    server: _EgressProxy
+
+    def handle(self) -> None:
+        head = self.rfile.readline(8192)
+        lines = [head]
+        while lines[-1] not in (b"\r\n", b"\n", b""):
+            lines.append(self.rfile.readline(8192))
+        words = head.decode("latin-1").split()
+        if len(words) != 3:
+            return
+        method, target = words[0].upper(), words[1]
+        if method == "CONNECT":
+            host, _, port = target.rpartition(":")
+        else:
+            url = urlsplit(target)
+            host, port = url.hostname or "", str(url.port or 80)
+        if not port.isdigit() or not self.server.allowed.permits(host, int(port)):
+            self.wfile.write(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n")
+            return
+        try:
+            upstream = socket.create_connection((host.strip("[]"), int(port)), timeout=30)
+        except OSError:
+            self.wfile.write(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n")
+            return
+        with upstream:
+            if method == "CONNECT":
+                self.wfile.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
+            else:
+                upstream.sendall(b"".join(lines))
+            back = threading.Thread(target=_pipe, args=(upstream, self.connection), daemon=True)
+            back.start()
+            _pipe(self.connection, upstream)
+            back.join()
+
+
+def _pipe(source: socket.socket, sink: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        while data := source.recv(65536):
+            sink.sendall(data)
+    with contextlib.suppress(OSError):
+        sink.shutdown(socket.SHUT_WR)
+
+
+class _EgressProxy(socketserver.ThreadingTCPServer):
+    """The proxy of a ``network: {allow: [...]}`` sandbox, on the host's loopback."""
+
+    daemon_threads = True
+
+    def __init__(self, allowed: AllowList) -> None:
+        super().__init__(("127.0.0.1", 0), _ProxyHandler)
+        self.allowed = allowed
+        threading.Thread(target=self.serve_forever, daemon=True, name="bench-egress-proxy").start()
+
+    @property
+    def port(self) -> int:
+        return int(self.server_address[1])
 
 
 class ContainerConfig(SandboxConfig):
@@ -30,8 +138,11 @@ class ContainerConfig(SandboxConfig):
     type: Literal["container"] = "container"
     image: str = Field(min_length=1)
     """The image to run (``docker.io/library/python:3.12-slim``, or one built locally)."""
-    network: Literal["none"] = "none"
-    """``none``: no network but the container's own loopback; the host's loopback is out of reach."""
+    network: Literal["none", "loopback"] | AllowList = "none"
+    """``none``: no network but the container's own loopback; the host's loopback is out of reach.
+    ``loopback`` (Podman): the host's loopback listeners, at ``HOST_ALIAS`` (``10.0.2.2``), and
+    nothing off the host. ``{allow: [hosts]}`` (Podman): as ``loopback``, and the listed hosts
+    through bench's proxy (``HTTP_PROXY``/``HTTPS_PROXY``)."""
     cpus: float | None = Field(default=None, gt=0)
     """CPUs the container may use (``--cpus``)."""
     memory: str | None = None
@@ -45,6 +156,21 @@ class ContainerConfig(SandboxConfig):
         if value.startswith("-") or any(c.isspace() for c in value):
             raise ValueError(f"image must be an image name such as python:3.12-slim, not {value!r}")
         return value
+
+    @field_validator("network", mode="before")
+    @classmethod
+    def _network_kind(cls, value: object) -> object:
+        if value in ("none", "loopback") or isinstance(value, AllowList):
+            return value
+        if isinstance(value, dict):  # checked here, so that its errors name no union member
+            try:
+                return AllowList.model_validate(value)
+            except ValidationError as exc:
+                error = exc.errors(include_url=False)[0]
+                where = ".".join(str(part) for part in error["loc"])
+                message = str(error["msg"]).removeprefix("Value error, ")
+                raise ValueError(f"{where}: {message}") from None
+        raise ValueError(f"network must be none, loopback or {{allow: [hosts]}}, not {value!r}")
 
     @field_validator("memory")
     @classmethod
@@ -70,19 +196,45 @@ class ContainerSandbox(Sandbox):
     Config = ContainerConfig
     description = "a Podman or Docker container; only the task's workspace is mounted"
     config: ContainerConfig
+    _proxy: _EgressProxy | None = None
+    _lock = threading.Lock()
 
     def unavailable(self) -> str | None:
-        if container_runtime(self.config.runtime) is None:
+        runtime = container_runtime(self.config.runtime)
+        if runtime is None:
             wanted = self.config.runtime or "Podman or Docker"
             return f"sandbox type container needs {wanted} installed (neither found on PATH)"
+        if self.config.network != "none" and Path(runtime).name != "podman":
+            # Docker has no slirp4netns: its ways to the host's loopback (--network host) reach
+            # off the host too.
+            return f"sandbox type container: network {self.network} needs Podman (its slirp4netns network)"
         return None
+
+    @property
+    def network(self) -> str:
+        network = self.config.network
+        return f"allow: {', '.join(network.allow)}" if isinstance(network, AllowList) else network
+
+    def _network(self) -> list[str]:
+        network = self.config.network
+        if network == "none":
+            return ["--network", "none"]
+        words = ["--network", _SLIRP_LOOPBACK, "--add-host", f"{HOST_ALIAS}:10.0.2.2"]
+        if isinstance(network, AllowList):
+            with self._lock:
+                if self._proxy is None:
+                    self._proxy = _EgressProxy(network)
+            url = f"http://{HOST_ALIAS}:{self._proxy.port}"
+            for name in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
+                words += ["--env", f"{name}={url}"]
+        return words
 
     def command(self, run: SandboxRun) -> list[str]:
         config = self.config
         runtime = container_runtime(config.runtime)
         if runtime is None:
             raise RuntimeError(self.unavailable())
-        words = [runtime, "run", "--rm", "-i", "--name", run.name, "--network", "none"]
+        words = [runtime, "run", "--rm", "-i", "--name", run.name, *self._network()]
         words += ["--cap-drop", "ALL", "--security-opt", "no-new-privileges"]
         words += ["--ulimit", f"nofile={run.open_files}:{run.open_files}"]
         words += ["--ulimit", f"nproc={run.processes}:{run.processes}"]

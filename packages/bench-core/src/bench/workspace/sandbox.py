@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.workspace.sandboxes import Mount, Sandbox, SandboxRun
 from bench.workspace.walk import walk
 
 MIB = 1024 * 1024
@@ -239,6 +240,47 @@ async def run(
     """
     async with _slot():
         return await _run(argv, workdir, limits, python)
+
+
+async def run_inside(box: Sandbox, argv: list[str], folder: Path, timeout: float) -> Execution:
+    """Run ``argv`` in a fresh ``box`` (a container sandbox) that sees only ``folder``, read-write,
+    as its working folder (at ``box.workspace_path``), stopped after ``timeout`` seconds (or the
+    box's own ``timeout``, when shorter); never raises for what the program does."""
+    root = folder.resolve()
+    inside_root = box.workspace_path or str(root)
+    # As under ``namespaces``: a plain environment and no bytecode files left in the folder.
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": inside_root, "LANG": "C.UTF-8"}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    mounts = [Mount(root, inside_root, writable=True)]
+    name = f"bench-run-{os.urandom(8).hex()}"
+    job = SandboxRun(name=name, argv=argv, mounts=mounts, workdir=inside_root, env=env)
+    limit = min(timeout, box.config.timeout or timeout)
+    started = time.perf_counter()
+    proc = await asyncio.create_subprocess_exec(
+        *box.command(job),
+        env={**os.environ, **job.secret_env()},  # a secret is named on the command line, valued here
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    timed_out, out, err = False, b"", b""
+    try:
+        out, err = await asyncio.wait_for(proc.communicate(), limit)
+    except asyncio.TimeoutError:
+        timed_out = True
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+        await box.stop(job)
+    return Execution(
+        exit_code=None if timed_out else proc.returncode,
+        stdout=out.decode("utf-8", "replace"),
+        stderr=err.decode("utf-8", "replace"),
+        duration_ms=(time.perf_counter() - started) * 1000,
+        isolation=f"sandbox {box.name}",
+        network=box.network,
+        timed_out=timed_out,
+    )
 
 
 def _command(

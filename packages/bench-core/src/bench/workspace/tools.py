@@ -4,7 +4,8 @@ The built-in agent (bench-agent's ``agent`` target) and judges that inspect a wo
 them. Paths are confined to the workspace (``bench.workspace.confined``: absolute paths, ``..`` and links
 leading out are refused; writes never follow a link). ``run_command`` runs ``/bin/sh -c`` in
 ``bench.workspace.sandbox`` (no network, private ``/tmp``, resource limits, where the machine allows),
-with a timeout. A tool never raises: failures come back as text starting with ``error:`` (and a
+with a timeout, or, given a ``Sandbox`` (``sandbox: {type: container, ...}``), inside it with only
+the workspace mounted. A tool never raises: failures come back as text starting with ``error:`` (and a
 command's result starts with ``exit code N``), so the model can read them and react.
 """
 
@@ -21,6 +22,7 @@ from bench.vocabulary.redact import excerpt
 from bench.vocabulary.tool_calls import decode_arguments
 from bench.workspace import sandbox
 from bench.workspace.confined import inside, list_inside, read_inside
+from bench.workspace.sandboxes import Sandbox
 
 READ_LIMIT = 256 * 1024
 WRITE_LIMIT = 4 * 1024 * 1024
@@ -83,11 +85,18 @@ class Workbench:
     """The tools bound to one workspace."""
 
     def __init__(
-        self, root: Path | str, *, allowed: tuple[str, ...] = ALL_TOOLS, command_timeout: float = 60
+        self,
+        root: Path | str,
+        *,
+        allowed: tuple[str, ...] = ALL_TOOLS,
+        command_timeout: float = 60,
+        container: Sandbox | None = None,
     ) -> None:
         self.root = Path(root)
         self.allowed = allowed
         self.command_timeout = command_timeout
+        #: Where ``run_command`` runs instead of the host (None: bench's own sandbox).
+        self.container = container
 
     async def call(self, name: str, arguments: Any) -> ToolResult:
         """Run one tool call; never raises."""
@@ -150,6 +159,8 @@ class Workbench:
         return ToolResult("\n".join(shown) + note if shown else "(empty)", False)
 
     async def _run(self, command: str) -> ToolResult:
+        if self.container is not None:
+            return await self._run_inside(self.container, command)
         limits = sandbox.Limits(
             timeout_s=self.command_timeout,
             cpu_s=max(1, int(self.command_timeout)),
@@ -162,6 +173,15 @@ class Workbench:
             ["/bin/sh", "-c", command], self.root, limits, python=sandbox.python_executable()
         )
         output = (done.stdout + done.stderr).strip()
+        if done.timed_out:
+            return ToolResult(f"error: timed out after {self.command_timeout:g} s\n{output}", True)
+        code = done.exit_code if done.exit_code is not None else -1
+        return ToolResult(f"exit code {code}" + (f"\n{output}" if output else ""), code != 0)
+
+    async def _run_inside(self, box: Sandbox, command: str) -> ToolResult:
+        """``command`` in a fresh ``box`` (a container) that sees only the workspace, read-write."""
+        done = await sandbox.run_inside(box, ["/bin/sh", "-c", command], self.root, self.command_timeout)
+        output = excerpt((done.stdout + done.stderr).strip(), 64 * 1024)
         if done.timed_out:
             return ToolResult(f"error: timed out after {self.command_timeout:g} s\n{output}", True)
         code = done.exit_code if done.exit_code is not None else -1

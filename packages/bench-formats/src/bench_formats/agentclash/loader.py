@@ -16,7 +16,7 @@ from bench import ConfigError, SuiteLoader, YamlDocument
 from bench_formats.reading import json_data, yaml_data
 from bench_formats.sniff import near_miss, top_keys
 
-from . import render, spec, validate
+from . import multi_turn, render, spec, validate
 
 #: Pack keys bench does not apply, and what the warning says of each.
 _NOT_APPLIED = {
@@ -57,14 +57,6 @@ class AgentClashLoader(SuiteLoader):
             raise ConfigError("invalid challenge pack: " + "; ".join(errors), file=path)
         version = data["version"]
         mode = str(version.get("execution_mode") or "").strip()
-        if mode == "multi_turn" or any(
-            case.get("user_simulator") for s in data.get("input_sets") or [] for case in validate.cases(s)
-        ):
-            raise ConfigError(
-                "version.execution_mode multi_turn (a case's user_simulator) is not supported: bench has "
-                "no simulated user to play the conversation's turns",
-                file=path,
-            )
         self._warn(data, mode)
         evaluation = version.get("evaluation_spec") or {}
         native: dict[str, Any] = {"name": str(data["pack"]["name"]).strip()}
@@ -75,6 +67,15 @@ class AgentClashLoader(SuiteLoader):
         except ValueError as exc:
             raise ConfigError(str(exc), file=path) from None
         native["tasks"] = _tasks(data, spec.evaluators(evaluation, self.warnings), path)
+        if mode == "multi_turn":
+            self._conversations(data, native["tasks"], path)
+        for judge in evaluation.get("llm_judges") or []:
+            for source in (judge.get("context_from") or []) if isinstance(judge, dict) else []:
+                if str(source).startswith(("transcript.", "turn.")):
+                    self._warn_once(
+                        f'llm_judges "{judge.get("key")}": context_from {source} is not applied: '
+                        "bench's agentclash_judge reads the final output"
+                    )
         mocked, left = _mock_tools(data, path)
         for task in native["tasks"] if mocked["tools"] else ():
             task.update(json.loads(json.dumps(mocked)))  # each task its own plain copy
@@ -87,6 +88,27 @@ class AgentClashLoader(SuiteLoader):
             for task in native["tasks"]:
                 task["response"] = {"output": "", "error": why}
         return YamlDocument(path=path, data=native, root=None)
+
+    def _conversations(self, data: dict[str, Any], tasks: list[dict[str, Any]], path: Path) -> None:
+        """Each case's user_simulator as its task's conversation; the instructions open it as the
+        system message (the first scripted turn is the user's first message)."""
+        found = [case for s in data.get("input_sets") or [] for case in validate.cases(s)]
+        for task, case in zip(tasks, found, strict=True):
+            simulator = case["user_simulator"]
+            inputs = [i for i in case.get("inputs") or [] if isinstance(i, dict)]
+            ctx = render.context(case.get("payload") or {}, inputs)
+            try:
+                task["conversation"] = multi_turn.conversation(
+                    simulator, ctx, self.options.target, f'case "{task["id"]}"'
+                )
+            except ValueError as exc:
+                raise ConfigError(str(exc), file=path) from None
+            task["input"] = [{"role": "system", "content": task.pop("prompt")}]
+            multi_turn.warnings(simulator, self._warn_once)
+
+    def _warn_once(self, line: str) -> None:
+        if line not in self.warnings:
+            self.warnings.append(line)
 
     def _warn(self, data: dict[str, Any], mode: str) -> None:
         version = data["version"]

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .multi_turn import problems as multi_turn_problems
+
 EXECUTION_MODES = ("native", "prompt_eval", "responses", "multi_turn")
 DIFFICULTIES = ("easy", "medium", "hard", "expert")
 
@@ -83,6 +85,23 @@ def problems(data: dict[str, Any]) -> list[str]:
         if not _text(input_set.get("name")):
             errs.append(f"{path}.name is required")
         errs.extend(_cases(path, cases(input_set), keys))
+    errs.extend(_user_simulators(data, mode == "multi_turn"))
+    return errs
+
+
+def _user_simulators(data: dict[str, Any], multi_turn: bool) -> list[str]:
+    """``validateBundleUserSimulators``: every multi_turn case has one, no other case has one."""
+    errs: list[str] = []
+    for i, input_set in enumerate(_list(data.get("input_sets"))):
+        for j, case in enumerate(cases(_map(input_set))):
+            path = f"input_sets[{i}].cases[{j}].user_simulator"
+            if case.get("user_simulator") is None:
+                if multi_turn:
+                    errs.append(f"{path} is required when version.execution_mode is multi_turn")
+            elif not multi_turn:
+                errs.append(f"{path} is only allowed when version.execution_mode is multi_turn")
+            else:
+                errs.extend(multi_turn_problems(path, case["user_simulator"]))
     return errs
 
 

@@ -20,6 +20,17 @@ from bench_formats.promptfoo.render import RenderError, compact_json, render_pro
 from bench_formats.promptfoo.tests_reader import check_test, merge_default, read_vars_files
 
 LABEL_CHARS = 40
+#: promptfoo's multi-turn state, which bench does not keep: refused rather than rendered empty.
+CONVERSATION_VAR = (
+    "prompt '{prompt}' uses _conversation, promptfoo's earlier turns of this prompt and provider: "
+    "bench does not keep them (it would render them empty); write the test as a native "
+    "suite's conversation: (docs/conversations.md)"
+)
+STORE_OUTPUT_AS = (
+    "{test}: options.storeOutputAs is not supported: bench runs tests independently and does not pass "
+    "one test's output to later tests' vars; write the turns as a native suite's conversation: "
+    "(docs/conversations.md)"
+)
 
 
 @dataclass
@@ -59,6 +70,8 @@ class Matrix:
             test["vars"] = read_vars_files(test["vars"], test_base, self.path, self.folder)
         test = merge_default(test, self.default)
         name = _short(str(test.get("description") or f"test {self.count}"))
+        if (test.get("options") or {}).get("storeOutputAs"):
+            raise ConfigError(STORE_OUTPUT_AS.format(test=name), file=self.path)
         transform_vars = (test.get("options") or {}).get("transformVars")
         if transform_vars is not None:
             test["vars"] = js_config.transform_vars(
@@ -114,6 +127,8 @@ class Matrix:
     ) -> dict[str, Any]:
         options = test.get("options") or {}
         raw = f"{options.get('prefix') or ''}{prompt.raw}{options.get('suffix') or ''}"
+        if "_conversation" in raw:  # promptfoo's test: the prompt's raw text names the var
+            raise ConfigError(CONVERSATION_VAR.format(prompt=prompt.label), file=self.path)
         try:
             text = render_prompt(raw, values)
         except RenderError as exc:

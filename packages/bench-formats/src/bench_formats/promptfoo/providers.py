@@ -64,6 +64,11 @@ REFUSAL = (
     "the model providers litellm knows (openai:, anthropic:, azure:, bedrock:, vertex:, google:, mistral:, "
     "groq:, ollama:, ...); run the config with --target SPEC instead"
 )
+SIMULATED_USER = (
+    "provider 'promptfoo:simulated-user' is not supported: bench does not run promptfoo's simulated "
+    "user (its conversation with the target provider); write the test as a native suite's "
+    "conversation: with a user_simulator: (docs/conversations.md)"
+)
 
 
 #: litellm prefixes of Google's Gemini API, whose tools promptfoo passes on in Google's own form.
@@ -192,7 +197,12 @@ def _provider(provider_id: str, options: dict[str, Any], config: Path, index: in
     else:
         model = model_name(provider_id)
         if model is None:
-            raise ConfigError(REFUSAL.format(id=provider_id), file=config, field=("providers", index))
+            why = (
+                SIMULATED_USER
+                if provider_id == "promptfoo:simulated-user"
+                else REFUSAL.format(id=provider_id)
+            )
+            raise ConfigError(why, file=config, field=("providers", index))
         target = {"type": "litellm", "model": model}
         for key, value in settings.items():
             if key in _CONFIG:

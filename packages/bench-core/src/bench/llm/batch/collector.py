@@ -71,6 +71,8 @@ class BatchSummary:
     batches: dict[str, dict[str, Any]] = field(default_factory=dict)
     requests: int = 0
     cost_usd: float = 0.0
+    #: The same answers at the live price (what the batches saved, beside ``cost_usd``).
+    live_cost_usd: float = 0.0
     live_retries: int = 0
 
     def to_dict(self) -> dict[str, Any]:
@@ -78,6 +80,7 @@ class BatchSummary:
             "batches": list(self.batches.values()),
             "requests": self.requests,
             "cost_usd": round(self.cost_usd, 10),
+            "live_cost_usd": round(self.live_cost_usd, 10),
             "live_retries": self.live_retries,
         }
 
@@ -150,6 +153,7 @@ class Batcher:
         u.cost_usd = self.prices.cost(request.model, u.input_tokens, u.output_tokens, batch=True)
         self.summary.requests += 1
         self.summary.cost_usd += u.cost_usd or 0.0
+        self.summary.live_cost_usd += self.prices.cost(request.model, u.input_tokens, u.output_tokens) or 0.0
         row = self.summary.batches.get(batch_id)
         if row is not None:
             row["cost_usd"] = round(row.get("cost_usd", 0.0) + (u.cost_usd or 0.0), 10)

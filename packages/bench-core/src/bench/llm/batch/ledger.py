@@ -36,6 +36,19 @@ class Entry:
     route: dict[str, Any] = field(default_factory=dict)
 
 
+def _whole_lines(path: Path) -> list[str]:
+    """The ledger's lines, a last line cut by a kill mid-append cut off the file (dropping it is
+    safe: an intent is synced before its submit request, a lost id is looked up by its token, a
+    lost ``collected`` downloads the batch again)."""
+    data = path.read_bytes()
+    whole = data[: data.rfind(b"\n") + 1]
+    if len(whole) < len(data):
+        with open(path, "r+b") as fh:
+            fh.truncate(len(whole))
+            os.fsync(fh.fileno())
+    return whole.decode("utf-8").splitlines()
+
+
 class Ledger:
     """The ledger of one run's batches, in ``folder``."""
 
@@ -44,7 +57,7 @@ class Ledger:
         self.entries: dict[str, Entry] = {}
         path = folder / LEDGER
         if path.exists():
-            for line in path.read_text(encoding="utf-8").splitlines():
+            for line in _whole_lines(path):
                 if line.strip():
                     self._apply(json.loads(line))
 

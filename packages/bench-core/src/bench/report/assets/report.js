@@ -32,6 +32,11 @@
       cards.appendChild(card(typeof cost === "number" ? "$" + cost.toFixed(4) : "unknown", "LLM cost" +
         (run.llm.unpriced_calls ? " (" + run.llm.unpriced_calls + " calls unpriced)" : "")));
     }
+    if (run.batches && run.batches.requests) {
+      var b = run.batches;
+      cards.appendChild(card("$" + (b.cost_usd || 0).toFixed(4), "batched: " + b.requests + " requests in " +
+        (b.batches || []).length + " batches" + (b.live_cost_usd ? " (live price $" + b.live_cost_usd.toFixed(4) + ")" : "")));
+    }
     box.appendChild(cards);
   }
 
