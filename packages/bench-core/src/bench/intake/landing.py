@@ -103,12 +103,12 @@ def task_result(task: ImportedTask) -> TaskResult:
             duration_ms=task.duration_ms,
             prompt=task.prompt,
             messages=task.messages,
-            vars=task.vars or None,
-            metadata=task.metadata or None,
+            vars=redact.named(task.vars) or None,
+            metadata=redact.named(task.metadata) or None,
             tags=task.tags,
             target=task.target,
             trajectory=trajectory,
-            imported=task.imported or None,
+            imported=redact.named(task.imported) or None,
         )
     except ValueError as exc:  # an importer's bug: say which task
         raise BenchError(f"imported task '{task.id}' is not a valid result: {exc}") from None

@@ -38,6 +38,13 @@ _QUERY = re.compile(
 _URL_PASSWORD = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@'\"]*:)[^/\s@'\"]+(@)")
 _API_KEY_ENV = re.compile(r"""\bapi_key_env["']?\s*:\s*["']?([A-Za-z_][A-Za-z0-9_]*)""")
 _MIN_LENGTH = 8
+# a field that names a credential: `api_key`, `apiKey`, `x-api-key`, `http.request.header.authorization`,
+# `access_token`; never `max_tokens` or a task's `key`
+_SECRET_FIELD = re.compile(
+    r"(?i)(?:^|[._-])(?:x-)?(?:api[_-]?key|apikey|secret(?:[_-]?key)?|client[_-]?secret|password|passwd|"
+    r"credentials?|authorization|proxy-authorization|cookie|set-cookie|private[_-]?key|"
+    r"(?:access|auth|bearer|refresh|session|id)[_-]?token|token)$"
+)
 _MARKER = re.compile(r"\[REDACTED(?::[^\]\s]+)?\]")
 _MARKER_SPAN = 256  # how far before a cut a marker that it would split may start
 ELLIPSIS = "…"
@@ -116,6 +123,27 @@ class Redactor:
         if isinstance(data, (list, tuple)):
             return [self.values(v) for v in data]
         return data
+
+
+def names_secret(name: str) -> bool:
+    """Whether an environment variable's name looks like a credential's (``*_KEY``, ``*_TOKEN``, ...)."""
+    return bool(_SECRET_NAME.search(name))
+
+
+def named(data: Any) -> Any:
+    """``data`` (JSON-like) with the text under every field that names a credential (``apiKey``,
+    an ``authorization`` header, ``access_token``) replaced by ``[REDACTED]``, whatever its value:
+    another tool's file may hold a key bench's environment does not know (RELIABILITY H12)."""
+    if isinstance(data, dict):
+        return {
+            k: "[REDACTED]"
+            if isinstance(k, str) and isinstance(v, str) and v and _SECRET_FIELD.search(k)
+            else named(v)
+            for k, v in data.items()
+        }
+    if isinstance(data, (list, tuple)):
+        return [named(v) for v in data]
+    return data
 
 
 def _cut(text: str, at: int, forward: bool) -> int:

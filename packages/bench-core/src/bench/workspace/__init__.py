@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from bench.workspace.checkout import summarize as summarize
     from bench.workspace.confined import list_inside as list_inside
     from bench.workspace.confined import read_inside as read_inside
+    from bench.workspace.network_guard import OfflineRefused as OfflineRefused
+    from bench.workspace.network_guard import child_prefix as child_prefix
     from bench.workspace.network_guard import install_from_env as install_from_env
     from bench.workspace.safe_git import GitError as GitError
     from bench.workspace.safe_git import git as git
@@ -50,6 +52,8 @@ _EXPORTS = {
     "Mount": "bench.workspace.sandboxes",
     "RegisterSandbox": "bench.workspace.sandboxes",
     "install_from_env": "bench.workspace.network_guard",
+    "child_prefix": "bench.workspace.network_guard",
+    "OfflineRefused": "bench.workspace.network_guard",
 }
 
 __all__ = [*_EXPORTS, "sandbox"]

@@ -245,8 +245,9 @@ class ContainerSandbox(Sandbox):
         for mount in run.mounts:
             mode = "rw" if mount.writable else "ro"
             words += ["--volume", f"{mount.host}:{mount.inside}:{mode}"]
+        hidden = run.secret_env()  # by name only: the client has them in its environment
         for key, value in run.env.items():
-            words += ["--env", f"{key}={value}"]
+            words += ["--env", key if key in hidden else f"{key}={value}"]
         return [*words, "--workdir", run.workdir, config.image, *run.argv]
 
     async def stop(self, run: SandboxRun) -> None:

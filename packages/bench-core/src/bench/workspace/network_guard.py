@@ -7,8 +7,9 @@ module included) and ``socket.sendto``/``socket.sendmsg`` (datagrams). A refused
 ``OfflineRefused`` naming the host and port, before any byte is sent. An audit hook cannot be
 removed, so it is installed once and does nothing while the guard is off.
 
-What it cannot cover: other programs (subprocesses: a ``command`` target, Node.js), and native
-libraries that open their own sockets without Python's socket module. A worker process bench
+What it cannot cover: other programs (Node.js), and native libraries that open their own
+sockets without Python's socket module. A program started on the host (a ``command`` target)
+goes into a network namespace of its own through :func:`child_prefix` (H14). A worker process bench
 starts inherits ``BENCH_OFFLINE=1`` in its environment; a Python one calls ``install_from_env``.
 A name given straight to ``socket.connect`` (not looked up first, as every HTTP client does) is
 resolved by the C library before the audit event: its connection is refused, its lookup was made.
@@ -18,9 +19,12 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import functools
 import ipaddress
 import os
+import shutil
 import socket
+import subprocess
 import sys
 import threading
 from collections.abc import Iterator
@@ -151,3 +155,37 @@ def offline() -> Iterator[None]:
                     os.environ.pop(ENV, None)
                 else:
                     os.environ[ENV] = previous
+
+
+#: The words that start a program in a user and network namespace of its own (util-linux).
+UNSHARE = ("unshare", "--map-current-user", "--net", "--")
+
+
+@functools.cache
+def _namespace_refusal() -> str | None:
+    """Why this host cannot start a program in a network namespace of its own; None when it can."""
+    if shutil.which(UNSHARE[0]) is None:
+        return "unshare (util-linux) is not installed"
+    try:
+        done = subprocess.run([*UNSHARE, "true"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"unshare failed: {exc}"
+    if done.returncode != 0:
+        return f"unshare failed: {done.stderr.strip() or f'status {done.returncode}'}"
+    return None
+
+
+def child_prefix() -> list[str]:
+    """The words to put before a program the guard cannot reach (not Python: a ``command``
+    target) while the guard is on: it runs in a network namespace of its own, where nothing, the
+    host's loopback included, can be reached. None while the guard is off.
+
+    Raises OfflineRefused when this host cannot make the namespace: the program is never run
+    unguarded.
+    """
+    if not active():
+        return []
+    reason = _namespace_refusal()
+    if reason is not None:
+        raise OfflineRefused(f"offline: cannot cut this program off the network ({reason})")
+    return list(UNSHARE)

@@ -258,6 +258,7 @@ async def run_inside(box: Sandbox, argv: list[str], folder: Path, timeout: float
     started = time.perf_counter()
     proc = await asyncio.create_subprocess_exec(
         *box.command(job),
+        env={**os.environ, **job.secret_env()},  # a secret is named on the command line, valued here
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,

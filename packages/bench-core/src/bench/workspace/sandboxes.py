@@ -22,6 +22,8 @@ from typing import Any, ClassVar, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bench.vocabulary import redact
+
 __all__ = ["Mount", "RegisterSandbox", "Sandbox", "SandboxConfig", "SandboxRun"]
 
 
@@ -59,6 +61,13 @@ class SandboxRun:
     #: Limits the sandbox applies where it can (``nofile``, ``nproc``).
     open_files: int = 1024
     processes: int = 256
+
+    def secret_env(self) -> dict[str, str]:
+        """The variables of ``env`` that hold a secret (by name or by value): a sandbox names them on
+        its client's command line without their values, which any user of the host can read there
+        (``ps``), and the client gets them in its own environment (RELIABILITY H13)."""
+        scrub = redact.current()
+        return {k: v for k, v in self.env.items() if redact.names_secret(k) or scrub.finds(v)}
 
 
 class Sandbox(ABC):

@@ -25,6 +25,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from bench import workspace
+
 WORKER_JS = Path(__file__).with_name("worker.js")
 #: How long one call of user JavaScript may run (promptfoo sets none; bench never waits forever).
 CALL_TIMEOUT_S = 30.0
@@ -85,10 +87,14 @@ class NodeWorker:
     """A running ``worker.js``: thread-safe synchronous and asynchronous calls."""
 
     def __init__(self, node: str, cwd: Path) -> None:
+        # offline: in a network namespace of its own, or not started at all (OfflineRefused)
+        prefix = workspace.child_prefix()
+        #: Whether it runs cut off the network (started in an offline run).
+        self.offline = bool(prefix)
         read_end, write_end = os.pipe()
         try:
             self.process = subprocess.Popen(
-                [node, str(WORKER_JS), str(write_end)],
+                [*prefix, node, str(WORKER_JS), str(write_end)],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
@@ -220,8 +226,11 @@ def worker(cwd: Path | None = None) -> NodeWorker:
     """The run's worker, started at its first use (again after one died); NodeMissing without node."""
     global _worker
     with _start_lock:
-        if _worker is not None and _worker.dead is None and _worker.process.poll() is None:
+        alive = _worker is not None and _worker.dead is None and _worker.process.poll() is None
+        if _worker is not None and alive and _worker.offline == bool(workspace.child_prefix()):
             return _worker
+        if _worker is not None and alive:  # started before the run went offline (a config's JavaScript)
+            _worker.close()
         node = node_path()
         if node is None:
             raise NodeMissing("no 'node' on PATH")

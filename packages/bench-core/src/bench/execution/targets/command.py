@@ -44,7 +44,7 @@ from bench.target import Target, TargetConfig
 from bench.vocabulary import redact
 from bench.vocabulary.errors import ConfigError, TargetError
 from bench.vocabulary.models import Response, Task, Usage
-from bench.workspace import trajectory
+from bench.workspace import network_guard, trajectory
 from bench.workspace.container import ContainerSandbox
 from bench.workspace.sandbox import Tail, kill_group, reap
 from bench.workspace.sandboxes import Mount, Sandbox, SandboxRun
@@ -212,8 +212,14 @@ class CommandTarget(Target[CommandConfig]):
         """Run the program (or its sandbox's command) to the end: its stdout, stderr and status."""
         # A sandbox's client (podman, docker) runs on the host with the host's environment; the
         # program's own environment travels in the sandbox's command.
-        env = dict(os.environ) if run is not None else env
+        # Secrets travel in the client's environment, named without their values on its command line.
+        env = {**os.environ, **run.secret_env()} if run is not None else env
         reaped = _reaper_argv()
+        if run is None:  # offline: a program on the host runs with no network (a container has its own)
+            try:
+                argv = [*network_guard.child_prefix(), *argv]
+            except network_guard.OfflineRefused as exc:
+                raise TargetError(f"{exc}; run it in a container sandbox (network: none) instead") from None
         if reaped:  # the reaper is Python, which coerces a C locale: it gives the program this one back
             env[reaper.LC_CTYPE_SAVED] = env.get("LC_CTYPE", reaper.UNSET)
         proc = await asyncio.create_subprocess_exec(
