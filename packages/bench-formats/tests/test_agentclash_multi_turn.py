@@ -15,8 +15,7 @@ import pytest
 import yaml
 
 from bench import ConfigError
-from bench.suite_loader import LoadOptions
-from bench.testing.server import FakeLLMServer, Reply
+from bench.testing import FakeLLMServer, LoadOptions, Reply
 from bench_formats.agentclash import multi_turn
 from bench_formats.agentclash.loader import AgentClashLoader
 

@@ -17,8 +17,7 @@ from pydantic import Field
 
 from bench import Response, SuiteContext, Target, TargetConfig, TargetError, Task
 from bench.llm import LLMRequest, Message, tool_loop
-from bench.plugins.sandboxes import open_sandbox
-from bench.workspace import Sandbox, Workbench, specs
+from bench.workspace import Sandbox, Workbench, open_sandbox, specs
 
 SYSTEM = (
     "You are a software agent working in a repository. Use the tools to inspect and change files "

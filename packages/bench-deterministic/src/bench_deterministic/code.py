@@ -13,10 +13,11 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 
 from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample
-from bench.plugins.sandboxes import open_sandbox
 from bench.vocabulary import excerpt, loads_strict
-from bench.workspace import Sandbox, sandbox
-from bench.workspace.sandbox import Limits
+
+# the module running a program as a child with limits (a Config's own field is named sandbox)
+from bench.workspace import Sandbox, open_sandbox
+from bench.workspace import sandbox as limited
 
 TAIL = 2000
 
@@ -109,8 +110,8 @@ class CodeConfig(EvaluatorConfig):
             shlex.split(self.test_command) if isinstance(self.test_command, str) else list(self.test_command)
         )
 
-    def limits(self) -> Limits:
-        return sandbox.Limits(
+    def limits(self) -> limited.Limits:
+        return limited.Limits(
             timeout_s=self.timeout_ms / 1000,
             cpu_s=self.cpu_seconds,
             memory_mb=self.memory_mb,
@@ -202,14 +203,14 @@ class CodeExecution(Evaluator[CodeConfig]):
         config = self.config
         if self.container is not None:
             return await self._evaluate_inside(self.container, sample)
-        if config.require_isolation and sandbox.isolation_level() == "rlimits-only":
+        if config.require_isolation and limited.isolation_level() == "rlimits-only":
             raise EvaluatorError("require_isolation: no namespace sandbox here (needs root and unshare)")
         language = LANGUAGES[config.language]
         code = extract_code(sample.output, config.language) if config.extract_code else sample.output
         workdir = Path(tempfile.mkdtemp(prefix="bench-code-"))
         try:
             argv, python = self._prepare(workdir, code, language)
-            execution = await sandbox.run(argv, workdir, config.limits(), python=python)
+            execution = await limited.run(argv, workdir, config.limits(), python=python)
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
         return self._score(execution)
@@ -223,7 +224,7 @@ class CodeExecution(Evaluator[CodeConfig]):
         workdir = Path(tempfile.mkdtemp(prefix="bench-code-"))
         try:
             argv, _ = self._prepare(workdir, code, language, interpreter=language.interpreter or "python3")
-            execution = await sandbox.run_inside(box, argv, workdir, config.timeout_ms / 1000)
+            execution = await limited.run_inside(box, argv, workdir, config.timeout_ms / 1000)
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
         return self._score(execution)
@@ -233,9 +234,9 @@ class CodeExecution(Evaluator[CodeConfig]):
     ) -> tuple[list[str], str | None]:
         config = self.config
         main = workdir / f"main{language.suffix}"
-        python = sandbox.python_executable() if language.interpreter is None and not interpreter else None
+        python = limited.python_executable() if language.interpreter is None and not interpreter else None
         if interpreter is None:
-            interpreter = sandbox.interpreter_prefix(python)[1] if python else str(language.interpreter)
+            interpreter = limited.interpreter_prefix(python)[1] if python else str(language.interpreter)
         if config.test_command is not None:
             main.write_text(code, encoding="utf-8")
             if config.test_code:
@@ -248,7 +249,7 @@ class CodeExecution(Evaluator[CodeConfig]):
         main.write_text(program, encoding="utf-8")
         return [interpreter, main.name], python
 
-    def _score(self, run: sandbox.Execution) -> Result:
+    def _score(self, run: limited.Execution) -> Result:
         config = self.config
         details: dict[str, Any] = {
             "exit_code": run.exit_code,

@@ -7,7 +7,8 @@ runs one, see ``bench.testing.collect``); ``build_registry`` builds a registry w
 plugin objects and ``install`` pip-installs a distribution into a folder; ``git_repo`` and
 ``commit`` make real git repositories for workspace tests; ``Reply``, ``Fault`` and
 ``judge_verdict`` script the ``bench_fake_llm`` server's answers; ``verdict_digest`` hashes a run's
-verdicts (timing left out), to compare runs.
+verdicts (timing left out), to compare runs; ``LoadOptions`` builds a suite loader with the
+options a run gives it (``MyLoader(LoadOptions(target=...)).load(path)``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from bench.plugins.registry import build_registry as build_registry
     from bench.suite.loader import load_suite as load_suite
+    from bench.suite_loader import LoadOptions as LoadOptions
     from bench.testing.assertions import assert_passes as assert_passes
     from bench.testing.digest import verdict_digest as verdict_digest
     from bench.testing.distributions import install as install
@@ -38,6 +40,7 @@ _EXPORTS = {
     "assert_passes": "bench.testing.assertions",
     "Fault": "bench.testing.server",
     "FakeLLMServer": "bench.testing.server",
+    "LoadOptions": "bench.suite_loader",
     "Reply": "bench.testing.server",
     "build_registry": "bench.plugins.registry",
     "commit": "bench.testing.repos",
@@ -55,6 +58,7 @@ _EXPORTS = {
 __all__ = [
     "FakeLLMServer",
     "Fault",
+    "LoadOptions",
     "Reply",
     "assert_passes",
     "build_registry",

@@ -5,7 +5,8 @@ The public API for plugins that read what an agent left in its workspace (docs/p
 what changed between two commits, ``read_inside`` and ``list_inside`` never leave the workspace,
 ``Workbench`` and ``specs`` give a model the workspace's tools, and ``sandbox`` runs code in a
 child process with limits; ``Sandbox`` is the contract of a place a command runs instead of
-the host (``bench_register_sandboxes``). Names load on first use.
+the host (``bench_register_sandboxes``) and ``open_sandbox`` opens the one a ``sandbox:``
+setting names, whichever plugin registered its type. Names load on first use.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from bench.plugins.sandboxes import open_sandbox as open_sandbox
     from bench.workspace import sandbox as sandbox
     from bench.workspace.checkout import changes as changes
     from bench.workspace.checkout import summarize as summarize
@@ -52,6 +54,8 @@ _EXPORTS = {
     "Mount": "bench.workspace.sandboxes",
     "RegisterSandbox": "bench.workspace.sandboxes",
     "install_from_env": "bench.workspace.network_guard",
+    # the registry of sandbox types lives above the workspace: loaded only when asked for
+    "open_sandbox": "bench.plugins.sandboxes",
     "child_prefix": "bench.workspace.network_guard",
     "OfflineRefused": "bench.workspace.network_guard",
 }

@@ -21,7 +21,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from bench import EvaluatorError, workspace
+from bench import EvaluatorError
+from bench.workspace import OfflineRefused
 from bench_formats.promptfoo import node_worker
 from bench_formats.promptfoo.checks.base import Grade, js_string
 from bench_formats.promptfoo.js_context import FILE, is_js_file, split_file
@@ -81,7 +82,7 @@ def _worker(what: str) -> node_worker.NodeWorker:
         return node_worker.worker()
     except NodeMissing:
         raise EvaluatorError(node_worker.missing_message(what)) from None
-    except workspace.OfflineRefused as exc:
+    except OfflineRefused as exc:
         raise EvaluatorError(f"{what}: {exc}") from None
 
 

@@ -25,7 +25,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from bench import workspace
+from bench.workspace import child_prefix
 
 WORKER_JS = Path(__file__).with_name("worker.js")
 #: How long one call of user JavaScript may run (promptfoo sets none; bench never waits forever).
@@ -88,7 +88,7 @@ class NodeWorker:
 
     def __init__(self, node: str, cwd: Path) -> None:
         # offline: in a network namespace of its own, or not started at all (OfflineRefused)
-        prefix = workspace.child_prefix()
+        prefix = child_prefix()
         #: Whether it runs cut off the network (started in an offline run).
         self.offline = bool(prefix)
         read_end, write_end = os.pipe()
@@ -227,7 +227,7 @@ def worker(cwd: Path | None = None) -> NodeWorker:
     global _worker
     with _start_lock:
         alive = _worker is not None and _worker.dead is None and _worker.process.poll() is None
-        if _worker is not None and alive and _worker.offline == bool(workspace.child_prefix()):
+        if _worker is not None and alive and _worker.offline == bool(child_prefix()):
             return _worker
         if _worker is not None and alive:  # started before the run went offline (a config's JavaScript)
             _worker.close()
