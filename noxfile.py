@@ -36,6 +36,9 @@ PACKAGE_NAMES = [
 #: Packages whose tests run once, in their own `package` session, never in `tests` (Ray: a
 #: cluster per test session, a 79 MB wheel; the `tests` sessions neither install nor collect it).
 OWN_SESSION = ["bench-ray"]
+#: Packages whose tests finish sooner in one process than pytest-xdist's workers take to start
+#: (measured on a 2-core machine: about half the wall and CPU time of ``-n auto``).
+ONE_PROCESS = ["bench-deterministic", "bench-rag", "bench-safety", "bench-agent"]
 #: The Python of the per-package sessions; on the others, `tests` runs the packages' tests too.
 PACKAGE_PYTHON = "3.11"
 CORE = ["-e", "packages/bench-core[testing]"]
@@ -141,7 +144,7 @@ def package(session: nox.Session, name: str) -> None:
     if name in SIMILARITY_SESSIONS and session.python == SIMILARITY_PYTHON:
         _install_similarity(session)
     # One Ray cluster per test process: bench-ray's tests run in one process.
-    workers = ["-n", "0"] if name in OWN_SESSION else ["-n", "auto"]
+    workers = ["-n", "0"] if name in OWN_SESSION or name in ONE_PROCESS else ["-n", "auto"]
     session.run("pytest", *workers, f"packages/{name}/tests", *session.posargs)
 
 
