@@ -69,6 +69,7 @@ COMMANDS = (
     runs.runs,
     runs.show,
     runs.view,
+    runs.answer,
     authoring.schema,
     authoring.init,
 )

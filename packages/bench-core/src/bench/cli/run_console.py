@@ -15,7 +15,7 @@ from typing import Any
 import typer
 
 from bench.api import RunResult
-from bench.cli.errors import EXIT_ERRORS, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
+from bench.cli.errors import EXIT_ERRORS, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_WAITING
 from bench.cli.outputs import check_output
 from bench.pipeline.run import DryRun
 from bench.plugins.registry import Registry
@@ -83,6 +83,8 @@ def finish(
             return EXIT_INTERRUPTED
         if summary.errors or result.report.stopped:
             return EXIT_ERRORS
+        if summary.waiting:
+            return EXIT_WAITING
         if threshold is not None and summary.total:
             return EXIT_OK if print_threshold(summary, threshold) else EXIT_FAILED
         return EXIT_FAILED if result.report.failures else EXIT_OK
@@ -152,3 +154,25 @@ def _verbose_logging() -> None:
         if not logger.handlers:
             logger.addHandler(handler)
     guard_loggers(("bench", *LOGGERS))
+
+
+def answer_waiting(runs_dir: Path, ref: str) -> None:
+    """Before a resume: on a terminal, ask the person each of the run's conversations waits for;
+    elsewhere, say which stay waiting and how to answer them."""
+    from bench.cli.runs import ask, on_a_terminal
+    from bench.execution.journal.person import waiting_tasks
+    from bench.vocabulary.errors import BenchError
+
+    try:
+        waiting = [w for w in waiting_tasks(runs_dir, ref) if not w.answered]
+    except BenchError:
+        return  # the resume itself says what is wrong with the run
+    for task in waiting:
+        if on_a_terminal():
+            ask(task)
+        else:
+            typer.echo(
+                f"task '{task.key}' waits for a person and stays waiting (no terminal to ask on): "
+                f"answer it with bench answer {task.run_id} {task.key} on a terminal, or in bench view",
+                err=True,
+            )

@@ -147,7 +147,7 @@ class RunsView:
     def head(self, folder: Path, records: list[dict[str, Any]]) -> dict[str, Any]:
         """The run's manifest fields the page shows, its counts taken from the records so far."""
         manifest = _manifest(folder)
-        summary = dict.fromkeys(("total", "passed", "failed", "errors", "interrupted"), 0)
+        summary = dict.fromkeys(("total", "passed", "failed", "errors", "interrupted", "waiting"), 0)
         for record in records:
             status = record.get("status")
             summary["total"] += 1

@@ -1,0 +1,152 @@
+"""A person's turn: the conversation stops, its task ``waiting`` (transcript kept, exit 5); the
+person answers with ``bench answer`` on a terminal (or from ``bench view``: test_person_viewer.py),
+then ``--resume`` replays the turns so far and goes on from the person's message."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bench.execution.journal.person import find_waiting, save_answer
+
+ASSISTANT = """\
+import pathlib
+
+def reply(task):
+    said = task.messages[-1].content
+    with open(pathlib.Path(__file__).parent / "calls.log", "a") as log:
+        log.write(said + "\\n")
+    return "a refund it is" if "refund" in said else "how can I help?"
+"""
+
+SUITE = """\
+name: person
+target: {type: python, function: "assistant:reply"}
+tasks:
+  - id: t
+    conversation:
+      phases:
+        - turns: [my parcel is lost]
+        - person: {prompt: take over the chat}
+        - turns: [thanks]
+    evaluate: {type: contains, value: refund, over: transcript}
+"""
+
+
+@pytest.fixture
+def suite(bench_suite_file, tmp_path: Path) -> Path:
+    (tmp_path / "assistant.py").write_text(ASSISTANT)
+    return bench_suite_file(SUITE)
+
+
+def _task(tmp_path: Path) -> dict:
+    return json.loads((tmp_path / "out.json").read_text())["tasks"][0]
+
+
+def _run_id(tmp_path: Path) -> str:
+    return json.loads((tmp_path / "out.json").read_text())["run_id"]
+
+
+def _calls(tmp_path: Path) -> list[str]:
+    return (tmp_path / "calls.log").read_text().splitlines()
+
+
+def test_a_person_phase_leaves_the_task_waiting_with_its_transcript(bench_cli, suite, tmp_path):
+    result = bench_cli("run", suite, "-o", "out.json")
+    task = _task(tmp_path)
+    assert result.exit_code == 5, result.output
+    assert (task["status"], task["passed"], task.get("error")) == ("waiting", False, None)
+    assert task["conversation"]["waiting"] == {"turn": 2, "prompt": "take over the chat"}
+    assert [m["content"] for m in task["conversation"]["messages"]] == ["my parcel is lost", "how can I help?"]
+    assert task["evaluators"] == []  # nothing judged until the conversation ends
+    report = json.loads((tmp_path / "out.json").read_text())
+    assert report["summary"]["waiting"] == 1
+    assert "1 tasks: 0 passed, 0 failed, 0 errors, 1 waiting for a person" in result.stdout
+    assert f"answer with bench answer {_run_id(tmp_path)} TASK (or in bench view)" in result.stdout
+    manifest = json.loads(next((tmp_path / ".bench" / "runs").glob("*/manifest.json")).read_text())
+    assert manifest["status"] == "waiting for a person"
+    listed = bench_cli("runs", "--json")
+    assert json.loads(listed.stdout)[0]["status"] == "waiting for a person"
+
+
+def test_bench_answer_then_resume_goes_on_from_the_persons_turn(bench_cli, suite, tmp_path, monkeypatch):
+    bench_cli("run", suite, "-q", "-o", "out.json")
+    run_id = _run_id(tmp_path)
+    monkeypatch.setattr("bench.cli.runs.on_a_terminal", lambda: True)
+    answered = _answer(bench_cli, run_id, "I want a refund")
+    assert answered.exit_code == 0, answered.output
+    assert "you are asked: take over the chat" in answered.stdout
+    assert f"saved; the conversation goes on with: bench run SUITE --resume {run_id}" in answered.stdout
+    result = bench_cli("run", suite, "-q", "-o", "out.json", "--resume", run_id)
+    task = _task(tmp_path)
+    assert result.exit_code == 0, result.output
+    assert task["status"] == "passed"
+    assert [m["content"] for m in task["conversation"]["messages"]] == [
+        "my parcel is lost",
+        "how can I help?",
+        "I want a refund",
+        "a refund it is",
+        "thanks",
+        "how can I help?",
+    ]
+    assert [t["by"] for t in task["conversation"]["turns"]] == ["scripted", "person", "scripted"]
+    assert "waiting" not in task["conversation"]
+    # the first turn was replayed from the journal, not asked again
+    assert _calls(tmp_path) == ["my parcel is lost", "I want a refund", "thanks"]
+
+
+def _answer(bench_cli, run_id: str, text: str):
+    """``bench answer`` with ``text`` typed at its prompt (CliRunner reads stdin from ``input``)."""
+    from typer.testing import CliRunner
+
+    from bench.cli import app
+
+    result = CliRunner().invoke(app, ["answer", run_id, "t"], input=text + "\n", catch_exceptions=False)
+    return result
+
+
+def test_bench_answer_without_a_terminal_is_refused(bench_cli, suite, tmp_path):
+    bench_cli("run", suite, "-q", "-o", "out.json")
+    run_id = _run_id(tmp_path)
+    result = bench_cli("answer", run_id, "t")
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (
+        "error: bench answer asks the person on a terminal, and this is none: run it in one, "
+        f"or answer in bench view (task 't' of run {run_id})"
+    )
+
+
+def test_bench_answer_names_the_tasks_that_wait(bench_cli, suite, tmp_path):
+    bench_cli("run", suite, "-q", "-o", "out.json")
+    run_id = _run_id(tmp_path)
+    result = bench_cli("answer", run_id, "nope")
+    assert result.exit_code == 2
+    assert result.stderr.strip() == f"error: run {run_id} has no task 'nope' waiting for a person (waiting: t)"
+
+
+def test_resume_without_a_terminal_leaves_the_task_waiting_and_says_how_to_answer(bench_cli, suite, tmp_path):
+    bench_cli("run", suite, "-q", "-o", "out.json")
+    run_id = _run_id(tmp_path)
+    result = bench_cli("run", suite, "-q", "-o", "out.json", "--resume", run_id)
+    assert result.exit_code == 5
+    assert (
+        f"task 't' waits for a person and stays waiting (no terminal to ask on): answer it with "
+        f"bench answer {run_id} t on a terminal, or in bench view"
+    ) in result.stderr
+    assert _task(tmp_path)["status"] == "waiting"
+    assert _calls(tmp_path) == ["my parcel is lost"]  # replayed, not asked again
+
+
+def test_an_answer_is_saved_once_and_never_empty(bench_cli, suite, tmp_path):
+    bench_cli("run", suite, "-q", "-o", "out.json")
+    waiting = find_waiting(tmp_path / ".bench" / "runs", _run_id(tmp_path), "t")
+    with pytest.raises(Exception, match="an answer is a message: it cannot be empty"):
+        save_answer(waiting, "  \n")
+    save_answer(waiting, "I want a refund")
+    with pytest.raises(Exception) as again:
+        save_answer(waiting, "twice")
+    assert str(again.value) == (
+        f"task 't' of run {waiting.run_id} is answered already: resume the run to send the answer"
+    )
