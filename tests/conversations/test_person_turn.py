@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from bench import ConfigError
 from bench.execution.journal.person import find_waiting, save_answer
 
 ASSISTANT = """\
@@ -59,7 +60,10 @@ def test_a_person_phase_leaves_the_task_waiting_with_its_transcript(bench_cli, s
     assert result.exit_code == 5, result.output
     assert (task["status"], task["passed"], task.get("error")) == ("waiting", False, None)
     assert task["conversation"]["waiting"] == {"turn": 2, "prompt": "take over the chat"}
-    assert [m["content"] for m in task["conversation"]["messages"]] == ["my parcel is lost", "how can I help?"]
+    assert [m["content"] for m in task["conversation"]["messages"]] == [
+        "my parcel is lost",
+        "how can I help?",
+    ]
     assert task["evaluators"] == []  # nothing judged until the conversation ends
     report = json.loads((tmp_path / "out.json").read_text())
     assert report["summary"]["waiting"] == 1
@@ -123,7 +127,9 @@ def test_bench_answer_names_the_tasks_that_wait(bench_cli, suite, tmp_path):
     run_id = _run_id(tmp_path)
     result = bench_cli("answer", run_id, "nope")
     assert result.exit_code == 2
-    assert result.stderr.strip() == f"error: run {run_id} has no task 'nope' waiting for a person (waiting: t)"
+    assert (
+        result.stderr.strip() == f"error: run {run_id} has no task 'nope' waiting for a person (waiting: t)"
+    )
 
 
 def test_resume_without_a_terminal_leaves_the_task_waiting_and_says_how_to_answer(bench_cli, suite, tmp_path):
@@ -142,11 +148,34 @@ def test_resume_without_a_terminal_leaves_the_task_waiting_and_says_how_to_answe
 def test_an_answer_is_saved_once_and_never_empty(bench_cli, suite, tmp_path):
     bench_cli("run", suite, "-q", "-o", "out.json")
     waiting = find_waiting(tmp_path / ".bench" / "runs", _run_id(tmp_path), "t")
-    with pytest.raises(Exception, match="an answer is a message: it cannot be empty"):
+    with pytest.raises(ConfigError, match="an answer is a message: it cannot be empty"):
         save_answer(waiting, "  \n")
     save_answer(waiting, "I want a refund")
-    with pytest.raises(Exception) as again:
+    with pytest.raises(ConfigError) as again:
         save_answer(waiting, "twice")
-    assert str(again.value) == (
+    assert again.value.message == (
         f"task 't' of run {waiting.run_id} is answered already: resume the run to send the answer"
     )
+
+
+def test_f16_a_journal_cut_mid_line_keeps_the_turns_before_it_and_the_answer(
+    bench_cli, suite, tmp_path, monkeypatch
+):
+    """RELIABILITY F16: a kill while a turn was appended leaves a torn last line; the answer is
+    saved after the whole lines (the torn one cut off), and resume replays them: no turn is asked
+    again and the person's message is sent."""
+    bench_cli("run", suite, "-q", "-o", "out.json")
+    run_id = _run_id(tmp_path)
+    [journal] = (tmp_path / ".bench" / "runs" / run_id / "conversations").glob("*.jsonl")
+    with journal.open("a") as torn:
+        torn.write('{"kind": "reply", "respo')
+    monkeypatch.setattr("bench.cli.runs.on_a_terminal", lambda: True)
+    assert _answer(bench_cli, run_id, "I want a refund").exit_code == 0
+    assert json.loads(journal.read_text().splitlines()[-1]) == {
+        "kind": "person",
+        "turn": 2,
+        "content": "I want a refund",
+    }
+    result = bench_cli("run", suite, "-q", "-o", "out.json", "--resume", run_id)
+    assert (result.exit_code, _task(tmp_path)["status"]) == (0, "passed")
+    assert _calls(tmp_path) == ["my parcel is lost", "I want a refund", "thanks"]
