@@ -261,6 +261,7 @@ def run(
     from bench.api import execute, run_blocking
     from bench.cli import run_console
     from bench.cli.loading import load_registry
+    from bench.cli.runs import answer_waiting
     from bench.pipeline.run import DryRun
 
     run_console.prepare_process(verbose)
@@ -271,7 +272,7 @@ def run(
     reporters = run_console.reporters(registry, outputs, junit, report or [])
     console = run_console.RunConsole(enabled=not quiet, verbose=verbose)
     if resume and not dry_run:
-        run_console.answer_waiting(runs_dir, resume)
+        answer_waiting(runs_dir, resume)
     with console:
         result = run_blocking(lambda: execute(suite, options, console, registry=registry))
     if isinstance(result, DryRun):

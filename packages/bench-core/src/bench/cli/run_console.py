@@ -154,25 +154,3 @@ def _verbose_logging() -> None:
         if not logger.handlers:
             logger.addHandler(handler)
     guard_loggers(("bench", *LOGGERS))
-
-
-def answer_waiting(runs_dir: Path, ref: str) -> None:
-    """Before a resume: on a terminal, ask the person each of the run's conversations waits for;
-    elsewhere, say which stay waiting and how to answer them."""
-    from bench.cli.runs import ask, on_a_terminal
-    from bench.execution.journal.person import waiting_tasks
-    from bench.vocabulary.errors import BenchError
-
-    try:
-        waiting = [w for w in waiting_tasks(runs_dir, ref) if not w.answered]
-    except BenchError:
-        return  # the resume itself says what is wrong with the run
-    for task in waiting:
-        if on_a_terminal():
-            ask(task)
-        else:
-            typer.echo(
-                f"task '{task.key}' waits for a person and stays waiting (no terminal to ask on): "
-                f"answer it with bench answer {task.run_id} {task.key} on a terminal, or in bench view",
-                err=True,
-            )

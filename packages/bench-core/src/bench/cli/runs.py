@@ -274,3 +274,24 @@ def ask(waiting: Waiting) -> None:
 
 #: How many of the transcript's last messages a person is shown before their turn.
 SHOWN_MESSAGES = 6
+
+
+def answer_waiting(runs_dir: Path, ref: str) -> None:
+    """Before a resume: on a terminal, ask the person each of the run's conversations waits for;
+    elsewhere, say which stay waiting and how to answer them."""
+    from bench.execution.journal.person import waiting_tasks
+    from bench.vocabulary.errors import BenchError
+
+    try:
+        waiting = [w for w in waiting_tasks(runs_dir, ref) if not w.answered]
+    except BenchError:
+        return  # the resume itself says what is wrong with the run
+    for task in waiting:
+        if on_a_terminal():
+            ask(task)
+        else:
+            typer.echo(
+                f"task '{task.key}' waits for a person and stays waiting (no terminal to ask on): "
+                f"answer it with bench answer {task.run_id} {task.key} on a terminal, or in bench view",
+                err=True,
+            )

@@ -147,13 +147,13 @@ class RunsView:
     def head(self, folder: Path, records: list[dict[str, Any]]) -> dict[str, Any]:
         """The run's manifest fields the page shows, its counts taken from the records so far."""
         manifest = _manifest(folder)
-        summary = dict.fromkeys(("total", "passed", "failed", "errors", "interrupted", "waiting"), 0)
+        summary = dict.fromkeys(("total", "passed", "failed", "errors", "interrupted"), 0)
         for record in records:
             status = record.get("status")
             summary["total"] += 1
             key = "errors" if status == "error" else status
-            if key in summary:
-                summary[key] += 1
+            if key in summary or key == "waiting":  # waiting: counted when a run has any
+                summary[key] = summary.get(key, 0) + 1
         head = {
             "suite": manifest.get("suite"),
             "run_id": folder.name,
