@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from bench import ConfigError
-from bench.execution.journal.person import find_waiting, save_answer
 
 ASSISTANT = """\
 import pathlib
@@ -146,6 +145,8 @@ def test_resume_without_a_terminal_leaves_the_task_waiting_and_says_how_to_answe
 
 
 def test_an_answer_is_saved_once_and_never_empty(bench_cli, suite, tmp_path):
+    from bench.execution.journal.person import find_waiting, save_answer
+
     bench_cli("run", suite, "-q", "-o", "out.json")
     waiting = find_waiting(tmp_path / ".bench" / "runs", _run_id(tmp_path), "t")
     with pytest.raises(ConfigError, match="an answer is a message: it cannot be empty"):
