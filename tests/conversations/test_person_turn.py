@@ -4,6 +4,7 @@ then ``--resume`` replays the turns so far and goes on from the person's message
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -72,6 +73,36 @@ def test_a_person_phase_leaves_the_task_waiting_with_its_transcript(bench_cli, s
     assert manifest["status"] == "waiting for a person"
     listed = bench_cli("runs", "--json")
     assert json.loads(listed.stdout)[0]["status"] == "waiting for a person"
+    shown = bench_cli("show", _run_id(tmp_path), "t")
+    assert "waits for a person at turn 2: take over the chat" in shown.stdout
+
+
+def test_a_waiting_run_is_no_verdict_for_pass_at_k():
+    from bench.scoring.pass_at_k import verdicts
+
+    runs = [
+        {"id": "t", "status": "passed", "passed": True},
+        {"id": "t", "status": "waiting", "passed": False},
+    ]
+    assert verdicts(runs, {"t": 0.5})["tasks"]["t"]["runs"] == 1
+
+
+def test_a_person_turn_without_the_runs_folder_is_an_error_naming_why():
+    """An executor whose workers lack the run's folder (``ray``) has nowhere to keep the answer."""
+    from bench.execution.conversation import converse, open_journal
+    from bench.vocabulary.models import Response, Task
+
+    async def answer(turn: Task) -> Response:
+        return Response(output="hello")
+
+    task = Task.model_validate(
+        {"id": "t", "conversation": {"phases": [{"turns": ["hi"]}, {"person": {"prompt": "go on"}}]}}
+    )
+    response = asyncio.run(converse(task, answer, None, open_journal(None, "t", "d")))
+    assert response.error == (
+        "turn 2 is a person's (go on): a person's answer is kept in the run's folder, "
+        "which this executor's workers do not share"
+    )
 
 
 def test_bench_answer_then_resume_goes_on_from_the_persons_turn(bench_cli, suite, tmp_path, monkeypatch):
