@@ -211,3 +211,19 @@ def test_f16_a_journal_cut_mid_line_keeps_the_turns_before_it_and_the_answer(
     result = bench_cli("run", suite, "-q", "-o", "out.json", "--resume", run_id)
     assert (result.exit_code, _task(tmp_path)["status"]) == (0, "passed")
     assert _calls(tmp_path) == ["my parcel is lost", "I want a refund", "thanks"]
+
+
+def test_resume_on_a_terminal_asks_the_person_then_goes_on(bench_cli, suite, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from bench.cli import app
+
+    bench_cli("run", suite, "-q", "-o", "out.json")
+    run_id = _run_id(tmp_path)
+    monkeypatch.setattr("bench.cli.runs.on_a_terminal", lambda: True)
+    args = ["run", str(suite), "-q", "-o", "out.json", "--resume", run_id]
+    result = CliRunner().invoke(app, args, input="I want a refund\n", catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "task t of run " + run_id + " waits for you at turn 2" in result.stdout
+    assert _task(tmp_path)["status"] == "passed"
+    assert _calls(tmp_path) == ["my parcel is lost", "I want a refund", "thanks"]
