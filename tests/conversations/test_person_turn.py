@@ -227,3 +227,13 @@ def test_resume_on_a_terminal_asks_the_person_then_goes_on(bench_cli, suite, tmp
     assert "task t of run " + run_id + " waits for you at turn 2" in result.stdout
     assert _task(tmp_path)["status"] == "passed"
     assert _calls(tmp_path) == ["my parcel is lost", "I want a refund", "thanks"]
+
+
+def test_rescore_refuses_a_conversation_still_waiting_for_a_person(bench_cli, suite, tmp_path):
+    bench_cli("run", suite, "-q", "-o", "out.json")
+    run_id = _run_id(tmp_path)
+    result = bench_cli("rescore", run_id)
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (
+        f"error: bench rescore {run_id}: run {run_id} has no stored response for 1 task of suite.yaml: 't'"
+    )
