@@ -80,6 +80,7 @@
       B.card(String(s.failed), "failed"), B.card(String(s.errors), "errors"),
       B.card(done ? pct(s.passed / done) : "-", "pass rate"));
     if (s.interrupted) cards.appendChild(B.card(String(s.interrupted), "interrupted"));
+    if (s.waiting) cards.appendChild(B.card(String(s.waiting), "waiting for a person"));
     if (run.llm) cards.appendChild(B.card(cost(run.llm.cost_usd), "LLM cost"));
     $("summary").textContent = "";
     $("summary").appendChild(cards);
@@ -151,6 +152,7 @@
       Array.prototype.forEach.call($("rows").tBodies[0].rows, function (tr) { tr.classList.toggle("selected", tr.getAttribute("data-key") === key); });
       B.renderDetail(t, $("detail"));
       if (token) renderLabel(t);
+      if (answerToken && t.status === "waiting") renderAnswer(t, key);
       history.replaceState(null, "", "#task=" + encodeURIComponent(key));
       $("detail").scrollIntoView();
     }).catch(problem);
@@ -225,6 +227,38 @@
         nextTask();
       });
     }).catch(function (err) { labelStatus(String(err && err.message ? err.message : err)); });
+  }
+  // -- a person's turn (a conversation waiting for one): sent with the page's token, as labels are -----
+  var answerMeta = document.querySelector('meta[name="bench-answer-token"]');
+  var answerToken = answerMeta ? answerMeta.getAttribute("content") : "";
+  function renderAnswer(t, key) {
+    var asked = (t.conversation && t.conversation.waiting) || {};
+    var box = el("section", { id: "answer-panel", "aria-label": "your turn" });
+    box.appendChild(el("h3", { text: "Your turn as the user (turn " + asked.turn + ")" }));
+    if (asked.prompt) box.appendChild(el("p", { id: "answer-prompt", text: "you are asked: " + asked.prompt }));
+    var message = el("textarea", { id: "answer-text", rows: "3", maxlength: "20000", placeholder: "your message" });
+    var send = el("button", { id: "answer-send", type: "button", text: "send" });
+    send.addEventListener("click", function () {
+      fetch("/api/runs/" + encodeURIComponent(runId) + "/answers", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-Bench-Token": answerToken, Accept: "application/json" },
+        body: JSON.stringify({ task: key, text: message.value })
+      }).then(function (r) {
+        return r.json().then(function (data) {
+          if (!r.ok) throw new Error(data.error || r.statusText);
+          $("answer-status").className = "muted";
+          $("answer-status").textContent = "saved; the conversation goes on with: " + data.resume;
+          send.disabled = true;
+        });
+      }).catch(function (err) {
+        $("answer-status").className = "error-text";
+        $("answer-status").textContent = String(err && err.message ? err.message : err);
+      });
+    });
+    box.appendChild(el("p", {}, el("label", {}, "message ", message)));
+    box.appendChild(el("p", {}, send));
+    box.appendChild(el("p", { id: "answer-status", role: "status" }));
+    $("detail").appendChild(box);
   }
   function nextTask() {
     var rows = Array.prototype.slice.call($("rows").tBodies[0].rows);

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import json
+import secrets
 import signal
 import sys
 import threading
@@ -32,7 +33,7 @@ from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
 from bench.report.reporters.html import escape_json, script_text
 from bench.report.viewer.data import BrokenRun, NotFound, RunsView
-from bench.report.viewer.labels import BadLabel, Labelling
+from bench.report.viewer.labels import BadLabel, Labelling, answer_from_page
 from bench.vocabulary import jsonio, redact
 from bench.vocabulary.errors import ConfigError
 
@@ -43,6 +44,7 @@ CSP = (
 #: The most bytes a label's body may have.
 BODY_MAX = 8192
 READ_ONLY = "labelling is off: start bench view with --label to label tasks"
+NOT_HERE = "answering is off: a person answers from a viewer listening on loopback (the default --host)"
 _TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
 
 
@@ -115,10 +117,16 @@ class ViewServer(ThreadingHTTPServer):
         self.view = RunsView(runs_dir)
         self.assets = _assets()
         self.labelling = labelling
-        if labelling is not None:  # the page carries the token, so only this server's pages can write
-            body, kind = self.assets["page"]
-            meta = f'<meta name="bench-label-token" content="{labelling.token}">\n</head>'
-            self.assets["page"] = (body.replace(b"</head>", meta.encode(), 1), kind)
+        #: What a page must send back to write (a label, an answer): only this server's pages can.
+        self.token = labelling.token if labelling is not None else secrets.token_urlsafe(32)
+        #: A person answers a waiting conversation only through a viewer on this machine.
+        self.answering = is_loopback(host)
+        metas = [("bench-label-token", labelling is not None), ("bench-answer-token", self.answering)]
+        for name, on in metas:
+            if on:
+                body, kind = self.assets["page"]
+                meta = f'<meta name="{name}" content="{self.token}">\n</head>'
+                self.assets["page"] = (body.replace(b"</head>", meta.encode(), 1), kind)
         self.bound = host
         super().__init__((host, port), _Handler)
 
@@ -141,7 +149,10 @@ class _Handler(BaseHTTPRequestHandler):
         self._answer(self._get, labels="cannot read the labels", other="cannot read the runs")
 
     def do_POST(self) -> None:
-        self._answer(self._post, labels="cannot write the labels", other="cannot write the labels")
+        if urlsplit(self.path).path.endswith("/answers"):
+            self._answer(self._post, labels="cannot save the answer", other="cannot save the answer")
+        else:
+            self._answer(self._post, labels="cannot write the labels", other="cannot write the labels")
 
     def _answer(self, handle: Callable[[], None], labels: str, other: str) -> None:
         """Run ``handle`` for a request whose Host names this viewer; every failure is answered,
@@ -208,17 +219,25 @@ class _Handler(BaseHTTPRequestHandler):
         header a cross-origin page cannot send without a CORS preflight, which is never granted),
         the body is JSON and small."""
         parts = [unquote(part) for part in urlsplit(self.path).path.split("/")]
-        if len(parts) != 5 or parts[:3] != ["", "api", "runs"] or parts[4] != "labels":
+        if len(parts) != 5 or parts[:3] != ["", "api", "runs"] or parts[4] not in ("labels", "answers"):
             raise NotFound(f"no data at {urlsplit(self.path).path}")
-        labelling, body = self._label_body()
-        written = labelling.write(self.server.view, parts[3], body)
-        self._json(HTTPStatus.OK, {"label": written, "file": str(labelling.out)})
-
-    def _label_body(self) -> tuple[Labelling, Any]:
+        if parts[4] == "answers":
+            if not self.server.answering:
+                raise _Refused(HTTPStatus.FORBIDDEN, NOT_HERE)
+            saved = answer_from_page(self.server.view, parts[3], self._checked_body("an answer"))
+            self._json(HTTPStatus.OK, saved)
+            return
         labelling = self.server.labelling
         if labelling is None:
             raise _Refused(HTTPStatus.FORBIDDEN, READ_ONLY)
-        if not hmac.compare_digest(self.headers.get("X-Bench-Token", "").encode(), labelling.token.encode()):
+        written = labelling.write(self.server.view, parts[3], self._checked_body("a label"))
+        self._json(HTTPStatus.OK, {"label": written, "file": str(labelling.out)})
+
+    def _checked_body(self, what: str) -> Any:
+        """The request's JSON body, once the request has shown it comes from this server's page."""
+        if not hmac.compare_digest(
+            self.headers.get("X-Bench-Token", "").encode(), self.server.token.encode()
+        ):
             raise _Refused(HTTPStatus.FORBIDDEN, "refused: missing or wrong X-Bench-Token (reload the page)")
         kind = self.headers.get("Content-Type", "").split(";")[0].strip().lower()
         if kind != "application/json":
@@ -231,7 +250,7 @@ class _Handler(BaseHTTPRequestHandler):
             raise _Refused(HTTPStatus.LENGTH_REQUIRED, "refused: Content-Length is required") from None
         if not 0 <= size <= BODY_MAX:
             raise _Refused(
-                HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"refused: a label is at most {BODY_MAX} bytes"
+                HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"refused: {what} is at most {BODY_MAX} bytes"
             )
         try:
             body = json.loads(self.rfile.read(size))
@@ -241,7 +260,7 @@ class _Handler(BaseHTTPRequestHandler):
             raise BadLabel("the body is not JSON") from None
         if _deeper_than(body, LABEL_DEPTH):  # Python 3.13's json reads any depth: say the same
             raise BadLabel("the body is nested too deeply")
-        return labelling, body
+        return body
 
     def _json(self, status: HTTPStatus, value: Any) -> None:
         # Redacted and escaped as in the report (no response can be read as markup whatever a
