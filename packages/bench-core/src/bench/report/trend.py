@@ -29,7 +29,7 @@ def suite_points(runs_dir: Path, suite: str) -> list[RunPoint]:
     points = []
     for name, data in mine:
         row = run_row(name, data)
-        summary = data.get("summary") if isinstance(data.get("summary"), dict) else {}
+        summary = data["summary"] if isinstance(data.get("summary"), dict) else {}
         counted = [summary.get(k) for k in ("passed", "failed", "errors")]
         if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in counted):
             continue  # still running, or a manifest without counts: nothing to draw

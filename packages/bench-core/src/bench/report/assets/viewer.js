@@ -36,10 +36,11 @@
       var body = $("runs-table").tBodies[0];
       data.runs.forEach(function (r) {
         var link = el("a", { href: "/run/" + encodeURIComponent(r.run_id), text: r.run_id });
-        var tr = el("tr", {}, el("td", {}, link), el("td", { text: text(r.suite) }), el("td", { text: text(r.started_at) }),
+        var suite = r.suite === null || r.suite === undefined ? el("td") : el("td", {}, el("a", { href: "/suite/" + encodeURIComponent(r.suite), text: text(r.suite) }));
+        var tr = el("tr", {}, el("td", {}, link), suite, el("td", { text: text(r.started_at) }),
           el("td", { cls: text(r.status), text: r.error ? text(r.status) + " (" + r.error + ")" : text(r.status) }), el("td", { text: text(r.tasks) }),
           el("td", { text: percent(r.pass_rate) }), el("td", { text: cost(r.cost_usd) }));
-        tr.addEventListener("click", function (e) { if (e.target !== link) location.href = link.href; });
+        tr.addEventListener("click", function (e) { if (e.target.tagName !== "A") location.href = link.href; });
         body.appendChild(tr);
         $("compare-a").appendChild(el("option", { value: r.run_id, text: r.run_id + " " + text(r.suite) }));
         $("compare-b").appendChild(el("option", { value: r.run_id, text: r.run_id + " " + text(r.suite) }));
@@ -278,6 +279,7 @@
     $("filters").addEventListener("submit", function (e) { e.preventDefault(); });
     $("prev").addEventListener("click", function () { state.page -= 1; loadRun(); });
     $("next").addEventListener("click", function () { state.page += 1; loadRun(); });
+    benchCharts.run(id, problem);
     Promise.all([loadRun(), labelsRead]).then(function () {
       var match = /^#task=(.+)$/.exec(location.hash);
       if (match) showTask(decodeURIComponent(match[1]));
@@ -330,6 +332,7 @@
 
   var path = location.pathname;
   if (path.indexOf("/run/") === 0) showRun(decodeURIComponent(path.slice("/run/".length)));
+  else if (path.indexOf("/suite/") === 0) benchCharts.suite(decodeURIComponent(path.slice("/suite/".length)), problem);
   else if (path === "/compare") showCompare();
   else showRuns();
 })();

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -13,6 +15,7 @@ from bench.report.charts.scatter import CostPoint, cost_chart
 from bench.report.charts.svg import escape
 from bench.report.charts.tally import Tally, percentile, tally
 
+_DESC = re.compile(r"<desc[^>]*>(.*?)</desc>", re.DOTALL)
 #: The charts a run can have, by the fixed name that makes their ids and URLs.
 KINDS = ("columns", "evaluators", "scores", "cost", "latency")
 
@@ -24,6 +27,12 @@ class Chart:
     kind: str
     title: str
     svg: str
+
+    @property
+    def description(self) -> str:
+        """The chart's ``<desc>`` as plain text (an image's alternative text)."""
+        found = _DESC.search(self.svg)
+        return html.unescape(found[1]) if found else ""
 
 
 def run_charts(results: Iterable[dict[str, Any]]) -> list[Chart]:
