@@ -109,3 +109,14 @@ def test_an_unknown_suite_is_not_found(server):
     status, body, _ = _get(server, "/api/suites/nothing")
     assert status == 404
     assert json.loads(body) == {"error": "no run of suite 'nothing' in " + str(server.view.runs_dir)}
+
+
+def test_the_compare_page_draws_both_runs_pass_rates(server):
+    status, svg, headers = _get(server, "/charts/compare.svg?a=r1&b=r2")
+    assert status == 200
+    assert headers["Content-Type"] == "image/svg+xml; charset=utf-8"
+    texts = [t.text for t in ET.fromstring(svg).iter("{http://www.w3.org/2000/svg}text")]
+    assert "25.0% [4.6%, 69.9%] (1/4)" in texts
+    assert "75.0% [30.1%, 95.4%] (3/4)" in texts
+    status, body, _ = _get(server, "/charts/compare.svg?a=r1&b=nope")
+    assert (status, json.loads(body)) == (404, {"error": f"no run 'nope' in {server.view.runs_dir}"})

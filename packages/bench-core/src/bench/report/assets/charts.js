@@ -51,5 +51,10 @@ var benchCharts = (function () {
       });
     }).catch(problem);
   }
-  return { run: run, suite: suite };
+  // Two runs' (or two targets') pass rates side by side, above the comparison's rows.
+  function compare(a, b) {
+    var url = "/charts/compare.svg?a=" + encodeURIComponent(a) + "&b=" + encodeURIComponent(b);
+    $("compare-charts").appendChild(figure(url, "Pass rate of A (" + a + ") and B (" + b + ") per prompt and target", "", "compare"));
+  }
+  return { run: run, suite: suite, compare: compare };
 })();

@@ -323,6 +323,7 @@
     cmp.a = params.get("a") || "";
     cmp.b = params.get("b") || "";
     $("compare").hidden = false;
+    benchCharts.compare(cmp.a, cmp.b);
     $("change-filter").addEventListener("change", function (e) { cmp.change = e.target.value; cmp.page = 1; loadCompare(); });
     $("change-form").addEventListener("submit", function (e) { e.preventDefault(); });
     $("compare-prev").addEventListener("click", function () { cmp.page -= 1; loadCompare(); });

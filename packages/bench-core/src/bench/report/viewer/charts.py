@@ -1,5 +1,6 @@
-"""The charts ``bench view`` serves: a run's (``/charts/runs/ID/KIND.svg``) and a suite's pass rate
-over its runs (``/charts/suites/NAME.svg``), and the JSON that lists them.
+"""The charts ``bench view`` serves: a run's (``/charts/runs/ID/KIND.svg``), a suite's pass rate
+over its runs (``/charts/suites/NAME.svg``), two runs' pass rates side by side
+(``/charts/compare.svg?a=..&b=..``), and the JSON that lists them.
 
 The SVG is drawn server-side (``bench.report.charts``), every string in it escaped, and served
 under the viewer's Content-Security-Policy, so even opened alone it runs nothing; the pages show
@@ -11,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
+from bench.report.charts.bars import Rate, pass_rate_chart
 from bench.report.charts.panel import KINDS, draw, run_charts
 from bench.report.charts.svg import document
 from bench.report.charts.tally import tally
@@ -45,8 +47,23 @@ def suite_history(view: RunsView, suite: str) -> dict[str, Any]:
     }
 
 
-def chart_svg(view: RunsView, parts: list[str]) -> str:
-    """The SVG document at ``/charts/<parts>``: ``runs/ID/KIND.svg`` or ``suites/NAME.svg``."""
+def compare_chart(view: RunsView, a: str, b: str) -> str:
+    """Two runs (or two targets) side by side: each one's pass rate per prompt x target."""
+    rows = []
+    for side, ref in (("A", a), ("B", b)):
+        name, records = view.side(ref)
+        for column in tally(records.values()).columns.values():
+            if column.rate is not None:
+                label = f"{side} {name}" + (f": {column.name}" if column.name != "(all tasks)" else "")
+                rows.append(Rate(label, column.rate, column.passed, column.runs))
+    return pass_rate_chart(rows, "Pass rate of A and B per prompt and target", "chart-compare")
+
+
+def chart_svg(view: RunsView, parts: list[str], query: dict[str, str]) -> str:
+    """The SVG document at ``/charts/<parts>``: ``runs/ID/KIND.svg``, ``suites/NAME.svg`` or
+    ``compare.svg?a=..&b=..``."""
+    if parts == ["compare.svg"] and query.get("a") and query.get("b"):
+        return document(compare_chart(view, query["a"], query["b"]))
     if len(parts) == 3 and parts[0] == "runs" and parts[2].removesuffix(".svg") in KINDS:
         folder = view.folder(parts[1])
         chart = draw(tally(view.records(folder)), parts[2].removesuffix(".svg"))

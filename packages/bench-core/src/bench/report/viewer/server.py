@@ -185,7 +185,8 @@ class _Handler(BaseHTTPRequestHandler):
         elif path.startswith("/api/"):
             self._json(HTTPStatus.OK, self._api(path[len("/api/") :], query))
         elif path.startswith("/charts/"):
-            svg = chart_svg(self.server.view, [unquote(p) for p in path[len("/charts/") :].split("/")])
+            parts = [unquote(p) for p in path[len("/charts/") :].split("/")]
+            svg = chart_svg(self.server.view, parts, query)
             self._send(HTTPStatus.OK, svg.encode("utf-8"), "image/svg+xml; charset=utf-8")
         else:
             raise NotFound(f"no page {path}")
