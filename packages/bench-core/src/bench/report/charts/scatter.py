@@ -44,14 +44,17 @@ def cost_chart(points: list[CostPoint], unpriced: list[str], title: str, ident: 
     canvas.text(LEFT + PLOT_W, bottom + 16, f"${most:.4f}", anchor="middle", fill=MUTED, size=10)
     canvas.text(LEFT + PLOT_W / 2, bottom + 30, "total cost (USD)", anchor="middle", fill=MUTED, size=11)
     canvas.text(12, TOP - 6, "pass rate", fill=MUTED, size=11)
+    placed: dict[tuple[int, int], int] = {}  # points drawn at one spot: their labels stack
     for i, point in enumerate(points):
         x, y = position(point.cost, point.rate.value, most)
+        spot = (round(x), round(y))
+        stacked = placed[spot] = placed.get(spot, -1) + 1
         _, low = position(point.cost, point.rate.low, most)
         _, high = position(point.cost, point.rate.high, most)
         canvas.line(x, low, x, high, stroke=INK, width=1.2)
         tip = f"{point.label}: ${point.cost:.4f}, {_rate(point.rate)}"
         canvas.marker(SHAPES[i % len(SHAPES)], x, y, SERIES[i % len(SERIES)], tip=tip)
-        canvas.text(x + 9, y - 6, shorten(point.label, 28), size=11)
+        canvas.text(x + 9, y - 6 + 13 * stacked, shorten(point.label, 28), size=11)
     if unpriced:
         canvas.text(LEFT + PLOT_W + 12, TOP + 10, "no cost recorded:", fill=MUTED, size=11)
         for k, name in enumerate(unpriced[:10]):
