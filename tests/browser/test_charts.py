@@ -1,0 +1,69 @@
+"""The report's charts in headless Chromium: drawn, on screen, and hostile names shown as text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench.report.reporters.html import HtmlReporter
+from bench.vocabulary.results import RunReport, Summary
+
+pytestmark = pytest.mark.browser
+
+HOSTILE = "</svg><script>alert(1)</script><img src=x onerror=alert(1)>"
+
+
+def _report(folder: Path) -> Path:
+    tasks: list[dict[str, Any]] = [
+        {
+            "id": f"t{i}[{prompt}][{target}]",
+            "status": "passed" if (i + k) % 3 else "failed",
+            "passed": bool((i + k) % 3),
+            "score": 1.0 if (i + k) % 3 else 0.0,
+            "prompt_label": prompt,
+            "target": {"type": "echo", "label": target},
+            "duration_ms": float(5 * i + 20 * k),
+            "usage": {"cost_usd": 0.001 * (k + 1)},
+            "evaluators": [{"name": HOSTILE, "passed": bool((i + k) % 3), "score": ((i + k) % 3) / 2}],
+        }
+        for i in range(6)
+        for k, (prompt, target) in enumerate([("plain", "a"), ("plain", HOSTILE), ("terse", "a")])
+    ]
+    summary = Summary()
+    for task in tasks:
+        summary.add(str(task["status"]))
+    path = folder / "report.html"
+    HtmlReporter().write(
+        RunReport(suite="charts", run_id="r1", summary=summary, tasks=lambda: iter(tasks)), path
+    )
+    return path
+
+
+def test_the_reports_charts_are_on_screen_with_their_text(page, tmp_path):
+    page.goto(_report(tmp_path).as_uri())
+    figures = page.locator("#charts figure.chart")
+    kinds = [figures.nth(i).get_attribute("data-chart") for i in range(figures.count())]
+    assert kinds == ["columns", "evaluators", "scores", "cost", "latency"]
+    for i in range(figures.count()):
+        chart = figures.nth(i).locator("svg")
+        chart.scroll_into_view_if_needed()
+        assert chart.is_visible()
+        box = chart.bounding_box()
+        assert box is not None
+        assert box["width"] > 300
+        assert box["height"] > 60
+        # What is painted at the chart's middle is the chart itself, not something over it.
+        inside = page.evaluate(
+            "([x, y]) => !!document.elementFromPoint(x, y).closest('svg.chart')",
+            [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2],
+        )
+        assert inside
+    texts = page.locator("#charts figure[data-chart=columns] svg text").all_text_contents()
+    assert "plain · a" in texts
+    assert "66.7% [30.0%, 90.3%] (4/6)" in texts  # plain · a passes 4 of its 6 tasks
+    assert f"plain · {HOSTILE}"[:29] + "\u2026" in texts  # cut to fit, shown as text
+    assert page.locator("#charts script, #charts img, #charts foreignObject").count() == 0
+    title = page.locator("#charts figure[data-chart=evaluators] svg > title").text_content()
+    assert title == "Pass rate per evaluator"
