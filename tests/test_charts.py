@@ -177,3 +177,11 @@ def test_a_run_without_costs_or_durations_has_no_cost_or_latency_chart():
     assert [c.kind for c in run_charts(results)] == ["columns", "evaluators", "scores"]
     assert run_charts([]) == []
     assert charts_html([]) == ""
+
+
+def test_labels_of_points_at_one_spot_stack_instead_of_overlapping():
+    same = wilson(3, 4)
+    points = [scatter.CostPoint("plain · small", 0.01, same), scatter.CostPoint("terse · small", 0.01, same)]
+    root = _parse(scatter.cost_chart(points, [], "Cost", "s"))
+    labels = {t.text: float(t.get("y", "")) for t in root.iter("{http://www.w3.org/2000/svg}text")}
+    assert labels["terse · small"] - labels["plain · small"] == pytest.approx(13)
