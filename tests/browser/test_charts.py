@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -67,3 +68,39 @@ def test_the_reports_charts_are_on_screen_with_their_text(page, tmp_path):
     assert page.locator("#charts script, #charts img, #charts foreignObject").count() == 0
     title = page.locator("#charts figure[data-chart=evaluators] svg > title").text_content()
     assert title == "Pass rate per evaluator"
+
+
+def _stored_run(runs: Path, run_id: str, started: str, statuses: list[str]) -> None:
+    folder = runs / run_id
+    folder.mkdir(parents=True)
+    counts = {"passed": statuses.count("passed"), "failed": statuses.count("failed"), "errors": 0}
+    manifest = {"suite": HOSTILE, "started_at": started, "status": "finished", "summary": counts}
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    records = [
+        {"id": f"t{i}", "status": s, "passed": s == "passed", "duration_ms": 3.0 * i, "evaluators": []}
+        for i, s in enumerate(statuses)
+    ]
+    (folder / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+
+
+def test_bench_views_suite_and_run_pages_show_their_charts_under_its_policy(page, tmp_path, serving):
+    runs = tmp_path / "runs"
+    _stored_run(runs, "r1", "2026-11-01T10:00:00", ["passed", "failed", "failed"])
+    _stored_run(runs, "r2", "2026-11-02T10:00:00", ["passed", "passed", "failed"])
+    with serving(runs) as url:
+        page.goto(url)
+        page.get_by_role("link", name=HOSTILE).first.click()
+        image = page.locator("#suite-chart img")
+        image.wait_for()
+        # Loaded and painted: the viewer's policy admits its own images.
+        assert page.evaluate("(img) => img.complete && img.naturalWidth", image.element_handle()) > 200
+        assert image.get_attribute("alt") == "r1: 33.3%; r2: 66.7%"
+        assert page.locator("#suite-table tbody tr").count() == 2
+        page.goto(url + "run/r2")
+        charts = page.locator("#charts figure.chart img")
+        charts.first.wait_for()
+        kinds = page.locator("#charts figure.chart").evaluate_all("(fs) => fs.map((f) => f.dataset.chart)")
+        assert kinds == ["columns", "latency"]
+        for i in range(charts.count()):
+            charts.nth(i).scroll_into_view_if_needed()
+            assert charts.nth(i).evaluate("(img) => img.complete && img.naturalWidth") > 200
