@@ -93,9 +93,9 @@ class HtmlReporter(Reporter):
             *("title", "charts", "run", "tasks"),
         )
         title = html.escape(redact.current()(f"bench: {report.suite}"))
-        charts = redact.current()(charts_html(run_charts(report.tasks())))
         run_json = escape_json(redact.current()(jsonio.dumps(report.head())))
-        with replacing(path) as out:
+        with replacing(path) as out:  # a store that fails while read is a report not written
+            charts = redact.current()(charts_html(run_charts(report.tasks())))
             out.write(before_title + title + before_charts + charts + before_run + run_json + before_tasks)
             for i, line in enumerate(report.lines()):
                 out.write(("," if i else "") + "\n" + escape_json(_compact(line)))

@@ -9,6 +9,7 @@ it as ``<img>`` with its description as the alternative text.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 from urllib.parse import quote
 
@@ -32,7 +33,7 @@ def run_charts_list(view: RunsView, ref: str) -> list[dict[str, str]]:
             "description": c.description,
             "url": f"/charts/runs/{quote(folder.name)}/{c.kind}.svg",
         }
-        for c in run_charts(view.records(folder))
+        for c in run_charts(_in_id_order(view.records(folder)))
     ]
 
 
@@ -52,7 +53,7 @@ def compare_chart(view: RunsView, a: str, b: str) -> str:
     rows = []
     for side, ref in (("A", a), ("B", b)):
         name, records = view.side(ref)
-        for column in tally(records.values()).columns.values():
+        for column in tally(_in_id_order(records.values())).columns.values():
             if column.rate is not None:
                 label = f"{side} {name}" + (f": {column.name}" if column.name != "(all tasks)" else "")
                 rows.append(Rate(label, column.rate, column.passed, column.runs))
@@ -66,7 +67,7 @@ def chart_svg(view: RunsView, parts: list[str], query: dict[str, str]) -> str:
         return document(compare_chart(view, query["a"], query["b"]))
     if len(parts) == 3 and parts[0] == "runs" and parts[2].removesuffix(".svg") in KINDS:
         folder = view.folder(parts[1])
-        chart = draw(tally(view.records(folder)), parts[2].removesuffix(".svg"))
+        chart = draw(tally(_in_id_order(view.records(folder))), parts[2].removesuffix(".svg"))
         if chart is None:
             raise NotFound(f"run {folder.name} has nothing to draw in a {parts[2]} chart")
         return document(chart.svg)
@@ -77,6 +78,17 @@ def chart_svg(view: RunsView, parts: list[str], query: dict[str, str]) -> str:
             raise NotFound(f"no finished run of suite '{suite}' has counted tasks yet")
         return document(trend_chart(points, suite, "chart-trend"))
     raise NotFound(f"no chart at /charts/{'/'.join(parts)}")
+
+
+def _in_id_order(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A run's records by task id: the store holds them as they finished, which varies run to run,
+    and the columns and evaluators are drawn in the order they first appear."""
+
+    def key(record: dict[str, Any]) -> tuple[str, int]:
+        repeat = record.get("repeat")
+        return str(record.get("id")), repeat if isinstance(repeat, int) else 0
+
+    return sorted(records, key=key)
 
 
 def _points(view: RunsView, suite: str) -> list[RunPoint]:
