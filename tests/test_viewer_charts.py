@@ -48,7 +48,7 @@ def server(tmp_path: Path) -> Iterator[ViewServer]:
     _write_run(runs, "r1", HOSTILE, "2026-11-01T10:00:00", ["passed", "failed", "failed", "failed"])
     _write_run(runs, "r2", HOSTILE, "2026-11-02T10:00:00", ["passed", "passed", "passed", "error"])
     server = ViewServer(runs, "127.0.0.1", 0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     yield server
     server.shutdown()
