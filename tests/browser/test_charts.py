@@ -104,3 +104,26 @@ def test_bench_views_suite_and_run_pages_show_their_charts_under_its_policy(page
         for i in range(charts.count()):
             charts.nth(i).scroll_into_view_if_needed()
             assert charts.nth(i).evaluate("(img) => img.complete && img.naturalWidth") > 200
+
+
+def test_a_live_runs_charts_are_drawn_again_when_it_finishes(page, tmp_path, serving):
+    runs = tmp_path / "runs"
+    folder = runs / "live"
+    folder.mkdir(parents=True)
+    manifest = {"suite": "live", "started_at": "2099-01-01T00:00:00", "status": "running", "tasks": 2}
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    line = '{"id":"%s","status":"passed","passed":true,"duration_ms":5.0,"evaluators":[]}\n'
+    (folder / "results.jsonl").write_text(line % "first")
+    with serving(runs) as url:
+        page.goto(f"{url}run/live")
+        columns = page.locator("#charts figure[data-chart=columns] img")
+        columns.wait_for()
+        assert (columns.get_attribute("alt") or "").endswith("(1/1)")
+        with open(folder / "results.jsonl", "a") as out:
+            out.write(line % "second")
+        (folder / "manifest.json").write_text(json.dumps({**manifest, "status": "finished"}))
+        page.wait_for_function(
+            "() => (document.querySelector('#charts figure[data-chart=columns] img') || {}).alt"
+            "?.endsWith('(2/2)')",
+            timeout=10_000,
+        )

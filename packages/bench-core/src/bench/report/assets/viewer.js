@@ -96,6 +96,7 @@
     var mine = seq;
     getJSON(runURL()).then(function (data) {
       if (mine !== seq) return; // a newer request (a filter changed) took over
+      if (data.run.status !== "running") benchCharts.run(runId, problem); // drawn again, whole
       if (data.size !== lastSize || data.run.status !== "running") renderRun(data);
       else setTimeout(poll, POLL_MS);
     }).catch(problem);
