@@ -150,9 +150,31 @@ def _compare_judged(
 
 
 @handle_errors
-def runs(runs_dir: RunsDir = RUNS_DIR, as_json: AsJson = False) -> None:
+def runs(
+    runs_dir: RunsDir = RUNS_DIR,
+    as_json: AsJson = False,
+    suite: Annotated[
+        str | None,
+        typer.Option(
+            "--suite",
+            help="One suite's pass rate run by run, oldest first, with intervals, bars and costs.",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
     """List the stored runs, newest first: id, suite, when, status, tasks, pass rate, cost."""
     from bench.report.history import list_runs, print_runs
+
+    if suite is not None:
+        from bench.report.trend import print_trend, suite_points, trend_json
+        from bench.vocabulary import jsonio
+
+        points = suite_points(runs_dir, suite)
+        if as_json:
+            typer.echo(jsonio.dumps(trend_json(points)))
+        else:
+            print_trend(points, suite)
+        return
 
     rows = list_runs(runs_dir)
     if as_json:

@@ -36,10 +36,11 @@
       var body = $("runs-table").tBodies[0];
       data.runs.forEach(function (r) {
         var link = el("a", { href: "/run/" + encodeURIComponent(r.run_id), text: r.run_id });
-        var tr = el("tr", {}, el("td", {}, link), el("td", { text: text(r.suite) }), el("td", { text: text(r.started_at) }),
+        var suite = r.suite === null || r.suite === undefined ? el("td") : el("td", {}, el("a", { href: "/suite/" + encodeURIComponent(r.suite), text: text(r.suite) }));
+        var tr = el("tr", {}, el("td", {}, link), suite, el("td", { text: text(r.started_at) }),
           el("td", { cls: text(r.status), text: r.error ? text(r.status) + " (" + r.error + ")" : text(r.status) }), el("td", { text: text(r.tasks) }),
           el("td", { text: percent(r.pass_rate) }), el("td", { text: cost(r.cost_usd) }));
-        tr.addEventListener("click", function (e) { if (e.target !== link) location.href = link.href; });
+        tr.addEventListener("click", function (e) { if (e.target.tagName !== "A") location.href = link.href; });
         body.appendChild(tr);
         $("compare-a").appendChild(el("option", { value: r.run_id, text: r.run_id + " " + text(r.suite) }));
         $("compare-b").appendChild(el("option", { value: r.run_id, text: r.run_id + " " + text(r.suite) }));
@@ -96,6 +97,7 @@
     var mine = seq;
     getJSON(runURL()).then(function (data) {
       if (mine !== seq) return; // a newer request (a filter changed) took over
+      if (data.run.status !== "running") benchCharts.run(runId, problem); // drawn again, whole
       if (data.size !== lastSize || data.run.status !== "running") renderRun(data);
       else setTimeout(poll, POLL_MS);
     }).catch(problem);
@@ -312,6 +314,7 @@
     $("filters").addEventListener("submit", function (e) { e.preventDefault(); });
     $("prev").addEventListener("click", function () { state.page -= 1; loadRun(); });
     $("next").addEventListener("click", function () { state.page += 1; loadRun(); });
+    benchCharts.run(id, problem);
     Promise.all([loadRun(), labelsRead]).then(function () {
       var match = /^#task=(.+)$/.exec(location.hash);
       if (match) showTask(decodeURIComponent(match[1]));
@@ -355,6 +358,7 @@
     cmp.a = params.get("a") || "";
     cmp.b = params.get("b") || "";
     $("compare").hidden = false;
+    benchCharts.compare(cmp.a, cmp.b);
     $("change-filter").addEventListener("change", function (e) { cmp.change = e.target.value; cmp.page = 1; loadCompare(); });
     $("change-form").addEventListener("submit", function (e) { e.preventDefault(); });
     $("compare-prev").addEventListener("click", function () { cmp.page -= 1; loadCompare(); });
@@ -364,6 +368,7 @@
 
   var path = location.pathname;
   if (path.indexOf("/run/") === 0) showRun(decodeURIComponent(path.slice("/run/".length)));
+  else if (path.indexOf("/suite/") === 0) benchCharts.suite(decodeURIComponent(path.slice("/suite/".length)), problem);
   else if (path === "/compare") showCompare();
   else showRuns();
 })();

@@ -2,8 +2,10 @@
 
 Pages: ``/`` the runs, ``/run/ID`` one run (the report's views, its tasks fetched a page at a
 time, updating while the run is in progress), ``/compare?a=..&b=..`` two runs or two targets
-task by task. Data: ``/api/runs``, ``/api/runs/ID?page=N&status=..``, ``/api/runs/ID/tasks/KEY``,
-``/api/compare?a=..&b=..``; with ``--label``, ``/api/labels`` (the rater's labels) and ``POST
+task by task, ``/suite/NAME`` a suite's pass rate over its runs. Data: ``/api/runs``,
+``/api/runs/ID?page=N&status=..``, ``/api/runs/ID/tasks/KEY``, ``/api/runs/ID/charts``,
+``/api/suites/NAME``, ``/api/compare?a=..&b=..``; charts as SVG under ``/charts/``
+(``viewer.charts``); with ``--label``, ``/api/labels`` (the rater's labels) and ``POST
 /api/runs/ID/labels`` (one label, accepted as ``_Handler._post`` says). The pages hold no data:
 their script fetches JSON and sets every string as text; a Content-Security-Policy admits only the
 viewer's own script and style. Only run folders directly inside the runs folder (and resolving
@@ -32,13 +34,14 @@ from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
 from bench.report.reporters.html import escape_json, script_text
+from bench.report.viewer.charts import chart_svg, run_charts_list, suite_history
 from bench.report.viewer.data import BrokenRun, NotFound, RunsView
 from bench.report.viewer.labels import BadLabel, Labelling, answer_from_page
 from bench.vocabulary import jsonio, redact
 from bench.vocabulary.errors import ConfigError
 
 CSP = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src data:; "
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
     "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 )
 #: The most bytes a label's body may have.
@@ -57,7 +60,7 @@ def _assets() -> dict[str, tuple[bytes, str]]:
     return {
         "/assets/viewer.css": (style.encode(), _TYPES[".css"]),
         "/assets/viewer.js": (
-            script_text(folder, "common.js", "conversation.js", "viewer.js").encode(),
+            script_text(folder, "common.js", "conversation.js", "charts.js", "viewer.js").encode(),
             _TYPES[".js"],
         ),
         "page": ((folder / "viewer.html").read_bytes(), "text/html; charset=utf-8"),
@@ -182,7 +185,7 @@ class _Handler(BaseHTTPRequestHandler):
         url = urlsplit(self.path)
         query = dict(parse_qsl(url.query))
         path = url.path
-        if path in ("/", "/compare") or path.startswith("/run/"):
+        if path in ("/", "/compare") or path.startswith(("/run/", "/suite/")):
             if path.startswith("/run/"):
                 self.server.view.folder(unquote(path[len("/run/") :]))
             body, kind = self.server.assets["page"]
@@ -192,6 +195,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(HTTPStatus.OK, body, kind)
         elif path.startswith("/api/"):
             self._json(HTTPStatus.OK, self._api(path[len("/api/") :], query))
+        elif path.startswith("/charts/"):
+            parts = [unquote(p) for p in path[len("/charts/") :].split("/")]
+            svg = chart_svg(self.server.view, parts, query)
+            self._send(HTTPStatus.OK, svg.encode("utf-8"), "image/svg+xml; charset=utf-8")
         else:
             raise NotFound(f"no page {path}")
 
@@ -204,6 +211,10 @@ class _Handler(BaseHTTPRequestHandler):
             return view.run_page(parts[1], query)
         if len(parts) == 4 and parts[0] == "runs" and parts[2] == "tasks":
             return view.task(parts[1], parts[3])
+        if len(parts) == 3 and parts[0] == "runs" and parts[2] == "charts":
+            return run_charts_list(view, parts[1])
+        if len(parts) == 2 and parts[0] == "suites":
+            return suite_history(view, parts[1])
         if parts == ["compare"] and query.get("a") and query.get("b"):
             return view.compare(query["a"], query["b"], query)
         if parts == ["labels"]:
