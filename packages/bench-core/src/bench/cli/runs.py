@@ -242,8 +242,7 @@ def view(
     """
     import getpass
 
-    from bench.report.viewer.labels import Labelling
-    from bench.report.viewer.server import serve
+    from bench.report.viewer import Labelling, serve
 
     labelling = Labelling(out, rater if rater is not None else getpass.getuser()) if label else None
     try:
