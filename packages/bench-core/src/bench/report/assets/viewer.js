@@ -87,9 +87,24 @@
     $("live").hidden = !live;
     if (live) $("live").textContent = "in progress: " + s.total + (run.planned ? " of " + run.planned : "") + " tasks done; updating";
     renderTargets(data);
+    if (!live && !matrixLoaded) loadMatrix();
     if (!filled) fillFilters(data);
     renderRows(data);
     if (live) setTimeout(poll, POLL_MS);
+  }
+  // The matrix of a run of several prompts or targets, once the run is over: its cells come
+  // shortened, and a cell is fetched whole to open it or diff it.
+  var matrixLoaded = false;
+  function loadMatrix() {
+    matrixLoaded = true;
+    getJSON("/api/runs/" + encodeURIComponent(runId) + "/matrix").then(function (data) {
+      var cells = data.cells;
+      if (!cells.length) return;
+      $("matrix").textContent = "";
+      benchMatrix.render(cells, $("matrix"), function (i) { showTask(cells[i].key); }, function (i) {
+        return getJSON("/api/runs/" + encodeURIComponent(runId) + "/tasks/" + encodeURIComponent(cells[i].key));
+      });
+    }).catch(problem);
   }
   function poll() {
     var mine = seq;

@@ -25,6 +25,8 @@ from bench.vocabulary.run_key import RunKey
 from bench.vocabulary.store import LATEST, MANIFEST, latest_lines, newest_run, results_path
 
 PAGE = 100
+#: How much of a response a matrix cell carries (the diff and the task's detail fetch it whole).
+CELL_CHARS = 600
 _LISTS = ("regressions", "improvements", "only_in_a", "only_in_b")
 
 
@@ -194,6 +196,15 @@ class RunsView:
             "target_statistics": target_statistics(records) if len(labels) > 1 else None,
         }
 
+    def matrix(self, ref: str) -> dict[str, Any]:
+        """The run's cells for the matrix (the report's ``matrix.js``), each record shortened to what
+        a cell shows and filters on; none when the run has one prompt × target column."""
+        folder = self.folder(ref)
+        records = self.records(folder)
+        columns = {(r.get("prompt_label"), target_label(r)) for r in records}
+        cells = [_cell(r) for r in records] if len(columns) > 1 else []
+        return {"columns": len(columns), "cells": cells}
+
     def task(self, ref: str, key: str) -> dict[str, Any]:
         """One task's whole record (``ID`` or ``ID@N`` for a repeat)."""
         folder = self.folder(ref)
@@ -309,6 +320,32 @@ def _row(record: dict[str, Any]) -> dict[str, Any]:
         "target": record.get("target"),
         "response": None if response is None else excerpt(str(response), 300),
         "why": excerpt(_why(record), 300),
+    }
+
+
+def _cell(record: dict[str, Any]) -> dict[str, Any]:
+    """What a matrix cell shows and filters on; the page fetches the whole record to open or diff it."""
+    usage = record.get("usage") if isinstance(record.get("usage"), dict) else {}
+    response = record.get("response")
+    return {
+        "key": _key(record),
+        "id": record.get("id"),
+        "repeat": record.get("repeat") or 0,
+        "status": record.get("status"),
+        "passed": bool(record.get("passed")),
+        "score": record.get("score"),
+        "prompt_label": record.get("prompt_label"),
+        "target": record.get("target"),
+        "response": None if response is None else excerpt(str(response), CELL_CHARS),
+        "error": record.get("error"),
+        "usage": {"cost_usd": usage.get("cost_usd")},
+        "duration_ms": record.get("duration_ms"),
+        "metadata": record.get("metadata"),
+        "evaluators": [
+            {k: e.get(k) for k in ("name", "passed", "error", "reason")}
+            for e in record.get("evaluators") or []
+            if isinstance(e, dict)
+        ],
     }
 
 

@@ -3,12 +3,13 @@
 Pages: ``/`` the runs, ``/run/ID`` one run (the report's views, its tasks fetched a page at a
 time, updating while the run is in progress), ``/compare?a=..&b=..`` two runs or two targets
 task by task. Data: ``/api/runs``, ``/api/runs/ID?page=N&status=..``, ``/api/runs/ID/tasks/KEY``,
-``/api/compare?a=..&b=..``; with ``--label``, ``/api/labels`` (the rater's labels) and ``POST
-/api/runs/ID/labels`` (one label, accepted as ``_Handler._post`` says). The pages hold no data:
-their script fetches JSON and sets every string as text; a Content-Security-Policy admits only the
-viewer's own script and style. Only run folders directly inside the runs folder (and resolving
-inside it) and the viewer's fixed assets are ever served, and only to requests whose ``Host`` names
-the viewer (``names_this_viewer``: a page another site serves on a rebound name is refused).
+``/api/runs/ID/matrix`` (the matrix's cells), ``/api/compare?a=..&b=..``; with ``--label``,
+``/api/labels`` (the rater's labels) and ``POST /api/runs/ID/labels`` (one label, accepted as
+``_Handler._post`` says). The pages hold no data: their script fetches JSON and sets every string
+as text; a Content-Security-Policy admits only the viewer's own script and style. Only run folders
+directly inside the runs folder (and resolving inside it) and the viewer's fixed assets are ever
+served, and only to requests whose ``Host`` names the viewer (``names_this_viewer``: a page
+another site serves on a rebound name is refused).
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ def _assets() -> dict[str, tuple[bytes, str]]:
     return {
         "/assets/viewer.css": (style.encode(), _TYPES[".css"]),
         "/assets/viewer.js": (
-            script_text(folder, "common.js", "conversation.js", "viewer.js").encode(),
+            script_text(folder, "common.js", "diff.js", "matrix.js", "conversation.js", "viewer.js").encode(),
             _TYPES[".js"],
         ),
         "page": ((folder / "viewer.html").read_bytes(), "text/html; charset=utf-8"),
@@ -191,6 +192,8 @@ class _Handler(BaseHTTPRequestHandler):
             return {"runs_dir": str(view.runs_dir), "runs": view.runs()}
         if len(parts) == 2 and parts[0] == "runs":
             return view.run_page(parts[1], query)
+        if len(parts) == 3 and parts[0] == "runs" and parts[2] == "matrix":
+            return view.matrix(parts[1])
         if len(parts) == 4 and parts[0] == "runs" and parts[2] == "tasks":
             return view.task(parts[1], parts[3])
         if parts == ["compare"] and query.get("a") and query.get("b"):

@@ -1,0 +1,145 @@
+"""The matrix in ``bench view`` and the diff of a task across two runs, in headless Chromium.
+
+One run of 2 prompts × 2 targets (a hostile output among them) and two runs of one suite whose
+answers changed (text, JSON and a conversation), served by one viewer; each test loads one page and
+checks what is on screen. With BENCH_SCREENSHOTS=1 they also write docs/images/view-matrix.png and
+docs/images/compare-diff.png.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench.report.viewer.server import ViewServer
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+HOSTILE = "</script><script>alert(1)</script> <img src=x onerror=alert(1)>"
+SCREENSHOTS = os.environ.get("BENCH_SCREENSHOTS") == "1"
+
+MATRIX = """\
+name: grid
+prompts:
+  - {label: plain, template: "{prompt}"}
+  - {label: terse, template: "In one word: {prompt}"}
+targets:
+  - {label: same, type: echo}
+  - {label: upper, type: command, command: [tr, a-z, A-Z]}
+tasks:
+  - {id: greet, prompt: hello, metadata: {topic: greeting}, evaluate: {expected: hello}}
+  - {id: hostile, prompt: "HOSTILE", evaluate: {expected: nothing-matches}}
+""".replace("HOSTILE", HOSTILE.replace('"', '\\"'))
+
+
+def _changed(city: str, reply: str, tool: str) -> str:
+    """A suite of recorded answers; the two runs of it differ in `city`, `reply` and `tool`."""
+    answer = json.dumps({"city": city, "facts": [1, 2]})
+    talk = [
+        {"role": "user", "content": "Where is order 7?"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "c1", "type": "function", "function": {"name": tool, "arguments": "{}"}}],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "shipped"},
+        {"role": "assistant", "content": "It shipped."},
+        {"role": "user", "content": "When?"},
+        {"role": "assistant", "content": reply},
+    ]
+    tasks = [
+        {
+            "id": "text",
+            "response": f"the capital is {city} of course",
+            "evaluate": {"type": "contains", "value": "Paris"},
+        },
+        {"id": "json", "response": answer, "evaluate": {"type": "contains", "value": "Paris"}},
+        {"id": "talk", "response": {"messages": talk}, "evaluate": {"type": "contains", "value": "Monday"}},
+    ]
+    return json.dumps({"name": "changed", "target": {"type": "recorded"}, "tasks": tasks})
+
+
+def _bench_run(folder: Path, runs: Path, suite: str, name: str) -> str:
+    (folder / name).write_text(suite, encoding="utf-8")
+    before = set(runs.iterdir()) if runs.exists() else set()
+    result = subprocess.run(
+        [sys.executable, "-m", "bench", "run", name, "-q", "--runs-dir", str(runs), "--concurrency", "1"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "BENCH_CACHE_DIR": str(folder / "cache")},
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode in (0, 1), result.stdout + result.stderr
+    (made,) = set(runs.iterdir()) - before
+    return made.name
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict[str, str]]]:
+    folder = tmp_path_factory.mktemp("views")
+    runs = folder / "runs"
+    ids = {
+        "grid": _bench_run(folder, runs, MATRIX, "grid.yaml"),
+        "a": _bench_run(folder, runs, _changed("Paris", "On Monday.", "track"), "a.json"),
+        "b": _bench_run(folder, runs, _changed("Lyon", "On Tuesday, " + HOSTILE, "find"), "b.json"),
+    }
+    server = ViewServer(runs, "127.0.0.1", 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server.url, ids
+    server.shutdown()
+    server.server_close()
+
+
+def _matrix(page: Any) -> list[list[str]]:
+    rows = page.query_selector_all("#matrix-table tbody tr")
+    return [[c.inner_text().split("\n")[0] for c in row.query_selector_all("th, td")] for row in rows]
+
+
+def test_the_viewer_shows_the_matrix_filters_it_and_diffs_two_cells(page, served):
+    url, ids = served
+    page.goto(url + "run/" + ids["grid"])
+    page.wait_for_selector("#matrix-table tbody tr")
+    heads = page.locator("#matrix-table thead th.column").all_inner_texts()
+    assert [h.split("\n")[0] for h in heads] == [
+        "plain · same",
+        "plain · upper",
+        "terse · same",
+        "terse · upper",
+    ]
+    assert heads[0].split("\n")[1] == "50.0% [9.5%, 90.5%]"
+    assert _matrix(page) == [
+        ["greet", "passed 1.000", "failed 0.000", "passed 1.000", "failed 0.000"],
+        ["hostile", *["failed 0.000"] * 4],
+    ]
+    assert page.locator("#matrix-table td.cell-failed").first.is_visible()
+    hostile = page.locator("#matrix-table tbody tr", has_text="hostile").locator("td").first
+    assert HOSTILE in hostile.inner_text()
+    assert page.locator("#matrix img").count() == 0
+    page.check("#matrix-disagree")
+    assert [r[0] for r in _matrix(page)] == ["greet"]
+    page.uncheck("#matrix-disagree")
+    page.fill("#matrix-metadata", "topic=greet")
+    assert [r[0] for r in _matrix(page)] == ["greet"]
+    page.fill("#matrix-metadata", "")
+    row = page.locator("#matrix-table tbody tr", has_text="greet")
+    row.locator("td").nth(0).locator("button.pick").click()
+    row.locator("td").nth(1).locator("button.pick").click()
+    diff = page.locator("#matrix-diff")
+    assert diff.locator("h3").inner_text() == "Diff: greet[plain][same] → greet[plain][upper]"
+    assert diff.locator(".diff-del").all_inner_texts() == ["hello"]
+    assert diff.locator(".diff-ins").all_inner_texts() == ["HELLO"]
+    if SCREENSHOTS:
+        page.locator("#matrix").screenshot(path=str(ROOT / "docs" / "images" / "view-matrix.png"))
+    hostile.locator("button.open").click()
+    assert page.locator("#detail-title").inner_text() == "hostile[plain][same]"
