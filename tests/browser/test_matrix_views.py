@@ -86,7 +86,7 @@ def _bench_run(folder: Path, runs: Path, suite: str, name: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict[str, str]]]:
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict[str, str], Path]]:
     folder = tmp_path_factory.mktemp("views")
     runs = folder / "runs"
     ids = {
@@ -96,7 +96,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict
     }
     server = ViewServer(runs, "127.0.0.1", 0)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield server.url, ids
+    yield server.url, ids, runs
     server.shutdown()
     server.server_close()
 
@@ -107,7 +107,7 @@ def _matrix(page: Any) -> list[list[str]]:
 
 
 def test_the_viewer_shows_the_matrix_filters_it_and_diffs_two_cells(page, served):
-    url, ids = served
+    url, ids, _ = served
     page.goto(url + "run/" + ids["grid"])
     page.wait_for_selector("#matrix-table tbody tr")
     heads = page.locator("#matrix-table thead th.column").all_inner_texts()
@@ -143,3 +143,70 @@ def test_the_viewer_shows_the_matrix_filters_it_and_diffs_two_cells(page, served
         page.locator("#matrix").screenshot(path=str(ROOT / "docs" / "images" / "view-matrix.png"))
     hostile.locator("button.open").click()
     assert page.locator("#detail-title").inner_text() == "hostile[plain][same]"
+
+
+def _open_diff(page: Any, diff: Any, key: str) -> None:
+    """Click task ``key``'s row and wait for its diff (the viewer fetches the two records)."""
+    page.locator("#compare-rows tbody tr", has_text=key).click()
+    diff.locator("h3", has_text=f"Diff: A {key} → B {key}").wait_for()
+
+
+def _check_diffs(page: Any, box: str) -> None:
+    """Open the text, JSON and conversation tasks' diffs in turn and check each on screen."""
+    diff = page.locator(box)
+    _open_diff(page, diff, "text")
+    assert diff.locator(".diff-del").all_inner_texts() == ["Paris"]
+    assert diff.locator(".diff-ins").all_inner_texts() == ["Lyon"]
+    assert diff.locator(".diff-ins").first.is_visible()
+    _open_diff(page, diff, "json")
+    rows = diff.locator("table.diff-fields tr").all_inner_texts()
+    assert [r.split("\t") for r in rows] == [["field", "A json", "B json"], ["city", '"Paris"', '"Lyon"']]
+    _open_diff(page, diff, "talk")
+    assert diff.locator("p.muted").inner_text() == "turn by turn: 2 and 2 turns"
+    assert diff.locator(".diff-turn h4").all_inner_texts() == ["turn 1", "turn 2"]
+    first, second = diff.locator(".diff-turn").nth(0), diff.locator(".diff-turn").nth(1)
+    assert first.locator(".diff-del").all_inner_texts() == ["track({})"]
+    assert first.locator(".diff-ins").all_inner_texts() == ["find({})"]
+    assert second.locator(".diff-ins").first.inner_text() == "Tuesday,"
+    assert HOSTILE in second.locator(".diff-side").nth(1).inner_text()
+    assert diff.locator("img").count() == 0
+
+
+def test_the_viewer_diffs_a_task_across_two_runs(page, served):
+    url, ids, _ = served
+    page.goto(f"{url}compare?a={ids['a']}&b={ids['b']}")
+    page.wait_for_selector("#compare-rows tbody tr")
+    _check_diffs(page, "#compare-diff")
+    if SCREENSHOTS:
+        page.locator("#compare-diff").screenshot(path=str(ROOT / "docs" / "images" / "compare-diff.png"))
+
+
+def test_bench_compare_writes_a_page_that_diffs_each_task(page, served, tmp_path):
+    _, ids, runs = served
+    out = tmp_path / "compare.html"
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bench",
+            "compare",
+            ids["a"],
+            ids["b"],
+            "--runs-dir",
+            str(runs),
+            "-o",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 3, result.stdout + result.stderr
+    page.goto(out.as_uri())
+    assert page.locator("#compare-count").inner_text() == "3 of 3 tasks shown; click a task for its diff"
+    assert (
+        page.locator("#compare-rows tbody tr", has_text="talk").locator("td").nth(1).inner_text()
+        == "regressed"
+    )
+    _check_diffs(page, "#compare-diff")

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.report.compare import RunResults, compare_runs
+from bench.report.compare_page import task_change
 from bench.report.history import list_runs, run_row
 from bench.scoring.target_stats import target_label, target_statistics
 from bench.vocabulary.errors import StoreError
@@ -233,6 +234,13 @@ class RunsView:
             raise NotFound(f"{ref}: no task ran on target '{label}'")
         return ref, chosen
 
+    def compare_task(self, a: str, b: str, key: str) -> dict[str, Any]:
+        """One task's whole record on each side of a comparison (null on a side without it)."""
+        left, right = self.side(a)[1].get(key), self.side(b)[1].get(key)
+        if left is None and right is None:
+            raise NotFound(f"neither {a} nor {b} has task '{key}'")
+        return {"key": key, "a": left, "b": right, "change": task_change(left, right)}
+
     def compare(self, a: str, b: str, query: dict[str, str]) -> dict[str, Any]:
         """Two runs (or two targets) task by task: the verdict of ``bench compare`` and a page of rows."""
         name_a, left = self.side(a)
@@ -246,7 +254,7 @@ class RunsView:
         rows = []
         for key in list(left) + [k for k in right if k not in left]:
             x, y = left.get(key), right.get(key)
-            change = _change(x, y)
+            change = task_change(x, y)
             a_row, b_row = (_row(x) if x else None), (_row(y) if y else None)
             rows.append({"key": key, "a": a_row, "b": b_row, "change": change})
         only = query.get("change", "")
@@ -325,7 +333,8 @@ def _row(record: dict[str, Any]) -> dict[str, Any]:
 
 def _cell(record: dict[str, Any]) -> dict[str, Any]:
     """What a matrix cell shows and filters on; the page fetches the whole record to open or diff it."""
-    usage = record.get("usage") if isinstance(record.get("usage"), dict) else {}
+    usage = record.get("usage")
+    cost = usage.get("cost_usd") if isinstance(usage, dict) else None
     response = record.get("response")
     return {
         "key": _key(record),
@@ -338,7 +347,7 @@ def _cell(record: dict[str, Any]) -> dict[str, Any]:
         "target": record.get("target"),
         "response": None if response is None else excerpt(str(response), CELL_CHARS),
         "error": record.get("error"),
-        "usage": {"cost_usd": usage.get("cost_usd")},
+        "usage": {"cost_usd": cost},
         "duration_ms": record.get("duration_ms"),
         "metadata": record.get("metadata"),
         "evaluators": [
@@ -380,15 +389,3 @@ def _haystack(record: dict[str, Any]) -> str:
     parts = [record.get("id"), record.get("response"), record.get("error"), _why(record)]
     parts += [json.dumps(record.get(k)) for k in ("prompt", "messages", "vars", "metadata", "target")]
     return "\n".join(str(p) for p in parts if p is not None).lower()
-
-
-def _change(a: dict[str, Any] | None, b: dict[str, Any] | None) -> str:
-    if a is None:
-        return "only in b"
-    if b is None:
-        return "only in a"
-    if bool(a.get("passed")) and not b.get("passed"):
-        return "regressed"
-    if not a.get("passed") and bool(b.get("passed")):
-        return "improved"
-    return "same"

@@ -1,15 +1,15 @@
 """``bench view``: a local web viewer over the run store (standard library ``http.server``).
 
-Pages: ``/`` the runs, ``/run/ID`` one run (the report's views, its tasks fetched a page at a
-time, updating while the run is in progress), ``/compare?a=..&b=..`` two runs or two targets
-task by task. Data: ``/api/runs``, ``/api/runs/ID?page=N&status=..``, ``/api/runs/ID/tasks/KEY``,
-``/api/runs/ID/matrix`` (the matrix's cells), ``/api/compare?a=..&b=..``; with ``--label``,
-``/api/labels`` (the rater's labels) and ``POST /api/runs/ID/labels`` (one label, accepted as
-``_Handler._post`` says). The pages hold no data: their script fetches JSON and sets every string
-as text; a Content-Security-Policy admits only the viewer's own script and style. Only run folders
-directly inside the runs folder (and resolving inside it) and the viewer's fixed assets are ever
-served, and only to requests whose ``Host`` names the viewer (``names_this_viewer``: a page
-another site serves on a rebound name is refused).
+Pages: ``/`` the runs, ``/run/ID`` one run (the report's views, its tasks fetched a page at a time,
+updating while the run is in progress), ``/compare?a=..&b=..`` two runs or two targets task by task.
+Data: ``/api/runs``, ``/api/runs/ID?page=N&status=..``, ``/api/runs/ID/tasks/KEY``,
+``/api/runs/ID/matrix`` (the matrix's cells), ``/api/compare?a=..&b=..`` (``/api/compare/task`` with
+``&key=``: one task's two records); with ``--label``, ``/api/labels`` (the rater's labels) and
+``POST /api/runs/ID/labels`` (one label, accepted as ``_Handler._post`` says). The pages hold no
+data: their script fetches JSON and sets every string as text; a Content-Security-Policy admits only
+the viewer's own script and style. Only run folders directly inside the runs folder (and resolving
+inside it) and the viewer's fixed assets are ever served, and only to requests whose ``Host`` names
+the viewer (``names_this_viewer``: a page another site serves on a rebound name is refused).
 """
 
 from __future__ import annotations
@@ -196,6 +196,8 @@ class _Handler(BaseHTTPRequestHandler):
             return view.matrix(parts[1])
         if len(parts) == 4 and parts[0] == "runs" and parts[2] == "tasks":
             return view.task(parts[1], parts[3])
+        if parts == ["compare", "task"] and query.get("a") and query.get("b") and query.get("key"):
+            return view.compare_task(query["a"], query["b"], query["key"])
         if parts == ["compare"] and query.get("a") and query.get("b"):
             return view.compare(query["a"], query["b"], query)
         if parts == ["labels"]:
