@@ -66,9 +66,11 @@ def test_the_matrix_cells_are_each_run_shortened_and_a_run_of_one_column_has_non
     assert len(first["response"]) <= CELL_CHARS
     assert first["response"].endswith("…")
     assert first["usage"] == {"cost_usd": 0.5}
-    assert first["evaluators"] == [{"name": "expected", "passed": True, "error": None, "reason": "r"}]
+    assert first["evaluators"] == [{"name": "expected", "passed": True, "reason": "r"}]
+    assert "error" not in first
     assert first["prompt_label"] == "plain"
-    assert view.matrix("2-a") == {"columns": 1, "cells": []}
+    assert view.matrix("2-a") == {"records": 2, "columns": 1, "cells": []}
+    assert view.matrix("1-grid") is grid  # built once until the run grows
 
 
 def test_one_task_of_two_runs_comes_whole_for_its_diff(runs):
@@ -97,3 +99,21 @@ def test_bench_compare_html_holds_each_tasks_two_runs_escaped(bench_cli, runs, t
     assert document["rows"][1]["b"]["response"] == HOSTILE
     assert "evaluators" not in document["rows"][1]["b"]
     assert document["comparison"]["verdict"] == "insufficient evidence"
+
+
+def test_a_runs_per_target_statistics_are_computed_once_until_it_grows(runs, monkeypatch):
+    import bench.report.viewer.data as data
+
+    calls = []
+    real = data.target_statistics
+    monkeypatch.setattr(
+        data, "target_statistics", lambda records: calls.append(len(records)) or real(records)
+    )
+    view = RunsView(runs)
+    first = view.run_page("1-grid", {})
+    assert view.run_page("1-grid", {"page": "2"})["target_statistics"] == first["target_statistics"]
+    assert calls == [8]
+    with open(runs / "1-grid" / "results.jsonl", "a") as out:
+        out.write(json.dumps(_record("t9[plain][a]", True, target={"label": "a"})) + "\n")
+    assert view.run_page("1-grid", {})["targets"] == ["a", "b"]
+    assert calls == [8, 9]

@@ -27,7 +27,7 @@ from bench.vocabulary.store import LATEST, MANIFEST, latest_lines, newest_run, r
 
 PAGE = 100
 #: How much of a response a matrix cell carries (the diff and the task's detail fetch it whole).
-CELL_CHARS = 600
+CELL_CHARS = 300
 _LISTS = ("regressions", "improvements", "only_in_a", "only_in_b")
 
 
@@ -51,6 +51,9 @@ class _Cached:
     latest: dict[str, dict[str, Any]] = field(default_factory=dict)
     records: list[dict[str, Any]] = field(default_factory=list)
     texts: list[str] | None = None  # what the text filter searches, built on its first use
+    matrix: dict[str, Any] | None = None  # the matrix's cells, built on their first request
+    #: The run's evaluators, target labels and per-target statistics, built on their first request.
+    facets: dict[str, Any] | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -135,7 +138,7 @@ class RunsView:
                 lines = latest_lines(raw[:end].decode("utf-8", errors="replace").split("\n"))
                 cached.latest.update((key, _parse(line)) for key, line in lines.items())
                 cached.records = list(cached.latest.values())
-                cached.texts = None
+                cached.texts = cached.matrix = cached.facets = None
             return cached.records
 
     def texts(self, folder: Path) -> list[str]:
@@ -181,8 +184,6 @@ class RunsView:
         chosen = _filtered(records, texts, query)
         pages = max(1, -(-len(chosen) // PAGE))
         page = min(max(_int(query.get("page"), 1), 1), pages)
-        evaluators = sorted({str(e.get("name")) for r in records for e in r.get("evaluators") or []})
-        labels = sorted({label for r in records if (label := target_label(r)) is not None})
         results = results_path(folder)
         return {
             "run": self.head(folder, records),
@@ -192,19 +193,39 @@ class RunsView:
             "pages": pages,
             "page_size": PAGE,
             "tasks": [_row(r) for r in chosen[(page - 1) * PAGE : page * PAGE]],
-            "evaluators": evaluators,
-            "targets": labels,
-            "target_statistics": target_statistics(records) if len(labels) > 1 else None,
+            **self._facets(folder, records),
         }
+
+    def _facets(self, folder: Path, records: list[dict[str, Any]]) -> dict[str, Any]:
+        """The run's evaluators, target labels and per-target statistics, computed once until its
+        records change (the statistics walk every record: seconds at 200,000)."""
+        cached = self._cache[folder.name]
+        with cached.lock:
+            if cached.facets is None or cached.facets["records"] != len(records):
+                labels = sorted({label for r in records if (label := target_label(r)) is not None})
+                cached.facets = {
+                    "records": len(records),
+                    "evaluators": sorted(
+                        {str(e.get("name")) for r in records for e in r.get("evaluators") or []}
+                    ),
+                    "targets": labels,
+                    "target_statistics": target_statistics(records) if len(labels) > 1 else None,
+                }
+            return {k: v for k, v in cached.facets.items() if k != "records"}
 
     def matrix(self, ref: str) -> dict[str, Any]:
         """The run's cells for the matrix (the report's ``matrix.js``), each record shortened to what
-        a cell shows and filters on; none when the run has one prompt × target column."""
+        a cell shows and filters on; none when the run has one prompt × target column. The same
+        object is answered until the run's records change (``ViewServer`` keeps its encoding)."""
         folder = self.folder(ref)
         records = self.records(folder)
-        columns = {(r.get("prompt_label"), target_label(r)) for r in records}
-        cells = [_cell(r) for r in records] if len(columns) > 1 else []
-        return {"columns": len(columns), "cells": cells}
+        cached = self._cache[folder.name]
+        with cached.lock:
+            if cached.matrix is None or cached.matrix["records"] != len(records):
+                columns = {(r.get("prompt_label"), target_label(r)) for r in records}
+                cells = [_cell(r) for r in records] if len(columns) > 1 else []
+                cached.matrix = {"records": len(records), "columns": len(columns), "cells": cells}
+            return cached.matrix
 
     def task(self, ref: str, key: str) -> dict[str, Any]:
         """One task's whole record (``ID`` or ``ID@N`` for a repeat)."""
@@ -331,31 +352,38 @@ def _row(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _short(text: Any, limit: int) -> Any:
+    """``text`` cut to ``limit`` characters when longer (redacted first: ``excerpt``); a shorter one
+    is left whole, for the answer is redacted whole as it is sent."""
+    return text if not isinstance(text, str) or len(text) <= limit else excerpt(text, limit)
+
+
 def _cell(record: dict[str, Any]) -> dict[str, Any]:
-    """What a matrix cell shows and filters on; the page fetches the whole record to open or diff it."""
+    """What a matrix cell shows and filters on, without empty fields (a run of 100,000 cells sends
+    them all at once); the page fetches the whole record to open or diff it."""
     usage = record.get("usage")
-    cost = usage.get("cost_usd") if isinstance(usage, dict) else None
     response = record.get("response")
-    return {
+    cell = {
         "key": _key(record),
         "id": record.get("id"),
-        "repeat": record.get("repeat") or 0,
+        "repeat": record.get("repeat"),
         "status": record.get("status"),
-        "passed": bool(record.get("passed")),
+        "passed": record.get("passed") or None,
         "score": record.get("score"),
         "prompt_label": record.get("prompt_label"),
         "target": record.get("target"),
-        "response": None if response is None else excerpt(str(response), CELL_CHARS),
-        "error": record.get("error"),
-        "usage": {"cost_usd": cost},
+        "response": None if response is None else _short(str(response), CELL_CHARS),
+        "error": _short(record.get("error"), CELL_CHARS),
+        "usage": {"cost_usd": usage["cost_usd"]} if isinstance(usage, dict) and "cost_usd" in usage else None,
         "duration_ms": record.get("duration_ms"),
         "metadata": record.get("metadata"),
         "evaluators": [
-            {k: e.get(k) for k in ("name", "passed", "error", "reason")}
+            {k: _short(e[k], 200) for k in ("name", "passed", "error", "reason") if e.get(k) is not None}
             for e in record.get("evaluators") or []
             if isinstance(e, dict)
         ],
     }
+    return {k: v for k, v in cell.items() if v not in (None, [], {})}
 
 
 def _filtered(

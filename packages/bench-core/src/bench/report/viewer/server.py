@@ -104,6 +104,13 @@ def exposure_warning(host: str) -> str | None:
     )
 
 
+def json_body(value: Any) -> bytes:
+    """An answer's JSON, redacted and escaped as in the report (no response can be read as markup
+    whatever a browser guesses); the run may have been written before one of today's secrets was
+    known."""
+    return escape_json(redact.current()(jsonio.dumps(value))).encode("utf-8")
+
+
 class ViewServer(ThreadingHTTPServer):
     """The HTTP server: the runs view and the assets it serves."""
 
@@ -121,7 +128,18 @@ class ViewServer(ThreadingHTTPServer):
             meta = f'<meta name="bench-label-token" content="{labelling.token}">\n</head>'
             self.assets["page"] = (body.replace(b"</head>", meta.encode(), 1), kind)
         self.bound = host
+        self._matrix_bodies: dict[str, tuple[dict[str, Any], bytes]] = {}
         super().__init__((host, port), _Handler)
+
+    def matrix_body(self, ref: str) -> bytes:
+        """The matrix's cells of run ``ref`` as the JSON answer, encoded once until the run's
+        records change (a run of 100,000 cells is tens of megabytes to encode)."""
+        value = self.view.matrix(ref)
+        kept = self._matrix_bodies.get(ref)
+        if kept is None or kept[0] is not value:
+            kept = (value, json_body(value))
+            self._matrix_bodies[ref] = kept
+        return kept[1]
 
     @property
     def url(self) -> str:
@@ -180,6 +198,9 @@ class _Handler(BaseHTTPRequestHandler):
         elif path in self.server.assets and path.startswith("/assets/"):
             body, kind = self.server.assets[path]
             self._send(HTTPStatus.OK, body, kind)
+        elif path.startswith("/api/runs/") and path.endswith("/matrix") and path.count("/") == 4:
+            body = self.server.matrix_body(unquote(path.split("/")[3]))
+            self._send(HTTPStatus.OK, body, "application/json; charset=utf-8")
         elif path.startswith("/api/"):
             self._json(HTTPStatus.OK, self._api(path[len("/api/") :], query))
         else:
@@ -192,8 +213,6 @@ class _Handler(BaseHTTPRequestHandler):
             return {"runs_dir": str(view.runs_dir), "runs": view.runs()}
         if len(parts) == 2 and parts[0] == "runs":
             return view.run_page(parts[1], query)
-        if len(parts) == 3 and parts[0] == "runs" and parts[2] == "matrix":
-            return view.matrix(parts[1])
         if len(parts) == 4 and parts[0] == "runs" and parts[2] == "tasks":
             return view.task(parts[1], parts[3])
         if parts == ["compare", "task"] and query.get("a") and query.get("b") and query.get("key"):
@@ -249,10 +268,7 @@ class _Handler(BaseHTTPRequestHandler):
         return labelling, body
 
     def _json(self, status: HTTPStatus, value: Any) -> None:
-        # Redacted and escaped as in the report (no response can be read as markup whatever a
-        # browser guesses); the run may have been written before one of today's secrets was known.
-        body = escape_json(redact.current()(jsonio.dumps(value))).encode("utf-8")
-        self._send(status, body, "application/json; charset=utf-8")
+        self._send(status, json_body(value), "application/json; charset=utf-8")
 
     def _send(self, status: HTTPStatus, body: bytes, kind: str) -> None:
         self.send_response(status)
