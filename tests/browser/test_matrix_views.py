@@ -12,14 +12,11 @@ import json
 import os
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-from bench.report.viewer.server import ViewServer
 
 pytestmark = pytest.mark.browser
 
@@ -68,37 +65,28 @@ def _changed(city: str, reply: str, tool: str) -> str:
     return json.dumps({"name": "changed", "target": {"type": "recorded"}, "tasks": tasks})
 
 
-def _bench_run(folder: Path, runs: Path, suite: str, name: str) -> str:
+def _made(folder: Path, bench_run: Any, suite: str, name: str) -> str:
+    """A run of ``suite`` (written to ``folder/name``) in ``folder/runs``; its id."""
+    runs = folder / "runs"
     (folder / name).write_text(suite, encoding="utf-8")
     before = set(runs.iterdir()) if runs.exists() else set()
-    result = subprocess.run(
-        [sys.executable, "-m", "bench", "run", name, "-q", "--runs-dir", str(runs), "--concurrency", "1"],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "BENCH_CACHE_DIR": str(folder / "cache")},
-        timeout=60,
-        check=False,
-    )
-    assert result.returncode in (0, 1), result.stdout + result.stderr
+    bench_run(folder, name, "--runs-dir", str(runs), "--concurrency", "1", exit_codes=(0, 1))
     (made,) = set(runs.iterdir()) - before
     return made.name
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict[str, str], Path]]:
+def served(
+    tmp_path_factory: pytest.TempPathFactory, bench_run: Any, serving: Any
+) -> Iterator[tuple[str, dict[str, str], Path]]:
     folder = tmp_path_factory.mktemp("views")
-    runs = folder / "runs"
     ids = {
-        "grid": _bench_run(folder, runs, MATRIX, "grid.yaml"),
-        "a": _bench_run(folder, runs, _changed("Paris", "On Monday.", "track"), "a.json"),
-        "b": _bench_run(folder, runs, _changed("Lyon", "On Tuesday, " + HOSTILE, "find"), "b.json"),
+        "grid": _made(folder, bench_run, MATRIX, "grid.yaml"),
+        "a": _made(folder, bench_run, _changed("Paris", "On Monday.", "track"), "a.json"),
+        "b": _made(folder, bench_run, _changed("Lyon", "On Tuesday, " + HOSTILE, "find"), "b.json"),
     }
-    server = ViewServer(runs, "127.0.0.1", 0)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield server.url, ids, runs
-    server.shutdown()
-    server.server_close()
+    with serving(folder / "runs") as url:
+        yield url, ids, folder / "runs"
 
 
 def _matrix(page: Any) -> list[list[str]]:
