@@ -20,8 +20,6 @@ from bench_formats.promptfoo.render import RenderError, compact_json, render_pro
 from bench_formats.promptfoo.tests_reader import check_test, merge_default, read_vars_files
 
 LABEL_CHARS = 40
-#: The env var that turns promptfoo's ``_conversation`` off (as ``options.disableConversationVar``).
-NO_CONVERSATION = "PROMPTFOO_DISABLE_CONVERSATION_VAR"
 
 
 @dataclass
@@ -120,7 +118,8 @@ class Matrix:
     ) -> dict[str, Any]:
         options = test.get("options") or {}
         raw = f"{options.get('prefix') or ''}{prompt.raw}{options.get('suffix') or ''}"
-        plan = self._serial_plan(test, raw, prompt, provider)
+        column = [provider.label, prompt.label, self.prompts.index(prompt)]
+        plan = serial_plan.plan(self.uses, test, raw, column, chat=provider.chat)
         try:  # a prompt rendered from the state is rendered again when it is answered
             text = render_prompt(raw, {**values, "_conversation": []} if plan.get("conversation") else values)
         except RenderError as exc:
@@ -156,38 +155,6 @@ class Matrix:
             entry["options"]["provider_config"] = {"id": provider.id, **provider.tools}
         task["evaluators"] = [entry]
         return task
-
-    def _serial_plan(
-        self, test: dict[str, Any], raw: str, prompt: Prompt, provider: Provider
-    ) -> dict[str, Any]:
-        """How the promptfoo-serial target renders this task (empty: as written now)."""
-        options = test.get("options") or {}
-        # promptfoo's test: the prompt's raw text names the var, and nothing turned it off
-        conversation = (
-            "_conversation" in raw
-            and not options.get("disableConversationVar")
-            and not serial_plan.env_true(NO_CONVERSATION)
-        )
-        plan = serial_plan.plan(
-            raw,
-            chat=prompt.chat and provider.chat,
-            key=[
-                provider.label,
-                prompt.label,
-                self.prompts.index(prompt),
-                (test.get("metadata") or {}).get("conversationId"),
-            ],
-            conversation=conversation,
-            stored="storeOutputAs" in self.uses,
-            store_as=options.get("storeOutputAs"),
-        )
-        for what in (
-            "_conversation" if conversation else None,
-            "storeOutputAs" if plan.get("store_as") else None,
-        ):
-            if what and what not in self.uses:
-                self.uses.append(what)
-        return plan
 
     def _id(self, row: str, prompt: Prompt, provider: Provider) -> str:
         parts = [row]

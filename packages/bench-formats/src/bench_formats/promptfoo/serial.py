@@ -9,9 +9,10 @@ test (promptfoo's ``registers``). Either runs the config one call at a time, tes
 
 The loader keeps such a prompt as its template (``metadata.promptfoo_serial``) and wraps each
 provider's target in this one, which renders the prompt when the task is answered. Its state
-lives in this process only: a task whose earlier tasks were not answered here first (``--resume``,
-a task selection, an executor that spreads tasks over processes) is an error, never run with
-part of its state.
+lives in this process only (``sequential``: bench refuses ``--resume`` and other executors up
+front); a task answered out of order (a repeat, a task after a later one) is an error, never run
+with part of its state. A task selection runs with the state of the tasks it runs, as promptfoo's
+``--filter-*`` options do.
 """
 
 from __future__ import annotations
@@ -31,10 +32,8 @@ from bench_formats.promptfoo.render import RenderError, finish_vars, render_prom
 from bench_formats.promptfoo.serial_plan import KEY
 
 OUT_OF_ORDER = (
-    "task '{task}' needs promptfoo's {what} from the {count} task(s) before it, answered first in "
-    "this run: they were not (--resume, a task selection such as -k or --filter, --repeat, or an "
-    "executor that spreads tasks over processes), and bench keeps that state in the running "
-    "process only; run the whole config again without them"
+    "task '{task}' is answered out of promptfoo's order ({why}): promptfoo's {what} come from the "
+    "tasks before it, answered first; run the config without --repeat and without --concurrency"
 )
 
 
@@ -53,8 +52,8 @@ class _State:
 
     conversations: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     registers: dict[str, Any] = field(default_factory=dict)
+    #: The place after the last task answered: a task selection skips places, never goes back.
     next: int = 0
-    broken: bool = False
     users: int = 0
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
@@ -81,6 +80,12 @@ class PromptfooSerial(Target[PromptfooSerialConfig]):
     def llm_calls(self) -> list[tuple[str, int]]:
         return self.inner.llm_calls()
 
+    def sequential(self) -> str | None:
+        return (
+            f"promptfoo's {self.config.uses} come from the earlier tasks answered in this process, "
+            "and bench does not store that state"
+        )
+
     async def open(self) -> None:
         self.inner.label = self.label
         state = _STATES.setdefault(self.suite.path, _State())
@@ -102,10 +107,10 @@ class PromptfooSerial(Target[PromptfooSerialConfig]):
         state = _STATES.setdefault(self.suite.path, _State())
         async with state.lock:
             index = int(plan["index"])
-            if state.broken or index != state.next or task.repeat:
-                state.broken = True
-                raise TargetError(OUT_OF_ORDER.format(task=task.id, what=self.config.uses, count=index))
-            state.next += 1
+            why = "a repeat" if task.repeat else "after a later task" if index < state.next else None
+            if why is not None:
+                raise TargetError(OUT_OF_ORDER.format(task=task.id, why=why, what=self.config.uses))
+            state.next = index + 1
             return await self._answer(task, plan, state)
 
     async def _answer(self, task: Task, plan: dict[str, Any], state: _State) -> Response:
@@ -146,7 +151,11 @@ def _values(task: Task, plan: dict[str, Any], state: _State, key: str) -> dict[s
 
 def _rendered_task(task: Task, text: str, rendered: Any, plan: dict[str, Any]) -> Task:
     """The task as the provider's target sees it: the prompt rendered now."""
-    if plan.get("chat") and isinstance(rendered, list):
+    if (
+        plan.get("chat")
+        and isinstance(rendered, list)
+        and all(isinstance(m, dict) and "role" in m for m in rendered)
+    ):
         messages = [Message.model_validate(m) for m in rendered]
         return task.model_copy(update={"prompt": None, "messages": messages, "input": rendered})
     return task.model_copy(update={"prompt": text, "messages": None, "input": None})

@@ -13,6 +13,8 @@ from bench import ConfigError
 #: The task metadata key the promptfoo-serial target reads: the task's place and its template.
 KEY = "promptfoo_serial"
 TARGET = "promptfoo-serial"
+#: The env var that turns promptfoo's ``_conversation`` off (as ``options.disableConversationVar``).
+NO_CONVERSATION = "PROMPTFOO_DISABLE_CONVERSATION_VAR"
 REPEAT = (
     "evaluateOptions.repeat with {uses}: bench keeps promptfoo's state only for one answer per "
     "task; run the config without repeat"
@@ -28,20 +30,28 @@ def env_true(name: str) -> bool:
     return os.environ.get(name, "").strip().lower() in {"1", "true", "yes", "yup", "yeppers"}
 
 
-def plan(
-    raw: str, *, chat: bool, key: list[Any], conversation: bool, stored: bool, store_as: Any
-) -> dict[str, Any]:
-    """A task's plan: its template when the state changes its prompt (``_conversation`` named,
-    or an earlier test stored an output), and the var its output is stored as."""
+def plan(uses: list[str], test: dict[str, Any], raw: str, column: list[Any], chat: bool) -> dict[str, Any]:
+    """A task's plan: its template when the state changes its prompt (it names ``_conversation``,
+    or an earlier test stored an output), and the var its output is stored as; ``uses`` gets what
+    the config uses. ``column`` is the provider's label, the prompt's label and index; ``chat``
+    whether the provider takes messages (told from the rendered text, as promptfoo's are)."""
+    options = test.get("options") or {}
+    # promptfoo's test: the prompt's raw text names the var, and nothing turned it off
+    conversation = (
+        "_conversation" in raw and not options.get("disableConversationVar") and not env_true(NO_CONVERSATION)
+    )
+    store_as = options.get("storeOutputAs")
     out: dict[str, Any] = {}
-    if conversation or stored:
-        out["template"] = raw
-        out["chat"] = chat
-        out["key"] = json.dumps(key, ensure_ascii=False)
+    if conversation or "storeOutputAs" in uses:
+        key = [*column, (test.get("metadata") or {}).get("conversationId")]
+        out.update(template=raw, chat=chat, key=json.dumps(key, ensure_ascii=False))
         if conversation:
             out["conversation"] = True
     if isinstance(store_as, str) and store_as:
         out["store_as"] = store_as
+    for what in ("_conversation" if conversation else None, "storeOutputAs" if "store_as" in out else None):
+        if what and what not in uses:
+            uses.append(what)
     return out
 
 
