@@ -330,3 +330,22 @@ def test_a_task_no_worker_can_hold_is_refused_before_any_cluster_starts(in_tmp):
         "what its workers ask of the cluster)"
     )
     assert not list(Path("ray").glob("*/results.jsonl"))  # a refused set-up leaves no run
+
+
+def test_a_target_in_a_container_sandbox_needs_a_container_worker_without_saying_so(in_tmp):
+    sandbox = "{type: container, image: bench-test-image}"
+    suite = write_suite(
+        in_tmp,
+        f"name: boxed\ntarget: {{type: command, command: cat, sandbox: {sandbox}}}\ntasks:\n"
+        "  - {id: a, prompt: hi, evaluate: {type: contains, value: hi}}\n"
+        "  - {id: b, prompt: ho, evaluate: {type: contains, value: ho}}\n",
+    )
+    assert bench.load(suite).plan.required == frozenset({"container"})
+    with pytest.raises(ConfigError) as refused:
+        bench.run(suite, runs_dir="ray", executor="ray", workers=1)
+    assert str(refused.value) == (
+        "--executor ray: 2 runs need 'container', which no worker provides (the pools: none; a pool "
+        "provides its own tag, the default workers none); add a pool for each tag (--executor-option "
+        "pool.TAG.workers=N, and pool.TAG.resource.NAME=AMOUNT for what its workers ask of the cluster)"
+    )
+    assert not list(Path("ray").glob("*/results.jsonl"))

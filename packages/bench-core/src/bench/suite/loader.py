@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from bench.document import YamlDocument
 from bench.plugins.registry import Registry, get_registry
+from bench.plugins.sandboxes import sandbox_needs
 from bench.scoring.collectors import COLLECTORS, signal_collectors
 from bench.scoring.labels import human_scores, read_labels
 from bench.scoring.scorecard import Scorecard
@@ -127,7 +128,9 @@ class _SuiteBuilder:
             ignore_task_targets=self.target_override,
             suite_doc=self.doc,
             target_resources={
+                # a target in a container sandbox needs a container runtime where it runs
                 label: frozenset(built.config.resources)
+                | sandbox_needs(getattr(built.config, "sandbox", None), self.registry)
                 for label, built in [(None, target), *targets.items()]
                 if built is not None
             },
