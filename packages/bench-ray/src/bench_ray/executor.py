@@ -129,7 +129,8 @@ class RayExecutor(Executor):
 
         self.ray_options: RayOptions = parse_options(dict(self.settings.options))
         required = job.plan.required
-        why = unheld(job.plan.needs_runs(job.selected), self.ray_options.pools, required)
+        opts = self.ray_options
+        why = unheld(job.plan.needs_runs(job.selected), opts.pools, required, opts.disk)
         if why is not None:  # before any cluster starts
             raise ConfigError(why)
         self.workers, self.groups = [], []
@@ -143,7 +144,6 @@ class RayExecutor(Executor):
             )
             self.started_cluster = True
         cpus = ray.cluster_resources().get("CPU", 1)
-        opts = self.ray_options
         used = job.plan.row_needs(job.selected)  # after --resume, what is left to run
         count = self.settings.workers or default_workers(opts, cpus, used, required)
         self.groups = groups(opts, count, used, lambda text: print(text, file=sys.stderr), required)

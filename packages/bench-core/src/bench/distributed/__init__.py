@@ -37,6 +37,10 @@ if TYPE_CHECKING:
     from bench.suite.plan import PlannedTask as PlannedTask
     from bench.suite.plan import PlanRow as PlanRow
     from bench.workspace.captures import land_captures as land_captures
+    from bench.workspace.disk import disk_of as disk_of
+    from bench.workspace.disk import format_size as format_size
+    from bench.workspace.disk import parse_size as parse_size
+    from bench.workspace.disk import without_disk as without_disk
 
 #: name -> the module that defines it
 _EXPORTS = {
@@ -49,6 +53,10 @@ _EXPORTS = {
     "serialize_result": "bench.execution.sink",
     "statistics_row": "bench.execution.sink",
     "land_captures": "bench.workspace.captures",
+    "disk_of": "bench.workspace.disk",
+    "without_disk": "bench.workspace.disk",
+    "parse_size": "bench.workspace.disk",
+    "format_size": "bench.workspace.disk",
     "run_killable": "bench.execution.killable",
     "RelayedBatches": "bench.llm.batch.relay",
     "answer_batched": "bench.llm.batch.relay",
