@@ -19,6 +19,8 @@ from bench.testing import judge_verdict, verdict_digest, write_suite
 
 TASKS = 8
 WORKERS = 2
+#: The kill test's workers: one starts faster (twice: the killed driver's, the resumed run's)
+KILL_WORKERS = 1
 pytestmark = pytest.mark.timeout(300)
 
 
@@ -66,7 +68,7 @@ def test_f16_sigkill_of_the_ray_driver_after_its_submit_then_resume(cluster, ben
     suite = batch_suite(in_tmp, bench_fake_llm.url)
     arrived = bench_fake_llm.batches.hold("POST /v1/batches")
     command = [sys.executable, "-m", "bench", "run", str(suite), "--batch", "-q", "--no-cache"]
-    command += ["--executor", "ray", "--address", cluster, "--workers", str(WORKERS), "--chunk", "3"]
+    command += ["--executor", "ray", "--address", cluster, "--workers", str(KILL_WORKERS), "--chunk", "3"]
     driver = subprocess.Popen(command, cwd=in_tmp, env=dict(os.environ), stdout=subprocess.DEVNULL)
     try:
         assert arrived.wait(120), "the driver never submitted its batch"
@@ -76,7 +78,7 @@ def test_f16_sigkill_of_the_ray_driver_after_its_submit_then_resume(cluster, ben
         bench_fake_llm.batches.release()
     assert driver.returncode == -9
     (folder,) = (in_tmp / ".bench" / "runs").iterdir()
-    resumed = bench.run(suite, resume=folder.name, executor="ray", workers=WORKERS, chunk=3, cache=False)
+    resumed = bench.run(suite, resume=folder.name, executor="ray", workers=KILL_WORKERS, chunk=3, cache=False)
     assert resumed.summary.passed == TASKS
     # the targets' batch, found again by its token, and the judges' batch: nothing submitted twice
     assert bench_fake_llm.batches.count("POST /v1/batches") == 2
