@@ -249,6 +249,25 @@ def test_a_resource_tag_with_a_space_names_the_field(bench_cli: Any, bench_suite
     )
 
 
+def test_a_program_run_in_a_container_needs_a_container_where_it_runs(tmp_path: Path) -> None:
+    from bench.testing import write_suite
+    from bench.workspace.container import container_runtime
+
+    if container_runtime() is None:
+        pytest.skip("a container sandbox is refused where no Podman or Docker is installed")
+    suite = write_suite(
+        tmp_path,
+        """
+        tasks:
+          - {id: boxed, prompt: p, response: r, evaluate: {type: code_execution, sandbox: {type: container, image: x}}}
+          - {id: plain, prompt: p, response: r, evaluate: {type: code_execution}}
+        """,
+    )
+    plan = load_suite(suite)
+    assert [row.needs for row in plan.rows()] == [frozenset({"container"}), frozenset()]
+    assert plan.required == frozenset()  # inferred: a pool.container takes it, else any worker
+
+
 def test_a_repository_size_need_is_measured_unless_declared(tmp_path: Path) -> None:
     from bench.testing import git_repo, write_suite
 
