@@ -17,7 +17,6 @@ from pydantic import ValidationError
 
 from bench.document import YamlDocument
 from bench.plugins.registry import Registry, get_registry
-from bench.plugins.sandboxes import sandbox_needs
 from bench.scoring.collectors import COLLECTORS, signal_collectors
 from bench.scoring.labels import human_scores, read_labels
 from bench.scoring.scorecard import Scorecard
@@ -27,7 +26,7 @@ from bench.suite.file_model import SuiteFile
 from bench.suite.native import NativeSuiteLoader
 from bench.suite.plan import CalibrationBar, Plan, PlannedTask, PlanRow, TaskIndex, TaskList, endpoints
 from bench.suite.rows import RowRules, task_document, task_source
-from bench.suite.targets import TargetBuilder, apply_target
+from bench.suite.targets import TargetBuilder, apply_target, target_resources
 from bench.suite.tasks import TaskBuilder, validation_errors
 from bench.suite_loader import LoadOptions, SuiteLoader
 from bench.target import Target
@@ -128,9 +127,7 @@ class _SuiteBuilder:
             ignore_task_targets=self.target_override,
             suite_doc=self.doc,
             target_resources={
-                # a target in a container sandbox needs a container runtime where it runs
-                label: frozenset(built.config.resources)
-                | sandbox_needs(getattr(built.config, "sandbox", None), self.registry)
+                label: target_resources(built, self.registry)
                 for label, built in [(None, target), *targets.items()]
                 if built is not None
             },
