@@ -236,6 +236,8 @@ class RayExecutor(Executor):
                         probes[i] = asyncio.ensure_future(self._probe(i))
                 waiting: set[asyncio.Task[Any]] = {*running, *probes.values()}
                 done, _ = await asyncio.wait(waiting, timeout=TICK_S, return_when=asyncio.FIRST_COMPLETED)
+                if serving is not None and serving.done():
+                    serving.result()  # the relay is lost: the workers' batched calls would wait forever
                 for task in done:
                     if task in running:
                         worker = running.pop(task)
