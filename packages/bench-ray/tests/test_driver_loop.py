@@ -135,7 +135,7 @@ def test_workers_still_starting_at_the_timeout_are_named_by_position():
     assert asyncio.run(scenario()) == [1]
 
 
-def test_a_lost_batch_relay_fails_the_run_instead_of_leaving_its_calls_waiting():
+def test_f17_a_lost_batch_relay_fails_the_run_instead_of_leaving_its_calls_waiting():
     # With --batch a worker's chunk waits on the driver's answers through the relay actor: a
     # relay lost for good fails the run at once (the workers' calls would wait forever).
     from types import SimpleNamespace

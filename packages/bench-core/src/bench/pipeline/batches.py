@@ -3,6 +3,7 @@ client's calls sent through the providers' batch APIs, kept in the run's folder 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from bench.executor import Executor
@@ -23,14 +24,14 @@ def check_forced(settings: LLMSettings) -> None:
 
 
 def check_executor(
-    options: RunOptions, executor: type[Executor], settings: LLMSettings | None = None
+    options: RunOptions, executor: Callable[[], type[Executor]], settings: LLMSettings | None = None
 ) -> None:
     """Refuse batches on an executor that cannot run them (its driver does not own the
-    batches' submission: ``Executor.batches``), naming it."""
+    batches' submission: ``Executor.batches``), naming it; ``executor`` gives its class."""
     batched = options.batch or (
         settings is not None and (settings.batch or any(own.batch for own in settings.models.values()))
     )
-    if batched and not executor.batches:
+    if batched and not executor().batches:
         raise ConfigError(
             f"--batch runs on executors whose driver owns the batches' submission (local, ray): "
             f"--executor {options.executor} does not; run with one of those, or without --batch"
