@@ -18,6 +18,7 @@ from bench.target import Target
 from bench.vocabulary.compact import HexColumn, KeyTable, TextColumn, hex_or_text
 from bench.vocabulary.models import Task
 from bench.vocabulary.run_key import RunKey
+from bench.workspace.disk import disk_of, disk_tag, repo_need
 
 if TYPE_CHECKING:
     from bench.suite.variables.prompts import PromptVariant
@@ -131,10 +132,15 @@ WORKSPACE = "workspace"
 
 def task_needs(planned: PlannedTask) -> frozenset[str]:
     """The resource tags a task's runs need: its evaluators' (``Evaluator.resource_needs``), plus
-    ``"workspace"`` when its target runs in a copy of a ``repo:``."""
+    ``"workspace"`` when its target runs in a copy of a ``repo:``, with the disk that copy takes
+    (``disk=BYTES``: the repository's size on disk, unless the task declares its own)."""
     found = frozenset().union(*(e.instance.resource_needs() for e in planned.evaluators))
-    if planned.task.repo is not None and planned.task.response is None:
+    repo = planned.task.repo
+    if repo is not None and planned.task.response is None:
         found |= {WORKSPACE}
+        size = None if disk_of(planned.resources) else repo_need(repo.source)
+        if size:
+            found |= {disk_tag(size)}
     return found | planned.resources
 
 
