@@ -65,6 +65,19 @@ class Result:
     details: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class GroupRow:
+    """One row of a group that ``Evaluator.evaluate_group`` decides: a run of a task, what the
+    target answered, and this evaluator's verdict on the row alone."""
+
+    task: Task
+    #: The response text; "" when the target failed (``error`` says why).
+    output: str
+    error: str | None
+    #: This evaluator's own verdict on the row; None where it reached none (the row stays an error).
+    verdict: Result | None
+
+
 ConfigT = TypeVar("ConfigT", bound=EvaluatorConfig)
 
 
@@ -86,6 +99,8 @@ class Evaluator(Generic[ConfigT]):
     batches: ClassVar[bool] = False
     #: True for types that report suite-level figures (``aggregate_rows``).
     aggregates: ClassVar[bool] = False
+    #: True for types that re-decide a group's rows together once they all ran (``evaluate_group``).
+    groups: ClassVar[bool] = False
     #: True for types that resolve their own ``target:`` (a missing file is a verdict for them).
     resolves_target: ClassVar[bool] = False
     #: For a plain (sync) ``evaluate`` that can be slow on big input: above this many characters
@@ -155,6 +170,11 @@ class Evaluator(Generic[ConfigT]):
         (a model computed by an API needs no GPU here)."""
         return self.needs
 
+    def in_groups(self) -> bool:
+        """Whether this configured evaluator re-decides its groups (``evaluate_group``): ``groups``,
+        unless its settings say otherwise (a type whose comparisons are optional)."""
+        return self.groups
+
     def llm_calls(self) -> list[tuple[str, int]]:
         """(model, calls per task) this evaluator makes; used for dry runs and price checks."""
         return []
@@ -192,6 +212,20 @@ class Evaluator(Generic[ConfigT]):
         the runner keeps one instance per task for it; implement ``aggregate_rows`` instead.
         """
         return None
+
+    def evaluate_group(
+        self, rows: list[GroupRow], llm: LLMClient | None
+    ) -> list[Result | None] | Awaitable[list[Result | None]]:
+        """Re-decide a group's rows together, for types with ``groups = True``: one verdict per
+        row, in order, which replaces this evaluator's verdict on that row (None: keep it).
+
+        A group is the runs of one task on every prompt and target column (tasks that share a
+        ``group:``, else the variants of one task), one repeat at a time. The run calls it once per
+        group after each of its rows finished, from the stored rows, so tasks kept by ``--resume``
+        or run by another executor's workers count too; it is called on the first row's instance.
+        A row whose own verdict is None, or whose target failed, keeps its error.
+        """
+        raise NotImplementedError(f"{type(self).__name__}.evaluate_group")
 
     def evaluate(self, sample: Sample) -> Result | Awaitable[Result]:
         """Judge one sample; raise ``EvaluatorError`` when no verdict can be reached."""

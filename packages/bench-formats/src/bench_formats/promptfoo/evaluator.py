@@ -5,11 +5,11 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field, model_validator
 
-from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample
+from bench import Evaluator, EvaluatorConfig, EvaluatorError, GroupRow, Result, Sample
 from bench.llm import SKIPPED, offline_skip
 from bench.vocabulary import did_you_mean
 from bench_formats.promptfoo import js_context
@@ -20,6 +20,7 @@ from bench_formats.promptfoo.checks.meteor import NO_WORDNET, database_for, mete
 from bench_formats.promptfoo.checks.moderation import moderation_model, moderation_provider
 from bench_formats.promptfoo.checks.rag_context import transformed_context
 from bench_formats.promptfoo.checks.wordnet import find_database
+from bench_formats.promptfoo.compare import COMPARING
 from bench_formats.promptfoo.python_checks import (
     Scope,
     ScriptFailed,
@@ -28,6 +29,9 @@ from bench_formats.promptfoo.python_checks import (
     script_value,
 )
 from bench_formats.promptfoo.verdict import Tally
+
+if TYPE_CHECKING:
+    from bench.llm import LLMClient
 
 #: Code that bench does not run: a row with such a check is an error naming it.
 SCRIPTS = {"ruby": "Ruby", "webhook": "webhook"}
@@ -101,6 +105,8 @@ class PromptfooConfig(EvaluatorConfig):
 
 def not_run(kind: str) -> str | None:
     """Why bench does not run a check of type ``kind`` (a row with one is an error), or None."""
+    if kind in COMPARING:  # decided with the test's other rows (evaluate_group)
+        return None
     base = kind.removeprefix("not-")
     if base.startswith("select-") or base == "max-score":
         return "it compares the outputs of several providers, which bench does not do yet"
@@ -165,6 +171,8 @@ class Promptfoo(Evaluator[PromptfooConfig]):
     """
 
     aggregates = True
+    # select-best and max-score re-decide a test's rows once all its columns ran (compare.py).
+    groups = True
     # An offline run calls it even when its grader is remote: the checks that need no model
     # still run and decide; each model-graded one is skipped with the reason (docs/offline.md).
     skips_offline_checks = True
@@ -189,6 +197,15 @@ class Promptfoo(Evaluator[PromptfooConfig]):
             for column, values in columns.items()
             for name, value in values.items()
         }
+
+    def in_groups(self) -> bool:
+        return any(a.get("type") in COMPARING for a in self.config.assert_)
+
+    async def evaluate_group(self, rows: list[GroupRow], llm: LLMClient | None) -> list[Result | None]:
+        """The test's ``select-best`` and ``max-score`` over its rows (docs/formats/promptfoo.md)."""
+        from bench_formats.promptfoo.compare import decide
+
+        return await decide(self.config.assert_, self.config.options, rows, llm)
 
     def llm_calls(self) -> list[tuple[str, int]]:
         calls: dict[str, int] = {}
@@ -221,7 +238,8 @@ class Promptfoo(Evaluator[PromptfooConfig]):
             )
         main = Tally(threshold=self.config.test_threshold)
         # promptfoo adds the plain assertions first, then each assert-set's result.
-        plain = [a for a in asserts if a.get("type") != "assert-set"]
+        # select-best and max-score wait for the test's other rows (evaluate_group)
+        plain = [a for a in asserts if a.get("type") not in ("assert-set", *COMPARING)]
         sets = [a for a in asserts if a.get("type") == "assert-set"]
         skipped: list[str] = []  # offline: the model-graded checks that did not run
         for assertion in plain:
@@ -237,6 +255,8 @@ class Promptfoo(Evaluator[PromptfooConfig]):
             tally = Tally(threshold=group.get("threshold"))
             children: list[dict[str, Any]] = []
             for child in group.get("assert") or []:
+                if child.get("type") in COMPARING:
+                    continue  # promptfoo skips it inside a set, and compares only the test's own
                 if (skip := self._offline_skip(child)) is not None:
                     skipped.append(skip)
                     undecided_sets |= group.get("threshold") is not None
