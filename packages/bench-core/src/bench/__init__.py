@@ -33,7 +33,6 @@ if TYPE_CHECKING:
     from bench.document import load_yaml as load_yaml
     from bench.evaluator import Evaluator as Evaluator
     from bench.evaluator import EvaluatorConfig as EvaluatorConfig
-    from bench.evaluator import GroupRow as GroupRow
     from bench.evaluator import Result as Result
     from bench.evaluator import Sample as Sample
     from bench.executor import Executor as Executor
@@ -78,7 +77,6 @@ _EXPORTS = {
     "EvaluatorConfig": "bench.evaluator",
     "Sample": "bench.evaluator",
     "Result": "bench.evaluator",
-    "GroupRow": "bench.evaluator",
     # targets, and the task and response every evaluator sees
     "Target": "bench.target",
     "TargetConfig": "bench.target",

@@ -65,19 +65,6 @@ class Result:
     details: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class GroupRow:
-    """One row of a group that ``Evaluator.evaluate_group`` decides: a run of a task, what the
-    target answered, and this evaluator's verdict on the row alone."""
-
-    task: Task
-    #: The response text; "" when the target failed (``error`` says why).
-    output: str
-    error: str | None
-    #: This evaluator's own verdict on the row; None where it reached none (the row stays an error).
-    verdict: Result | None
-
-
 ConfigT = TypeVar("ConfigT", bound=EvaluatorConfig)
 
 
@@ -214,16 +201,19 @@ class Evaluator(Generic[ConfigT]):
         return None
 
     def evaluate_group(
-        self, rows: list[GroupRow], llm: LLMClient | None
+        self, rows: list[tuple[Sample, Result | None]]
     ) -> list[Result | None] | Awaitable[list[Result | None]]:
         """Re-decide a group's rows together, for types with ``groups = True``: one verdict per
         row, in order, which replaces this evaluator's verdict on that row (None: keep it).
+
+        Each row is a ``Sample`` (the task; the stored response text, or its error) with the run's
+        LLM client, and this evaluator's own verdict on the row (None where it reached none).
 
         A group is the runs of one task on every prompt and target column (tasks that share a
         ``group:``, else the variants of one task), one repeat at a time. The run calls it once per
         group after each of its rows finished, from the stored rows, so tasks kept by ``--resume``
         or run by another executor's workers count too; it is called on the first row's instance.
-        A row whose own verdict is None, or whose target failed, keeps its error.
+        A row whose own verdict is None keeps its error.
         """
         raise NotImplementedError(f"{type(self).__name__}.evaluate_group")
 

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from bench import EvaluatorError, GroupRow, Result
+from bench import EvaluatorError, Result, Sample
 from bench.llm import LLMRequest
 from bench_formats.promptfoo.checks.base import js_string, js_stringify
 from bench_formats.promptfoo.checks.grader import grader, parsed, template_value, to_fixed
@@ -55,14 +55,15 @@ class Row:
 
 
 async def decide(
-    asserts: list[dict[str, Any]], options: dict[str, Any], rows: list[GroupRow], llm: LLMClient | None
+    asserts: list[dict[str, Any]], options: dict[str, Any], rows: list[tuple[Sample, Result | None]]
 ) -> list[Result | None]:
     """Each row's verdict after the test's ``select-best``, then its ``max-score`` (the first of
     each in ``assert``, as promptfoo takes them); None for a row with no verdict of its own."""
-    state = [None if row.verdict is None else _row(row.verdict) for row in rows]
+    state = [None if verdict is None else _row(verdict) for _, verdict in rows]
     select = next((a for a in asserts if a.get("type") == "select-best"), None)
     if select is not None:
-        grades = await select_best(select, options, [row.output for row in rows], llm)
+        outputs = [sample.output if not sample.is_error else "" for sample, _ in rows]
+        grades = await select_best(select, options, outputs, rows[0][0].llm if rows else None)
         for row_state, (passed, score, reason) in zip(state, grades, strict=True):
             if row_state is not None:
                 _merge_select_best(row_state, select, passed, score, reason)

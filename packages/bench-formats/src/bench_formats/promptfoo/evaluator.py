@@ -5,11 +5,11 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import Field, model_validator
 
-from bench import Evaluator, EvaluatorConfig, EvaluatorError, GroupRow, Result, Sample
+from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample
 from bench.llm import SKIPPED, offline_skip
 from bench.vocabulary import did_you_mean
 from bench_formats.promptfoo import js_context
@@ -29,9 +29,6 @@ from bench_formats.promptfoo.python_checks import (
     script_value,
 )
 from bench_formats.promptfoo.verdict import Tally
-
-if TYPE_CHECKING:
-    from bench.llm import LLMClient
 
 #: Code that bench does not run: a row with such a check is an error naming it.
 SCRIPTS = {"ruby": "Ruby", "webhook": "webhook"}
@@ -201,11 +198,11 @@ class Promptfoo(Evaluator[PromptfooConfig]):
     def in_groups(self) -> bool:
         return any(a.get("type") in COMPARING for a in self.config.assert_)
 
-    async def evaluate_group(self, rows: list[GroupRow], llm: LLMClient | None) -> list[Result | None]:
+    async def evaluate_group(self, rows: list[tuple[Sample, Result | None]]) -> list[Result | None]:
         """The test's ``select-best`` and ``max-score`` over its rows (docs/formats/promptfoo.md)."""
         from bench_formats.promptfoo.compare import decide
 
-        return await decide(self.config.assert_, self.config.options, rows, llm)
+        return await decide(self.config.assert_, self.config.options, rows)
 
     def llm_calls(self) -> list[tuple[str, int]]:
         calls: dict[str, int] = {}

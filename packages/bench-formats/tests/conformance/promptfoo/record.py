@@ -79,7 +79,7 @@ def fake_llm(case: Path) -> Iterator[dict[str, str]]:
     if not rules.exists():
         yield {}
         return
-    from bench.testing.server import FakeLLMServer, Reply
+    from bench.testing import FakeLLMServer, Reply
 
     with FakeLLMServer() as server:
         for rule in json.loads(rules.read_text()):

@@ -15,18 +15,21 @@ import inspect
 from collections.abc import Iterable
 from typing import Any
 
-from bench.evaluator import GroupRow, Result
+from bench.evaluator import Result, Sample
 from bench.execution.evaluation import decided_despite_skips, task_score
 from bench.execution.sink import StoreSink
 from bench.llm.client import LLMClient
 from bench.scoring.run_stats import StatsCollector
 from bench.suite.plan import BoundEvaluator, Plan, PlannedTask
 from bench.vocabulary.errors import EvaluatorError, RunStopped
+from bench.vocabulary.models import Response
 from bench.vocabulary.results import ERROR, FAILED, PASSED, EvaluatorOutcome, TaskResult
 from bench.vocabulary.store import RunStore, parsed
 
 #: Where an outcome a group re-decided keeps the evaluator's verdict on the row alone.
 ROW_VERDICT = "row_verdict"
+#: A row with a scorecard whose group re-decided an outcome: no verdict rather than a stale one.
+SCORECARD = "a group re-decided an evaluator of this task, and its scorecard is not recomputed from it"
 #: The statuses of a row whose group may be decided (the row ran to its end).
 _DONE = frozenset({PASSED, FAILED, ERROR})
 
@@ -87,11 +90,11 @@ async def _decide(
     """One evaluator's verdicts on a group's rows, set in ``rows`` (their outcomes of it)."""
     found = [_outcome(row, evaluator) for row in rows]
     group = [
-        GroupRow(planned.task, str(row.get("response") or ""), row.get("error"), _own(outcome))
+        (_sample(planned, row, llm), _own(outcome))
         for planned, row, outcome in zip(members, rows, found, strict=True)
     ]
     try:
-        value = evaluator.instance.evaluate_group(group, llm)
+        value = evaluator.instance.evaluate_group(group)
         if inspect.isawaitable(value):
             value = await asyncio.wait_for(value, timeout)
         verdicts = _checked(evaluator, value, len(rows))
@@ -114,6 +117,15 @@ async def _decide(
         outcomes = list(row["evaluators"])
         outcomes[index] = _landed(current, own, verdict)
         row["evaluators"] = outcomes
+
+
+def _sample(planned: PlannedTask, row: dict[str, Any], llm: LLMClient | None) -> Sample:
+    """A stored row as a sample: its task, and the response text or the target's error."""
+    response = Response(output=row.get("response"), error=row.get("error"))
+    is_error = response.error is not None
+    return Sample(
+        planned.task, response, (response.error if is_error else response.text) or "", is_error, llm
+    )
 
 
 def _outcome(row: dict[str, Any], evaluator: BoundEvaluator) -> tuple[int, dict[str, Any]] | None:
@@ -173,6 +185,8 @@ def _restatus(planned: PlannedTask, row: dict[str, Any]) -> dict[str, Any]:
     """The row with its status and score from its outcomes, as the runner decides them."""
     if row.get("status") == ERROR and not row.get("evaluators"):
         return row  # the target failed: nothing was judged
+    if row.get("scorecard") is not None:  # its verdict would be the scorecard's, not recomputed
+        return {**row, "status": ERROR, "passed": False, "error": SCORECARD}
     outcomes = [EvaluatorOutcome.model_validate(o) for o in row["evaluators"]]
     if any(o.error is not None for o in outcomes):
         status = FAILED if decided_despite_skips(outcomes) else ERROR
