@@ -64,17 +64,17 @@ def _run_bench(
 
 
 @contextlib.contextmanager
-def _graded(case: str) -> Iterator[dict[str, str] | None]:
-    """The environment pointing bench's model calls at the fake server answering by the case's
-    ``fake-llm.json`` (record.py recorded promptfoo against the same); None without one."""
+def graded(case: str) -> Iterator[dict[str, str]]:
+    """The variables that point bench's model calls at the fake server answering by the case's
+    ``fake-llm.json`` (record.py recorded promptfoo against the same); none without one."""
     rules = CORPUS / case / "fake-llm.json"
     if not rules.exists():
-        yield None
+        yield {}
         return
     with FakeLLMServer() as server:
         for rule in json.loads(rules.read_text()):
             server.add(Reply(rule["reply"]), match=rule["match"])
-        yield {**os.environ, "OPENAI_API_BASE": server.url, "OPENAI_API_KEY": "sk-fake"}
+        yield {"OPENAI_API_BASE": server.url, "OPENAI_API_KEY": "sk-fake"}
 
 
 def _first(mapping: dict[str, Any], *keys: str) -> Any:
@@ -206,7 +206,8 @@ def test_bench_gives_promptfoos_verdicts(case: str, tmp_path: Path):
         pytest.skip("this case runs JavaScript: Node.js ('node') is not on PATH")
     expected = json.loads((CORPUS / case / "expected.json").read_text())
     echo = "--providers echo" in expected["command"]
-    with _graded(case) as env:
+    with graded(case) as served:
+        env = {**os.environ, **served} if served else None
         code, output, data = _run_bench(CORPUS / case / "promptfooconfig.yaml", tmp_path, echo, env)
     if expected.get("config_error"):
         # promptfoo refused the config before running anything (exit 1, no output)
