@@ -36,13 +36,25 @@ SCRIPTS = {"ruby": "Ruby", "webhook": "webhook"}
 RUN = {"python", "javascript"}
 #: promptfoo types bench does not check yet (an error names them, never a silent pass).
 UNSUPPORTED = {
-    *NOT_YET, "agent-rubric", "classifier", "conversation-relevance",
+    *NOT_YET, "agent-rubric", "classifier",
     "human", "is-valid-function-call",
-    "perplexity", "perplexity-score", "pi", "search-rubric", "skill-used",
+    "perplexity", "perplexity-score", "pi", "skill-used",
     "tool-call-f1", "trace-error-spans", "trace-span-count",
     "trace-span-duration", "trajectory:goal-success", "trajectory:step-count",
     "trajectory:tool-args-match", "trajectory:tool-sequence", "trajectory:tool-used",
 }  # fmt: skip
+#: Types whose grader bench cannot ask through its LLM client: why, for the row's error.
+REMOTE = {
+    "agent-rubric": (
+        "promptfoo grades it with an agent (openai:codex-sdk, anthropic:claude-agent-sdk, "
+        "opencode:sdk, ...) that runs tools on this machine, which bench does not run"
+    ),
+    "classifier": (
+        "promptfoo asks a classification provider (a Hugging Face Inference API model, "
+        "huggingface:text-classification:MODEL) for label scores, which bench does not call"
+    ),
+    "pi": "promptfoo asks Pi Labs' remote scoring API (withpi.ai, WITHPI_API_KEY), which bench does not call",
+}
 #: Types that are not a check of one output: a group of checks, or a comparison of providers.
 GROUPS = ("assert-set", "select-best", "max-score")
 
@@ -109,6 +121,8 @@ def not_run(kind: str) -> str | None:
         return "it compares the outputs of several providers, which bench does not do yet"
     if base in SCRIPTS:
         return f"bench does not run {SCRIPTS[base]} assertions"
+    if base in REMOTE:
+        return REMOTE[base]
     if base.startswith("trace-"):
         return "it needs traces (the provider's OpenTelemetry spans), which bench does not collect"
     if base in UNSUPPORTED:
