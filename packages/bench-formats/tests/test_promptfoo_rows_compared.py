@@ -1,0 +1,91 @@
+"""promptfoo's select-best and max-score re-decide a test's rows; the graders bench cannot ask are
+errors that say why (the conformance cases compare-rows and graded-more give promptfoo's verdicts)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench.testing import Reply, run_evaluator, run_suite
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def _rows(tmp_path: Path, config: str) -> dict[str, dict[str, Any]]:
+    path = tmp_path / "promptfooconfig.yaml"
+    path.write_text(config)
+    return {t["id"]: t for t in run_suite(path, runs_dir=tmp_path / "runs").report.tasks()}
+
+
+def test_select_best_over_one_column_is_an_error_on_its_row(tmp_path: Path, bench_fake_llm: Any) -> None:
+    rows = _rows(
+        tmp_path,
+        "prompts: ['{{q}}']\nproviders: [echo]\n"
+        "tests: [{vars: {q: a}, assert: [{type: contains, value: a}, {type: select-best, value: best}]}]\n",
+    )
+    [row] = rows.values()
+    assert row["status"] == "error"
+    assert (
+        row["evaluators"][0]["error"]
+        == "select-best assertion must have at least two outputs to compare between"
+    )
+    assert bench_fake_llm.count() == 0  # no grader asked
+
+
+def test_max_score_without_another_assertion_is_an_error_on_each_row(tmp_path: Path) -> None:
+    rows = _rows(
+        tmp_path,
+        "prompts: ['{{q}}', 'x {{q}}']\nproviders: [echo]\ntests: [{vars: {q: a}, assert: [{type: max-score}]}]\n",
+    )
+    assert [row["status"] for row in rows.values()] == ["error", "error"]
+    assert {row["evaluators"][0]["error"] for row in rows.values()} == {
+        "max-score requires at least one other assertion (besides max-score or select-best) to aggregate scores from"
+    }
+
+
+def test_a_row_whose_own_check_did_not_run_stays_an_error_after_select_best(
+    tmp_path: Path, bench_fake_llm: Any
+) -> None:
+    bench_fake_llm.add(Reply("0"))
+    rows = _rows(
+        tmp_path,
+        "prompts: ['{{q}}', 'x {{q}}']\nproviders: [echo]\n"
+        "tests: [{vars: {q: a}, assert: [{type: ruby, value: 'true'}, {type: select-best, value: best}]}]\n",
+    )
+    assert [row["status"] for row in rows.values()] == ["error", "error"]
+    assert {row["evaluators"][0]["error"] for row in rows.values()} == {
+        "ruby: did not run: bench does not run Ruby assertions"
+    }
+
+
+def test_search_rubric_with_a_grader_that_does_not_search_is_an_error_naming_it(bench_fake_llm: Any) -> None:
+    out = run_evaluator(
+        {
+            "type": "promptfoo",
+            "assert": [{"type": "search-rubric", "value": "names the CEO"}],
+            "options": {"provider": "openai:chat:gpt-4o-mini"},
+        },
+        "Satya Nadella",
+    )
+    assert out.error == (
+        "search-rubric: the grader 'openai:chat:gpt-4o-mini' does not search the web by itself; bench asks a "
+        "grader through its LLM client without provider tools, so name one that does (a perplexity: model, "
+        "openai:chat:gpt-4o-search-preview, openai:chat:gpt-4o-mini-search-preview, "
+        "openai:chat:gpt-5-search-api) as the assertion's provider or options.provider"
+    )
+    assert bench_fake_llm.count() == 0
+
+
+@pytest.mark.parametrize(
+    ("kind", "why"),
+    [
+        ("classifier", "promptfoo asks a classification provider (a Hugging Face Inference API model, "
+         "huggingface:text-classification:MODEL) for label scores, which bench does not call"),
+        ("pi", "promptfoo asks Pi Labs' remote scoring API (withpi.ai, WITHPI_API_KEY), which bench does not call"),
+    ],
+)  # fmt: skip
+def test_a_check_with_a_remote_grader_is_an_error_saying_why(kind: str, why: str) -> None:
+    out = run_evaluator({"type": "promptfoo", "assert": [{"type": kind, "value": "x"}]}, "hello")
+    assert out.error == f"{kind}: did not run: {why}"
