@@ -46,11 +46,26 @@ class Refuses(Longest):
         raise EvaluatorError("no grader for this group")
 
 
+class Hangs(Longest):
+    name = "hangs_on_groups"
+
+    def evaluate_group(self, rows: list[tuple[Sample, Result | None]]) -> list[Result | None]:
+        while True:
+            pass
+
+
+class Miscounts(Longest):
+    name = "miscounts_groups"
+
+    def evaluate_group(self, rows: list[tuple[Sample, Result | None]]) -> list[Result | None]:
+        return [Result(True)]
+
+
 class _Plugin:
     @hookimpl
     def bench_register_evaluators(self, register):  # type: ignore[no-untyped-def]
-        register(Longest)
-        register(Refuses)
+        for kind in (Longest, Refuses, Hangs, Miscounts):
+            register(kind)
 
 
 SUITE = """
@@ -64,11 +79,10 @@ tasks:
 """
 
 
-def _run(path: Path, runs: Path, resume: str | None = None) -> Any:
+def _run(path: Path, runs: Path, resume: str | None = None, **options: Any) -> Any:
     registry = build_registry([("bench-test-groups", "groups", _Plugin())])
-    return run_plan(
-        load_suite(path, registry), RunOptions(runs_dir=runs, handle_signals=False, resume=resume)
-    )
+    settings = RunOptions(runs_dir=runs, handle_signals=False, resume=resume, **options)
+    return run_plan(load_suite(path, registry), settings)
 
 
 def _statuses(outcome: Any) -> dict[str, str]:
@@ -133,13 +147,33 @@ tasks:
     assert _statuses(outcome) == {"one": "failed", "two": "passed", "alone": "passed"}
 
 
-def test_a_group_evaluator_that_raises_makes_each_row_an_error_naming_why(bench_suite_file, tmp_path):
+def test_d16_a_group_evaluator_that_raises_makes_each_row_an_error_naming_why(bench_suite_file, tmp_path):
     suite = SUITE.replace("type: longest", "type: refuses_groups")
     outcome = _run(bench_suite_file(suite), tmp_path / "runs")
     tasks = list(outcome.report.tasks())
     assert {task["status"] for task in tasks} == {"error"}
     assert tasks[0]["evaluators"][0]["error"] == "no grader for this group"
     assert outcome.report.summary.errors == 4
+
+
+def test_d16_a_group_evaluator_that_hangs_is_stopped_at_the_evaluator_time_limit(bench_suite_file, tmp_path):
+    suite = SUITE.replace(
+        "prompt: hi, evaluate: {type: longest}", "prompt: hi, evaluate: {type: hangs_on_groups}"
+    )
+    outcome = _run(bench_suite_file(suite), tmp_path / "runs", evaluator_timeout=0.2)
+    tasks = {task["id"]: task for task in outcome.report.tasks()}
+    assert tasks["a[short]"]["evaluators"][0]["error"] == (
+        "evaluator 'hangs_on_groups' (hangs_on_groups) exceeded 0.2 s on its group"
+    )
+    assert tasks["b[long]"]["status"] == "failed"  # the other group is decided as before
+
+
+def test_d16_a_verdict_count_other_than_the_groups_rows_is_each_rows_error(bench_suite_file, tmp_path):
+    suite = SUITE.replace("type: longest", "type: miscounts_groups")
+    tasks = list(_run(bench_suite_file(suite), tmp_path / "runs").report.tasks())
+    assert {task["evaluators"][0]["error"] for task in tasks} == {
+        "evaluator 'miscounts_groups' (miscounts_groups) did not return one verdict per row of its group (2)"
+    }
 
 
 def test_a_row_whose_target_failed_keeps_its_error(bench_suite_file, tmp_path):

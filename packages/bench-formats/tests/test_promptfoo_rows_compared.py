@@ -89,3 +89,16 @@ def test_search_rubric_with_a_grader_that_does_not_search_is_an_error_naming_it(
 def test_a_check_with_a_remote_grader_is_an_error_saying_why(kind: str, why: str) -> None:
     out = run_evaluator({"type": "promptfoo", "assert": [{"type": kind, "value": "x"}]}, "hello")
     assert out.error == f"{kind}: did not run: {why}"
+
+
+def test_select_best_in_an_offline_run_is_an_error_naming_its_remote_grader(tmp_path: Path) -> None:
+    path = tmp_path / "promptfooconfig.yaml"
+    path.write_text(
+        "prompts: ['{{q}}', 'x {{q}}']\nproviders: [echo]\n"
+        "tests: [{vars: {q: a}, assert: [{type: contains, value: a}, {type: select-best, value: best}]}]\n"
+    )
+    rows = list(run_suite(path, runs_dir=tmp_path / "runs", offline=True).report.tasks())
+    assert [row["status"] for row in rows] == ["error", "error"]
+    assert {row["evaluators"][0]["error"] for row in rows} == {
+        "offline: select-best needs openai/gpt-4.1-2025-04-14"
+    }

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from bench import EvaluatorError, Result, Sample
-from bench.llm import LLMRequest
+from bench.llm import LLMRequest, offline_skip
 from bench_formats.promptfoo.checks.base import js_string, js_stringify
 from bench_formats.promptfoo.checks.grader import grader, parsed, template_value, to_fixed
 
@@ -88,15 +88,17 @@ async def select_best(
         raise EvaluatorError("select-best must have a string value")
     if len(outputs) < 2:
         raise EvaluatorError("select-best assertion must have at least two outputs to compare between")
+    model = grader(assertion, options)
+    skipped = offline_skip("select-best", model)  # an offline run: no remote grader is asked
+    if skipped is not None:
+        raise EvaluatorError(skipped)
     if llm is None:
         raise EvaluatorError("promptfoo select-best: no LLM client in this run")
     if options.get("rubricPrompt"):
         raise EvaluatorError("promptfoo select-best: options.rubricPrompt is not supported by bench yet")
     texts = "".join(f'\n<Text index="{i}">\n{_shown(output)}\n</Text>\n' for i, output in enumerate(outputs))
     system = SELECT_BEST_SYSTEM.format(criteria=criteria, texts=texts)
-    request = LLMRequest(
-        model=grader(assertion, options), messages=[{"role": "system", "content": system}], purpose="judge"
-    )
+    request = LLMRequest(model=model, messages=[{"role": "system", "content": system}], purpose="judge")
     reply = (await llm.complete(request)).text
     if not reply:
         return [(False, 0.0, "No output")] * len(outputs)

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from bench.evaluator import Result, Sample
+from bench.execution.deadline import Exceeded, sync_deadline
 from bench.execution.evaluation import decided_despite_skips, task_score
 from bench.execution.sink import StoreSink
 from bench.llm.client import LLMClient
@@ -94,13 +95,14 @@ async def _decide(
         for planned, row, outcome in zip(members, rows, found, strict=True)
     ]
     try:
-        value = evaluator.instance.evaluate_group(group)
+        with sync_deadline(timeout):  # a plain evaluate_group that hangs is stopped too (D16)
+            value = evaluator.instance.evaluate_group(group)
         if inspect.isawaitable(value):
             value = await asyncio.wait_for(value, timeout)
         verdicts = _checked(evaluator, value, len(rows))
     except RunStopped:
         raise
-    except asyncio.TimeoutError:
+    except (asyncio.TimeoutError, Exceeded):
         verdicts = [f"evaluator '{evaluator.name}' ({evaluator.type}) exceeded {timeout:g} s on its group"]
         verdicts *= len(rows)
     except EvaluatorError as exc:
