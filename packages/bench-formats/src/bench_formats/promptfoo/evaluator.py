@@ -36,7 +36,7 @@ SCRIPTS = {"ruby": "Ruby", "webhook": "webhook"}
 RUN = {"python", "javascript"}
 #: promptfoo types bench does not check yet (an error names them, never a silent pass).
 UNSUPPORTED = {
-    *NOT_YET, "agent-rubric", "classifier",
+    *NOT_YET, "agent-rubric",
     "human", "is-valid-function-call",
     "perplexity", "perplexity-score", "pi", "skill-used",
     "tool-call-f1", "trace-error-spans", "trace-span-count",
@@ -49,10 +49,6 @@ REMOTE = {
         "promptfoo grades it with an agent (openai:codex-sdk, anthropic:claude-agent-sdk, "
         "opencode:sdk, ...) that runs tools on this machine, which bench does not run"
     ),
-    "classifier": (
-        "promptfoo asks a classification provider (a Hugging Face Inference API model, "
-        "huggingface:text-classification:MODEL) for label scores, which bench does not call"
-    ),
     "pi": "promptfoo asks Pi Labs' remote scoring API (withpi.ai, WITHPI_API_KEY), which bench does not call",
 }
 #: Types that are not a check of one output: a group of checks, or a comparison of providers.
@@ -63,7 +59,7 @@ def type_problem(kind: Any) -> str | None:
     """Why ``kind`` is no promptfoo assertion type (naming the nearest one), or None when it is one."""
     if not isinstance(kind, str) or not kind:
         return "Missing required 'type' property"
-    bases = sorted({*REGISTRY, *GRADED, *SCRIPTS, *RUN, *UNSUPPORTED, "meteor"})
+    bases = sorted({*REGISTRY, *GRADED, *SCRIPTS, *RUN, *UNSUPPORTED, "meteor", "classifier"})
     if kind in GROUPS or kind.removeprefix("not-") in bases:
         return None
     choices = [f"not-{base}" for base in bases] if kind.startswith("not-") else [*bases, *GROUPS]
@@ -351,6 +347,10 @@ class Promptfoo(Evaluator[PromptfooConfig]):
             call = Call(text, value, assertion, inverse, sample, self.config.options)
         if base in REGISTRY:
             return REGISTRY[base](call)
+        if base == "classifier":  # a model the user serves (config.apiEndpoint), else an error
+            from bench_formats.promptfoo.checks.classifier import classifier
+
+            return await classifier(call, self.config.options)
         if base == "meteor":
             return meteor(call, database_for(self.folder))
         if base in GRADED:
