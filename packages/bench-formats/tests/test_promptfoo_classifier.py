@@ -115,3 +115,19 @@ def test_classifier_without_a_served_model_is_an_error_saying_why() -> None:
 def test_a_classifier_endpoint_that_is_no_http_url_is_refused() -> None:
     out = check({"type": "classifier"}, "file:///etc/passwd")
     assert out.error == "classifier: config.apiEndpoint must be an http(s) URL, not 'file:///etc/passwd'"
+
+
+def test_an_offline_run_skips_a_classifier_served_off_this_machine(tmp_path) -> None:
+    from bench.testing import run_suite
+
+    path = tmp_path / "promptfooconfig.yaml"
+    path.write_text(
+        "prompts: ['{{q}}']\nproviders: [echo]\ntests:\n  - vars: {q: a}\n    assert:\n"
+        "      - type: classifier\n"
+        "        provider: {id: 'huggingface:text-classification:m', config: {apiEndpoint: 'http://hf.example/x'}}\n"
+    )
+    [row] = run_suite(path, runs_dir=tmp_path / "runs", offline=True).report.tasks()
+    assert (row["status"], row["evaluators"][0]["error"]) == (
+        "error",
+        "offline: classifier needs huggingface/m",
+    )
