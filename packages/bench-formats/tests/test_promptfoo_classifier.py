@@ -39,7 +39,7 @@ def served() -> Iterator[dict[str, Any]]:
             self.wfile.write(data)
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
     state["url"] = f"http://127.0.0.1:{server.server_address[1]}/classify"
     yield state
     server.shutdown()

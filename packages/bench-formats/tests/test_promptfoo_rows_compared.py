@@ -58,6 +58,7 @@ def test_a_row_whose_own_check_did_not_run_stays_an_error_after_select_best(
     assert {row["evaluators"][0]["error"] for row in rows.values()} == {
         "ruby: did not run: bench does not run Ruby assertions"
     }
+    assert bench_fake_llm.count() == 0  # no row has a verdict to re-decide: no grader is asked
 
 
 def test_search_rubric_with_a_grader_that_does_not_search_is_an_error_naming_it(bench_fake_llm: Any) -> None:

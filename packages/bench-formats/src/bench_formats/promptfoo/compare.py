@@ -60,6 +60,8 @@ async def decide(
     """Each row's verdict after the test's ``select-best``, then its ``max-score`` (the first of
     each in ``assert``, as promptfoo takes them); None for a row with no verdict of its own."""
     state = [None if verdict is None else _row(verdict) for _, verdict in rows]
+    if all(row_state is None for row_state in state):
+        return [None] * len(rows)  # every row is an error already: no grader is asked
     select = next((a for a in asserts if a.get("type") == "select-best"), None)
     if select is not None:
         outputs = [sample.output if not sample.is_error else "" for sample, _ in rows]
