@@ -98,3 +98,14 @@ def test_select_best_in_an_offline_run_is_an_error_naming_its_remote_grader(tmp_
     assert {row["evaluators"][0]["error"] for row in rows} == {
         "offline: select-best needs openai/gpt-4.1-2025-04-14"
     }
+
+
+def test_select_best_counts_its_grader_among_the_rows_model_calls() -> None:
+    # the run checks that grader's key before the first task, and estimates its cost
+    from bench_formats.promptfoo.evaluator import Promptfoo, PromptfooConfig
+
+    asserts = [{"type": "contains", "value": "a"}, {"type": "select-best", "value": "x"}]
+    config = PromptfooConfig.model_validate(
+        {"assert": asserts, "options": {"provider": "openai:chat:gpt-4o-mini"}}
+    )
+    assert Promptfoo(config).llm_calls() == [("openai/gpt-4o-mini", 1)]

@@ -221,6 +221,10 @@ class Promptfoo(Evaluator[PromptfooConfig]):
             if base in GRADED:
                 model = _grader_model(base, assertion, self.config.options)
                 calls[model] = calls.get(model, 0) + 1
+        select = next((a for a in self.config.assert_ if a.get("type") == "select-best"), None)
+        if select is not None:  # one call per test's rows: counted on each row, at most that
+            model = grader(select, self.config.options)
+            calls[model] = calls.get(model, 0) + 1
         return sorted(calls.items())
 
     async def evaluate(self, sample: Sample) -> Result:
