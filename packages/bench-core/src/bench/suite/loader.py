@@ -222,6 +222,7 @@ class _SuiteBuilder:
             scorecard_strategy=suite.scorecard.strategy if suite.scorecard is not None else None,
             named_evaluators=self.binder.named,
             aggregating=self.binder.aggregating,
+            grouping=self.binder.grouping,
             concurrency=suite.concurrency,
             referenced_files=list(self.binder.definitions),
             template_warnings=header.tasks.template_warnings.lines(),

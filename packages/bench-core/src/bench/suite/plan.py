@@ -98,13 +98,15 @@ class PlannedTask:
             "id": f"{self.task.id}[{variant.label}]",
             "prompt": variant.text,
             "prompt_label": variant.label,
+            "group": self.task.group or self.task.id,
         }
         task = self.task.model_copy(update=update)
         return dataclasses.replace(self, task=task, digest=variant.digest, prompt_variants=())
 
     def on_target(self, label: str, digest: str) -> PlannedTask:
         """The same task run by the suite's target ``label``: its id gains ``[label]``."""
-        task = self.task.model_copy(update={"id": f"{self.task.id}[{label}]"})
+        update = {"id": f"{self.task.id}[{label}]", "group": self.task.group or self.task.id}
+        task = self.task.model_copy(update=update)
         return dataclasses.replace(self, task=task, target_label=label, digest=digest)
 
 
@@ -358,6 +360,8 @@ class Plan:
     named_evaluators: dict[str, BoundEvaluator] = field(default_factory=dict)
     #: Evaluators with suite-level figures, by (name, type): one instance each (its settings).
     aggregating: dict[tuple[str, str], Evaluator[Any]] = field(default_factory=dict)
+    #: Whether some evaluator re-decides groups of rows together (``Evaluator.groups``).
+    grouping: bool = False
     concurrency: int | None = None
     referenced_files: list[Path] = field(default_factory=list)
     #: How many tasks have no recorded response (so the target must be called).

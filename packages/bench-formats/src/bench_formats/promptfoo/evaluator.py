@@ -20,6 +20,7 @@ from bench_formats.promptfoo.checks.meteor import NO_WORDNET, database_for, mete
 from bench_formats.promptfoo.checks.moderation import moderation_model, moderation_provider
 from bench_formats.promptfoo.checks.rag_context import transformed_context
 from bench_formats.promptfoo.checks.wordnet import find_database
+from bench_formats.promptfoo.compare import COMPARING
 from bench_formats.promptfoo.python_checks import (
     Scope,
     ScriptFailed,
@@ -35,13 +36,21 @@ SCRIPTS = {"ruby": "Ruby", "webhook": "webhook"}
 RUN = {"python", "javascript"}
 #: promptfoo types bench does not check yet (an error names them, never a silent pass).
 UNSUPPORTED = {
-    *NOT_YET, "agent-rubric", "classifier", "conversation-relevance",
+    *NOT_YET, "agent-rubric",
     "human", "is-valid-function-call",
-    "perplexity", "perplexity-score", "pi", "search-rubric", "skill-used",
+    "perplexity", "perplexity-score", "pi", "skill-used",
     "tool-call-f1", "trace-error-spans", "trace-span-count",
     "trace-span-duration", "trajectory:goal-success", "trajectory:step-count",
     "trajectory:tool-args-match", "trajectory:tool-sequence", "trajectory:tool-used",
 }  # fmt: skip
+#: Types whose grader bench cannot ask through its LLM client: why, for the row's error.
+REMOTE = {
+    "agent-rubric": (
+        "promptfoo grades it with an agent (openai:codex-sdk, anthropic:claude-agent-sdk, "
+        "opencode:sdk, ...) that runs tools on this machine, which bench does not run"
+    ),
+    "pi": "promptfoo asks Pi Labs' remote scoring API (withpi.ai, WITHPI_API_KEY), which bench does not call",
+}
 #: Types that are not a check of one output: a group of checks, or a comparison of providers.
 GROUPS = ("assert-set", "select-best", "max-score")
 
@@ -50,7 +59,7 @@ def type_problem(kind: Any) -> str | None:
     """Why ``kind`` is no promptfoo assertion type (naming the nearest one), or None when it is one."""
     if not isinstance(kind, str) or not kind:
         return "Missing required 'type' property"
-    bases = sorted({*REGISTRY, *GRADED, *SCRIPTS, *RUN, *UNSUPPORTED, "meteor"})
+    bases = sorted({*REGISTRY, *GRADED, *SCRIPTS, *RUN, *UNSUPPORTED, "meteor", "classifier"})
     if kind in GROUPS or kind.removeprefix("not-") in bases:
         return None
     choices = [f"not-{base}" for base in bases] if kind.startswith("not-") else [*bases, *GROUPS]
@@ -101,11 +110,15 @@ class PromptfooConfig(EvaluatorConfig):
 
 def not_run(kind: str) -> str | None:
     """Why bench does not run a check of type ``kind`` (a row with one is an error), or None."""
+    if kind in COMPARING:  # decided with the test's other rows (evaluate_group)
+        return None
     base = kind.removeprefix("not-")
     if base.startswith("select-") or base == "max-score":
         return "it compares the outputs of several providers, which bench does not do yet"
     if base in SCRIPTS:
         return f"bench does not run {SCRIPTS[base]} assertions"
+    if base in REMOTE:
+        return REMOTE[base]
     if base.startswith("trace-"):
         return "it needs traces (the provider's OpenTelemetry spans), which bench does not collect"
     if base in UNSUPPORTED:
@@ -165,6 +178,8 @@ class Promptfoo(Evaluator[PromptfooConfig]):
     """
 
     aggregates = True
+    # select-best and max-score re-decide a test's rows once all its columns ran (compare.py).
+    groups = True
     # An offline run calls it even when its grader is remote: the checks that need no model
     # still run and decide; each model-graded one is skipped with the reason (docs/offline.md).
     skips_offline_checks = True
@@ -190,6 +205,15 @@ class Promptfoo(Evaluator[PromptfooConfig]):
             for name, value in values.items()
         }
 
+    def in_groups(self) -> bool:
+        return any(a.get("type") in COMPARING for a in self.config.assert_)
+
+    async def evaluate_group(self, rows: list[tuple[Sample, Result | None]]) -> list[Result | None]:
+        """The test's ``select-best`` and ``max-score`` over its rows (docs/formats/promptfoo.md)."""
+        from bench_formats.promptfoo.compare import decide
+
+        return await decide(self.config.assert_, self.config.options, rows)
+
     def llm_calls(self) -> list[tuple[str, int]]:
         calls: dict[str, int] = {}
         for assertion in _flatten(self.config.assert_):
@@ -197,6 +221,10 @@ class Promptfoo(Evaluator[PromptfooConfig]):
             if base in GRADED:
                 model = _grader_model(base, assertion, self.config.options)
                 calls[model] = calls.get(model, 0) + 1
+        select = next((a for a in self.config.assert_ if a.get("type") == "select-best"), None)
+        if select is not None:  # one call per test's rows: counted on each row, at most that
+            model = grader(select, self.config.options)
+            calls[model] = calls.get(model, 0) + 1
         return sorted(calls.items())
 
     async def evaluate(self, sample: Sample) -> Result:
@@ -221,7 +249,8 @@ class Promptfoo(Evaluator[PromptfooConfig]):
             )
         main = Tally(threshold=self.config.test_threshold)
         # promptfoo adds the plain assertions first, then each assert-set's result.
-        plain = [a for a in asserts if a.get("type") != "assert-set"]
+        # select-best and max-score wait for the test's other rows (evaluate_group)
+        plain = [a for a in asserts if a.get("type") not in ("assert-set", *COMPARING)]
         sets = [a for a in asserts if a.get("type") == "assert-set"]
         skipped: list[str] = []  # offline: the model-graded checks that did not run
         for assertion in plain:
@@ -237,6 +266,8 @@ class Promptfoo(Evaluator[PromptfooConfig]):
             tally = Tally(threshold=group.get("threshold"))
             children: list[dict[str, Any]] = []
             for child in group.get("assert") or []:
+                if child.get("type") in COMPARING:
+                    continue  # promptfoo skips it inside a set, and compares only the test's own
                 if (skip := self._offline_skip(child)) is not None:
                     skipped.append(skip)
                     undecided_sets |= group.get("threshold") is not None
@@ -320,6 +351,10 @@ class Promptfoo(Evaluator[PromptfooConfig]):
             call = Call(text, value, assertion, inverse, sample, self.config.options)
         if base in REGISTRY:
             return REGISTRY[base](call)
+        if base == "classifier":  # a model the user serves (config.apiEndpoint), else an error
+            from bench_formats.promptfoo.checks.classifier import classifier
+
+            return await classifier(call, self.config.options)
         if base == "meteor":
             return meteor(call, database_for(self.folder))
         if base in GRADED:

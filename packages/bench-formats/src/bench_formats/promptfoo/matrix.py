@@ -11,6 +11,7 @@ from typing import Any
 
 from bench import ConfigError, SuiteFolder
 from bench_formats.promptfoo import asserts, js_config, variables
+from bench_formats.promptfoo.compare import COMPARING
 from bench_formats.promptfoo.escape import escape
 from bench_formats.promptfoo.evaluator import assertion_problems
 from bench_formats.promptfoo.prompts import Prompt
@@ -78,7 +79,7 @@ class Matrix:
                 transform_vars, test.get("vars") or {}, self.path, self.folder, name
             )
         combos = list(variables.combinations(test.get("vars") or {}, self.base, self.path, self.folder, name))
-        out = []
+        out: list[dict[str, Any]] = []
         for number, combo in enumerate(combos, start=1):
             row = name if len(combos) == 1 else f"{name} [{number}]"
             warnings: list[str] = []
@@ -90,6 +91,7 @@ class Matrix:
                 self.warn(line)
             entry = self._evaluator(test, values)
             first = True
+            start = len(out)
             for provider in self.providers:
                 for prompt in self.prompts:
                     if not self.override and not allows(provider, prompt.label):
@@ -99,6 +101,9 @@ class Matrix:
                     own_entry = entry if first else copy.deepcopy(entry)
                     out.append(self._task(test, row, _copy(values), prompt, provider, own_entry))
                     first = False
+            if any(a.get("type") in COMPARING for a in entry["assert"]) and len(out) > start:
+                for task in out[start:]:  # the row's columns, compared once they all ran
+                    task["group"] = out[start]["id"]
         return out
 
     def _evaluator(self, test: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
