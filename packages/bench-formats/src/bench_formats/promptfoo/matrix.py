@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import ConfigError, SuiteFolder
-from bench_formats.promptfoo import asserts, js_config, variables
+from bench_formats.promptfoo import asserts, js_config, python_transforms, variables
 from bench_formats.promptfoo.escape import escape
 from bench_formats.promptfoo.evaluator import assertion_problems
 from bench_formats.promptfoo.prompts import Prompt
@@ -74,7 +74,8 @@ class Matrix:
             raise ConfigError(STORE_OUTPUT_AS.format(test=name), file=self.path)
         transform_vars = (test.get("options") or {}).get("transformVars")
         if transform_vars is not None:
-            test["vars"] = js_config.transform_vars(
+            run = python_transforms if python_transforms.is_python_transform(transform_vars) else js_config
+            test["vars"] = run.transform_vars(
                 transform_vars, test.get("vars") or {}, self.path, self.folder, name
             )
         combos = list(variables.combinations(test.get("vars") or {}, self.base, self.path, self.folder, name))

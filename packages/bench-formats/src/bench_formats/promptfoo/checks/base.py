@@ -21,6 +21,8 @@ class Call:
     sample: Sample
     #: The test's merged ``options`` (``provider_config`` for the tools-call checks).
     options: dict[str, Any] = field(default_factory=dict)
+    #: The output as a transform left it (an object stays one): what promptfoo hands a script.
+    data: Any = None
 
 
 @dataclass
