@@ -27,6 +27,7 @@ from bench_formats.promptfoo.python_checks import (
     script_reference,
     script_value,
 )
+from bench_formats.promptfoo.python_embedding import python_provider
 from bench_formats.promptfoo.verdict import Tally
 
 #: Code that bench does not run: a row with such a check is an error naming it.
@@ -194,7 +195,7 @@ class Promptfoo(Evaluator[PromptfooConfig]):
         calls: dict[str, int] = {}
         for assertion in _flatten(self.config.assert_):
             base = str(assertion.get("type", "")).removeprefix("not-")
-            if base in GRADED:
+            if base in GRADED and not _scripted(base, assertion, self.config.options):
                 model = _grader_model(base, assertion, self.config.options)
                 calls[model] = calls.get(model, 0) + 1
         return sorted(calls.items())
@@ -269,7 +270,7 @@ class Promptfoo(Evaluator[PromptfooConfig]):
         """In an offline run, why a model-graded ``assertion`` whose grader is remote is skipped."""
         kind = str(assertion.get("type", ""))
         base = kind.removeprefix("not-")
-        if base not in GRADED:
+        if base not in GRADED or _scripted(base, assertion, self.config.options):
             return None
         return offline_skip(kind, _grader_model(base, assertion, self.config.options))
 
@@ -304,7 +305,7 @@ class Promptfoo(Evaluator[PromptfooConfig]):
             if js_context.is_js_file(value):
                 value = await javascript_checks.script_value(kind, value, output, context, self.folder)
         text = js_context.coerce_string(output)
-        call = Call(text, value, assertion, inverse, sample, self.config.options, output)
+        call = Call(text, value, assertion, inverse, sample, self.config.options, output, self.folder)
         scope = Scope(self.config.vars, self.config.assert_, self.folder)
         if base == "python":
             return await grade_python(call, scope)
@@ -313,7 +314,7 @@ class Promptfoo(Evaluator[PromptfooConfig]):
                 value = await script_value(call, scope)
             except ScriptFailed as failed:
                 return Grade(False, 0.0, str(failed))
-            call = Call(text, value, assertion, inverse, sample, self.config.options)
+            call = Call(text, value, assertion, inverse, sample, self.config.options, output, self.folder)
         if base in REGISTRY:
             return REGISTRY[base](call)
         if base == "meteor":
@@ -335,6 +336,14 @@ async def _transform(what: str, code: Any, value: Any, context: dict[str, Any], 
     from bench_formats.promptfoo import javascript_checks
 
     return await javascript_checks.transform(what, code, value, context, folder)
+
+
+def _scripted(base: str, assertion: dict[str, Any], options: dict[str, Any]) -> bool:
+    """Whether a ``similar`` check embeds with a Python provider (run in the Python worker, no model)."""
+    return (
+        base.startswith("similar")
+        and python_provider(assertion.get("provider") or options.get("provider")) is not None
+    )
 
 
 def _grader_model(base: str, assertion: dict[str, Any], options: dict[str, Any]) -> str:
