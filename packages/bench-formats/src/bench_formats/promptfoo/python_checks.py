@@ -268,7 +268,7 @@ async def _run_file(
     reference: tuple[str, str | None], default: str, args: list[Any], folder: Path | None
 ) -> Any:
     path, function = reference
-    full = Path(path) if Path(path).is_absolute() else (folder or Path.cwd()) / path
+    full = Path(path) if Path(path).is_absolute() else (folder or Path.cwd()).absolute() / path
     request = {"file": str(full), "function": function or default, "args": args}
     return await _run(request, {"type": "python", "value": f"file://{path}"})
 

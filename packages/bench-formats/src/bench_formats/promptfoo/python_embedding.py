@@ -46,7 +46,7 @@ async def embed(provider_id: str, options: dict[str, Any], text: str, folder: Pa
     found = python_script(provider_id)
     assert found is not None
     script, function = found
-    base = folder or Path.cwd()
+    base = (folder or Path.cwd()).absolute()
     path = Path(script) if Path(script).is_absolute() else base / script
     given = options.get("config")
     config: dict[str, Any] = given if isinstance(given, dict) else {}

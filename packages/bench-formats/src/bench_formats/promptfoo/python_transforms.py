@@ -46,7 +46,7 @@ def request(code: str, value: Any, context: dict[str, Any], folder: Path | None)
     reference = script_reference(code)
     assert reference is not None
     path, function = reference
-    full = Path(path) if Path(path).is_absolute() else (folder or Path.cwd()) / path
+    full = Path(path) if Path(path).is_absolute() else (folder or Path.cwd()).absolute() / path
     return {"file": str(full), "function": function or DEFAULT_FUNCTION, "args": [value, context]}
 
 
