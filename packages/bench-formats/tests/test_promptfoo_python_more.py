@@ -151,6 +151,16 @@ def test_python_prompt_function_with_a_bad_return_is_refused(tmp_path: Path) -> 
     )
 
 
+def test_python_var_without_output_is_refused_naming_the_var(tmp_path: Path) -> None:
+    # was "[not run: file://v.py]" in the prompt: now get_var runs, and an empty reply is refused
+    _write(tmp_path, "v.py", "def get_var(name, prompt, other_vars):\n    return {'output': ''}\n")
+    config = "prompts: ['{{x}}']\nproviders: [echo]\ntests: [{description: t, vars: {x: 'file://v.py'}}]\n"
+    assert (
+        _refusal(tmp_path, config)
+        == f"t: var 'x': Python script {tmp_path / 'v.py'} did not return any output"
+    )
+
+
 # --- call_embedding_api ----------------------------------------------------------------------
 
 

@@ -129,6 +129,8 @@ class Matrix:
         options = test.get("options") or {}
         raw = f"{options.get('prefix') or ''}{prompt.raw}{options.get('suffix') or ''}"
         chat = prompt.chat
+        if python_config.python_vars(values, raw, self.base, self.folder, self.path, row):
+            entry["vars"] = {**entry["vars"], **values}  # the checks see what get_var gave
         if prompt.function is not None:  # the function's prompt replaces the file's text
             raw = python_config.prompt_text(
                 *prompt.function, values, _caller(provider), prompt.config, self.path

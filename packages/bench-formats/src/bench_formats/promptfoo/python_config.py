@@ -114,3 +114,33 @@ def _typeof(value: Any) -> str:
     if isinstance(value, (int, float)):
         return "number"
     return "string"
+
+
+def python_vars(
+    values: dict[str, Any], prompt: str, base: Path, folder: SuiteFolder, config: Path, row: str
+) -> list[str]:
+    """Replace each ``file://x.py`` var of the row's ``values`` by its script's ``get_var(name,
+    prompt, vars)`` output, trimmed (``renderPrompt``: ``prompt`` is the prompt's raw template);
+    the names replaced."""
+    replaced: list[str] = []
+    for name, value in list(values.items()):
+        if not (isinstance(value, str) and value.startswith(FILE) and value.endswith(".py")):
+            continue
+        path = base / strip_file(value)
+        folder.check(path, f"test '{row}' var '{name}' runs {value}")
+        what = f"{row}: var '{name}'"
+        reply = _call(path, "get_var", [name, prompt, values], what, config)
+        reply = reply if isinstance(reply, dict) else {}
+        if reply.get("error"):
+            raise ConfigError(f"{what}: Error running Python script {path}: {reply['error']}", file=config)
+        output = reply.get("output")
+        if not output:
+            raise ConfigError(f"{what}: Python script {path} did not return any output", file=config)
+        if not isinstance(output, str):
+            raise ConfigError(
+                f"{what}: pythonScriptOutput.output must be a string. Received: {_typeof(output)}",
+                file=config,
+            )
+        values[name] = output.strip()
+        replaced.append(name)
+    return replaced

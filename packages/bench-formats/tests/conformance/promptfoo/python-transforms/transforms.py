@@ -38,3 +38,7 @@ def broken(output, context):
 
 def nothing(output, context):
     return None
+
+
+def from_context_and_prompt(output, context):
+    return f"{context['vars']['city']}|{context['vars']['visits']}|{'visits' in context['prompt']['label']}"
