@@ -143,6 +143,13 @@ def test_python_prompt_function_is_called_per_row(tmp_path: Path) -> None:
     assert tasks[0]["metadata"]["prompt"] == "p.py:ask"
 
 
+def test_python_prompt_script_prints_the_prompt(tmp_path: Path) -> None:
+    # was refused ("code that promptfoo runs"): the whole script runs with the context in argv[1]
+    _write(tmp_path, "p.py", "import json, sys\nprint('Q:', json.loads(sys.argv[1])['vars']['q'])\nprint()\n")
+    tasks = _load(tmp_path, "prompts: ['file://p.py']\nproviders: [echo]\ntests: [{vars: {q: one}}]\n")
+    assert [task["prompt"] for task in tasks] == ["Q: one\n"]  # python-shell's lines, joined
+
+
 def test_python_prompt_function_with_a_bad_return_is_refused(tmp_path: Path) -> None:
     _write(tmp_path, "p.py", "def ask(context):\n    return 3\n")
     config = "prompts: ['file://p.py:ask']\nproviders: [echo]\ntests: [{vars: {q: one}}]\n"

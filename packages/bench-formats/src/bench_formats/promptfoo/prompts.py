@@ -28,7 +28,7 @@ class Prompt:
     chat: bool = False
     #: A Python prompt function (``file://p.py:fn``): the script's path and the function, called
     #: per row (``python_config.prompt_text``) for the prompt ``raw`` then stands for.
-    function: tuple[Path, str] | None = None
+    function: tuple[Path, str | None] | None = None
     #: The prompt's ``config``, which a prompt function receives.
     config: Any = None
 
@@ -88,7 +88,7 @@ def _one(
             if path.is_relative_to(base)
             else str(path)
         )
-        prompts.extend(_from_file(path, shown, label, config, field))
+        prompts.extend(_from_file(path, shown, label, config, field, settings))
     return prompts
 
 
@@ -116,9 +116,13 @@ def _python_function(
 
 
 def _from_file(
-    path: Path, shown: str, label: str | None, config: Path, field: tuple[Any, ...]
+    path: Path, shown: str, label: str | None, config: Path, field: tuple[Any, ...], settings: Any = None
 ) -> list[Prompt]:
     suffix = path.suffix.lower()
+    if suffix == ".py":  # a whole script that prints the prompt (processPythonFile, no function)
+        text = path.read_text(encoding="utf-8")
+        own = label if label is not None else f"{os.path.normpath(shown)}: {text}"
+        return [Prompt(text, own, function=(path, None), config=settings)]
     if suffix in _CODE:
         raise ConfigError(
             f"prompt file '{shown}' is code that promptfoo runs to build the prompt; bench does not run it: "

@@ -11,6 +11,7 @@ promptfoo's ``Error running Python script: ...`` message.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -43,10 +44,12 @@ def python_file(reference: Any) -> tuple[str, str | None] | None:
 
 
 def _call(path: Path, function: str, args: list[Any], what: str, config: Path) -> Any:
+    return _ask({"file": str(path), "function": function, "args": args}, what, config)
+
+
+def _ask(request: dict[str, Any], what: str, config: Path) -> Any:
     try:
-        return shared_worker(interpreter()).call(
-            {"file": str(path), "function": function, "args": args}, timeout_ms()
-        )
+        return shared_worker(interpreter()).call(request, timeout_ms())
     except PythonFailure as exc:
         raise ConfigError(f"{what}: {script_error(exc)}", file=config) from None
     except (PythonTimeout, PythonUnavailable) as exc:
@@ -86,11 +89,24 @@ def generated_tests(
 
 
 def prompt_text(
-    path: Path, function: str, values: dict[str, Any], provider: dict[str, Any], settings: Any, config: Path
+    path: Path,
+    function: str | None,
+    values: dict[str, Any],
+    provider: dict[str, Any],
+    settings: Any,
+    config: Path,
 ) -> str:
     """The prompt a Python prompt function gives one row: a string as it is, ``{prompt: ...}``'s
-    prompt (JSON when not a string), any other object as JSON (``renderPrompt``)."""
+    prompt (JSON when not a string), any other object as JSON (``renderPrompt``). Without a
+    function the whole script runs with the context as JSON in ``sys.argv[1]`` and what it prints
+    is the prompt, its lines joined as python-shell's text mode joins them
+    (``pythonPromptFunctionLegacy``)."""
     context = {"vars": values, "provider": provider, "config": settings if settings is not None else {}}
+    if function is None:
+        what = f"prompt script {path.name}"
+        printed = _ask({"script": str(path), "args": [compact_json(context)]}, what, config)
+        lines = re.split(r"\r?\n", str(printed))
+        return "\n".join(lines[:-1] if lines and lines[-1] == "" else lines)
     what = f"prompt function {path.name}:{function}"
     result = _call(path, function, [context], what, config)
     if isinstance(result, str):
