@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from bench import ConfigError, SuiteFolder
-from bench_formats.promptfoo import asserts, js_config, python_config, python_transforms, variables
+from bench_formats.promptfoo import asserts, js_config, variables
 from bench_formats.promptfoo.escape import escape
 from bench_formats.promptfoo.evaluator import assertion_problems
 from bench_formats.promptfoo.prompts import Prompt, is_chat
 from bench_formats.promptfoo.providers import Provider, allows
+from bench_formats.promptfoo.python_config import prompt_text, python_vars
 from bench_formats.promptfoo.refs import dereference_value
 from bench_formats.promptfoo.render import RenderError, compact_json, render_prompt
 from bench_formats.promptfoo.tests_reader import check_test, merge_default, read_vars_files
@@ -74,8 +75,7 @@ class Matrix:
             raise ConfigError(STORE_OUTPUT_AS.format(test=name), file=self.path)
         transform_vars = (test.get("options") or {}).get("transformVars")
         if transform_vars is not None:
-            run = python_transforms if python_transforms.is_python_transform(transform_vars) else js_config
-            test["vars"] = run.transform_vars(
+            test["vars"] = js_config.transform_vars(
                 transform_vars, test.get("vars") or {}, self.path, self.folder, name
             )
         combos = list(variables.combinations(test.get("vars") or {}, self.base, self.path, self.folder, name))
@@ -129,12 +129,10 @@ class Matrix:
         options = test.get("options") or {}
         raw = f"{options.get('prefix') or ''}{prompt.raw}{options.get('suffix') or ''}"
         chat = prompt.chat
-        if python_config.python_vars(values, raw, self.base, self.folder, self.path, row):
+        if python_vars(values, raw, self.base, self.folder, self.path, row):
             entry["vars"] = {**entry["vars"], **values}  # the checks see what get_var gave
         if prompt.function is not None:  # the function's prompt replaces the file's text
-            raw = python_config.prompt_text(
-                *prompt.function, values, _caller(provider), prompt.config, self.path
-            )
+            raw = prompt_text(*prompt.function, values, _caller(provider), prompt.config, self.path)
             chat = is_chat(raw)
         if "_conversation" in raw:  # promptfoo's test: the prompt's raw text names the var
             raise ConfigError(CONVERSATION_VAR.format(prompt=prompt.label), file=self.path)
