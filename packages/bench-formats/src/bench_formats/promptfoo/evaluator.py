@@ -12,7 +12,7 @@ from pydantic import Field, model_validator
 from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample
 from bench.llm import SKIPPED, offline_skip
 from bench.vocabulary import did_you_mean
-from bench_formats.promptfoo import js_context
+from bench_formats.promptfoo import js_context, python_transforms
 from bench_formats.promptfoo.checks import REGISTRY, Grade
 from bench_formats.promptfoo.checks.base import AssertionInvalid, Call
 from bench_formats.promptfoo.checks.graded import GRADED, NOT_YET, grader
@@ -28,6 +28,7 @@ from bench_formats.promptfoo.python_checks import (
     script_reference,
     script_value,
 )
+from bench_formats.promptfoo.python_embedding import python_provider
 from bench_formats.promptfoo.verdict import Tally
 
 #: Code that bench does not run: a row with such a check is an error naming it.
@@ -218,7 +219,7 @@ class Promptfoo(Evaluator[PromptfooConfig]):
         calls: dict[str, int] = {}
         for assertion in _flatten(self.config.assert_):
             base = str(assertion.get("type", "")).removeprefix("not-")
-            if base in GRADED:
+            if base in GRADED and not _scripted(base, assertion, self.config.options):
                 model = _grader_model(base, assertion, self.config.options)
                 calls[model] = calls.get(model, 0) + 1
         select = next((a for a in self.config.assert_ if a.get("type") == "select-best"), None)
@@ -241,10 +242,8 @@ class Promptfoo(Evaluator[PromptfooConfig]):
         output: Any = sample.output
         test_transform = self.config.options.get("transform") or self.config.options.get("postprocess")
         if test_transform is not None:
-            from bench_formats.promptfoo import javascript_checks
-
             context = js_context.transform_context(sample, self.config.vars, whole_prompt=True)
-            output = await javascript_checks.transform(
+            output = await _transform(
                 "the test's options.transform", test_transform, output, context, self.folder
             )
         main = Tally(threshold=self.config.test_threshold)
@@ -302,7 +301,7 @@ class Promptfoo(Evaluator[PromptfooConfig]):
         """In an offline run, why a model-graded ``assertion`` whose grader is remote is skipped."""
         kind = str(assertion.get("type", ""))
         base = kind.removeprefix("not-")
-        if base not in GRADED:
+        if base not in GRADED or _scripted(base, assertion, self.config.options):
             return None
         return offline_skip(kind, _grader_model(base, assertion, self.config.options))
 
@@ -323,23 +322,21 @@ class Promptfoo(Evaluator[PromptfooConfig]):
         inverse = kind.startswith("not-")
         base = kind[4:] if inverse else kind
         value = assertion.get("value")
-        if assertion.get("transform") is not None or base == "javascript" or js_context.is_js_file(value):
+        if assertion.get("transform") is not None:
+            context = js_context.transform_context(sample, self.config.vars)
+            what = f"{kind}: its transform"
+            output = await _transform(what, assertion["transform"], output, context, self.folder)
+        if base == "javascript" or js_context.is_js_file(value):
             # JavaScript: run in the run's Node.js worker (an error naming the check without Node)
             from bench_formats.promptfoo import javascript_checks
 
-            if assertion.get("transform") is not None:
-                context = js_context.transform_context(sample, self.config.vars)
-                what = f"{kind}: its transform"
-                output = await javascript_checks.transform(
-                    what, assertion["transform"], output, context, self.folder
-                )
             context = js_context.assertion_context(sample, assertion, self.config)
             if base == "javascript":
                 return await javascript_checks.javascript(kind, assertion, output, context, self.folder)
             if js_context.is_js_file(value):
                 value = await javascript_checks.script_value(kind, value, output, context, self.folder)
         text = js_context.coerce_string(output)
-        call = Call(text, value, assertion, inverse, sample, self.config.options)
+        call = Call(text, value, assertion, inverse, sample, self.config.options, output, self.folder)
         scope = Scope(self.config.vars, self.config.assert_, self.folder)
         if base == "python":
             return await grade_python(call, scope)
@@ -348,7 +345,7 @@ class Promptfoo(Evaluator[PromptfooConfig]):
                 value = await script_value(call, scope)
             except ScriptFailed as failed:
                 return Grade(False, 0.0, str(failed))
-            call = Call(text, value, assertion, inverse, sample, self.config.options)
+            call = Call(text, value, assertion, inverse, sample, self.config.options, output, self.folder)
         if base in REGISTRY:
             return REGISTRY[base](call)
         if base == "classifier":  # a model the user serves (config.apiEndpoint), else an error
@@ -365,6 +362,23 @@ class Promptfoo(Evaluator[PromptfooConfig]):
                 variables = {**variables, "context": found}
             return await GRADED[base](call, self.config.options, variables)
         raise EvaluatorError(f"Unknown assertion type: {kind}")  # pragma: no cover - refused by the config
+
+
+async def _transform(what: str, code: Any, value: Any, context: dict[str, Any], folder: Path | None) -> Any:
+    """A transform's value: ``file://x.py[:fn]`` in the run's Python worker, else JavaScript in Node.js."""
+    if python_transforms.is_python_transform(code):
+        return await python_transforms.transform(what, code, value, context, folder)
+    from bench_formats.promptfoo import javascript_checks
+
+    return await javascript_checks.transform(what, code, value, context, folder)
+
+
+def _scripted(base: str, assertion: dict[str, Any], options: dict[str, Any]) -> bool:
+    """Whether a ``similar`` check embeds with a Python provider (run in the Python worker, no model)."""
+    return (
+        base.startswith("similar")
+        and python_provider(assertion.get("provider") or options.get("provider")) is not None
+    )
 
 
 def _grader_model(base: str, assertion: dict[str, Any], options: dict[str, Any]) -> str:
