@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from bench.document import YamlDocument, load_yaml
-from bench.evaluator import Evaluator
+from bench.evaluator import Evaluator, from_rows
 from bench.evidence import parse_reference
 from bench.plugins import catalogue
 from bench.plugins.registry import Provided, Registry
@@ -133,8 +133,10 @@ class Binder:
         bound = self._bind_mapping(doc, path, entry, default_name, default_type, in_definition)
         if bound.instance.aggregates:
             self.aggregating.setdefault((bound.name, bound.type), bound.instance)
-        # A type that aggregates over its instances needs one instance per task (runner.aggregators).
-        if "file" not in entry and not bound.instance.aggregates:
+        # A type that aggregates over its instances needs one instance per task (runner.aggregators);
+        # one whose figures come from the stored rows (corpus BLEU) can share one, like the rest.
+        shared = not bound.instance.aggregates or from_rows(type(bound.instance))
+        if "file" not in entry and shared:
             if len(self._bound) >= _BOUND_KEPT:
                 del self._bound[next(iter(self._bound))]  # the oldest
             self._bound[key] = bound
