@@ -11,6 +11,7 @@ An entry is one of:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 from pathlib import Path
@@ -66,11 +67,6 @@ class Binder:
         #: recent few only: tasks with a mapping each (their own ``expected:``) must not make the
         #: memory of a large suite grow with it (bench.suite.plan.TaskList).
         self._bound: dict[tuple[Any, ...], BoundEvaluator] = {}
-        #: Setting -> the types that claim it for a mapping without ``type:`` (``infer_from``).
-        self.claims: dict[str, list[type[Evaluator[Any]]]] = {}
-        for provided in registry.evaluator_types():
-            for key in provided.cls.infer_from:
-                self.claims.setdefault(key, []).append(provided.cls)
 
     # -- entry points -------------------------------------------------------------------------
 
@@ -100,6 +96,16 @@ class Binder:
         choices = [*self.named, *self.registry.evaluators]
         hint = catalogue.hint("evaluators", name) or did_you_mean(name, choices)
         raise doc.error(f"unknown evaluator '{name}'{hint}", path)
+
+    @functools.cached_property
+    def claims(self) -> dict[str, list[type[Evaluator[Any]]]]:
+        """Setting -> the types that claim it for a mapping without ``type:`` (``infer_from``);
+        read on the first such mapping (it imports every type registered by import path)."""
+        claims: dict[str, list[type[Evaluator[Any]]]] = {}
+        for provided in self.registry.evaluator_types():
+            for key in provided.cls.infer_from:
+                claims.setdefault(key, []).append(provided.cls)
+        return claims
 
     def _inferred_type(self, settings: dict[str, Any]) -> str | None:
         """The type that claims the keys of a mapping without ``type:``; none when ambiguous."""
