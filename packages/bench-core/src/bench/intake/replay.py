@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from bench.vocabulary.models import Message, Response, ToolCall, Usage
-from bench.vocabulary.results import INTERRUPTED
+from bench.vocabulary.results import INTERRUPTED, WAITING
 from bench.vocabulary.run_key import RunKey
 
 
 def stored_response(row: dict[str, Any]) -> Response | None:
-    """The response a result line recorded; None when the task never got one (interrupted)."""
-    if row.get("status") == INTERRUPTED:
+    """The response a result line recorded; None when the task never got one (interrupted) or
+    its conversation is not over (waiting for a person)."""
+    if row.get("status") in (INTERRUPTED, WAITING):
         return None
     return Response(
         output=row.get("response"),
