@@ -220,3 +220,14 @@ class Evaluator(Generic[ConfigT]):
     def evaluate(self, sample: Sample) -> Result | Awaitable[Result]:
         """Judge one sample; raise ``EvaluatorError`` when no verdict can be reached."""
         raise NotImplementedError(f"{type(self).__name__}.evaluate")
+
+
+def from_rows(kind: type[Evaluator[Any]]) -> bool:
+    """Whether ``kind`` computes its figures from stored rows (``aggregate_rows``), not instances:
+    of the two hooks, the one its closest class defines wins, and ``Evaluator``'s own is no hook."""
+    for klass in kind.__mro__:
+        if "aggregate_rows" in vars(klass):
+            return klass is not Evaluator
+        if "aggregate" in vars(klass):
+            return False
+    return False

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from bench.document import YamlDocument
 from bench.plugins.registry import Registry, get_registry
-from bench.scoring.collectors import COLLECTORS, signal_collectors
+from bench.scoring.collectors import KnownCollectors, signal_collectors
 from bench.scoring.labels import human_scores, read_labels
 from bench.scoring.scorecard import Scorecard
 from bench.scoring.scorecard import check as check_scorecard
@@ -84,9 +84,8 @@ class _SuiteBuilder:
         self.registry = registry
         self.binder = Binder(registry)
         self.errors: list[ConfigError] = []
-        #: Evaluator type -> the metric collector of its score, for behavioural signals.
-        self.signals = signal_collectors(p.cls for p in registry.evaluators.values())
-        self.collectors = (*COLLECTORS, *self.signals.values())
+        #: The metric collectors a scorecard may name (every type's signal read only when needed).
+        self.collectors = KnownCollectors(lambda: (p.cls for p in registry.evaluators.values()))
         self._row_doc: YamlDocument | None = None
 
     def fail(self, error: ConfigError) -> None:
@@ -217,7 +216,8 @@ class _SuiteBuilder:
             runtime_limits=suite.runtime_limits,
             judge_limits=suite.judge_limits,
             metrics=self.metrics,
-            signals=self.signals,
+            # the types the suite uses are imported by now: their signals are all it can record
+            signals=signal_collectors(p.cls for p in self.registry.evaluators.loaded()),
             max_response_bytes=suite.max_response_bytes,
             scorecard_strategy=suite.scorecard.strategy if suite.scorecard is not None else None,
             named_evaluators=self.binder.named,
