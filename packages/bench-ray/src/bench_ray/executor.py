@@ -108,6 +108,8 @@ class RayExecutor(Executor):
     coordinator: Any = None
     #: ``run`` started: the workers' calls are counted at ``close`` (a refused set-up has none).
     ran = False
+    #: The run is offline: every worker must have the network guard on (docs/offline.md).
+    offline = False
 
     async def open(self, job: Job) -> None:
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
@@ -143,6 +145,7 @@ class RayExecutor(Executor):
         self.identity = identity(files)
         suite = str(plan.path.resolve())
         self.coordinator = start_coordinator(plan, sum(len(g.members) for g in self.groups))
+        self.offline = offline = os.environ.get("BENCH_OFFLINE") == "1"  # docs/offline.md
         for group in self.groups:
             actor = ray.remote(BenchWorker).options(
                 num_cpus=group.resources.num_cpus,
@@ -154,7 +157,12 @@ class RayExecutor(Executor):
             for i in group.members:
                 self.workers.append(
                     actor.remote(
-                        suite, self.settings, [str(f) for f in files], self.coordinator, f"worker-{i}"
+                        suite,
+                        self.settings,
+                        [str(f) for f in files],
+                        self.coordinator,
+                        f"worker-{i}",
+                        offline=offline,
                     )
                 )
         readies = [asyncio.ensure_future(self._ready(w)) for w in self.workers]
@@ -169,6 +177,11 @@ class RayExecutor(Executor):
             for ready in readies:
                 ready.cancel()
         for answer in answers:
+            if offline and answer.get("offline") is not True:
+                raise ConfigError(
+                    f"--executor ray: worker {answer.get('pid')} on {answer.get('node')} did not turn "
+                    "the offline guard on; an offline run runs no task unguarded"
+                )
             wrong = mismatch(self.identity, answer)
             if wrong is not None:
                 raise ConfigError(
@@ -283,7 +296,8 @@ class RayExecutor(Executor):
         except _lost_worker_errors():
             await asyncio.sleep(TICK_S)
             return False
-        return mismatch(self.identity, answer) is None
+        guarded = answer.get("offline") is True or not self.offline
+        return guarded and mismatch(self.identity, answer) is None
 
     async def close(self) -> None:
         if not getattr(self, "workers", None) and not getattr(self, "started_cluster", False):
