@@ -294,3 +294,61 @@ def test_the_offline_docs_example_runs_as_written(bench_cli, tmp_path, monkeypat
     summary = result.stdout.splitlines()
     assert "3 tasks: 1 passed, 1 failed, 1 errors" in page
     assert any(line.startswith("3 tasks: 1 passed, 1 failed, 1 errors") for line in summary)
+
+
+# -- sandboxes ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("network", "shown"),
+    [
+        ("loopback", "loopback"),
+        ("{allow: [pypi.org, 'files.pythonhosted.org:443']}", "allow: pypi.org, files.pythonhosted.org:443"),
+    ],
+)
+def test_h16_an_offline_run_refuses_a_container_with_a_network_before_any_task(
+    network, shown, bench_cli, bench_suite_file, tmp_path, monkeypatch
+):
+    """A container that reaches the host's loopback (its name lookups and any proxy listening
+    there) or listed hosts cannot be kept on this machine: refused up front, nothing started."""
+    started = tmp_path / "podman-started"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "podman").write_text(f"#!/bin/sh\ntouch {started}\nexit 1\n")
+    (bin_dir / "podman").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    suite = bench_suite_file(
+        f"""
+        target: {{type: command, command: [echo, hi], sandbox: {{type: container, image: x, network: {network}}}}}
+        tasks: [{{id: a, prompt: p, evaluate: {{expected: hi}}}}]
+        """
+    )
+    result = bench_cli("run", suite, "-q", "--offline", "--runs-dir", "runs")
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        f"error: {suite}: target.sandbox.network: offline: sandbox container has network {shown}, which an "
+        "offline run cannot keep on this machine; give it network: none (or run without --offline)\n"
+    )
+    assert not started.exists()  # the container was never started
+
+
+def test_h16_a_container_with_a_network_opened_before_the_run_went_offline_never_starts(
+    tmp_path, monkeypatch
+):
+    """A sandbox opened outside the guard (a plan loaded before an offline ``run_plan``): its
+    command is refused when the guard is on, so the task is an error and nothing starts."""
+    from bench.workspace.container import ContainerConfig, ContainerSandbox
+    from bench.workspace.sandboxes import SandboxRun
+
+    (tmp_path / "podman").write_text("#!/bin/sh\nexit 1\n")
+    (tmp_path / "podman").chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    box = ContainerSandbox(ContainerConfig(image="img", network="loopback"))
+    run = SandboxRun(name="n", argv=["true"], mounts=[], workdir="/workspace")
+    assert "--network" in box.command(run)  # online: the container's own setting
+    with network_guard.offline(), pytest.raises(network_guard.OfflineRefused) as refused:
+        box.command(run)
+    assert str(refused.value) == (
+        "offline: sandbox container has network loopback, which an offline run cannot keep on this "
+        "machine; give it network: none (or run without --offline)"
+    )
