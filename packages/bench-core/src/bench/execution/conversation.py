@@ -55,6 +55,16 @@ def kept_conversation(task: Task, response: Response, recorded: bool) -> dict[st
     }
 
 
+def kept_steps(response: Response, in_workspace: bool, conversation: bool) -> list[dict[str, Any]] | None:
+    """What a result keeps of an agent's steps (its ``trajectory``), so that ``bench rescore``
+    judges them again without running the agent: the response's messages when it called tools or
+    ran in a workspace. A conversation keeps its messages in its transcript instead, and a plain
+    answer's messages are its prompt and response, which the result holds already."""
+    if conversation or not response.messages or not (response.tool_calls or in_workspace):
+        return None
+    return [m.model_dump(exclude_none=True) for m in response.messages]
+
+
 class Journal:
     """A conversation's messages appended as they happen (one JSON line each), replayed on resume.
 
