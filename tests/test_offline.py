@@ -352,3 +352,47 @@ def test_h16_a_container_with_a_network_opened_before_the_run_went_offline_never
         "offline: sandbox container has network loopback, which an offline run cannot keep on this "
         "machine; give it network: none (or run without --offline)"
     )
+
+
+# -- code run on the host ------------------------------------------------------------------------------
+
+REACH_HOST = """
+import socket
+try:
+    socket.create_connection(("127.0.0.1", {port}), 2)
+    print("connected")
+except OSError:
+    print("refused")
+"""
+
+
+def test_h19_offline_code_at_the_weaker_isolation_reaches_no_network(monkeypatch):
+    """Without root, code_execution (and the agent's run_command) run with rlimits only, on the
+    host's network: an offline run puts them in a network namespace of their own."""
+    from bench.testing import run_evaluator
+    from bench.workspace import sandbox
+
+    monkeypatch.setattr(sandbox, "isolation_level", lambda: "rlimits-only")  # as for a non-root user
+    with socket.create_server(("127.0.0.1", 0)) as server:  # a listener on the host's loopback
+        code = f"```python\n{REACH_HOST.format(port=server.getsockname()[1])}\n```"
+        online = run_evaluator({"type": "code_execution"}, code)
+        with network_guard.offline():
+            offline = run_evaluator({"type": "code_execution"}, code)
+    assert (online.details["stdout"].strip(), online.details["network"]) == ("connected", "on")
+    assert (offline.details["stdout"].strip(), offline.details["network"]) == ("refused", "off")
+    assert "file system not isolated (needs root and unshare)" in offline.details["notes"]
+
+
+def test_h19_offline_code_that_cannot_be_cut_off_is_not_run(monkeypatch):
+    from bench.testing import run_evaluator
+    from bench.workspace import sandbox
+
+    monkeypatch.setattr(sandbox, "isolation_level", lambda: "rlimits-only")
+    monkeypatch.setattr(network_guard, "_namespace_refusal", lambda: "unshare (util-linux) is not installed")
+    with network_guard.offline():
+        outcome = run_evaluator({"type": "code_execution"}, "```python\nprint('ran')\n```")
+    assert (outcome.passed, outcome.error) == (
+        False,
+        "offline: cannot cut this program off the network (unshare (util-linux) is not installed); "
+        "the program was not run",
+    )
