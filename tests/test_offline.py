@@ -396,3 +396,31 @@ def test_h19_offline_code_that_cannot_be_cut_off_is_not_run(monkeypatch):
         "offline: cannot cut this program off the network (unshare (util-linux) is not installed); "
         "the program was not run",
     )
+
+
+# -- repositories -------------------------------------------------------------------------------------
+
+
+def test_h20_an_offline_run_clones_no_repository_over_the_network(bench_cli, bench_suite_file, tmp_path):
+    """git's transports are outside the guard: an offline run lets git use local ones only, so a
+    repo: URL is an error naming why, before git connects (here to a closed loopback port)."""
+    from bench.testing import git_repo
+
+    local = git_repo(tmp_path / "local", {"a.txt": "a\n"})
+    url = f"http://127.0.0.1:{_closed_loopback_port()}/repo.git"
+    suite = bench_suite_file(
+        f"""
+        target: {{type: echo}}
+        tasks:
+          - {{id: remote, prompt: hi, repo: "{url}", evaluate: {{expected: hi}}}}
+          - {{id: local, prompt: hi, repo: "{local}", evaluate: {{expected: hi}}}}
+        """
+    )
+    result = bench_cli("run", suite, "--offline", "-o", "out.json")
+    assert result.exit_code == 3, result.output
+    tasks = {t["id"]: t for t in json.loads(Path("out.json").read_text())["tasks"]}
+    assert tasks["local"]["status"] == "passed"
+    assert tasks["remote"]["error"] == (
+        "workspace: git clone failed: fatal: transport 'http' not allowed; an offline run clones only "
+        "repositories on this machine (give a path)"
+    )
