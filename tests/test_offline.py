@@ -424,3 +424,21 @@ def test_h20_an_offline_run_clones_no_repository_over_the_network(bench_cli, ben
         "workspace: git clone failed: fatal: transport 'http' not allowed; an offline run clones only "
         "repositories on this machine (give a path)"
     )
+
+
+def test_h21_an_offline_container_never_pulls_its_image(tmp_path, monkeypatch):
+    """The runtime's client pulls a missing image from a registry, outside the guard: offline, it
+    uses only the images this machine has (``--pull never``)."""
+    from bench.workspace.container import ContainerConfig, ContainerSandbox
+    from bench.workspace.sandboxes import SandboxRun
+
+    (tmp_path / "podman").write_text("#!/bin/sh\nexit 1\n")
+    (tmp_path / "podman").chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    box = ContainerSandbox(ContainerConfig(image="img"))
+    run = SandboxRun(name="n", argv=["true"], mounts=[], workdir="/workspace")
+    assert "--pull" not in box.command(run)  # online: the runtime's own pull policy
+    with network_guard.offline():
+        words = box.command(run)
+    assert words[words.index("--pull") : words.index("--pull") + 2] == ["--pull", "never"]
+    assert words.index("--pull") < words.index("img")  # an option of run, not of the program
