@@ -23,6 +23,7 @@ RUN_CODES = {
     cli.EXIT_ERRORS,
     cli.EXIT_INTERNAL,
     cli.EXIT_INTERRUPTED,
+    cli.EXIT_WAITING,
 }
 #: The pages that list exit codes (docs/cli.md from the commands' help).
 PAGES = ["README.md", "docs/cli.md", "docs/ci.md", "docs/runs.md"]

@@ -306,7 +306,7 @@ def test_the_offline_docs_example_runs_as_written(bench_cli, tmp_path, monkeypat
         ("{allow: [pypi.org, 'files.pythonhosted.org:443']}", "allow: pypi.org, files.pythonhosted.org:443"),
     ],
 )
-def test_h16_an_offline_run_refuses_a_container_with_a_network_before_any_task(
+def test_h18_an_offline_run_refuses_a_container_with_a_network_before_any_task(
     network, shown, bench_cli, bench_suite_file, tmp_path, monkeypatch
 ):
     """A container that reaches the host's loopback (its name lookups and any proxy listening
@@ -332,7 +332,7 @@ def test_h16_an_offline_run_refuses_a_container_with_a_network_before_any_task(
     assert not started.exists()  # the container was never started
 
 
-def test_h16_a_container_with_a_network_opened_before_the_run_went_offline_never_starts(
+def test_h18_a_container_with_a_network_opened_before_the_run_went_offline_never_starts(
     tmp_path, monkeypatch
 ):
     """A sandbox opened outside the guard (a plan loaded before an offline ``run_plan``): its
@@ -366,7 +366,7 @@ except OSError:
 """
 
 
-def test_h19_offline_code_at_the_weaker_isolation_reaches_no_network(monkeypatch):
+def test_h21_offline_code_at_the_weaker_isolation_reaches_no_network(monkeypatch):
     """Without root, code_execution (and the agent's run_command) run with rlimits only, on the
     host's network: an offline run puts them in a network namespace of their own."""
     from bench.testing import run_evaluator
@@ -383,7 +383,7 @@ def test_h19_offline_code_at_the_weaker_isolation_reaches_no_network(monkeypatch
     assert "file system not isolated (needs root and unshare)" in offline.details["notes"]
 
 
-def test_h19_offline_code_that_cannot_be_cut_off_is_not_run(monkeypatch):
+def test_h21_offline_code_that_cannot_be_cut_off_is_not_run(monkeypatch):
     from bench.testing import run_evaluator
     from bench.workspace import sandbox
 
@@ -401,7 +401,7 @@ def test_h19_offline_code_that_cannot_be_cut_off_is_not_run(monkeypatch):
 # -- repositories -------------------------------------------------------------------------------------
 
 
-def test_h20_an_offline_run_clones_no_repository_over_the_network(bench_cli, bench_suite_file, tmp_path):
+def test_h22_an_offline_run_clones_no_repository_over_the_network(bench_cli, bench_suite_file, tmp_path):
     """git's transports are outside the guard: an offline run lets git use local ones only, so a
     repo: URL is an error naming why, before git connects (here to a closed loopback port)."""
     from bench.testing import git_repo
@@ -426,7 +426,7 @@ def test_h20_an_offline_run_clones_no_repository_over_the_network(bench_cli, ben
     )
 
 
-def test_h21_an_offline_container_never_pulls_its_image(tmp_path, monkeypatch):
+def test_h23_an_offline_container_never_pulls_its_image(tmp_path, monkeypatch):
     """The runtime's client pulls a missing image from a registry, outside the guard: offline, it
     uses only the images this machine has (``--pull never``)."""
     from bench.workspace.container import ContainerConfig, ContainerSandbox

@@ -6,8 +6,13 @@ skipped with the reason shown.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
-from collections.abc import Iterator
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -51,3 +56,42 @@ def page(browser: Any) -> Iterator[Any]:
     yield new
     context.close()
     assert problems == []
+
+
+def _bench_run(folder: Path, *args: str, exit_codes: tuple[int, ...] = (0,)) -> None:
+    """``bench run ARGS -q`` in ``folder`` (its cache there too), ending with one of ``exit_codes``."""
+    result = subprocess.run(
+        [sys.executable, "-m", "bench", "run", *args, "-q"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "BENCH_CACHE_DIR": str(folder / "cache")},
+        timeout=90,
+        check=False,
+    )
+    assert result.returncode in exit_codes, result.stdout + result.stderr
+
+
+@pytest.fixture(scope="session")
+def bench_run() -> Callable[..., None]:
+    """Make a run (and its reports) for a page to show: ``bench_run(folder, SUITE, *flags, exit_codes=...)``."""
+    return _bench_run
+
+
+@contextlib.contextmanager
+def _serving(runs: Path) -> Iterator[str]:
+    from bench.report.viewer.server import ViewServer
+
+    server = ViewServer(runs, "127.0.0.1", 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield server.url
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="session")
+def serving() -> Callable[[Path], contextlib.AbstractContextManager[str]]:
+    """``with serving(RUNS) as url``: ``bench view`` of the runs folder on a free loopback port."""
+    return _serving

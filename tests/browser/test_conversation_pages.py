@@ -4,17 +4,11 @@ hostile strings from the transcript shown as text."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-from bench.report.viewer.server import ViewServer
 
 pytestmark = pytest.mark.browser
 
@@ -23,42 +17,21 @@ HOSTILE = "</script><script>alert(1)</script> <img src=x onerror=alert(1)>"
 
 
 @pytest.fixture(scope="module")
-def conversation_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def conversation_run(tmp_path_factory: pytest.TempPathFactory, bench_run) -> Path:
     """`bench run` on tests/browser/conversation.yaml: an HTML report and a run folder."""
     folder = tmp_path_factory.mktemp("talks")
     report = f"html={folder / 'report.html'}"
-    suite = str(HERE / "conversation.yaml")
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "bench",
-            "run",
-            suite,
-            "-q",
-            "--runs-dir",
-            str(folder / "runs"),
-            "--report",
-            report,
-        ],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "BENCH_CACHE_DIR": str(folder / "cache")},
-        timeout=60,
-        check=False,
+    # 1: both conversations fail a check
+    bench_run(
+        folder, str(HERE / "conversation.yaml"), "--runs-dir", "runs", "--report", report, exit_codes=(1,)
     )
-    assert result.returncode == 1, result.stdout + result.stderr  # 1: both conversations fail a check
     return folder
 
 
 @pytest.fixture(scope="module")
-def viewer(conversation_run: Path) -> Iterator[str]:
-    server = ViewServer(conversation_run / "runs", "127.0.0.1", 0)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield server.url
-    server.shutdown()
-    server.server_close()
+def viewer(conversation_run: Path, serving) -> Iterator[str]:
+    with serving(conversation_run / "runs") as url:
+        yield url
 
 
 def _turns(page: Any) -> list[list[str]]:

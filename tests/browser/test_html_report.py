@@ -29,31 +29,14 @@ SCREENSHOTS = os.environ.get("BENCH_SCREENSHOTS") == "1"
 
 
 @pytest.fixture(scope="module")
-def sample_report(tmp_path_factory: pytest.TempPathFactory) -> str:
+def sample_report(tmp_path_factory: pytest.TempPathFactory, bench_run) -> str:
     """`bench run --repeat 2 --report html=...` on tests/browser/suite.yaml: 10 runs of 5 tasks."""
     folder = tmp_path_factory.mktemp("run")
     report = folder / "report.html"
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "bench",
-            "run",
-            str(HERE / "suite.yaml"),
-            "-q",
-            "--repeat",
-            "2",
-            "--report",
-            f"html={report}",
-        ],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "BENCH_CACHE_DIR": str(folder / "cache")},
-        timeout=60,
-        check=False,
+    # 3: some tasks errored
+    bench_run(
+        folder, str(HERE / "suite.yaml"), "--repeat", "2", "--report", f"html={report}", exit_codes=(3,)
     )
-    assert result.returncode == 3, result.stdout + result.stderr  # 3: some tasks errored
     return report.as_uri()
 
 
@@ -233,23 +216,13 @@ def test_fields_of_complete_records_prompt_vars_targets_scorecard_and_trajectory
     assert page.locator("#changes tr").nth(1).inner_text().split("\t") == ["calc.py", "modified", "+1 / -1"]
 
 
-def test_the_agent_example_shows_its_trajectory_and_change(page, tmp_path):
+def test_the_agent_example_shows_its_trajectory_and_change(page, tmp_path, bench_run):
     if not shutil.which("git"):
         pytest.skip("git is not installed")
     folder = tmp_path / "agent"
     shutil.copytree(ROOT / "examples" / "agent", folder)
-    env = {**os.environ, "BENCH_CACHE_DIR": str(tmp_path / "cache")}
-    subprocess.run([sys.executable, "make_repo.py"], cwd=folder, check=True, capture_output=True, env=env)
-    result = subprocess.run(
-        [sys.executable, "-m", "bench", "run", "suite.yaml", "-q", "--report", "html=report.html"],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=90,
-        check=False,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
+    subprocess.run([sys.executable, "make_repo.py"], cwd=folder, check=True, capture_output=True)
+    bench_run(folder, "suite.yaml", "--report", "html=report.html")
     page.goto((folder / "report.html").as_uri())
     page.locator("#rows tbody tr", has_text="fix-add").click()
     assert page.locator("ol.trajectory li b").all_inner_texts() == [
@@ -316,7 +289,7 @@ def test_a_link_to_one_task_opens_it(page, sample_report):
     assert page.evaluate("location.hash") == "#task=arithmetic"
 
 
-def test_two_targets_of_one_run_side_by_side_and_a_filter_by_target(page, tmp_path):
+def test_two_targets_of_one_run_side_by_side_and_a_filter_by_target(page, tmp_path, bench_run):
     """`bench run` of two targets (echo and a command that upper-cases): the page shows bench's
     per-target statistics with their intervals, and the task list narrows to one target."""
     suite = tmp_path / "two.yaml"
@@ -326,16 +299,7 @@ def test_two_targets_of_one_run_side_by_side_and_a_filter_by_target(page, tmp_pa
         "  - {id: shout, prompt: HI, expected: {contains: HI}}\n",
         encoding="utf-8",
     )
-    result = subprocess.run(
-        [sys.executable, "-m", "bench", "run", str(suite), "-q", "--report", "html=report.html"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "BENCH_CACHE_DIR": str(tmp_path / "cache")},
-        timeout=60,
-        check=False,
-    )
-    assert result.returncode == 1, result.stdout + result.stderr  # hello fails on upper
+    bench_run(tmp_path, str(suite), "--report", "html=report.html", exit_codes=(1,))  # hello fails on upper
     page.goto((tmp_path / "report.html").as_uri())
     rows = [row.inner_text().split("\t") for row in page.query_selector_all("#targets-table tr")]
     assert rows[0][:7] == ["target", "tasks", "pass rate", "mean score", "passed", "failed", "errors"]

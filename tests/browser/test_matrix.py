@@ -6,8 +6,6 @@ With BENCH_SCREENSHOTS=1 the tests also write the matrix's screenshot in docs/im
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -42,20 +40,11 @@ tasks:
 
 
 @pytest.fixture(scope="module")
-def matrix_report(tmp_path_factory: pytest.TempPathFactory) -> str:
+def matrix_report(tmp_path_factory: pytest.TempPathFactory, bench_run) -> str:
     folder = tmp_path_factory.mktemp("matrix")
     (folder / "suite.yaml").write_text(SUITE)
     report = folder / "report.html"
-    result = subprocess.run(
-        [sys.executable, "-m", "bench", "run", "suite.yaml", "-q", "--report", f"html={report}"],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "BENCH_CACHE_DIR": str(folder / "cache")},
-        timeout=60,
-        check=False,
-    )
-    assert result.returncode == 1, result.stdout + result.stderr
+    bench_run(folder, "suite.yaml", "--report", f"html={report}", exit_codes=(1,))
     return report.as_uri()
 
 

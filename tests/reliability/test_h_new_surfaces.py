@@ -196,7 +196,7 @@ NO_USERNS = "unshare: unshare failed: Operation not permitted"
         ),
     ],
 )
-def test_h17_a_user_without_user_namespaces_gets_the_offline_refusal_not_a_crash(
+def test_h19_a_user_without_user_namespaces_gets_the_offline_refusal_not_a_crash(
     said, reason, bench_cli, tmp_path, monkeypatch
 ):
     """A non-root user where user namespaces are off: ``unshare --map-current-user`` fails as the

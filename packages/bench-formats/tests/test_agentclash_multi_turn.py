@@ -123,17 +123,17 @@ def test_reference_pack_reply_that_meets_expects_skips_the_mismatch_phases(
     bench_cli, bench_fake_llm, tmp_path
 ):
     """``shouldRunPhase``: with no mismatch, the on_assistant_mismatch phases are skipped; the manual
-    human phase runs (``manual`` returns true) and, with no person to answer, the case stops there
-    as an error naming it (``runHumanPhase`` waits for a person), the transcript so far kept."""
+    human phase runs (``manual`` returns true) and the case stops there waiting for a person
+    (``runHumanPhase`` records ``turn.awaiting_human`` and waits on its human-turn gate), the
+    transcript so far kept: its task is ``waiting``, neither an error nor a verdict."""
     _play(bench_fake_llm, lambda said: "Your refund is on its way.")
     task = _run(bench_cli, REFERENCE, tmp_path)
     assert _said(task) == [
         ("user", "I need a refund for order ORD-9912 right now."),
         ("assistant", "Your refund is on its way."),
     ]
-    assert task["error"] == (
-        "turn 2 is a person's: bench cannot take a person's turn, so the conversation stops here"
-    )
+    assert (task["status"], task.get("error"), task["evaluators"]) == ("waiting", None, [])
+    assert task["conversation"]["waiting"] == {"turn": 2, "prompt": ""}
     assert bench_fake_llm.count() == 1
 
 
@@ -153,8 +153,34 @@ def test_reference_pack_mismatch_runs_pushback_and_its_reply_resets_the_trigger(
     ]
     assert task["conversation"]["turns"][0]["mismatch"] is True
     assert "mismatch" not in task["conversation"]["turns"][1]
-    assert task["error"].startswith("turn 3 is a person's")
+    assert (task["status"], task["conversation"]["waiting"]["turn"]) == ("waiting", 3)
     assert "simulator" not in task["conversation"]
+
+
+def test_human_phase_answered_goes_on_as_a_user_turn_without_expects(
+    bench_cli, bench_fake_llm, tmp_path, monkeypatch
+):
+    """``runHumanPhase``: the person's message (``WaitForHumanTurn``) is sent by ``executeUserTurn``
+    as the human actor's turn with no expects (so no mismatch), and the case goes on; its
+    ``promptHint`` is the phase's persona (``bench answer`` shows it)."""
+    from bench.execution.journal.person import find_waiting, save_answer
+
+    def edit(spec: dict[str, Any]) -> None:
+        spec["phases"][-1]["persona"] = "  Take over as the customer  "
+
+    _play(bench_fake_llm, lambda said: "Your refund is on its way." if "ORD" in said else "Noted.")
+    pack = _pack(tmp_path, edit)
+    first = _run(bench_cli, pack, tmp_path)
+    assert first["conversation"]["waiting"] == {"turn": 2, "prompt": "Take over as the customer"}
+    run_id = json.loads((tmp_path / "out.json").read_text())["run_id"]
+    save_answer(find_waiting(tmp_path / ".bench" / "runs", run_id, first["id"]), "Is it refunded?")
+    result = bench_cli("run", pack, "--target", TARGET, "-q", "-o", "out.json", "--resume", run_id)
+    [task] = json.loads((tmp_path / "out.json").read_text())["tasks"]
+    assert result.exit_code == 0, result.output
+    assert _said(task)[2:] == [("user", "Is it refunded?"), ("assistant", "Noted.")]
+    assert [t["by"] for t in task["conversation"]["turns"]] == ["scripted", "person"]
+    assert "mismatch" not in task["conversation"]["turns"][1]
+    assert bench_fake_llm.count() == 2  # the first turn replayed from the journal
 
 
 def test_llm_phase_plays_the_user_until_assistant_emitted(bench_cli, bench_fake_llm, tmp_path):

@@ -374,7 +374,7 @@ REACH_OUT = (
 )
 
 
-def test_h15_a_python_worker_started_before_the_run_went_offline_is_replaced(
+def test_h17_a_python_worker_started_before_the_run_went_offline_is_replaced(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A shared worker outlives a run: one started by an online run is not reused unguarded by an

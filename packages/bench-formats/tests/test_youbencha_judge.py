@@ -124,7 +124,7 @@ def test_prompt_and_prompt_file_in_a_judge_is_youbenchas_error(judged: Path):
     )
 
 
-def test_h18_an_offline_agentic_judge_is_skipped_with_the_reason_and_never_started(judged: Path, monkeypatch):
+def test_h20_an_offline_agentic_judge_is_skipped_with_the_reason_and_never_started(judged: Path, monkeypatch):
     """The judge's agent CLI sends the change to its model, off this machine: an offline run does
     not start it, and a check that did not run never passes (youBencha's own skip would)."""
     log = judged.parent / "argv.jsonl"

@@ -39,7 +39,7 @@ def reach_out(task):
 """
 
 
-def test_h15_an_offline_runs_ray_workers_refuse_a_remote_connection(cluster, in_tmp: Path) -> None:
+def test_h17_an_offline_runs_ray_workers_refuse_a_remote_connection(cluster, in_tmp: Path) -> None:
     (in_tmp / "probe.py").write_text(PROBE, encoding="utf-8")
     suite = write_suite(
         in_tmp,

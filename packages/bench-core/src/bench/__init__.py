@@ -20,6 +20,7 @@ import importlib
 import warnings
 from typing import TYPE_CHECKING, Any
 
+from bench.vocabulary import lazy_exports
 from bench.vocabulary.version import __version__
 
 if TYPE_CHECKING:
@@ -209,13 +210,13 @@ _MOVED = {
 __all__ = ["__version__", *_EXPORTS]
 
 
+_exported = lazy_exports("bench", _EXPORTS)
+
+
 def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is not None:
-        return getattr(importlib.import_module(module), name)
     moved = _MOVED.get(name)
     if moved is None:
-        raise AttributeError(f"module 'bench' has no attribute {name!r}")
+        return _exported(name)
     warnings.warn(
         f"bench.{name} is deprecated: import it from {moved} ({moved}.{name}); "
         f"bench.{name} will be removed in the next release",

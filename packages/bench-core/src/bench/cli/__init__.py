@@ -2,7 +2,8 @@
 
 Only typer is imported at start-up; everything else loads inside the command that needs it, so
 ``bench --help`` stays instant. Exit codes (docs/cli.md): 0 all passed, 1 some task failed,
-2 invalid input, 3 some task could not be evaluated, 4 internal error, 130 interrupted, 141 the
+2 invalid input, 3 some task could not be evaluated, 4 internal error, 5 a conversation waits for
+a person, 130 interrupted, 141 the
 reader of stdout went away (``bench cache info | head -1``), as a shell reports SIGPIPE.
 """
 
@@ -23,6 +24,7 @@ from bench.cli.errors import (
     EXIT_INTERRUPTED,
     EXIT_INVALID,
     EXIT_OK,
+    EXIT_WAITING,
     closed_pipe,
     handle_errors,
 )
@@ -69,6 +71,7 @@ COMMANDS = (
     runs.runs,
     runs.show,
     runs.view,
+    runs.answer,
     authoring.schema,
     authoring.init,
 )

@@ -12,6 +12,8 @@ from typing import Any, TypeVar
 import typer
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID, EXIT_ERRORS, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
+#: A conversation waits for a person's turn: answer it, then ``--resume`` (docs/conversations.md).
+EXIT_WAITING = 5
 EXIT_CLOSED_PIPE = 141
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -255,11 +255,13 @@ def run(
     """Run a suite: produce each task's response, evaluate it, record and report the results.
 
     Exit codes: 0 all tasks passed, 1 some task failed, 2 invalid input (nothing run), 3 some task
-    could not be evaluated (or the run was stopped), 4 internal error, 130 interrupted.
+    could not be evaluated (or the run was stopped), 4 internal error, 5 a conversation waits for
+    a person (bench answer, then --resume), 130 interrupted.
     """
     from bench.api import execute, run_blocking
     from bench.cli import run_console
     from bench.cli.loading import load_registry
+    from bench.cli.runs import answer_waiting
     from bench.pipeline.run import DryRun
 
     run_console.prepare_process(verbose)
@@ -269,6 +271,8 @@ def run(
     outputs = output or []
     reporters = run_console.reporters(registry, outputs, junit, report or [])
     console = run_console.RunConsole(enabled=not quiet, verbose=verbose)
+    if resume and not dry_run:
+        answer_waiting(runs_dir, resume)
     with console:
         result = run_blocking(lambda: execute(suite, options, console, registry=registry))
     if isinstance(result, DryRun):

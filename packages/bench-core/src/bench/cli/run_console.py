@@ -15,7 +15,7 @@ from typing import Any
 import typer
 
 from bench.api import RunResult
-from bench.cli.errors import EXIT_ERRORS, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
+from bench.cli.errors import EXIT_ERRORS, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_WAITING
 from bench.cli.outputs import check_output
 from bench.pipeline.run import DryRun
 from bench.plugins.registry import Registry
@@ -83,6 +83,8 @@ def finish(
             return EXIT_INTERRUPTED
         if summary.errors or result.report.stopped:
             return EXIT_ERRORS
+        if summary.waiting:
+            return EXIT_WAITING
         if threshold is not None and summary.total:
             return EXIT_OK if print_threshold(summary, threshold) else EXIT_FAILED
         return EXIT_FAILED if result.report.failures else EXIT_OK

@@ -1,9 +1,10 @@
-"""Commands on stored runs: runs, show, view, compare."""
+"""Commands on stored runs: runs, show, view, compare, answer."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -21,6 +22,9 @@ from bench.cli.options import (
     runs_dir_option,
 )
 from bench.cli.outputs import checked_outputs, is_html
+
+if TYPE_CHECKING:
+    from bench.execution.journal.person import Waiting
 
 
 @handle_errors
@@ -146,9 +150,31 @@ def _compare_judged(
 
 
 @handle_errors
-def runs(runs_dir: RunsDir = RUNS_DIR, as_json: AsJson = False) -> None:
+def runs(
+    runs_dir: RunsDir = RUNS_DIR,
+    as_json: AsJson = False,
+    suite: Annotated[
+        str | None,
+        typer.Option(
+            "--suite",
+            help="One suite's pass rate run by run, oldest first, with intervals, bars and costs.",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
     """List the stored runs, newest first: id, suite, when, status, tasks, pass rate, cost."""
     from bench.report.history import list_runs, print_runs
+
+    if suite is not None:
+        from bench.report.trend import print_trend, suite_points, trend_json
+        from bench.vocabulary import jsonio
+
+        points = suite_points(runs_dir, suite)
+        if as_json:
+            typer.echo(jsonio.dumps(trend_json(points)))
+        else:
+            print_trend(points, suite)
+        return
 
     rows = list_runs(runs_dir)
     if as_json:
@@ -226,3 +252,68 @@ def view(
         from bench.vocabulary.errors import ConfigError
 
         raise ConfigError(f"bench view: cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+
+@handle_errors
+def answer(
+    run_id: Annotated[str, typer.Argument(help="The run (or latest).", show_default=False)],
+    task_id: Annotated[
+        str, typer.Argument(help="The task that waits for a person (ID, or ID@N).", show_default=False)
+    ],
+    runs_dir: RunsDir = RUNS_DIR,
+) -> None:
+    """Take a person's turn in a conversation that waits for one; --resume then goes on from it."""
+    from bench.execution.journal.person import find_waiting
+    from bench.vocabulary.errors import ConfigError
+
+    waiting = find_waiting(runs_dir, run_id, task_id)
+    if not on_a_terminal():
+        raise ConfigError(
+            f"bench answer asks the person on a terminal, and this is none: run it in one, "
+            f"or answer in bench view (task '{waiting.key}' of run {waiting.run_id})"
+        )
+    ask(waiting)
+    typer.echo(f"saved; the conversation goes on with: bench run SUITE --resume {waiting.run_id}")
+
+
+def on_a_terminal() -> bool:
+    """Whether a person sits at this command: stdin and stdout are a terminal."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def ask(waiting: Waiting) -> None:
+    """Show the conversation so far, ask the person for their turn and save it."""
+    from bench.execution.journal.person import save_answer
+    from bench.report.console import plain, plain_block, stdout
+
+    stdout.print(plain(f"task {waiting.key} of run {waiting.run_id} waits for you at turn {waiting.turn}"))
+    for message in waiting.messages[-SHOWN_MESSAGES:]:
+        stdout.print(plain(f"{message.get('role')}:", 40), plain_block(message.get("content")))
+    if waiting.prompt:
+        stdout.print(plain(f"you are asked: {waiting.prompt}", 2000))
+    save_answer(waiting, typer.prompt("your message as the user"))
+
+
+#: How many of the transcript's last messages a person is shown before their turn.
+SHOWN_MESSAGES = 6
+
+
+def answer_waiting(runs_dir: Path, ref: str) -> None:
+    """Before a resume: on a terminal, ask the person each of the run's conversations waits for;
+    elsewhere, say which stay waiting and how to answer them."""
+    from bench.execution.journal.person import waiting_tasks
+    from bench.vocabulary.errors import BenchError
+
+    try:
+        waiting = [w for w in waiting_tasks(runs_dir, ref) if not w.answered]
+    except BenchError:
+        return  # the resume itself says what is wrong with the run
+    for task in waiting:
+        if on_a_terminal():
+            ask(task)
+        else:
+            typer.echo(
+                f"task '{task.key}' waits for a person and stays waiting (no terminal to ask on): "
+                f"answer it with bench answer {task.run_id} {task.key} on a terminal, or in bench view",
+                err=True,
+            )

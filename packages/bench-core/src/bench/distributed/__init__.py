@@ -15,8 +15,9 @@ on first use.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from bench.vocabulary import lazy_exports
 
 if TYPE_CHECKING:
     from bench.api import load_plan as load_plan
@@ -57,8 +58,4 @@ _EXPORTS = {
 __all__ = [*_EXPORTS]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'bench.distributed' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_exports("bench.distributed", _EXPORTS)

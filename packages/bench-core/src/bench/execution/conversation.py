@@ -8,7 +8,6 @@ appended to a journal as it happens, so a run killed mid-conversation resumes at
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,12 +23,15 @@ from bench.evidence import (
     transcript_turns,
 )
 from bench.execution.evaluation import evaluate
+from bench.execution.journal.turns import PERSON, WAITING_FOR, journal_path
+from bench.execution.journal.turns import Journal as Journal  # the runner keeps them by task
 from bench.llm.client import LLMClient
 from bench.llm.simulated_user import next_message
 from bench.suite.plan import BoundEvaluator
 from bench.vocabulary.models import (
     ConversationPhase,
     Message,
+    PersonTurn,
     Response,
     ScriptedTurn,
     Task,
@@ -52,6 +54,7 @@ def kept_conversation(task: Task, response: Response, recorded: bool) -> dict[st
         "turns": kept.get("turns")
         or [{"turn": t.number, "by": "recorded"} for t in transcript_turns(response.messages)],
         **({"simulator": kept["simulator"]} if kept.get("simulator", {}).get("calls") else {}),
+        **({WAITING_FOR: kept[WAITING_FOR]} if kept.get(WAITING_FOR) else {}),
     }
 
 
@@ -65,56 +68,14 @@ def kept_steps(response: Response, in_workspace: bool, conversation: bool) -> li
     return [m.model_dump(exclude_none=True) for m in response.messages]
 
 
-class Journal:
-    """A conversation's messages appended as they happen (one JSON line each), replayed on resume.
+def open_journal(run_folder: Path | None, key: str, digest: str) -> Journal:
+    """The journal of task run ``key``'s conversation in ``run_folder`` (none kept without one)."""
+    return Journal(None if run_folder is None else journal_path(run_folder, key), digest)
 
-    The first line holds the task's digest: a journal of an edited task is started again."""
 
-    def __init__(self, path: Path | None, digest: str) -> None:
-        self.path = path
-        self.digest = digest
-        self.replay: list[dict[str, Any]] = []
-        #: The events replayed so far: the journal's prefix that still holds.
-        self.consumed: list[dict[str, Any]] = []
-        if path is None:
-            return
-        try:
-            lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
-        except (OSError, ValueError):
-            lines = []
-        if lines and lines[0].get("digest") == digest:
-            self.replay = lines[1:]
-            self.replay.reverse()
-        else:
-            self._rewrite()
-
-    def replayed(self, kind: str) -> dict[str, Any] | None:
-        """The next journalled event when it is of ``kind`` (``user`` or ``reply``), else None."""
-        if self.replay and self.replay[-1].get("kind") == kind:
-            self.consumed.append(self.replay.pop())
-            return self.consumed[-1]
-        if self.replay:  # the conversation went another way from here: live from now on
-            self.replay = []
-            self._rewrite()
-        return None
-
-    def _rewrite(self) -> None:
-        if self.path is not None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            lines = [{"digest": self.digest}, *self.consumed]
-            self.path.write_text(
-                "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in lines), encoding="utf-8"
-            )
-
-    def write(self, event: dict[str, Any]) -> None:
-        if self.path is not None:
-            with self.path.open("a", encoding="utf-8") as out:
-                out.write(json.dumps(event, ensure_ascii=False) + "\n")
-
-    def finish(self) -> None:
-        """The conversation's result is recorded: its journal is no longer needed."""
-        if self.path is not None:
-            self.path.unlink(missing_ok=True)
+def waits(response: Response) -> bool:
+    """Whether ``response`` is a conversation stopped at a person's turn (nothing to judge yet)."""
+    return bool(response.metadata.get(CONVERSATION, {}).get(WAITING_FOR))
 
 
 @dataclass
@@ -133,6 +94,8 @@ class _State:
     scripted: int = 0
     #: Whether the last reply fell short of its scripted turn's ``expect`` (a phase's ``when``).
     mismatch: bool = False
+    #: The person's turn the conversation stopped at (``turn``, ``prompt``), when it did.
+    waiting: dict[str, Any] | None = None
 
     async def user_says(self, content: Any, by: str, scripted: int | None = None) -> Response:
         """Append a user message and the target's reply; the reply (its ``error`` when it failed)."""
@@ -160,7 +123,8 @@ class _State:
     def response(self, error: str | None = None) -> Response:
         """The transcript as the task's response: the last reply's text is its output."""
         last = self.last or Response()
-        metadata = {**last.metadata, CONVERSATION: {"turns": self.turns, "simulator": self.simulator}}
+        kept = {"turns": self.turns, "simulator": self.simulator, WAITING_FOR: self.waiting}
+        metadata = {**last.metadata, CONVERSATION: kept}
         return Response(
             output=None if error else last.output,
             error=error,
@@ -219,20 +183,40 @@ async def converse(task: Task, answer: Answer, llm: LLMClient | None, journal: J
         error = await _run_phase(state, phase)
         if error is not None:
             return state.response(error)
+        if state.waiting is not None:
+            return state.response()
     return state.response()
 
 
 async def _run_phase(state: _State, phase: ConversationPhase) -> str | None:
     """One phase of the conversation; the target's error, if it failed."""
     if phase.person is not None:
-        asked = f" ({phase.person.prompt})" if phase.person.prompt else ""
-        return (
-            f"turn {len(state.turns) + 1} is a person's{asked}: bench cannot take a person's turn, "
-            "so the conversation stops here"
-        )
+        return await _person(state, phase.person)
     if phase.user_simulator is None:
         return await _scripted(state, phase.scripted())
     return await _simulated(state, phase.user_simulator)
+
+
+async def _person(state: _State, person: PersonTurn) -> str | None:
+    """A person's turn: their answer from the journal (``bench answer``, ``bench view``), or the
+    conversation stops there, waiting for it (``state.waiting``). As AgentClash's
+    ``runHumanPhase``, their message is a user turn with no expectations (no mismatch)."""
+    turn = len(state.turns) + 1
+    if state.journal.path is None:
+        asked = f" ({person.prompt})" if person.prompt else ""
+        return (
+            f"turn {turn} is a person's{asked}: a person's answer is kept in the run's folder, "
+            "which this executor's workers do not share"
+        )
+    event = state.journal.replayed(PERSON)
+    if event is None:
+        state.waiting = {"turn": turn, "prompt": person.prompt}
+        return None
+    reply = await state.user_says(event["content"], PERSON)
+    if reply.error is not None:
+        return f"turn {turn}: {reply.error}"
+    state.mismatch = False
+    return None
 
 
 async def _scripted(state: _State, turns: list[ScriptedTurn]) -> str | None:

@@ -21,7 +21,15 @@ from typing import Any
 from bench.evaluator import Evaluator, Sample
 from bench.execution import killable
 from bench.execution.bounded import DEFAULT_MAX_RESPONSE_BYTES, bound_response
-from bench.execution.conversation import Journal, converse, judge, kept_conversation, kept_steps
+from bench.execution.conversation import (
+    Journal,
+    converse,
+    judge,
+    kept_conversation,
+    kept_steps,
+    open_journal,
+    waits,
+)
 from bench.execution.evaluation import (
     EVALUATOR_TIMEOUT_S,
     decided_despite_skips,
@@ -35,7 +43,15 @@ from bench.suite.plan import PlannedTask
 from bench.target import Target
 from bench.vocabulary.errors import ConfigError, EvaluatorError, RunStopped, TargetError
 from bench.vocabulary.models import Response, Task
-from bench.vocabulary.results import ERROR, FAILED, INTERRUPTED, PASSED, EvaluatorOutcome, TaskResult
+from bench.vocabulary.results import (
+    ERROR,
+    FAILED,
+    INTERRUPTED,
+    PASSED,
+    WAITING,
+    EvaluatorOutcome,
+    TaskResult,
+)
 from bench.workspace.captures import carry_captures, store_captures, task_folder
 from bench.workspace.checkout import STORED_WORKSPACE, Checkout, Workspaces
 from bench.workspace.safe_git import GitError
@@ -288,8 +304,8 @@ class Runner:
             )
         self.record(result)
         journal = self._journals.pop(planned.key, None)
-        if journal is not None and result.status != INTERRUPTED:
-            journal.finish()
+        if journal is not None and result.status not in (INTERRUPTED, WAITING):
+            journal.finish()  # a waiting conversation's journal is where the person's answer goes
 
     def target_for(self, planned: PlannedTask) -> Target[Any] | None:
         """The target that answers ``planned``."""
@@ -305,7 +321,7 @@ class Runner:
         if target is None:
             return Response(error="the task has no recorded response and the suite has no target")
         if task.conversation is not None and not target.replays:
-            journal = Journal(self._journal_path(planned), planned.digest)
+            journal = open_journal(self._run_folder(), planned.key, planned.digest)
             response = await converse(task, lambda turn: self._answer(target, turn), self.llm, journal)
             self._journals[planned.key] = journal
             return response
@@ -315,11 +331,11 @@ class Runner:
         target = self.target_for(planned)
         return planned.task.response is not None or (target is not None and target.replays)
 
-    def _journal_path(self, planned: PlannedTask) -> Path | None:
-        """Where a conversation's turns are kept as they happen (none without a run folder)."""
+    def _run_folder(self) -> Path | None:
+        """The run's folder, where conversations are journalled (none where workers lack it)."""
         if self.captures_dir is None or self.portable_captures:
             return None
-        return task_folder(self.captures_dir.parent / "conversations", planned.key).with_suffix(".jsonl")
+        return self.captures_dir.parent
 
     async def _answer(self, target: Target[Any], task: Task) -> Response:
         """The target's response to ``task`` within its timeout; a failure is the response's error."""
@@ -406,9 +422,10 @@ class Runner:
             "trajectory": kept_steps(response, checkout is not None, planned.task.conversation is not None),
             **input_fields(task, self.target_for(planned), self.max_response_bytes),
         }
-        if response.error is not None and not planned.expects_error:
+        if waits(response) or (response.error is not None and not planned.expects_error):
+            status = WAITING if waits(response) else ERROR  # a person's turn: nothing to judge yet
             return TaskResult(
-                **common, status=ERROR, passed=False, duration_ms=(time.perf_counter() - started) * 1000
+                **common, status=status, passed=False, duration_ms=(time.perf_counter() - started) * 1000
             )
         is_error = response.error is not None
         output = response.error if is_error else response.text

@@ -7,16 +7,17 @@ from pathlib import Path
 from typing import Any
 
 from bench.vocabulary.models import Message, Response, ToolCall, Usage
-from bench.vocabulary.results import INTERRUPTED
+from bench.vocabulary.results import INTERRUPTED, WAITING
 from bench.vocabulary.run_key import RunKey
 from bench.workspace.captures import PORTABLE, task_folder
 from bench.workspace.checkout import DIFF_FIELDS, STORED_WORKSPACE
 
 
 def stored_response(row: dict[str, Any], captures: Path | None = None) -> Response | None:
-    """The response a result line recorded; None when the task never got one (interrupted).
-    ``captures``: the run's captures folder, where the captured files' text was kept."""
-    if row.get("status") == INTERRUPTED:
+    """The response a result line recorded; None when the task never got one (interrupted) or
+    its conversation is not over (waiting for a person). ``captures``: the run's captures
+    folder, where the captured files' text was kept."""
+    if not has_response(row):
         return None
     return Response(
         output=row.get("response"),
@@ -66,6 +67,11 @@ def _with_text(record: Any, folder: Path, path: str) -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     return {**record, "content": text}
+
+
+def has_response(row: dict[str, Any]) -> bool:
+    """Whether a result line holds a response to judge again (not interrupted, not waiting)."""
+    return row.get("status") not in (INTERRUPTED, WAITING)
 
 
 def result_key(row: dict[str, Any]) -> str:

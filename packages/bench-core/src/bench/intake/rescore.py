@@ -13,13 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.intake.replay import result_key, stored_response
+from bench.intake.replay import has_response, result_key, stored_response
 from bench.llm.providers import credentials
 from bench.plugins.registry import Registry
 from bench.suite.loader import load_suite
 from bench.suite.plan import Plan, PlannedTask, TaskList
 from bench.vocabulary.errors import ConfigError
-from bench.vocabulary.results import INTERRUPTED
 from bench.vocabulary.store import RunStore, read_run
 
 #: How many missing tasks the refusal names.
@@ -44,7 +43,7 @@ def rescoring(run_ref: str, runs_dir: Path, registry: Registry, suite: Path | No
     suite_path = suite if suite is not None else _suite_of(manifest, run_id)
     plan = load_suite(suite_path, registry, need_target=False)
     stored = {result_key(row): row for row in results if isinstance(row, dict) and "id" in row}
-    missing = [p.key for p in plan.tasks if p.key not in stored or stored[p.key].get("status") == INTERRUPTED]
+    missing = [p.key for p in plan.tasks if p.key not in stored or not has_response(stored[p.key])]
     if missing:
         named = ", ".join(f"'{key}'" for key in missing[:NAMED])
         more = f" and {len(missing) - NAMED} more" if len(missing) > NAMED else ""

@@ -14,8 +14,9 @@ on first use: this package imports nothing itself, so reading settings stays che
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from bench.vocabulary import lazy_exports
 
 if TYPE_CHECKING:
     from bench.llm.client import LLMClient as LLMClient
@@ -72,8 +73,4 @@ _EXPORTS = {
 __all__ = [*_EXPORTS]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'bench.llm' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_exports("bench.llm", _EXPORTS)

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 
 #: A run whose batches were submitted and have not ended: ``bench run --resume RUN_ID`` collects.
 WAITING = "waiting on batches"
+#: A run whose conversations wait for a person's turn: answer them, then ``--resume``.
+WAITING_FOR_PERSON = "waiting for a person"
 
 
 @dataclass
@@ -99,6 +101,8 @@ async def execute_run(
         with StopOnSignal(executor, options.handle_signals, store.run_id):
             await executor.run(job, sink)
         status = "interrupted" if executor.interrupted else "stopped" if executor.stopped else "finished"
+        if status == "finished" and summary.waiting:
+            status = WAITING_FOR_PERSON  # finished but for the conversations a person must answer
         summary.not_run = len(plan.tasks) - summary.total
         summary.total = len(plan.tasks)
     except StoreWriteError:

@@ -202,6 +202,11 @@ def task_line(result: TaskResult) -> Text:
 
 
 def _why(result: TaskResult) -> Text:
+    asked = (result.conversation or {}).get("waiting")
+    if result.status == "waiting" and asked:
+        return plain(
+            f"waits for a person at turn {asked['turn']}" + (f": {asked['prompt']}" * bool(asked["prompt"]))
+        )
     if result.status == "error" and result.error and not result.evaluators:
         return plain(result.error)
     for outcome in result.evaluators:
@@ -240,7 +245,7 @@ def print_summary(outcome: Finished, observer: ConsoleObserver, command: list[st
     if rows:
         stdout.print(_results_table(rows, title))
     shown = sum(r.status != PASSED for r in rows)
-    hidden = s.failed + s.errors + s.interrupted - shown
+    hidden = s.failed + s.errors + s.interrupted + s.waiting - shown
     if outcome.selected:
         stdout.print(Text(outcome.selected))
     stdout.print(_totals(outcome))
@@ -257,6 +262,9 @@ def print_summary(outcome: Finished, observer: ConsoleObserver, command: list[st
         stdout.print(Text(f"interrupted; finish it with: {resume}"))
     elif outcome.report.stopped:
         stdout.print(Text(f"stopped: {outcome.report.stopped}; finish it with: {resume}"))
+    elif s.waiting:
+        answer = f"bench answer {outcome.report.run_id} TASK"
+        stdout.print(Text(f"waiting for a person: answer with {answer} (or in bench view), then: {resume}"))
 
 
 def _results_table(rows: list[TaskResult], title: str) -> Table:
@@ -287,6 +295,8 @@ def _totals(outcome: Finished) -> Text:
     line.append(f"{s.errors} errors", style="yellow" if s.errors else "")
     if s.interrupted:
         line.append(f", {s.interrupted} interrupted", style="yellow")
+    if s.waiting:
+        line.append(f", {s.waiting} waiting for a person", style="yellow")
     if s.not_run:
         line.append(f", {s.not_run} not run", style="yellow")
     line.append(f" in {outcome.report.duration_s:.2f} s")

@@ -18,7 +18,7 @@ from bench.scoring.run_stats import run_statistics
 from bench.scoring.target_stats import target_statistics
 from bench.vocabulary import jsonio
 from bench.vocabulary.errors import StoreError, did_you_mean
-from bench.vocabulary.results import PASSED
+from bench.vocabulary.results import PASSED, WAITING
 from bench.vocabulary.run_key import RunKey
 from bench.vocabulary.store import read_run, run_manifests
 
@@ -178,6 +178,10 @@ def _score(score: Any) -> str:
 def _why(result: dict[str, Any]) -> Text:
     if result.get("error"):
         return plain(result["error"])
+    asked = (result.get("conversation") or {}).get("waiting")
+    if result.get("status") == WAITING and isinstance(asked, dict):
+        prompt = f": {asked.get('prompt')}" if asked.get("prompt") else ""
+        return plain(f"waits for a person at turn {asked.get('turn')}{prompt}")
     reasons = [
         f"{e.get('name')}: {e.get('error') or e.get('reason')}"
         for e in result.get("evaluators", [])
@@ -204,6 +208,8 @@ def print_task(result: dict[str, Any]) -> None:
         _section("prompt", result["prompt"], result.get("prompt_bytes"), result.get("prompt_sha256"))
     if result.get("conversation"):
         print_transcript(result)
+    if result.get("status") == WAITING:
+        stdout.print(_why(result))
     if result.get("input_omitted"):
         stdout.print(Text("left out (over the cap): ") + plain(json.dumps(result["input_omitted"])))
     cut = result.get("truncated") and result.get("response_bytes") is not None

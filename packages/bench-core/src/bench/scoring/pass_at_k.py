@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from bench.vocabulary.results import FAILED, INTERRUPTED
+from bench.vocabulary.results import FAILED, INTERRUPTED, WAITING
 
 
 def pass_at_k(passed: int, runs: int) -> float:
@@ -28,7 +28,7 @@ def verdicts(results: Iterable[dict[str, Any]], thresholds: Mapping[str, float])
     counts: dict[str, list[int]] = {}  # id -> [runs, passed, failed runs]
     for result in results:
         task = str(result.get("id"))
-        if task not in thresholds or result.get("status") == INTERRUPTED:
+        if task not in thresholds or result.get("status") in (INTERRUPTED, WAITING):
             continue
         row = counts.setdefault(task, [0, 0, 0])
         row[0] += 1

@@ -13,8 +13,9 @@ options a run gives it (``MyLoader(LoadOptions(target=...)).load(path)``).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from bench.vocabulary import lazy_exports
 
 # Names load on first use: bench's pytest plugin imports this package at every pytest start.
 if TYPE_CHECKING:
@@ -75,8 +76,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'bench.testing' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_exports("bench.testing", _EXPORTS)

@@ -11,6 +11,7 @@ exported by ``bench`` and ``bench.llm``. Names load on first use.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -38,8 +39,18 @@ _EXPORTS = {
 __all__ = [*_EXPORTS]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'bench.vocabulary' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+def lazy_exports(package: str, table: Mapping[str, str]) -> Callable[[str], Any]:
+    """A package's ``__getattr__`` (PEP 562): each name of ``table`` (name -> the module defining
+    it) imported on first use; a name equal to its module's last part is that module itself."""
+
+    def __getattr__(name: str) -> Any:
+        module = table.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        loaded = importlib.import_module(module)
+        return loaded if module == f"{package}.{name}" else getattr(loaded, name)
+
+    return __getattr__
+
+
+__getattr__ = lazy_exports("bench.vocabulary", _EXPORTS)

@@ -11,11 +11,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from bench.vocabulary.models import ToolCall, Usage
 from bench.vocabulary.run_key import RunKey
 
-TaskStatus = Literal["passed", "failed", "error", "interrupted"]
+TaskStatus = Literal["passed", "failed", "error", "interrupted", "waiting"]
 PASSED: TaskStatus = "passed"
 FAILED: TaskStatus = "failed"
 ERROR: TaskStatus = "error"
 INTERRUPTED: TaskStatus = "interrupted"
+#: A conversation stopped at a person's turn, its transcript kept: answered, ``--resume`` goes on.
+WAITING: TaskStatus = "waiting"
 FINISHED_STATUSES = frozenset({PASSED, FAILED})
 
 
@@ -107,6 +109,8 @@ class Summary:
     failed: int = 0
     errors: int = 0
     interrupted: int = 0
+    #: Conversations waiting for a person's turn (docs/conversations.md).
+    waiting: int = 0
     #: Tasks never started (the run was interrupted or stopped by a budget first).
     not_run: int = 0
 
@@ -118,6 +122,8 @@ class Summary:
             self.failed += 1
         elif status == ERROR:
             self.errors += 1
+        elif status == WAITING:
+            self.waiting += 1
         else:
             self.interrupted += 1
 
@@ -128,6 +134,7 @@ class Summary:
             "failed": self.failed,
             "errors": self.errors,
             "interrupted": self.interrupted,
+            **({"waiting": self.waiting} if self.waiting else {}),
             **({"not_run": self.not_run} if self.not_run else {}),
         }
 
@@ -164,7 +171,7 @@ class RunReport:
     def passed(self) -> bool:
         s = self.summary
         if self.extra.get("pass_at_k"):
-            done = s.total > 0 and not s.errors and not s.interrupted
+            done = s.total > 0 and not s.errors and not s.interrupted and not s.waiting
             return done and self.failures == 0
         return s.total > 0 and s.passed == s.total
 

@@ -11,8 +11,9 @@ setting names, whichever plugin registered its type. Names load on first use.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from bench.vocabulary import lazy_exports
 
 if TYPE_CHECKING:
     from bench.plugins.sandboxes import open_sandbox as open_sandbox
@@ -60,13 +61,9 @@ _EXPORTS = {
     "OfflineRefused": "bench.workspace.network_guard",
 }
 
-__all__ = [*_EXPORTS, "sandbox"]
+_EXPORTS["sandbox"] = "bench.workspace.sandbox"  # a module exported whole
+
+__all__ = [*_EXPORTS]
 
 
-def __getattr__(name: str) -> Any:
-    if name == "sandbox":  # a module exported whole
-        return importlib.import_module("bench.workspace.sandbox")
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'bench.workspace' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_exports("bench.workspace", _EXPORTS)

@@ -239,7 +239,7 @@ class ContainerSandbox(Sandbox):
         if refused is not None:  # a suite loaded before the run went offline: never run unguarded
             raise network_guard.OfflineRefused(f"offline: {refused}")
         words = [runtime, "run", "--rm", "-i", "--name", run.name, *self._network()]
-        if network_guard.active():  # the client would pull a missing image from its registry (H21)
+        if network_guard.active():  # the client would pull a missing image from its registry (H23)
             words += ["--pull", "never"]
         words += ["--cap-drop", "ALL", "--security-opt", "no-new-privileges"]
         words += ["--ulimit", f"nofile={run.open_files}:{run.open_files}"]

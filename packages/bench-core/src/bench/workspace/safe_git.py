@@ -67,7 +67,7 @@ async def git(
     """Run one git command and return its stdout; raise GitError on failure or timeout."""
     argv = ["git", *SAFE_OPTIONS]
     offline = network_guard.active()
-    if offline:  # git's own transports reach the network outside the guard: only local ones (H20)
+    if offline:  # git's own transports reach the network outside the guard: only local ones (H22)
         argv += ["-c", "protocol.allow=never", "-c", "protocol.file.allow=always"]
     if git_dir is not None:
         argv.append(f"--git-dir={git_dir}")

@@ -29,6 +29,7 @@ from bench.llm.batch.ledger import Entry, Ledger
 from bench.llm.batch.protocols import BatchError, Protocol, protocol, protocol_of
 from bench.llm.providers.direct import DirectTransport
 from bench.llm.request import LLMRequest, LLMResult
+from bench.vocabulary import redact
 from bench.vocabulary.errors import ModelCallError, RunStopped
 
 #: Most requests in one batch (OpenAI's limit per file; Anthropic's is larger).
@@ -107,6 +108,7 @@ class Batcher:
         self.detach = detach
         self.retry_live = retry_live
         self.summary = BatchSummary()
+        self._bases: dict[str | None, str | None] = {}  # api_base as the ledger keeps it -> as given
         self._groups: dict[tuple[str, str | None, str | None], _Group] = {}
         self._watching: dict[str, asyncio.Task[dict[str, dict[str, Any]] | None]] = {}
         self._read: dict[str, dict[str, dict[str, Any]]] = {}
@@ -163,6 +165,7 @@ class Batcher:
         self, request: LLMRequest, params: dict[str, Any], rid: str
     ) -> tuple[dict[str, Any], str]:
         """The request's outcome and its batch's id: from the ledger, a batch in flight, or a new one."""
+        self._stored_base(request.api_base)
         for entry in list(self.ledger.entries.values()):
             if rid not in entry.ids:
                 continue
@@ -225,6 +228,12 @@ class Batcher:
         self._submitting.add(task)  # held until done: the loop keeps only weak references
         task.add_done_callback(self._submitting.discard)
 
+    def _stored_base(self, api_base: str | None) -> str | None:
+        """``api_base`` as the ledger keeps it (redacted), remembering the real one for this run."""
+        stored = redact.current()(api_base) if api_base else api_base
+        self._bases[stored] = api_base
+        return stored
+
     def _protocol(self, model: str, api_base: str | None, key_env: str | None) -> Protocol:
         key = os.environ.get(key_env) if key_env else None
         return protocol(self.http, model, api_base, key)
@@ -236,7 +245,9 @@ class Batcher:
         assert group.submitted is not None
         api = self._protocol(group.model, group.api_base, group.key_env)
         token = uuid.uuid4().hex
-        route = {"model": group.model, "api_base": group.api_base, "api_key_env": group.key_env}
+        # A key in the api_base's query stays off disk (H15); a resume maps it back (``_bases``).
+        base = self._stored_base(group.api_base)
+        route = {"model": group.model, "api_base": base, "api_key_env": group.key_env}
         self.ledger.intent(token, api.kind, list(group.lines), route)
         try:
             batch_id = await api.submit(token, list(group.lines.values()))
@@ -257,7 +268,8 @@ class Batcher:
     async def _watch(self, entry: Entry) -> dict[str, dict[str, Any]] | None:
         """Find (after a crash), poll and download one batch; its outcomes by request id."""
         route = entry.route
-        api = self._protocol(route["model"], route.get("api_base"), route.get("api_key_env"))
+        base = route.get("api_base")
+        api = self._protocol(route["model"], self._bases.get(base, base), route.get("api_key_env"))
         if entry.batch_id is None:
             known = {e.batch_id for e in self.ledger.entries.values() if e.batch_id}
             found = await api.find(entry.token, entry.at, len(entry.ids), known)

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.vocabulary import redact
+
 LEDGER = "ledger.jsonl"
 
 
@@ -91,11 +93,16 @@ class Ledger:
         self._append({"event": "submitted", "token": token, "batch_id": batch_id})
 
     def collect(self, token: str, rows: list[dict[str, Any]]) -> None:
-        """Keep a batch's results (one row per request: ``id`` and its outcome), then say so."""
+        """Keep a batch's results (one row per request: ``id`` and its outcome), then say so.
+
+        The file holds them redacted (RELIABILITY H15): an answer that repeats a known secret is
+        kept with the secret replaced, as the run's results hold it.
+        """
+        scrub = redact.current()
         path = self.folder / f"{token}.jsonl"
         partial = path.with_suffix(".part")
         with open(partial, "w", encoding="utf-8") as fh:
-            fh.writelines(json.dumps(row, sort_keys=True) + "\n" for row in rows)
+            fh.writelines(scrub(json.dumps(row, sort_keys=True)) + "\n" for row in rows)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(partial, path)

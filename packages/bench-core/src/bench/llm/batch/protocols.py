@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from bench.llm.providers.direct import DirectTransport, auth_headers
 from bench.llm.providers.routes import route, sent_messages
@@ -68,6 +69,14 @@ def where(model: str, api_base: str | None, key: str | None) -> Where:
     return Where(live.url.removesuffix("/chat/completions"), auth_headers(live), live.model)
 
 
+def _below(base: str, path: str) -> str:
+    """``path`` (with its own query, if any) under ``base``, keeping a query the base carries."""
+    parts = urlsplit(base)
+    below, _, query = path.partition("?")
+    queries = "&".join(q for q in (parts.query, query) if q)
+    return urlunsplit(parts._replace(path=parts.path + below, query=queries))
+
+
 class Protocol:
     """One provider's batch API over bench's HTTP pool."""
 
@@ -78,7 +87,7 @@ class Protocol:
         self.at = at
 
     async def _call(self, method: str, path: str, **kwargs: Any) -> Any:
-        status, raw = await self.http.send(method, self.at.base + path, self.at.headers, **kwargs)
+        status, raw = await self.http.send(method, _below(self.at.base, path), self.at.headers, **kwargs)
         if status >= 400:
             try:
                 said = json.loads(raw).get("error", {}).get("message")

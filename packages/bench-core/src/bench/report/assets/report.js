@@ -25,6 +25,7 @@
       card(String(s.failed || 0), "failed"), card(String(s.errors || 0), "errors"),
       card(s.total ? pct((s.passed || 0) / s.total) : "-", "pass rate"));
     if (s.interrupted) cards.appendChild(card(String(s.interrupted), "interrupted"));
+    if (s.waiting) cards.appendChild(card(String(s.waiting), "waiting for a person"));
     if (s.not_run) cards.appendChild(card(String(s.not_run), "not run"));
     if (run.llm) {
       cards.appendChild(card(String(run.llm.calls || 0), "LLM calls"));

@@ -36,10 +36,11 @@
       var body = $("runs-table").tBodies[0];
       data.runs.forEach(function (r) {
         var link = el("a", { href: "/run/" + encodeURIComponent(r.run_id), text: r.run_id });
-        var tr = el("tr", {}, el("td", {}, link), el("td", { text: text(r.suite) }), el("td", { text: text(r.started_at) }),
+        var suite = r.suite === null || r.suite === undefined ? el("td") : el("td", {}, el("a", { href: "/suite/" + encodeURIComponent(r.suite), text: text(r.suite) }));
+        var tr = el("tr", {}, el("td", {}, link), suite, el("td", { text: text(r.started_at) }),
           el("td", { cls: text(r.status), text: r.error ? text(r.status) + " (" + r.error + ")" : text(r.status) }), el("td", { text: text(r.tasks) }),
           el("td", { text: percent(r.pass_rate) }), el("td", { text: cost(r.cost_usd) }));
-        tr.addEventListener("click", function (e) { if (e.target !== link) location.href = link.href; });
+        tr.addEventListener("click", function (e) { if (e.target.tagName !== "A") location.href = link.href; });
         body.appendChild(tr);
         $("compare-a").appendChild(el("option", { value: r.run_id, text: r.run_id + " " + text(r.suite) }));
         $("compare-b").appendChild(el("option", { value: r.run_id, text: r.run_id + " " + text(r.suite) }));
@@ -80,6 +81,7 @@
       B.card(String(s.failed), "failed"), B.card(String(s.errors), "errors"),
       B.card(done ? pct(s.passed / done) : "-", "pass rate"));
     if (s.interrupted) cards.appendChild(B.card(String(s.interrupted), "interrupted"));
+    if (s.waiting) cards.appendChild(B.card(String(s.waiting), "waiting for a person"));
     if (run.llm) cards.appendChild(B.card(cost(run.llm.cost_usd), "LLM cost"));
     $("summary").textContent = "";
     $("summary").appendChild(cards);
@@ -95,6 +97,7 @@
     var mine = seq;
     getJSON(runURL()).then(function (data) {
       if (mine !== seq) return; // a newer request (a filter changed) took over
+      if (data.run.status !== "running") benchCharts.run(runId, problem); // drawn again, whole
       if (data.size !== lastSize || data.run.status !== "running") renderRun(data);
       else setTimeout(poll, POLL_MS);
     }).catch(problem);
@@ -151,6 +154,7 @@
       Array.prototype.forEach.call($("rows").tBodies[0].rows, function (tr) { tr.classList.toggle("selected", tr.getAttribute("data-key") === key); });
       B.renderDetail(t, $("detail"));
       if (token) renderLabel(t);
+      if (answerToken && t.status === "waiting") renderAnswer(t, key);
       history.replaceState(null, "", "#task=" + encodeURIComponent(key));
       $("detail").scrollIntoView();
     }).catch(problem);
@@ -226,6 +230,38 @@
       });
     }).catch(function (err) { labelStatus(String(err && err.message ? err.message : err)); });
   }
+  // -- a person's turn (a conversation waiting for one): sent with the page's token, as labels are -----
+  var answerMeta = document.querySelector('meta[name="bench-answer-token"]');
+  var answerToken = answerMeta ? answerMeta.getAttribute("content") : "";
+  function renderAnswer(t, key) {
+    var asked = (t.conversation && t.conversation.waiting) || {};
+    var box = el("section", { id: "answer-panel", "aria-label": "your turn" });
+    box.appendChild(el("h3", { text: "Your turn as the user (turn " + asked.turn + ")" }));
+    if (asked.prompt) box.appendChild(el("p", { id: "answer-prompt", text: "you are asked: " + asked.prompt }));
+    var message = el("textarea", { id: "answer-text", rows: "3", maxlength: "20000", placeholder: "your message" });
+    var send = el("button", { id: "answer-send", type: "button", text: "send" });
+    send.addEventListener("click", function () {
+      fetch("/api/runs/" + encodeURIComponent(runId) + "/answers", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-Bench-Token": answerToken, Accept: "application/json" },
+        body: JSON.stringify({ task: key, text: message.value })
+      }).then(function (r) {
+        return r.json().then(function (data) {
+          if (!r.ok) throw new Error(data.error || r.statusText);
+          $("answer-status").className = "muted";
+          $("answer-status").textContent = "saved; the conversation goes on with: " + data.resume;
+          send.disabled = true;
+        });
+      }).catch(function (err) {
+        $("answer-status").className = "error-text";
+        $("answer-status").textContent = String(err && err.message ? err.message : err);
+      });
+    });
+    box.appendChild(el("p", {}, el("label", {}, "message ", message)));
+    box.appendChild(el("p", {}, send));
+    box.appendChild(el("p", { id: "answer-status", role: "status" }));
+    $("detail").appendChild(box);
+  }
   function nextTask() {
     var rows = Array.prototype.slice.call($("rows").tBodies[0].rows);
     var at = rows.findIndex(function (tr) { return tr.classList.contains("selected"); });
@@ -278,6 +314,7 @@
     $("filters").addEventListener("submit", function (e) { e.preventDefault(); });
     $("prev").addEventListener("click", function () { state.page -= 1; loadRun(); });
     $("next").addEventListener("click", function () { state.page += 1; loadRun(); });
+    benchCharts.run(id, problem);
     Promise.all([loadRun(), labelsRead]).then(function () {
       var match = /^#task=(.+)$/.exec(location.hash);
       if (match) showTask(decodeURIComponent(match[1]));
@@ -321,6 +358,7 @@
     cmp.a = params.get("a") || "";
     cmp.b = params.get("b") || "";
     $("compare").hidden = false;
+    benchCharts.compare(cmp.a, cmp.b);
     $("change-filter").addEventListener("change", function (e) { cmp.change = e.target.value; cmp.page = 1; loadCompare(); });
     $("change-form").addEventListener("submit", function (e) { e.preventDefault(); });
     $("compare-prev").addEventListener("click", function () { cmp.page -= 1; loadCompare(); });
@@ -330,6 +368,7 @@
 
   var path = location.pathname;
   if (path.indexOf("/run/") === 0) showRun(decodeURIComponent(path.slice("/run/".length)));
+  else if (path.indexOf("/suite/") === 0) benchCharts.suite(decodeURIComponent(path.slice("/suite/".length)), problem);
   else if (path === "/compare") showCompare();
   else showRuns();
 })();

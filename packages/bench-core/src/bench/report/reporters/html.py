@@ -16,6 +16,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from bench.report.charts.panel import charts_html, run_charts
 from bench.report.reporters.formats import replacing
 from bench.reporter import Reporter
 from bench.vocabulary import jsonio, redact
@@ -86,13 +87,16 @@ class HtmlReporter(Reporter):
     )
 
     def write(self, report: RunReport, path: Path) -> None:
-        before_title, before_run, before_tasks, after = cut_page(
-            "report.html", ("diff.js", "matrix.js", "conversation.js", "report.js"), "title", "run", "tasks"
+        before_title, before_charts, before_run, before_tasks, after = cut_page(
+            "report.html",
+            ("diff.js", "matrix.js", "conversation.js", "report.js"),
+            *("title", "charts", "run", "tasks"),
         )
         title = html.escape(redact.current()(f"bench: {report.suite}"))
         run_json = escape_json(redact.current()(jsonio.dumps(report.head())))
-        with replacing(path) as out:
-            out.write(before_title + title + before_run + run_json + before_tasks)
+        with replacing(path) as out:  # a store that fails while read is a report not written
+            charts = redact.current()(charts_html(run_charts(report.tasks())))
+            out.write(before_title + title + before_charts + charts + before_run + run_json + before_tasks)
             for i, line in enumerate(report.lines()):
                 out.write(("," if i else "") + "\n" + escape_json(_compact(line)))
             out.write(after)

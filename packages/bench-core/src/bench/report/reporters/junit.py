@@ -9,7 +9,7 @@ from typing import Any
 
 from bench.reporter import Reporter
 from bench.vocabulary import redact
-from bench.vocabulary.results import ERROR, FAILED, INTERRUPTED, RunReport
+from bench.vocabulary.results import ERROR, FAILED, INTERRUPTED, WAITING, RunReport
 
 # Characters XML 1.0 forbids; ElementTree would write them and produce an unreadable file.
 _ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -48,7 +48,7 @@ class JunitReporter(Reporter):
             tests=str(s.total),
             failures=str(s.failed),
             errors=str(s.errors),
-            skipped=str(s.interrupted),
+            skipped=str(s.interrupted + s.waiting),
             time=f"{report.duration_s:.3f}",
         )
         for task in report.tasks():
@@ -70,6 +70,8 @@ class JunitReporter(Reporter):
                 ET.SubElement(case, "error", message=first).text = text
             elif status == INTERRUPTED:
                 ET.SubElement(case, "skipped", message="interrupted")
+            elif status == WAITING:
+                ET.SubElement(case, "skipped", message="waiting for a person")
         root = ET.Element("testsuites", name=_clean(report.suite))
         root.append(suite)
         ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)

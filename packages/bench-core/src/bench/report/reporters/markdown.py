@@ -90,7 +90,9 @@ class MarkdownReporter(Reporter):
             "| ---: | ---: | ---: | ---: | ---: | ---: |",
             f"| {s.total} | {s.passed} | {s.failed} | {s.errors} | {rate} | {report.duration_s:.1f} s |",
             "",
-            f"run `{report.run_id}`" + (f"; stopped: {_text(report.stopped)}" if report.stopped else ""),
+            f"run `{report.run_id}`"
+            + (f"; stopped: {_text(report.stopped)}" if report.stopped else "")
+            + (f"; {s.waiting} waiting for a person" if s.waiting else ""),
         ]
         lines += _targets(report.extra.get("targets"))
         not_passed = (t for t in report.tasks() if t.get("status") != PASSED)

@@ -152,8 +152,8 @@ class RunsView:
             status = record.get("status")
             summary["total"] += 1
             key = "errors" if status == "error" else status
-            if key in summary:
-                summary[key] += 1
+            if key in summary or key == "waiting":  # waiting: counted when a run has any
+                summary[key] = summary.get(key, 0) + 1
         head = {
             "suite": manifest.get("suite"),
             "run_id": folder.name,

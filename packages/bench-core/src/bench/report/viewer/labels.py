@@ -4,7 +4,8 @@ The viewer posts ``{"task", "passed" | "score", "note"}`` for a task of a run; t
 field by field and becomes the rater's only label for that task (a later one replaces it, under the
 file's lock, which every writer of the file takes in any process), so
 ``bench label`` resumes after it and ``bench calibrate --labels`` reads it. The HTTP checks (token,
-Host, Content-Type, size) are the server's (``viewer``).
+Host, Content-Type, size) are the server's (``viewer``). A person's answer to a conversation
+waiting for one comes the same way (``answer_from_page``), without ``--label``.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
+from bench.execution.journal.person import find_waiting, save_answer
 from bench.report.viewer.data import NotFound, RunsView
 from bench.scoring.labels import Label, check_output, locked, read_labels, replace_label
 
@@ -86,3 +88,16 @@ def _fields(body: Any) -> tuple[str, bool | None, float | None, str]:
     if not isinstance(note, str) or len(note) > NOTE_MAX:
         raise BadLabel(f"note must be text of at most {NOTE_MAX} characters")
     return task, passed, None if score is None else float(score), note
+
+
+def answer_from_page(view: RunsView, ref: str, body: Any) -> dict[str, Any]:
+    """A person's turn posted from the page of run ``ref``'s waiting conversation
+    (``{"task", "text"}``), saved for ``--resume`` (``execution/journal/person``)."""
+    if not isinstance(body, dict) or set(body) != {"task", "text"}:
+        raise BadLabel('an answer is a JSON object {"task": TASK, "text": MESSAGE}')
+    task, text = body["task"], body["text"]
+    if not isinstance(task, str) or not task or not isinstance(text, str):
+        raise BadLabel("task must be a task id and text the person's message")
+    waiting = find_waiting(view.runs_dir, view.folder(ref).name, task)
+    save_answer(waiting, text)
+    return {"task": waiting.key, "resume": f"bench run SUITE --resume {waiting.run_id}"}

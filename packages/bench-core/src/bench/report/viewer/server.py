@@ -2,8 +2,10 @@
 
 Pages: ``/`` the runs, ``/run/ID`` one run (the report's views, its tasks fetched a page at a
 time, updating while the run is in progress), ``/compare?a=..&b=..`` two runs or two targets
-task by task. Data: ``/api/runs``, ``/api/runs/ID?page=N&status=..``, ``/api/runs/ID/tasks/KEY``,
-``/api/compare?a=..&b=..``; with ``--label``, ``/api/labels`` (the rater's labels) and ``POST
+task by task, ``/suite/NAME`` a suite's pass rate over its runs. Data: ``/api/runs``,
+``/api/runs/ID?page=N&status=..``, ``/api/runs/ID/tasks/KEY``, ``/api/runs/ID/charts``,
+``/api/suites/NAME``, ``/api/compare?a=..&b=..``; charts as SVG under ``/charts/``
+(``viewer.charts``); with ``--label``, ``/api/labels`` (the rater's labels) and ``POST
 /api/runs/ID/labels`` (one label, accepted as ``_Handler._post`` says). The pages hold no data:
 their script fetches JSON and sets every string as text; a Content-Security-Policy admits only the
 viewer's own script and style. Only run folders directly inside the runs folder (and resolving
@@ -16,6 +18,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import json
+import secrets
 import signal
 import sys
 import threading
@@ -31,18 +34,20 @@ from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
 from bench.report.reporters.html import escape_json, script_text
+from bench.report.viewer.charts import chart_svg, run_charts_list, suite_history
 from bench.report.viewer.data import BrokenRun, NotFound, RunsView
-from bench.report.viewer.labels import BadLabel, Labelling
+from bench.report.viewer.labels import BadLabel, Labelling, answer_from_page
 from bench.vocabulary import jsonio, redact
 from bench.vocabulary.errors import ConfigError
 
 CSP = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src data:; "
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
     "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 )
 #: The most bytes a label's body may have.
 BODY_MAX = 8192
 READ_ONLY = "labelling is off: start bench view with --label to label tasks"
+NOT_HERE = "answering is off: a person answers from a viewer listening on loopback (the default --host)"
 _TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
 
 
@@ -55,7 +60,7 @@ def _assets() -> dict[str, tuple[bytes, str]]:
     return {
         "/assets/viewer.css": (style.encode(), _TYPES[".css"]),
         "/assets/viewer.js": (
-            script_text(folder, "common.js", "conversation.js", "viewer.js").encode(),
+            script_text(folder, "common.js", "conversation.js", "charts.js", "viewer.js").encode(),
             _TYPES[".js"],
         ),
         "page": ((folder / "viewer.html").read_bytes(), "text/html; charset=utf-8"),
@@ -115,10 +120,16 @@ class ViewServer(ThreadingHTTPServer):
         self.view = RunsView(runs_dir)
         self.assets = _assets()
         self.labelling = labelling
-        if labelling is not None:  # the page carries the token, so only this server's pages can write
-            body, kind = self.assets["page"]
-            meta = f'<meta name="bench-label-token" content="{labelling.token}">\n</head>'
-            self.assets["page"] = (body.replace(b"</head>", meta.encode(), 1), kind)
+        #: What a page must send back to write (a label, an answer): only this server's pages can.
+        self.token = labelling.token if labelling is not None else secrets.token_urlsafe(32)
+        #: A person answers a waiting conversation only through a viewer on this machine.
+        self.answering = is_loopback(host)
+        metas = [("bench-label-token", labelling is not None), ("bench-answer-token", self.answering)]
+        for name, on in metas:
+            if on:
+                body, kind = self.assets["page"]
+                meta = f'<meta name="{name}" content="{self.token}">\n</head>'
+                self.assets["page"] = (body.replace(b"</head>", meta.encode(), 1), kind)
         self.bound = host
         super().__init__((host, port), _Handler)
 
@@ -141,7 +152,10 @@ class _Handler(BaseHTTPRequestHandler):
         self._answer(self._get, labels="cannot read the labels", other="cannot read the runs")
 
     def do_POST(self) -> None:
-        self._answer(self._post, labels="cannot write the labels", other="cannot write the labels")
+        if urlsplit(self.path).path.endswith("/answers"):
+            self._answer(self._post, labels="cannot save the answer", other="cannot save the answer")
+        else:
+            self._answer(self._post, labels="cannot write the labels", other="cannot write the labels")
 
     def _answer(self, handle: Callable[[], None], labels: str, other: str) -> None:
         """Run ``handle`` for a request whose Host names this viewer; every failure is answered,
@@ -171,7 +185,7 @@ class _Handler(BaseHTTPRequestHandler):
         url = urlsplit(self.path)
         query = dict(parse_qsl(url.query))
         path = url.path
-        if path in ("/", "/compare") or path.startswith("/run/"):
+        if path in ("/", "/compare") or path.startswith(("/run/", "/suite/")):
             if path.startswith("/run/"):
                 self.server.view.folder(unquote(path[len("/run/") :]))
             body, kind = self.server.assets["page"]
@@ -181,6 +195,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(HTTPStatus.OK, body, kind)
         elif path.startswith("/api/"):
             self._json(HTTPStatus.OK, self._api(path[len("/api/") :], query))
+        elif path.startswith("/charts/"):
+            parts = [unquote(p) for p in path[len("/charts/") :].split("/")]
+            svg = chart_svg(self.server.view, parts, query)
+            self._send(HTTPStatus.OK, svg.encode("utf-8"), "image/svg+xml; charset=utf-8")
         else:
             raise NotFound(f"no page {path}")
 
@@ -193,6 +211,10 @@ class _Handler(BaseHTTPRequestHandler):
             return view.run_page(parts[1], query)
         if len(parts) == 4 and parts[0] == "runs" and parts[2] == "tasks":
             return view.task(parts[1], parts[3])
+        if len(parts) == 3 and parts[0] == "runs" and parts[2] == "charts":
+            return run_charts_list(view, parts[1])
+        if len(parts) == 2 and parts[0] == "suites":
+            return suite_history(view, parts[1])
         if parts == ["compare"] and query.get("a") and query.get("b"):
             return view.compare(query["a"], query["b"], query)
         if parts == ["labels"]:
@@ -208,17 +230,25 @@ class _Handler(BaseHTTPRequestHandler):
         header a cross-origin page cannot send without a CORS preflight, which is never granted),
         the body is JSON and small."""
         parts = [unquote(part) for part in urlsplit(self.path).path.split("/")]
-        if len(parts) != 5 or parts[:3] != ["", "api", "runs"] or parts[4] != "labels":
+        if len(parts) != 5 or parts[:3] != ["", "api", "runs"] or parts[4] not in ("labels", "answers"):
             raise NotFound(f"no data at {urlsplit(self.path).path}")
-        labelling, body = self._label_body()
-        written = labelling.write(self.server.view, parts[3], body)
-        self._json(HTTPStatus.OK, {"label": written, "file": str(labelling.out)})
-
-    def _label_body(self) -> tuple[Labelling, Any]:
+        if parts[4] == "answers":
+            if not self.server.answering:
+                raise _Refused(HTTPStatus.FORBIDDEN, NOT_HERE)
+            saved = answer_from_page(self.server.view, parts[3], self._checked_body("an answer"))
+            self._json(HTTPStatus.OK, saved)
+            return
         labelling = self.server.labelling
         if labelling is None:
             raise _Refused(HTTPStatus.FORBIDDEN, READ_ONLY)
-        if not hmac.compare_digest(self.headers.get("X-Bench-Token", "").encode(), labelling.token.encode()):
+        written = labelling.write(self.server.view, parts[3], self._checked_body("a label"))
+        self._json(HTTPStatus.OK, {"label": written, "file": str(labelling.out)})
+
+    def _checked_body(self, what: str) -> Any:
+        """The request's JSON body, once the request has shown it comes from this server's page."""
+        if not hmac.compare_digest(
+            self.headers.get("X-Bench-Token", "").encode(), self.server.token.encode()
+        ):
             raise _Refused(HTTPStatus.FORBIDDEN, "refused: missing or wrong X-Bench-Token (reload the page)")
         kind = self.headers.get("Content-Type", "").split(";")[0].strip().lower()
         if kind != "application/json":
@@ -231,7 +261,7 @@ class _Handler(BaseHTTPRequestHandler):
             raise _Refused(HTTPStatus.LENGTH_REQUIRED, "refused: Content-Length is required") from None
         if not 0 <= size <= BODY_MAX:
             raise _Refused(
-                HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"refused: a label is at most {BODY_MAX} bytes"
+                HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"refused: {what} is at most {BODY_MAX} bytes"
             )
         try:
             body = json.loads(self.rfile.read(size))
@@ -241,7 +271,7 @@ class _Handler(BaseHTTPRequestHandler):
             raise BadLabel("the body is not JSON") from None
         if _deeper_than(body, LABEL_DEPTH):  # Python 3.13's json reads any depth: say the same
             raise BadLabel("the body is nested too deeply")
-        return labelling, body
+        return body
 
     def _json(self, status: HTTPStatus, value: Any) -> None:
         # Redacted and escaped as in the report (no response can be read as markup whatever a

@@ -1,0 +1,1 @@
+"""Conversations kept durable: their turns as they happen, a person's answers."""

@@ -1,0 +1,1 @@
+"""Charts drawn server-side as self-contained SVG: no script, nothing loaded (see ``panel``)."""

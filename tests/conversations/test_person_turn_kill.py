@@ -1,0 +1,90 @@
+"""SIGKILL right after a person's answer: ``bench run --resume`` killed while the target answers
+the person's message loses nothing; the next ``--resume`` sends the saved answer again and ends
+as an uninterrupted run would."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bench.execution.journal.person import find_waiting, save_answer
+
+ASSISTANT = """\
+import pathlib, time
+
+def reply(task):
+    said = task.messages[-1].content
+    here = pathlib.Path(__file__).parent
+    with open(here / "calls.log", "a") as log:
+        log.write(said + "\\n")
+    if said == "I want a refund" and (here / "block").exists():
+        time.sleep(600)  # killed here, answering the person
+    return "a refund it is" if "refund" in said else "how can I help?"
+"""
+
+SUITE = """\
+name: person
+target: {type: python, function: "assistant:reply"}
+tasks:
+  - id: t
+    conversation:
+      phases:
+        - turns: [my parcel is lost]
+        - person: {prompt: take over the chat}
+    evaluate: {type: contains, value: refund}
+"""
+
+
+def _bench(folder: Path, *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "bench", "run", "suite.yaml", "-q", *args],
+        cwd=folder,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        env={**os.environ, "BENCH_CACHE_DIR": str(folder / "cache")},
+    )
+
+
+def _calls(folder: Path) -> list[str]:
+    log = folder / "calls.log"
+    return log.read_text().splitlines() if log.exists() else []
+
+
+@pytest.mark.slow
+def test_sigkill_right_after_the_answer_loses_nothing(tmp_path):
+    (tmp_path / "assistant.py").write_text(ASSISTANT)
+    (tmp_path / "suite.yaml").write_text(SUITE)
+    first = _bench(tmp_path)
+    assert first.wait(60) == 5, first.communicate()
+    [run] = (tmp_path / ".bench" / "runs").iterdir()
+    save_answer(find_waiting(tmp_path / ".bench" / "runs", run.name, "t"), "I want a refund")
+    (tmp_path / "block").write_text("")
+    killed = _bench(tmp_path, "--resume", run.name)
+    deadline = time.monotonic() + 60
+    while "I want a refund" not in _calls(tmp_path):
+        assert time.monotonic() < deadline, _calls(tmp_path)
+        time.sleep(0.05)
+    os.killpg(killed.pid, signal.SIGKILL)
+    killed.wait(30)
+    (tmp_path / "block").unlink()
+    resumed = _bench(tmp_path, "--resume", run.name, "-o", "out.json")
+    assert resumed.wait(60) == 0, resumed.communicate()
+    task = json.loads((tmp_path / "out.json").read_text())["tasks"][0]
+    assert task["status"] == "passed"
+    assert [m["content"] for m in task["conversation"]["messages"]] == [
+        "my parcel is lost",
+        "how can I help?",
+        "I want a refund",
+        "a refund it is",
+    ]
+    # the first turn never asked again; the person's message, in flight at the kill, sent again
+    assert _calls(tmp_path) == ["my parcel is lost", "I want a refund", "I want a refund"]
