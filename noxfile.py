@@ -348,6 +348,9 @@ def bench(session: nox.Session) -> None:
         session.run("python", "benchmarks/run_html.py", *[a for a in session.posargs if a != "--html"])
     elif "--view" in session.posargs:
         session.run("python", "benchmarks/run_view.py", *[a for a in session.posargs if a != "--view"])
+    elif "--matrix" in session.posargs:
+        _install(session, PLAYWRIGHT)  # and Debian's chromium, as nox -s browser
+        session.run("python", "benchmarks/run_matrix.py", *[a for a in session.posargs if a != "--matrix"])
     elif "--promptfoo-csv" in session.posargs:
         args = [a for a in session.posargs if a != "--promptfoo-csv"]
         session.run("python", "benchmarks/run_promptfoo_csv.py", *args)

@@ -1,4 +1,5 @@
-"""The matrix of the HTML report in headless Chromium: prompt × target columns, filters, 100,000 cells.
+"""The matrix of the HTML report in headless Chromium: prompt × target columns, filters, a diff
+(a run of 100,000 tasks is measured by benchmarks/run_matrix.py, not timed here).
 
 With BENCH_SCREENSHOTS=1 the tests also write the matrix's screenshot in docs/images/.
 """
@@ -6,7 +7,6 @@ With BENCH_SCREENSHOTS=1 the tests also write the matrix's screenshot in docs/im
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 from typing import Any
 
@@ -102,61 +102,6 @@ def test_hostile_strings_in_cells_are_text(page, matrix_report):
     assert page.locator("#matrix-table img").count() == 0
     cell.locator("button.open").click()
     assert page.locator("#detail-title").inner_text() == "hostile[plain][same]"
-
-
-def test_a_matrix_of_100000_cells_opens_pages_and_filters_quickly(page, tmp_path):
-    columns = [("plain", "a"), ("plain", "b"), ("terse", "a"), ("terse", "b")]
-    tasks = [
-        {
-            "id": f"task-{i:05d}[{p}][{t}]",
-            "status": "passed" if (i + k) % 7 else "failed",
-            "passed": bool((i + k) % 7),
-            "score": 1.0 if (i + k) % 7 else 0.0,
-            "response": f"answer {i} from {p} on {t} " * 6,
-            "prompt_label": p,
-            "target": {"type": "echo", "label": t},
-            "metadata": {"group": f"g{i % 10}"},
-            "duration_ms": float(i % 100),
-            "evaluators": [{"name": "expected", "passed": bool((i + k) % 7), "score": 1.0, "reason": ""}],
-        }
-        for i in range(25_000)
-        for k, (p, t) in enumerate(columns)
-    ]
-    summary = Summary()
-    for task in tasks:
-        summary.add(str(task["status"]))
-    report = RunReport(suite="big", run_id="r3", summary=summary, tasks=lambda: iter(tasks))
-    HtmlReporter().write(report, tmp_path / "big.html")
-    started = time.perf_counter()
-    page.goto((tmp_path / "big.html").as_uri())
-    page.wait_for_selector("#matrix-table tbody tr")
-    opened = time.perf_counter() - started
-    assert page.locator("#matrix-count").inner_text() == "25000 of 25000 tasks × 4 columns"
-    assert page.locator("#matrix-table tbody tr").count() == 50
-    timed = page.evaluate(
-        """() => {
-          const t0 = performance.now();
-          document.getElementById("matrix-next").click();
-          const t1 = performance.now();
-          const box = document.getElementById("matrix-disagree");
-          box.checked = true; box.dispatchEvent(new Event("change"));
-          const t2 = performance.now();
-          const meta = document.getElementById("matrix-metadata");
-          meta.value = "group=g3"; meta.dispatchEvent(new Event("input"));
-          const t3 = performance.now();
-          window.scrollTo(0, document.body.scrollHeight);
-          return {page: t1 - t0, disagree: t2 - t1, metadata: t3 - t2};
-        }"""
-    )
-    print(
-        f"100,000 cells: open {opened:.2f} s, next page {timed['page']:.0f} ms, "
-        f"disagreement filter {timed['disagree']:.0f} ms, metadata filter {timed['metadata']:.0f} ms"
-    )
-    # row i fails in column k when (i + k) % 7 == 0: its columns disagree when i % 7 is 0, 4, 5 or 6
-    expected = sum(1 for i in range(25_000) if i % 10 == 3 and i % 7 in (0, 4, 5, 6))
-    assert page.locator("#matrix-count").inner_text() == f"{expected} of 25000 tasks × 4 columns"
-    assert opened < 20
-    assert max(timed.values()) < 2000
 
 
 def test_two_cells_diff_word_by_word(page, matrix_report):

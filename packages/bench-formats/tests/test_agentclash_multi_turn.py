@@ -163,7 +163,7 @@ def test_human_phase_answered_goes_on_as_a_user_turn_without_expects(
     """``runHumanPhase``: the person's message (``WaitForHumanTurn``) is sent by ``executeUserTurn``
     as the human actor's turn with no expects (so no mismatch), and the case goes on; its
     ``promptHint`` is the phase's persona (``bench answer`` shows it)."""
-    from bench.execution.journal.person import find_waiting, save_answer
+    from bench.testing import answer_waiting
 
     def edit(spec: dict[str, Any]) -> None:
         spec["phases"][-1]["persona"] = "  Take over as the customer  "
@@ -173,7 +173,7 @@ def test_human_phase_answered_goes_on_as_a_user_turn_without_expects(
     first = _run(bench_cli, pack, tmp_path)
     assert first["conversation"]["waiting"] == {"turn": 2, "prompt": "Take over as the customer"}
     run_id = json.loads((tmp_path / "out.json").read_text())["run_id"]
-    save_answer(find_waiting(tmp_path / ".bench" / "runs", run_id, first["id"]), "Is it refunded?")
+    answer_waiting(tmp_path / ".bench" / "runs", run_id, first["id"], "Is it refunded?")
     result = bench_cli("run", pack, "--target", TARGET, "-q", "-o", "out.json", "--resume", run_id)
     [task] = json.loads((tmp_path / "out.json").read_text())["tasks"]
     assert result.exit_code == 0, result.output

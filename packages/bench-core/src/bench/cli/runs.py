@@ -49,8 +49,8 @@ def compare(
     output: Annotated[
         list[Path] | None,
         output_option(
-            "Write the comparison as JSON; with --judge, FILE.html writes an HTML page of the ranking "
-            "(repeatable)."
+            "Write the comparison as JSON, or FILE.html: a page of the tasks with each one's two "
+            "runs diffed (with --judge: of the ranking) (repeatable)."
         ),
     ] = None,
     as_json: Annotated[
@@ -112,7 +112,12 @@ def _compare_two(
     )
     text = jsonio.dumps(result.as_dict())
     for path in outputs:
-        write_text(path, text + "\n")
+        if is_html(path):
+            from bench.report.compare_page import write_compare_page
+
+            write_compare_page(path, run_a, run_b, runs_dir, result)
+        else:
+            write_text(path, text + "\n")
     if as_json:
         typer.echo(text)
     else:
@@ -242,8 +247,7 @@ def view(
     """
     import getpass
 
-    from bench.report.viewer.labels import Labelling
-    from bench.report.viewer.server import serve
+    from bench.report.viewer import Labelling, serve
 
     labelling = Labelling(out, rater if rater is not None else getpass.getuser()) if label else None
     try:

@@ -14,6 +14,7 @@ from typing import Any
 from rich.text import Text
 
 from bench.report.console import batches_line, plain, plain_block, statistics_lines, stdout, targets_table
+from bench.report.terminal_matrix import print_matrix
 from bench.scoring.run_stats import run_statistics
 from bench.scoring.target_stats import target_statistics
 from bench.vocabulary import jsonio
@@ -151,6 +152,7 @@ def print_run(run_id: str, manifest: dict[str, Any], results: list[dict[str, Any
     per_target = target_statistics(results)
     if per_target is not None:
         stdout.print(targets_table(per_target))
+    print_matrix(run_id, results)
     not_passed = [r for r in results if r.get("status") != PASSED]
     if not not_passed:
         return

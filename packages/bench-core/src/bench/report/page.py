@@ -17,8 +17,9 @@ from bench.report.reporters.html import cut_page, escape_json
 from bench.vocabulary import jsonio, redact
 
 
-def write_page(path: Path, title: str, document: dict[str, Any], script_name: str) -> None:
-    """Write ``document`` as a page that ``assets/<script_name>`` renders (redacted, as every report)."""
+def write_page(path: Path, title: str, document: dict[str, Any], script_name: str | tuple[str, ...]) -> None:
+    """Write ``document`` as a page that ``assets/<script_name>`` renders (several scripts: in
+    order), redacted as every report."""
     before_title, before_data, after = cut_page("page.html", script_name, "title", "data")
     scrub = redact.current()
     with replacing(path) as out:

@@ -8,7 +8,8 @@ plugin objects and ``install`` pip-installs a distribution into a folder; ``git_
 ``commit`` make real git repositories for workspace tests; ``Reply``, ``Fault`` and
 ``judge_verdict`` script the ``bench_fake_llm`` server's answers; ``verdict_digest`` hashes a run's
 verdicts (timing left out), to compare runs; ``LoadOptions`` builds a suite loader with the
-options a run gives it (``MyLoader(LoadOptions(target=...)).load(path)``).
+options a run gives it (``MyLoader(LoadOptions(target=...)).load(path)``); ``answer_waiting``
+takes a person's turn in a conversation that waits for one, as ``bench answer`` does.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from bench.vocabulary import lazy_exports
 
 # Names load on first use: bench's pytest plugin imports this package at every pytest start.
 if TYPE_CHECKING:
+    from bench.execution.journal.person import answer_waiting as answer_waiting
     from bench.plugins.registry import build_registry as build_registry
     from bench.suite.loader import load_suite as load_suite
     from bench.suite_loader import LoadOptions as LoadOptions
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
 
 #: re-exported name -> the module that defines it
 _EXPORTS = {
+    "answer_waiting": "bench.execution.journal.person",
     "assert_passes": "bench.testing.assertions",
     "Fault": "bench.testing.server",
     "FakeLLMServer": "bench.testing.server",
@@ -61,6 +64,7 @@ __all__ = [
     "Fault",
     "LoadOptions",
     "Reply",
+    "answer_waiting",
     "assert_passes",
     "build_registry",
     "commit",

@@ -111,3 +111,9 @@ def save_answer(waiting: Waiting, text: str) -> None:
         journal.write(line.encode("utf-8") + b"\n")
         journal.flush()
         os.fsync(journal.fileno())
+
+
+def answer_waiting(runs_dir: Path, run: str, key: str, text: str) -> None:
+    """Take a person's turn as ``bench answer`` does, without a terminal (tests, scripts): the task
+    ``key`` of run ``run`` waits, and ``--resume`` goes on with ``text``."""
+    save_answer(find_waiting(runs_dir, run, key), text)

@@ -1,5 +1,5 @@
 // Two outputs side by side with their differences highlighted: word by word for text, field by
-// field for JSON. Every string is set as text.
+// field for JSON, turn by turn for two conversations. Every string is set as text.
 var benchDiff = (function () {
   "use strict";
   var el = benchCommon.el;
@@ -66,5 +66,48 @@ var benchDiff = (function () {
     box.appendChild(el("div", { cls: "pair" }, side(d[0]), side(d[1])));
   }
 
-  return { render: render, words: words, fields: fields };
+  // What a run answered: its response, or its error when it has none.
+  function outputOf(t) { return t.response === null || t.response === undefined ? (t.error ? "error: " + t.error : "") : String(t.response); }
+
+  // A turn's messages as text: "role: content", tool calls as "-> name(arguments)".
+  function turnText(turn) {
+    return turn.messages.map(function (m) {
+      var content = m.content === null || m.content === undefined ? "" : typeof m.content === "string" ? m.content : JSON.stringify(m.content);
+      var calls = (Array.isArray(m.tool_calls) ? m.tool_calls : []).map(function (c) {
+        var f = (c && c.function) || {};
+        return "-> " + f.name + "(" + (f.arguments || "") + ")";
+      });
+      return [String(m.role) + ": " + content].concat(calls).join("\n");
+    }).join("\n");
+  }
+
+  // Two conversations turn by turn: each turn's messages diffed word by word, a turn one side
+  // lacks shown as "(absent)".
+  function turns(a, b, titles, box) {
+    var cut = benchConversation.turns;
+    var x = cut(a.conversation.messages), y = cut(b.conversation.messages);
+    var byX = {}, byY = {}, numbers = new Set();
+    x.forEach(function (t) { byX[t.number] = t; numbers.add(t.number); });
+    y.forEach(function (t) { byY[t.number] = t; numbers.add(t.number); });
+    box.appendChild(el("p", { cls: "muted", text: "turn by turn: " + x.length + " and " + y.length + " turns" }));
+    Array.from(numbers).sort(function (p, q) { return p - q; }).forEach(function (n) {
+      var ta = byX[n] ? turnText(byX[n]) : "(absent)", tb = byY[n] ? turnText(byY[n]) : "(absent)";
+      var head = (n ? "turn " + n : "before the first turn") + (ta === tb ? " (same)" : "");
+      var d = words(ta, tb) || [[["del", ta]], [["ins", tb]]];
+      box.appendChild(el("div", { cls: "diff-turn" + (ta === tb ? "" : " diff-turn-changed"), "data-turn": String(n) },
+        el("h4", { text: head }), el("div", { cls: "pair" }, side(d[0]), side(d[1]))));
+    });
+  }
+
+  // Two runs' records compared: per turn when both are conversations, else their outputs.
+  function tasks(a, b, titles, box) {
+    var conversations = [a, b].every(function (t) { return t.conversation && Array.isArray(t.conversation.messages); });
+    if (!conversations) return render(outputOf(a), outputOf(b), titles, box);
+    box.textContent = "";
+    box.hidden = false;
+    box.appendChild(el("h3", { text: "Diff: " + titles[0] + " → " + titles[1] }));
+    turns(a, b, titles, box);
+  }
+
+  return { render: render, tasks: tasks, outputOf: outputOf, words: words, fields: fields };
 })();

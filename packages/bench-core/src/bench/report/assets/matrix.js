@@ -78,7 +78,7 @@ var benchMatrix = (function () {
   }
 
   function cell(t, i, open, pick) {
-    var response = outputOf(t);
+    var response = benchDiff.outputOf(t);
     var cls = "cell " + (t.status === "passed" ? "cell-passed" : "cell-failed");
     var head = el("div", { cls: "cell-head" },
       el("span", { cls: t.status, text: t.status }), " ", el("span", { cls: "muted", text: num(t.score) }));
@@ -93,11 +93,10 @@ var benchMatrix = (function () {
     return el("td", { cls: cls, "data-index": String(i) }, head, body, buttons);
   }
 
-  function outputOf(t) { return t.response === null || t.response === undefined ? (t.error ? "error: " + t.error : "") : String(t.response); }
-
   // Draws the matrix of `tasks` into `box` (hidden when there is one column); `open(i)` shows a
-  // run whole; `diff` on two cells shows their outputs side by side.
-  function render(tasks, box, open) {
+  // run whole; `diff` on two cells shows their outputs side by side. `whole(i)`, when given, is a
+  // promise of run i's whole record (the viewer's cells are shortened) for the diff.
+  function render(tasks, box, open, whole) {
     var m = build(tasks);
     if (m.columns.length < 2) return null;
     box.hidden = false;
@@ -140,9 +139,14 @@ var benchMatrix = (function () {
         diffBox.appendChild(el("p", { cls: "muted", text: "diff: " + B.taskName(tasks[i]) + " chosen; choose another cell" }));
         return;
       }
-      benchDiff.render(outputOf(tasks[picked]), outputOf(tasks[i]), [B.taskName(tasks[picked]), B.taskName(tasks[i])], diffBox);
+      var titles = [B.taskName(tasks[picked]), B.taskName(tasks[i])], first = picked;
       picked = null;
-      diffBox.scrollIntoView();
+      function show(a, b) { benchDiff.tasks(a, b, titles, diffBox); diffBox.scrollIntoView(); }
+      if (!whole) return show(tasks[first], tasks[i]);
+      Promise.all([whole(first), whole(i)]).then(function (both) { show(both[0], both[1]); }, function (err) {
+        diffBox.textContent = "";
+        diffBox.appendChild(el("p", { cls: "error-text", text: "diff: " + String(err && err.message ? err.message : err) }));
+      });
     }
 
     function matches(t) {

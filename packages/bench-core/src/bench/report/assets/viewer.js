@@ -89,9 +89,24 @@
     $("live").hidden = !live;
     if (live) $("live").textContent = "in progress: " + s.total + (run.planned ? " of " + run.planned : "") + " tasks done; updating";
     renderTargets(data);
+    if (!live && !matrixLoaded) loadMatrix();
     if (!filled) fillFilters(data);
     renderRows(data);
     if (live) setTimeout(poll, POLL_MS);
+  }
+  // The matrix of a run of several prompts or targets, once the run is over: its cells come
+  // shortened, and a cell is fetched whole to open it or diff it.
+  var matrixLoaded = false;
+  function loadMatrix() {
+    matrixLoaded = true;
+    getJSON("/api/runs/" + encodeURIComponent(runId) + "/matrix").then(function (data) {
+      var cells = data.cells;
+      if (!cells.length) return;
+      $("matrix").textContent = "";
+      benchMatrix.render(cells, $("matrix"), function (i) { showTask(cells[i].key); }, function (i) {
+        return getJSON("/api/runs/" + encodeURIComponent(runId) + "/tasks/" + encodeURIComponent(cells[i].key));
+      });
+    }).catch(problem);
   }
   function poll() {
     var mine = seq;
@@ -345,13 +360,32 @@
         return t ? [el("td", { cls: text(t.status), text: text(t.status) }), el("td", { text: num(t.score) }), el("td", { text: text(t.response) })]
           : [el("td", { text: "-" }), el("td", { text: "-" }), el("td", { text: "" })];
       }
-      body.appendChild(el("tr", {}, el("td", { text: row.key }), el("td", { cls: row.change, text: row.change }), side(row.a), side(row.b)));
+      var tr = el("tr", { "data-key": row.key }, el("td", { text: row.key }), el("td", { cls: row.change, text: row.change }), side(row.a), side(row.b));
+      tr.tabIndex = 0;
+      tr.addEventListener("click", function () { compareTask(row.key); });
+      tr.addEventListener("keydown", function (e) { if (e.key === "Enter") compareTask(row.key); });
+      body.appendChild(tr);
     });
     $("compare-count").textContent = data.matched + " tasks shown";
     $("compare-page").textContent = "page " + data.page + " of " + data.pages;
     cmp.page = data.page;
     $("compare-prev").disabled = data.page <= 1;
     $("compare-next").disabled = data.page >= data.pages;
+  }
+  // One task's two runs, diffed (benchDiff: words, JSON fields, or turns).
+  function compareTask(key) {
+    getJSON("/api/compare/task?" + query({ a: cmp.a, b: cmp.b, key: key })).then(function (data) {
+      Array.prototype.forEach.call($("compare-rows").tBodies[0].rows, function (tr) { tr.classList.toggle("selected", tr.getAttribute("data-key") === key); });
+      var box = $("compare-diff"), titles = ["A " + key, "B " + key];
+      if (data.a && data.b) benchDiff.tasks(data.a, data.b, titles, box);
+      else {
+        box.hidden = false;
+        box.textContent = "";
+        box.appendChild(el("h3", { text: "Diff: " + titles[0] + " → " + titles[1] }));
+        box.appendChild(el("p", { text: key + " ran " + (data.a ? "only in A" : "only in B") + ": nothing to compare" }));
+      }
+      box.scrollIntoView();
+    }).catch(problem);
   }
   function showCompare() {
     var params = new URLSearchParams(location.search);

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.report.compare import RunResults, compare_runs
+from bench.report.compare_page import task_change
 from bench.report.history import list_runs, run_row
 from bench.scoring.target_stats import target_label, target_statistics
 from bench.vocabulary.errors import StoreError
@@ -25,6 +26,8 @@ from bench.vocabulary.run_key import RunKey
 from bench.vocabulary.store import LATEST, MANIFEST, latest_lines, newest_run, results_path
 
 PAGE = 100
+#: How much of a response a matrix cell carries (the diff and the task's detail fetch it whole).
+CELL_CHARS = 300
 _LISTS = ("regressions", "improvements", "only_in_a", "only_in_b")
 
 
@@ -48,6 +51,9 @@ class _Cached:
     latest: dict[str, dict[str, Any]] = field(default_factory=dict)
     records: list[dict[str, Any]] = field(default_factory=list)
     texts: list[str] | None = None  # what the text filter searches, built on its first use
+    matrix: dict[str, Any] | None = None  # the matrix's cells, built on their first request
+    #: The run's evaluators, target labels and per-target statistics, built on their first request.
+    facets: dict[str, Any] | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -132,7 +138,7 @@ class RunsView:
                 lines = latest_lines(raw[:end].decode("utf-8", errors="replace").split("\n"))
                 cached.latest.update((key, _parse(line)) for key, line in lines.items())
                 cached.records = list(cached.latest.values())
-                cached.texts = None
+                cached.texts = cached.matrix = cached.facets = None
             return cached.records
 
     def texts(self, folder: Path) -> list[str]:
@@ -178,8 +184,6 @@ class RunsView:
         chosen = _filtered(records, texts, query)
         pages = max(1, -(-len(chosen) // PAGE))
         page = min(max(_int(query.get("page"), 1), 1), pages)
-        evaluators = sorted({str(e.get("name")) for r in records for e in r.get("evaluators") or []})
-        labels = sorted({label for r in records if (label := target_label(r)) is not None})
         results = results_path(folder)
         return {
             "run": self.head(folder, records),
@@ -189,10 +193,39 @@ class RunsView:
             "pages": pages,
             "page_size": PAGE,
             "tasks": [_row(r) for r in chosen[(page - 1) * PAGE : page * PAGE]],
-            "evaluators": evaluators,
-            "targets": labels,
-            "target_statistics": target_statistics(records) if len(labels) > 1 else None,
+            **self._facets(folder, records),
         }
+
+    def _facets(self, folder: Path, records: list[dict[str, Any]]) -> dict[str, Any]:
+        """The run's evaluators, target labels and per-target statistics, computed once until its
+        records change (the statistics walk every record: seconds at 200,000)."""
+        cached = self._cache[folder.name]
+        with cached.lock:
+            if cached.facets is None or cached.facets["records"] != len(records):
+                labels = sorted({label for r in records if (label := target_label(r)) is not None})
+                cached.facets = {
+                    "records": len(records),
+                    "evaluators": sorted(
+                        {str(e.get("name")) for r in records for e in r.get("evaluators") or []}
+                    ),
+                    "targets": labels,
+                    "target_statistics": target_statistics(records) if len(labels) > 1 else None,
+                }
+            return {k: v for k, v in cached.facets.items() if k != "records"}
+
+    def matrix(self, ref: str) -> dict[str, Any]:
+        """The run's cells for the matrix (the report's ``matrix.js``), each record shortened to what
+        a cell shows and filters on; none when the run has one prompt × target column. The same
+        object is answered until the run's records change (``ViewServer`` keeps its encoding)."""
+        folder = self.folder(ref)
+        records = self.records(folder)
+        cached = self._cache[folder.name]
+        with cached.lock:
+            if cached.matrix is None or cached.matrix["records"] != len(records):
+                columns = {(r.get("prompt_label"), target_label(r)) for r in records}
+                cells = [_cell(r) for r in records] if len(columns) > 1 else []
+                cached.matrix = {"records": len(records), "columns": len(columns), "cells": cells}
+            return cached.matrix
 
     def task(self, ref: str, key: str) -> dict[str, Any]:
         """One task's whole record (``ID`` or ``ID@N`` for a repeat)."""
@@ -222,6 +255,13 @@ class RunsView:
             raise NotFound(f"{ref}: no task ran on target '{label}'")
         return ref, chosen
 
+    def compare_task(self, a: str, b: str, key: str) -> dict[str, Any]:
+        """One task's whole record on each side of a comparison (null on a side without it)."""
+        left, right = self.side(a)[1].get(key), self.side(b)[1].get(key)
+        if left is None and right is None:
+            raise NotFound(f"neither {a} nor {b} has task '{key}'")
+        return {"key": key, "a": left, "b": right, "change": task_change(left, right)}
+
     def compare(self, a: str, b: str, query: dict[str, str]) -> dict[str, Any]:
         """Two runs (or two targets) task by task: the verdict of ``bench compare`` and a page of rows."""
         name_a, left = self.side(a)
@@ -235,7 +275,7 @@ class RunsView:
         rows = []
         for key in list(left) + [k for k in right if k not in left]:
             x, y = left.get(key), right.get(key)
-            change = _change(x, y)
+            change = task_change(x, y)
             a_row, b_row = (_row(x) if x else None), (_row(y) if y else None)
             rows.append({"key": key, "a": a_row, "b": b_row, "change": change})
         only = query.get("change", "")
@@ -312,6 +352,40 @@ def _row(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _short(text: Any, limit: int) -> Any:
+    """``text`` cut to ``limit`` characters when longer (redacted first: ``excerpt``); a shorter one
+    is left whole, for the answer is redacted whole as it is sent."""
+    return text if not isinstance(text, str) or len(text) <= limit else excerpt(text, limit)
+
+
+def _cell(record: dict[str, Any]) -> dict[str, Any]:
+    """What a matrix cell shows and filters on, without empty fields (a run of 100,000 cells sends
+    them all at once); the page fetches the whole record to open or diff it."""
+    usage = record.get("usage")
+    response = record.get("response")
+    cell = {
+        "key": _key(record),
+        "id": record.get("id"),
+        "repeat": record.get("repeat"),
+        "status": record.get("status"),
+        "passed": record.get("passed") or None,
+        "score": record.get("score"),
+        "prompt_label": record.get("prompt_label"),
+        "target": record.get("target"),
+        "response": None if response is None else _short(str(response), CELL_CHARS),
+        "error": _short(record.get("error"), CELL_CHARS),
+        "usage": {"cost_usd": usage["cost_usd"]} if isinstance(usage, dict) and "cost_usd" in usage else None,
+        "duration_ms": record.get("duration_ms"),
+        "metadata": record.get("metadata"),
+        "evaluators": [
+            {k: _short(e[k], 200) for k in ("name", "passed", "error", "reason") if e.get(k) is not None}
+            for e in record.get("evaluators") or []
+            if isinstance(e, dict)
+        ],
+    }
+    return {k: v for k, v in cell.items() if v not in (None, [], {})}
+
+
 def _filtered(
     records: list[dict[str, Any]], texts: list[str] | None, query: dict[str, str]
 ) -> list[dict[str, Any]]:
@@ -343,15 +417,3 @@ def _haystack(record: dict[str, Any]) -> str:
     parts = [record.get("id"), record.get("response"), record.get("error"), _why(record)]
     parts += [json.dumps(record.get(k)) for k in ("prompt", "messages", "vars", "metadata", "target")]
     return "\n".join(str(p) for p in parts if p is not None).lower()
-
-
-def _change(a: dict[str, Any] | None, b: dict[str, Any] | None) -> str:
-    if a is None:
-        return "only in b"
-    if b is None:
-        return "only in a"
-    if bool(a.get("passed")) and not b.get("passed"):
-        return "regressed"
-    if not a.get("passed") and bool(b.get("passed")):
-        return "improved"
-    return "same"

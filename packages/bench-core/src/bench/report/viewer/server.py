@@ -3,8 +3,9 @@
 Pages: ``/`` the runs, ``/run/ID`` one run (the report's views, its tasks fetched a page at a
 time, updating while the run is in progress), ``/compare?a=..&b=..`` two runs or two targets
 task by task, ``/suite/NAME`` a suite's pass rate over its runs. Data: ``/api/runs``,
-``/api/runs/ID?page=N&status=..``, ``/api/runs/ID/tasks/KEY``, ``/api/runs/ID/charts``,
-``/api/suites/NAME``, ``/api/compare?a=..&b=..``; charts as SVG under ``/charts/``
+``/api/runs/ID?page=N&status=..``, ``/api/runs/ID/tasks/KEY``, ``/api/runs/ID/matrix`` (the
+matrix's cells), ``/api/runs/ID/charts``, ``/api/suites/NAME``, ``/api/compare?a=..&b=..``
+(``/api/compare/task`` with ``&key=``: one task's two records); charts as SVG under ``/charts/``
 (``viewer.charts``); with ``--label``, ``/api/labels`` (the rater's labels) and ``POST
 /api/runs/ID/labels`` (one label, accepted as ``_Handler._post`` says). The pages hold no data:
 their script fetches JSON and sets every string as text; a Content-Security-Policy admits only the
@@ -60,7 +61,9 @@ def _assets() -> dict[str, tuple[bytes, str]]:
     return {
         "/assets/viewer.css": (style.encode(), _TYPES[".css"]),
         "/assets/viewer.js": (
-            script_text(folder, "common.js", "conversation.js", "charts.js", "viewer.js").encode(),
+            script_text(
+                folder, "common.js", "diff.js", "matrix.js", "conversation.js", "charts.js", "viewer.js"
+            ).encode(),
             _TYPES[".js"],
         ),
         "page": ((folder / "viewer.html").read_bytes(), "text/html; charset=utf-8"),
@@ -108,6 +111,13 @@ def exposure_warning(host: str) -> str | None:
     )
 
 
+def json_body(value: Any) -> bytes:
+    """An answer's JSON, redacted and escaped as in the report (no response can be read as markup
+    whatever a browser guesses); the run may have been written before one of today's secrets was
+    known."""
+    return escape_json(redact.current()(jsonio.dumps(value))).encode("utf-8")
+
+
 class ViewServer(ThreadingHTTPServer):
     """The HTTP server: the runs view and the assets it serves."""
 
@@ -131,7 +141,18 @@ class ViewServer(ThreadingHTTPServer):
                 meta = f'<meta name="{name}" content="{self.token}">\n</head>'
                 self.assets["page"] = (body.replace(b"</head>", meta.encode(), 1), kind)
         self.bound = host
+        self._matrix_bodies: dict[str, tuple[dict[str, Any], bytes]] = {}
         super().__init__((host, port), _Handler)
+
+    def matrix_body(self, ref: str) -> bytes:
+        """The matrix's cells of run ``ref`` as the JSON answer, encoded once until the run's
+        records change (a run of 100,000 cells is tens of megabytes to encode)."""
+        value = self.view.matrix(ref)
+        kept = self._matrix_bodies.get(ref)
+        if kept is None or kept[0] is not value:
+            kept = (value, json_body(value))
+            self._matrix_bodies[ref] = kept
+        return kept[1]
 
     @property
     def url(self) -> str:
@@ -193,6 +214,9 @@ class _Handler(BaseHTTPRequestHandler):
         elif path in self.server.assets and path.startswith("/assets/"):
             body, kind = self.server.assets[path]
             self._send(HTTPStatus.OK, body, kind)
+        elif path.startswith("/api/runs/") and path.endswith("/matrix") and path.count("/") == 4:
+            body = self.server.matrix_body(unquote(path.split("/")[3]))
+            self._send(HTTPStatus.OK, body, "application/json; charset=utf-8")
         elif path.startswith("/api/"):
             self._json(HTTPStatus.OK, self._api(path[len("/api/") :], query))
         elif path.startswith("/charts/"):
@@ -211,10 +235,16 @@ class _Handler(BaseHTTPRequestHandler):
             return view.run_page(parts[1], query)
         if len(parts) == 4 and parts[0] == "runs" and parts[2] == "tasks":
             return view.task(parts[1], parts[3])
-        if len(parts) == 3 and parts[0] == "runs" and parts[2] == "charts":
-            return run_charts_list(view, parts[1])
-        if len(parts) == 2 and parts[0] == "suites":
-            return suite_history(view, parts[1])
+Pages: ``/`` the runs, ``/run/ID`` one run (the report's views, its tasks fetched a page at a
+time, updating while the run is in progress), ``/compare?a=..&b=..`` two runs or two targets
+task by task, ``/suite/NAME`` a suite's pass rate over its runs. Data: ``/api/runs``,
+``/api/runs/ID?page=N&status=..``, ``/api/runs/ID/tasks/KEY``, ``/api/runs/ID/matrix`` (the
+matrix's cells), ``/api/runs/ID/charts``, ``/api/suites/NAME``, ``/api/compare?a=..&b=..``
+(``/api/compare/task`` with ``&key=``: one task's two records); charts as SVG under ``/charts/``
+(``viewer.charts``); with ``--label``, ``/api/labels`` (the rater's labels) and ``POST
+/api/runs/ID/labels`` (one label, accepted as ``_Handler._post`` says). The pages hold no data:
+their script fetches JSON and sets every string as text; a Content-Security-Policy admits only the
+viewer's own script and style. Only run folders directly inside the runs folder (and resolving
         if parts == ["compare"] and query.get("a") and query.get("b"):
             return view.compare(query["a"], query["b"], query)
         if parts == ["labels"]:
@@ -274,10 +304,7 @@ class _Handler(BaseHTTPRequestHandler):
         return body
 
     def _json(self, status: HTTPStatus, value: Any) -> None:
-        # Redacted and escaped as in the report (no response can be read as markup whatever a
-        # browser guesses); the run may have been written before one of today's secrets was known.
-        body = escape_json(redact.current()(jsonio.dumps(value))).encode("utf-8")
-        self._send(status, body, "application/json; charset=utf-8")
+        self._send(status, json_body(value), "application/json; charset=utf-8")
 
     def _send(self, status: HTTPStatus, body: bytes, kind: str) -> None:
         self.send_response(status)
