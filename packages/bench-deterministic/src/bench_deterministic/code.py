@@ -199,6 +199,10 @@ class CodeExecution(Evaluator[CodeConfig]):
         if config.sandbox is not None:
             self.container = open_sandbox(config.sandbox, field=("sandbox",))
 
+    def resource_needs(self) -> frozenset[str]:
+        """A program run in a sandbox needs what the sandbox needs where it runs (``container``)."""
+        return self.needs | (self.container.needs if self.container is not None else frozenset())
+
     async def evaluate(self, sample: Sample) -> Result:
         config = self.config
         if self.container is not None:

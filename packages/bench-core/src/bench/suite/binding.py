@@ -61,6 +61,8 @@ class Binder:
         #: The first instance bound under each (name, type) whose type has suite-level figures:
         #: the run computes those figures for every one of them, whichever tasks ran where.
         self.aggregating: dict[tuple[str, str], Evaluator[Any]] = {}
+        #: Whether some evaluator re-decides groups of rows together (``Evaluator.groups``).
+        self.grouping = False
         #: Bound mappings by what decides them, so 10,000 tasks with the same checks validate and
         #: configure each distinct mapping once (only ``origin`` differs between them). The most
         #: recent few only: tasks with a mapping each (their own ``expected:``) must not make the
@@ -133,6 +135,7 @@ class Binder:
         bound = self._bind_mapping(doc, path, entry, default_name, default_type, in_definition)
         if bound.instance.aggregates:
             self.aggregating.setdefault((bound.name, bound.type), bound.instance)
+        self.grouping |= bound.instance.in_groups()
         # A type that aggregates over its instances needs one instance per task (runner.aggregators).
         if "file" not in entry and not bound.instance.aggregates:
             if len(self._bound) >= _BOUND_KEPT:

@@ -26,7 +26,7 @@ from bench.suite.file_model import SuiteFile
 from bench.suite.native import NativeSuiteLoader
 from bench.suite.plan import CalibrationBar, Plan, PlannedTask, PlanRow, TaskIndex, TaskList, endpoints
 from bench.suite.rows import RowRules, task_document, task_source
-from bench.suite.targets import TargetBuilder, apply_target
+from bench.suite.targets import TargetBuilder, apply_target, target_resources
 from bench.suite.tasks import TaskBuilder, validation_errors
 from bench.suite_loader import LoadOptions, SuiteLoader
 from bench.target import Target
@@ -127,7 +127,7 @@ class _SuiteBuilder:
             ignore_task_targets=self.target_override,
             suite_doc=self.doc,
             target_resources={
-                label: frozenset(built.config.resources)
+                label: target_resources(built, self.registry)
                 for label, built in [(None, target), *targets.items()]
                 if built is not None
             },
@@ -222,6 +222,7 @@ class _SuiteBuilder:
             scorecard_strategy=suite.scorecard.strategy if suite.scorecard is not None else None,
             named_evaluators=self.binder.named,
             aggregating=self.binder.aggregating,
+            grouping=self.binder.grouping,
             concurrency=suite.concurrency,
             referenced_files=list(self.binder.definitions),
             template_warnings=header.tasks.template_warnings.lines(),

@@ -196,6 +196,7 @@ class ContainerSandbox(Sandbox):
     name = "container"
     Config = ContainerConfig
     description = "a Podman or Docker container; only the task's workspace is mounted"
+    needs = frozenset({"container"})
     config: ContainerConfig
     _proxy: _EgressProxy | None = None
     _lock = threading.Lock()

@@ -81,6 +81,9 @@ class Sandbox(ABC):
     workspace_path: ClassVar[str | None] = "/workspace"
     #: Where bench's own files for the run (the prompt, the trajectory file) appear inside.
     io_path: ClassVar[str | None] = "/bench"
+    #: The resource tags a task whose target runs in this sandbox needs where it runs, as if it
+    #: declared them in ``resources:`` (``container``: a pool of workers with a container runtime).
+    needs: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, config: Any) -> None:
         self.config = config

@@ -11,10 +11,12 @@ from typing import Any
 
 from bench import ConfigError, SuiteFolder
 from bench_formats.promptfoo import asserts, js_config, variables
+from bench_formats.promptfoo.compare import COMPARING
 from bench_formats.promptfoo.escape import escape
 from bench_formats.promptfoo.evaluator import assertion_problems
-from bench_formats.promptfoo.prompts import Prompt
+from bench_formats.promptfoo.prompts import Prompt, is_chat
 from bench_formats.promptfoo.providers import Provider, allows
+from bench_formats.promptfoo.python_config import prompt_text, python_vars
 from bench_formats.promptfoo.refs import dereference_value
 from bench_formats.promptfoo.render import RenderError, compact_json, render_prompt
 from bench_formats.promptfoo.tests_reader import check_test, merge_default, read_vars_files
@@ -78,7 +80,7 @@ class Matrix:
                 transform_vars, test.get("vars") or {}, self.path, self.folder, name
             )
         combos = list(variables.combinations(test.get("vars") or {}, self.base, self.path, self.folder, name))
-        out = []
+        out: list[dict[str, Any]] = []
         for number, combo in enumerate(combos, start=1):
             row = name if len(combos) == 1 else f"{name} [{number}]"
             warnings: list[str] = []
@@ -90,6 +92,7 @@ class Matrix:
                 self.warn(line)
             entry = self._evaluator(test, values)
             first = True
+            start = len(out)
             for provider in self.providers:
                 for prompt in self.prompts:
                     if not self.override and not allows(provider, prompt.label):
@@ -99,6 +102,9 @@ class Matrix:
                     own_entry = entry if first else copy.deepcopy(entry)
                     out.append(self._task(test, row, _copy(values), prompt, provider, own_entry))
                     first = False
+            if any(a.get("type") in COMPARING for a in entry["assert"]) and len(out) > start:
+                for task in out[start:]:  # the row's columns, compared once they all ran
+                    task["group"] = out[start]["id"]
         return out
 
     def _evaluator(self, test: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
@@ -127,6 +133,12 @@ class Matrix:
     ) -> dict[str, Any]:
         options = test.get("options") or {}
         raw = f"{options.get('prefix') or ''}{prompt.raw}{options.get('suffix') or ''}"
+        chat = prompt.chat
+        if python_vars(values, raw, self.base, self.folder, self.path, row):
+            entry["vars"] = {**entry["vars"], **values}  # the checks see what get_var gave
+        if prompt.function is not None:  # the function's prompt replaces the file's text
+            raw = prompt_text(*prompt.function, values, _caller(provider), prompt.config, self.path)
+            chat = is_chat(raw)
         if "_conversation" in raw:  # promptfoo's test: the prompt's raw text names the var
             raise ConfigError(CONVERSATION_VAR.format(prompt=prompt.label), file=self.path)
         try:
@@ -134,7 +146,7 @@ class Matrix:
         except RenderError as exc:
             raise ConfigError(f"{row}: {exc}", file=self.path) from None
         task: dict[str, Any] = {"id": self._id(row, prompt, provider)}
-        if prompt.chat and provider.chat:
+        if chat and provider.chat:
             task["input"] = [
                 {**m, "content": escape(m["content"])} if isinstance(m.get("content"), str) else m
                 for m in json.loads(text)
@@ -191,6 +203,11 @@ def _checks_tool_calls(asserts: list[Any]) -> bool:
         if _checks_tool_calls(assertion.get("assert") or []):
             return True
     return False
+
+
+def _caller(provider: Provider) -> dict[str, Any]:
+    """The ``provider`` a prompt function sees: its id, and its label when the config gives one."""
+    return {"id": provider.id, **({"label": provider.label} if provider.label != provider.id else {})}
 
 
 def _copy(values: dict[str, Any]) -> dict[str, Any]:
