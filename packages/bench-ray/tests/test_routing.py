@@ -21,9 +21,8 @@ import pytest
 
 import bench
 from bench import ConfigError
-from bench.distributed import format_size
+from bench.distributed import format_size, size_on_disk
 from bench.testing import git_repo, verdict_digest, write_suite
-from bench.workspace.disk import size_on_disk
 
 pytest.importorskip("bench_ray", reason="bench-ray is not installed (its own nox session installs it)")
 

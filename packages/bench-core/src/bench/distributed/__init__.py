@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from bench.workspace.disk import disk_of as disk_of
     from bench.workspace.disk import format_size as format_size
     from bench.workspace.disk import parse_size as parse_size
+    from bench.workspace.disk import size_on_disk as size_on_disk
     from bench.workspace.disk import without_disk as without_disk
 
 #: name -> the module that defines it
@@ -58,6 +59,7 @@ _EXPORTS = {
     "without_disk": "bench.workspace.disk",
     "parse_size": "bench.workspace.disk",
     "format_size": "bench.workspace.disk",
+    "size_on_disk": "bench.workspace.disk",
     "run_killable": "bench.execution.killable",
     "RelayedBatches": "bench.llm.batch.relay",
     "answer_batched": "bench.llm.batch.relay",
