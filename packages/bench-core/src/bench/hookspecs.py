@@ -366,7 +366,9 @@ def bench_register_sandboxes(register: RegisterSandbox) -> None:
     first task: the run stops with that message); ``async stop(self, run)`` removes what the
     command left (always called); ``workspace_path`` and ``io_path`` say where the task's
     workspace and bench's own files appear inside (None: at their host paths, for a sandbox
-    that shares the host's file system). bench-core registers ``container`` (Podman or
+    that shares the host's file system); ``offline_refusal(self)`` says why an offline run may
+    not use it (by default, unless its ``network`` property is ``none``: the run is refused
+    before its first task). bench-core registers ``container`` (Podman or
     Docker); a plugin brings Kubernetes, Modal or E2B the same way. Misuse is reported as for
     ``bench_register_evaluators``; a clash fails the runs that ask for that sandbox.
 
@@ -384,6 +386,10 @@ def bench_register_sandboxes(register: RegisterSandbox) -> None:
             name = "offline"
             workspace_path = None  # the host's paths, unchanged
             io_path = None
+
+            @property
+            def network(self) -> str:
+                return "none"  # so an offline run (--offline) may use it
 
             def unavailable(self) -> str | None:
                 return None if shutil.which("unshare") else "sandbox offline needs unshare"

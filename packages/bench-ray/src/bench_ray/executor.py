@@ -117,6 +117,8 @@ class RayExecutor(Executor):
     relay: Any = None
     #: ``run`` started: the workers' calls are counted at ``close`` (a refused set-up has none).
     ran = False
+    #: The run is offline: every worker must have the network guard on (docs/offline.md).
+    offline = False
 
     async def open(self, job: Job) -> None:
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
@@ -155,6 +157,7 @@ class RayExecutor(Executor):
         if job.llm.batcher is not None:
             self.relay = start_relay()
         batching = (self.relay, job.llm.settings.batch)
+        self.offline = offline = os.environ.get("BENCH_OFFLINE") == "1"  # docs/offline.md
         for group in self.groups:
             actor = ray.remote(BenchWorker).options(
                 num_cpus=group.resources.num_cpus,
@@ -172,6 +175,7 @@ class RayExecutor(Executor):
                         self.coordinator,
                         f"worker-{i}",
                         batching,
+                        offline=offline,
                     )
                 )
         readies = [asyncio.ensure_future(self._ready(w)) for w in self.workers]
@@ -186,6 +190,11 @@ class RayExecutor(Executor):
             for ready in readies:
                 ready.cancel()
         for answer in answers:
+            if offline and answer.get("offline") is not True:
+                raise ConfigError(
+                    f"--executor ray: worker {answer.get('pid')} on {answer.get('node')} did not turn "
+                    "the offline guard on; an offline run runs no task unguarded"
+                )
             wrong = mismatch(self.identity, answer)
             if wrong is not None:
                 raise ConfigError(
@@ -306,7 +315,8 @@ class RayExecutor(Executor):
         except _lost_worker_errors():
             await asyncio.sleep(TICK_S)
             return False
-        return mismatch(self.identity, answer) is None
+        guarded = answer.get("offline") is True or not self.offline
+        return guarded and mismatch(self.identity, answer) is None
 
     async def close(self) -> None:
         if not getattr(self, "workers", None) and not getattr(self, "started_cluster", False):

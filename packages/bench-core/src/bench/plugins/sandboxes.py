@@ -10,6 +10,7 @@ from pydantic import ValidationError
 
 from bench.plugins.registry import Registry, get_registry
 from bench.vocabulary.errors import ConfigError, FieldPath, did_you_mean
+from bench.workspace import network_guard
 from bench.workspace.sandboxes import Sandbox
 
 __all__ = ["open_sandbox", "sandbox_needs"]
@@ -58,4 +59,7 @@ def open_sandbox(
     why = sandbox.unavailable()
     if why is not None:
         raise ConfigError(why, file=file, field=field)
+    refused = sandbox.offline_refusal() if network_guard.active() else None
+    if refused is not None:  # before any task: its programs would not be cut off (docs/offline.md)
+        raise ConfigError(f"offline: {refused}", file=file, field=(*field, "network"))
     return sandbox

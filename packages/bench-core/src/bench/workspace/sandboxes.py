@@ -97,6 +97,18 @@ class Sandbox(ABC):
         """What the command inside may reach, for results and notes (``none``, ...)."""
         return str(getattr(self.config, "network", "unknown"))
 
+    def offline_refusal(self) -> str | None:
+        """Why an offline run (``--offline``) may not use this sandbox, or None when it may. Only
+        a sandbox without a network (``network`` is ``none``) keeps its programs on this machine,
+        so by default every other one is refused; a type whose programs reach nothing says so by
+        its ``network``."""
+        if self.network == "none":
+            return None
+        return (
+            f"sandbox {self.name} has network {self.network}, which an offline run cannot keep on "
+            "this machine; give it network: none (or run without --offline)"
+        )
+
     @abstractmethod
     def command(self, run: SandboxRun) -> list[str]:
         """The host command that runs ``run.argv`` inside, with ``run.mounts`` and nothing else."""
