@@ -289,6 +289,10 @@ def _install_node(session: nox.Session) -> None:
 def _install_podman(session: nox.Session) -> None:
     # runc beside Debian's default crun: crun refuses hosts with hybrid cgroups (some CI containers).
     _apt_install(session, "podman runc", "podman", "the container sandbox tests")
+    # podman-docker's /usr/bin/docker runs Podman: the sandbox's Docker command line, run for real
+    # (a docker CLI elsewhere on PATH, without a daemon here, proves nothing). It conflicts with
+    # Debian's docker.io: where that is installed, apt refuses and the Docker test skips.
+    _apt_install(session, "podman-docker", "/usr/bin/docker", "the Docker code path's test")
 
 
 @nox.session(python=PACKAGE_PYTHON)

@@ -1,10 +1,19 @@
 """``--batch`` composed with the rest of ``bench run``: ``--repeat``, ``--failed``, conversations
-(one batch per turn round) and another executor (refused: the driver would own submission)."""
+(one batch per turn round) and an executor whose driver does not own the batches (refused)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench import ConfigError, Executor, Job, Sink
+from bench.api import execute, run_blocking
+from bench.hookspecs import hookimpl
+from bench.pipeline.options import RunOptions
+from bench.plugins.registry import build_registry
 
 SETTINGS = "llm: {batch_poll_s: 0.01, batch_settle_s: 0.1}\n"
 
@@ -66,15 +75,32 @@ def test_batch_with_a_conversation_sends_one_batch_per_turn_round(
     assert [b["requests"] for b in _manifest(tmp_path)["batches"]["batches"]] == [3, 3, 3]
 
 
-def test_batch_with_another_executor_is_refused_naming_it(
-    bench_cli, bench_suite_file, bench_fake_llm, tmp_path
+class _Elsewhere(Executor):
+    """An executor whose driver does not own batches (``batches`` left False)."""
+
+    name = "elsewhere"
+
+    async def run(self, job: Job, sink: Sink) -> None:
+        raise AssertionError("a refused executor never runs")
+
+
+class _Plugin:
+    @hookimpl
+    def bench_register_executors(self, register: Any) -> None:
+        register(_Elsewhere)
+
+
+def test_batch_with_an_executor_that_does_not_own_batches_is_refused_naming_it(
+    bench_suite_file, bench_fake_llm, tmp_path
 ):
     rows = "  - {id: t, prompt: 'q', evaluate: {type: contains, value: 'q'}}\n"
-    result = bench_cli("run", _suite(bench_suite_file, rows), "--batch", "--executor", "ray")
-    assert result.exit_code == 2
-    assert (
-        "--batch runs on the local executor only: with --executor ray the driver would have to own the "
-        "batches' submission, which is not built yet; run without --executor, or without --batch"
-    ) in result.stderr
+    registry = build_registry([("bench-test-elsewhere", "elsewhere", _Plugin())])
+    options = RunOptions(runs_dir=tmp_path / "runs", executor="elsewhere", batch=True, handle_signals=False)
+    with pytest.raises(ConfigError) as refused:
+        run_blocking(lambda: execute(_suite(bench_suite_file, rows), options, registry=registry))
+    assert str(refused.value) == (
+        "--batch runs on executors whose driver owns the batches' submission (local, ray): "
+        "--executor elsewhere does not; run with one of those, or without --batch"
+    )
     assert bench_fake_llm.batches.count("POST /v1/batches") == 0
-    assert not list((tmp_path / ".bench" / "runs").glob("*/manifest.json"))
+    assert not list((tmp_path / "runs").glob("*/manifest.json"))

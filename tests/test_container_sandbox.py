@@ -149,6 +149,56 @@ def test_agent_in_a_container_cannot_leave_its_workspace(image, listener, bench_
         ]
 
 
+#: Where Debian's podman-docker puts its ``docker``: a script that runs Podman with the same words.
+PODMAN_DOCKER = Path("/usr/bin/docker")
+
+
+def test_the_docker_code_path_runs_the_agent_example_through_a_docker_cli(
+    image, listener, bench_cli, tmp_path, monkeypatch
+):
+    """``runtime: docker``: bench's Docker command line, run by podman-docker's ``docker`` (what it
+    cannot prove of a real dockerd, docs/agents.md says)."""
+    if not PODMAN_DOCKER.is_file() or "podman" not in PODMAN_DOCKER.read_text(errors="replace"):
+        pytest.skip("needs Debian's podman-docker (a docker CLI backed by Podman) at /usr/bin/docker")
+    folder = tmp_path / "agent"
+    shutil.copytree(EXAMPLE, folder, ignore=shutil.ignore_patterns("repo", ".bench"))
+    subprocess.run([sys.executable, str(folder / "make_repo.py")], check=True, capture_output=True)
+    suite = (folder / "container.yaml").read_text()
+    (folder / "docker.yaml").write_text(suite.replace("network: none,", "network: none, runtime: docker,"))
+    bin_dir, calls = tmp_path / "bin", tmp_path / "docker-calls"
+    bin_dir.mkdir()
+    (bin_dir / "docker").write_text(f'#!/bin/sh\necho "$1" >> {calls}\nexec {PODMAN_DOCKER} "$@"\n')
+    (bin_dir / "docker").chmod(0o755)
+    outside = tmp_path / "secret.txt"
+    outside.write_text("host secret\n")
+    monkeypatch.setenv("PROBE_PORT", str(listener))
+    monkeypatch.setenv("PROBE_FILE", str(outside))
+    monkeypatch.setenv("AGENT_IMAGE", image)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{Path(PYTHON).parent}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.chdir(folder)
+    docker = _run(bench_cli, folder, "docker.yaml")
+    assert calls.read_text().split() == ["run", "rm"]  # the task's container, then its removal
+    # as under Podman (test_agent_in_a_container_cannot_leave_its_workspace, which compares the host)
+    assert docker["response"] == "Fixed add(). loopback: error; outside file: error"
+    assert all(passed for _, passed in _verdicts(docker)), docker["evaluators"]
+    assert [f["path"] for f in docker["workspace"]["files"]] == ["calc.py"]
+
+
+def test_podman_is_preferred_where_both_runtimes_are_installed(tmp_path, monkeypatch):
+    both, docker_only = tmp_path / "both", tmp_path / "docker-only"
+    for folder, names in ((both, ("docker", "podman")), (docker_only, ("docker",))):
+        folder.mkdir()
+        for name in names:
+            (folder / name).write_text("#!/bin/sh\nexit 0\n")
+            (folder / name).chmod(0o755)
+    monkeypatch.setenv("PATH", str(both))
+    assert container_runtime() == str(both / "podman")
+    assert container_runtime("docker") == str(both / "docker")
+    monkeypatch.setenv("PATH", str(docker_only))
+    assert container_runtime() == str(docker_only / "docker")
+    assert container_runtime("podman") is None
+
+
 def test_an_unknown_sandbox_type_is_refused_before_any_task(bench_cli, bench_suite_file):
     suite = bench_suite_file(
         """

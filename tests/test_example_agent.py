@@ -85,3 +85,47 @@ def test_agent_loop_suite_against_the_fake_server(bench_cli, tmp_path, monkeypat
     assert all(e["passed"] for e in task["evaluators"]), task["evaluators"]
     completion = next(e for e in task["evaluators"] if e["type"] == "task_completion")
     assert completion["reason"].startswith("2 of 2 criteria met")
+
+
+def test_an_agent_run_is_rescored_from_its_stored_trajectory_and_diff_without_running_the_agent(
+    bench_cli, tmp_path, monkeypatch
+):
+    """The run keeps the agent's steps and its workspace's diff: a changed limit on the change and
+    the step checks judge them again after the agent (and its workspace) are gone."""
+    folder = copy_example(tmp_path, monkeypatch)
+    assert bench_cli("run", folder / "suite.yaml", "-q").exit_code == 0
+    (folder / "agent.py").write_text("raise SystemExit('the agent must not run on a rescore')\n")
+    changed = (folder / "suite.yaml").read_text()
+    changed = changed.replace("max_lines_added: 20", "max_lines_added: 5")
+    changed = changed.replace('      - {type: file_content_match, path: README.md, value: "## Usage"}\n', "")
+    changed = changed.replace("        config: {reference_branch: solution, threshold: 0.9}\n", "")
+    changed = changed.replace("      - name: expected-diff\n", "")
+    (folder / "rescore.yaml").write_text(changed)
+    result = bench_cli("rescore", "latest", "--suite", "rescore.yaml", "-o", "rescored.json")
+    assert result.exit_code == 1, result.output  # a task fails: nothing is an error
+    tasks = {t["id"]: t for t in json.loads((folder / "rescored.json").read_text())["tasks"]}
+    fix = {e["type"]: e for e in tasks["fix-add"]["evaluators"]}
+    assert fix["git-diff"]["reason"] == (
+        "2 changed files (+6/-1 lines) | Violations: lines_added (6) exceeds max_lines_added (5)"
+    )
+    assert "+    return a + b" in tasks["fix-add"]["workspace"]["patch"]  # kept from the run
+    assert fix["file_content_match"]["reason"] == "calc.py contains 'return a + b'"  # its capture
+    assert fix["recovery_behavior"]["reason"] == "recovered from 1 of 1 failed calls"
+    assert fix["trajectory"]["passed"] is True
+    assert fix["scope_adherence"]["reason"] == "2 of 2 changed files in scope"
+    assert tasks["fix-add"]["status"] == "failed"
+    assert tasks["document-usage"]["status"] == "failed"  # +7 lines over the new limit of 5
+    assert [f["path"] for f in tasks["document-usage"]["workspace"]["files"]] == ["README.md"]
+    # A file the run did not capture is not judged absent: its check has no verdict.
+    again = bench_cli("rescore", "latest", "--suite", "suite.yaml", "-o", "again.json")  # of the rescore
+    assert again.exit_code == 3, again.output
+    fix, usage = json.loads((folder / "again.json").read_text())["tasks"]
+    assert [e["error"] for e in usage["evaluators"] if e["error"]] == [
+        "file README.md was not captured when the task ran, and its workspace is gone: capture it "
+        "(post_execution_checks: file_capture) to judge it on a rescore"
+    ]
+    by_type = {e["type"]: e for e in fix["evaluators"]}  # a rescore's run keeps what the run kept
+    assert by_type["file_content_match"]["reason"] == "calc.py contains 'return a + b'"
+    assert (
+        by_type["expected-diff"]["error"] == "expected-diff needs the task's workspace (repo: or workspace:)"
+    )

@@ -48,7 +48,10 @@ ADDED_TASK_KEYS = {
     "tags",
     "target",
     "input_omitted",
+    "trajectory",
 }
+#: Keys a task's ``workspace`` gained likewise (the patch of its diff, kept for ``bench rescore``).
+ADDED_WORKSPACE_KEYS = {"patch", "patch_truncated"}
 ANSWERS = {
     "capital": "Canberra is the capital of Australia.",
     "Python": "Guido van Rossum created Python.",
@@ -90,6 +93,9 @@ def stable(value: Any) -> Any:
 def without_added(report: dict[str, Any]) -> dict[str, Any]:
     """``report`` with the task keys added since the goldens left out (ADDED_TASK_KEYS)."""
     tasks = [{k: v for k, v in task.items() if k not in ADDED_TASK_KEYS} for task in report["tasks"]]
+    for task in tasks:
+        if isinstance(task.get("workspace"), dict):
+            task["workspace"] = {k: v for k, v in task["workspace"].items() if k not in ADDED_WORKSPACE_KEYS}
     return {**report, "tasks": tasks}
 
 

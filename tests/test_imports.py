@@ -8,6 +8,8 @@ promptfoo's rows come from the promptfoo conformance corpus, recorded the same w
 from __future__ import annotations
 
 import json
+import sys
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -87,19 +89,34 @@ def test_inspect_ai_logs_import_json_and_eval(bench_cli):
         ]
 
 
-def test_an_inspect_ai_zstd_archive_needs_zstandard(bench_cli):
+def _verdicts(run: str) -> dict[str, tuple[Any, ...]]:
+    return {r["id"]: (r["status"], r["response"], r["evaluators"][0]["details"]) for r in _results(run)}
+
+
+def test_an_inspect_ai_zstd_eval_log_imports_as_its_json_log_does(bench_cli):
+    """inspect_ai writes every .eval with zstd: bench-formats depends on zstandard (Python < 3.14)."""
+    zstd = FILES / "inspect-arithmetic.eval"
+    with zipfile.ZipFile(zstd) as archive:  # the file inspect_ai wrote, as it wrote it
+        assert {info.compress_type for info in archive.infolist()} == {93}  # zip's method for zstd
+    result = bench_cli("import", zstd, "-o", "zstd")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith(
+        "imported inspect-arithmetic.eval (inspect_ai): 2 tasks: 1 passed, 1 failed"
+    )
+    assert bench_cli("import", FILES / "inspect-arithmetic.json", "-o", "json").exit_code == 0
+    assert _verdicts("zstd") == _verdicts("json")
+
+
+def test_an_inspect_ai_zstd_archive_without_zstandard_is_refused_with_the_way_out(bench_cli, monkeypatch):
+    monkeypatch.setitem(sys.modules, "zstandard", None)  # a Python < 3.14 where it is missing
+    monkeypatch.delattr(zipfile, "ZIP_ZSTANDARD", raising=False)
     result = bench_cli("import", FILES / "inspect-arithmetic.eval")
-    try:
-        import zstandard  # noqa: F401
-    except ImportError:
-        assert (result.exit_code, result.stderr) == (
-            2,
-            f"error: {FILES / 'inspect-arithmetic.eval'}: this inspect_ai log is compressed with zstd, "
-            "which this Python cannot read: install zstandard (pip install zstandard), or write it as "
-            "JSON with inspect log convert --to json\n",
-        )
-    else:
-        assert result.exit_code == 0, result.output
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"error: {FILES / 'inspect-arithmetic.eval'}: this inspect_ai log is compressed with zstd, "
+        "which this Python reads only with zstandard, a dependency of bench-formats missing here: "
+        "pip install zstandard, or write the log as JSON with inspect log convert --to json\n",
+    )
 
 
 def test_lm_eval_samples_import_with_exact_match_as_the_verdict(bench_cli):

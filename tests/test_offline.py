@@ -294,3 +294,151 @@ def test_the_offline_docs_example_runs_as_written(bench_cli, tmp_path, monkeypat
     summary = result.stdout.splitlines()
     assert "3 tasks: 1 passed, 1 failed, 1 errors" in page
     assert any(line.startswith("3 tasks: 1 passed, 1 failed, 1 errors") for line in summary)
+
+
+# -- sandboxes ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("network", "shown"),
+    [
+        ("loopback", "loopback"),
+        ("{allow: [pypi.org, 'files.pythonhosted.org:443']}", "allow: pypi.org, files.pythonhosted.org:443"),
+    ],
+)
+def test_h18_an_offline_run_refuses_a_container_with_a_network_before_any_task(
+    network, shown, bench_cli, bench_suite_file, tmp_path, monkeypatch
+):
+    """A container that reaches the host's loopback (its name lookups and any proxy listening
+    there) or listed hosts cannot be kept on this machine: refused up front, nothing started."""
+    started = tmp_path / "podman-started"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "podman").write_text(f"#!/bin/sh\ntouch {started}\nexit 1\n")
+    (bin_dir / "podman").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    suite = bench_suite_file(
+        f"""
+        target: {{type: command, command: [echo, hi], sandbox: {{type: container, image: x, network: {network}}}}}
+        tasks: [{{id: a, prompt: p, evaluate: {{expected: hi}}}}]
+        """
+    )
+    result = bench_cli("run", suite, "-q", "--offline", "--runs-dir", "runs")
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        f"error: {suite}: target.sandbox.network: offline: sandbox container has network {shown}, which an "
+        "offline run cannot keep on this machine; give it network: none (or run without --offline)\n"
+    )
+    assert not started.exists()  # the container was never started
+
+
+def test_h18_a_container_with_a_network_opened_before_the_run_went_offline_never_starts(
+    tmp_path, monkeypatch
+):
+    """A sandbox opened outside the guard (a plan loaded before an offline ``run_plan``): its
+    command is refused when the guard is on, so the task is an error and nothing starts."""
+    from bench.workspace.container import ContainerConfig, ContainerSandbox
+    from bench.workspace.sandboxes import SandboxRun
+
+    (tmp_path / "podman").write_text("#!/bin/sh\nexit 1\n")
+    (tmp_path / "podman").chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    box = ContainerSandbox(ContainerConfig(image="img", network="loopback"))
+    run = SandboxRun(name="n", argv=["true"], mounts=[], workdir="/workspace")
+    assert "--network" in box.command(run)  # online: the container's own setting
+    with network_guard.offline(), pytest.raises(network_guard.OfflineRefused) as refused:
+        box.command(run)
+    assert str(refused.value) == (
+        "offline: sandbox container has network loopback, which an offline run cannot keep on this "
+        "machine; give it network: none (or run without --offline)"
+    )
+
+
+# -- code run on the host ------------------------------------------------------------------------------
+
+REACH_HOST = """
+import socket
+try:
+    socket.create_connection(("127.0.0.1", {port}), 2)
+    print("connected")
+except OSError:
+    print("refused")
+"""
+
+
+def test_h21_offline_code_at_the_weaker_isolation_reaches_no_network(monkeypatch):
+    """Without root, code_execution (and the agent's run_command) run with rlimits only, on the
+    host's network: an offline run puts them in a network namespace of their own."""
+    from bench.testing import run_evaluator
+    from bench.workspace import sandbox
+
+    monkeypatch.setattr(sandbox, "isolation_level", lambda: "rlimits-only")  # as for a non-root user
+    with socket.create_server(("127.0.0.1", 0)) as server:  # a listener on the host's loopback
+        code = f"```python\n{REACH_HOST.format(port=server.getsockname()[1])}\n```"
+        online = run_evaluator({"type": "code_execution"}, code)
+        with network_guard.offline():
+            offline = run_evaluator({"type": "code_execution"}, code)
+    assert (online.details["stdout"].strip(), online.details["network"]) == ("connected", "on")
+    assert (offline.details["stdout"].strip(), offline.details["network"]) == ("refused", "off")
+    assert "file system not isolated (needs root and unshare)" in offline.details["notes"]
+
+
+def test_h21_offline_code_that_cannot_be_cut_off_is_not_run(monkeypatch):
+    from bench.testing import run_evaluator
+    from bench.workspace import sandbox
+
+    monkeypatch.setattr(sandbox, "isolation_level", lambda: "rlimits-only")
+    monkeypatch.setattr(network_guard, "_namespace_refusal", lambda: "unshare (util-linux) is not installed")
+    with network_guard.offline():
+        outcome = run_evaluator({"type": "code_execution"}, "```python\nprint('ran')\n```")
+    assert (outcome.passed, outcome.error) == (
+        False,
+        "offline: cannot cut this program off the network (unshare (util-linux) is not installed); "
+        "the program was not run",
+    )
+
+
+# -- repositories -------------------------------------------------------------------------------------
+
+
+def test_h22_an_offline_run_clones_no_repository_over_the_network(bench_cli, bench_suite_file, tmp_path):
+    """git's transports are outside the guard: an offline run lets git use local ones only, so a
+    repo: URL is an error naming why, before git connects (here to a closed loopback port)."""
+    from bench.testing import git_repo
+
+    local = git_repo(tmp_path / "local", {"a.txt": "a\n"})
+    url = f"http://127.0.0.1:{_closed_loopback_port()}/repo.git"
+    suite = bench_suite_file(
+        f"""
+        target: {{type: echo}}
+        tasks:
+          - {{id: remote, prompt: hi, repo: "{url}", evaluate: {{expected: hi}}}}
+          - {{id: local, prompt: hi, repo: "{local}", evaluate: {{expected: hi}}}}
+        """
+    )
+    result = bench_cli("run", suite, "--offline", "-o", "out.json")
+    assert result.exit_code == 3, result.output
+    tasks = {t["id"]: t for t in json.loads(Path("out.json").read_text())["tasks"]}
+    assert tasks["local"]["status"] == "passed"
+    assert tasks["remote"]["error"] == (
+        "workspace: git clone failed: fatal: transport 'http' not allowed; an offline run clones only "
+        "repositories on this machine (give a path)"
+    )
+
+
+def test_h23_an_offline_container_never_pulls_its_image(tmp_path, monkeypatch):
+    """The runtime's client pulls a missing image from a registry, outside the guard: offline, it
+    uses only the images this machine has (``--pull never``)."""
+    from bench.workspace.container import ContainerConfig, ContainerSandbox
+    from bench.workspace.sandboxes import SandboxRun
+
+    (tmp_path / "podman").write_text("#!/bin/sh\nexit 1\n")
+    (tmp_path / "podman").chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    box = ContainerSandbox(ContainerConfig(image="img"))
+    run = SandboxRun(name="n", argv=["true"], mounts=[], workdir="/workspace")
+    assert "--pull" not in box.command(run)  # online: the runtime's own pull policy
+    with network_guard.offline():
+        words = box.command(run)
+    assert words[words.index("--pull") : words.index("--pull") + 2] == ["--pull", "never"]
+    assert words.index("--pull") < words.index("img")  # an option of run, not of the program

@@ -14,6 +14,7 @@ from bench.distributed import PlannedTask, PlanRow
 from bench.suite.selection.narrowing import Selection, narrow
 from bench.testing import load_suite
 from bench.vocabulary.errors import BenchError
+from bench.workspace.disk import size_on_disk
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -182,28 +183,30 @@ def test_rows_carry_what_their_tasks_need(tmp_path: Path) -> None:
     )
     plan = load_suite(suite)
     needs = {row.raw["id"]: row.needs for row in plan.rows()}
+    # a workspace needs the disk its repository takes (the clone, .git included)
+    disk = f"disk={size_on_disk(str(tmp_path / 'repo'))}"
     assert needs == {
         "plain": frozenset(),
         "gpu": {"gpu"},
         "api": frozenset(),
         "cpu": frozenset(),
-        "agent": {"workspace"},
-        "both": {"gpu", "workspace"},
+        "agent": {"workspace", disk},
+        "both": {"gpu", "workspace", disk},
         "recorded": frozenset(),
     }
     assert plan.row_needs() == {
         frozenset(),
         frozenset({"gpu"}),
-        frozenset({"workspace"}),
-        frozenset({"gpu", "workspace"}),
+        frozenset({"workspace", disk}),
+        frozenset({"gpu", "workspace", disk}),
     }
     # A resumed run's keys left: only the rows with one count.
-    assert plan.row_needs({"plain", "agent"}) == {frozenset(), frozenset({"workspace"})}
-    assert plan.row_needs({"both"}) == {frozenset({"gpu", "workspace"})}
+    assert plan.row_needs({"plain", "agent"}) == {frozenset(), frozenset({"workspace", disk})}
+    assert plan.row_needs({"both"}) == {frozenset({"gpu", "workspace", disk})}
     assert plan.row_needs(set()) == set()
     only = narrow(plan, Selection(keyword="plain or agent")).plan
-    assert only.row_needs() == {frozenset(), frozenset({"workspace"})}
-    assert [row.needs for row in only.rows()] == [frozenset(), {"workspace"}]
+    assert only.row_needs() == {frozenset(), frozenset({"workspace", disk})}
+    assert [row.needs for row in only.rows()] == [frozenset(), {"workspace", disk}]
     (tmp_path / "plain").mkdir()
     assert load_suite(_jsonl_suite(tmp_path / "plain", 20)).row_needs() == {frozenset()}
 
@@ -242,7 +245,64 @@ def test_a_resource_tag_with_a_space_names_the_field(bench_cli: Any, bench_suite
     assert result.exit_code == 2, result.output
     assert result.stderr == (
         f"error: {suite}:1:78: tasks[0].resources[0]: Value error, a resource tag is letters, digits, "
-        "'_', '.' and '-' (container, gpu) (got 'a gpu')\n"
+        "'_', '.' and '-' (container, gpu), or disk=SIZE (got 'a gpu')\n"
+    )
+
+
+def test_a_program_run_in_a_container_needs_a_container_where_it_runs(tmp_path: Path) -> None:
+    from bench.testing import write_suite
+    from bench.workspace.container import container_runtime
+
+    if container_runtime() is None:
+        pytest.skip("a container sandbox is refused where no Podman or Docker is installed")
+    suite = write_suite(
+        tmp_path,
+        """
+        tasks:
+          - {id: boxed, prompt: p, response: r, evaluate: {type: code_execution, sandbox: {type: container, image: x}}}
+          - {id: plain, prompt: p, response: r, evaluate: {type: code_execution}}
+        """,
+    )
+    plan = load_suite(suite)
+    assert [row.needs for row in plan.rows()] == [frozenset({"container"}), frozenset()]
+    assert plan.required == frozenset()  # inferred: a pool.container takes it, else any worker
+
+
+def test_a_repository_size_need_is_measured_unless_declared(tmp_path: Path) -> None:
+    from bench.testing import git_repo, write_suite
+
+    git_repo(tmp_path / "repo", {"big.bin": "x" * 300_000})
+    suite = write_suite(
+        tmp_path,
+        """
+        target: {type: command, command: [echo, hi]}
+        tasks:
+          - {id: measured, prompt: go, repo: repo, evaluate: {type: contains, value: hi}}
+          - {id: declared, prompt: go, repo: repo, resources: [disk=2GiB], evaluate: {type: contains, value: hi}}
+        """,
+    )
+    plan = load_suite(suite)
+    measured = size_on_disk(str(tmp_path / "repo"))
+    assert measured > 300_000  # the files and the clone's .git
+    needs = {row.raw["id"]: row.needs for row in plan.rows()}
+    assert needs == {
+        "measured": {"workspace", f"disk={measured}"},
+        "declared": {"workspace", f"disk={2 * 2**30}"},
+    }
+    assert plan.required == frozenset({f"disk={2 * 2**30}"})
+
+
+def test_a_disk_need_that_is_not_a_size_names_the_field(bench_cli: Any, bench_suite_file: Any) -> None:
+    suite = bench_suite_file(
+        """
+        tasks: [{id: a, prompt: p, response: r, evaluate: {expected: r}, resources: [disk=lots]}]
+        """
+    )
+    result = bench_cli("run", suite, "-q")
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        f"error: {suite}:1:78: tasks[0].resources[0]: Value error, disk=lots: write the disk a task "
+        "needs as disk=SIZE (disk=2GiB, disk=500MB) (got 'disk=lots')\n"
     )
 
 

@@ -41,8 +41,8 @@ COINCIDENCES: dict[str, tuple[str, frozenset[str]]] = {
         ),
     ),
     "trajectory": (
-        "the result record's field that keeps a response's messages (a run imported or rescored)",
-        frozenset({"intake/replay.py"}),
+        "the result record's field that keeps a response's messages (a run imported, an agent's, rescored)",
+        frozenset({"intake/replay.py", "execution/runner.py"}),
     ),
     "tool_calls": (
         "the chat-completions field of a message and of a response; the evidence target naming them",

@@ -1,19 +1,23 @@
 """Per-task overhead: what makes 10,000 recorded tasks cheap must not change them.
 
 Tasks that repeat one evaluator mapping share its configured instance (validated once), yet each
-keeps its own origin; a type that aggregates over its instances keeps one per task.
+keeps its own origin; only a type whose suite figures come from its instances (the deprecated
+``aggregate``) keeps one per task.
 """
 
 from __future__ import annotations
 
 import signal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from bench import Evaluator, EvaluatorConfig, RegisterEvaluator, Result, Sample
 from bench.document import YamlDocument
 from bench.execution.deadline import Exceeded, sync_deadline
-from bench.plugins.registry import get_registry
+from bench.hookspecs import hookimpl
+from bench.plugins.registry import build_registry, get_registry
 from bench.suite.binding import Binder
 from bench.suite.loader import load_suite
 
@@ -45,11 +49,43 @@ def test_tasks_with_one_mapping_share_its_instance_but_not_their_origin(tmp_path
     assert c.evaluators[0].instance.config.value == "other"  # type: ignore[attr-defined]
 
 
-def test_an_aggregating_type_keeps_one_instance_per_task(tmp_path: Path) -> None:
+def test_a_type_with_figures_from_rows_shares_one_instance(tmp_path: Path) -> None:
+    """bleu's corpus figures come from the stored rows: one instance serves every task, as for
+    any other type (one each cost half of a 10,000-task BLEU run's loading)."""
     suite = tmp_path / "suite.yaml"
     suite.write_text(SUITE)
     a, b, _ = load_suite(suite).tasks
     assert a.evaluators[1].type == "bleu"
+    assert a.evaluators[1].instance is b.evaluators[1].instance
+    assert a.evaluators[1].origin != b.evaluators[1].origin
+
+
+class _Legacy(Evaluator[EvaluatorConfig]):
+    """Suite figures from the deprecated ``aggregate(instances)``: it needs each task's instance."""
+
+    name = "legacy_figures"
+    aggregates = True
+
+    def evaluate(self, sample: Sample) -> Result:
+        return Result(passed=True, score=1.0)
+
+    @classmethod
+    def aggregate(cls, instances: list[Evaluator[Any]]) -> dict[str, Any] | None:
+        return {"instances": len(instances)}
+
+
+class _Plugin:
+    @hookimpl
+    def bench_register_evaluators(self, register: RegisterEvaluator) -> None:
+        register(_Legacy)
+
+
+def test_a_type_with_the_deprecated_aggregate_keeps_one_instance_per_task(tmp_path: Path) -> None:
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(SUITE.replace('{type: bleu, reference: "the answer is 4"}', "{type: legacy_figures}"))
+    registry = build_registry([("bench-test-legacy", "legacy", _Plugin())])
+    a, b, _ = load_suite(suite, registry).tasks
+    assert a.evaluators[1].type == "legacy_figures"
     assert a.evaluators[1].instance is not b.evaluators[1].instance
 
 

@@ -108,7 +108,7 @@ def test_a_person_turn_without_the_runs_folder_is_an_error_naming_why():
 def test_bench_answer_then_resume_goes_on_from_the_persons_turn(bench_cli, suite, tmp_path, monkeypatch):
     bench_cli("run", suite, "-q", "-o", "out.json")
     run_id = _run_id(tmp_path)
-    monkeypatch.setattr("bench.cli.runs.on_a_terminal", lambda: True)
+    monkeypatch.setattr("bench.report.person_turn.on_a_terminal", lambda: True)
     answered = _answer(bench_cli, run_id, "I want a refund")
     assert answered.exit_code == 0, answered.output
     assert "you are asked: take over the chat" in answered.stdout
@@ -201,7 +201,7 @@ def test_f16_a_journal_cut_mid_line_keeps_the_turns_before_it_and_the_answer(
     [journal] = (tmp_path / ".bench" / "runs" / run_id / "conversations").glob("*.jsonl")
     with journal.open("a") as torn:
         torn.write('{"kind": "reply", "respo')
-    monkeypatch.setattr("bench.cli.runs.on_a_terminal", lambda: True)
+    monkeypatch.setattr("bench.report.person_turn.on_a_terminal", lambda: True)
     assert _answer(bench_cli, run_id, "I want a refund").exit_code == 0
     assert json.loads(journal.read_text().splitlines()[-1]) == {
         "kind": "person",
@@ -220,7 +220,7 @@ def test_resume_on_a_terminal_asks_the_person_then_goes_on(bench_cli, suite, tmp
 
     bench_cli("run", suite, "-q", "-o", "out.json")
     run_id = _run_id(tmp_path)
-    monkeypatch.setattr("bench.cli.runs.on_a_terminal", lambda: True)
+    monkeypatch.setattr("bench.report.person_turn.on_a_terminal", lambda: True)
     args = ["run", str(suite), "-q", "-o", "out.json", "--resume", run_id]
     result = CliRunner().invoke(app, args, input="I want a refund\n", catch_exceptions=False)
     assert result.exit_code == 0, result.output

@@ -169,3 +169,53 @@ def test_h14_an_offline_javascript_check_that_cannot_be_cut_off_is_an_error_neve
         "javascript assertion: offline: cannot cut this program off the network "
         "(unshare (util-linux) is not installed)"
     )
+
+
+#: How util-linux's unshare fails for a user without user namespaces: the kernel's EPERM, status 1.
+NO_USERNS = "unshare: unshare failed: Operation not permitted"
+
+
+@pytest.mark.parametrize(
+    ("said", "reason"),
+    [
+        (
+            NO_USERNS.encode(),
+            "unshare --map-current-user --net failed: unshare: unshare failed: Operation not permitted; "
+            "user namespaces are turned off for this user here (sysctl user.max_user_namespaces, "
+            "kernel.unprivileged_userns_clone, or an AppArmor restriction)",
+        ),
+        (  # util-linux before 2.38, whose usage line follows
+            b"unshare: unrecognized option '--map-current-user'\nTry 'unshare --help' for more information.",
+            "unshare --map-current-user --net failed: unshare: unrecognized option '--map-current-user'; "
+            "it needs util-linux 2.38 or later",
+        ),
+        (  # a translated message in a Latin-1 locale: not UTF-8
+            "unshare: unshare ist fehlgeschlagen: Vorgang nicht zulässig".encode("latin-1"),
+            "unshare --map-current-user --net failed: unshare: unshare ist fehlgeschlagen: Vorgang nicht "
+            "zul\ufffdssig",
+        ),
+    ],
+)
+def test_h19_a_user_without_user_namespaces_gets_the_offline_refusal_not_a_crash(
+    said, reason, bench_cli, tmp_path, monkeypatch
+):
+    """A non-root user where user namespaces are off: ``unshare --map-current-user`` fails as the
+    real one does (a fake on PATH says so); the task is refused with the reason, never run."""
+    fake = tmp_path / "bin" / "unshare"
+    fake.parent.mkdir()
+    (tmp_path / "said").write_bytes(said + b"\n")
+    fake.write_text(f"#!/bin/sh\ncat {tmp_path / 'said'} >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
+    network_guard._namespace_refusal.cache_clear()  # the probe runs once per process
+    try:
+        with socket.create_server(("127.0.0.1", 0)) as server:
+            _probe_suite(tmp_path, server.getsockname()[1])
+            task = _task(bench_cli, tmp_path, "--offline")
+    finally:
+        network_guard._namespace_refusal.cache_clear()
+    assert (task["status"], task["response"]) == ("error", None)
+    assert task["error"] == (
+        f"offline: cannot cut this program off the network ({reason}); "
+        "run it in a container sandbox (network: none) instead"
+    )

@@ -397,9 +397,11 @@ def test_unknown_type_is_refused_when_the_suite_loads() -> None:
     assert "Value error, assert[0]: unknown assertion type 'sounds-like' (got " in str(caught.value)
 
 
-def test_unsupported_type_is_named() -> None:
+def test_a_check_that_cannot_run_here_is_named_with_its_reason() -> None:
     out = check([{"type": "classifier", "value": "coherent"}], "x")
-    assert out.error == "classifier: did not run: bench does not support this promptfoo assertion type yet"
+    assert out.error == (
+        "classifier: needs a huggingface:text-classification:MODEL provider with config.apiEndpoint (got none)"
+    )
 
 
 def test_invalid_value_is_an_error() -> None:
@@ -455,7 +457,8 @@ def test_every_check_that_did_not_run_is_named() -> None:
     out = check(asserts, "abc")
     assert out.error == (
         "ruby: did not run: bench does not run Ruby assertions; "
-        "pi: did not run: bench does not support this promptfoo assertion type yet"
+        "pi: did not run: promptfoo asks Pi Labs' remote scoring API (withpi.ai, WITHPI_API_KEY), "
+        "which bench does not call"
     )
 
 

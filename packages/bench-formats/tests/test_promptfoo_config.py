@@ -225,20 +225,36 @@ def test_a_yaml_file_var_renders_as_json_text_with_quotes(tmp_path: Path):
     assert prompts(data) == ['"world peace" | {"a":1,"b":["x","y"]} | some text']
 
 
-def test_a_code_file_var_is_not_run_and_warns(tmp_path: Path):
-    write(tmp_path, "make.py", "def get_var(name, prompt, context):\n    return {'output': 'x'}\n")
+def test_a_javascript_file_var_is_not_run_and_warns(tmp_path: Path):
+    write(tmp_path, "make.js", "module.exports = () => ({output: 'x'});\n")
+    config = write(
+        tmp_path,
+        "promptfooconfig.yaml",
+        "prompts: ['{{v}}']\nproviders: [echo]\ntests: [{vars: {v: file://make.js}}]\n",
+    )
+    data, warnings = load(config)
+    marked = f"[not run: file://{tmp_path / 'make.js'}]"
+    assert prompts(data) == [marked]
+    assert warnings == [
+        f"var 'v' is file://{tmp_path / 'make.js'}, which promptfoo runs to compute the value; bench does "
+        f"not run code: the var holds '{marked}'"
+    ]
+
+
+def test_a_python_file_var_runs_get_var(tmp_path: Path):
+    write(
+        tmp_path,
+        "make.py",
+        "def get_var(name, prompt, context):\n    return {'output': ' ' + name + str(len(prompt)) + '\\n'}\n",
+    )
     config = write(
         tmp_path,
         "promptfooconfig.yaml",
         "prompts: ['{{v}}']\nproviders: [echo]\ntests: [{vars: {v: file://make.py}}]\n",
     )
     data, warnings = load(config)
-    marked = f"[not run: file://{tmp_path / 'make.py'}]"
-    assert prompts(data) == [marked]
-    assert warnings == [
-        f"var 'v' is file://{tmp_path / 'make.py'}, which promptfoo runs to compute the value; bench does "
-        f"not run code: the var holds '{marked}'"
-    ]
+    assert prompts(data) == ["v5"]  # the name and the prompt template's length, trimmed
+    assert warnings == []
 
 
 def test_a_file_var_glob_expands_and_a_missing_one_is_refused(tmp_path: Path):

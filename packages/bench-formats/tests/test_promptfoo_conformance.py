@@ -5,20 +5,25 @@ promptfoo 0.121.20 produced for it under ``--providers echo`` (recorded by recor
 these tests). bench runs the same config with ``--target echo`` and must give, row by row, the same
 rendered prompt (the echo response), pass/fail, score to 3 decimals, error-versus-failure split and
 named scores, and the same exit class. A config promptfoo refused (exit 1, no rows) must be refused
-by bench too (exit 2).
+by bench too (exit 2). A case with ``fake-llm.json`` was recorded against bench's fake server
+answering by those rules; bench runs against the same server and rules.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from bench.testing import FakeLLMServer, Reply
 
 CORPUS = Path(__file__).parent / "conformance" / "promptfoo"
 CASES = sorted(p.parent.name for p in CORPUS.glob("*/expected.json"))
@@ -56,6 +61,20 @@ def _run_bench(
     )
     data = json.loads(out.read_text()) if out.exists() else None
     return done.returncode, done.stdout + done.stderr, data
+
+
+@contextlib.contextmanager
+def graded(case: str) -> Iterator[dict[str, str]]:
+    """The variables that point bench's model calls at the fake server answering by the case's
+    ``fake-llm.json`` (record.py recorded promptfoo against the same); none without one."""
+    rules = CORPUS / case / "fake-llm.json"
+    if not rules.exists():
+        yield {}
+        return
+    with FakeLLMServer() as server:
+        for rule in json.loads(rules.read_text()):
+            server.add(Reply(rule["reply"]), match=rule["match"])
+        yield {"OPENAI_API_BASE": server.url, "OPENAI_API_KEY": "sk-fake"}
 
 
 def _first(mapping: dict[str, Any], *keys: str) -> Any:
@@ -187,7 +206,9 @@ def test_bench_gives_promptfoos_verdicts(case: str, tmp_path: Path):
         pytest.skip("this case runs JavaScript: Node.js ('node') is not on PATH")
     expected = json.loads((CORPUS / case / "expected.json").read_text())
     echo = "--providers echo" in expected["command"]
-    code, output, data = _run_bench(CORPUS / case / "promptfooconfig.yaml", tmp_path, echo)
+    with graded(case) as served:
+        env = {**os.environ, **served} if served else None
+        code, output, data = _run_bench(CORPUS / case / "promptfooconfig.yaml", tmp_path, echo, env)
     if expected.get("config_error"):
         # promptfoo refused the config before running anything (exit 1, no output)
         refused = code == 2 and output.lstrip().startswith("error:") and "Usage:" not in output

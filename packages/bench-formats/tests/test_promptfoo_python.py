@@ -357,3 +357,37 @@ def test_the_python_worker_runs_user_code_behind_the_offline_guard(monkeypatch: 
         "offline: refused a connection to 192.0.2.1:443; an offline run connects only to loopback "
         "(127.0.0.1, ::1, localhost) and Unix sockets"
     )
+
+
+#: User code that tries a connection off loopback, behind a safety net of its own (an audit hook it
+#: adds): a worker whose guard is on (added first) refuses it with bench's message; a worker without
+#: one reaches the safety net, never the network.
+REACH_OUT = (
+    "import socket, sys\n"
+    "def _net(event, args):\n"
+    "    if event == 'socket.connect' and args[1][0] != '127.0.0.1':\n"
+    "        raise PermissionError('safety net: the worker had no offline guard')\n"
+    "sys.addaudithook(_net)\n"
+    "def f():\n"
+    "    try:\n        socket.create_connection(('192.0.2.1', 443), timeout=5)\n"
+    "    except Exception as exc:\n        return str(exc)\n"
+)
+
+
+def test_h17_a_python_worker_started_before_the_run_went_offline_is_replaced(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A shared worker outlives a run: one started by an online run is not reused unguarded by an
+    offline run in the same process (docs/offline.md)."""
+    monkeypatch.delenv("BENCH_OFFLINE", raising=False)
+    worker = PythonWorker(sys.executable)
+    try:
+        assert worker.call({"code": "def f():\n    return 1\n", "function": "f", "args": []}, 20_000) == 1
+        monkeypatch.setenv("BENCH_OFFLINE", "1")
+        refused = worker.call({"code": REACH_OUT, "function": "f", "args": []}, 20_000)
+    finally:
+        worker.close()
+    assert refused == (
+        "offline: refused a connection to 192.0.2.1:443; an offline run connects only to loopback "
+        "(127.0.0.1, ::1, localhost) and Unix sockets"
+    )

@@ -54,8 +54,8 @@ def _warnings(path: Path) -> list[str]:
             "redteam configs are not supported: bench runs evaluation configs only",
         ),
         (
-            "prompts: [file://make_prompt.py]\nproviders: [echo]\n",
-            "prompt file 'make_prompt.py' is code that promptfoo runs to build the prompt; bench does not run it: "
+            "prompts: [file://make_prompt.js]\nproviders: [echo]\n",
+            "prompt file 'make_prompt.js' is code that promptfoo runs to build the prompt; bench does not run it: "
             "write the prompt as text, JSON or YAML",
         ),
         ("prompts: [file://nope*.txt]\nproviders: [echo]\n", "no prompt file matches 'file://nope*.txt'"),
@@ -69,7 +69,7 @@ def _warnings(path: Path) -> list[str]:
         ),
         (
             "prompts: [hi]\nproviders: [echo]\ntests: file://gen.py\n",
-            "tests file 'gen.py' is not CSV, JSON, JSONL or YAML: bench does not run test generators",
+            "tests: file://gen.py: Python test function must return a list of test cases, got object",
         ),
         (
             "prompts: [hi]\nproviders: [echo]\ntests: [{vars: nope.yaml}]\n",
@@ -84,8 +84,8 @@ def _warnings(path: Path) -> list[str]:
     ],
 )
 def test_refusals(tmp_path: Path, text: str, message: str):
-    (tmp_path / "make_prompt.py").write_text("def f(context): return 'x'\n")
-    (tmp_path / "gen.py").write_text("def generate(): return []\n")
+    (tmp_path / "make_prompt.js").write_text("module.exports = () => 'x';\n")
+    (tmp_path / "gen.py").write_text("def generate_tests(): return {'vars': {}}\n")
     assert _refusal(_config(tmp_path, text)) == message
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from youbencha_helpers import URL, by_name, run
 
-from bench.testing import load_suite
+from bench.testing import load_suite, run_suite
 
 CASE = f"""\
 name: judged
@@ -122,3 +122,19 @@ def test_prompt_and_prompt_file_in_a_judge_is_youbenchas_error(judged: Path):
     assert caught.value.message == (
         'Evaluator "agentic-judge:readme": Cannot specify both "prompt" and "prompt_file". Please use only one.'
     )
+
+
+def test_h20_an_offline_agentic_judge_is_skipped_with_the_reason_and_never_started(judged: Path, monkeypatch):
+    """The judge's agent CLI sends the change to its model, off this machine: an offline run does
+    not start it, and a check that did not run never passes (youBencha's own skip would)."""
+    log = judged.parent / "argv.jsonl"
+    monkeypatch.setenv("FAKE_AGENT_LOG", str(log))
+    monkeypatch.setenv("FAKE_JUDGE_REPLY", '{"status": "passed", "metrics": {}, "message": "Good."}')
+    (task,) = list(run_suite(judged, runs_dir=judged.parent / "runs", offline=True).report.tasks())
+    judge = by_name(task)["agentic-judge:readme"]
+    assert (judge["passed"], judge["error"]) == (
+        False,
+        "offline: youbencha-agentic-judge runs copilot-cli, whose model is not on this machine",
+    )
+    assert task["status"] == "error"
+    assert len(log.read_text().splitlines()) == 1  # the agent ran (in its namespace); the judge did not

@@ -334,6 +334,17 @@ def test_a_failed_pre_execution_script_makes_the_case_an_error(demo: Path, monke
     assert not log.exists()  # the agent never ran
 
 
+def test_a_failed_pre_execution_error_has_no_runpy_warning(demo: Path):
+    # the wrapper module was imported with its package before runpy ran it, and Python's
+    # RuntimeWarning about that led the task's error; the error is youBencha's message only
+    path = demo / "testcase.yaml"
+    path.write_text(
+        TEST_CASE + "pre_execution:\n  - name: script\n    config: {command: exit, args: ['3']}\n"
+    )
+    task = run(path)
+    assert task["error"] == "command exited with status 97: Pre-execution failed: Script exited with code 3"
+
+
 def test_a_pre_execution_hook_youbencha_does_not_know_is_refused(demo: Path):
     text = TEST_CASE + "pre_execution:\n  - name: webhook\n    config: {command: x}\n"
     assert _refusal(demo, text) == (

@@ -1,6 +1,7 @@
 """A bleu task tokenizes its texts once: the sentence score and the corpus statistics come from
 the same n-gram counts (twice, with a new sacrebleu metric object per task, was most of the
-overhead over calling sacrebleu directly)."""
+overhead over calling sacrebleu directly), and tasks that share references count their n-grams
+once."""
 
 from __future__ import annotations
 
@@ -17,18 +18,20 @@ PAIRS = [
 ]
 
 
-def test_bleu_extracts_each_tasks_statistics_once(monkeypatch: pytest.MonkeyPatch):
-    calls = []
-    extract = BLEU._extract_corpus_statistics
+def test_bleu_tokenizes_each_hypothesis_once_and_shared_references_once(monkeypatch: pytest.MonkeyPatch):
+    tokenized: list[str] = []
+    preprocess = BLEU._preprocess_segment
 
-    def counted(self: BLEU, *args: object) -> object:
-        calls.append(1)
-        return extract(self, *args)
+    def counted(self: BLEU, sent: str) -> str:
+        tokenized.append(sent)
+        return preprocess(self, sent)
 
-    monkeypatch.setattr(BLEU, "_extract_corpus_statistics", counted)
-    for hypothesis, refs in PAIRS:
-        run_evaluator({"type": "bleu", "reference": refs, "smooth_method": "floor"}, hypothesis)
-    assert len(calls) == len(PAIRS)
+    monkeypatch.setattr(BLEU, "_preprocess_segment", counted)
+    reference = "A reference only this test uses, shared by three tasks."
+    hypotheses = [f"A hypothesis of task {i}, scored against the shared reference." for i in range(3)]
+    for hypothesis in hypotheses:
+        run_evaluator({"type": "bleu", "reference": reference, "smooth_method": "floor"}, hypothesis)
+    assert sorted(tokenized) == sorted([*hypotheses, reference])
 
 
 @pytest.mark.parametrize("smooth", ["exp", "floor", "add-k", "none"])

@@ -303,3 +303,22 @@ def test_a_selection_that_splits_rows_gives_the_local_verdicts(cluster, in_tmp):
     assert line_count(results_file(ray)) == line_count(results_file(local)) == 5 * 3
     assert verdict_digest(results_file(ray)) == verdict_digest(results_file(local))
     assert figures(ray) == figures(local)
+
+
+def test_groups_are_decided_by_the_driver_as_a_local_run_decides_them(cluster, in_tmp):
+    # promptfoo's max-score compares a test's rows (one per prompt column): each row ran on a
+    # worker, and the driver re-decides each test's rows from the store after the tasks
+    Path("promptfooconfig.yaml").write_text(
+        "prompts: [{raw: 'hi {{n}}', label: short}, {raw: 'hello {{n}} from Paris', label: long}]\n"
+        "providers: [echo]\n"
+        "tests:\n"
+        + "".join(
+            f"  - {{vars: {{n: '{i}'}}, assert: [{{type: contains, value: Paris}}, {{type: max-score}}]}}\n"
+            for i in range(6)
+        )
+    )
+    local = bench.run("promptfooconfig.yaml", runs_dir="local")
+    ray = bench.run("promptfooconfig.yaml", runs_dir="ray", executor="ray", workers=WORKERS, chunk=3)
+    assert local.summary.as_dict() == {"total": 12, "passed": 6, "failed": 6, "errors": 0, "interrupted": 0}
+    assert verdict_digest(results_file(ray)) == verdict_digest(results_file(local))
+    assert figures(ray) == figures(local)

@@ -133,3 +133,30 @@ def test_workers_still_starting_at_the_timeout_are_named_by_position():
         return late
 
     assert asyncio.run(scenario()) == [1]
+
+
+def test_f17_a_lost_batch_relay_fails_the_run_instead_of_leaving_its_calls_waiting():
+    # With --batch a worker's chunk waits on the driver's answers through the relay actor: a
+    # relay lost for good fails the run at once (the workers' calls would wait forever).
+    from types import SimpleNamespace
+
+    from ray.exceptions import RayActorError
+
+    async def waiting(rows: list[PlanRow], repeats: bool) -> Any:
+        await asyncio.Event().wait()  # its calls wait on their batch
+        yield None
+
+    async def take(wait_s: float) -> Any:
+        raise RayActorError()
+
+    worker = _Worker()
+    worker.run_chunk = _Method(waiting)
+    executor = _executor([worker])
+    executor.relay = SimpleNamespace(take=_Method(take))
+    job = Job(_Plan(["a"]), None, executor.settings, llm=SimpleNamespace(batcher=object()))  # type: ignore[arg-type]
+
+    async def run() -> None:
+        await asyncio.wait_for(executor.run(job, _Sink()), 5)
+
+    with pytest.raises(RayActorError):
+        asyncio.run(run())

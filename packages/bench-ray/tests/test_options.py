@@ -33,23 +33,28 @@ def test_options_name_resources_for_the_workers():
     [
         (
             {"gpus": "1"},
-            "--executor-option gpus: the ray executor's options are num_cpus, num_gpus, in_flight, "
-            "start_timeout, resource.NAME and pool.TAG.workers, pool.TAG.num_cpus, pool.TAG.num_gpus "
-            "and pool.TAG.resource.NAME",
+            "--executor-option gpus: the ray executor's options are num_cpus, num_gpus, disk, in_flight, "
+            "start_timeout, resource.NAME and pool.TAG.workers, pool.TAG.num_cpus, pool.TAG.num_gpus, "
+            "pool.TAG.disk and pool.TAG.resource.NAME",
         ),
         ({"num_gpus": "many"}, "--executor-option num_gpus=many: write a number of at least 0"),
+        ({"disk": "lots"}, "--executor-option disk=lots: write a size (disk=20GiB, disk=500MB)"),
+        (
+            {"pool.big.workers": "1", "pool.big.disk": "2 parsecs"},
+            "--executor-option pool.big.disk=2 parsecs: write a size (disk=20GiB, disk=500MB)",
+        ),
         ({"num_cpus": "-1"}, "--executor-option num_cpus=-1: write a number of at least 0"),
         ({"in_flight": "0"}, "--executor-option in_flight: write a whole number of at least 1"),
         ({"start_timeout": "0"}, "--executor-option start_timeout: write a number of seconds above 0"),
         (
             {"pool.gpu.workers": "1", "pool.gpu.gpus": "1"},
             "--executor-option pool.gpu.gpus: a pool's options are pool.TAG.workers, pool.TAG.num_cpus, "
-            "pool.TAG.num_gpus and pool.TAG.resource.NAME",
+            "pool.TAG.num_gpus, pool.TAG.disk and pool.TAG.resource.NAME",
         ),
         (
             {"pool.gpu": "1"},
             "--executor-option pool.gpu: a pool's options are pool.TAG.workers, pool.TAG.num_cpus, "
-            "pool.TAG.num_gpus and pool.TAG.resource.NAME",
+            "pool.TAG.num_gpus, pool.TAG.disk and pool.TAG.resource.NAME",
         ),
         (
             {"pool.gpu.num_gpus": "1"},
@@ -300,3 +305,52 @@ def test_runs_needing_two_declared_tags_no_pool_holds_together_are_refused_with_
         "pool.TAG.workers=N, and pool.TAG.resource.NAME=AMOUNT for what its workers ask of the cluster)"
     )
     assert unheld({frozenset({"container", "workspace"}): 4}, pools, frozenset({"container"})) is None
+
+
+GIB = 2**30
+
+
+def test_a_repository_goes_to_workers_whose_disk_holds_it():
+    from bench_ray.pools import route, unheld
+
+    options = parse_options(
+        {
+            "disk": "1GiB",
+            "pool.workspace.workers": "1",
+            "pool.workspace.disk": "2GiB",
+            "pool.big.workers": "1",
+            "pool.big.disk": "50GiB",
+            "pool.gpu.workers": "1",
+        }
+    )
+    small, medium, large = (frozenset({"workspace", f"disk={n}"}) for n in (GIB // 2, GIB * 3 // 2, 20 * GIB))
+    assert route(small, options.pools, frozenset(), options.disk) == "workspace"
+    assert route(medium, options.pools, frozenset(), options.disk) == "workspace"
+    assert route(large, options.pools, frozenset(), options.disk) == "big"  # too large for its tag's pool
+    # no tag: the default workers while they hold it, else the first pool with room
+    assert route(frozenset({f"disk={GIB // 2}"}), options.pools, frozenset(), options.disk) is None
+    assert route(frozenset({f"disk={2 * GIB}"}), options.pools, frozenset(), options.disk) == "workspace"
+    # a pool that says nothing of disk holds any repository its tag brings
+    assert route(frozenset({"gpu", f"disk={20 * GIB}"}), options.pools, frozenset(), options.disk) == "gpu"
+    assert unheld({small: 3, medium: 2, large: 1}, options.pools, frozenset(), options.disk) is None
+
+
+def test_runs_whose_repository_no_worker_holds_are_refused_with_the_sums():
+    from bench_ray.pools import unheld
+
+    options = parse_options({"disk": "1GiB", "pool.workspace.workers": "2", "pool.workspace.disk": "2GiB"})
+    runs = {
+        frozenset({"workspace", f"disk={3 * GIB}"}): 2,
+        frozenset({"workspace", f"disk={5 * GIB}"}): 1,
+        frozenset({"workspace", f"disk={GIB}"}): 4,  # fits: not counted
+        # declared in resources: (a required tag) yet too large for the pool of its tag
+        frozenset({"workspace", f"disk={4 * GIB}"}): 1,
+    }
+    assert unheld(runs, options.pools, frozenset({"workspace"}), options.disk) == (
+        "--executor ray: 4 runs need more disk for their repository than the workers they can go to "
+        "hold (the largest 5 GiB, 15 GiB in all; each worker holds: the default workers 1 GiB, "
+        "pool.workspace 2 GiB); give workers enough (--executor-option disk=SIZE for the default "
+        "workers, pool.TAG.disk=SIZE for a pool's)"
+    )
+    # without any disk option every worker holds any repository, as before
+    assert unheld(runs, parse_options({}).pools, frozenset()) is None

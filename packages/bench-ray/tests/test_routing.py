@@ -21,6 +21,7 @@ import pytest
 
 import bench
 from bench import ConfigError
+from bench.distributed import format_size, size_on_disk
 from bench.testing import git_repo, verdict_digest, write_suite
 
 pytest.importorskip("bench_ray", reason="bench-ray is not installed (its own nox session installs it)")
@@ -330,3 +331,38 @@ def test_a_task_no_worker_can_hold_is_refused_before_any_cluster_starts(in_tmp):
         "what its workers ask of the cluster)"
     )
     assert not list(Path("ray").glob("*/results.jsonl"))  # a refused set-up leaves no run
+
+
+def test_a_target_in_a_container_sandbox_needs_a_container_worker_without_saying_so(in_tmp):
+    sandbox = "{type: container, image: bench-test-image}"
+    suite = write_suite(
+        in_tmp,
+        f"name: boxed\ntarget: {{type: command, command: cat, sandbox: {sandbox}}}\ntasks:\n"
+        "  - {id: a, prompt: hi, evaluate: {type: contains, value: hi}}\n"
+        "  - {id: b, prompt: ho, evaluate: {type: contains, value: ho}}\n",
+    )
+    assert bench.load(suite).plan.required == frozenset({"container"})
+    with pytest.raises(ConfigError) as refused:
+        bench.run(suite, runs_dir="ray", executor="ray", workers=1)
+    assert str(refused.value) == (
+        "--executor ray: 2 runs need 'container', which no worker provides (the pools: none; a pool "
+        "provides its own tag, the default workers none); add a pool for each tag (--executor-option "
+        "pool.TAG.workers=N, and pool.TAG.resource.NAME=AMOUNT for what its workers ask of the cluster)"
+    )
+    assert not list(Path("ray").glob("*/results.jsonl"))
+
+
+def test_a_repository_no_worker_has_the_disk_for_is_refused_before_any_cluster_starts(in_tmp):
+    suite = _workspace_suite(in_tmp, 4, "where_too_large")
+    (in_tmp / "repo" / "big.bin").write_bytes(b"x" * 2 * 2**20)
+    options = {"disk": "1MiB", "pool.workspace.workers": "1", "pool.workspace.disk": "1.5MiB"}
+    with pytest.raises(ConfigError) as refused:
+        bench.run(suite, runs_dir="ray", executor="ray", workers=1, executor_options=options)
+    size = size_on_disk(str(in_tmp / "repo"))  # the files and the clone's .git
+    assert str(refused.value) == (
+        "--executor ray: 2 runs need more disk for their repository than the workers they can go to "
+        f"hold (the largest {format_size(size)}, {format_size(2 * size)} in all; each worker holds: the "
+        "default workers 1 MiB, pool.workspace 1.5 MiB); give workers enough (--executor-option "
+        "disk=SIZE for the default workers, pool.TAG.disk=SIZE for a pool's)"
+    )
+    assert not list(Path("ray").glob("*/results.jsonl"))

@@ -86,6 +86,8 @@ class Evaluator(Generic[ConfigT]):
     batches: ClassVar[bool] = False
     #: True for types that report suite-level figures (``aggregate_rows``).
     aggregates: ClassVar[bool] = False
+    #: True for types that re-decide a group's rows together once they all ran (``evaluate_group``).
+    groups: ClassVar[bool] = False
     #: True for types that resolve their own ``target:`` (a missing file is a verdict for them).
     resolves_target: ClassVar[bool] = False
     #: For a plain (sync) ``evaluate`` that can be slow on big input: above this many characters
@@ -155,6 +157,11 @@ class Evaluator(Generic[ConfigT]):
         (a model computed by an API needs no GPU here)."""
         return self.needs
 
+    def in_groups(self) -> bool:
+        """Whether this configured evaluator re-decides its groups (``evaluate_group``): ``groups``,
+        unless its settings say otherwise (a type whose comparisons are optional)."""
+        return self.groups
+
     def llm_calls(self) -> list[tuple[str, int]]:
         """(model, calls per task) this evaluator makes; used for dry runs and price checks."""
         return []
@@ -193,6 +200,34 @@ class Evaluator(Generic[ConfigT]):
         """
         return None
 
+    def evaluate_group(
+        self, rows: list[tuple[Sample, Result | None]]
+    ) -> list[Result | None] | Awaitable[list[Result | None]]:
+        """Re-decide a group's rows together, for types with ``groups = True``: one verdict per
+        row, in order, which replaces this evaluator's verdict on that row (None: keep it).
+
+        Each row is a ``Sample`` (the task; the stored response text, or its error) with the run's
+        LLM client, and this evaluator's own verdict on the row (None where it reached none).
+
+        A group is the runs of one task on every prompt and target column (tasks that share a
+        ``group:``, else the variants of one task), one repeat at a time. The run calls it once per
+        group after each of its rows finished, from the stored rows, so tasks kept by ``--resume``
+        or run by another executor's workers count too; it is called on the first row's instance.
+        A row whose own verdict is None keeps its error.
+        """
+        raise NotImplementedError(f"{type(self).__name__}.evaluate_group")
+
     def evaluate(self, sample: Sample) -> Result | Awaitable[Result]:
         """Judge one sample; raise ``EvaluatorError`` when no verdict can be reached."""
         raise NotImplementedError(f"{type(self).__name__}.evaluate")
+
+
+def from_rows(kind: type[Evaluator[Any]]) -> bool:
+    """Whether ``kind`` computes its figures from stored rows (``aggregate_rows``), not instances:
+    of the two hooks, the one its closest class defines wins, and ``Evaluator``'s own is no hook."""
+    for klass in kind.__mro__:
+        if "aggregate_rows" in vars(klass):
+            return klass is not Evaluator
+        if "aggregate" in vars(klass):
+            return False
+    return False

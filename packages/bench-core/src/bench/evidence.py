@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from bench.vocabulary.errors import EvaluatorError
 from bench.vocabulary.jsonio import dumps
 from bench.vocabulary.models import Message, Response, ToolCall
+from bench.workspace.checkout import STORED_WORKSPACE
 from bench.workspace.confined import read_inside
 
 if TYPE_CHECKING:
@@ -155,6 +156,11 @@ class Evidence:
                 return str(entry.get("content", ""))
             return as_text(entry)
         if self.task.workspace is None:
+            if STORED_WORKSPACE in self.response.artifacts:  # a re-scored run kept only its captures
+                raise NoFiles(
+                    f"file {path} was not captured when the task ran, and its workspace is gone: "
+                    "capture it (post_execution_checks: file_capture) to judge it on a rescore"
+                )
             if isinstance(captured, dict):
                 raise EvidenceUnavailable(f"file {path} does not exist")
             raise NoFiles(f"file {path}: the task has no workspace and the response captured no files")

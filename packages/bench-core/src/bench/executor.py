@@ -107,6 +107,9 @@ class Executor:
     name: ClassVar[str]
     #: One line for ``bench plugins``.
     description: ClassVar[str] = ""
+    #: It can run ``--batch``: its workers' batched calls are answered by the driver's batches
+    #: (``job.llm.batcher``; bench.distributed's ``RelayedBatches``). Else ``--batch`` is refused.
+    batches: ClassVar[bool] = False
 
     def __init__(self, settings: ExecutorSettings) -> None:
         self.settings = settings

@@ -6,7 +6,10 @@ A plugin is a module named by an entry point in the ``bench`` group::
     my_plugin = "my_package.plugin"
 
 and implements any of the hooks below with ``@hookimpl`` (``from bench import hookimpl``). Each
-hook receives a ``register`` callback; call it once per class the plugin provides. bench calls
+hook receives a ``register`` callback; call it once per class the plugin provides, with the class
+or with its name and import path (``register("shouting", "my_package.checks:Shouting")``): the
+second form imports the class on first use, so ``bench`` does not import every plugin's every
+class at start-up (``Register``). bench calls
 every plugin's hook with a ``register`` of its own, so it knows which distribution registered
 what: ``bench plugins`` lists it, and a name registered by two distributions is reported with
 both when a suite uses it. A function marked ``@hookimpl`` whose name is no hook below is an
@@ -16,8 +19,7 @@ signatures by bench's tests.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeAlias
+from typing import Any, Protocol, TypeAlias, TypeVar
 
 import pluggy
 
@@ -32,16 +34,34 @@ from bench.workspace.sandboxes import RegisterSandbox as RegisterSandbox  # the 
 hookspec = pluggy.HookspecMarker("bench")
 hookimpl = pluggy.HookimplMarker("bench")
 
-RegisterEvaluator: TypeAlias = Callable[[type[Evaluator[Any]]], None]
-"""The ``register`` of ``bench_register_evaluators``: takes one evaluator class."""
-RegisterTarget: TypeAlias = Callable[[type[Target[Any]]], None]
-"""The ``register`` of ``bench_register_targets``: takes one target class."""
-RegisterReporter: TypeAlias = Callable[[type[Reporter]], None]
-"""The ``register`` of ``bench_register_reporters``: takes one reporter class."""
-RegisterSuiteLoader: TypeAlias = Callable[[type[SuiteLoader]], None]
-"""The ``register`` of ``bench_register_suite_loaders``: takes one suite loader class."""
-RegisterExecutor: TypeAlias = Callable[[type[Executor]], None]
-"""The ``register`` of ``bench_register_executors``: takes one executor class."""
+_Registered = TypeVar("_Registered", contravariant=True)
+
+
+class Register(Protocol[_Registered]):
+    """A hook's ``register``: ``register(cls)``, or ``register(name, "module:Class")``.
+
+    The second form imports the class only when a suite (or command) first looks the name up, so
+    a plugin's hook module need not import every class it provides: bench starts faster. The
+    class is checked then as ``register(cls)`` checks it, and must answer to ``name`` (its
+    ``name`` or one of its ``aliases``; register each alias the same way). A path that cannot be
+    imported, or names a class that fails the checks, is recorded as a failure of the plugin
+    when it is looked up (``bench plugins`` looks up every name), and the lookup raises it.
+    """
+
+    def __call__(self, cls: type[_Registered] | str, path: str | None = None, /) -> None: ...
+
+
+RegisterEvaluator: TypeAlias = Register[Evaluator[Any]]
+"""The ``register`` of ``bench_register_evaluators``: an evaluator class, or a name and its path."""
+RegisterTarget: TypeAlias = Register[Target[Any]]
+"""The ``register`` of ``bench_register_targets``: a target class, or a name and its path."""
+RegisterReporter: TypeAlias = Register[Reporter]
+"""The ``register`` of ``bench_register_reporters``: a reporter class, or a name and its path."""
+RegisterSuiteLoader: TypeAlias = Register[SuiteLoader]
+"""The ``register`` of ``bench_register_suite_loaders``: a suite loader class, or a name and its
+path."""
+RegisterExecutor: TypeAlias = Register[Executor]
+"""The ``register`` of ``bench_register_executors``: an executor class, or a name and its path."""
 
 
 @hookspec
@@ -49,13 +69,15 @@ def bench_register_evaluators(register: RegisterEvaluator) -> None:
     """Register evaluator types: what a suite names in ``evaluate: {type: NAME, ...}``.
 
     Parameters:
-        register (``RegisterEvaluator = Callable[[type[Evaluator[Any]]], None]``): call it once
+        register (``RegisterEvaluator = Register[Evaluator[Any]]``): call it once
             per class. The class subclasses ``bench.Evaluator``, sets ``name`` (and optionally
             ``aliases``, a tuple of other names), a ``Config`` model (a subclass of
             ``bench.EvaluatorConfig``; its fields are the settings), and implements
             ``evaluate(self, sample) -> bench.Result`` (plain or ``async``).
 
-    The plugin must register classes, not instances: bench makes one instance per evaluator
+    ``register("name", "module:Class")`` registers the same class by name and import path,
+    imported when a suite first uses the name (``Register``); each alias is registered the same
+    way. The plugin must register classes, not instances: bench makes one instance per evaluator
     written in a suite. A name (or alias) is letters, digits and ``_ . : -``, starting with a
     letter. Something that is not a subclass of ``bench.Evaluator``, or a name of another form,
     is skipped and recorded as a failure of the plugin naming the distribution (a warning on
@@ -91,7 +113,7 @@ def bench_register_targets(register: RegisterTarget) -> None:
     """Register target types (systems under test): what a suite names in ``target: {type: NAME}``.
 
     Parameters:
-        register (``RegisterTarget = Callable[[type[Target[Any]]], None]``): call it once per
+        register (``RegisterTarget = Register[Target[Any]]``): call it once per
             class. The class subclasses ``bench.Target``, sets ``name`` and optionally a ``Config``
             model (a subclass of ``bench.TargetConfig``; the suite's other ``target:`` fields;
             subclass ``bench.Target[ThatConfig]`` and ``self.config`` is typed as it), and
@@ -129,7 +151,7 @@ def bench_register_reporters(register: RegisterReporter) -> None:
     """Register report writers: what the user names in ``bench run SUITE --report NAME=PATH``.
 
     Parameters:
-        register (``RegisterReporter = Callable[[type[Reporter]], None]``): call it once per
+        register (``RegisterReporter = Register[Reporter]``): call it once per
             class. The class subclasses ``bench.Reporter``, sets ``name`` (and optionally a
             one-line ``description``, and ``extensions``: the file extensions ``bench run -o
             FILE`` picks it for, e.g. ``(".count",)``; bench's own extensions stay its own) and
@@ -169,7 +191,7 @@ def bench_register_suite_loaders(register: RegisterSuiteLoader) -> None:
     """Register readers of suite files in other formats than bench's YAML.
 
     Parameters:
-        register (``RegisterSuiteLoader = Callable[[type[SuiteLoader]], None]``): call it once
+        register (``RegisterSuiteLoader = Register[SuiteLoader]``): call it once
             per class. The class subclasses ``bench.SuiteLoader``, sets ``name`` and optionally
             ``priority`` (default 10; bench's own YAML loader has 0), and implements
             ``claims(self, path) -> bool`` and ``load(self, path) -> bench.YamlDocument``.
@@ -225,7 +247,7 @@ def bench_register_executors(register: RegisterExecutor) -> None:
     and reports; the executor only runs the tasks it is given.
 
     Parameters:
-        register (``RegisterExecutor = Callable[[type[Executor]], None]``): call it once per
+        register (``RegisterExecutor = Register[Executor]``): call it once per
             class. The class subclasses ``bench.Executor``, sets ``name`` (and optionally a
             one-line ``description``) and implements ``async run(self, job: bench.Job, sink:
             bench.Sink) -> None``; ``async open(self, job)`` (before the manifest is written:
@@ -278,7 +300,7 @@ def bench_register_importers(register: RegisterImporter) -> None:
     """Register importers: readers of another tool's results that ``bench import FILE`` uses.
 
     Parameters:
-        register (``RegisterImporter = Callable[[type[Importer]], None]``): call it once per
+        register (``RegisterImporter``, as ``Register[Importer]``): call it once per
             class. The class subclasses ``bench.importer.Importer``, sets ``name`` (and optionally a
             one-line ``description`` and ``priority``, default 10; bench's own results JSONL
             importer has 0) and implements ``claims(self, source: ImportSource) -> bool``
@@ -344,7 +366,9 @@ def bench_register_sandboxes(register: RegisterSandbox) -> None:
     first task: the run stops with that message); ``async stop(self, run)`` removes what the
     command left (always called); ``workspace_path`` and ``io_path`` say where the task's
     workspace and bench's own files appear inside (None: at their host paths, for a sandbox
-    that shares the host's file system). bench-core registers ``container`` (Podman or
+    that shares the host's file system); ``offline_refusal(self)`` says why an offline run may
+    not use it (by default, unless its ``network`` property is ``none``: the run is refused
+    before its first task). bench-core registers ``container`` (Podman or
     Docker); a plugin brings Kubernetes, Modal or E2B the same way. Misuse is reported as for
     ``bench_register_evaluators``; a clash fails the runs that ask for that sandbox.
 
@@ -362,6 +386,10 @@ def bench_register_sandboxes(register: RegisterSandbox) -> None:
             name = "offline"
             workspace_path = None  # the host's paths, unchanged
             io_path = None
+
+            @property
+            def network(self) -> str:
+                return "none"  # so an offline run (--offline) may use it
 
             def unavailable(self) -> str | None:
                 return None if shutil.which("unshare") else "sandbox offline needs unshare"

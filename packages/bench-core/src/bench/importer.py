@@ -16,10 +16,10 @@ The public API for plugins (docs/plugins.md) is ``__all__``: the contract, the h
 from __future__ import annotations
 
 import zipfile
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -182,5 +182,8 @@ class Importer:
         raise NotImplementedError
 
 
-RegisterImporter = Callable[[type[Importer]], None]
-"""The ``register`` of ``bench_register_importers``: takes one importer class."""
+class RegisterImporter(Protocol):
+    """The ``register`` of ``bench_register_importers``: an importer class, or its name and import
+    path (``register("answers", "my_package.answers:AnswersImporter")``, as ``bench.hookspecs.Register``)."""
+
+    def __call__(self, cls: type[Importer] | str, path: str | None = None, /) -> None: ...

@@ -11,6 +11,7 @@ from pydantic import AfterValidator, ConfigDict, Field
 
 from bench.vocabulary.documented import Documented
 from bench.vocabulary.models import Response, Task
+from bench.workspace.disk import DISK, disk_tag, parse_size
 
 if TYPE_CHECKING:
     from bench.llm.client import LLMClient
@@ -20,8 +21,13 @@ _RESOURCE_TAG = re.compile(r"[A-Za-z0-9_.-]+")
 
 
 def _resource_tag(value: str) -> str:
+    if value.startswith(DISK):  # the disk the task's workspace needs: disk=2GiB
+        size = parse_size(value[len(DISK) :])
+        if size is None:
+            raise ValueError(f"{value}: write the disk a task needs as disk=SIZE (disk=2GiB, disk=500MB)")
+        return disk_tag(size)
     if not _RESOURCE_TAG.fullmatch(value):
-        raise ValueError("a resource tag is letters, digits, '_', '.' and '-' (container, gpu)")
+        raise ValueError("a resource tag is letters, digits, '_', '.' and '-' (container, gpu), or disk=SIZE")
     return value
 
 

@@ -16,7 +16,7 @@ from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample
 from bench.vocabulary import excerpt, loads_strict
 
 # the module running a program as a child with limits (a Config's own field is named sandbox)
-from bench.workspace import Sandbox, open_sandbox
+from bench.workspace import OfflineRefused, Sandbox, open_sandbox
 from bench.workspace import sandbox as limited
 
 TAIL = 2000
@@ -199,6 +199,10 @@ class CodeExecution(Evaluator[CodeConfig]):
         if config.sandbox is not None:
             self.container = open_sandbox(config.sandbox, field=("sandbox",))
 
+    def resource_needs(self) -> frozenset[str]:
+        """A program run in a sandbox needs what the sandbox needs where it runs (``container``)."""
+        return self.needs | (self.container.needs if self.container is not None else frozenset())
+
     async def evaluate(self, sample: Sample) -> Result:
         config = self.config
         if self.container is not None:
@@ -211,6 +215,8 @@ class CodeExecution(Evaluator[CodeConfig]):
         try:
             argv, python = self._prepare(workdir, code, language)
             execution = await limited.run(argv, workdir, config.limits(), python=python)
+        except OfflineRefused as exc:  # an offline run that cannot keep the program off the network
+            raise EvaluatorError(f"{exc}; the program was not run") from None
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
         return self._score(execution)
@@ -225,6 +231,8 @@ class CodeExecution(Evaluator[CodeConfig]):
         try:
             argv, _ = self._prepare(workdir, code, language, interpreter=language.interpreter or "python3")
             execution = await limited.run_inside(box, argv, workdir, config.timeout_ms / 1000)
+        except OfflineRefused as exc:
+            raise EvaluatorError(f"{exc}; the program was not run") from None
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
         return self._score(execution)

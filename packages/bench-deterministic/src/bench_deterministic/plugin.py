@@ -3,56 +3,57 @@
 from __future__ import annotations
 
 from bench import RegisterEvaluator, hookimpl
-from bench_deterministic.code import CodeExecution
-from bench_deterministic.conversation import NeverSaid, ToolCalledBefore, TurnCount
-from bench_deterministic.expected import ExpectedMatcher
-from bench_deterministic.files import DirectoryStructure, FileContentMatch, FileExists, FileJsonSchema
-from bench_deterministic.jsondoc import IsJson, JsonPathMatch, JsonSchema
-from bench_deterministic.normalize import FuzzyMatch, NormalizedMatch
-from bench_deterministic.numbers import MathEquivalence, NumericMatch
-from bench_deterministic.postcondition import Postcondition
-from bench_deterministic.text import (
-    BooleanAssert,
-    Contains,
-    ExactMatch,
-    IContains,
-    NotContains,
-    Regex,
-    StartsWith,
-)
-from bench_deterministic.toolcalls import ToolCallAssertion, ToolCalls
 
-EVALUATORS = (
-    ExpectedMatcher,
-    ExactMatch,
-    Contains,
-    IContains,
-    NotContains,
-    StartsWith,
-    Regex,
-    BooleanAssert,
-    NormalizedMatch,
-    FuzzyMatch,
-    NumericMatch,
-    MathEquivalence,
-    IsJson,
-    JsonSchema,
-    JsonPathMatch,
-    ToolCalls,
-    ToolCallAssertion,
-    FileExists,
-    FileContentMatch,
-    FileJsonSchema,
-    DirectoryStructure,
-    CodeExecution,
-    Postcondition,
-    TurnCount,
-    ToolCalledBefore,
-    NeverSaid,
-)
+# Registered by name and import path: a class is imported when a suite first uses it,
+# so bench's start-up does not import every class of the plugin.
+EVALUATORS = {
+    "expected": "bench_deterministic.expected:ExpectedMatcher",
+    "exact_match": "bench_deterministic.text:ExactMatch",
+    "exact": "bench_deterministic.text:ExactMatch",
+    "equals": "bench_deterministic.text:ExactMatch",
+    "contains": "bench_deterministic.text:Contains",
+    "contains_all": "bench_deterministic.text:Contains",
+    "contains-all": "bench_deterministic.text:Contains",
+    "icontains": "bench_deterministic.text:IContains",
+    "not_contains": "bench_deterministic.text:NotContains",
+    "not-contains": "bench_deterministic.text:NotContains",
+    "starts_with": "bench_deterministic.text:StartsWith",
+    "starts-with": "bench_deterministic.text:StartsWith",
+    "regex": "bench_deterministic.text:Regex",
+    "regex_match": "bench_deterministic.text:Regex",
+    "regex-match": "bench_deterministic.text:Regex",
+    "boolean_assert": "bench_deterministic.text:BooleanAssert",
+    "normalized_match": "bench_deterministic.normalize:NormalizedMatch",
+    "fuzzy_match": "bench_deterministic.normalize:FuzzyMatch",
+    "fuzzy": "bench_deterministic.normalize:FuzzyMatch",
+    "numeric_match": "bench_deterministic.numbers:NumericMatch",
+    "numeric": "bench_deterministic.numbers:NumericMatch",
+    "math_equivalence": "bench_deterministic.numbers:MathEquivalence",
+    "math": "bench_deterministic.numbers:MathEquivalence",
+    "is_json": "bench_deterministic.jsondoc:IsJson",
+    "is-json": "bench_deterministic.jsondoc:IsJson",
+    "json_valid": "bench_deterministic.jsondoc:IsJson",
+    "json_schema": "bench_deterministic.jsondoc:JsonSchema",
+    "is-valid-json-schema": "bench_deterministic.jsondoc:JsonSchema",
+    "json_path_match": "bench_deterministic.jsondoc:JsonPathMatch",
+    "jsonpath": "bench_deterministic.jsondoc:JsonPathMatch",
+    "tool_calls": "bench_deterministic.toolcalls:ToolCalls",
+    "tool_call": "bench_deterministic.toolcalls:ToolCalls",
+    "tool_call_assertion": "bench_deterministic.toolcalls:ToolCallAssertion",
+    "file_exists": "bench_deterministic.files:FileExists",
+    "file_content_match": "bench_deterministic.files:FileContentMatch",
+    "file_json_schema": "bench_deterministic.files:FileJsonSchema",
+    "directory_structure": "bench_deterministic.files:DirectoryStructure",
+    "code_execution": "bench_deterministic.code:CodeExecution",
+    "code": "bench_deterministic.code:CodeExecution",
+    "postcondition": "bench_deterministic.postcondition:Postcondition",
+    "turn_count": "bench_deterministic.conversation:TurnCount",
+    "tool_called_before": "bench_deterministic.conversation:ToolCalledBefore",
+    "never_said": "bench_deterministic.conversation:NeverSaid",
+}
 
 
 @hookimpl
 def bench_register_evaluators(register: RegisterEvaluator) -> None:
-    for evaluator in EVALUATORS:
-        register(evaluator)
+    for name, path in EVALUATORS.items():
+        register(name, path)

@@ -68,7 +68,9 @@ def promptfoo_cases(work: Path) -> list[Case]:
                 cases.append(Case(case, 0, 0, "promptfoo refuses it; bench does not"))
             continue
         target = {"type": "echo"} if "--providers echo" in expected["command"] else None
-        with _quiet(), _cwd(test.CORPUS / case):
+        with _quiet(), _cwd(test.CORPUS / case), test.graded(case) as served, contextlib.ExitStack() as stack:
+            for name, value in served.items():  # a model-graded case: bench's fake server
+                stack.enter_context(_env(name, value))
             outcome = bench.run(config, target=target, runs_dir=work / case)
         rows = expected["rows"]
         lines = test._differences(case, rows, list(outcome.report.tasks()))

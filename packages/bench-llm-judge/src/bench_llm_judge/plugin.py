@@ -3,22 +3,25 @@
 from __future__ import annotations
 
 from bench import RegisterEvaluator, hookimpl
-from bench_llm_judge.agentic import AgenticJudge
-from bench_llm_judge.conversation import CONVERSATION_JUDGES
-from bench_llm_judge.judges import Factuality, LLMJudge
-from bench_llm_judge.methods import AgentClashJudge
-from bench_llm_judge.rankers import NWise, Pairwise
+
+# Registered by name and import path: a class is imported when a suite first uses it,
+# so bench's start-up does not import every class of the plugin.
+EVALUATORS = {
+    "llm_judge": "bench_llm_judge.judges:LLMJudge",
+    "judge": "bench_llm_judge.judges:LLMJudge",
+    "factuality": "bench_llm_judge.judges:Factuality",
+    "agentic-judge": "bench_llm_judge.agentic:AgenticJudge",
+    "agentclash_judge": "bench_llm_judge.methods:AgentClashJudge",
+    "pairwise": "bench_llm_judge.rankers:Pairwise",
+    "n_wise": "bench_llm_judge.rankers:NWise",
+    "conversation_completeness": "bench_llm_judge.conversation:Completeness",
+    "role_adherence": "bench_llm_judge.conversation:RoleAdherence",
+    "knowledge_retention": "bench_llm_judge.conversation:KnowledgeRetention",
+    "turn_relevancy": "bench_llm_judge.conversation:TurnRelevancy",
+}
 
 
 @hookimpl
 def bench_register_evaluators(register: RegisterEvaluator) -> None:
-    for evaluator in (
-        LLMJudge,
-        Factuality,
-        AgenticJudge,
-        AgentClashJudge,
-        Pairwise,
-        NWise,
-        *CONVERSATION_JUDGES,
-    ):
-        register(evaluator)
+    for name, path in EVALUATORS.items():
+        register(name, path)

@@ -9,7 +9,7 @@ and for BLEU, chrF and TER the corpus-level score over every task, as the librar
 from __future__ import annotations
 
 import functools
-from collections.abc import Awaitable, Iterable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
@@ -218,9 +218,13 @@ class Bleu(_SummedCorpus):
     def score(self, hypothesis: str, refs: list[str]) -> tuple[float, dict[str, Any]]:
         # One tokenization for both figures: the sentence metric's statistics are the corpus
         # metric's (they differ in smoothing and effective order only, which act on the stats).
+        # The references' n-grams are counted once per distinct set (tasks share references);
+        # then the hypothesis is scored against them as _extract_corpus_statistics does.
         c = self.config
-        metric = _sentence_bleu(c.tokenize, c.lowercase, c.smooth_method)
-        stats = metric._extract_corpus_statistics([hypothesis], [[r] for r in refs])
+        settings = (c.tokenize, c.lowercase, c.smooth_method)
+        metric = _sentence_bleu(*settings)
+        counted = _bleu_references(settings, tuple(refs))
+        stats = [metric._compute_segment_statistics(metric._preprocess_segment(hypothesis), counted)]
         bleu = metric._aggregate_and_compute(stats)
         return bleu.score / 100, {
             "bleu": round(bleu.score, 4),
@@ -244,6 +248,12 @@ class Bleu(_SummedCorpus):
     def corpus_figures(cls, metric: Any, stats: list[float]) -> dict[str, Any]:
         bleu = metric._compute_score_from_stats(stats)
         return {"corpus_bleu": round(bleu.score, 4), "corpus": str(bleu)}
+
+
+@functools.lru_cache(maxsize=1024)
+def _bleu_references(settings: tuple[str, bool, str], refs: tuple[str, ...]) -> Any:
+    """The n-grams and lengths of ``refs``, as sacrebleu's sentence BLEU extracts them (read-only)."""
+    return _sentence_bleu(*settings)._cache_references([[r] for r in refs])[0]
 
 
 @functools.lru_cache(maxsize=32)
@@ -439,7 +449,39 @@ def _score(
 def _scorer(rouge_type: str, stem: bool) -> Any:
     from rouge_score import rouge_scorer
 
-    return rouge_scorer.RougeScorer([rouge_type], use_stemmer=stem)
+    tokenizer = _StemCachingTokenizer() if stem else None
+    return rouge_scorer.RougeScorer([rouge_type], use_stemmer=stem, tokenizer=tokenizer)
+
+
+class _StemCachingTokenizer:
+    """rouge-score's default tokenizer with a stemmer that remembers the words it stemmed.
+
+    The same tokens as ``DefaultTokenizer(use_stemmer=True)`` (the same ``tokenize`` function and
+    Porter stemmer): nltk's stemmer is a pure function of the word and about 70% of ROUGE's time,
+    while the words of a suite's responses and references repeat from task to task.
+    """
+
+    def __init__(self) -> None:
+        from nltk.stem import porter
+
+        self._stem: Callable[[str], str] = functools.lru_cache(maxsize=STEMS_KEPT)(
+            porter.PorterStemmer().stem
+        )
+
+    def stem(self, word: str) -> str:
+        """The Porter stem of ``word``."""
+        return self._stem(word)
+
+    def tokenize(self, text: str) -> list[str]:
+        """The text's tokens, stemmed as rouge-score's default tokenizer stems them."""
+        from rouge_score import tokenize
+
+        tokens: list[str] = tokenize.tokenize(text, self)
+        return tokens
+
+
+#: Stems remembered per scorer: the most recently used words, a few MiB at most.
+STEMS_KEPT = 100_000
 
 
 class TokenF1Config(ReferenceConfig):

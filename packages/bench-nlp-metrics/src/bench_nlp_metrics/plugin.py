@@ -3,23 +3,27 @@
 from __future__ import annotations
 
 from bench import RegisterEvaluator, hookimpl
-from bench_nlp_metrics.generation import BleuScore, ChrfScore, RougeScore
-from bench_nlp_metrics.metrics import Bleu, Chrf, Rouge, SquadExactMatch, Ter, TokenF1
-from bench_nlp_metrics.similarity import Similarity
+
+# Registered by name and import path: a class is imported when a suite first uses it,
+# so bench's start-up does not import every class of the plugin.
+EVALUATORS = {
+    "bleu": "bench_nlp_metrics.metrics:Bleu",
+    "chrf": "bench_nlp_metrics.metrics:Chrf",
+    "ter": "bench_nlp_metrics.metrics:Ter",
+    "rouge": "bench_nlp_metrics.metrics:Rouge",
+    "token_f1": "bench_nlp_metrics.metrics:TokenF1",
+    "f1": "bench_nlp_metrics.metrics:TokenF1",
+    "squad_exact_match": "bench_nlp_metrics.metrics:SquadExactMatch",
+    "squad_em": "bench_nlp_metrics.metrics:SquadExactMatch",
+    "similarity": "bench_nlp_metrics.similarity:Similarity",
+    "semantic_similarity": "bench_nlp_metrics.similarity:Similarity",
+    "bleu_score": "bench_nlp_metrics.generation:BleuScore",
+    "rouge_score": "bench_nlp_metrics.generation:RougeScore",
+    "chrf_score": "bench_nlp_metrics.generation:ChrfScore",
+}
 
 
 @hookimpl
 def bench_register_evaluators(register: RegisterEvaluator) -> None:
-    for evaluator in (
-        Bleu,
-        Chrf,
-        Ter,
-        Rouge,
-        TokenF1,
-        SquadExactMatch,
-        Similarity,
-        BleuScore,
-        RougeScore,
-        ChrfScore,
-    ):
-        register(evaluator)
+    for name, path in EVALUATORS.items():
+        register(name, path)

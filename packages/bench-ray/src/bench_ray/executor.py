@@ -12,6 +12,10 @@ answers again, and only its chunks' unlanded keys are handed out again.
 Rows whose ``needs`` name a pool's tag (``--executor-option pool.TAG.workers=N``) go to that pool's
 workers only (``bench_ray.pools``); each pool has its own chunks, read from the suite in plan order,
 and its own resubmissions. Workers that Ray cannot place fail the run after ``start_timeout``.
+
+With ``--batch`` the driver owns the batches (``job.llm.batcher``): the workers' batched calls
+reach it through a ``BatchRelay`` actor (``bench_ray.relay``), and every chunk is handed out at
+once (each task waits on its batch, not on a worker).
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ from bench_ray.coordinator import start as start_coordinator
 from bench_ray.handshake import identity, mismatch
 from bench_ray.options import DEFAULT_CHUNK, RayOptions, parse_options
 from bench_ray.pools import Group, default_workers, groups, not_started, unheld
+from bench_ray.relay import serve
+from bench_ray.relay import start as start_relay
 
 #: Seconds between two looks at the workers (probes of down ones, Ctrl-C).
 TICK_S = 1.0
@@ -100,14 +106,19 @@ class RayExecutor(Executor):
 
     name = "ray"
     description = "the tasks run on worker actors of a Ray cluster (--workers, --chunk, --address)"
+    batches = True
 
     workers: list[Any]
     #: The default workers and each pool that has rows to run, with their workers' indexes.
     groups: list[Group]
     #: The run's ``LimitsActor`` (bench_ray.coordinator), from ``open`` to ``close``.
     coordinator: Any = None
+    #: With ``--batch``: the ``BatchRelay`` the workers' batched calls go through to the driver.
+    relay: Any = None
     #: ``run`` started: the workers' calls are counted at ``close`` (a refused set-up has none).
     ran = False
+    #: The run is offline: every worker must have the network guard on (docs/offline.md).
+    offline = False
 
     async def open(self, job: Job) -> None:
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
@@ -120,7 +131,8 @@ class RayExecutor(Executor):
 
         self.ray_options: RayOptions = parse_options(dict(self.settings.options))
         required = job.plan.required
-        why = unheld(job.plan.needs_runs(job.selected), self.ray_options.pools, required)
+        opts = self.ray_options
+        why = unheld(job.plan.needs_runs(job.selected), opts.pools, required, opts.disk)
         if why is not None:  # before any cluster starts
             raise ConfigError(why)
         self.workers, self.groups = [], []
@@ -134,7 +146,6 @@ class RayExecutor(Executor):
             )
             self.started_cluster = True
         cpus = ray.cluster_resources().get("CPU", 1)
-        opts = self.ray_options
         used = job.plan.row_needs(job.selected)  # after --resume, what is left to run
         count = self.settings.workers or default_workers(opts, cpus, used, required)
         self.groups = groups(opts, count, used, lambda text: print(text, file=sys.stderr), required)
@@ -143,6 +154,10 @@ class RayExecutor(Executor):
         self.identity = identity(files)
         suite = str(plan.path.resolve())
         self.coordinator = start_coordinator(plan, sum(len(g.members) for g in self.groups))
+        if job.llm.batcher is not None:
+            self.relay = start_relay()
+        batching = (self.relay, job.llm.settings.batch)
+        self.offline = offline = os.environ.get("BENCH_OFFLINE") == "1"  # docs/offline.md
         for group in self.groups:
             actor = ray.remote(BenchWorker).options(
                 num_cpus=group.resources.num_cpus,
@@ -154,7 +169,13 @@ class RayExecutor(Executor):
             for i in group.members:
                 self.workers.append(
                     actor.remote(
-                        suite, self.settings, [str(f) for f in files], self.coordinator, f"worker-{i}"
+                        suite,
+                        self.settings,
+                        [str(f) for f in files],
+                        self.coordinator,
+                        f"worker-{i}",
+                        batching,
+                        offline=offline,
                     )
                 )
         readies = [asyncio.ensure_future(self._ready(w)) for w in self.workers]
@@ -169,6 +190,11 @@ class RayExecutor(Executor):
             for ready in readies:
                 ready.cancel()
         for answer in answers:
+            if offline and answer.get("offline") is not True:
+                raise ConfigError(
+                    f"--executor ray: worker {answer.get('pid')} on {answer.get('node')} did not turn "
+                    "the offline guard on; an offline run runs no task unguarded"
+                )
             wrong = mismatch(self.identity, answer)
             if wrong is not None:
                 raise ConfigError(
@@ -194,11 +220,14 @@ class RayExecutor(Executor):
         running: dict[asyncio.Task[Any], int] = {}
         probes: dict[int, asyncio.Task[Any]] = {}
         exhausted = [False] * len(self.groups)
+        # With batches every chunk is in flight at once: its tasks wait on their batch.
+        in_flight = self.ray_options.in_flight if self.relay is None else sys.maxsize
+        serving = asyncio.ensure_future(serve(self.relay, job.llm.batcher, TICK_S)) if self.relay else None
         try:
             while not self.interrupted:
                 for g, group in enumerate(self.groups):
                     while not self.stopped:
-                        idle = [i for i in group.members if up[i] and load[i] < self.ray_options.in_flight]
+                        idle = [i for i in group.members if up[i] and load[i] < in_flight]
                         if not idle:
                             break
                         chunk = again[g].popleft() if again[g] else next(todo[g], None)
@@ -216,6 +245,8 @@ class RayExecutor(Executor):
                         probes[i] = asyncio.ensure_future(self._probe(i))
                 waiting: set[asyncio.Task[Any]] = {*running, *probes.values()}
                 done, _ = await asyncio.wait(waiting, timeout=TICK_S, return_when=asyncio.FIRST_COMPLETED)
+                if serving is not None and serving.done():
+                    serving.result()  # the relay is lost: the workers' batched calls would wait forever
                 for task in done:
                     if task in running:
                         worker = running.pop(task)
@@ -232,9 +263,10 @@ class RayExecutor(Executor):
             reason = "interrupted" if self.interrupted else self.stopped
             if reason:  # the workers stop starting calls at their next sync
                 self.coordinator.stop.remote(reason)
-            for task in [*running, *probes.values()]:
+            serves = [serving] if serving is not None else []
+            for task in [*running, *probes.values(), *serves]:
                 task.cancel()
-            await asyncio.gather(*running, *probes.values(), return_exceptions=True)
+            await asyncio.gather(*running, *probes.values(), *serves, return_exceptions=True)
 
     async def _consume(self, worker: int, chunk: list[PlanRow], repeats: bool, sink: Sink) -> list[PlanRow]:
         """Land a chunk's results as they stream in; its rows left unlanded if the worker was lost."""
@@ -283,7 +315,8 @@ class RayExecutor(Executor):
         except _lost_worker_errors():
             await asyncio.sleep(TICK_S)
             return False
-        return mismatch(self.identity, answer) is None
+        guarded = answer.get("offline") is True or not self.offline
+        return guarded and mismatch(self.identity, answer) is None
 
     async def close(self) -> None:
         if not getattr(self, "workers", None) and not getattr(self, "started_cluster", False):
@@ -292,10 +325,10 @@ class RayExecutor(Executor):
 
         if self.coordinator is not None and self.ran:
             self.llm_totals = await self._totals()  # None: the coordinator is lost, so are its totals
-        for handle in [*self.workers, self.coordinator]:
+        for handle in [*self.workers, self.coordinator, self.relay]:
             if handle is not None:
                 ray.kill(handle)
-        self.workers, self.groups, self.coordinator = [], [], None
+        self.workers, self.groups, self.coordinator, self.relay = [], [], None, None
         if self.started_cluster:
             ray.shutdown()
             self.started_cluster = False

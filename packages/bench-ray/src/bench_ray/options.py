@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from bench import ConfigError
+from bench.distributed import parse_size
 
 #: Chunks in flight per worker: one running, one queued behind it.
 IN_FLIGHT = 2
@@ -12,7 +13,9 @@ DEFAULT_CHUNK = 512
 #: Seconds the workers have to be placed on the cluster and answer their first ``ready()``.
 START_TIMEOUT_S = 60.0
 _RUN_KEYS = ("in_flight", "start_timeout")
-_POOL_KEYS = "pool.TAG.workers, pool.TAG.num_cpus, pool.TAG.num_gpus and pool.TAG.resource.NAME"
+_POOL_KEYS = (
+    "pool.TAG.workers, pool.TAG.num_cpus, pool.TAG.num_gpus, pool.TAG.disk and pool.TAG.resource.NAME"
+)
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,9 @@ class Pool:
     tag: str
     workers: int
     resources: Resources = field(default_factory=Resources)
+    #: Bytes of disk each worker has for a task's workspace (``pool.TAG.disk=SIZE``); None: not
+    #: said (any repository fits).
+    disk: int | None = None
 
 
 @dataclass(frozen=True)
@@ -57,6 +63,8 @@ class RayOptions:
     #: In the order the options gave them: a row that needs several tags goes to the first.
     pools: tuple[Pool, ...] = ()
     start_timeout: float = START_TIMEOUT_S
+    #: Bytes of disk each default worker has for a task's workspace (``disk=SIZE``); None: not said.
+    disk: int | None = None
 
 
 def _number(key: str, text: str) -> float:
@@ -67,6 +75,17 @@ def _number(key: str, text: str) -> float:
     if not value >= 0:
         raise ConfigError(f"--executor-option {key}={text}: write a number of at least 0")
     return value
+
+
+def _disk(key: str, settings: dict[str, str]) -> int | None:
+    """``disk=SIZE`` of ``settings`` in bytes, taken out of them (``key``: how errors name it)."""
+    if "disk" not in settings:
+        return None
+    text = settings.pop("disk")
+    size = parse_size(text)
+    if size is None:
+        raise ConfigError(f"--executor-option {key}={text}: write a size (disk=20GiB, disk=500MB)")
+    return size
 
 
 def _resources(prefix: str, settings: dict[str, str]) -> Resources:
@@ -95,10 +114,11 @@ def _pools(given: dict[str, dict[str, str]]) -> tuple[Pool, ...]:
             raise ConfigError(
                 f"--executor-option {prefix}.workers={text}: write a whole number of at least 1"
             )
+        disk = _disk(f"{prefix}.disk", settings)
         resources = _resources(f"{prefix}.", settings)
         for key in settings:  # what _resources left
             raise ConfigError(f"--executor-option {prefix}.{key}: a pool's options are {_POOL_KEYS}")
-        pools.append(Pool(tag, int(text), resources))
+        pools.append(Pool(tag, int(text), resources, disk))
     return tuple(pools)
 
 
@@ -111,13 +131,14 @@ def parse_options(options: dict[str, str]) -> RayOptions:
         if not tag or not setting:
             raise ConfigError(f"--executor-option {key}: a pool's options are {_POOL_KEYS}")
         pools.setdefault(tag, {})[setting] = settings.pop(key)
+    disk = _disk("disk", settings)
     default = _resources("", settings)
     values = {
         key: _number(key, settings.pop(key)) for key in ("in_flight", "start_timeout") if key in settings
     }
     for key in settings:  # what is left is unknown
         raise ConfigError(
-            f"--executor-option {key}: the ray executor's options are num_cpus, num_gpus, "
+            f"--executor-option {key}: the ray executor's options are num_cpus, num_gpus, disk, "
             f"in_flight, start_timeout, resource.NAME and {_POOL_KEYS}"
         )
     in_flight = int(values.get("in_flight", IN_FLIGHT))
@@ -126,4 +147,4 @@ def parse_options(options: dict[str, str]) -> RayOptions:
     start_timeout = values.get("start_timeout", START_TIMEOUT_S)
     if not start_timeout > 0:
         raise ConfigError("--executor-option start_timeout: write a number of seconds above 0")
-    return RayOptions(default, in_flight, _pools(pools), start_timeout)
+    return RayOptions(default, in_flight, _pools(pools), start_timeout, disk)

@@ -3,6 +3,11 @@
 A row goes to the first pool (in the order the options gave them) whose tag its ``needs`` name
 (``PlanRow.needs``: ``gpu`` from a similarity judge, ``workspace`` for an agent in a ``repo:``),
 else to the default workers. A group of workers no row goes to is not started.
+
+A row's disk need (``disk=BYTES`` among its needs: its repository's size on disk, or declared)
+goes only to workers that hold it (``disk=SIZE``, ``pool.TAG.disk=SIZE``; not said: any size): a
+row too large for the pool of its tags, or for the default workers, goes to the first pool with
+a ``disk`` that holds it; a row nothing holds is refused before a cluster starts (``unheld``).
 """
 
 from __future__ import annotations
@@ -10,30 +15,77 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from bench.distributed import PlanRow
+from bench.distributed import PlanRow, disk_of, format_size, without_disk
 from bench_ray.options import Pool, RayOptions, Resources
 
 
+def _holds(disk: int | None, size: int) -> bool:
+    return disk is None or disk >= size
+
+
 def route(
-    needs: frozenset[str], pools: tuple[Pool, ...], required: frozenset[str] = frozenset()
+    needs: frozenset[str],
+    pools: tuple[Pool, ...],
+    required: frozenset[str] = frozenset(),
+    disk: int | None = None,
 ) -> str | None:
     """The tag of the pool a row with ``needs`` goes to (first one whose tag the row declares in
-    ``resources:``, the ``required`` tags, else the first one it needs); None: the default workers."""
-    declared = needs & required
-    return next((pool.tag for pool in pools if pool.tag in (declared or needs)), None)
+    ``resources:``, the ``required`` tags, else the first one it needs, that holds its disk need);
+    None: the default workers (which hold ``disk`` each). A row that only a pool with room holds
+    goes to the first such pool; one that none holds, to the pool of its tags (``unheld`` says)."""
+    size, tags = disk_of(needs), without_disk(needs)
+    wanted = (tags & required) or tags
+    tagged = [pool for pool in pools if pool.tag in wanted]
+    fitting = next((pool.tag for pool in tagged if _holds(pool.disk, size)), None)
+    if fitting is not None or tags & required:
+        return fitting or next((pool.tag for pool in tagged), None)
+    if _holds(disk, size):
+        return None
+    roomy = next((pool.tag for pool in pools if pool.disk is not None and pool.disk >= size), None)
+    return roomy or next((pool.tag for pool in tagged), None)
 
 
-def unheld(runs: dict[frozenset[str], int], pools: tuple[Pool, ...], required: frozenset[str]) -> str | None:
+def _too_large(
+    runs: dict[frozenset[str], int], pools: tuple[Pool, ...], required: frozenset[str], disk: int | None
+) -> str | None:
+    """Why some runs cannot run: their disk need is more than the workers they go to hold."""
+    held = {pool.tag: pool.disk for pool in pools}
+    sizes: list[tuple[int, int]] = []
+    for needs, count in runs.items():
+        size = disk_of(needs)
+        tag = route(needs, pools, required, disk)
+        if size and not _holds(disk if tag is None else held[tag], size):
+            sizes.append((size, count))
+    if not sizes:
+        return None
+    count = sum(n for _, n in sizes)
+    total = sum(size * n for size, n in sizes)
+    holds = [f"the default workers {format_size(disk) if disk is not None else 'any size'}"]
+    holds += [f"pool.{p.tag} {format_size(p.disk) if p.disk is not None else 'any size'}" for p in pools]
+    return (
+        f"--executor ray: {count} run{'s' * (count != 1)} need more disk for their repository than the "
+        f"workers they can go to hold (the largest {format_size(max(s for s, _ in sizes))}, "
+        f"{format_size(total)} in all; each worker holds: {', '.join(holds)}); give workers enough "
+        "(--executor-option disk=SIZE for the default workers, pool.TAG.disk=SIZE for a pool's)"
+    )
+
+
+def unheld(
+    runs: dict[frozenset[str], int],
+    pools: tuple[Pool, ...],
+    required: frozenset[str],
+    disk: int | None = None,
+) -> str | None:
     """Why some runs (``runs``: how many each ``needs`` has) cannot run: they declare tags in
     ``resources:`` that the pool they go to does not provide (a pool provides its own tag, the
-    default workers none); None when every run has its place."""
+    default workers none), or need more disk than it holds; None when every run has its place."""
     missing: dict[frozenset[str], int] = {}
     for needs, count in runs.items():
-        declared = needs & required
-        if declared and declared != {route(needs, pools, required)}:
+        declared = without_disk(needs) & required
+        if declared and declared != {route(needs, pools, required, disk)}:
             missing[declared] = missing.get(declared, 0) + count
     if not missing:
-        return None
+        return _too_large(runs, pools, required, disk)
     offered = ", ".join(f"pool.{p.tag} ({p.workers} worker{'s' * (p.workers != 1)})" for p in pools)
     parts = []
     for declared, count in sorted(missing.items(), key=lambda item: sorted(item[0])):
@@ -61,6 +113,8 @@ class Group:
     pools: tuple[Pool, ...] = ()
     #: The tags tasks declare in ``resources:`` (``Plan.required``): they route first.
     required: frozenset[str] = frozenset()
+    #: What each default worker holds of disk (``disk=SIZE``; None: not said).
+    disk: int | None = None
     _takes: dict[frozenset[str], bool] = field(default_factory=dict, repr=False)
 
     @property
@@ -71,7 +125,7 @@ class Group:
     def takes(self, needs: frozenset[str]) -> bool:
         found = self._takes.get(needs)
         if found is None:
-            found = self._takes[needs] = route(needs, self.pools, self.required) == self.tag
+            found = self._takes[needs] = route(needs, self.pools, self.required, self.disk) == self.tag
         return found
 
     def rows(self, rows: Iterable[PlanRow]) -> Iterator[PlanRow]:
@@ -84,7 +138,7 @@ def default_workers(
 ) -> int:
     """How many default workers start without ``--workers``: as many as the cluster's ``cpus``
     hold once the pools some row goes to have theirs (a worker Ray cannot place never starts)."""
-    routed = {route(needs, options.pools, required) for needs in used}
+    routed = {route(needs, options.pools, required, options.disk) for needs in used}
     left = cpus - sum(p.workers * p.resources.num_cpus for p in options.pools if p.tag in routed)
     per_worker = options.default.num_cpus
     return max(1, int(left // per_worker if per_worker > 0 else left))
@@ -99,11 +153,11 @@ def groups(
 ) -> list[Group]:
     """The groups of workers to start for rows with the ``used`` needs: ``count`` default workers
     when some row needs no pool, then each pool some row goes to (``note`` tells of the others)."""
-    routed = {route(needs, options.pools, required) for needs in used}
+    routed = {route(needs, options.pools, required, options.disk) for needs in used}
     found: list[Group] = []
     start = 0
     if None in routed:
-        found.append(Group(None, options.default, list(range(count)), options.pools, required))
+        found.append(Group(None, options.default, list(range(count)), options.pools, required, options.disk))
         start = count
     for pool in options.pools:
         if pool.tag not in routed:
@@ -115,7 +169,7 @@ def groups(
             note(f"--executor-option pool.{pool.tag}: {why}; the pool starts no workers")
             continue
         members = list(range(start, start + pool.workers))
-        found.append(Group(pool.tag, pool.resources, members, options.pools, required))
+        found.append(Group(pool.tag, pool.resources, members, options.pools, required, options.disk))
         start += pool.workers
     return found
 

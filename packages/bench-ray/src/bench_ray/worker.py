@@ -19,7 +19,16 @@ from pathlib import Path
 from typing import Any
 
 from bench import ExecutorSettings, Job, TaskResult
-from bench.distributed import LocalExecutor, PlanRow, load_plan, plan_client, serialize_result, statistics_row
+from bench.distributed import (
+    LocalExecutor,
+    PlanRow,
+    RelayedBatches,
+    load_plan,
+    plan_client,
+    serialize_result,
+    statistics_row,
+)
+from bench.workspace import install_from_env
 from bench_ray.coordinator import ActorCoordinator
 from bench_ray.handshake import identity
 
@@ -64,6 +73,14 @@ class _BatchSink:
         return taken
 
 
+def _go_offline() -> bool:
+    """The offline guard on for the rest of this worker process; ``BENCH_OFFLINE`` set for the
+    processes it starts. A Ray worker is started by its node, not by the driver, so it does not
+    inherit the driver's environment: the driver says so in the actor's arguments."""
+    os.environ["BENCH_OFFLINE"] = "1"
+    return install_from_env()
+
+
 class BenchWorker:
     """One worker process: the suite loaded once, its own LLM client, chunks run one after another
     or side by side (an async actor)."""
@@ -75,21 +92,36 @@ class BenchWorker:
         files: list[str],
         coordinator: Any = None,
         worker_id: str | None = None,
+        batching: tuple[Any, bool] = (None, False),
+        offline: bool = False,
     ) -> None:
         """``coordinator``: the run's ``LimitsActor`` handle (its limits and budgets are the run's);
-        the client's cache is ``settings.shared_cache`` (L2) behind a local L1 on this node's disk."""
+        the client's cache is ``settings.shared_cache`` (L2) behind a local L1 on this node's disk.
+        ``batching``: the run's ``BatchRelay`` (None: no batches) and whether every model's calls
+        go to batches (``--batch``; else the suite's own ``batch: true``). ``offline``: the run is
+        (``--offline``): the network guard is on in this process, and in the processes it starts,
+        before the suite is loaded (docs/offline.md)."""
+        self.offline = _go_offline() if offline else False
         self.settings = settings
         self.files = [Path(f) for f in files]
         self.plan = load_plan(suite, {**settings.suite_args, "tasks": "lazy"})
         shared = ActorCoordinator(coordinator) if coordinator is not None else None
         self.llm = plan_client(self.plan, settings, coordinator=shared, worker_id=worker_id)
+        relay, batch_all = batching
+        if relay is not None:  # the driver owns the batches: batched calls are sent to it
+            if batch_all:
+                self.llm.settings = self.llm.settings.model_copy(update={"batch": True})
+            self.llm.batcher = RelayedBatches(
+                lambda request, params, rid: relay.ask.remote(request, params, rid)
+            )
         for target in [self.plan.target, *self.plan.targets.values()]:
             if target is not None:
                 target.llm = self.llm
 
     def ready(self) -> dict[str, Any]:
         """Who this worker is and which code and suite it runs (the driver's handshake)."""
-        return {"pid": os.getpid(), "node": socket.gethostname(), **identity(self.files)}
+        node = {"pid": os.getpid(), "node": socket.gethostname(), "offline": self.offline}
+        return {**node, **identity(self.files)}
 
     async def finish(self) -> dict[str, dict[str, float]]:
         """The last report to the coordinator (its totals are then complete); this worker's calls

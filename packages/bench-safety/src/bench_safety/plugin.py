@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 from bench import RegisterEvaluator, hookimpl
-from bench_safety.judged import Bias, Hallucination, Toxicity
-from bench_safety.pii import Pii
+
+# Registered by name and import path: a class is imported when a suite first uses it,
+# so bench's start-up does not import every class of the plugin.
+EVALUATORS = {
+    "toxicity": "bench_safety.judged:Toxicity",
+    "bias": "bench_safety.judged:Bias",
+    "hallucination": "bench_safety.judged:Hallucination",
+    "pii": "bench_safety.pii:Pii",
+}
 
 
 @hookimpl
 def bench_register_evaluators(register: RegisterEvaluator) -> None:
-    for evaluator in (Toxicity, Bias, Hallucination, Pii):
-        register(evaluator)
+    for name, path in EVALUATORS.items():
+        register(name, path)

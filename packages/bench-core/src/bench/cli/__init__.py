@@ -71,7 +71,7 @@ COMMANDS = (
     runs.runs,
     runs.show,
     runs.view,
-    runs.answer,
+    run.answer,
     authoring.schema,
     authoring.init,
 )

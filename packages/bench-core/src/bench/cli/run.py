@@ -261,8 +261,8 @@ def run(
     from bench.api import execute, run_blocking
     from bench.cli import run_console
     from bench.cli.loading import load_registry
-    from bench.cli.runs import answer_waiting
     from bench.pipeline.run import DryRun
+    from bench.report.person_turn import answer_waiting
 
     run_console.prepare_process(verbose)
     threshold = None if pass_rate_threshold is None else _threshold(pass_rate_threshold)
@@ -278,6 +278,20 @@ def run(
     if isinstance(result, DryRun):
         raise typer.Exit(run_console.print_dry_run(result))
     raise typer.Exit(run_console.finish(result, console, reporters, outputs, _command_line(ctx), threshold))
+
+
+@handle_errors
+def answer(
+    run_id: Annotated[str, typer.Argument(help="The run (or latest).", show_default=False)],
+    task_id: Annotated[
+        str, typer.Argument(help="The task that waits for a person (ID, or ID@N).", show_default=False)
+    ],
+    runs_dir: RunsDir = RUNS_DIR,
+) -> None:
+    """Take a person's turn in a conversation that waits for one; --resume then goes on from it."""
+    from bench.report.person_turn import answer_person
+
+    answer_person(run_id, task_id, runs_dir)
 
 
 def run_options(flags: dict[str, Any]) -> RunOptions:

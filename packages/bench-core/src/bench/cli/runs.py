@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -22,9 +21,6 @@ from bench.cli.options import (
     runs_dir_option,
 )
 from bench.cli.outputs import checked_outputs, is_html
-
-if TYPE_CHECKING:
-    from bench.execution.journal.person import Waiting
 
 
 @handle_errors
@@ -256,68 +252,3 @@ def view(
         from bench.vocabulary.errors import ConfigError
 
         raise ConfigError(f"bench view: cannot listen on {host}:{port}: {exc.strerror or exc}") from None
-
-
-@handle_errors
-def answer(
-    run_id: Annotated[str, typer.Argument(help="The run (or latest).", show_default=False)],
-    task_id: Annotated[
-        str, typer.Argument(help="The task that waits for a person (ID, or ID@N).", show_default=False)
-    ],
-    runs_dir: RunsDir = RUNS_DIR,
-) -> None:
-    """Take a person's turn in a conversation that waits for one; --resume then goes on from it."""
-    from bench.execution.journal.person import find_waiting
-    from bench.vocabulary.errors import ConfigError
-
-    waiting = find_waiting(runs_dir, run_id, task_id)
-    if not on_a_terminal():
-        raise ConfigError(
-            f"bench answer asks the person on a terminal, and this is none: run it in one, "
-            f"or answer in bench view (task '{waiting.key}' of run {waiting.run_id})"
-        )
-    ask(waiting)
-    typer.echo(f"saved; the conversation goes on with: bench run SUITE --resume {waiting.run_id}")
-
-
-def on_a_terminal() -> bool:
-    """Whether a person sits at this command: stdin and stdout are a terminal."""
-    return sys.stdin.isatty() and sys.stdout.isatty()
-
-
-def ask(waiting: Waiting) -> None:
-    """Show the conversation so far, ask the person for their turn and save it."""
-    from bench.execution.journal.person import save_answer
-    from bench.report.console import plain, plain_block, stdout
-
-    stdout.print(plain(f"task {waiting.key} of run {waiting.run_id} waits for you at turn {waiting.turn}"))
-    for message in waiting.messages[-SHOWN_MESSAGES:]:
-        stdout.print(plain(f"{message.get('role')}:", 40), plain_block(message.get("content")))
-    if waiting.prompt:
-        stdout.print(plain(f"you are asked: {waiting.prompt}", 2000))
-    save_answer(waiting, typer.prompt("your message as the user"))
-
-
-#: How many of the transcript's last messages a person is shown before their turn.
-SHOWN_MESSAGES = 6
-
-
-def answer_waiting(runs_dir: Path, ref: str) -> None:
-    """Before a resume: on a terminal, ask the person each of the run's conversations waits for;
-    elsewhere, say which stay waiting and how to answer them."""
-    from bench.execution.journal.person import waiting_tasks
-    from bench.vocabulary.errors import BenchError
-
-    try:
-        waiting = [w for w in waiting_tasks(runs_dir, ref) if not w.answered]
-    except BenchError:
-        return  # the resume itself says what is wrong with the run
-    for task in waiting:
-        if on_a_terminal():
-            ask(task)
-        else:
-            typer.echo(
-                f"task '{task.key}' waits for a person and stays waiting (no terminal to ask on): "
-                f"answer it with bench answer {task.run_id} {task.key} on a terminal, or in bench view",
-                err=True,
-            )

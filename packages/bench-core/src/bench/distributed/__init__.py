@@ -4,7 +4,8 @@ The executor contract itself (``Executor``, ``Job``, ``Sink``, ``ExecutorSetting
 ``bench``; this package exports the plumbing around it (docs/plugins.md): the plan a job carries
 (``Plan``, ``PlannedTask``, ``PlanRow``), loading it again on a worker (``load_plan``) with a
 client of the worker's own (``plan_client``), running tasks there (``LocalExecutor``), sending
-results back (``serialize_result``, ``statistics_row``, ``land_captures``), sharing the run's
+results back (``serialize_result``, ``statistics_row``, ``land_captures``), answering the workers'
+batched calls from the driver's batches (``RelayedBatches``, ``answer_batched``), sharing the run's
 rate limits and budgets among the workers' clients (``Coordinator``, ``LocalCoordinator``,
 ``LeaseBook``, ``Leases``, ``Deltas``) and running slow work in a killable worker process
 (``run_killable``).
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
     from bench.execution.local import LocalExecutor as LocalExecutor
     from bench.execution.sink import serialize_result as serialize_result
     from bench.execution.sink import statistics_row as statistics_row
+    from bench.llm.batch.relay import RelayedBatches as RelayedBatches
+    from bench.llm.batch.relay import answer_batched as answer_batched
     from bench.llm.limits.coordination import Coordinator as Coordinator
     from bench.llm.limits.coordination import Deltas as Deltas
     from bench.llm.limits.coordination import LeaseBook as LeaseBook
@@ -35,6 +38,11 @@ if TYPE_CHECKING:
     from bench.suite.plan import PlannedTask as PlannedTask
     from bench.suite.plan import PlanRow as PlanRow
     from bench.workspace.captures import land_captures as land_captures
+    from bench.workspace.disk import disk_of as disk_of
+    from bench.workspace.disk import format_size as format_size
+    from bench.workspace.disk import parse_size as parse_size
+    from bench.workspace.disk import size_on_disk as size_on_disk
+    from bench.workspace.disk import without_disk as without_disk
 
 #: name -> the module that defines it
 _EXPORTS = {
@@ -47,7 +55,14 @@ _EXPORTS = {
     "serialize_result": "bench.execution.sink",
     "statistics_row": "bench.execution.sink",
     "land_captures": "bench.workspace.captures",
+    "disk_of": "bench.workspace.disk",
+    "without_disk": "bench.workspace.disk",
+    "parse_size": "bench.workspace.disk",
+    "format_size": "bench.workspace.disk",
+    "size_on_disk": "bench.workspace.disk",
     "run_killable": "bench.execution.killable",
+    "RelayedBatches": "bench.llm.batch.relay",
+    "answer_batched": "bench.llm.batch.relay",
     "Coordinator": "bench.llm.limits.coordination",
     "LocalCoordinator": "bench.llm.limits.coordination",
     "LeaseBook": "bench.llm.limits.coordination",

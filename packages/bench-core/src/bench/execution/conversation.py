@@ -58,6 +58,16 @@ def kept_conversation(task: Task, response: Response, recorded: bool) -> dict[st
     }
 
 
+def kept_steps(response: Response, in_workspace: bool, conversation: bool) -> list[dict[str, Any]] | None:
+    """What a result keeps of an agent's steps (its ``trajectory``), so that ``bench rescore``
+    judges them again without running the agent: the response's messages when it called tools or
+    ran in a workspace. A conversation keeps its messages in its transcript instead, and a plain
+    answer's messages are its prompt and response, which the result holds already."""
+    if conversation or not response.messages or not (response.tool_calls or in_workspace):
+        return None
+    return [m.model_dump(exclude_none=True) for m in response.messages]
+
+
 def open_journal(run_folder: Path | None, key: str, digest: str) -> Journal:
     """The journal of task run ``key``'s conversation in ``run_folder`` (none kept without one)."""
     return Journal(None if run_folder is None else journal_path(run_folder, key), digest)

@@ -7,19 +7,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench.evaluator import Evaluator
+from bench.evaluator import Evaluator, from_rows
 from bench.execution.deadline import Exceeded, sync_deadline
-
-
-def from_rows(kind: type[Evaluator[Any]]) -> bool:
-    """Whether ``kind`` computes its figures from stored rows (``aggregate_rows``), not instances:
-    of the two hooks, the one its closest class defines wins, and ``Evaluator``'s own is no hook."""
-    for klass in kind.__mro__:
-        if "aggregate_rows" in vars(klass):
-            return klass is not Evaluator
-        if "aggregate" in vars(klass):
-            return False
-    return False
 
 
 @dataclass

@@ -15,6 +15,7 @@ class LocalExecutor(Executor):
 
     name = "local"
     description = "the tasks run in this process (the default)"
+    batches = True
 
     runner: Runner | None = None
 

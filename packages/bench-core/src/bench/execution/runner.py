@@ -21,7 +21,15 @@ from typing import Any
 from bench.evaluator import Evaluator, Sample
 from bench.execution import killable
 from bench.execution.bounded import DEFAULT_MAX_RESPONSE_BYTES, bound_response
-from bench.execution.conversation import Journal, converse, judge, kept_conversation, open_journal, waits
+from bench.execution.conversation import (
+    Journal,
+    converse,
+    judge,
+    kept_conversation,
+    kept_steps,
+    open_journal,
+    waits,
+)
 from bench.execution.evaluation import (
     EVALUATOR_TIMEOUT_S,
     decided_despite_skips,
@@ -45,7 +53,7 @@ from bench.vocabulary.results import (
     TaskResult,
 )
 from bench.workspace.captures import carry_captures, store_captures, task_folder
-from bench.workspace.checkout import Checkout, Workspaces
+from bench.workspace.checkout import STORED_WORKSPACE, Checkout, Workspaces
 from bench.workspace.safe_git import GitError
 
 DEFAULT_TIMEOUT_S = 300.0
@@ -407,8 +415,11 @@ class Runner:
             "tool_calls": response.tool_calls,
             "usage": response.usage,
             "digest": planned.digest,
-            "workspace": checkout.summary(response.artifacts, self.keep_workspaces) if checkout else None,
+            "workspace": checkout.summary(response.artifacts, self.keep_workspaces)
+            if checkout
+            else response.artifacts.get(STORED_WORKSPACE),
             "conversation": kept_conversation(task, response, self._recorded(planned)),
+            "trajectory": kept_steps(response, checkout is not None, planned.task.conversation is not None),
             **input_fields(task, self.target_for(planned), self.max_response_bytes),
         }
         if waits(response) or (response.error is not None and not planned.expects_error):

@@ -81,6 +81,12 @@ class StoreSink:
         if self.done is not None:
             self.done(result)
 
+    def replace(self, before: dict[str, Any], result: TaskResult) -> None:
+        """Land ``result`` again over its stored row ``before`` (a key's latest line wins): the
+        summary counts it under its new status. Statistics are the caller's to read again."""
+        self._append(self.redact(serialize_result(result)))
+        self.summary.moved(str(before.get("status")), result.status)
+
     def land(self, line: str, status: str, stats: dict[str, Any]) -> None:
         line = self.redact(line)  # again: the worker redacted with its environment, this is ours
         result = None

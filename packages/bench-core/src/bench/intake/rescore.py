@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.intake.replay import result_key, stored_response
+from bench.intake.replay import has_response, result_key, stored_response
 from bench.llm.providers import credentials
 from bench.plugins.registry import Registry
 from bench.suite.loader import load_suite
@@ -43,7 +43,7 @@ def rescoring(run_ref: str, runs_dir: Path, registry: Registry, suite: Path | No
     suite_path = suite if suite is not None else _suite_of(manifest, run_id)
     plan = load_suite(suite_path, registry, need_target=False)
     stored = {result_key(row): row for row in results if isinstance(row, dict) and "id" in row}
-    missing = [p.key for p in plan.tasks if p.key not in stored or stored_response(stored[p.key]) is None]
+    missing = [p.key for p in plan.tasks if p.key not in stored or not has_response(stored[p.key])]
     if missing:
         named = ", ".join(f"'{key}'" for key in missing[:NAMED])
         more = f" and {len(missing) - NAMED} more" if len(missing) > NAMED else ""
@@ -53,7 +53,7 @@ def rescoring(run_ref: str, runs_dir: Path, registry: Registry, suite: Path | No
         )
     keys = set(plan.tasks.ids)
     left_out = sum(1 for key in stored if key not in keys)
-    _replay(plan, stored)
+    _replay(plan, stored, runs_dir / run_id / "captures")
     return Rescoring(plan, run_id, suite_path, left_out)
 
 
@@ -68,12 +68,14 @@ def _suite_of(manifest: dict[str, Any], run_id: str) -> Path:
     )
 
 
-def _replay(plan: Plan, stored: dict[str, dict[str, Any]]) -> None:
-    """Give each task of ``plan`` its stored response; only the evaluators' models are called."""
+def _replay(plan: Plan, stored: dict[str, dict[str, Any]], captures: Path) -> None:
+    """Give each task of ``plan`` its stored response (with what its workspace kept: the diff,
+    the captured files); only the evaluators' models are called."""
     original = plan.tasks
 
     def replayed(planned: PlannedTask) -> PlannedTask:
-        task = planned.task.model_copy(update={"response": stored_response(stored[planned.key])})
+        response = stored_response(stored[planned.key], captures)
+        task = planned.task.model_copy(update={"response": response})
         return dataclasses.replace(planned, task=task)
 
     built = [replayed(p) for p in original] if original.kept else None

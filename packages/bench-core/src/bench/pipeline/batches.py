@@ -3,9 +3,10 @@ client's calls sent through the providers' batch APIs, kept in the run's folder 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
-from bench.executor import DEFAULT_EXECUTOR
+from bench.executor import Executor
 from bench.llm.batch.collector import Batcher, refusal
 from bench.llm.batch.ledger import LEDGER
 from bench.llm.batch.protocols import protocol_of
@@ -22,17 +23,18 @@ def check_forced(settings: LLMSettings) -> None:
         raise ConfigError(refusal(refused[0]))
 
 
-def check_executor(options: RunOptions, settings: LLMSettings | None = None) -> None:
-    """Refuse batches on an executor other than ``local``, naming it: the driver would have to own
-    the batches' submission, which is not built."""
+def check_executor(
+    options: RunOptions, executor: Callable[[], type[Executor]], settings: LLMSettings | None = None
+) -> None:
+    """Refuse batches on an executor that cannot run them (its driver does not own the
+    batches' submission: ``Executor.batches``), naming it; ``executor`` gives its class."""
     batched = options.batch or (
         settings is not None and (settings.batch or any(own.batch for own in settings.models.values()))
     )
-    if batched and options.executor != DEFAULT_EXECUTOR:
+    if batched and not executor().batches:
         raise ConfigError(
-            f"--batch runs on the local executor only: with --executor {options.executor} the driver "
-            "would have to own the batches' submission, which is not built yet; run without "
-            "--executor, or without --batch"
+            f"--batch runs on executors whose driver owns the batches' submission (local, ray): "
+            f"--executor {options.executor} does not; run with one of those, or without --batch"
         )
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bench.execution.figures import Aggregators
+from bench.execution.groups.decide import decide_groups, restated
 from bench.execution.interrupts import StopOnSignal
 from bench.execution.sink import StoreSink
 from bench.executor import Executor, ExecutorSettings, Job
@@ -100,6 +101,10 @@ async def execute_run(
         observer.started(store.run_id, len(plan.tasks), summary.total, opened.resumed, llm.totals)
         with StopOnSignal(executor, options.handle_signals, store.run_id):
             await executor.run(job, sink)
+            if not executor.interrupted and await decide_groups(
+                plan, store, sink, llm, options.evaluator_timeout
+            ):
+                opened.collector = restated(opened.collector, store, plan.tasks.ids)
         status = "interrupted" if executor.interrupted else "stopped" if executor.stopped else "finished"
         if status == "finished" and summary.waiting:
             status = WAITING_FOR_PERSON  # finished but for the conversations a person must answer

@@ -62,10 +62,14 @@ def load_for_run(
     executor is refused first, before a large suite is read."""
     load_environment(suite, options.env_files, dotenv=options.dotenv)
     suite_args = options.suite_args()
-    check_executor(options)  # --batch: before the executor is looked up
     if options.executor != DEFAULT_EXECUTOR:
         find_executor(options.executor, registry)
+
+    def executor() -> type[Executor]:  # looked up only for a batch run
+        return executor_class(options.executor, registry)
+
+    check_executor(options, executor)  # --batch: before a large suite is read
     plan = load_suite(suite, registry, progress=progress, **suite_args)
     check_forced(plan.llm)  # batch: true on a model without a batch API, before anything runs
-    check_executor(options, plan.llm)
+    check_executor(options, executor, plan.llm)
     return plan

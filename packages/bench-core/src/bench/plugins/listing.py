@@ -27,6 +27,7 @@ def _line(label: str, text: str) -> str:
 
 def describe(registry: Registry) -> str:
     """The plugins sorted by distribution, then failures, then name clashes, as plain text."""
+    registry.load_all()  # classes registered by import path, and their failures, are listed too
     lines: list[str] = []
     for plugin in sorted(registry.plugins.values(), key=lambda p: (p.distribution, p.entry_point)):
         version = f" {plugin.version}" if plugin.version else ""

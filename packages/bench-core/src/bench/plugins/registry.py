@@ -13,6 +13,7 @@ entry points (comma-separated); ``BENCH_DISABLE_PLUGINS`` skips the named ones.
 from __future__ import annotations
 
 import functools
+import importlib
 import os
 import re
 from collections.abc import Callable, Iterable
@@ -27,17 +28,19 @@ import bench.hookspecs as hookspecs
 from bench.evaluator import Evaluator
 from bench.executor import Executor
 from bench.importer import Importer
-from bench.plugins.names import Clash, NameTable, Provided
+from bench.plugins.names import Clash, Deferred, NameTable, Provided
 from bench.reporter import Reporter
 from bench.suite_loader import SuiteLoader
 from bench.target import Target
-from bench.vocabulary.errors import did_you_mean
+from bench.vocabulary.errors import PluginError, did_you_mean
 from bench.workspace.sandboxes import Sandbox
 
 __all__ = ["Clash", "PluginFailure", "PluginInfo", "Provided", "Registry", "build_registry", "get_registry"]
 
 GROUP = "bench"
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.:-]*$")
+#: ``register(name, path)``'s path: ``package.module:Class`` (or ``:Outer.Inner``)
+_PATH = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 #: hook name -> (the kind of thing it registers, the base class each registered class extends)
 HOOKS: dict[str, tuple[str, type[Any]]] = {
     "bench_register_evaluators": ("evaluator", Evaluator),
@@ -70,7 +73,8 @@ class PluginInfo:
     version: str | None
     entry_point: str
     hooks: list[str]
-    #: kind ("evaluator", "target", ...) -> the classes registered, in registration order
+    #: kind ("evaluator", "target", ...) -> the classes registered, in registration order (a
+    #: deferred one when it is first looked up: ``Registry.load_all`` before listing them)
     registered: dict[str, list[type[Any]]] = field(default_factory=dict)
 
 
@@ -109,6 +113,12 @@ class Registry:
             "bench_register_sandboxes": self.sandboxes,
         }
         return tables[hook_name]
+
+    def load_all(self) -> Registry:
+        """Import every class registered by import path (listing commands show them all)."""
+        for hook in HOOKS:
+            self.table(hook).load_all()
+        return self
 
     @property
     def clashes(self) -> list[Clash]:
@@ -210,29 +220,94 @@ def _registrar(
     table: NameTable[Any],
     plugin: PluginInfo,
     fail: Callable[[str, str, str], None],
-) -> Callable[[Any], None]:
+) -> Callable[..., None]:
     """The ``register`` one plugin's hook receives: checks each class and records who gave it.
 
-    A class that fails the checks is skipped and recorded as a failure of the plugin; what the
-    plugin registers before and after it stays registered.
+    ``register(cls)`` checks the class now; ``register(name, "module:Class")`` records the name
+    and imports the class on its first lookup (``Deferred``), checking it then. A class that
+    fails the checks is skipped and recorded as a failure of the plugin; what the plugin
+    registers before and after it stays registered.
     """
     dist = plugin.distribution
 
-    def register(cls: Any) -> None:
+    def skip(problem: str) -> PluginError:
+        message = f"{dist} registered {problem}; skipped"
+        fail(dist, plugin.entry_point, message)
+        return PluginError(str(PluginFailure(dist, plugin.entry_point, message)), distribution=dist)
+
+    def add(cls: Any) -> None:
+        if cls not in plugin.registered.setdefault(kind, []):
+            plugin.registered[kind].append(cls)
+
+    def resolve(deferred: Deferred[Any]) -> Any:
+        known = loaded.get(deferred.path)
+        if known is None:
+            known = loaded[deferred.path] = _import(kind, base, deferred, skip)
+        if isinstance(known, PluginError):
+            raise known
+        problem = _not_named(kind, known, deferred)
+        if problem is not None:
+            raise skip(problem)
+        add(known)
+        return known
+
+    loaded: dict[str, Any] = {}  # import path -> its class, or the error its import raised
+
+    def register(cls: Any, path: Any = None) -> None:
+        if isinstance(cls, str) and path is not None:
+            problem = _deferred_problem(kind, cls, path)
+            if problem is not None:
+                skip(problem)
+                return
+            table.add(Deferred(cls, path, dist, resolve))
+            return
         problem = _problem(kind, base, cls)
         if problem is not None:
-            fail(dist, plugin.entry_point, f"{dist} registered {problem}; skipped")
+            skip(problem)
             return
         for name in [cls.name, *getattr(cls, "aliases", ())]:
             table.add(Provided(name, cls, dist))
-        plugin.registered.setdefault(kind, []).append(cls)
+        add(cls)
 
     return register
 
 
+def _article(kind: str) -> str:
+    return "an" if kind[0] in "aeiou" else "a"
+
+
+def _deferred_problem(kind: str, name: str, path: Any) -> str | None:
+    """What is wrong with registering ``name`` as ``path`` (after "registered"), or None."""
+    if not _NAME.match(name):
+        return f"{_article(kind)} {kind} with an invalid name {name!r}"
+    if not isinstance(path, str) or not _PATH.match(path):
+        return f"{kind} '{name}' as {path!r}, which is not an import path 'module:Class'"
+    return None
+
+
+def _import(kind: str, base: type[Any], deferred: Deferred[Any], skip: Callable[[str], PluginError]) -> Any:
+    """The class an import path names, checked; or the ``PluginError`` that records why not."""
+    module, _, qualname = deferred.path.partition(":")
+    try:
+        found: Any = importlib.import_module(module)
+        for part in qualname.split("."):
+            found = getattr(found, part)
+    except Exception as exc:  # a broken plugin must not break bench
+        return skip(f"{kind} '{deferred.name}' as '{deferred.path}': {type(exc).__name__}: {exc}")
+    problem = _problem(kind, base, found)
+    return skip(problem) if problem is not None else found
+
+
+def _not_named(kind: str, cls: Any, deferred: Deferred[Any]) -> str | None:
+    """A problem when the class a name was registered for does not answer to that name."""
+    if deferred.name in (cls.name, *getattr(cls, "aliases", ())):
+        return None
+    return f"{kind} '{deferred.name}' as '{deferred.path}', but that class is named '{cls.name}'"
+
+
 def _problem(kind: str, base: type[Any], cls: Any) -> str | None:
     """What is wrong with registering ``cls`` as a ``kind`` (after "registered"), or None."""
-    article = "an" if kind[0] in "aeiou" else "a"
+    article = _article(kind)
     if not (isinstance(cls, type) and issubclass(cls, base)):
         return (
             f"{cls!r} as {article} {kind}, but it is not a subclass of {base.__module__}.{base.__qualname__}"

@@ -8,11 +8,20 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from bench.plugins.registry import get_registry
+from bench.plugins.registry import Registry, get_registry
 from bench.vocabulary.errors import ConfigError, FieldPath, did_you_mean
+from bench.workspace import network_guard
 from bench.workspace.sandboxes import Sandbox
 
-__all__ = ["open_sandbox"]
+__all__ = ["open_sandbox", "sandbox_needs"]
+
+
+def sandbox_needs(spec: Any, registry: Registry | None = None) -> frozenset[str]:
+    """The resource tags a ``sandbox:`` setting implies (``Sandbox.needs``: ``container`` for a
+    container); none for no sandbox, or one whose type is unknown (``open_sandbox`` says so)."""
+    kind = spec.get("type") if isinstance(spec, Mapping) else None
+    provided = (registry or get_registry()).sandboxes.get(kind) if isinstance(kind, str) else None
+    return frozenset(provided.cls.needs) if provided is not None else frozenset()
 
 
 def open_sandbox(
@@ -50,4 +59,7 @@ def open_sandbox(
     why = sandbox.unavailable()
     if why is not None:
         raise ConfigError(why, file=file, field=field)
+    refused = sandbox.offline_refusal() if network_guard.active() else None
+    if refused is not None:  # before any task: its programs would not be cut off (docs/offline.md)
+        raise ConfigError(f"offline: {refused}", file=file, field=(*field, "network"))
     return sandbox

@@ -6,8 +6,9 @@ collected under the name its evaluator type declares (``Evaluator.signal_collect
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+import functools
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, overload
 
 from bench.evaluator import Evaluator
 
@@ -29,6 +30,35 @@ COLLECTORS = (
 def signal_collectors(types: Iterable[type[Evaluator[Any]]]) -> dict[str, str]:
     """Evaluator type name -> collector, for each behavioural signal among ``types`` (in order)."""
     return {cls.name: cls.signal_collector for cls in types if cls.signal_collector is not None}
+
+
+class KnownCollectors(Sequence[str]):
+    """The collectors a scorecard may name: ``COLLECTORS``, then the behavioural signals' of
+    ``types()``, which is called only when a name is not one of bench-core's (so a suite whose
+    scorecards name none imports no evaluator type for it)."""
+
+    def __init__(self, types: Callable[[], Iterable[type[Evaluator[Any]]]]) -> None:
+        self._types = types
+
+    @functools.cached_property
+    def _all(self) -> tuple[str, ...]:
+        return (*COLLECTORS, *signal_collectors(self._types()).values())
+
+    def __contains__(self, name: object) -> bool:
+        return name in COLLECTORS or name in self._all
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all)
+
+    def __len__(self) -> int:
+        return len(self._all)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[str]: ...
+    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
+        return self._all[index]
 
 
 def outcome_score(outcome: dict[str, Any]) -> float:

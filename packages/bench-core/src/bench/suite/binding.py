@@ -11,6 +11,7 @@ An entry is one of:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from bench.document import YamlDocument, load_yaml
-from bench.evaluator import Evaluator
+from bench.evaluator import Evaluator, from_rows
 from bench.evidence import parse_reference
 from bench.plugins import catalogue
 from bench.plugins.registry import Provided, Registry
@@ -61,16 +62,13 @@ class Binder:
         #: The first instance bound under each (name, type) whose type has suite-level figures:
         #: the run computes those figures for every one of them, whichever tasks ran where.
         self.aggregating: dict[tuple[str, str], Evaluator[Any]] = {}
+        #: Whether some evaluator re-decides groups of rows together (``Evaluator.groups``).
+        self.grouping = False
         #: Bound mappings by what decides them, so 10,000 tasks with the same checks validate and
         #: configure each distinct mapping once (only ``origin`` differs between them). The most
         #: recent few only: tasks with a mapping each (their own ``expected:``) must not make the
         #: memory of a large suite grow with it (bench.suite.plan.TaskList).
         self._bound: dict[tuple[Any, ...], BoundEvaluator] = {}
-        #: Setting -> the types that claim it for a mapping without ``type:`` (``infer_from``).
-        self.claims: dict[str, list[type[Evaluator[Any]]]] = {}
-        for provided in registry.evaluator_types():
-            for key in provided.cls.infer_from:
-                self.claims.setdefault(key, []).append(provided.cls)
 
     # -- entry points -------------------------------------------------------------------------
 
@@ -100,6 +98,16 @@ class Binder:
         choices = [*self.named, *self.registry.evaluators]
         hint = catalogue.hint("evaluators", name) or did_you_mean(name, choices)
         raise doc.error(f"unknown evaluator '{name}'{hint}", path)
+
+    @functools.cached_property
+    def claims(self) -> dict[str, list[type[Evaluator[Any]]]]:
+        """Setting -> the types that claim it for a mapping without ``type:`` (``infer_from``);
+        read on the first such mapping (it imports every type registered by import path)."""
+        claims: dict[str, list[type[Evaluator[Any]]]] = {}
+        for provided in self.registry.evaluator_types():
+            for key in provided.cls.infer_from:
+                claims.setdefault(key, []).append(provided.cls)
+        return claims
 
     def _inferred_type(self, settings: dict[str, Any]) -> str | None:
         """The type that claims the keys of a mapping without ``type:``; none when ambiguous."""
@@ -133,8 +141,11 @@ class Binder:
         bound = self._bind_mapping(doc, path, entry, default_name, default_type, in_definition)
         if bound.instance.aggregates:
             self.aggregating.setdefault((bound.name, bound.type), bound.instance)
-        # A type that aggregates over its instances needs one instance per task (runner.aggregators).
-        if "file" not in entry and not bound.instance.aggregates:
+        self.grouping |= bound.instance.in_groups()
+        # A type that aggregates over its instances needs one instance per task (runner.aggregators);
+        # one whose figures come from the stored rows (corpus BLEU) can share one, like the rest.
+        shared = not bound.instance.aggregates or from_rows(type(bound.instance))
+        if "file" not in entry and shared:
             if len(self._bound) >= _BOUND_KEPT:
                 del self._bound[next(iter(self._bound))]  # the oldest
             self._bound[key] = bound

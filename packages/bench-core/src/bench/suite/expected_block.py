@@ -7,6 +7,8 @@ names the setting that the key's value fills.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from bench.document import YamlDocument
@@ -14,19 +16,38 @@ from bench.plugins.registry import Registry
 from bench.vocabulary.errors import FieldPath, did_you_mean
 
 
-def block_settings(registry: Registry) -> dict[str, str]:
-    """The block's keys (in registration order) and the setting each fills."""
-    return {
-        p.name: p.cls.expected_block
-        for p in registry.evaluators.values()
-        if p.cls.expected_block is not None and p.name == p.cls.name
-    }
+def block_settings(registry: Registry) -> Mapping[str, str]:
+    """The block's keys (in registration order) and the setting each fills; read from the types
+    when a task first has a block (that imports every type registered by import path)."""
+    return _BlockSettings(registry)
+
+
+class _BlockSettings(Mapping[str, str]):
+    def __init__(self, registry: Registry) -> None:
+        self.registry = registry
+
+    @functools.cached_property
+    def _settings(self) -> dict[str, str]:
+        return {
+            p.name: p.cls.expected_block
+            for p in self.registry.evaluators.values()
+            if p.cls.expected_block is not None and p.name == p.cls.name
+        }
+
+    def __getitem__(self, key: str) -> str:
+        return self._settings[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._settings)
+
+    def __len__(self) -> int:
+        return len(self._settings)
 
 
 class ExpectedBlock:
     """One task's ``expected:`` block, read against the block's keys."""
 
-    def __init__(self, registry: Registry, settings: dict[str, str]) -> None:
+    def __init__(self, registry: Registry, settings: Mapping[str, str]) -> None:
         self.registry = registry
         self.settings = settings
         self.values: dict[str, Any] = {}

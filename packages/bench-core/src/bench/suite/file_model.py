@@ -126,6 +126,9 @@ class TaskSpec(Strict):
     #: The ``label`` of the suite's ``prompts:`` entry this task runs on (default: each of them);
     #: in a suite without ``prompts:``, the label of the variant the task's own prompt is.
     prompt_label: str | None = Field(default=None, min_length=1)
+    #: Tasks with the same ``group`` are decided together by evaluators that compare the rows of
+    #: a group (default: a task's runs on the suite's prompts and targets form its group).
+    group: str | None = Field(default=None, min_length=1)
     #: This task's own scorecard (default: the suite's).
     scorecard: Scorecard | None = None
     #: This task's repository, branch and ref (default: the suite's).

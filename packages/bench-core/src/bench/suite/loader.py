@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from bench.document import YamlDocument
 from bench.plugins.registry import Registry, get_registry
-from bench.scoring.collectors import COLLECTORS, signal_collectors
+from bench.scoring.collectors import KnownCollectors, signal_collectors
 from bench.scoring.labels import human_scores, read_labels
 from bench.scoring.scorecard import Scorecard
 from bench.scoring.scorecard import check as check_scorecard
@@ -26,7 +26,7 @@ from bench.suite.file_model import SuiteFile
 from bench.suite.native import NativeSuiteLoader
 from bench.suite.plan import CalibrationBar, Plan, PlannedTask, PlanRow, TaskIndex, TaskList, endpoints
 from bench.suite.rows import RowRules, task_document, task_source
-from bench.suite.targets import TargetBuilder, apply_target
+from bench.suite.targets import TargetBuilder, apply_target, target_resources
 from bench.suite.tasks import TaskBuilder, validation_errors
 from bench.suite_loader import LoadOptions, SuiteLoader
 from bench.target import Target
@@ -84,9 +84,8 @@ class _SuiteBuilder:
         self.registry = registry
         self.binder = Binder(registry)
         self.errors: list[ConfigError] = []
-        #: Evaluator type -> the metric collector of its score, for behavioural signals.
-        self.signals = signal_collectors(p.cls for p in registry.evaluators.values())
-        self.collectors = (*COLLECTORS, *self.signals.values())
+        #: The metric collectors a scorecard may name (every type's signal read only when needed).
+        self.collectors = KnownCollectors(lambda: (p.cls for p in registry.evaluators.values()))
         self._row_doc: YamlDocument | None = None
 
     def fail(self, error: ConfigError) -> None:
@@ -127,7 +126,7 @@ class _SuiteBuilder:
             ignore_task_targets=self.target_override,
             suite_doc=self.doc,
             target_resources={
-                label: frozenset(built.config.resources)
+                label: target_resources(built, self.registry)
                 for label, built in [(None, target), *targets.items()]
                 if built is not None
             },
@@ -217,11 +216,13 @@ class _SuiteBuilder:
             runtime_limits=suite.runtime_limits,
             judge_limits=suite.judge_limits,
             metrics=self.metrics,
-            signals=self.signals,
+            # the types the suite uses are imported by now: their signals are all it can record
+            signals=signal_collectors(p.cls for p in self.registry.evaluators.loaded()),
             max_response_bytes=suite.max_response_bytes,
             scorecard_strategy=suite.scorecard.strategy if suite.scorecard is not None else None,
             named_evaluators=self.binder.named,
             aggregating=self.binder.aggregating,
+            grouping=self.binder.grouping,
             concurrency=suite.concurrency,
             referenced_files=list(self.binder.definitions),
             template_warnings=header.tasks.template_warnings.lines(),

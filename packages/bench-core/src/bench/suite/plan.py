@@ -18,6 +18,7 @@ from bench.target import Target
 from bench.vocabulary.compact import HexColumn, KeyTable, TextColumn, hex_or_text
 from bench.vocabulary.models import Task
 from bench.vocabulary.run_key import RunKey
+from bench.workspace.disk import disk_of, disk_tag, repo_need
 
 if TYPE_CHECKING:
     from bench.suite.variables.prompts import PromptVariant
@@ -97,13 +98,15 @@ class PlannedTask:
             "id": f"{self.task.id}[{variant.label}]",
             "prompt": variant.text,
             "prompt_label": variant.label,
+            "group": self.task.group or self.task.id,
         }
         task = self.task.model_copy(update=update)
         return dataclasses.replace(self, task=task, digest=variant.digest, prompt_variants=())
 
     def on_target(self, label: str, digest: str) -> PlannedTask:
         """The same task run by the suite's target ``label``: its id gains ``[label]``."""
-        task = self.task.model_copy(update={"id": f"{self.task.id}[{label}]"})
+        update = {"id": f"{self.task.id}[{label}]", "group": self.task.group or self.task.id}
+        task = self.task.model_copy(update=update)
         return dataclasses.replace(self, task=task, target_label=label, digest=digest)
 
 
@@ -131,10 +134,15 @@ WORKSPACE = "workspace"
 
 def task_needs(planned: PlannedTask) -> frozenset[str]:
     """The resource tags a task's runs need: its evaluators' (``Evaluator.resource_needs``), plus
-    ``"workspace"`` when its target runs in a copy of a ``repo:``."""
+    ``"workspace"`` when its target runs in a copy of a ``repo:``, with the disk that copy takes
+    (``disk=BYTES``: the repository's size on disk, unless the task declares its own)."""
     found = frozenset().union(*(e.instance.resource_needs() for e in planned.evaluators))
-    if planned.task.repo is not None and planned.task.response is None:
+    repo = planned.task.repo
+    if repo is not None and planned.task.response is None:
         found |= {WORKSPACE}
+        size = None if disk_of(planned.resources) else repo_need(repo.source)
+        if size:
+            found |= {disk_tag(size)}
     return found | planned.resources
 
 
@@ -352,6 +360,8 @@ class Plan:
     named_evaluators: dict[str, BoundEvaluator] = field(default_factory=dict)
     #: Evaluators with suite-level figures, by (name, type): one instance each (its settings).
     aggregating: dict[tuple[str, str], Evaluator[Any]] = field(default_factory=dict)
+    #: Whether some evaluator re-decides groups of rows together (``Evaluator.groups``).
+    grouping: bool = False
     concurrency: int | None = None
     referenced_files: list[Path] = field(default_factory=list)
     #: How many tasks have no recorded response (so the target must be called).

@@ -11,6 +11,7 @@ from pydantic import ValidationError
 from bench.document import YamlDocument
 from bench.plugins import catalogue
 from bench.plugins.registry import Registry
+from bench.plugins.sandboxes import sandbox_needs
 from bench.suite.file_model import SuiteFile
 from bench.suite.tasks import validation_errors
 from bench.target import SuiteContext, Target
@@ -77,6 +78,13 @@ class TargetBuilder:
         except ValidationError as exc:
             raise InvalidSuite(validation_errors(self.doc, exc, cls.Config, at)) from None
         return cls(config, SuiteContext(name=name, path=self.path))
+
+
+def target_resources(target: Target[Any], registry: Registry) -> frozenset[str]:
+    """The resource tags every task ``target`` runs needs: its ``resources:``, and what its
+    ``sandbox:`` needs (a container sandbox: ``container``), as if it declared them."""
+    sandbox = getattr(target.config, "sandbox", None)
+    return frozenset(target.config.resources) | sandbox_needs(sandbox, registry)
 
 
 def apply_target(doc: YamlDocument, target: dict[str, Any] | None) -> str | None:

@@ -127,6 +127,7 @@ class TaskBuilder:
             tool_mocks=spec.tool_mocks,
             max_steps=spec.max_steps,
             conversation=spec.conversation,
+            group=spec.group,
         )
         repeats = self.repeat or spec.repeat or suite.repeat or 1
         card = spec.scorecard or suite.scorecard

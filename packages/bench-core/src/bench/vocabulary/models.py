@@ -313,6 +313,9 @@ class Task(BaseModel):
     workspace: str | None = None
     #: Which of the suite's prompt variants (``prompts:``) this task's prompt is, when it is one.
     prompt_label: str | None = None
+    #: The group whose rows an evaluator with ``groups`` decides together (``group:``; a task's
+    #: runs on the suite's prompts and targets share their task's id as their group).
+    group: str | None = None
     #: Which repeat of the task this is; model calls use it in their cache key, so K repeats
     #: are K independent answers (0 until the suite repeats tasks).
     repeat: int = 0

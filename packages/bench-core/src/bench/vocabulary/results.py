@@ -127,6 +127,18 @@ class Summary:
         else:
             self.interrupted += 1
 
+    def moved(self, before: str, after: str) -> None:
+        """A task counted as ``before`` is ``after`` now (its group re-decided it)."""
+        for status, step in ((before, -1), (after, 1)):
+            if status == PASSED:
+                self.passed += step
+            elif status == FAILED:
+                self.failed += step
+            elif status == ERROR:
+                self.errors += step
+            else:
+                self.interrupted += step
+
     def as_dict(self) -> dict[str, int]:
         return {
             "total": self.total,

@@ -30,6 +30,11 @@ from bench.workspace.walk import walk
 
 #: How much of the patch text the response keeps.
 MAX_PATCH_BYTES = 1024 * 1024
+#: What a task's result keeps of its workspace's diff: ``bench rescore`` judges the change again
+#: from it (``stored_response``) once the workspace is gone.
+DIFF_FIELDS = ("files_changed", "lines_added", "lines_removed", "files", "patch", "patch_truncated")
+#: The ``artifacts`` key of a replayed response's stored workspace summary: the new result keeps it.
+STORED_WORKSPACE = "stored_workspace"
 #: Files larger than this are never read into the snapshot (a sparse 5 GB file would be hashed
 #: whole): a placeholder naming the size stands in for them and the change says ``truncated``.
 MAX_SNAPSHOT_FILE_BYTES = 100 * 1024 * 1024
@@ -261,7 +266,7 @@ class Checkout:
             "repo": self.repo.source,
             "revision": self.repo.revision,
             "base_commit": self.base_commit,
-            **{k: diff[k] for k in ("files_changed", "lines_added", "lines_removed", "files") if k in diff},
+            **{k: diff[k] for k in DIFF_FIELDS if k in diff},
             "escapes": artifacts.get("escapes", []),
         }
         captured = artifacts.get("files")

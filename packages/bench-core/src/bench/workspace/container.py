@@ -30,6 +30,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from bench.workspace import network_guard
 from bench.workspace.sandboxes import Sandbox, SandboxConfig, SandboxRun
 
 __all__ = ["HOST_ALIAS", "AllowList", "ContainerConfig", "ContainerSandbox", "container_runtime"]
@@ -195,6 +196,7 @@ class ContainerSandbox(Sandbox):
     name = "container"
     Config = ContainerConfig
     description = "a Podman or Docker container; only the task's workspace is mounted"
+    needs = frozenset({"container"})
     config: ContainerConfig
     _proxy: _EgressProxy | None = None
     _lock = threading.Lock()
@@ -234,7 +236,12 @@ class ContainerSandbox(Sandbox):
         runtime = container_runtime(config.runtime)
         if runtime is None:
             raise RuntimeError(self.unavailable())
+        refused = self.offline_refusal() if network_guard.active() else None
+        if refused is not None:  # a suite loaded before the run went offline: never run unguarded
+            raise network_guard.OfflineRefused(f"offline: {refused}")
         words = [runtime, "run", "--rm", "-i", "--name", run.name, *self._network()]
+        if network_guard.active():  # the client would pull a missing image from its registry (H23)
+            words += ["--pull", "never"]
         words += ["--cap-drop", "ALL", "--security-opt", "no-new-privileges"]
         words += ["--ulimit", f"nofile={run.open_files}:{run.open_files}"]
         words += ["--ulimit", f"nproc={run.processes}:{run.processes}"]

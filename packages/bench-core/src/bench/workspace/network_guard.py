@@ -167,12 +167,27 @@ def _namespace_refusal() -> str | None:
     if shutil.which(UNSHARE[0]) is None:
         return "unshare (util-linux) is not installed"
     try:
-        done = subprocess.run([*UNSHARE, "true"], capture_output=True, text=True, timeout=10)
+        done = subprocess.run([*UNSHARE, "true"], capture_output=True, timeout=10)
     except (OSError, subprocess.SubprocessError) as exc:
         return f"unshare failed: {exc}"
     if done.returncode != 0:
-        return f"unshare failed: {done.stderr.strip() or f'status {done.returncode}'}"
+        # Its own words, whatever the locale's encoding (a translated message may not be UTF-8).
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        first = said[0].strip() if said else f"exit status {done.returncode}"
+        return f"{' '.join(UNSHARE[:-1])} failed: {first}{_namespace_hint(first)}"
     return None
+
+
+def _namespace_hint(said: str) -> str:
+    """What an ``unshare`` failure usually means, for the user who reads it."""
+    if "--map-current-user" in said:  # util-linux before 2.38 does not know the option
+        return "; it needs util-linux 2.38 or later"
+    if "Operation not permitted" in said or "Permission denied" in said:
+        return (
+            "; user namespaces are turned off for this user here (sysctl "
+            "user.max_user_namespaces, kernel.unprivileged_userns_clone, or an AppArmor restriction)"
+        )
+    return ""
 
 
 def child_prefix() -> list[str]:

@@ -17,6 +17,7 @@ import signal
 from pathlib import Path
 
 from bench.vocabulary.errors import BenchError
+from bench.workspace import network_guard
 
 #: Options put before every git subcommand.
 SAFE_OPTIONS = (
@@ -65,6 +66,9 @@ async def git(
 ) -> bytes:
     """Run one git command and return its stdout; raise GitError on failure or timeout."""
     argv = ["git", *SAFE_OPTIONS]
+    offline = network_guard.active()
+    if offline:  # git's own transports reach the network outside the guard: only local ones (H22)
+        argv += ["-c", "protocol.allow=never", "-c", "protocol.file.allow=always"]
     if git_dir is not None:
         argv.append(f"--git-dir={git_dir}")
     if work_tree is not None:
@@ -94,5 +98,7 @@ async def git(
     if proc.returncode != 0:
         message = err.decode("utf-8", "replace").strip().splitlines()
         detail = "; ".join(line for line in message[-3:] if line) or f"exit status {proc.returncode}"
+        if offline and "not allowed" in detail:
+            detail += "; an offline run clones only repositories on this machine (give a path)"
         raise GitError(f"git {args[0]} failed: {detail}")
     return out

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.workspace import network_guard
 from bench.workspace.sandboxes import Mount, Sandbox, SandboxRun
 from bench.workspace.walk import walk
 
@@ -300,13 +301,16 @@ def _command(
         ]  # fmt: skip
         return command, "off", []
     command = [python if python and word == interpreter_prefix(python)[1] else word for word in argv]
+    # An offline run keeps even this level off the network (H14), or runs nothing: OfflineRefused.
+    offline = network_guard.child_prefix()
+    isolated = "file system" if offline else "network and file system"
     notes = [
-        "network and file system not isolated (needs root and unshare)",
+        f"{isolated} not isolated (needs root and unshare)",
         "world-writable host folders (/tmp, /var/tmp, /dev/shm, /run/lock) stay writable",
     ]
     if os.geteuid() == 0:
         notes.append("process limit not enforced for root")
-    return command, "on", notes
+    return [*offline, *command], "off" if offline else "on", notes
 
 
 def _exit(level: str, code: int, stopped: bool) -> tuple[int | None, str | None]:

@@ -81,6 +81,9 @@ class Sandbox(ABC):
     workspace_path: ClassVar[str | None] = "/workspace"
     #: Where bench's own files for the run (the prompt, the trajectory file) appear inside.
     io_path: ClassVar[str | None] = "/bench"
+    #: The resource tags a task whose target runs in this sandbox needs where it runs, as if it
+    #: declared them in ``resources:`` (``container``: a pool of workers with a container runtime).
+    needs: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, config: Any) -> None:
         self.config = config
@@ -93,6 +96,18 @@ class Sandbox(ABC):
     def network(self) -> str:
         """What the command inside may reach, for results and notes (``none``, ...)."""
         return str(getattr(self.config, "network", "unknown"))
+
+    def offline_refusal(self) -> str | None:
+        """Why an offline run (``--offline``) may not use this sandbox, or None when it may. Only
+        a sandbox without a network (``network`` is ``none``) keeps its programs on this machine,
+        so by default every other one is refused; a type whose programs reach nothing says so by
+        its ``network``."""
+        if self.network == "none":
+            return None
+        return (
+            f"sandbox {self.name} has network {self.network}, which an offline run cannot keep on "
+            "this machine; give it network: none (or run without --offline)"
+        )
 
     @abstractmethod
     def command(self, run: SandboxRun) -> list[str]:

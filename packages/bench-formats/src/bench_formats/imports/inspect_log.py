@@ -5,7 +5,7 @@ and the tool messages answering them, a tool error kept as ``is_error``), the ou
 token usage, and each scorer's score as an evaluator outcome. A score passes when it is correct
 (``C``, true, or 1); the task passes when every score does, fails when one does not, and is an
 error when the sample is. inspect_ai writes ``.eval`` archives compressed with zstd, which Python
-reads from 3.14 on, or with the ``zstandard`` package installed.
+reads from 3.14 on, and with the ``zstandard`` package (a dependency of bench-formats) before.
 """
 
 from __future__ import annotations
@@ -85,12 +85,12 @@ def _member(archive: zipfile.ZipFile, name: str, source: ImportSource) -> Any:
 def _zstd(archive: zipfile.ZipFile, info: zipfile.ZipInfo, source: ImportSource) -> bytes:
     """A zstd member's bytes, read with the ``zstandard`` package (Python < 3.14)."""
     try:
-        import zstandard  # type: ignore[import-not-found, unused-ignore]
+        import zstandard
     except ImportError:
         raise ConfigError(
-            "this inspect_ai log is compressed with zstd, which this Python cannot read: "
-            "install zstandard (pip install zstandard), or write it as JSON with "
-            "inspect log convert --to json",
+            "this inspect_ai log is compressed with zstd, which this Python reads only with "
+            "zstandard, a dependency of bench-formats missing here: pip install zstandard, or "
+            "write the log as JSON with inspect log convert --to json",
             file=source.path,
         ) from None
     assert archive.fp is not None

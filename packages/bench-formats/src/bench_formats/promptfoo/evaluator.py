@@ -12,7 +12,7 @@ from pydantic import Field, model_validator
 from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample
 from bench.llm import SKIPPED, offline_skip
 from bench.vocabulary import did_you_mean
-from bench_formats.promptfoo import js_context
+from bench_formats.promptfoo import js_context, python_transforms
 from bench_formats.promptfoo.checks import REGISTRY, Grade
 from bench_formats.promptfoo.checks.base import AssertionInvalid, Call
 from bench_formats.promptfoo.checks.graded import GRADED, NOT_YET, grader
@@ -20,6 +20,7 @@ from bench_formats.promptfoo.checks.meteor import NO_WORDNET, database_for, mete
 from bench_formats.promptfoo.checks.moderation import moderation_model, moderation_provider
 from bench_formats.promptfoo.checks.rag_context import transformed_context
 from bench_formats.promptfoo.checks.wordnet import find_database
+from bench_formats.promptfoo.compare import COMPARING
 from bench_formats.promptfoo.python_checks import (
     Scope,
     ScriptFailed,
@@ -27,6 +28,7 @@ from bench_formats.promptfoo.python_checks import (
     script_reference,
     script_value,
 )
+from bench_formats.promptfoo.python_embedding import python_provider
 from bench_formats.promptfoo.verdict import Tally
 
 #: Code that bench does not run: a row with such a check is an error naming it.
@@ -35,13 +37,21 @@ SCRIPTS = {"ruby": "Ruby", "webhook": "webhook"}
 RUN = {"python", "javascript"}
 #: promptfoo types bench does not check yet (an error names them, never a silent pass).
 UNSUPPORTED = {
-    *NOT_YET, "agent-rubric", "classifier", "conversation-relevance",
+    *NOT_YET, "agent-rubric",
     "human", "is-valid-function-call",
-    "perplexity", "perplexity-score", "pi", "search-rubric", "skill-used",
+    "perplexity", "perplexity-score", "pi", "skill-used",
     "tool-call-f1", "trace-error-spans", "trace-span-count",
     "trace-span-duration", "trajectory:goal-success", "trajectory:step-count",
     "trajectory:tool-args-match", "trajectory:tool-sequence", "trajectory:tool-used",
 }  # fmt: skip
+#: Types whose grader bench cannot ask through its LLM client: why, for the row's error.
+REMOTE = {
+    "agent-rubric": (
+        "promptfoo grades it with an agent (openai:codex-sdk, anthropic:claude-agent-sdk, "
+        "opencode:sdk, ...) that runs tools on this machine, which bench does not run"
+    ),
+    "pi": "promptfoo asks Pi Labs' remote scoring API (withpi.ai, WITHPI_API_KEY), which bench does not call",
+}
 #: Types that are not a check of one output: a group of checks, or a comparison of providers.
 GROUPS = ("assert-set", "select-best", "max-score")
 
@@ -50,7 +60,7 @@ def type_problem(kind: Any) -> str | None:
     """Why ``kind`` is no promptfoo assertion type (naming the nearest one), or None when it is one."""
     if not isinstance(kind, str) or not kind:
         return "Missing required 'type' property"
-    bases = sorted({*REGISTRY, *GRADED, *SCRIPTS, *RUN, *UNSUPPORTED, "meteor"})
+    bases = sorted({*REGISTRY, *GRADED, *SCRIPTS, *RUN, *UNSUPPORTED, "meteor", "classifier"})
     if kind in GROUPS or kind.removeprefix("not-") in bases:
         return None
     choices = [f"not-{base}" for base in bases] if kind.startswith("not-") else [*bases, *GROUPS]
@@ -101,11 +111,15 @@ class PromptfooConfig(EvaluatorConfig):
 
 def not_run(kind: str) -> str | None:
     """Why bench does not run a check of type ``kind`` (a row with one is an error), or None."""
+    if kind in COMPARING:  # decided with the test's other rows (evaluate_group)
+        return None
     base = kind.removeprefix("not-")
     if base.startswith("select-") or base == "max-score":
         return "it compares the outputs of several providers, which bench does not do yet"
     if base in SCRIPTS:
         return f"bench does not run {SCRIPTS[base]} assertions"
+    if base in REMOTE:
+        return REMOTE[base]
     if base.startswith("trace-"):
         return "it needs traces (the provider's OpenTelemetry spans), which bench does not collect"
     if base in UNSUPPORTED:
@@ -165,6 +179,8 @@ class Promptfoo(Evaluator[PromptfooConfig]):
     """
 
     aggregates = True
+    # select-best and max-score re-decide a test's rows once all its columns ran (compare.py).
+    groups = True
     # An offline run calls it even when its grader is remote: the checks that need no model
     # still run and decide; each model-graded one is skipped with the reason (docs/offline.md).
     skips_offline_checks = True
@@ -190,13 +206,26 @@ class Promptfoo(Evaluator[PromptfooConfig]):
             for name, value in values.items()
         }
 
+    def in_groups(self) -> bool:
+        return any(a.get("type") in COMPARING for a in self.config.assert_)
+
+    async def evaluate_group(self, rows: list[tuple[Sample, Result | None]]) -> list[Result | None]:
+        """The test's ``select-best`` and ``max-score`` over its rows (docs/formats/promptfoo.md)."""
+        from bench_formats.promptfoo.compare import decide
+
+        return await decide(self.config.assert_, self.config.options, rows)
+
     def llm_calls(self) -> list[tuple[str, int]]:
         calls: dict[str, int] = {}
         for assertion in _flatten(self.config.assert_):
             base = str(assertion.get("type", "")).removeprefix("not-")
-            if base in GRADED:
+            if base in GRADED and not _scripted(base, assertion, self.config.options):
                 model = _grader_model(base, assertion, self.config.options)
                 calls[model] = calls.get(model, 0) + 1
+        select = next((a for a in self.config.assert_ if a.get("type") == "select-best"), None)
+        if select is not None:  # one call per test's rows: counted on each row, at most that
+            model = grader(select, self.config.options)
+            calls[model] = calls.get(model, 0) + 1
         return sorted(calls.items())
 
     async def evaluate(self, sample: Sample) -> Result:
@@ -213,15 +242,14 @@ class Promptfoo(Evaluator[PromptfooConfig]):
         output: Any = sample.output
         test_transform = self.config.options.get("transform") or self.config.options.get("postprocess")
         if test_transform is not None:
-            from bench_formats.promptfoo import javascript_checks
-
             context = js_context.transform_context(sample, self.config.vars, whole_prompt=True)
-            output = await javascript_checks.transform(
+            output = await _transform(
                 "the test's options.transform", test_transform, output, context, self.folder
             )
         main = Tally(threshold=self.config.test_threshold)
         # promptfoo adds the plain assertions first, then each assert-set's result.
-        plain = [a for a in asserts if a.get("type") != "assert-set"]
+        # select-best and max-score wait for the test's other rows (evaluate_group)
+        plain = [a for a in asserts if a.get("type") not in ("assert-set", *COMPARING)]
         sets = [a for a in asserts if a.get("type") == "assert-set"]
         skipped: list[str] = []  # offline: the model-graded checks that did not run
         for assertion in plain:
@@ -237,6 +265,8 @@ class Promptfoo(Evaluator[PromptfooConfig]):
             tally = Tally(threshold=group.get("threshold"))
             children: list[dict[str, Any]] = []
             for child in group.get("assert") or []:
+                if child.get("type") in COMPARING:
+                    continue  # promptfoo skips it inside a set, and compares only the test's own
                 if (skip := self._offline_skip(child)) is not None:
                     skipped.append(skip)
                     undecided_sets |= group.get("threshold") is not None
@@ -271,7 +301,7 @@ class Promptfoo(Evaluator[PromptfooConfig]):
         """In an offline run, why a model-graded ``assertion`` whose grader is remote is skipped."""
         kind = str(assertion.get("type", ""))
         base = kind.removeprefix("not-")
-        if base not in GRADED:
+        if base not in GRADED or _scripted(base, assertion, self.config.options):
             return None
         return offline_skip(kind, _grader_model(base, assertion, self.config.options))
 
@@ -292,23 +322,21 @@ class Promptfoo(Evaluator[PromptfooConfig]):
         inverse = kind.startswith("not-")
         base = kind[4:] if inverse else kind
         value = assertion.get("value")
-        if assertion.get("transform") is not None or base == "javascript" or js_context.is_js_file(value):
+        if assertion.get("transform") is not None:
+            context = js_context.transform_context(sample, self.config.vars)
+            what = f"{kind}: its transform"
+            output = await _transform(what, assertion["transform"], output, context, self.folder)
+        if base == "javascript" or js_context.is_js_file(value):
             # JavaScript: run in the run's Node.js worker (an error naming the check without Node)
             from bench_formats.promptfoo import javascript_checks
 
-            if assertion.get("transform") is not None:
-                context = js_context.transform_context(sample, self.config.vars)
-                what = f"{kind}: its transform"
-                output = await javascript_checks.transform(
-                    what, assertion["transform"], output, context, self.folder
-                )
             context = js_context.assertion_context(sample, assertion, self.config)
             if base == "javascript":
                 return await javascript_checks.javascript(kind, assertion, output, context, self.folder)
             if js_context.is_js_file(value):
                 value = await javascript_checks.script_value(kind, value, output, context, self.folder)
         text = js_context.coerce_string(output)
-        call = Call(text, value, assertion, inverse, sample, self.config.options)
+        call = Call(text, value, assertion, inverse, sample, self.config.options, output, self.folder)
         scope = Scope(self.config.vars, self.config.assert_, self.folder)
         if base == "python":
             return await grade_python(call, scope)
@@ -317,9 +345,13 @@ class Promptfoo(Evaluator[PromptfooConfig]):
                 value = await script_value(call, scope)
             except ScriptFailed as failed:
                 return Grade(False, 0.0, str(failed))
-            call = Call(text, value, assertion, inverse, sample, self.config.options)
+            call = Call(text, value, assertion, inverse, sample, self.config.options, output, self.folder)
         if base in REGISTRY:
             return REGISTRY[base](call)
+        if base == "classifier":  # a model the user serves (config.apiEndpoint), else an error
+            from bench_formats.promptfoo.checks.classifier import classifier
+
+            return await classifier(call, self.config.options)
         if base == "meteor":
             return meteor(call, database_for(self.folder))
         if base in GRADED:
@@ -330,6 +362,23 @@ class Promptfoo(Evaluator[PromptfooConfig]):
                 variables = {**variables, "context": found}
             return await GRADED[base](call, self.config.options, variables)
         raise EvaluatorError(f"Unknown assertion type: {kind}")  # pragma: no cover - refused by the config
+
+
+async def _transform(what: str, code: Any, value: Any, context: dict[str, Any], folder: Path | None) -> Any:
+    """A transform's value: ``file://x.py[:fn]`` in the run's Python worker, else JavaScript in Node.js."""
+    if python_transforms.is_python_transform(code):
+        return await python_transforms.transform(what, code, value, context, folder)
+    from bench_formats.promptfoo import javascript_checks
+
+    return await javascript_checks.transform(what, code, value, context, folder)
+
+
+def _scripted(base: str, assertion: dict[str, Any], options: dict[str, Any]) -> bool:
+    """Whether a ``similar`` check embeds with a Python provider (run in the Python worker, no model)."""
+    return (
+        base.startswith("similar")
+        and python_provider(assertion.get("provider") or options.get("provider")) is not None
+    )
 
 
 def _grader_model(base: str, assertion: dict[str, Any], options: dict[str, Any]) -> str:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import ConfigError, EvaluatorError, SuiteFolder
-from bench_formats.promptfoo import node_worker
+from bench_formats.promptfoo import node_worker, python_transforms
 from bench_formats.promptfoo.javascript_checks import transform_label, transform_request, transform_result
 from bench_formats.promptfoo.js_context import is_js_file, split_file
 from bench_formats.promptfoo.node_worker import JsError, JsValue, NodeFailed, NodeMissing
@@ -105,12 +105,17 @@ def transform_vars(
     code: Any, variables: dict[str, Any], config: Path, folder: SuiteFolder, test: str
 ) -> dict[str, Any]:
     """A test's vars after its ``options.transformVars`` (``vars`` and ``context`` in, an object
-    out, merged over the vars), as promptfoo applies it before the var combinations."""
+    out, merged over the vars), as promptfoo applies it before the var combinations; a
+    ``file://x.py`` one runs in the Python worker (``python_transforms``)."""
     what = f"{test}: options.transformVars"
     if not isinstance(code, str):
         raise ConfigError(f"{what} is JavaScript text or a file:// path", file=config)
+    if python_transforms.is_python_transform(code):
+        return python_transforms.transform_vars(code, variables, config, folder, test)
     if code.startswith("file://") and not is_js_file(code):
-        raise ConfigError(f"{what}: bench runs JavaScript transforms here, not {code}", file=config)
+        raise ConfigError(
+            f"{what}: bench runs JavaScript and Python transforms here, not {code}", file=config
+        )
     check_file(code, config.parent, folder, f"{what} reads {code}")
     request = transform_request(
         code, variables, {"prompt": {}, "uuid": str(uuid.uuid4())}, "vars", config.parent

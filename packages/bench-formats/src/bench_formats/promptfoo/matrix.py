@@ -11,10 +11,12 @@ from typing import Any
 
 from bench import ConfigError, SuiteFolder
 from bench_formats.promptfoo import asserts, js_config, serial_plan, variables
+from bench_formats.promptfoo.compare import COMPARING
 from bench_formats.promptfoo.escape import escape
 from bench_formats.promptfoo.evaluator import assertion_problems
-from bench_formats.promptfoo.prompts import Prompt
+from bench_formats.promptfoo.prompts import Prompt, is_chat
 from bench_formats.promptfoo.providers import Provider, allows
+from bench_formats.promptfoo.python_config import prompt_text, python_vars
 from bench_formats.promptfoo.refs import dereference_value
 from bench_formats.promptfoo.render import RenderError, compact_json, render_prompt
 from bench_formats.promptfoo.tests_reader import check_test, merge_default, read_vars_files
@@ -67,7 +69,7 @@ class Matrix:
                 transform_vars, test.get("vars") or {}, self.path, self.folder, name
             )
         combos = list(variables.combinations(test.get("vars") or {}, self.base, self.path, self.folder, name))
-        out = []
+        out: list[dict[str, Any]] = []
         for number, combo in enumerate(combos, start=1):
             row = name if len(combos) == 1 else f"{name} [{number}]"
             warnings: list[str] = []
@@ -79,6 +81,7 @@ class Matrix:
                 self.warn(line)
             entry = self._evaluator(test, values)
             first = True
+            start = len(out)
             for provider in self.providers:
                 for prompt in self.prompts:
                     if not self.override and not allows(provider, prompt.label):
@@ -90,6 +93,9 @@ class Matrix:
                     serial_plan.keep_templates(task, combo)
                     out.append(task)
                     first = False
+            if any(a.get("type") in COMPARING for a in entry["assert"]) and len(out) > start:
+                for task in out[start:]:  # the row's columns, compared once they all ran
+                    task["group"] = out[start]["id"]
         return out
 
     def _evaluator(self, test: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
@@ -118,6 +124,12 @@ class Matrix:
     ) -> dict[str, Any]:
         options = test.get("options") or {}
         raw = f"{options.get('prefix') or ''}{prompt.raw}{options.get('suffix') or ''}"
+        chat = prompt.chat
+        if python_vars(values, raw, self.base, self.folder, self.path, row):
+            entry["vars"] = {**entry["vars"], **values}  # the checks see what get_var gave
+        if prompt.function is not None:  # the function's prompt replaces the file's text
+            raw = prompt_text(*prompt.function, values, _caller(provider), prompt.config, self.path)
+            chat = is_chat(raw)
         column = [provider.label, prompt.label, self.prompts.index(prompt)]
         plan = serial_plan.plan(self.uses, test, raw, column, chat=provider.chat)
         try:  # a prompt rendered from the state is rendered again when it is answered
@@ -125,7 +137,7 @@ class Matrix:
         except RenderError as exc:
             raise ConfigError(f"{row}: {exc}", file=self.path) from None
         task: dict[str, Any] = {"id": self._id(row, prompt, provider)}
-        if prompt.chat and provider.chat:
+        if chat and provider.chat:
             task["input"] = [
                 {**m, "content": escape(m["content"])} if isinstance(m.get("content"), str) else m
                 for m in json.loads(text)
@@ -184,6 +196,11 @@ def _checks_tool_calls(asserts: list[Any]) -> bool:
         if _checks_tool_calls(assertion.get("assert") or []):
             return True
     return False
+
+
+def _caller(provider: Provider) -> dict[str, Any]:
+    """The ``provider`` a prompt function sees: its id, and its label when the config gives one."""
+    return {"id": provider.id, **({"label": provider.label} if provider.label != provider.id else {})}
 
 
 def _copy(values: dict[str, Any]) -> dict[str, Any]:

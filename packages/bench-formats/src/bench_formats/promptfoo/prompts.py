@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from bench import ConfigError, SuiteFolder
 from bench_formats.promptfoo.paths import FILE, expand, strip_file
+from bench_formats.promptfoo.python_config import python_file
 from bench_formats.promptfoo.render import compact_json
 from bench_formats.reading import json_data
 
@@ -24,6 +26,11 @@ class Prompt:
     label: str
     #: A chat prompt (a JSON messages array), which a chat model receives as messages.
     chat: bool = False
+    #: A Python prompt function (``file://p.py:fn``): the script's path and the function, called
+    #: per row (``python_config.prompt_text``) for the prompt ``raw`` then stands for.
+    function: tuple[Path, str | None] | None = None
+    #: The prompt's ``config``, which a prompt function receives.
+    config: Any = None
 
 
 def read_prompts(spec: Any, base: Path, config: Path, folder: SuiteFolder) -> list[Prompt]:
@@ -47,8 +54,10 @@ def _one(
     item: Any, label: str | None, base: Path, config: Path, index: int, folder: SuiteFolder
 ) -> list[Prompt]:
     field = ("prompts", index)
+    settings = None
     if isinstance(item, dict):
         label = item.get("label", label)
+        settings = item.get("config")
         if "raw" in item:
             raw = str(item["raw"])
             return [Prompt(raw, str(label) if label is not None else raw)]
@@ -63,6 +72,9 @@ def _one(
         )
     if not item.startswith(FILE):
         return [Prompt(item, label if label is not None else item)]
+    function = python_file(item)
+    if function is not None and function[1] is not None:
+        return [_python_function(function[0], function[1], label, settings, base, folder, config, field)]
     written = strip_file(item)
     files = expand(written, base, folder, f"prompts[{index}] reads {item}")
     if not files:
@@ -76,14 +88,41 @@ def _one(
             if path.is_relative_to(base)
             else str(path)
         )
-        prompts.extend(_from_file(path, shown, label, config, field))
+        prompts.extend(_from_file(path, shown, label, config, field, settings))
     return prompts
 
 
+def _python_function(
+    written: str,
+    function: str,
+    label: str | None,
+    settings: Any,
+    base: Path,
+    folder: SuiteFolder,
+    config: Path,
+    field: tuple[Any, ...],
+) -> Prompt:
+    """``processPythonFile`` with a function: the file's text as ``raw``, labelled ``path:fn``."""
+    path = Path(written) if Path(written).is_absolute() else base / written
+    folder.check(path, f"prompts runs file://{written}:{function}", field=field)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot read prompt file '{written}': {exc.strerror}", file=config, field=field
+        ) from None
+    shown = f"{os.path.normpath(written)}:{function}"
+    return Prompt(text, label if label is not None else shown, function=(path, function), config=settings)
+
+
 def _from_file(
-    path: Path, shown: str, label: str | None, config: Path, field: tuple[Any, ...]
+    path: Path, shown: str, label: str | None, config: Path, field: tuple[Any, ...], settings: Any = None
 ) -> list[Prompt]:
     suffix = path.suffix.lower()
+    if suffix == ".py":  # a whole script that prints the prompt (processPythonFile, no function)
+        text = path.read_text(encoding="utf-8")
+        own = label if label is not None else f"{os.path.normpath(shown)}: {text}"
+        return [Prompt(text, own, function=(path, None), config=settings)]
     if suffix in _CODE:
         raise ConfigError(
             f"prompt file '{shown}' is code that promptfoo runs to build the prompt; bench does not run it: "
@@ -98,7 +137,7 @@ def _from_file(
             raw = compact_json(json_data(path, text))
         except ValueError:
             raw = text
-        return [Prompt(raw, label if label is not None else f"{shown}: {raw}", chat=_is_chat(raw))]
+        return [Prompt(raw, label if label is not None else f"{shown}: {raw}", chat=is_chat(raw))]
     if suffix in {".yaml", ".yml"}:
         from bench_formats.yaml12 import load_js_yaml
 
@@ -108,7 +147,7 @@ def _from_file(
             raw = compact_json(load_js_yaml(text, path))
         except ConfigError:
             raw = text
-        return [Prompt(raw, label if label is not None else f"{shown}: {raw[:80]}", chat=_is_chat(raw))]
+        return [Prompt(raw, label if label is not None else f"{shown}: {raw[:80]}", chat=is_chat(raw))]
     if suffix == ".csv":
         return _from_csv(text, label)
     parts = [part.strip() for part in _split(text)]
@@ -156,7 +195,7 @@ def _from_csv(text: str, label: str | None) -> list[Prompt]:
                 Prompt(
                     record["prompt"],
                     record.get("label") or label or f"Prompt {index} - {record['prompt']}",
-                    chat=_is_chat(record["prompt"]),
+                    chat=is_chat(record["prompt"]),
                 )
                 for index, record in enumerate(records, start=1)
             ]
@@ -164,12 +203,13 @@ def _from_csv(text: str, label: str | None) -> list[Prompt]:
     if lines and lines[0].strip().lower() == "prompt":
         lines = lines[1:]
     return [
-        Prompt(line, label or f"Prompt {index} - {line}", chat=_is_chat(line))
+        Prompt(line, label or f"Prompt {index} - {line}", chat=is_chat(line))
         for index, line in enumerate(lines, start=1)
     ]
 
 
-def _is_chat(text: str) -> bool:
+def is_chat(text: str) -> bool:
+    """Whether ``text`` is a chat prompt: a JSON array of messages with a ``role`` each."""
     try:
         value = json.loads(text)
     except (ValueError, RecursionError):  # text, or brackets nested too deep to be a chat

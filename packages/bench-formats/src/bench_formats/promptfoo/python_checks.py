@@ -99,12 +99,12 @@ async def grade_python(call: Call, scope: Scope) -> Grade:
     """A ``python`` / ``not-python`` assertion's grade."""
     value = call.value
     reference = script_reference(value)
-    args = [call.output, context(call, scope)]
+    args = [_script_output(call), context(call, scope)]
     if reference is not None:
         try:
             result = await _run_file(reference, "get_assert", args, scope.folder)
         except PythonFailure as exc:
-            return Grade(False, 0.0, _script_error(exc))
+            return Grade(False, 0.0, script_error(exc))
     else:
         if not isinstance(value, str):
             raise AssertionInvalid("python assertion must have a string value")
@@ -113,7 +113,7 @@ async def grade_python(call: Call, scope: Scope) -> Grade:
                 {"code": build_script(value), "function": "main", "args": args}, call.assertion
             )
         except PythonFailure as exc:
-            return Grade(False, 0.0, f"{_CODE} execution failed: {_script_error(exc)}")
+            return Grade(False, 0.0, f"{_CODE} execution failed: {script_error(exc)}")
     try:
         return normalize(call.assertion, result, call.inverse, value if isinstance(value, str) else None)
     except _BadResult as exc:
@@ -127,11 +127,11 @@ async def script_value(call: Call, scope: Scope) -> Any:
     """
     reference = script_reference(call.value)
     assert reference is not None
-    args = [call.output, context(call, scope)]
+    args = [_script_output(call), context(call, scope)]
     try:
         value = await _run_file(reference, "get_assert", args, scope.folder)
     except PythonFailure as exc:
-        raise ScriptFailed(_script_error(exc)) from None
+        raise ScriptFailed(script_error(exc)) from None
     kind = call.assertion.get("type")
     only = "Only javascript/python/ruby assertion types can return"
     if isinstance(value, bool):
@@ -259,7 +259,7 @@ def _parse_float(value: Any) -> float | None:
     return float(text.replace("Infinity", "inf"))
 
 
-def _script_error(exc: PythonFailure) -> str:
+def script_error(exc: PythonFailure) -> str:
     """promptfoo's ``runPython`` error: python-shell reports the traceback's last line."""
     return f"Error running Python script: {exc.last}\nStack Trace: {exc.traceback.rstrip()}"
 
@@ -268,7 +268,7 @@ async def _run_file(
     reference: tuple[str, str | None], default: str, args: list[Any], folder: Path | None
 ) -> Any:
     path, function = reference
-    full = Path(path) if Path(path).is_absolute() else (folder or Path.cwd()) / path
+    full = Path(path) if Path(path).is_absolute() else (folder or Path.cwd()).absolute() / path
     request = {"file": str(full), "function": function or default, "args": args}
     return await _run(request, {"type": "python", "value": f"file://{path}"})
 
@@ -280,6 +280,11 @@ async def _run(request: dict[str, Any], assertion: dict[str, Any]) -> Any:
     except (PythonTimeout, PythonUnavailable) as exc:
         kind = assertion.get("type", "python")
         raise EvaluatorError(f"{kind}: the check did not run: {exc}") from None
+
+
+def _script_output(call: Call) -> Any:
+    """The output a script receives: a transform's value as it is (an object stays one)."""
+    return call.output if call.data is None else call.data
 
 
 def _options(call: Call) -> dict[str, Any]:

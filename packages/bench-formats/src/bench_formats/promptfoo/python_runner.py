@@ -77,6 +77,11 @@ def timeout_ms(configured: Any = None) -> float:
     return float(value) if value > 0 else DEFAULT_TIMEOUT_MS
 
 
+def _offline_now() -> bool:
+    """Whether this is an offline run: the worker started now turns its guard on (docs/offline.md)."""
+    return os.environ.get("BENCH_OFFLINE") == "1"
+
+
 class PythonWorker:
     """One worker process under one interpreter; ``call`` blocks, so run it off the event loop."""
 
@@ -86,13 +91,14 @@ class PythonWorker:
         self._replies: queue.Queue[bytes] = queue.Queue()
         self._stderr: deque[str] = deque(maxlen=_STDERR_LINES)
         self._lock = threading.Lock()
+        self._offline = False  # started in an offline run: the worker has turned its guard on
 
     def call(self, request: dict[str, Any], limit_ms: float) -> Any:
         """The function's return value; raises ``PythonFailure``, ``PythonTimeout`` or
         ``PythonUnavailable``."""
         line = json.dumps(request, ensure_ascii=False, allow_nan=False, default=_jsonable) + "\n"
         with self._lock:
-            fresh = self._process is None or self._process.poll() is not None
+            fresh = not self._running()
             process = self._ensure_started()
             assert process.stdin is not None
             try:
@@ -121,10 +127,17 @@ class PythonWorker:
         with self._lock:
             self._stop()
 
+    def _running(self) -> bool:
+        """The worker is up and guarded as the run now is: one started before the run went
+        offline (a shared worker, kept between runs) has no network guard, and is replaced."""
+        alive = self._process is not None and self._process.poll() is None
+        return alive and self._offline == _offline_now()
+
     def _ensure_started(self) -> subprocess.Popen[bytes]:
-        if self._process is not None and self._process.poll() is None:
+        if self._process is not None and self._running():
             return self._process
         self._stop()
+        self._offline = _offline_now()
         try:
             process = subprocess.Popen(
                 [self.python, "-u", str(_WORKER)],

@@ -6,18 +6,22 @@ line on the original stdin, one JSON reply per line on the original stdout; befo
 runs, fd 1 is pointed at stderr and fd 0 at /dev/null, so a user's ``print`` or ``input()`` cannot
 corrupt the protocol. A request is ``{"function", "args"}`` (``function`` null: only load) with
 ``"file"`` (a script, loaded once, as promptfoo's ``persistent_wrapper.py`` loads it) or ``"code"``
-(an inline assertion's script).
+(an inline assertion's script), or ``{"script", "args"}``: a whole script run as ``__main__``
+with those arguments, whose printed text is the reply's data.
 A reply is ``{"ok": true, "data": ...}`` or ``{"ok": false, "error", "kind", "last", "traceback"}``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import importlib.util
 import inspect
+import io
 import json
 import os
+import runpy
 import sys
 import traceback
 from types import ModuleType
@@ -63,10 +67,29 @@ def _callable(module: ModuleType, name: str) -> Any:
     return getattr(module, name)
 
 
+def _run_script(path: str, argv: list[str]) -> str:
+    """Run a whole script as ``python PATH ARGV...`` runs it; what it printed (promptfoo's
+    legacy Python prompt files, run through python-shell)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    saved = sys.argv, list(sys.path)
+    sys.argv = [path, *argv]
+    sys.path.insert(0, folder)
+    printed = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(printed):
+            runpy.run_path(path, run_name="__main__")
+    finally:
+        sys.argv, sys.path[:] = saved
+    return printed.getvalue()
+
+
 def _handle(request: dict[str, Any]) -> str:
     stage = "load"
     module: ModuleType | None = None
     try:
+        if "script" in request:  # a whole script: what it prints is the reply
+            stage = "call"
+            return json.dumps({"ok": True, "data": _run_script(request["script"], request["args"])})
         module = _load_code(request["code"]) if "code" in request else _load_file(request["file"])
         if request["function"] is None:  # load only
             return json.dumps({"ok": True, "data": None})

@@ -10,6 +10,7 @@ from typing import Any
 from bench import ConfigError, SuiteFolder
 from bench_formats.promptfoo.csv_tests import iter_csv_tests
 from bench_formats.promptfoo.paths import FILE, expand, strip_file
+from bench_formats.promptfoo.python_config import generated_tests, python_file
 from bench_formats.reading import json_data
 
 Warn = Callable[[str], None]
@@ -30,8 +31,13 @@ def iter_tests(
     if spec is None:
         yield {}, base, False  # promptfoo runs every prompt once with no vars
         return
+    settings = None  # a {path, config} entry's config: a generator's argument
     if isinstance(spec, dict) and isinstance(spec.get("path"), str):
-        spec = spec["path"]
+        spec, settings = spec["path"], spec.get("config")
+    if isinstance(spec, str) and python_file(spec) is not None:
+        for test in generated_tests(spec, base, config, folder, ("tests",), settings):
+            yield test, base, False
+        return
     if isinstance(spec, str):
         if spec.endswith(("yaml", "yml")):
             yield from _globbed(spec, base, config, warn, ("tests",), folder)
@@ -40,7 +46,12 @@ def iter_tests(
         return
     items = spec if isinstance(spec, list) else [spec]
     for index, item in enumerate(items):
-        if isinstance(item, dict):
+        generator = item.get("path") if isinstance(item, dict) else item
+        if isinstance(generator, str) and python_file(generator) is not None:
+            settings = item.get("config") if isinstance(item, dict) else None
+            for test in generated_tests(generator, base, config, folder, ("tests", index), settings):
+                yield test, base, False
+        elif isinstance(item, dict):
             yield item, base, True
         elif isinstance(item, str) and ":" in strip_file(item):  # a sheet or function: standalone
             yield from _standalone(item, base, config, warn, ("tests", index), folder)

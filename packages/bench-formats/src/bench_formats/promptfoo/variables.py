@@ -79,6 +79,8 @@ def _file_var(
     written = base / strip_file(value)
     path = written if written.exists() else base / strip_file(value).split(":", 1)[0]
     suffix = path.suffix.lower()
+    if suffix == ".py" and value.endswith(".py"):  # run per prompt by the matrix (get_var)
+        return value
     if suffix in _CODE:
         marked = f"[not run: {value}]"
         warn(

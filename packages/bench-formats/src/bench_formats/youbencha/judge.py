@@ -13,8 +13,9 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from bench import Evaluator, EvaluatorConfig, Result, Sample
+from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample
 from bench.vocabulary import excerpt
+from bench.workspace import OfflineRefused, child_prefix
 from bench_formats.youbencha.agents import judge_argv
 from bench_formats.youbencha.outcome import skipped
 
@@ -113,6 +114,20 @@ def parse_verdict(output: str) -> dict[str, Any] | None:
     return None
 
 
+def _offline(argv: list[str], agent_type: str, own_program: bool) -> list[str]:
+    """In an offline run (docs/offline.md): the agent CLI's model is off this machine, so the judge
+    is skipped with the reason, an error, never youBencha's passing ``skipped``; a ``program`` of
+    the suite's own runs in a network namespace of its own. ``argv`` unchanged otherwise."""
+    try:
+        prefix = child_prefix()
+    except OfflineRefused as exc:
+        raise EvaluatorError(f"youbencha-agentic-judge: {exc}") from None
+    if prefix and not own_program:
+        reason = f"offline: youbencha-agentic-judge runs {agent_type}, whose model is not on this machine"
+        raise EvaluatorError(reason, details={"skipped_offline": [reason]})
+    return [*prefix, *argv]
+
+
 class AgentJudge(Evaluator[AgentJudgeConfig]):
     """youBencha's agentic-judge: runs the agent CLI in the workspace with the judge template and
     reads its JSON verdict ``{status, metrics, message}``. The status is the judge's; a failed or
@@ -153,6 +168,7 @@ class AgentJudge(Evaluator[AgentJudgeConfig]):
         if c.program:
             suite_dir = str(self.folder or Path.cwd())
             argv = [*(p.replace("{suite_dir}", suite_dir) for p in c.program), *argv[1:]]
+        argv = _offline(argv, c.agent_type, bool(c.program))
         timeout = (c.timeout or DEFAULT_TIMEOUT_MS) / 1000
         try:
             proc = await asyncio.create_subprocess_exec(

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 from bench import ConfigError, SuiteLoader, YamlDocument
 from bench_formats.reading import json_data, yaml_data
 from bench_formats.sniff import near_miss, top_keys
-from bench_formats.youbencha import agents, mapping, preexec, rc, schema
+from bench_formats.youbencha import agents, mapping, rc, schema
 
 MAX_CONFIG_BYTES = 1024 * 1024
 #: ``URL=PATH`` pairs separated by ``;``: run a test case's repository from a local clone.
@@ -183,6 +183,10 @@ class EvalConfigLoader(SuiteLoader):
 
 def preexec_target(agent: Sequence[str], data: dict[str, Any], folder: Path) -> dict[str, Any]:
     """The command target running the test case's ``pre_execution`` hooks, then its agent."""
+    # imported here, not with the package: ``python -m`` of a module its package already
+    # imported makes runpy warn on the wrapper's stderr, which is the task's error text
+    from bench_formats.youbencha import preexec
+
     spec = {
         "hooks": data["pre_execution"],
         "test_case": data["name"],

@@ -13,15 +13,22 @@ with telemetry, update checks and sharing off and promptfoo's config folder in a
 directory, so it reaches no model API and no promptfoo server. It writes ``expected.json`` (the
 compact rows the conformance test compares) and keeps the raw output as ``promptfoo-0.121.20.json``
 when it is under 50 KB.
+
+A case with ``fake-llm.json`` (model-graded checks) runs against bench's fake OpenAI-compatible
+server on 127.0.0.1 (``bench.testing.server``), answering by those rules
+(``{"match": "text in the prompt", "reply": "..."}``); the conformance test runs bench against
+the same server and rules.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +69,23 @@ def _environment(folder: Path) -> dict[str, str]:
         "PROMPTFOO_CACHE_ENABLED": "false",
         "NO_COLOR": "1",
     }
+
+
+@contextlib.contextmanager
+def fake_llm(case: Path) -> Iterator[dict[str, str]]:
+    """The environment that points promptfoo's and bench's OpenAI calls at bench's fake server
+    answering by ``case/fake-llm.json``; nothing when the case has no such file."""
+    rules = case / "fake-llm.json"
+    if not rules.exists():
+        yield {}
+        return
+    from bench.testing import FakeLLMServer, Reply
+
+    with FakeLLMServer() as server:
+        for rule in json.loads(rules.read_text()):
+            server.add(Reply(rule["reply"]), match=rule["match"])
+        # promptfoo reads OPENAI_BASE_URL; litellm (bench) reads OPENAI_API_BASE
+        yield {"OPENAI_BASE_URL": server.url, "OPENAI_API_BASE": server.url, "OPENAI_API_KEY": "sk-fake"}
 
 
 def _score(value: Any) -> float | None:
@@ -133,12 +157,12 @@ def _command(case: Path) -> list[str]:
 def record(case: Path) -> dict[str, Any]:
     """Run promptfoo on one case and write its expected.json (and the raw output if small)."""
     command = _command(case)
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, fake_llm(case) as served:
         out = Path(tmp) / "out.json"
         done = subprocess.run(
             [*command, str(out)],
             cwd=case,
-            env=_environment(Path(tmp)),
+            env={**_environment(Path(tmp)), **served},
             capture_output=True,
             text=True,
             check=False,

@@ -235,16 +235,12 @@ class _Handler(BaseHTTPRequestHandler):
             return view.run_page(parts[1], query)
         if len(parts) == 4 and parts[0] == "runs" and parts[2] == "tasks":
             return view.task(parts[1], parts[3])
-Pages: ``/`` the runs, ``/run/ID`` one run (the report's views, its tasks fetched a page at a
-time, updating while the run is in progress), ``/compare?a=..&b=..`` two runs or two targets
-task by task, ``/suite/NAME`` a suite's pass rate over its runs. Data: ``/api/runs``,
-``/api/runs/ID?page=N&status=..``, ``/api/runs/ID/tasks/KEY``, ``/api/runs/ID/matrix`` (the
-matrix's cells), ``/api/runs/ID/charts``, ``/api/suites/NAME``, ``/api/compare?a=..&b=..``
-(``/api/compare/task`` with ``&key=``: one task's two records); charts as SVG under ``/charts/``
-(``viewer.charts``); with ``--label``, ``/api/labels`` (the rater's labels) and ``POST
-/api/runs/ID/labels`` (one label, accepted as ``_Handler._post`` says). The pages hold no data:
-their script fetches JSON and sets every string as text; a Content-Security-Policy admits only the
-viewer's own script and style. Only run folders directly inside the runs folder (and resolving
+        if len(parts) == 3 and parts[0] == "runs" and parts[2] == "charts":
+            return run_charts_list(view, parts[1])
+        if len(parts) == 2 and parts[0] == "suites":
+            return suite_history(view, parts[1])
+        if parts == ["compare", "task"] and query.get("a") and query.get("b") and query.get("key"):
+            return view.compare_task(query["a"], query["b"], query["key"])
         if parts == ["compare"] and query.get("a") and query.get("b"):
             return view.compare(query["a"], query["b"], query)
         if parts == ["labels"]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from bench import Sample
@@ -21,6 +22,10 @@ class Call:
     sample: Sample
     #: The test's merged ``options`` (``provider_config`` for the tools-call checks).
     options: dict[str, Any] = field(default_factory=dict)
+    #: The output as a transform left it (an object stays one): what promptfoo hands a script.
+    data: Any = None
+    #: The folder a ``file://`` path starts from (the config's).
+    folder: Path | None = None
 
 
 @dataclass

@@ -10,12 +10,14 @@ from typing import Any
 from bench import EvaluatorError
 from bench.llm import LLMRequest
 from bench_formats.promptfoo.checks.base import Call, Grade
+from bench_formats.promptfoo.checks.conversation_relevance import conversation_relevance
 from bench_formats.promptfoo.checks.geval import CHECKS as _GEVAL
 from bench_formats.promptfoo.checks.grader import grader
 from bench_formats.promptfoo.checks.json_checks import extract_json
 from bench_formats.promptfoo.checks.moderation import moderation
 from bench_formats.promptfoo.checks.prompts import CLOSEDQA_SYSTEM, FACTUALITY_SYSTEM, RUBRIC_SYSTEM
 from bench_formats.promptfoo.checks.rag import CHECKS as _RAG
+from bench_formats.promptfoo.checks.search_rubric import search_rubric
 from bench_formats.promptfoo.checks.similarity import METRICS, similar
 
 #: Types promptfoo grades with a model that bench does not grade yet: an error names them.
@@ -141,6 +143,8 @@ GRADED = {
     "model-graded-closedqa": closedqa,
     **dict.fromkeys(METRICS, similar),
     "moderation": moderation,
+    "search-rubric": search_rubric,
+    "conversation-relevance": conversation_relevance,
     **_GEVAL,
     **_RAG,
 }

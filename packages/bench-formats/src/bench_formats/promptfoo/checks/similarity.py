@@ -11,6 +11,7 @@ from bench import EvaluatorError
 from bench.llm import ModelCallError
 from bench_formats.promptfoo.checks.base import AssertionInvalid, Call, Grade, js_string
 from bench_formats.promptfoo.checks.grader import grader, to_fixed
+from bench_formats.promptfoo.python_embedding import embed, python_provider
 
 #: ``Number.EPSILON``: promptfoo's threshold comparisons allow it.
 EPSILON = sys.float_info.epsilon
@@ -58,13 +59,20 @@ async def _matches(
     call: Call, options: dict[str, Any], expected: Any, threshold: float, metric: str
 ) -> Grade:
     """``matchesSimilarity``: an embedding call that fails fails the check (score 0), as in promptfoo."""
-    if call.sample.llm is None:
-        raise EvaluatorError("promptfoo similar: no LLM client in this run")
-    model = grader(call.assertion, options, "embedding")
-    try:
-        vectors = await call.sample.llm.embed(model, [js_string(expected), call.output])
-    except ModelCallError as exc:
-        return Grade(False, 0.0, str(exc))
+    scripted = python_provider(call.assertion.get("provider") or options.get("provider"))
+    if scripted is not None:  # a Python provider's call_embedding_api, in the run's Python worker
+        replies = [await embed(*scripted, text, call.folder) for text in (js_string(expected), call.output)]
+        if failed := next((str(r["error"]) for r in replies if r.get("error")), None):
+            return Grade(False, 0.0, failed)
+        vectors = [r.get("embedding") or [] for r in replies]
+    else:
+        if call.sample.llm is None:
+            raise EvaluatorError("promptfoo similar: no LLM client in this run")
+        model = grader(call.assertion, options, "embedding")
+        try:
+            vectors = await call.sample.llm.embed(model, [js_string(expected), call.output])
+        except ModelCallError as exc:
+            return Grade(False, 0.0, str(exc))
     if len(vectors) != 2 or not vectors[0] or not vectors[1]:
         return Grade(False, 0.0, "Embedding not found")
     a, b = vectors
