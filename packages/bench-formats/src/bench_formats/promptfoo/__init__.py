@@ -7,13 +7,11 @@ from typing import Any
 from bench_formats.promptfoo.evaluator import Promptfoo
 from bench_formats.promptfoo.loader import PromptfooLoader
 from bench_formats.promptfoo.python_provider import PromptfooPython
-from bench_formats.promptfoo.serial import PromptfooSerial
 
 #: Suite loader classes (subclasses of ``bench.SuiteLoader``). Keep imports here light: jinja2
 #: and friends are imported inside functions, since every bench command loads the plugin.
 LOADERS: tuple[Any, ...] = (PromptfooLoader,)
 #: Evaluator classes (subclasses of ``bench.Evaluator``).
 EVALUATORS: tuple[Any, ...] = (Promptfoo,)
-#: Target classes (subclasses of ``bench.Target``): promptfoo's Python providers, and the target
-#: that renders prompts from promptfoo's call-to-call state (``_conversation``, ``storeOutputAs``).
-TARGETS: tuple[Any, ...] = (PromptfooPython, PromptfooSerial)
+#: Target classes (subclasses of ``bench.Target``): promptfoo's Python providers.
+TARGETS: tuple[Any, ...] = (PromptfooPython,)

@@ -18,11 +18,12 @@ with part of its state. A task selection runs with the state of the tasks it run
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pydantic import ValidationError
 
@@ -193,10 +194,13 @@ def _json(text: str) -> Any:
 def target_class(type_name: str) -> type[Target[Any]]:
     """The registered target class named ``type_name``, found as bench finds it: through each
     installed plugin's ``bench_register_targets`` hook (the public API builds no target)."""
-    found: dict[str, type[Target[Any]]] = {}
+    found: dict[str, Any] = {}
 
-    def register(cls: type[Target[Any]]) -> None:
-        found.setdefault(cls.name, cls)
+    def register(cls_or_name: Any, path: str | None = None) -> None:
+        if isinstance(cls_or_name, str):  # register(name, "module:Class")
+            found.setdefault(cls_or_name, path)
+        else:
+            found.setdefault(cls_or_name.name, cls_or_name)
 
     for point in entry_points(group="bench"):
         try:
@@ -207,5 +211,12 @@ def target_class(type_name: str) -> type[Target[Any]]:
         if callable(hook):
             hook(register=register)
         if type_name in found:
-            return found[type_name]
+            return _imported(found[type_name])
     raise ConfigError(f"unknown target type '{type_name}' under promptfoo-serial")
+
+
+def _imported(cls_or_path: Any) -> type[Target[Any]]:
+    if not isinstance(cls_or_path, str):
+        return cast("type[Target[Any]]", cls_or_path)
+    module, _, name = cls_or_path.partition(":")
+    return cast("type[Target[Any]]", getattr(importlib.import_module(module), name))
