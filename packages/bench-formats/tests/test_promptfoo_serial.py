@@ -160,3 +160,40 @@ def test_a_target_with_settings_is_refused(tmp_path: Path) -> None:
         "--target with settings cannot run a config that uses storeOutputAs: name a provider of "
         "the config or a bare target type"
     )
+
+
+FAILING = """\
+prompts: ['{% for turn in _conversation %}[{{ turn.input }} -> {{ turn.output }}] {% endfor %}{{ q }}']
+providers:
+  - id: openai:chat:gpt-4o-mini
+    config: {apiBaseUrl: API}
+tests:
+  - vars: {q: Broken}
+  - vars: {q: Again}
+"""
+
+
+def test_a_failed_call_is_still_an_earlier_turn_with_an_empty_output(
+    bench_cli: Any, bench_fake_llm: Any
+) -> None:
+    from bench.testing import Fault
+
+    bench_fake_llm.add(Fault(400, message="bad request"), times=1).add(Reply("fine"))
+    _config(Path.cwd(), FAILING.replace("API", bench_fake_llm.url))
+    result = bench_cli("run", "promptfooconfig.yaml", "-o", "out.json")
+    tasks = json.loads(Path("out.json").read_text())["tasks"]
+    assert [t["status"] for t in tasks] == ["error", "passed"], result.output
+    assert bench_fake_llm.requests[-1].body["messages"] == [{"role": "user", "content": "[Broken -> ] Again"}]
+
+
+def test_a_task_selection_runs_with_the_state_of_the_tasks_it_runs(bench_cli: Any) -> None:
+    _config(
+        Path.cwd(),
+        "prompts: ['{% for turn in _conversation %}{{ turn.input }} | {% endfor %}{{ q }}']\n"
+        "providers: [echo]\ntests:\n  - description: one\n    vars: {q: one}\n"
+        "  - description: two\n    vars: {q: two}\n  - description: three\n    vars: {q: three}\n",
+    )
+    result = bench_cli("run", "promptfooconfig.yaml", "-k", "one or three", "-o", "out.json")
+    assert result.exit_code == 0, result.output
+    tasks = json.loads(Path("out.json").read_text())["tasks"]
+    assert [t["response"] for t in tasks] == ["one", "one | three"]
