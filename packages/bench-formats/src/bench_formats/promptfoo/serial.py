@@ -89,7 +89,9 @@ class PromptfooSerial(Target[PromptfooSerialConfig]):
 
     async def open(self) -> None:
         self.inner.label = self.label
-        state = _STATES.setdefault(self.suite.path, _State())
+        state = _STATES.get(self.suite.path)
+        if state is None or state.users <= 0:  # a run starts afresh, whatever an earlier one left
+            state = _STATES[self.suite.path] = _State()
         state.users += 1
         await self.inner.open()
 
