@@ -89,6 +89,12 @@ class Target(Generic[TargetConfigT]):
         #: Its ``label`` among a suite's ``targets:`` (None for a suite's single ``target:``).
         self.label: str | None = None
 
+    def sequential(self) -> str | None:
+        """Why this target's answers depend on the earlier tasks it answered in this process (state
+        bench does not store), or None. bench then refuses, before anything runs, ``--resume`` and
+        an executor other than ``local``, which would answer a task without them."""
+        return None
+
     def llm_calls(self) -> list[tuple[str, int]]:
         """(model, calls per task) this target makes; used for dry runs and price checks."""
         return []

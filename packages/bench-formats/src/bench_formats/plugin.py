@@ -18,6 +18,7 @@ EVALUATORS = {
 
 TARGETS = {
     "promptfoo-python": "bench_formats.promptfoo.python_provider:PromptfooPython",
+    "promptfoo-serial": "bench_formats.promptfoo.serial:PromptfooSerial",
 }
 
 SUITE_LOADERS = {

@@ -22,8 +22,9 @@ from bench.pipeline.rerun import (
 )
 from bench.report.observer import Resumed, RunObserver
 from bench.scoring.run_stats import StatsCollector
-from bench.suite.plan import Plan
+from bench.suite.plan import Plan, all_targets
 from bench.vocabulary import redact
+from bench.vocabulary.errors import ConfigError
 from bench.vocabulary.results import Summary
 from bench.vocabulary.store import RunStore, now_iso, resolve_run
 from bench.vocabulary.version import __version__
@@ -85,6 +86,7 @@ def _counted(plan: Plan) -> str:
 
 async def open_run(plan: Plan, options: RunOptions, observer: RunObserver) -> OpenedRun:
     """Check what must hold before anything runs, then create (or resume) the run's store."""
+    refuse_sequential(plan, options)
     calibration = await gate(plan, options, observer)
     # The environment as it is now; variables the suite sends as credentials are secrets
     # whatever their names (H05).
@@ -110,6 +112,21 @@ async def open_run(plan: Plan, options: RunOptions, observer: RunObserver) -> Op
         await llm.aclose()
         raise
     return opened
+
+
+def refuse_sequential(plan: Plan, options: RunOptions) -> None:
+    """A target whose answers depend on the earlier tasks answered in this process (``sequential``)
+    is never run by a resume or another executor, which would answer a task without them."""
+    for target in all_targets(plan):
+        why = target.sequential()
+        if why is None:
+            continue
+        if options.resume:
+            raise ConfigError(f"--resume cannot finish this run: {why}; run the suite again without --resume")
+        if options.executor != DEFAULT_EXECUTOR:
+            raise ConfigError(
+                f"--executor {options.executor} cannot run this suite: {why}; run it with the local executor"
+            )
 
 
 def _open_store(

@@ -15,6 +15,7 @@ from bench_formats.promptfoo.prompts import read_prompts
 from bench_formats.promptfoo.providers import Provider, read_providers, resolve_cli
 from bench_formats.promptfoo.refs import dereference
 from bench_formats.promptfoo.render import set_config_env
+from bench_formats.promptfoo.serial_plan import serial_suite
 from bench_formats.promptfoo.tests_reader import iter_tests, load_default_test
 
 
@@ -74,6 +75,8 @@ def build(
     if isinstance(repeat, int) and repeat > 1:
         suite["repeat"] = repeat
     suite["tasks"] = tasks
+    if matrix.uses:
+        serial_suite(suite, matrix.uses, target, path)
     return suite
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import ConfigError, SuiteFolder
-from bench_formats.promptfoo import asserts, js_config, variables
+from bench_formats.promptfoo import asserts, js_config, serial_plan, variables
 from bench_formats.promptfoo.compare import COMPARING
 from bench_formats.promptfoo.escape import escape
 from bench_formats.promptfoo.evaluator import assertion_problems
@@ -22,17 +22,6 @@ from bench_formats.promptfoo.render import RenderError, compact_json, render_pro
 from bench_formats.promptfoo.tests_reader import check_test, merge_default, read_vars_files
 
 LABEL_CHARS = 40
-#: promptfoo's multi-turn state, which bench does not keep: refused rather than rendered empty.
-CONVERSATION_VAR = (
-    "prompt '{prompt}' uses _conversation, promptfoo's earlier turns of this prompt and provider: "
-    "bench does not keep them (it would render them empty); write the test as a native "
-    "suite's conversation: (docs/conversations.md)"
-)
-STORE_OUTPUT_AS = (
-    "{test}: options.storeOutputAs is not supported: bench runs tests independently and does not pass "
-    "one test's output to later tests' vars; write the turns as a native suite's conversation: "
-    "(docs/conversations.md)"
-)
 
 
 @dataclass
@@ -56,6 +45,8 @@ class Matrix:
         self.base = self.path.parent
         self.ids: set[str] = set()
         self.count = 0
+        #: What the config uses of promptfoo's call-to-call state (``_conversation``, ``storeOutputAs``).
+        self.uses: list[str] = []
 
     def tasks(
         self, test: dict[str, Any], test_base: Path, refs: bool = True, checked: bool = True
@@ -72,8 +63,6 @@ class Matrix:
             test["vars"] = read_vars_files(test["vars"], test_base, self.path, self.folder)
         test = merge_default(test, self.default)
         name = _short(str(test.get("description") or f"test {self.count}"))
-        if (test.get("options") or {}).get("storeOutputAs"):
-            raise ConfigError(STORE_OUTPUT_AS.format(test=name), file=self.path)
         transform_vars = (test.get("options") or {}).get("transformVars")
         if transform_vars is not None:
             test["vars"] = js_config.transform_vars(
@@ -100,7 +89,9 @@ class Matrix:
                     # each task owns its data (a YAML dump of the suite then has no anchors); the
                     # first one takes the originals, which saves copying a big CSV row by row
                     own_entry = entry if first else copy.deepcopy(entry)
-                    out.append(self._task(test, row, _copy(values), prompt, provider, own_entry))
+                    task = self._task(test, row, _copy(values), prompt, provider, own_entry)
+                    serial_plan.keep_templates(task, combo)
+                    out.append(task)
                     first = False
             if any(a.get("type") in COMPARING for a in entry["assert"]) and len(out) > start:
                 for task in out[start:]:  # the row's columns, compared once they all ran
@@ -139,10 +130,10 @@ class Matrix:
         if prompt.function is not None:  # the function's prompt replaces the file's text
             raw = prompt_text(*prompt.function, values, _caller(provider), prompt.config, self.path)
             chat = is_chat(raw)
-        if "_conversation" in raw:  # promptfoo's test: the prompt's raw text names the var
-            raise ConfigError(CONVERSATION_VAR.format(prompt=prompt.label), file=self.path)
-        try:
-            text = render_prompt(raw, values)
+        column = [provider.label, prompt.label, self.prompts.index(prompt)]
+        plan = serial_plan.plan(self.uses, test, raw, column, chat=provider.chat)
+        try:  # a prompt rendered from the state is rendered again when it is answered
+            text = render_prompt(raw, {**values, "_conversation": []} if plan.get("conversation") else values)
         except RenderError as exc:
             raise ConfigError(f"{row}: {exc}", file=self.path) from None
         task: dict[str, Any] = {"id": self._id(row, prompt, provider)}
@@ -165,6 +156,8 @@ class Matrix:
             metadata["description"] = test["description"]
         if test.get("metadata"):
             metadata["test"] = test["metadata"]
+        if plan:
+            metadata[serial_plan.KEY] = plan
         task["metadata"] = metadata
         if len(self.prompts) > 1:  # prompts x providers: the variant is labelled as native ones are
             task["prompt_label"] = prompt.label

@@ -65,9 +65,10 @@ REFUSAL = (
     "groq:, ollama:, ...); run the config with --target SPEC instead"
 )
 SIMULATED_USER = (
-    "provider 'promptfoo:simulated-user' is not supported: bench does not run promptfoo's simulated "
-    "user (its conversation with the target provider); write the test as a native suite's "
-    "conversation: with a user_simulator: (docs/conversations.md)"
+    "provider 'promptfoo:simulated-user' is not supported: promptfoo's simulated user is played by "
+    "promptfoo's remote generation service (its task 'tau'), which bench does not call; write the "
+    "test as a native suite's conversation: with a user_simulator: and a model of your own "
+    "(docs/conversations.md)"
 )
 
 
