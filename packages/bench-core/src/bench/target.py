@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, TypeVar
 
 from pydantic import AfterValidator, ConfigDict, Field
 
 from bench.vocabulary.documented import Documented
+from bench.vocabulary.errors import ConfigError
 from bench.vocabulary.models import Response, Task
 from bench.workspace.disk import DISK, disk_tag, parse_size
 
@@ -56,6 +58,15 @@ class SuiteContext:
     path: Path
     #: The run's LLM client (None while a suite is only loaded: ``bench validate``, ``--dry-run``).
     llm: LLMClient | None = field(default=None, compare=False, repr=False)
+    #: Looks a target type up by name as the suite's ``type:`` is (set by the suite's loader).
+    target_types: Callable[[str], type[Target[Any]]] | None = field(default=None, compare=False, repr=False)
+
+    def target_type(self, name: str) -> type[Target[Any]]:
+        """The installed target type ``name``, for a target that wraps another: the same lookup,
+        errors and install hints as a suite's ``type: NAME``."""
+        if self.target_types is None:
+            raise ConfigError(f"target type '{name}': this suite was not loaded with bench's registry")
+        return self.target_types(name)
 
     @property
     def folder(self) -> Path:

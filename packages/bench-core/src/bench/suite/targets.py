@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +78,8 @@ class TargetBuilder:
             config = cls.Config.model_validate(spec)
         except ValidationError as exc:
             raise InvalidSuite(validation_errors(self.doc, exc, cls.Config, at)) from None
-        return cls(config, SuiteContext(name=name, path=self.path))
+        lookup = functools.partial(self._target_class, at=(*at, "type"))
+        return cls(config, SuiteContext(name=name, path=self.path, target_types=lookup))
 
 
 def target_resources(target: Target[Any], registry: Registry) -> frozenset[str]:

@@ -18,16 +18,14 @@ with part of its state. A task selection runs with the state of the tasks it run
 from __future__ import annotations
 
 import asyncio
-import importlib
 import json
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from pydantic import ValidationError
 
-from bench import ConfigError, Response, Target, TargetConfig, TargetError, Task
+from bench import ConfigError, Response, SuiteContext, Target, TargetConfig, TargetError, Task
 from bench.llm import Message
 from bench_formats.promptfoo.render import RenderError, finish_vars, render_prompt, render_vars
 from bench_formats.promptfoo.serial_plan import KEY
@@ -68,10 +66,10 @@ class PromptfooSerial(Target[PromptfooSerialConfig]):
     name = "promptfoo-serial"
     Config = PromptfooSerialConfig
 
-    def __init__(self, config: PromptfooSerialConfig, suite: Any) -> None:
+    def __init__(self, config: PromptfooSerialConfig, suite: SuiteContext) -> None:
         super().__init__(config, suite)
         spec = dict(config.target)
-        cls = target_class(str(spec.pop("type", "")))
+        cls = suite.target_type(str(spec.pop("type", "")))
         try:
             inner_config = cls.Config.model_validate(spec)
         except ValidationError as exc:
@@ -191,34 +189,3 @@ def _json(text: str) -> Any:
         return json.loads(text)
     except (ValueError, RecursionError):
         return None
-
-
-def target_class(type_name: str) -> type[Target[Any]]:
-    """The registered target class named ``type_name``, found as bench finds it: through each
-    installed plugin's ``bench_register_targets`` hook (the public API builds no target)."""
-    found: dict[str, Any] = {}
-
-    def register(cls_or_name: Any, path: str | None = None) -> None:
-        if isinstance(cls_or_name, str):  # register(name, "module:Class")
-            found.setdefault(cls_or_name, path)
-        else:
-            found.setdefault(cls_or_name.name, cls_or_name)
-
-    for point in entry_points(group="bench"):
-        try:
-            plugin = point.load()
-        except Exception:  # bench's registry reports a broken plugin; skipped here
-            continue
-        hook = getattr(plugin, "bench_register_targets", None)
-        if callable(hook):
-            hook(register=register)
-        if type_name in found:
-            return _imported(found[type_name])
-    raise ConfigError(f"unknown target type '{type_name}' under promptfoo-serial")
-
-
-def _imported(cls_or_path: Any) -> type[Target[Any]]:
-    if not isinstance(cls_or_path, str):
-        return cast("type[Target[Any]]", cls_or_path)
-    module, _, name = cls_or_path.partition(":")
-    return cast("type[Target[Any]]", getattr(importlib.import_module(module), name))
