@@ -211,3 +211,21 @@ def test_run_tool_call_count_counts_the_responses_tool_calls(bench_cli, bench_su
     # two calls: lower is better from target 1 to max 3: 1 - (2 - 1) / (3 - 1) = 0.5
     assert tasks["two"]["scorecard"]["metrics"]["run_tool_call_count"] == 2.0
     assert tasks["two"]["scorecard"]["dimensions"][0]["score"] == 0.5
+
+
+def test_a_scorecards_signals_are_every_types_whatever_the_process_imported(tmp_path):
+    """A Ray worker builds its own registry: the signals a plan records must not depend on which
+    types the loading process happened to import before (the local run's did, the worker's not)."""
+    from bench.testing import build_registry, load_suite
+
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(
+        "target: {type: echo}\n"
+        "scorecard: {strategy: weighted, dimensions: [correctness]}\n"
+        "tasks: [{id: a, prompt: hi, evaluate: {type: contains, value: hi}}]\n"
+    )
+    fresh = load_suite(suite, build_registry()).signals
+    warmed = build_registry()
+    assert warmed.evaluators.get("scope_adherence") is not None  # imports bench-agent's signals
+    assert load_suite(suite, warmed).signals == fresh
+    assert fresh["scope_adherence"] == "behavioral_scope_score"

@@ -6,6 +6,7 @@ import asyncio
 import dataclasses
 import inspect
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from bench.evaluator import Evaluator, Result, Sample
@@ -163,7 +164,7 @@ def scorecard(
     outcomes: list[EvaluatorOutcome],
     response: Response,
     latency: float | None,
-    signals: dict[str, str],
+    signals: Mapping[str, str],
     metrics: dict[str, str],
 ) -> dict[str, Any]:
     """The task's scorecard: it, not the evaluators' conjunction, decides pass or fail."""

@@ -14,7 +14,7 @@ import contextlib
 import dataclasses
 import itertools
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -127,7 +127,7 @@ class Runner:
         llm: LLMClient | None = None,
         evaluator_timeout: float = EVALUATOR_TIMEOUT_S,
         metrics: dict[str, str] | None = None,
-        signals: dict[str, str] | None = None,
+        signals: Mapping[str, str] | None = None,
         keep_workspaces: bool = False,
         captures_dir: Path | None = None,
         redact: Callable[[str], str] | None = None,

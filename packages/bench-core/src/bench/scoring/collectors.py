@@ -32,6 +32,28 @@ def signal_collectors(types: Iterable[type[Evaluator[Any]]]) -> dict[str, str]:
     return {cls.name: cls.signal_collector for cls in types if cls.signal_collector is not None}
 
 
+class Signals(Mapping[str, str]):
+    """``signal_collectors`` of every type ``types()`` gives, read on first use: a run that
+    computes no scorecard imports no evaluator type for it, and every process of a run (a Ray
+    worker's included) records the same signals."""
+
+    def __init__(self, types: Callable[[], Iterable[type[Evaluator[Any]]]]) -> None:
+        self._types = types
+
+    @functools.cached_property
+    def _all(self) -> dict[str, str]:
+        return signal_collectors(self._types())
+
+    def __getitem__(self, name: str) -> str:
+        return self._all[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all)
+
+    def __len__(self) -> int:
+        return len(self._all)
+
+
 class KnownCollectors(Sequence[str]):
     """The collectors a scorecard may name: ``COLLECTORS``, then the behavioural signals' of
     ``types()``, which is called only when a name is not one of bench-core's (so a suite whose

@@ -5,7 +5,7 @@ The strategies' semantics are AgentClash's (see ``bench.scoring.scorecard``).
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -135,7 +135,7 @@ def task_scorecard(
     outcomes: list[dict[str, Any]],
     measured: dict[str, Any],
     *,
-    signals: dict[str, str],
+    signals: Mapping[str, str],
     metrics: dict[str, str],
     task_id: str,
 ) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from bench.document import YamlDocument
 from bench.plugins.registry import Registry, get_registry
-from bench.scoring.collectors import KnownCollectors, signal_collectors
+from bench.scoring.collectors import KnownCollectors, Signals
 from bench.scoring.labels import human_scores, read_labels
 from bench.scoring.scorecard import Scorecard
 from bench.scoring.scorecard import check as check_scorecard
@@ -216,8 +216,9 @@ class _SuiteBuilder:
             runtime_limits=suite.runtime_limits,
             judge_limits=suite.judge_limits,
             metrics=self.metrics,
-            # the types the suite uses are imported by now: their signals are all it can record
-            signals=signal_collectors(p.cls for p in self.registry.evaluators.loaded()),
+            # every type's signal, whatever this process happened to import (a worker must record
+            # the same ones); imported on first use, by a scorecard
+            signals=Signals(lambda: (p.cls for p in self.registry.evaluators.values())),
             max_response_bytes=suite.max_response_bytes,
             scorecard_strategy=suite.scorecard.strategy if suite.scorecard is not None else None,
             named_evaluators=self.binder.named,

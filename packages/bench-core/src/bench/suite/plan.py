@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -377,7 +377,7 @@ class Plan:
     #: Declared metric keys -> collector names (scorecard ``metric`` dimensions).
     metrics: dict[str, str] = field(default_factory=dict)
     #: Behavioural signal types (installed) -> the metric collector of each one's score.
-    signals: dict[str, str] = field(default_factory=dict)
+    signals: Mapping[str, str] = field(default_factory=dict)
     #: What evaluators see and reports keep of a response, in bytes (``max_response_bytes:``).
     max_response_bytes: int = 10 * 1024 * 1024
     #: Prompts that write a task's var as ``{{name}}`` (sent as text): warnings to print.
