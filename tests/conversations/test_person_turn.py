@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from unittest.mock import ANY
 
 import pytest
 
@@ -59,7 +60,7 @@ def test_a_person_phase_leaves_the_task_waiting_with_its_transcript(bench_cli, s
     task = _task(tmp_path)
     assert result.exit_code == 5, result.output
     assert (task["status"], task["passed"], task.get("error")) == ("waiting", False, None)
-    assert task["conversation"]["waiting"] == {"turn": 2, "prompt": "take over the chat"}
+    assert task["conversation"]["waiting"] == {"turn": 2, "prompt": "take over the chat", "since": ANY}
     assert [m["content"] for m in task["conversation"]["messages"]] == [
         "my parcel is lost",
         "how can I help?",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from unittest.mock import ANY
 
 ASSISTANT = """\
 def reply(task):
@@ -63,5 +64,5 @@ def test_a_person_phase_stops_the_conversation_waiting_for_them(bench_cli, bench
     task = _run(bench_cli, bench_suite_file, tmp_path, "a refund please", person="take over the chat")
     assert _said(task) == ["a refund please"]
     assert (task["status"], task.get("error")) == ("waiting", None)
-    assert task["conversation"]["waiting"] == {"turn": 2, "prompt": "take over the chat"}
+    assert task["conversation"]["waiting"] == {"turn": 2, "prompt": "take over the chat", "since": ANY}
     assert task["passed"] is False

@@ -108,7 +108,7 @@ def test_reference_pack_loads_as_a_conversation_of_phases():
                 },
                 "when": "after_mismatch",
             },
-            {"person": {"prompt": ""}},
+            {"person": {"prompt": "", "timeout_s": 900.0, "on_timeout": "stop"}},
         ]
     }
     assert loader.warnings[-3:] == [
@@ -133,7 +133,11 @@ def test_reference_pack_reply_that_meets_expects_skips_the_mismatch_phases(
         ("assistant", "Your refund is on its way."),
     ]
     assert (task["status"], task.get("error"), task["evaluators"]) == ("waiting", None, [])
-    assert task["conversation"]["waiting"] == {"turn": 2, "prompt": ""}
+    assert {k: task["conversation"]["waiting"][k] for k in ("turn", "prompt", "on_timeout")} == {
+        "turn": 2,
+        "prompt": "",
+        "on_timeout": "stop",
+    }
     assert bench_fake_llm.count() == 1
 
 
@@ -171,7 +175,7 @@ def test_human_phase_answered_goes_on_as_a_user_turn_without_expects(
     _play(bench_fake_llm, lambda said: "Your refund is on its way." if "ORD" in said else "Noted.")
     pack = _pack(tmp_path, edit)
     first = _run(bench_cli, pack, tmp_path)
-    assert first["conversation"]["waiting"] == {"turn": 2, "prompt": "Take over as the customer"}
+    assert first["conversation"]["waiting"]["prompt"] == "Take over as the customer"
     run_id = json.loads((tmp_path / "out.json").read_text())["run_id"]
     answer_waiting(tmp_path / ".bench" / "runs", run_id, first["id"], "Is it refunded?")
     result = bench_cli("run", pack, "--target", TARGET, "-q", "-o", "out.json", "--resume", run_id)
@@ -316,3 +320,83 @@ def test_until_conditions_that_must_all_hold_are_refused():
         "hold at once; bench's stop ends a phase when any holds: give one assistant_emitted: or "
         "user_token: condition"
     )
+
+
+def _human(**fields: Any) -> dict[str, Any]:
+    """A human phase with ``fields`` as the loader makes it."""
+    [phase] = _phases({"id": "h", "actor": "human", **fields})
+    return phase["person"]
+
+
+def test_human_phase_timeout_ms_and_on_timeout_as_run_human_phase_reads_them():
+    """``runHumanPhase``: ``timeout_ms`` 0 or unset is 30 minutes; ``NormalizeHumanOnTimeout`` keeps
+    ``fail`` and makes any other value ``stop``."""
+    assert _human() == {"prompt": "", "timeout_s": 1800.0, "on_timeout": "stop"}
+    assert _human(timeout_ms=0, on_timeout="fail") == {
+        "prompt": "",
+        "timeout_s": 1800.0,
+        "on_timeout": "fail",
+    }
+    assert _human(timeout_ms=1500, on_timeout="abandon")["timeout_s"] == 1.5
+    assert _human(on_timeout="abandon")["on_timeout"] == "stop"
+
+
+def test_human_phase_on_timeout_bench_reads_otherwise_is_a_warning(tmp_path):
+    def edit(spec: dict[str, Any]) -> None:
+        spec["phases"][0]["on_timeout"] = "fail"
+        spec["phases"][-1]["on_timeout"] = "abandon"
+
+    loader = AgentClashLoader(LoadOptions(target={"type": "litellm", "model": "openai/fake"}))
+    loader.load(_pack(tmp_path, edit))
+    assert [w for w in loader.warnings if "on_timeout" in w] == [
+        'user_simulator phase "open": on_timeout is not applied: only a human phase has a timeout',
+        'user_simulator phase "human_takeover": on_timeout \'abandon\' acts as "stop", as '
+        'NormalizeHumanOnTimeout makes any value but "fail"',
+    ]
+
+
+def test_human_phase_timeout_ms_negative_or_not_a_number_is_refused(tmp_path):
+    """``validateUserSimulatorPhase``: a human phase's ``timeout_ms`` must be >= 0 (and an int64)."""
+
+    def edit(spec: dict[str, Any]) -> None:
+        spec["phases"][-1]["timeout_ms"] = -1
+        spec["phases"].append({"id": "again", "actor": "human", "trigger": "manual", "timeout_ms": "soon"})
+
+    with pytest.raises(ConfigError) as caught:
+        AgentClashLoader().load(_pack(tmp_path, edit))
+    path = "input_sets[0].cases[0].user_simulator"
+    assert caught.value.message == "invalid challenge pack: " + "; ".join(
+        [
+            f"{path}.phases[3].timeout_ms must be greater than or equal to 0",
+            f"{path}.phases[4].timeout_ms must be an integer (milliseconds)",
+        ]
+    )
+
+
+@pytest.mark.parametrize("policy", ["stop", "fail"])
+def test_human_phase_past_its_timeout_ms_applies_on_timeout_on_resume(
+    bench_cli, bench_fake_llm, tmp_path, policy
+):
+    """``WaitForHumanTurn`` returns ``ErrHumanTurnTimeout`` after ``timeout_ms``; ``runHumanPhase``
+    then stops the conversation, which is scored (``stop``), or fails the case (``fail``)."""
+    import time
+
+    def edit(spec: dict[str, Any]) -> None:
+        spec["phases"][-1] |= {"timeout_ms": 50, "on_timeout": policy}
+
+    _play(bench_fake_llm, lambda said: "Your refund is on its way.")
+    pack = _pack(tmp_path, edit)
+    first = _run(bench_cli, pack, tmp_path)
+    assert first["status"] == "waiting"
+    run_id = json.loads((tmp_path / "out.json").read_text())["run_id"]
+    time.sleep(0.1)
+    bench_cli("run", pack, "--target", TARGET, "-q", "-o", "out.json", "--resume", run_id)
+    [task] = json.loads((tmp_path / "out.json").read_text())["tasks"]
+    if policy == "stop":
+        assert (task["status"], task["conversation"]["timed_out"]["turn"]) == ("passed", 2)
+    else:
+        deadline = first["conversation"]["waiting"]["deadline"]
+        assert (task["status"], task["error"]) == (
+            "error",
+            f"turn 2 is a person's and no one answered by {deadline} (on_timeout: fail)",
+        )

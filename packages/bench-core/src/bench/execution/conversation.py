@@ -8,6 +8,7 @@ appended to a journal as it happens, so a run killed mid-conversation resumes at
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +24,7 @@ from bench.evidence import (
     transcript_turns,
 )
 from bench.execution.evaluation import evaluate
-from bench.execution.journal.turns import PERSON, WAITING_FOR, journal_path
+from bench.execution.journal.turns import ASKED, PERSON, TIMED_OUT, WAITING_FOR, instant, journal_path
 from bench.execution.journal.turns import Journal as Journal  # the runner keeps them by task
 from bench.llm.client import LLMClient
 from bench.llm.simulated_user import next_message
@@ -54,7 +55,7 @@ def kept_conversation(task: Task, response: Response, recorded: bool) -> dict[st
         "turns": kept.get("turns")
         or [{"turn": t.number, "by": "recorded"} for t in transcript_turns(response.messages)],
         **({"simulator": kept["simulator"]} if kept.get("simulator", {}).get("calls") else {}),
-        **({WAITING_FOR: kept[WAITING_FOR]} if kept.get(WAITING_FOR) else {}),
+        **{key: kept[key] for key in (WAITING_FOR, TIMED_OUT) if kept.get(key)},
     }
 
 
@@ -96,6 +97,8 @@ class _State:
     mismatch: bool = False
     #: The person's turn the conversation stopped at (``turn``, ``prompt``), when it did.
     waiting: dict[str, Any] | None = None
+    #: The person's turn no one answered in time, where the conversation ended (``on_timeout: stop``).
+    timed_out: dict[str, Any] | None = None
 
     async def user_says(self, content: Any, by: str, scripted: int | None = None) -> Response:
         """Append a user message and the target's reply; the reply (its ``error`` when it failed)."""
@@ -123,7 +126,12 @@ class _State:
     def response(self, error: str | None = None) -> Response:
         """The transcript as the task's response: the last reply's text is its output."""
         last = self.last or Response()
-        kept = {"turns": self.turns, "simulator": self.simulator, WAITING_FOR: self.waiting}
+        kept = {
+            "turns": self.turns,
+            "simulator": self.simulator,
+            WAITING_FOR: self.waiting,
+            TIMED_OUT: self.timed_out,
+        }
         metadata = {**last.metadata, CONVERSATION: kept}
         return Response(
             output=None if error else last.output,
@@ -183,7 +191,7 @@ async def converse(task: Task, answer: Answer, llm: LLMClient | None, journal: J
         error = await _run_phase(state, phase)
         if error is not None:
             return state.response(error)
-        if state.waiting is not None:
+        if state.waiting is not None or state.timed_out is not None:
             return state.response()
     return state.response()
 
@@ -208,14 +216,46 @@ async def _person(state: _State, person: PersonTurn) -> str | None:
             f"turn {turn} is a person's{asked}: a person's answer is kept in the run's folder, "
             "which this executor's workers do not share"
         )
+    since = _asked_at(state.journal, turn)
     event = state.journal.replayed(PERSON)
     if event is None:
-        state.waiting = {"turn": turn, "prompt": person.prompt}
-        return None
+        return _no_answer(state, person, turn, since)
     reply = await state.user_says(event["content"], PERSON)
     if reply.error is not None:
         return f"turn {turn}: {reply.error}"
     state.mismatch = False
+    return None
+
+
+def _asked_at(journal: Journal, turn: int) -> float | None:
+    """When the conversation began to wait for the person of ``turn`` (journalled the first time,
+    so a resume keeps it); None for an answer journalled before bench kept that time."""
+    if journal.upcoming() == PERSON:
+        return None
+    event = journal.replayed(ASKED)
+    if event is None:
+        event = {"kind": ASKED, "turn": turn, "at": time.time()}
+        journal.write(event)
+    return float(event["at"])
+
+
+def _no_answer(state: _State, person: PersonTurn, turn: int, since: float | None) -> str | None:
+    """No answer yet: wait on (``state.waiting``), or, past the person's ``timeout_s``, act as
+    AgentClash's ``runHumanPhase`` on ``ErrHumanTurnTimeout``: ``fail`` fails the case, ``stop``
+    ends the conversation there (``state.timed_out``) and it is judged as it is."""
+    asked: dict[str, Any] = {"turn": turn, "prompt": person.prompt}
+    if since is not None:
+        asked["since"] = instant(since)
+    if since is not None and person.timeout_s is not None:
+        asked |= {"deadline": instant(since + person.timeout_s), "on_timeout": person.on_timeout}
+        if time.time() >= since + person.timeout_s:
+            if person.on_timeout == "fail":
+                return (
+                    f"turn {turn} is a person's and no one answered by {asked['deadline']} (on_timeout: fail)"
+                )
+            state.timed_out = asked
+            return None
+    state.waiting = asked
     return None
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from bench.execution.journal.person import Waiting, find_waiting, save_answer, waiting_tasks
+from bench.execution.journal.person import Waiting, check_in_time, find_waiting, save_answer, waiting_tasks
 from bench.report.console import plain, plain_block, stdout
 from bench.vocabulary.errors import BenchError, ConfigError
 
@@ -16,6 +16,7 @@ from bench.vocabulary.errors import BenchError, ConfigError
 def answer_person(run_id: str, task_id: str, runs_dir: Path) -> None:
     """Take a person's turn in a conversation that waits for one; --resume then goes on from it."""
     waiting = find_waiting(runs_dir, run_id, task_id)
+    check_in_time(waiting)
     if not on_a_terminal():
         raise ConfigError(
             f"bench answer asks the person on a terminal, and this is none: run it in one, "
@@ -48,7 +49,7 @@ def answer_waiting(runs_dir: Path, ref: str) -> None:
     """Before a resume: on a terminal, ask the person each of the run's conversations waits for;
     elsewhere, say which stay waiting and how to answer them."""
     try:
-        waiting = [w for w in waiting_tasks(runs_dir, ref) if not w.answered]
+        waiting = [w for w in waiting_tasks(runs_dir, ref) if not w.answered and not w.too_late]
     except BenchError:
         return  # the resume itself says what is wrong with the run
     for task in waiting:

@@ -217,6 +217,11 @@ class PersonTurn(BaseModel):
 
     #: What the person is asked to do (shown where they are asked).
     prompt: str = ""
+    #: Seconds the person has, from when the conversation first waits for them; none: no limit.
+    timeout_s: float | None = Field(default=None, gt=0)
+    #: Past ``timeout_s``, a resume ends the conversation there and judges it (``stop``), or makes
+    #: the task an error (``fail``); an answer then comes too late.
+    on_timeout: Literal["stop", "fail"] = "stop"
 
 
 class ConversationPhase(BaseModel):

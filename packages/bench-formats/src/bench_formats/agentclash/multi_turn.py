@@ -30,6 +30,8 @@ TRIGGERS = (
 )
 #: ``runHybridConversation``: the case's turn cap when ``max_turns`` is 0 or unset.
 DEFAULT_MAX_TURNS = 50
+#: ``runHumanPhase``: how long a person has when a human phase's ``timeout_ms`` is 0 or unset.
+HUMAN_TIMEOUT_MS = 30 * 60 * 1000
 
 
 def _text(value: Any) -> str:
@@ -95,6 +97,12 @@ def _phase_problems(at: str, phase: dict[str, Any], first: bool) -> list[str]:
         for u, condition in enumerate(_list(phase.get("until"))):
             if not _text(condition):
                 errs.append(f"{at}.until[{u}] must be a non-empty condition expression")
+    elif actor == "human":
+        timeout_ms = phase.get("timeout_ms")
+        if timeout_ms is not None and (isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int)):
+            errs.append(f"{at}.timeout_ms must be an integer (milliseconds)")
+        elif isinstance(timeout_ms, int) and timeout_ms < 0:
+            errs.append(f"{at}.timeout_ms must be greater than or equal to 0")
     if _text(phase.get("model")) and actor and actor != "llm":
         errs.append(f"{at}.model is only valid on phases with actor: llm")
     return errs
@@ -125,7 +133,7 @@ def conversation(
             native = {"user_simulator": _simulator(phase, cap, target, at)}
             most += native["user_simulator"]["max_turns"]
         else:
-            native = {"person": {"prompt": _text(phase.get("persona"))}}
+            native = {"person": _person(phase)}
             most += 1
         if trigger == _ON_MISMATCH:
             native["when"] = "after_mismatch"
@@ -137,6 +145,18 @@ def conversation(
             f"to {most} or give each llm phase a max_turns"
         )
     return {"phases": phases}
+
+
+def _person(phase: dict[str, Any]) -> dict[str, Any]:
+    """``runHumanPhase``: the person's prompt is the persona; they have ``timeout_ms`` (0 or unset:
+    30 minutes), then ``NormalizeHumanOnTimeout``'s policy: ``fail`` fails the case, any other
+    value stops the conversation (``StopReasonHumanTurnTimeout``), which is then judged."""
+    timeout_ms = phase.get("timeout_ms") or 0
+    return {
+        "prompt": _text(phase.get("persona")),
+        "timeout_s": (timeout_ms if timeout_ms > 0 else HUMAN_TIMEOUT_MS) / 1000,
+        "on_timeout": "fail" if phase.get("on_timeout") == "fail" else "stop",
+    }
 
 
 def _turn(turn: dict[str, Any], ctx: dict[str, Any], at: str) -> dict[str, Any]:
@@ -211,3 +231,15 @@ def warnings(spec: dict[str, Any], warn: Callable[[str], None]) -> None:
         warn("user_simulator.calibration is not applied: bench samples no run for human calibration")
     if ((spec.get("post_run") or {}).get("arena") or {}).get("enabled"):
         warn("user_simulator.post_run.arena is not applied: bench runs no pairwise arena after a run")
+    for phase in _list(spec.get("phases")):
+        policy = phase.get("on_timeout") if isinstance(phase, dict) else None
+        if policy is None:
+            continue
+        at = f'user_simulator phase "{_text(phase.get("id"))}"'
+        if _text(phase.get("actor")) != "human":
+            warn(f"{at}: on_timeout is not applied: only a human phase has a timeout")
+        elif policy not in ("stop", "fail"):
+            warn(
+                f'{at}: on_timeout {policy!r} acts as "stop", '
+                'as NormalizeHumanOnTimeout makes any value but "fail"'
+            )

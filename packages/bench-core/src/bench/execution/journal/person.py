@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,16 @@ class Waiting:
     #: The transcript so far (OpenAI-style messages).
     messages: list[dict[str, Any]]
     journal: Path
+    #: When the person's time is up (ISO 8601 UTC) and what a resume then does; None: no limit.
+    deadline: str | None = None
+    on_timeout: str = "stop"
+
+    @property
+    def too_late(self) -> bool:
+        """Whether the person's time is up: an answer is refused, a resume applies ``on_timeout``."""
+        return self.deadline is not None and datetime.now(timezone.utc) >= datetime.fromisoformat(
+            self.deadline
+        )
 
     @property
     def answered(self) -> bool:
@@ -65,6 +76,8 @@ def waiting_tasks(runs_dir: Path, ref: str) -> list[Waiting]:
                 str(asked.get("prompt") or ""),
                 list(conversation.get("messages") or []),
                 journal_path(runs_dir / run_id, key),
+                asked.get("deadline"),
+                str(asked.get("on_timeout") or "stop"),
             )
         )
     return found
@@ -81,8 +94,19 @@ def find_waiting(runs_dir: Path, ref: str, key: str) -> Waiting:
     raise ConfigError(f"run {run_id} has no task '{key}' waiting for a person (waiting: {others})")
 
 
+def check_in_time(waiting: Waiting) -> None:
+    """Refuse an answer that comes after the person's deadline (a phase's ``timeout_s``)."""
+    if waiting.too_late:
+        ending = "fails the task" if waiting.on_timeout == "fail" else "ends the conversation there"
+        raise ConfigError(
+            f"too late: task '{waiting.key}' of run {waiting.run_id} waited for a person until "
+            f"{waiting.deadline}; resuming the run {ending} (on_timeout: {waiting.on_timeout})"
+        )
+
+
 def save_answer(waiting: Waiting, text: str) -> None:
     """Append the person's answer to the conversation's journal, on disk before this returns."""
+    check_in_time(waiting)
     text = text.strip()
     if not text:
         raise ConfigError("an answer is a message: it cannot be empty")

@@ -2,14 +2,15 @@
 
 The journal of task run ``KEY`` is ``<run>/conversations/<digest of KEY>.jsonl``; its first line
 holds the task's digest. Events: ``user`` (a user turn: a simulator's message kept, a scripted
-one's place only), ``reply`` (the target's response) and ``person`` (a person's answer,
-``journal/person``).
+one's place only), ``reply`` (the target's response), ``asked`` (when the conversation began to
+wait for a person) and ``person`` (a person's answer, ``journal/person``).
 """
 
 from __future__ import annotations
 
 import json
 import os
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +18,18 @@ from bench.workspace.captures import task_folder
 
 #: A person's turn's journal event, and who spoke it in a conversation's ``turns``.
 PERSON = "person"
-#: The key of a conversation's record naming the person's turn it waits for (``turn``, ``prompt``).
+#: The key of a conversation's record naming the person's turn it waits for (``turn``, ``prompt``,
+#: ``since``: when it began; ``deadline`` and ``on_timeout`` when the person has a time limit).
 WAITING_FOR = "waiting"
+#: The journal event of when a conversation began to wait for a person (``at``, seconds since epoch).
+ASKED = "asked"
+#: The key of a conversation's record naming the person's turn no one answered in time.
+TIMED_OUT = "timed_out"
+
+
+def instant(seconds: float) -> str:
+    """Seconds since the epoch as an ISO 8601 UTC time (how a person's wait is recorded)."""
+    return datetime.fromtimestamp(seconds, timezone.utc).isoformat()
 
 
 def journal_path(run_folder: Path, key: str) -> Path:
@@ -72,6 +83,10 @@ class Journal:
             self.replay = []
             self._rewrite()
         return None
+
+    def upcoming(self) -> str | None:
+        """The kind of the next journalled event to replay, if any (nothing is consumed)."""
+        return str(self.replay[-1].get("kind")) if self.replay else None
 
     def _rewrite(self) -> None:
         """The journal as replayed so far and still to replay, replaced atomically: a kill
