@@ -10,13 +10,13 @@ and one longer than ``MAX_ROWS`` rows is cut, saying where to see it whole.
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from rich.table import Table
 from rich.text import Text
 
+from bench.report.charts.tally import Column, percentile
 from bench.report.console import plain, stdout
 from bench.scoring.stats import wilson
 from bench.scoring.target_stats import target_label
@@ -29,22 +29,6 @@ MAX_ROWS = 40
 BAR = 10
 _EIGHTHS = " ▏▎▍▌▋▊▉█"
 _VERDICT = {"passed": ("✓", "green"), "failed": ("✗", "red"), "error": ("!", "yellow")}
-
-
-@dataclass
-class Column:
-    """One prompt × target pair and its runs' figures."""
-
-    prompt: str
-    target: str
-    runs: int = 0
-    passed: int = 0
-    cost: float | None = None
-    ms: list[float] = field(default_factory=list)
-
-    @property
-    def title(self) -> str:
-        return " · ".join(part for part in (self.prompt, self.target) if part) or "(none)"
 
 
 @dataclass
@@ -84,22 +68,24 @@ def build(results: list[dict[str, Any]]) -> Matrix:
         if isinstance(cost, int | float):
             column.cost = (column.cost or 0.0) + cost
         if isinstance(result.get("duration_ms"), int | float):
-            column.ms.append(float(result["duration_ms"]))
+            column.durations_ms.append(float(result["duration_ms"]))
     return Matrix(columns, rows)
 
 
-def bar(fraction: float, width: int = BAR) -> str:
-    """``fraction`` (0 to 1) as a bar of ``width`` characters, in eighths of a character."""
+def bar(fraction: float, width: int = BAR, fill: str = " ") -> str:
+    """``fraction`` (0 to 1) as a bar of ``width`` characters in eighths of a character, the rest
+    ``fill``."""
     eighths = round(max(0.0, min(1.0, fraction)) * width * 8)
     full, part = divmod(eighths, 8)
-    return ("█" * full + (_EIGHTHS[part] if part else "")).ljust(width)
+    cells = "█" * full + (_EIGHTHS[part] if part else "")
+    return cells + fill * (width - len(cells))
 
 
 def _latency(ms: list[float]) -> tuple[float, float] | None:
     if not ms:
         return None
     ordered = sorted(ms)
-    return sum(ordered) / len(ordered), ordered[max(0, math.ceil(0.95 * len(ordered)) - 1)]
+    return sum(ordered) / len(ordered), percentile(ordered, 0.95)
 
 
 def summary_lines(columns: list[Column]) -> list[str]:
@@ -107,20 +93,20 @@ def summary_lines(columns: list[Column]) -> list[str]:
     in aligned columns never cut to the terminal's width; cost and latency bars are relative to
     the largest column's."""
     top_cost = max((c.cost or 0.0 for c in columns), default=0.0)
-    top_ms = max((lat[0] for c in columns if (lat := _latency(c.ms))), default=0.0)
+    top_ms = max((lat[0] for c in columns if (lat := _latency(c.durations_ms))), default=0.0)
     rows = [["column", "pass rate", "95% interval", "cost", "latency (mean, p95)"]]
     for c in columns:
         rate = c.passed / c.runs if c.runs else 0.0
         ci = wilson(c.passed, c.runs) if c.runs else None
         interval = f"[{ci.low:.1%}, {ci.high:.1%}]" if ci else "-"
         cost = "-" if c.cost is None else f"{bar(c.cost / top_cost if top_cost else 0.0)} ${c.cost:.4f}"
-        lat = _latency(c.ms)
+        lat = _latency(c.durations_ms)
         latency = (
             "-"
             if lat is None
             else f"{bar(lat[0] / top_ms if top_ms else 0.0)} {lat[0]:.0f} ms, {lat[1]:.0f} ms"
         )
-        rows.append([plain(c.title, 60).plain, f"{bar(rate)} {rate:6.1%}", interval, cost, latency])
+        rows.append([plain(c.name, 60).plain, f"{bar(rate)} {rate:6.1%}", interval, cost, latency])
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
 
@@ -141,7 +127,7 @@ def grid_table(matrix: Matrix, limit: int = MAX_ROWS) -> Table:
     table = Table(title="Matrix", title_justify="left")
     table.add_column("task", overflow="fold")
     for column in matrix.columns:
-        table.add_column(plain(column.title, 40), justify="center")
+        table.add_column(plain(column.name, 40), justify="center")
     for name, cells in list(matrix.rows.items())[:limit]:
         table.add_row(plain(name, 80), *(_cell(cells.get(i)) for i in range(len(matrix.columns))))
     return table

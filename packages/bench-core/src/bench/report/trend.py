@@ -8,6 +8,7 @@ from typing import Any
 
 from rich.text import Text
 
+from bench.report import terminal_matrix
 from bench.report.charts.trend import RunPoint
 from bench.report.console import plain, stdout
 from bench.report.history import run_row
@@ -16,7 +17,6 @@ from bench.vocabulary.errors import StoreError, did_you_mean
 from bench.vocabulary.store import run_manifests
 
 BAR = 20
-_EIGHTHS = " ▏▎▍▌▋▊▉"
 
 
 def suite_points(runs_dir: Path, suite: str) -> list[RunPoint]:
@@ -41,11 +41,8 @@ def suite_points(runs_dir: Path, suite: str) -> list[RunPoint]:
 
 
 def bar(rate: float, width: int = BAR) -> str:
-    """``rate`` as a bar of ``width`` cells: full blocks, an eighth-block for the rest, then shade."""
-    eighths = round(rate * width * 8)
-    full, part = divmod(eighths, 8)
-    cells = "█" * full + (_EIGHTHS[part] if part else "")
-    return cells + "░" * (width - len(cells))
+    """``rate`` as a bar of ``width`` cells, shaded where it is not filled."""
+    return terminal_matrix.bar(rate, width, fill="░")
 
 
 def trend_lines(points: list[RunPoint]) -> list[str]:
