@@ -93,7 +93,7 @@ def test_an_agent_run_is_rescored_from_its_stored_trajectory_and_diff_without_ru
     """The run keeps the agent's steps and its workspace's diff: a changed limit on the change and
     the step checks judge them again after the agent (and its workspace) are gone."""
     folder = copy_example(tmp_path, monkeypatch)
-    assert bench_cli("run", folder / "suite.yaml", "-q").exit_code == 0
+    assert bench_cli("run", folder / "suite.yaml", "-q", "-o", "run.json").exit_code == 0
     (folder / "agent.py").write_text("raise SystemExit('the agent must not run on a rescore')\n")
     changed = (folder / "suite.yaml").read_text()
     changed = changed.replace("max_lines_added: 20", "max_lines_added: 5")
@@ -126,6 +126,53 @@ def test_an_agent_run_is_rescored_from_its_stored_trajectory_and_diff_without_ru
     ]
     by_type = {e["type"]: e for e in fix["evaluators"]}  # a rescore's run keeps what the run kept
     assert by_type["file_content_match"]["reason"] == "calc.py contains 'return a + b'"
+    # expected-diff judges the tree rebuilt from the repository and the kept patch: the run's verdict.
+    live = {e["type"]: e for e in json.loads((folder / "run.json").read_text())["tasks"][0]["evaluators"]}
+    judged = ("passed", "score", "reason", "error", "details")
+    assert {k: by_type["expected-diff"][k] for k in judged} == {k: live["expected-diff"][k] for k in judged}
     assert (
-        by_type["expected-diff"]["error"] == "expected-diff needs the task's workspace (repo: or workspace:)"
+        by_type["expected-diff"]["reason"]
+        == "Similarity: 100.0% | Files: 3 matched, 0 changed (score 1, at least 0.9 needed)"
+    )
+
+
+def _stored_fix_add(folder: Path, **changes: Any) -> str:
+    """Change what the latest run kept of fix-add's workspace (its results line); its base commit."""
+    (results,) = (folder / ".bench" / "runs").glob("*/results.jsonl")
+    rows = [json.loads(line) for line in results.read_text().splitlines()]
+    for row in rows:
+        if row["id"] == "fix-add":
+            row["workspace"].update(changes)
+            base = row["workspace"]["base_commit"]
+    results.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return base
+
+
+def _expected_diff_error(bench_cli, folder: Path) -> str:
+    assert bench_cli("rescore", "latest", "--suite", "suite.yaml", "-o", "again.json").exit_code == 3
+    fix = json.loads((folder / "again.json").read_text())["tasks"][0]
+    return next(e["error"] for e in fix["evaluators"] if e["type"] == "expected-diff")
+
+
+def test_d17_expected_diff_on_a_rescore_refuses_a_truncated_patch(bench_cli, tmp_path, monkeypatch):
+    """A patch cut at 1 MiB would rebuild a partial tree: expected-diff has no verdict, naming why."""
+    folder = copy_example(tmp_path, monkeypatch)
+    assert bench_cli("run", folder / "suite.yaml", "-q").exit_code == 0
+    _stored_fix_add(folder, patch_truncated=True)
+    assert _expected_diff_error(bench_cli, folder) == (
+        "expected-diff: cannot rebuild the task's workspace on a rescore: the stored patch was cut "
+        "at 1 MiB (patch_truncated), and a partial tree is never judged"
+    )
+
+
+def test_d18_expected_diff_on_a_rescore_refuses_a_patch_that_does_not_apply(bench_cli, tmp_path, monkeypatch):
+    """The repository's base commit no longer matches the kept patch: an error, never a partial tree."""
+    folder = copy_example(tmp_path, monkeypatch)
+    assert bench_cli("run", folder / "suite.yaml", "-q").exit_code == 0
+    patch = "--- a/calc.py\n+++ b/calc.py\n@@ -1,1 +1,1 @@\n-not in calc.py\n+x\n"
+    base = _stored_fix_add(folder, patch="diff --git a/calc.py b/calc.py\n" + patch)
+    assert _expected_diff_error(bench_cli, folder) == (
+        "expected-diff: cannot rebuild the task's workspace on a rescore: the stored patch does not "
+        f"apply to {folder / 'repo'} at {base}: git apply failed: error: patch failed: calc.py:1; "
+        "error: calc.py: patch does not apply"
     )

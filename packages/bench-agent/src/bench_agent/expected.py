@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 from pydantic import Field, model_validator
 
 from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample, Task
-from bench.workspace import GitError, git, list_inside, read_inside
+from bench.workspace import GitError, git, list_inside, read_inside, rebuilt
 
 #: Files larger than this are compared byte for byte, not line by line.
 LINE_COMPARE_BYTES = 256 * 1024
@@ -140,17 +140,14 @@ class ExpectedDiff(Evaluator[ExpectedDiffConfig]):
                 files[entry] = read.text.encode()
         return files
 
-    async def _branch(self, sample: Sample) -> dict[str, bytes]:
-        workspace = sample.response.artifacts.get("workspace")
-        if not isinstance(workspace, dict):
+    async def _branch(self, mirror: str | Path | None) -> dict[str, bytes]:
+        if mirror is None:
             raise EvaluatorError(
                 "expected-diff: reference_branch needs the task to run in a workspace (repo:)"
             )
         ref = self.config.reference_branch
         try:
-            data = await git(
-                "archive", "--format=tar", "--end-of-options", f"{ref}", git_dir=workspace["mirror"]
-            )
+            data = await git("archive", "--format=tar", "--end-of-options", f"{ref}", git_dir=mirror)
         except GitError as exc:
             raise EvaluatorError(f"expected-diff: reference_branch {ref}: {exc}") from None
         import tarfile  # here, not at the top: ~12 ms that every `bench run` would pay at start-up
@@ -164,13 +161,29 @@ class ExpectedDiff(Evaluator[ExpectedDiffConfig]):
         return files
 
     async def evaluate(self, sample: Sample) -> Result:
-        if sample.task.workspace is None:
+        task, diff = sample.task, sample.response.artifacts.get("diff")
+        if task.workspace is None and task.repo is not None and isinstance(diff, dict):
+            # A stored run re-scored: its workspace is gone; judge the tree made again from the
+            # repository at the run's base commit and the patch the run kept.
+            try:
+                async with rebuilt(task.repo, diff) as checkout:
+                    return await self._judge(checkout.path, checkout.mirror)
+            except GitError as exc:
+                raise EvaluatorError(
+                    f"expected-diff: cannot rebuild the task's workspace on a rescore: {exc}"
+                ) from None
+        if task.workspace is None:
             raise EvaluatorError("expected-diff needs the task's workspace (repo: or workspace:)")
-        actual = self._folder(sample.task.workspace)
+        workspace = sample.response.artifacts.get("workspace")
+        return await self._judge(task.workspace, workspace["mirror"] if isinstance(workspace, dict) else None)
+
+    async def _judge(self, folder: str | Path, mirror: str | Path | None) -> Result:
+        """The agent's tree in ``folder`` against the reference (``mirror``: the task's repository)."""
+        actual = self._folder(folder)
         if self.config.reference_dir is not None:
             expected = self._folder(self._reference_dir())
         else:
-            expected = await self._branch(sample)
+            expected = await self._branch(mirror)
         found = compare(actual, expected)
         value = found["aggregate_similarity"]
         parts = [

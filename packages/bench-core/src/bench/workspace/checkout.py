@@ -19,6 +19,7 @@ import shutil
 import stat
 import sys
 import tempfile
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -362,3 +363,32 @@ class Workspaces:
             _remove(self.root / "snapshots")
         else:
             _remove(self.root)
+
+
+@contextlib.asynccontextmanager
+async def rebuilt(repo: RepoSpec, diff: dict[str, Any], root: Path | None = None) -> AsyncIterator[Checkout]:
+    """A task's workspace made again after it is gone (``bench rescore``): a fresh copy of
+    ``repo`` at the run's base commit, as a run makes it, with the run's stored patch applied by
+    git; removed on exit. ``diff`` is what the result kept (``base_commit``, ``patch``,
+    ``patch_truncated``). Raise GitError naming why when the patch was cut or does not apply:
+    a partial tree is never handed out."""
+    base = diff.get("base_commit")
+    if diff.get("patch_truncated"):
+        raise GitError(
+            f"the stored patch was cut at {MAX_PATCH_BYTES // (1024 * 1024)} MiB (patch_truncated), "
+            "and a partial tree is never judged"
+        )
+    if not isinstance(base, str) or not base:
+        raise GitError("the run kept no base commit of the workspace")
+    workspaces = Workspaces(root=root)
+    try:
+        checkout = await workspaces.prepare(RepoSpec(source=repo.source, ref=base))
+        text = diff.get("patch") or ""
+        if text:  # git apply refuses an empty patch: no change leaves the base tree
+            try:
+                await git("apply", "--whitespace=nowarn", "-", stdin=text.encode(), cwd=checkout.path)
+            except GitError as exc:
+                raise GitError(f"the stored patch does not apply to {repo.source} at {base}: {exc}") from None
+        yield checkout
+    finally:
+        workspaces.close()
