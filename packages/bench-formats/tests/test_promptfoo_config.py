@@ -192,8 +192,9 @@ def test_prompts_render_with_nunjucks_rules(tmp_path: Path, template: str, varia
     assert prompts(data) == [expected]
 
 
-def test_resolve_variables_substitutes_references_left_after_rendering(tmp_path: Path):
-    # a → "{{b}}" stays a reference when b is itself rendered from a var file: resolveVariables fills it
+def test_a_reference_made_by_rendering_a_var_is_sent_as_written(tmp_path: Path):
+    # promptfoo resolves `{{b}}` references before it renders the vars: a → "{{b}}" is sent as
+    # that text (promptfoo 0.121.20 echoes `{{b}}`), written for bench's own templates as `{{{b}}}`
     write(tmp_path, "b.txt", "from file\n")
     config = write(
         tmp_path,
@@ -205,7 +206,7 @@ def test_resolve_variables_substitutes_references_left_after_rendering(tmp_path:
         """,
     )
     data, _ = load(config)
-    assert prompts(data) == ["from file"]
+    assert prompts(data) == ["{{{b}}}"]
 
 
 def test_a_yaml_file_var_renders_as_json_text_with_quotes(tmp_path: Path):

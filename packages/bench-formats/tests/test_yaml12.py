@@ -53,3 +53,10 @@ def test_go_yaml_booleans_only_change_booleans():
         "c": True,
         "d": 1.5,
     }
+
+
+def test_js_yaml_flow_plain_scalar_with_question_mark():
+    # js-yaml (promptfoo) and the YAML spec read `?` inside a flow plain scalar as text; PyYAML's
+    # pure-Python scanner stopped the scalar there and refused the file
+    text = "tests:\n  - vars: {question: What is 2+2?, more: [Why?, a?b]}\n"
+    assert load_js_yaml(text) == {"tests": [{"vars": {"question": "What is 2+2?", "more": ["Why?", "a?b"]}}]}

@@ -4,7 +4,9 @@
 strings), as Go's ``yaml.v3`` (AI Eval) reads them. ``JsYamlLoader`` follows js-yaml's core schema
 (promptfoo): booleans as above, ``~``/``null`` nulls, decimal/``0o``/``0x`` integers only (``010`` is
 ten, ``1_000`` and ``1:30`` are strings), floats with an optional dot (``1e3``); timestamps and merge
-keys stay, as promptfoo adds them back to its schema.
+keys stay, as promptfoo adds them back to its schema. It reads with libyaml, as bench's own YAML
+does: PyYAML's pure-Python scanner ends a flow plain scalar at ``?`` (``{q: What is 2+2?}`` is
+refused), which the YAML spec, libyaml and js-yaml read as text.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ _FLOAT = "tag:yaml.org,2002:float"
 _NULL = "tag:yaml.org,2002:null"
 
 
-def _without(loader: type[yaml.SafeLoader], tags: set[str]) -> None:
+def _without(loader: type[Any], tags: set[str]) -> None:
     loader.yaml_implicit_resolvers = {
         key: [(tag, regexp) for tag, regexp in resolvers if tag not in tags]
         for key, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.copy().items()
@@ -39,7 +41,11 @@ Yaml12BoolLoader.add_implicit_resolver(
 )
 
 
-class JsYamlLoader(yaml.SafeLoader):
+#: libyaml's loader where PyYAML was built with it (as bench's own YAML reads), else the pure one.
+_FastLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class JsYamlLoader(_FastLoader):  # type: ignore[misc]
     """SafeLoader with js-yaml's core-schema booleans, nulls, integers and floats."""
 
 

@@ -73,10 +73,7 @@ class Matrix:
         for number, combo in enumerate(combos, start=1):
             row = name if len(combos) == 1 else f"{name} [{number}]"
             warnings: list[str] = []
-            try:
-                values = variables.prepare(combo, warnings.append, self.folder, row, self.base)
-            except RenderError as exc:  # as a prompt's template error below: the test and the var
-                raise ConfigError(f"{row}: {exc}", file=self.path) from None
+            values = variables.prepare(combo, warnings.append, self.folder, row, self.base)
             for line in warnings:
                 self.warn(line)
             entry = self._evaluator(test, values)

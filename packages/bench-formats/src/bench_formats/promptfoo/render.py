@@ -130,17 +130,35 @@ def render_in_object(value: Any, values: dict[str, Any]) -> Any:
 
 
 def render_vars(variables: dict[str, Any]) -> dict[str, Any]:
-    """Vars rendered with the vars (vars referencing vars), as promptfoo does before a prompt; a
-    var seen by another has its trailing newline stripped already (``Hi {{name}}!`` with
-    ``name: "Grace\\n"`` is ``Hi Grace!``). A RenderError names the var it is about."""
-    context = _stripped(variables)
+    """Each string var rendered with the vars, as promptfoo's ``renderPrompt`` does before a text
+    (not JSON) prompt: a var naming a name no var has stays as written (``Hi {{ name }}``), other
+    values are unchanged. A RenderError names the var it is about."""
     rendered = {}
     for key, value in variables.items():
+        if not isinstance(value, str) or references_undefined(value, variables):
+            rendered[key] = value
+            continue
         try:
-            rendered[key] = render_in_object(value, context)
+            rendered[key] = render(value, variables)
         except RenderError as exc:
             raise RenderError(f"var '{key}': {exc}") from None
     return rendered
+
+
+#: promptfoo's ``extractVariablesFromTemplate``: names in ``{{ name }}`` and ``{% if/for name %}``.
+_NAMED = re.compile(r"\{\{[\s]*([^{}\s|]+)[\s]*(?:\|[^}]+)?\}\}|\{%[\s]*(?:if|for)[\s]+([^{}\s]+)[\s]*.*?%\}")
+_ROOT = re.compile(r"[A-Za-z_]\w*")
+
+
+def references_undefined(template: str, values: dict[str, Any]) -> bool:
+    """Whether ``template`` names a var ``values`` lacks (``env`` aside): promptfoo's
+    ``referencesUndefinedVariables``, which leaves such a var unrendered."""
+    template = re.sub(r"\{#[\s\S]*?#\}", "", template)
+    for match in _NAMED.finditer(template):
+        root = _ROOT.match(match.group(1) or match.group(2))
+        if root and root.group(0) != "env" and root.group(0) not in values:
+            return True
+    return False
 
 
 def _stripped(variables: dict[str, Any]) -> dict[str, Any]:
@@ -182,12 +200,13 @@ def _js_string(value: Any) -> str:
 
 
 def render_prompt(raw: str, variables: dict[str, Any]) -> str:
-    """The prompt text promptfoo sends: a JSON prompt rendered string by string, then written as
-    ``JSON.stringify(value, null, 2)``; any other prompt rendered as a template."""
+    """The prompt text promptfoo sends: a JSON prompt rendered string by string with the vars as
+    they are (``renderVarsInObject``), then written as ``JSON.stringify(value, null, 2)``; any other
+    prompt rendered as a template over the vars rendered with the vars (``render_vars``)."""
     try:
         parsed = json.loads(raw)
     except (ValueError, RecursionError):  # not JSON (or brackets nested past json's reach)
-        return render(raw, variables)
+        return render(raw, render_vars(variables))
     return json.dumps(render_in_object(parsed, variables), ensure_ascii=False, indent=2)
 
 

@@ -27,7 +27,7 @@ from pydantic import ValidationError
 
 from bench import ConfigError, Response, SuiteContext, Target, TargetConfig, TargetError, Task
 from bench.llm import Message
-from bench_formats.promptfoo.render import RenderError, finish_vars, render_prompt, render_vars
+from bench_formats.promptfoo.render import RenderError, finish_vars, render_prompt
 from bench_formats.promptfoo.serial_plan import KEY
 
 OUT_OF_ORDER = (
@@ -138,7 +138,7 @@ class PromptfooSerial(Target[PromptfooSerialConfig]):
 
 def _values(task: Task, plan: dict[str, Any], state: _State, key: str) -> dict[str, Any]:
     """The vars the prompt is rendered with: the test's, ``_conversation`` and the stored outputs,
-    the vars that are templates rendered again with them (as promptfoo renders vars with vars)."""
+    the vars that are templates resolved again with them (as promptfoo's ``renderPrompt`` does)."""
     values = dict(task.metadata.get("vars") or {})
     if plan.get("conversation"):
         values["_conversation"] = state.conversations.get(key, [])
@@ -146,8 +146,7 @@ def _values(task: Task, plan: dict[str, Any], state: _State, key: str) -> dict[s
     templates = plan.get("var_templates") or {}
     if not templates or not state.registers:
         return values
-    rendered = render_vars({**values, **templates})
-    return finish_vars({**values, **{k: rendered[k] for k in templates}})
+    return finish_vars({**values, **templates})  # render_prompt renders them for a text prompt
 
 
 def _rendered_task(task: Task, text: str, rendered: Any, plan: dict[str, Any]) -> Task:

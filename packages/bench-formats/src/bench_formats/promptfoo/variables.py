@@ -10,7 +10,7 @@ from typing import Any
 
 from bench import ConfigError, SuiteFolder
 from bench_formats.promptfoo.paths import FILE, expand, strip_file
-from bench_formats.promptfoo.render import finish_vars, render_vars
+from bench_formats.promptfoo.render import finish_vars
 
 _CODE = {".js", ".cjs", ".mjs", ".ts", ".py"}
 #: promptfoo's ``isImageFile`` extensions, with ``getMimeTypeFromExtension``'s types.
@@ -58,10 +58,10 @@ def combinations(
 def prepare(
     combo: dict[str, Any], warn: Callable[[str], None], folder: SuiteFolder, test: str, base: Path
 ) -> dict[str, Any]:
-    """One combination's vars ready for the prompt: rendered with the vars, files (in ``folder``;
-    a relative path from ``base``, the config's folder, as promptfoo reads it) read, resolved; a
-    var's template that cannot render raises RenderError naming the var."""
-    rendered = render_vars(combo)
+    """One combination's vars ready for the prompt, as promptfoo's ``renderPrompt`` has them:
+    files (in ``folder``; a relative path from ``base``, the config's folder, as promptfoo reads it)
+    read, resolved. Vars are rendered with the vars only for a text prompt (``render_prompt``)."""
+    rendered = dict(combo)
     for key, value in rendered.items():
         if isinstance(value, str) and value.startswith(FILE):
             rendered[key] = _file_var(key, value, warn, folder, _reads(test, key, value), base)
