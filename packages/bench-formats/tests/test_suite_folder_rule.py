@@ -8,6 +8,7 @@ prompt, a provider or a report.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -119,14 +120,8 @@ def test_n33_a_promptfoo_test_row_cannot_read_a_file_outside_the_suite_folder(
             "an assertion's value reads file://../a.txt",
             "a.txt",
         ),
-        (
-            "prompts: ['{{q}}']\nproviders: [echo]\ntests: [{vars: {q: \"{{ 'file://' ~ dir }}/v.yaml\", "
-            "dir: DIR}}]\n",
-            "test 'test 1' var 'q' reads file://DIR/v.yaml",
-            "v.yaml",
-        ),
     ],
-    ids=["prompt", "tests-csv", "tests-glob", "default-test", "vars-file", "assert-value", "rendered-var"],
+    ids=["prompt", "tests-csv", "tests-glob", "default-test", "vars-file", "assert-value"],
 )
 def test_n33_every_file_a_promptfoo_config_reads_must_lie_in_its_folder(tmp_path, config, what, outside):
     suite, _ = _project(tmp_path)
@@ -145,6 +140,21 @@ def test_n33_every_file_a_promptfoo_config_reads_must_lie_in_its_folder(tmp_path
         PromptfooLoader().load(path)
     assert caught.value.message == _refusal(what.replace("DIR", str(tmp_path)), tmp_path / outside, suite)
     assert caught.value.file == str(path)
+
+
+def test_n33_a_var_rendered_into_a_file_reference_outside_the_folder_is_never_read(tmp_path):
+    """promptfoo sends a var that renders to ``file://...`` as that text (renderPrompt renders vars
+    after reading files), so the file outside the folder is not read at all."""
+    suite, _ = _project(tmp_path)
+    (tmp_path / "v.yaml").write_text(f"doc: {SECRET}\n")
+    path = suite / "promptfooconfig.yaml"
+    path.write_text(
+        "prompts: ['{{q}}']\nproviders: [echo]\n"
+        f"tests: [{{vars: {{q: \"{{{{ 'file://' ~ dir }}}}/v.yaml\", dir: {tmp_path}}}}}]\n"
+    )
+    tasks = PromptfooLoader().load(path).data["tasks"]
+    assert [task["prompt"] for task in tasks] == [f"file://{tmp_path}/v.yaml"]  # sent as written
+    assert SECRET not in json.dumps(tasks)
 
 
 def test_n33_files_inside_the_suite_folder_are_read_as_before(tmp_path):
