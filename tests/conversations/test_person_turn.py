@@ -13,14 +13,32 @@ import pytest
 
 from bench import ConfigError
 
+#: The assistant every person-turn test talks to: it logs what it was told (calls.log) and, while a
+#: ``block`` file exists, hangs on the person's message (where test_person_turn_kill kills it).
 ASSISTANT = """\
-import pathlib
+import pathlib, time
 
 def reply(task):
     said = task.messages[-1].content
-    with open(pathlib.Path(__file__).parent / "calls.log", "a") as log:
+    here = pathlib.Path(__file__).parent
+    with open(here / "calls.log", "a") as log:
         log.write(said + "\\n")
+    if said == "I want a refund" and (here / "block").exists():
+        time.sleep(600)
     return "a refund it is" if "refund" in said else "how can I help?"
+"""
+
+#: One scripted turn, then the person's: the run waits there.
+ONE_PERSON_SUITE = """\
+name: person
+target: {type: python, function: "assistant:reply"}
+tasks:
+  - id: t
+    conversation:
+      phases:
+        - turns: [my parcel is lost]
+        - person: {prompt: take over the chat}
+    evaluate: {type: contains, value: refund}
 """
 
 SUITE = """\

@@ -15,31 +15,7 @@ from pathlib import Path
 import pytest
 
 from bench.execution.journal.person import find_waiting, save_answer
-
-ASSISTANT = """\
-import pathlib, time
-
-def reply(task):
-    said = task.messages[-1].content
-    here = pathlib.Path(__file__).parent
-    with open(here / "calls.log", "a") as log:
-        log.write(said + "\\n")
-    if said == "I want a refund" and (here / "block").exists():
-        time.sleep(600)  # killed here, answering the person
-    return "a refund it is" if "refund" in said else "how can I help?"
-"""
-
-SUITE = """\
-name: person
-target: {type: python, function: "assistant:reply"}
-tasks:
-  - id: t
-    conversation:
-      phases:
-        - turns: [my parcel is lost]
-        - person: {prompt: take over the chat}
-    evaluate: {type: contains, value: refund}
-"""
+from tests.conversations.test_person_turn import ASSISTANT, ONE_PERSON_SUITE
 
 
 def _bench(folder: Path, *args: str) -> subprocess.Popen[str]:
@@ -62,7 +38,7 @@ def _calls(folder: Path) -> list[str]:
 @pytest.mark.slow
 def test_sigkill_right_after_the_answer_loses_nothing(tmp_path):
     (tmp_path / "assistant.py").write_text(ASSISTANT)
-    (tmp_path / "suite.yaml").write_text(SUITE)
+    (tmp_path / "suite.yaml").write_text(ONE_PERSON_SUITE)
     first = _bench(tmp_path)
     assert first.wait(60) == 5, first.communicate()
     [run] = (tmp_path / ".bench" / "runs").iterdir()

@@ -16,30 +16,13 @@ from typing import Any
 import pytest
 
 from bench.report.viewer.server import ViewServer
-
-ASSISTANT = """\
-def reply(task):
-    said = task.messages[-1].content
-    return "a refund it is" if "refund" in said else "how can I help?"
-"""
-
-SUITE = """\
-name: person
-target: {type: python, function: "assistant:reply"}
-tasks:
-  - id: t
-    conversation:
-      phases:
-        - turns: [my parcel is lost]
-        - person: {prompt: take over the chat}
-    evaluate: {type: contains, value: refund}
-"""
+from tests.conversations.test_person_turn import ASSISTANT, ONE_PERSON_SUITE
 
 
 @pytest.fixture
 def waiting_run(bench_cli, bench_suite_file, tmp_path: Path) -> tuple[Path, str]:
     (tmp_path / "assistant.py").write_text(ASSISTANT)
-    bench_cli("run", bench_suite_file(SUITE), "-q", "-o", "out.json")
+    bench_cli("run", bench_suite_file(ONE_PERSON_SUITE), "-q", "-o", "out.json")
     return tmp_path / "suite.yaml", json.loads((tmp_path / "out.json").read_text())["run_id"]
 
 
