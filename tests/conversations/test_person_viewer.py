@@ -82,7 +82,14 @@ def test_an_answer_from_the_viewer_lets_resume_go_on(viewer, waiting_run, bench_
     ]
 
 
-def test_an_answer_without_the_pages_token_is_refused(viewer, waiting_run):
+def answer_state(tmp_path: Path, run_id: str) -> Any:
+    """The waiting task as its journal says (``answered`` once an answer is saved)."""
+    from bench.execution.journal.person import find_waiting
+
+    return find_waiting(tmp_path / ".bench" / "runs", run_id, "t")
+
+
+def test_h24_an_answer_without_the_pages_token_or_as_a_form_is_refused(viewer, waiting_run, tmp_path):
     _, run_id = waiting_run
     refused = {"error": "refused: missing or wrong X-Bench-Token (reload the page)"}
     assert _post(viewer, run_id, {"task": "t", "text": "hi"}) == (403, refused)
@@ -92,9 +99,10 @@ def test_an_answer_without_the_pages_token_is_refused(viewer, waiting_run):
     assert form == (415, {"error": "refused: Content-Type must be application/json"})
     bad = _post(viewer, run_id, {"task": "t", "message": "hi"}, X_Bench_Token=token)
     assert bad == (400, {"error": 'an answer is a JSON object {"task": TASK, "text": MESSAGE}'})
+    assert not answer_state(tmp_path, run_id).answered  # nothing reached the journal
 
 
-def test_a_viewer_beyond_loopback_takes_no_answer(tmp_path, waiting_run):
+def test_h24_a_viewer_beyond_loopback_takes_no_answer(tmp_path, waiting_run):
     _, run_id = waiting_run
     for server in _serve(tmp_path / ".bench" / "runs", host="0.0.0.0"):
         assert _page_token(server, run_id) is None
@@ -106,3 +114,4 @@ def test_a_viewer_beyond_loopback_takes_no_answer(tmp_path, waiting_run):
                 "(the default --host)"
             },
         )
+    assert not answer_state(tmp_path, run_id).answered
