@@ -13,6 +13,7 @@ from fake_hf import FakeHuggingFace
 
 from bench.testing import run_evaluator, run_suite
 from bench_formats.promptfoo.checks import classifier
+from bench_formats.promptfoo.render import set_config_env
 
 MODEL = "huggingface:text-classification:facebook/roberta-hate-speech-dynabench-r4-target"
 
@@ -23,6 +24,14 @@ def served() -> Iterator[FakeHuggingFace]:
     answer = [[{"label": "nothate", "score": 0.9}, {"label": "hate", "score": 0.1}]]
     with FakeHuggingFace([{"match": "", "answer": answer}]) as server:
         yield server
+
+
+@pytest.fixture
+def env_now() -> Iterator[None]:
+    """After the test, templates see the environment as later tests set it (a test calls
+    ``set_config_env`` after setting a variable, as loading a config does)."""
+    yield
+    set_config_env({})
 
 
 def check(assertion: dict[str, Any], url: str | None) -> Any:
@@ -157,11 +166,12 @@ def test_a_python_classification_reply_without_a_classification_is_an_error_sayi
     )
 
 
-def test_an_assertion_providers_env_template_is_rendered_as_promptfoo_loads_it(monkeypatch) -> None:
+def test_an_assertion_providers_env_template_is_rendered_as_promptfoo_loads_it(monkeypatch, env_now) -> None:
     from bench_formats.promptfoo.asserts import render_env_only
 
     monkeypatch.setenv("HF_FAKE_URL", "http://127.0.0.1:1")
     monkeypatch.delenv("NOT_SET_HERE", raising=False)
+    set_config_env({})
     provider = {
         "id": "x",
         "config": {"a": "{{ env.HF_FAKE_URL }}/m", "b": "{{ env.NOT_SET_HERE }}", "c": "{{q}}"},
@@ -170,3 +180,15 @@ def test_an_assertion_providers_env_template_is_rendered_as_promptfoo_loads_it(m
         "id": "x",
         "config": {"a": "http://127.0.0.1:1/m", "b": "{{ env.NOT_SET_HERE }}", "c": "{{q}}"},
     }
+
+
+def test_a_tests_classification_provider_gets_its_env_templates_rendered(
+    served, monkeypatch, env_now
+) -> None:
+    monkeypatch.setenv("HF_FAKE_URL", served.url)
+    set_config_env({})
+    provider = {"id": MODEL, "config": {"apiEndpoint": "{{ env.HF_FAKE_URL }}/m"}}
+    out = run_evaluator(
+        {"type": "promptfoo", "assert": [{"type": "classifier"}], "options": {"provider": provider}}, "Hi"
+    )
+    assert (out.error, [path for path, _, _ in served.requests]) == (None, ["/m"])

@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 
 from bench import EvaluatorError
 from bench.llm import offline_skip
+from bench_formats.promptfoo.asserts import render_env_only
 from bench_formats.promptfoo.checks.base import AssertionInvalid, Call, Grade, js_string, js_stringify
 from bench_formats.promptfoo.checks.grader import to_fixed
 from bench_formats.promptfoo.python_embedding import classify, python_provider
@@ -39,8 +40,9 @@ _EPSILON = sys.float_info.epsilon
 
 
 def _provider(call: Call, options: dict[str, Any]) -> Any:
-    """The classification provider: the assertion's ``provider``, else the test's."""
-    chosen = call.assertion.get("provider") or options.get("provider")
+    """The classification provider: the assertion's ``provider``, else the test's (its env
+    templates rendered, as promptfoo renders the whole config when it loads it)."""
+    chosen = render_env_only(call.assertion.get("provider") or options.get("provider"))
     if isinstance(chosen, dict) and "classification" in chosen:
         chosen = chosen["classification"]
     return chosen
