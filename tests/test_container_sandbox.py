@@ -571,3 +571,43 @@ def test_the_allow_list_proxy_stops_when_the_run_ends(ends, tmp_path, monkeypatc
     assert [t.name for t in threading.enumerate() if t.name == "bench-egress-proxy"] == []
     with pytest.raises(ConnectionRefusedError):
         socket.create_connection(("127.0.0.1", port), timeout=2).close()
+
+
+SANDBOX_MODULE = """
+from bench.workspace import Sandbox, SandboxRun
+
+
+class Echoing(Sandbox):
+    name = "echoing"
+
+    def command(self, run: SandboxRun) -> list[str]:
+        return ["echo", *run.argv]
+"""
+
+
+def test_register_sandbox_is_typed_for_a_name_and_import_path_as_it_works(tmp_path, monkeypatch):
+    """``RegisterSandbox`` takes what the hook's ``register`` takes at run time: a class, or a
+    name and the class's import path (imported on the name's first lookup)."""
+    import typing
+
+    from bench import hookimpl
+    from bench.plugins.registry import build_registry
+    from bench.workspace import RegisterSandbox, Sandbox
+
+    hints = typing.get_type_hints(RegisterSandbox.__call__)
+    assert (hints["cls"], hints["path"], hints["return"]) == (type[Sandbox] | str, str | None, type(None))
+    (tmp_path / "sandbox_by_path_demo.py").write_text(SANDBOX_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "sandbox_by_path_demo", raising=False)
+    monkeypatch.setenv("BENCH_PLUGINS", "bench-core")
+
+    class Plugin:
+        @hookimpl
+        def bench_register_sandboxes(self, register: RegisterSandbox) -> None:
+            register("echoing", "sandbox_by_path_demo:Echoing")
+
+    registry = build_registry([("bench-sandbox-by-path", "demo", Plugin())])
+    assert "sandbox_by_path_demo" not in sys.modules
+    provided = registry.sandboxes["echoing"]
+    assert (provided.cls.__name__, provided.distribution) == ("Echoing", "bench-sandbox-by-path")
+    assert registry.failures == []
