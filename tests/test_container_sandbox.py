@@ -611,3 +611,21 @@ def test_register_sandbox_is_typed_for_a_name_and_import_path_as_it_works(tmp_pa
     provided = registry.sandboxes["echoing"]
     assert (provided.cls.__name__, provided.distribution) == ("Echoing", "bench-sandbox-by-path")
     assert registry.failures == []
+
+
+def test_the_allow_list_proxy_stops_when_the_container_client_cannot_start(tmp_path, monkeypatch):
+    """A command run inside (the agent's tools, ``code_execution``) whose container client fails
+    to start still stops the sandbox, and with it the proxy its command line started."""
+    import asyncio
+
+    from bench.workspace import container
+    from bench.workspace.sandbox import run_inside
+
+    gone = str(tmp_path / "gone" / "podman")
+    monkeypatch.setattr(container, "container_runtime", lambda preferred=None: gone)
+    box = container.ContainerSandbox(
+        container.ContainerConfig(image="x", network={"allow": ["localhost"]}, runtime="podman")
+    )
+    with pytest.raises(FileNotFoundError, match="gone/podman"):
+        asyncio.run(run_inside(box, ["true"], tmp_path, timeout=10))
+    assert [t.name for t in threading.enumerate() if t.name == "bench-egress-proxy"] == []
