@@ -192,3 +192,40 @@ def test_a_tests_classification_provider_gets_its_env_templates_rendered(
         {"type": "promptfoo", "assert": [{"type": "classifier"}], "options": {"provider": provider}}, "Hi"
     )
     assert (out.error, [path for path, _, _ in served.requests]) == (None, ["/m"])
+
+
+def test_a_provider_that_cannot_classify_is_promptfoos_error() -> None:
+    out = run_evaluator(
+        {"type": "promptfoo", "assert": [{"type": "classifier", "provider": "openai:chat:gpt-4o-mini"}]}, "Hi"
+    )
+    assert out.error == (
+        "classifier: Provider openai:chat:gpt-4o-mini is not a valid classification provider for "
+        "'classification check' (bench asks huggingface:text-classification:MODEL, "
+        "huggingface:token-classification:MODEL and Python file://x.py providers)"
+    )
+
+
+def test_token_classification_scores_each_entity_groups_highest(served, monkeypatch) -> None:
+    monkeypatch.delenv("HF_TOKEN", raising=False)
+    monkeypatch.delenv("HF_API_TOKEN", raising=False)
+    served.rules[0]["answer"] = [
+        {"entity_group": "NAME", "score": 0.4},
+        {"entity_group": "NAME", "score": 0.8},
+        {"entity_group": "EMAIL", "score": 0.6},
+    ]
+    provider = {"id": "huggingface:token-classification:m", "config": {"apiEndpoint": served.url}}
+    out = run_evaluator(
+        {
+            "type": "promptfoo",
+            "assert": [{"type": "not-classifier", "threshold": 0.75, "provider": provider}],
+        },
+        "Hi",
+    )
+    detail = out.details["assertions"][0]
+    assert (detail["pass"], round(detail["score"], 6), detail["reason"]) == (
+        False,
+        0.2,
+        "Maximum classification score 0.80 >= 0.75",
+    )
+    body = b'{"inputs":"Hi","parameters":{"aggregation_strategy":"simple"},"options":{"use_cache":true,"wait_for_model":false}}'
+    assert served.requests == [("/", body, None)]

@@ -8,7 +8,10 @@ test's ``options.provider``; ``{classification: ...}`` picks one out of a mappin
   (``Authorization: Bearer`` ``config.apiKey``, else ``HF_TOKEN``, else ``HF_API_TOKEN``) to
   ``config.apiEndpoint``, else Hugging Face's hosted Inference API
   (``https://router.huggingface.co/hf-inference/models/MODEL``; no setting moves it), and reads
-  ``[[{label, score}, ...]]``. An offline run skips it unless the endpoint is on loopback.
+  ``[[{label, score}, ...]]``. ``huggingface:token-classification:MODEL`` (entities, as for PII)
+  POSTs ``{"inputs", "parameters": {"aggregation_strategy"}, "options": {"use_cache",
+  "wait_for_model"}}`` the same way and reads ``[{entity_group, score}, ...]``: each group's
+  highest score. An offline run skips both unless the endpoint is on loopback.
 - a Python provider (``file://x.py[:fn]``) is asked through its ``call_classification_api``
   (python_embedding.py), which returns ``{classification: {label: score}}`` or ``{error}``.
 """
@@ -32,6 +35,11 @@ from bench_formats.promptfoo.checks.grader import to_fixed
 from bench_formats.promptfoo.python_embedding import classify, python_provider
 
 PREFIX = "huggingface:text-classification:"
+TOKENS = "huggingface:token-classification:"
+NOT_FOUND = (
+    "classifier: No provider of type classification found for 'classification check' (give a "
+    f"{PREFIX}MODEL, {TOKENS}MODEL or Python file://x.py provider)"
+)
 #: promptfoo's ``HF_INFERENCE_API_URL`` (src/providers/huggingface.ts): a constant, not a setting.
 HOSTED_URL = "https://router.huggingface.co/hf-inference"
 #: How long the classification endpoint may take (promptfoo's default request timeout).
@@ -49,18 +57,21 @@ def _provider(call: Call, options: dict[str, Any]) -> Any:
 
 
 def endpoint(call: Call, options: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
-    """(model, URL, provider config) of the check's Hugging Face classifier; EvaluatorError why
-    bench does not call it."""
+    """(task prefix, URL, provider config) of the check's Hugging Face classifier; EvaluatorError
+    why bench does not call it."""
     chosen = _provider(call, options)
     pid = chosen if isinstance(chosen, str) else chosen.get("id") if isinstance(chosen, dict) else None
-    if not isinstance(pid, str) or not pid.startswith(PREFIX):
+    if not isinstance(pid, str) or not pid:
+        raise EvaluatorError(NOT_FOUND)
+    prefix = next((p for p in (PREFIX, TOKENS) if pid.startswith(p)), None)
+    if prefix is None:  # promptfoo's getAndCheckProvider, for the providers bench asks
         raise EvaluatorError(
-            f"classifier: needs a {PREFIX}MODEL provider or a Python provider (file://x.py) "
-            f"with call_classification_api (got {pid or 'none'})"
+            f"classifier: Provider {pid} is not a valid classification provider for 'classification "
+            f"check' (bench asks {PREFIX}MODEL, {TOKENS}MODEL and Python file://x.py providers)"
         )
     config = chosen.get("config") if isinstance(chosen, dict) else None
     config = config if isinstance(config, dict) else {}
-    model = pid.removeprefix(PREFIX)
+    model = pid.removeprefix(prefix)
     url = config.get("apiEndpoint") or f"{HOSTED_URL}/models/{model}"
     if not isinstance(url, str) or urlsplit(url).scheme not in ("http", "https"):
         # urllib would read file:// and others
@@ -68,7 +79,7 @@ def endpoint(call: Call, options: dict[str, Any]) -> tuple[str, str, dict[str, A
     skipped = offline_skip("classifier", f"huggingface/{model}", url)
     if skipped is not None:
         raise EvaluatorError(skipped)
-    return model, url, config
+    return prefix, url, config
 
 
 async def classifier(call: Call, options: dict[str, Any]) -> Grade:
@@ -80,8 +91,9 @@ async def classifier(call: Call, options: dict[str, Any]) -> Grade:
     if scripted is not None:
         scores = _reply_scores(await classify(*scripted, call.output, call.folder))
     else:
-        _, url, config = endpoint(call, options)
-        scores = await asyncio.to_thread(_classify, url, call.output, config)
+        prefix, url, config = endpoint(call, options)
+        read = _classify if prefix == PREFIX else _entities
+        scores = await asyncio.to_thread(read, url, call.output, config)
     threshold = call.assertion.get("threshold")
     threshold = 1 if threshold is None else threshold
     grade = scores if isinstance(scores, Grade) else _grade(scores, expected, threshold)
@@ -122,21 +134,10 @@ def _number(value: Any) -> bool:
 
 
 def _classify(url: str, text: str, config: dict[str, Any]) -> dict[str, Any] | Grade:
-    """The label scores, or promptfoo's failure (``API call error: ...``) when there are none."""
-    token = config.get("apiKey") or os.environ.get("HF_TOKEN") or os.environ.get("HF_API_TOKEN")
-    headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})}
-    body = js_stringify({"inputs": text, "parameters": {}}).encode()  # JSON.stringify's bytes
-    request = urllib.request.Request(url, data=body, headers=headers, method="POST")
-    try:
-        with urllib.request.urlopen(request, timeout=TIMEOUT_S) as answer:
-            data = json.loads(answer.read())
-    except urllib.error.HTTPError as exc:  # its body may say why ({"error": ...}), as promptfoo reads it
-        try:
-            data = json.loads(exc.read())
-        except ValueError:
-            return Grade(False, 0.0, f"API call error: {exc}")
-    except (OSError, ValueError) as exc:
-        return Grade(False, 0.0, f"API call error: {exc}")
+    """``HuggingfaceTextClassificationProvider``: the label scores, or promptfoo's failure."""
+    data = _post(url, {"inputs": text, "parameters": {}}, config)
+    if isinstance(data, Grade):
+        return data
     if isinstance(data, dict) and data.get("error"):
         return Grade(False, 0.0, f"API call error: {js_string(data['error'])}")
     if not isinstance(data, list) or not data or not isinstance(data[0], list):
@@ -146,3 +147,46 @@ def _classify(url: str, text: str, config: dict[str, Any]) -> dict[str, Any] | G
         for item in data[0]
         if isinstance(item, dict)
     }
+
+
+def _entities(url: str, text: str, config: dict[str, Any]) -> dict[str, Any] | Grade:
+    """``HuggingfaceTokenExtractionProvider``: each entity group's highest score, or the failure."""
+    use_cache = config.get("use_cache", True)  # null stays null, as in promptfoo
+    body = {
+        "inputs": text,
+        "parameters": {"aggregation_strategy": config.get("aggregation_strategy") or "simple"},
+        "options": {"use_cache": use_cache, "wait_for_model": config.get("wait_for_model") or False},
+    }
+    data = _post(url, body, config)
+    if isinstance(data, Grade):
+        return data
+    if isinstance(data, dict) and "error" in data:
+        return Grade(False, 0.0, f"API call error: {js_string(data['error'])}")
+    if not isinstance(data, list):
+        return Grade(False, 0.0, f"Malformed response data: {js_string(data)}")
+    groups: dict[str, Any] = {}
+    for item in data:
+        if not isinstance(item, dict):
+            continue
+        group, score = js_string(item.get("entity_group", "undefined")), item.get("score")
+        if not groups.get(group) or (_number(score) and groups[group] < score):
+            groups[group] = score
+    return groups
+
+
+def _post(url: str, body: dict[str, Any], config: dict[str, Any]) -> Any:
+    """The endpoint's JSON answer (an error status's too), or promptfoo's ``API call error``."""
+    token = config.get("apiKey") or os.environ.get("HF_TOKEN") or os.environ.get("HF_API_TOKEN")
+    headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})}
+    sent = js_stringify(body).encode()  # the bytes JSON.stringify writes
+    request = urllib.request.Request(url, data=sent, headers=headers, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=TIMEOUT_S) as answer:
+            return json.loads(answer.read())
+    except urllib.error.HTTPError as exc:  # its body may say why ({"error": ...}), as promptfoo reads it
+        try:
+            return json.loads(exc.read())
+        except ValueError:
+            return Grade(False, 0.0, f"API call error: {exc}")
+    except (OSError, ValueError) as exc:
+        return Grade(False, 0.0, f"API call error: {exc}")
