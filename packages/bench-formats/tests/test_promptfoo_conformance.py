@@ -41,6 +41,8 @@ NEEDS_NODE = {
     "example-summarization",
 }
 HAS_NODE = shutil.which("node") is not None
+#: The model bench's simulated user asks for on the fake server (rules marked ``user``).
+USER = "fake-user"
 
 
 def _run_bench(
@@ -71,10 +73,14 @@ def graded(case: str) -> Iterator[dict[str, str]]:
     if not rules.exists():
         yield {}
         return
+    loaded = json.loads(rules.read_text())
+    played = {}  # promptfoo's simulated user (record.py served it as its task 'tau'): a model here
     with FakeLLMServer() as server:
-        for rule in json.loads(rules.read_text()):
-            server.add(Reply(rule["reply"]), match=rule["match"])
-        yield {"OPENAI_API_BASE": server.url, "OPENAI_API_KEY": "sk-fake"}
+        for rule in sorted(loaded, key=lambda r: not r.get("user")):  # the user's, model-bound, first
+            server.add(Reply(rule["reply"]), match=rule["match"], model=USER if rule.get("user") else None)
+            if rule.get("user"):
+                played = {"BENCH_PROMPTFOO_SIMULATED_USER": f"openai:chat:{USER}"}
+        yield {"OPENAI_API_BASE": server.url, "OPENAI_API_KEY": "sk-fake", **played}
 
 
 def _first(mapping: dict[str, Any], *keys: str) -> Any:

@@ -29,6 +29,7 @@ from bench_formats.promptfoo.python_checks import (
     script_value,
 )
 from bench_formats.promptfoo.python_embedding import python_provider
+from bench_formats.promptfoo.simulated_user import transcript_output
 from bench_formats.promptfoo.verdict import Tally
 
 #: Code that bench does not run: a row with such a check is an error naming it.
@@ -100,6 +101,9 @@ class PromptfooConfig(EvaluatorConfig):
     """The test's ``threshold``, any number as promptfoo takes it: pass = score ≥ it, with
     promptfoo's reason ``Aggregate score 0.33 < 0.5 threshold`` (above 1 never passes, below 0
     always does). bench's own ``threshold`` (0..1) still works, with bench's reason."""
+    simulated_user: bool = False
+    """The row is promptfoo's simulated-user conversation: its output is the transcript as
+    promptfoo writes it (``User: …``/``Assistant: …`` joined by ``---`` lines)."""
 
     @model_validator(mode="after")
     def _known_types(self) -> PromptfooConfig:
@@ -240,6 +244,8 @@ class Promptfoo(Evaluator[PromptfooConfig]):
             raise EvaluatorError(problem)
         details: list[dict[str, Any]] = []
         output: Any = sample.output
+        if self.config.simulated_user and sample.response.messages:
+            output = transcript_output(sample.response.messages)
         test_transform = self.config.options.get("transform") or self.config.options.get("postprocess")
         if test_transform is not None:
             context = js_context.transform_context(sample, self.config.vars, whole_prompt=True)
@@ -290,7 +296,7 @@ class Promptfoo(Evaluator[PromptfooConfig]):
             if passed or self.config.test_threshold is not None or undecided_sets:
                 raise EvaluatorError("; ".join(dict.fromkeys(skipped)), details=found)
             reason = "; ".join([reason, *dict.fromkeys(skipped)])
-        if test_transform is not None:
+        if test_transform is not None or self.config.simulated_user:
             found["output"] = js_context.coerce_string(output)  # what promptfoo shows as the output
         if self.config.derived_metrics:
             found["metric_totals"] = dict(main.named)  # the sums promptfoo's columns add up

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import ConfigError, SuiteFolder
-from bench_formats.promptfoo import asserts, js_config, serial_plan, variables
+from bench_formats.promptfoo import asserts, js_config, serial_plan, simulated_user, variables
 from bench_formats.promptfoo.compare import COMPARING
 from bench_formats.promptfoo.escape import escape
 from bench_formats.promptfoo.evaluator import assertion_problems
@@ -141,6 +141,13 @@ class Matrix:
             ]
         else:
             task["prompt"] = escape(text)
+        if (user := simulated_user.simulated(test)) is not None and "providerOutput" not in test:
+            if plan:
+                raise ConfigError(
+                    simulated_user.WITH_STATE.format(row=row, uses=" and ".join(self.uses)), file=self.path
+                )
+            simulated_user.converse(task, user, values, text, row, self.path)
+            entry["simulated_user"] = True
         if "providerOutput" in test:
             output = test["providerOutput"]
             task["response"] = output if isinstance(output, str) else compact_json(output)
