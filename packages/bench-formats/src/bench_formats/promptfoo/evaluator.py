@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Iterable
 from pathlib import Path
@@ -12,7 +13,7 @@ from pydantic import Field, model_validator
 from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample
 from bench.llm import SKIPPED, offline_skip
 from bench.vocabulary import did_you_mean
-from bench_formats.promptfoo import js_context, python_transforms
+from bench_formats.promptfoo import check_vars, js_context, python_transforms
 from bench_formats.promptfoo.checks import REGISTRY, Grade
 from bench_formats.promptfoo.checks.base import AssertionInvalid, Call
 from bench_formats.promptfoo.checks.graded import GRADED, NOT_YET, grader
@@ -101,6 +102,9 @@ class PromptfooConfig(EvaluatorConfig):
     """The test's ``threshold``, any number as promptfoo takes it: pass = score ≥ it, with
     promptfoo's reason ``Aggregate score 0.33 < 0.5 threshold`` (above 1 never passes, below 0
     always does). bench's own ``threshold`` (0..1) still works, with bench's reason."""
+    assert_templates: list[Any] | None = None
+    """The test's assertions as written, kept when the row's call can add vars
+    (``_conversation``, stored outputs): their templated values are rendered again with them."""
     simulated_user: bool = False
     """The row is promptfoo's simulated-user conversation: its output is the transcript as
     promptfoo writes it (``User: …``/``Assistant: …`` joined by ``---`` lines)."""
@@ -233,6 +237,11 @@ class Promptfoo(Evaluator[PromptfooConfig]):
         return sorted(calls.items())
 
     async def evaluate(self, sample: Sample) -> Result:
+        late = check_vars.at_answer(self.config, sample)
+        if late is not None:  # the call's vars: the row is judged over them (check_vars.py)
+            twin = copy.copy(self)
+            twin.config, sample = late
+            return await twin.evaluate(sample)
         asserts = self.config.assert_
         if not asserts:
             return Result(passed=True, score=1.0, reason="No assertions", details={"assertions": []})

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import ConfigError, SuiteFolder
-from bench_formats.promptfoo import asserts, js_config, serial_plan, simulated_user, variables
+from bench_formats.promptfoo import asserts, check_vars, js_config, serial_plan, simulated_user, variables
 from bench_formats.promptfoo.compare import COMPARING
 from bench_formats.promptfoo.escape import escape
 from bench_formats.promptfoo.evaluator import assertion_problems
@@ -162,6 +162,8 @@ class Matrix:
             metadata["test"] = test["metadata"]
         if plan:
             metadata[serial_plan.KEY] = plan
+        if plan.get("template") and check_vars.templated(test.get("assert") or []):
+            entry["assert_templates"] = list(test["assert"])  # rendered again with the call's vars
         task["metadata"] = metadata
         if len(self.prompts) > 1:  # prompts x providers: the variant is labelled as native ones are
             task["prompt_label"] = prompt.label

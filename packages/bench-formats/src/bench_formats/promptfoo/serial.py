@@ -28,7 +28,7 @@ from pydantic import ValidationError
 from bench import ConfigError, Response, SuiteContext, Target, TargetConfig, TargetError, Task
 from bench.llm import Message
 from bench_formats.promptfoo.render import RenderError, finish_vars, render_prompt
-from bench_formats.promptfoo.serial_plan import KEY
+from bench_formats.promptfoo.serial_plan import CHECK_VARS, KEY
 
 OUT_OF_ORDER = (
     "task '{task}' is answered out of promptfoo's order ({why}): promptfoo's {what} come from the "
@@ -121,6 +121,7 @@ class PromptfooSerial(Target[PromptfooSerialConfig]):
             _store(plan, response, state)
             return response
         key = str(plan["key"])
+        had = key in state.conversations
         try:
             text = render_prompt(template, _values(task, plan, state, key))
         except RenderError as exc:
@@ -132,8 +133,9 @@ class PromptfooSerial(Target[PromptfooSerialConfig]):
             _remember(state, key, text, rendered, "", None)
             raise
         _remember(state, key, text, rendered, response.output or "", response.metadata or None)
+        seen = _checks_see(plan, state, key if had else None)
         _store(plan, response, state)
-        return response.model_copy(update={"metadata": {**response.metadata, "prompt": text}})
+        return response.model_copy(update={"metadata": {**response.metadata, "prompt": text, **seen}})
 
 
 def _values(task: Task, plan: dict[str, Any], state: _State, key: str) -> dict[str, Any]:
@@ -147,6 +149,17 @@ def _values(task: Task, plan: dict[str, Any], state: _State, key: str) -> dict[s
     if not templates or not state.registers:
         return values
     return finish_vars({**values, **templates})  # render_prompt renders them for a text prompt
+
+
+def _checks_see(plan: dict[str, Any], state: _State, key: str | None) -> dict[str, Any]:
+    """The vars the row's checks see beyond the test's own (``runAssertion`` renders over the
+    call's vars), under ``CHECK_VARS``: the stored outputs as they were at the call, and
+    ``_conversation``: the key's list itself, which holds this call too, or, when the key had no
+    calls before (``key`` None), the new empty list promptfoo's ``attachConversationVar`` gave."""
+    seen: dict[str, Any] = dict(state.registers)
+    if plan.get("conversation"):
+        seen["_conversation"] = list(state.conversations[key]) if key is not None else []
+    return {CHECK_VARS: seen} if seen else {}
 
 
 def _rendered_task(task: Task, text: str, rendered: Any, plan: dict[str, Any]) -> Task:

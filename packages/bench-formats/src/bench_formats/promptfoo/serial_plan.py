@@ -13,6 +13,8 @@ from bench import ConfigError
 #: The task metadata key the promptfoo-serial target reads: the task's place and its template.
 KEY = "promptfoo_serial"
 TARGET = "promptfoo-serial"
+#: The response metadata key holding the vars a row's checks see beyond its test's own.
+CHECK_VARS = "promptfoo_check_vars"
 #: The env var that turns promptfoo's ``_conversation`` off (as ``options.disableConversationVar``).
 NO_CONVERSATION = "PROMPTFOO_DISABLE_CONVERSATION_VAR"
 REPEAT = (
