@@ -124,8 +124,12 @@ class Matrix:
         chat = prompt.chat
         if python_vars(values, raw, self.base, self.folder, self.path, row):
             entry["vars"] = {**entry["vars"], **values}  # the checks see what get_var gave
+        failed: str | None = None
         if prompt.function is not None:  # the function's prompt replaces the file's text
-            raw = prompt_text(*prompt.function, values, _caller(provider), prompt.config, self.path)
+            try:
+                raw = prompt_text(*prompt.function, values, _caller(provider), prompt.config, self.path)
+            except ConfigError as exc:  # promptfoo calls it as it renders the row: only the row fails
+                raw, failed = "", exc.message
             chat = is_chat(raw)
         column = [provider.label, prompt.label, self.prompts.index(prompt)]
         plan = serial_plan.plan(self.uses, test, raw, column, chat=provider.chat)
@@ -148,7 +152,9 @@ class Matrix:
                 )
             simulated_user.converse(task, user, values, text, row, self.path)
             entry["simulated_user"] = True
-        if "providerOutput" in test:
+        if failed is not None:  # an error of the row, answered by no target
+            task["response"] = {"error": failed}
+        elif "providerOutput" in test:
             output = test["providerOutput"]
             task["response"] = output if isinstance(output, str) else compact_json(output)
         metadata: dict[str, Any] = {

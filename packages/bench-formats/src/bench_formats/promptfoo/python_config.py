@@ -5,8 +5,10 @@ them before the first row: ``tests: file://gen.py[:fn]`` calls ``generate_tests`
 the ``config`` a ``{path, config}`` entry gives (no argument without one) and takes the list it
 returns as tests (``readPythonTestCases``); ``prompts: file://p.py:fn`` calls ``fn`` once per row
 with ``{vars, provider: {id, label}, config}`` and renders what it returns as the prompt
-(``pythonPromptFunction``, ``renderPrompt``). Whatever the code raises refuses the config with
-promptfoo's ``Error running Python script: ...`` message.
+(``pythonPromptFunction``, ``renderPrompt``). Whatever the code raises is a ``ConfigError`` with
+promptfoo's ``Error running Python script: ...`` message: a generator's refuses the config, a
+prompt function's is the error of its row only (the matrix makes it so, as promptfoo fails the row
+it was rendering).
 """
 
 from __future__ import annotations
