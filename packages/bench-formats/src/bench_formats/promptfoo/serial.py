@@ -9,24 +9,24 @@ test (promptfoo's ``registers``). Either runs the config one call at a time, tes
 
 The loader keeps such a prompt as its template (``metadata.promptfoo_serial``) and wraps each
 provider's target in this one, which renders the prompt when the task is answered. Its state
-lives in this process only (``sequential``: bench refuses ``--resume`` and other executors up
-front); a task answered out of order (a repeat, a task after a later one) is an error, never run
-with part of its state. A task selection runs with the state of the tasks it runs, as promptfoo's
-``--filter-*`` options do.
+belongs to the run (kept with the run's LLM client, in this process only: ``sequential``, bench
+refuses ``--resume`` and other executors up front); a task answered out of order (a repeat, a
+task after a later one) is an error, never run with part of its state. A task selection runs
+with the state of the tasks it runs, as promptfoo's ``--filter-*`` options do.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import weakref
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from bench import ConfigError, Response, SuiteContext, Target, TargetConfig, TargetError, Task
-from bench.llm import Message
+from bench.llm import LLMClient, Message
 from bench_formats.promptfoo.render import RenderError, finish_vars, render_prompt
 from bench_formats.promptfoo.serial_plan import CHECK_VARS, KEY
 
@@ -34,6 +34,8 @@ OUT_OF_ORDER = (
     "task '{task}' is answered out of promptfoo's order ({why}): promptfoo's {what} come from the "
     "tasks before it, answered first; run the config without --repeat and without --concurrency"
 )
+
+OUTSIDE_A_RUN = "promptfoo's {what} are kept by a run: this target was built outside one"
 
 
 class PromptfooSerialConfig(TargetConfig):
@@ -47,17 +49,19 @@ class PromptfooSerialConfig(TargetConfig):
 
 @dataclass
 class _State:
-    """One suite's state in this process, shared by the targets of its providers."""
+    """One run's state, shared by the targets of its providers."""
 
     conversations: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     registers: dict[str, Any] = field(default_factory=dict)
     #: The place after the last task answered: a task selection skips places, never goes back.
     next: int = 0
-    users: int = 0
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
-_STATES: dict[Path, _State] = {}
+#: Each run's state, owned by the run's LLM client: bench builds one per run and gives it to every
+#: target of the run (``SuiteContext.llm``), so the state lives as long as that run and two runs
+#: of one suite in a process never share it.
+_STATES: weakref.WeakKeyDictionary[LLMClient, _State] = weakref.WeakKeyDictionary()
 
 
 class PromptfooSerial(Target[PromptfooSerialConfig]):
@@ -87,25 +91,24 @@ class PromptfooSerial(Target[PromptfooSerialConfig]):
 
     async def open(self) -> None:
         self.inner.label = self.label
-        state = _STATES.get(self.suite.path)
-        if state is None or state.users <= 0:  # a run starts afresh, whatever an earlier one left
-            state = _STATES[self.suite.path] = _State()
-        state.users += 1
         await self.inner.open()
 
     async def close(self) -> None:
-        state = _STATES.get(self.suite.path)
-        if state is not None:
-            state.users -= 1
-            if state.users <= 0:
-                del _STATES[self.suite.path]
         await self.inner.close()
+
+    def _state(self) -> _State:
+        run = self.suite.llm
+        if run is None:
+            raise TargetError(
+                f"promptfoo's {self.config.uses} are kept by a run: this target was built outside one"
+            )
+        return _STATES.setdefault(run, _State())
 
     async def respond(self, task: Task) -> Response:
         plan = task.metadata.get(KEY)
         if not isinstance(plan, dict):
             return await self.inner.respond(task)
-        state = _STATES.setdefault(self.suite.path, _State())
+        state = self._state()
         async with state.lock:
             index = int(plan["index"])
             why = "a repeat" if task.repeat else "after a later task" if index < state.next else None
