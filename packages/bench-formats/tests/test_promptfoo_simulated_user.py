@@ -71,3 +71,17 @@ def test_a_stateful_simulated_user_is_refused(tmp_path: Path, monkeypatch: pytes
         "refund: promptfoo:simulated-user with config.stateful sends the target only the last message "
         "and its session id; bench's conversations send the whole history (run it without stateful)"
     )
+
+
+def test_a_tests_own_provider_is_not_dropped_without_a_word(tmp_path: Path) -> None:
+    path = tmp_path / "promptfooconfig.yaml"
+    path.write_text(
+        "prompts: [hi]\nproviders: [echo]\ntests:\n  - description: own\n    provider: openai:gpt-4o\n",
+        encoding="utf-8",
+    )
+    loader = PromptfooLoader()
+    loader.load(path)
+    assert loader.warnings == [
+        "own: its own provider 'openai:gpt-4o' is not used: bench answers the test with the config's "
+        "providers, where promptfoo calls that one instead"
+    ]

@@ -22,6 +22,10 @@ from bench_formats.promptfoo.render import RenderError, compact_json, render_pro
 from bench_formats.promptfoo.tests_reader import check_test, merge_default, read_vars_files
 
 LABEL_CHARS = 40
+OWN_PROVIDER = (
+    "{test}: its own provider '{id}' is not used: bench answers the test with the config's "
+    "providers, where promptfoo calls that one instead"
+)
 
 
 @dataclass
@@ -63,6 +67,8 @@ class Matrix:
             test["vars"] = read_vars_files(test["vars"], test_base, self.path, self.folder)
         test = merge_default(test, self.default)
         name = _short(str(test.get("description") or f"test {self.count}"))
+        if test.get("provider") is not None and simulated_user.simulated(test) is None:
+            self.warn(OWN_PROVIDER.format(test=name, id=_provider_id(test["provider"])))
         transform_vars = (test.get("options") or {}).get("transformVars")
         if transform_vars is not None:
             test["vars"] = js_config.transform_vars(
@@ -208,6 +214,13 @@ def _checks_tool_calls(asserts: list[Any]) -> bool:
         if _checks_tool_calls(assertion.get("assert") or []):
             return True
     return False
+
+
+def _provider_id(spec: Any) -> str:
+    """A test's ``provider`` as its id (a mapping's ``id``, or its one key)."""
+    if isinstance(spec, dict):
+        return str(spec.get("id") or next(iter(spec), ""))
+    return str(spec)
 
 
 def _caller(provider: Provider) -> dict[str, Any]:
