@@ -30,7 +30,7 @@ from bench_formats.promptfoo.python_checks import (
     script_value,
 )
 from bench_formats.promptfoo.python_embedding import python_provider
-from bench_formats.promptfoo.simulated_user import transcript_output
+from bench_formats.promptfoo.simulated_user import as_promptfoo
 from bench_formats.promptfoo.verdict import Tally
 
 #: Code that bench does not run: a row with such a check is an error naming it.
@@ -254,7 +254,7 @@ class Promptfoo(Evaluator[PromptfooConfig]):
         details: list[dict[str, Any]] = []
         output: Any = sample.output
         if self.config.simulated_user and sample.response.messages:
-            output = transcript_output(sample.response.messages)
+            sample, output = as_promptfoo(sample)
         test_transform = self.config.options.get("transform") or self.config.options.get("postprocess")
         if test_transform is not None:
             context = js_context.transform_context(sample, self.config.vars, whole_prompt=True)

@@ -16,12 +16,13 @@ Without it such a test is refused at load.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from pathlib import Path
 from typing import Any
 
-from bench import ConfigError
+from bench import ConfigError, Sample
 from bench_formats.promptfoo.escape import escape
 from bench_formats.promptfoo.providers import model_name
 from bench_formats.promptfoo.render import RenderError, render
@@ -117,17 +118,26 @@ def _rendered(value: Any, values: dict[str, Any]) -> Any:
         return value
 
 
-def transcript_output(messages: list[Any]) -> str:
-    """``serializeOutput``: the conversation after the prompt (the first system message) as
-    promptfoo's output, each message ``Assistant: …`` or ``User: …``, joined by ``\\n---\\n``."""
-    said = [m for m in messages if getattr(m, "role", None) in ("user", "assistant", "system")]
+def as_promptfoo(sample: Sample) -> tuple[Sample, str]:
+    """A simulated-user row as promptfoo's checks see it (``serializeOutput``): its output, every
+    message after the prompt (the first system message) as ``Assistant: …`` or ``User: …`` joined
+    by ``\n---\n``, and the response's metadata ``{messages}`` (those messages)."""
+    said = [m for m in sample.response.messages if m.role in ("user", "assistant", "system")]
     if said and said[0].role == "system":
         said = said[1:]
-    lines = []
+    messages = []
     for message in said:
-        if message.role == "assistant" and not message.content and getattr(message, "tool_calls", None):
+        if (
+            message.role == "assistant"
+            and not message.content
+            and (message.model_extra or {}).get("tool_calls")
+        ):
             continue  # a tool-call exchange within a turn: promptfoo keeps only the reply's text
         content = message.content
         text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
-        lines.append(f"{'Assistant' if message.role == 'assistant' else 'User'}: {text or ''}")
-    return "\n---\n".join(lines)
+        messages.append({"role": message.role, "content": text or ""})
+    output = "\n---\n".join(
+        f"{'Assistant' if m['role'] == 'assistant' else 'User'}: {m['content']}" for m in messages
+    )
+    response = sample.response.model_copy(update={"metadata": {"messages": messages}})
+    return dataclasses.replace(sample, response=response), output
