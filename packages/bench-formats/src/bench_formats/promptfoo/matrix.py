@@ -131,14 +131,20 @@ class Matrix:
         if python_vars(values, raw, self.base, self.folder, self.path, row):
             entry["vars"] = {**entry["vars"], **values}  # the checks see what get_var gave
         failed: str | None = None
-        if prompt.function is not None:  # the function's prompt replaces the file's text
+        # after a stored output the function sees it: it is called when the task is answered
+        deferred = prompt.function is not None and "storeOutputAs" in self.uses
+        if prompt.function is not None and not deferred:  # its prompt replaces the file's text
             try:
                 raw = prompt_text(*prompt.function, values, _caller(provider), prompt.config, self.path)
             except ConfigError as exc:  # promptfoo calls it as it renders the row: only the row fails
                 raw, failed = "", exc.message
             chat = is_chat(raw)
+        elif deferred:
+            raw, chat = "", False
         column = [provider.label, prompt.label, self.prompts.index(prompt)]
         plan = serial_plan.plan(self.uses, test, raw, column, chat=provider.chat)
+        if deferred and prompt.function is not None:
+            plan["function"] = serial_plan.function(*prompt.function, _caller(provider), prompt.config)
         try:  # a prompt rendered from the state is rendered again when it is answered
             text = render_prompt(raw, {**values, "_conversation": []} if plan.get("conversation") else values)
         except RenderError as exc:

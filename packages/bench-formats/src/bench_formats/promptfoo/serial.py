@@ -21,6 +21,7 @@ import asyncio
 import json
 import weakref
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -125,8 +126,11 @@ class PromptfooSerial(Target[PromptfooSerialConfig]):
             return response
         key = str(plan["key"])
         had = key in state.conversations
+        values = _values(task, plan, state, key)
+        if isinstance(plan.get("function"), dict):
+            template = await _called(plan["function"], values, self.suite.path)
         try:
-            text = render_prompt(template, _values(task, plan, state, key))
+            text = render_prompt(template, values)
         except RenderError as exc:
             raise TargetError(str(exc)) from None
         rendered = _json(text)
@@ -152,6 +156,26 @@ def _values(task: Task, plan: dict[str, Any], state: _State, key: str) -> dict[s
     if not templates or not state.registers:
         return values
     return finish_vars({**values, **templates})  # render_prompt renders them for a text prompt
+
+
+async def _called(function: dict[str, Any], values: dict[str, Any], config: Path) -> str:
+    """The template a Python prompt function gives with the vars of the call (``renderPrompt``:
+    the stored outputs among them); what it raises is the row's error, as in promptfoo."""
+    from bench_formats.promptfoo.python_config import prompt_text
+
+    shown = {k: v for k, v in values.items() if k != "_conversation"}
+    try:
+        return await asyncio.to_thread(
+            prompt_text,
+            Path(function["file"]),
+            function["name"],
+            shown,
+            function["provider"],
+            function["config"],
+            config,
+        )
+    except ConfigError as exc:
+        raise TargetError(exc.message) from None
 
 
 def _checks_see(plan: dict[str, Any], state: _State, key: str | None) -> dict[str, Any]:

@@ -57,6 +57,11 @@ def plan(uses: list[str], test: dict[str, Any], raw: str, column: list[Any], cha
     return out
 
 
+def function(path: Path, name: str | None, provider: dict[str, Any], settings: Any) -> dict[str, Any]:
+    """A Python prompt function called when its task is answered, with the stored outputs."""
+    return {"file": str(path), "name": name, "provider": provider, "config": settings}
+
+
 def keep_templates(task: dict[str, Any], combo: dict[str, Any]) -> None:
     """A task rendered when it is answered keeps its vars' templates: a stored output can fill them."""
     from bench_formats.promptfoo.render import has_template
