@@ -157,7 +157,8 @@ class Matrix:
             ]
         else:
             task["prompt"] = escape(text)
-        if (user := simulated_user.simulated(test)) is not None and "providerOutput" not in test:
+        user = simulated_user.simulated(test) if failed is None and "providerOutput" not in test else None
+        if user is not None:
             if plan:
                 raise ConfigError(
                     simulated_user.WITH_STATE.format(row=row, uses=" and ".join(self.uses)), file=self.path
