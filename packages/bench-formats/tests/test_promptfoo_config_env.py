@@ -75,3 +75,38 @@ def test_a_config_env_value_renders_over_the_process_environment_only(
     data, _ = load(write(tmp_path, "promptfooconfig.yaml", config))
     [task] = data["tasks"]
     assert (task["prompt"], task["metadata"]["vars"]) == ("m ;  ; d", {"x": "{{ env.A }}"})
+
+
+def test_a_checks_provider_renders_with_its_own_env_and_from_a_tests_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """promptfoo renders a grading provider again when a check loads it (``getGradingProvider``):
+    with the provider's own ``env:`` on top, and in a tests file, which the config load never
+    rendered (the config-env conformance case shows both in the requests promptfoo sent)."""
+    monkeypatch.setenv("PFENV_MODEL", "m")
+    write(
+        tmp_path,
+        "tests.yaml",
+        """
+        - vars: {topic: a}
+          options: {provider: 'openai:chat:{{ env.PFENV_MODEL }}-file'}
+          assert:
+            - type: llm-rubric
+              value: ok
+              provider: {id: 'openai:chat:{{ env.OWN }}', env: {OWN: own}, config: {seed: '{{ env.OWN }}'}}
+        """,
+    )
+    data, _ = load(
+        write(
+            tmp_path,
+            "promptfooconfig.yaml",
+            "prompts: ['{{ topic }}']\nproviders: [echo]\ntests: file://tests.yaml\n",
+        )
+    )
+    [evaluator] = data["tasks"][0]["evaluators"]
+    assert evaluator["options"]["provider"] == "openai:chat:m-file"
+    assert evaluator["assert"][0]["provider"] == {
+        "id": "openai:chat:own",
+        "env": {"OWN": "own"},
+        "config": {"seed": "own"},
+    }

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import ConfigError, SuiteFolder
-from bench_formats.promptfoo.config_env import render_env_only
+from bench_formats.promptfoo.config_env import render_grading_provider
 from bench_formats.promptfoo.paths import FILE, strip_file
 from bench_formats.promptfoo.render import RenderError, render_value
 
@@ -21,10 +21,19 @@ def prepare(
     return [_one(item, variables, base, folder) for item in asserts]
 
 
+def prepare_options(options: Any) -> dict[str, Any]:
+    """A test's ``options`` with its grading ``provider`` rendered as promptfoo loads it when a
+    check runs (a test read from a file was not rendered as the config loaded)."""
+    out = dict(options or {})
+    if "provider" in out:
+        out["provider"] = render_grading_provider(out["provider"])
+    return out
+
+
 def _one(item: Any, variables: dict[str, Any], base: Path, folder: SuiteFolder) -> dict[str, Any]:
     assertion = dict(item) if isinstance(item, dict) else {"type": "equals", "value": item}
-    if "provider" in assertion:  # promptfoo renders env templates all over the config as it loads it
-        assertion["provider"] = render_env_only(assertion["provider"])
+    if "provider" in assertion:  # as promptfoo loads it when the check runs
+        assertion["provider"] = render_grading_provider(assertion["provider"])
     if isinstance(assertion.get("assert"), list):
         assertion["assert"] = prepare(assertion["assert"], variables, base, folder)
     if "value" not in assertion:

@@ -5,8 +5,9 @@ promptfoo renders env templates all over a YAML/JSON config as it reads it: firs
 environment with those values on top. Each ``{{ ... }}`` tag is rendered only if it reads ``env``
 and names a value that is set (or has a filter); any other tag (``{{ vars.x }}``, ``{{ prompt }}``,
 an unset name) stays as written for test time. It renders each provider of ``providers:`` once
-more as it loads it, with the provider's own ``env:`` on top (``loadApiProvider``). Files the
-config names (tests, prompts) are read later, unrendered.
+more as it loads it, with the provider's own ``env:`` on top (``loadApiProvider``), and so each
+grading provider when a check loads it (``getGradingProvider``). Files the config names (tests,
+prompts) are read later, unrendered.
 """
 
 from __future__ import annotations
@@ -100,4 +101,22 @@ def _options_env(options: dict[str, Any], base: Mapping[str, Any]) -> dict[str, 
     for key in ("config", "label"):
         if key in out:
             out[key] = render_env_only(out[key], env)
+    return out
+
+
+def render_grading_provider(spec: Any) -> Any:
+    """A check's provider (an assertion's ``provider``, a test's ``options.provider``) as promptfoo's
+    ``getGradingProvider`` loads it: an id string, or a mapping's ``id``, ``config`` and ``label``,
+    rendered over what templates see as ``env`` with the provider's own ``env:`` on top; each
+    provider of a mapping by kind (``{embedding: ..., text: ...}``) alike."""
+    if isinstance(spec, str):
+        return render_env_only(spec)
+    if not isinstance(spec, dict):
+        return spec
+    if "id" not in spec:
+        return {kind: render_grading_provider(item) for kind, item in spec.items()}
+    env = {**template_env(), **_own_env(spec)}
+    out = _options_env(spec, env)
+    if isinstance(spec["id"], str):
+        out["id"] = render_env_only(spec["id"], env)
     return out
