@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING
 from bench.vocabulary import lazy_exports
 
 if TYPE_CHECKING:
+    from bench.intake.rebuilding import rebuilt as rebuilt
     from bench.plugins.sandboxes import open_sandbox as open_sandbox
     from bench.workspace import sandbox as sandbox
     from bench.workspace.checkout import changes as changes
-    from bench.workspace.checkout import rebuilt as rebuilt
     from bench.workspace.checkout import summarize as summarize
     from bench.workspace.confined import list_inside as list_inside
     from bench.workspace.confined import read_inside as read_inside
@@ -45,7 +45,6 @@ _EXPORTS = {
     "GitError": "bench.workspace.safe_git",
     "changes": "bench.workspace.checkout",
     "summarize": "bench.workspace.checkout",
-    "rebuilt": "bench.workspace.checkout",
     "read_inside": "bench.workspace.confined",
     "list_inside": "bench.workspace.confined",
     "Workbench": "bench.workspace.tools",
@@ -60,6 +59,7 @@ _EXPORTS = {
     "install_from_env": "bench.workspace.network_guard",
     # the registry of sandbox types lives above the workspace: loaded only when asked for
     "open_sandbox": "bench.plugins.sandboxes",
+    "rebuilt": "bench.intake.rebuilding",  # a stored run's workspace made again
     "child_prefix": "bench.workspace.network_guard",
     "OfflineRefused": "bench.workspace.network_guard",
 }
