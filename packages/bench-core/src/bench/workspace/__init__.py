@@ -3,7 +3,7 @@
 The public API for plugins that read what an agent left in its workspace (docs/plugins.md):
 ``git`` runs git safely on a repository bench does not trust, ``changes`` and ``summarize`` list
 what changed between two commits, ``rebuilt`` makes a stored run's workspace again (its base
-commit and patch) for ``bench rescore``, ``read_inside`` and ``list_inside`` never leave it,
+commit and kept change) for ``bench rescore``, ``read_inside`` and ``list_inside`` never leave it,
 ``Workbench`` and ``specs`` give a model the workspace's tools, and ``sandbox`` runs code in a
 child process with limits; ``Sandbox`` is the contract of a place a command runs instead of
 the host (``bench_register_sandboxes``) and ``open_sandbox`` opens the one a ``sandbox:``

@@ -32,8 +32,16 @@ from bench.workspace.walk import walk
 MAX_PATCH_BYTES = 1024 * 1024
 #: What a task's result keeps of its workspace's diff: ``bench rescore`` judges the change again
 #: from it (``stored_response``) once the workspace is gone.
-DIFF_FIELDS = ("files_changed", "lines_added", "lines_removed", "files", "patch", "patch_truncated")
-DIFF_FIELDS += ("rebuild",)  # what ``bench.intake.rebuilding`` needs besides the patch
+#: ``rebuild``: what ``bench.intake.rebuilding`` needs besides the patch to make the tree again.
+DIFF_FIELDS = (
+    "files_changed",
+    "lines_added",
+    "lines_removed",
+    "files",
+    "patch",
+    "patch_truncated",
+    "rebuild",
+)
 #: The ``artifacts`` key of a replayed response's stored workspace summary: the new result keeps it.
 STORED_WORKSPACE = "stored_workspace"
 #: Files larger than this are never read into the snapshot (a sparse 5 GB file would be hashed
