@@ -50,11 +50,13 @@ os.rename("pic.png", "pic2.png")
 os.chmod("logo.png", 0o755)
 os.remove("gone.txt")
 os.chmod("run.sh", 0o755)
+os.symlink("calc.py", "link.py")
 """
 IGNORED = """\
 pathlib.Path("debug.log").write_text("a log line\\n")
 os.makedirs("build", exist_ok=True)
 pathlib.Path("build/out.bin").write_bytes(png)
+pathlib.Path("tracked.log").write_text("changed by the agent\\n")
 """
 
 
@@ -80,7 +82,9 @@ def make_suite(tmp_path: Path, changes: bool = False, ignored: bool = False) -> 
         "gone.txt": b"deleted\n", "run.sh": b"echo hi\n", ".gitignore": b"*.log\nbuild/\n",
     })  # fmt: skip
     _git("init", "--quiet", "--initial-branch=main", cwd=repo)
+    _write(repo, {"tracked.log": b"tracked, yet ignored\n", "kept.log": b"tracked, yet ignored\n"})
     _git("add", "-A", cwd=repo)
+    _git("add", "--force", "tracked.log", "kept.log", cwd=repo)
     _git("commit", "--quiet", "-m", "start", cwd=repo)
     # The reference: the agent's tree without its ignored files, and one text file different.
     _write(tmp_path / "solution", {
@@ -123,7 +127,15 @@ def test_d20_rescore_rebuilds_the_files_git_ignores_that_the_run_saw(bench_cli, 
     the run (two added files): the run keeps them, and the rescore's verdict is the run's."""
     live, again = run_and_rescore(bench_cli, make_suite(tmp_path, ignored=True))
     added = [f["path"] for f in live["details"]["file_similarities"] if f["status"] == "added"]
-    assert added == ["build/out.bin", "debug.log", "gone.txt", "old.txt", "pic.png"], live
+    assert added == [
+        "build/out.bin",
+        "debug.log",
+        "gone.txt",
+        "kept.log",
+        "old.txt",
+        "pic.png",
+        "tracked.log",
+    ], live
     assert {k: again[k] for k in JUDGED} == {k: live[k] for k in JUDGED}
 
 
@@ -163,7 +175,7 @@ UNKEPT = {
     ),
     "ignored-over-cap": (
         lambda work: _sparse(work / "big.log", 2 * 1024 * 1024),
-        "the files git ignores in the workspace (1, 2097152 bytes) are over the 1 MiB of patch a result keeps",
+        "the files git ignores in the workspace (3, 2097194 bytes) are over the 1 MiB of patch a result keeps",
     ),
     "over-snapshot-cap": (
         lambda work: _sparse(work / "huge.bin", 101 * 1024 * 1024),
