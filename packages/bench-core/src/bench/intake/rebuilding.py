@@ -70,17 +70,16 @@ async def _apply(checkout: Checkout, text: str, record: dict[str, Any], where: s
     text, named = text_sections(text)
     # A binary file renamed or with its mode changed, content kept, is whole in the text patch.
     sections = _SECTION_START.split(str(record.get("binary") or ""))
-    binary = "".join(s for s in sections if "\nGIT binary patch\n" in s)
-    kept = len(sections) - len([s for s in sections if "\nGIT binary patch\n" not in s])
-    if named != kept:
+    binary = [section for section in sections if "\nGIT binary patch\n" in section]
+    if named != len(binary):
         raise GitError(
-            f"the stored change names {named} binary files but holds the content of {kept}, "
+            f"the stored change names {named} binary files but holds the content of {len(binary)}, "
             "and a partial tree is never judged"
         )
     listed = await git(*IGNORED_FILES, git_dir=checkout.snapshot, work_tree=checkout.path, cwd=checkout.path)
     for name in filter(None, listed.split(b"\0")):  # tracked, yet ignored: the run's snapshot had none
         os.unlink(os.path.join(checkout.path, os.fsdecode(name)))
-    whole = text + binary + str(record.get("ignored") or "")
+    whole = text + "".join(binary) + str(record.get("ignored") or "")
     if whole:  # git apply refuses an empty patch: no change leaves the base tree
         try:
             await git(
