@@ -12,9 +12,8 @@ from typing import Any
 
 import pytest
 
-from bench.intake.rebuilding import rebuilt
 from bench.vocabulary.models import RepoSpec
-from bench.workspace import GitError
+from bench.workspace import GitError, rebuilt
 from bench.workspace.checkout import Workspaces
 
 #: A PNG's first bytes (a NUL among them: git calls the file binary).
@@ -31,10 +30,13 @@ tasks:
     evaluate:
       - name: expected-diff
         config: {{reference_dir: solution, threshold: 0.5}}
+      - {{name: git-diff, config: {{assertions: {{max_files_changed: 9}}}}}}
+      - {{type: scope_adherence, allowed_paths: ["*.png", "*.py", "*.txt", "*.sh"]}}
 """
 
-#: The agent: a binary file changed and one added, a rename, a deletion, a mode bit, and files
-#: the repository's .gitignore matches (a log, a build folder with a binary in it).
+#: The agent: a binary file changed and one added, renames, a deletion, mode bits, a symlink, and
+#: files the repository's .gitignore matches (a log, a build folder with a binary in it, a file
+#: the repository tracks although ignored).
 AGENT = """\
 import os, pathlib
 png = bytes.fromhex({png!r})
@@ -90,6 +92,8 @@ def make_suite(tmp_path: Path, changes: bool = False, ignored: bool = False) -> 
     _write(tmp_path / "solution", {
         "calc.py": b"def add(a, b):\n    return b + a\n", "logo.png": PNG + b"changed", "icon.png": PNG + b"new",
         "new.txt": b"moved\n", "pic2.png": PNG, "run.sh": b"echo hi\n", ".gitignore": b"*.log\nbuild/\n",
+        "link.py": b"def add(a, b):\n    return a + b\n", "tracked.log": b"tracked, yet ignored\n",
+        "kept.log": b"tracked, yet ignored\n",
     })  # fmt: skip
     agent = AGENT.format(
         png=PNG.hex(), changes=CHANGES if changes else "", ignored=IGNORED if ignored else ""
@@ -99,44 +103,44 @@ def make_suite(tmp_path: Path, changes: bool = False, ignored: bool = False) -> 
     return tmp_path / "suite.yaml"
 
 
-def _expected_diff(report: Path) -> dict[str, Any]:
+def _verdicts(report: Path) -> dict[str, dict[str, Any]]:
+    """Each evaluator's verdict on the report's one task, by type."""
     (task,) = json.loads(report.read_text())["tasks"]
-    return next(e for e in task["evaluators"] if e["type"] == "expected-diff")
+    return {e["type"]: {k: e[k] for k in JUDGED} for e in task["evaluators"]}
+
+
+def _expected_diff(report: Path) -> dict[str, Any]:
+    return _verdicts(report)["expected-diff"]
 
 
 def run_and_rescore(bench_cli, suite: Path) -> tuple[dict[str, Any], dict[str, Any]]:
-    """expected-diff's verdict on the run, then on its rescore (the agent gone)."""
+    """Every evaluator's verdict on the run, then on its rescore (the agent gone)."""
     run = bench_cli("run", suite, "-q", "-o", "run.json")
     assert run.exit_code in (0, 1), run.output
     (suite.parent / "agent.py").write_text("raise SystemExit('the agent must not run on a rescore')\n")
     bench_cli("rescore", "latest", "-q", "-o", "rescored.json")
-    return _expected_diff(suite.parent / "run.json"), _expected_diff(suite.parent / "rescored.json")
+    return _verdicts(suite.parent / "run.json"), _verdicts(suite.parent / "rescored.json")
 
 
 def test_d19_rescore_rebuilds_binary_files_renames_deletions_and_modes(bench_cli, tmp_path):
     """A binary file changed and added, a rename, a deletion, a mode bit: the rebuilt tree is the
     agent's, so expected-diff's verdict on the rescore is the run's."""
     live, again = run_and_rescore(bench_cli, make_suite(tmp_path, changes=True))
-    assert live["error"] is None, live
-    assert live["details"]["files_matched"] == 6, live
-    assert {k: again[k] for k in JUDGED} == {k: live[k] for k in JUDGED}
+    assert live["expected-diff"]["error"] is None, live
+    assert live["expected-diff"]["details"]["files_matched"] == 9, live
+    assert live["git-diff"]["reason"] == "7 changed files (+1/-1 lines)", live
+    assert again == live
 
 
 def test_d20_rescore_rebuilds_the_files_git_ignores_that_the_run_saw(bench_cli, tmp_path):
     """Files the repository's .gitignore matches are in no patch, yet expected-diff saw them on
-    the run (two added files): the run keeps them, and the rescore's verdict is the run's."""
+    the run (two added, one the repository tracks changed, one untouched): the run keeps them,
+    and the rescore's verdict is the run's."""
     live, again = run_and_rescore(bench_cli, make_suite(tmp_path, ignored=True))
-    added = [f["path"] for f in live["details"]["file_similarities"] if f["status"] == "added"]
-    assert added == [
-        "build/out.bin",
-        "debug.log",
-        "gone.txt",
-        "kept.log",
-        "old.txt",
-        "pic.png",
-        "tracked.log",
-    ], live
-    assert {k: again[k] for k in JUDGED} == {k: live[k] for k in JUDGED}
+    seen = {f["path"]: f["status"] for f in live["expected-diff"]["details"]["file_similarities"]}
+    ignored = ("build/out.bin", "debug.log", "tracked.log", "kept.log")
+    assert [seen[path] for path in ignored] == ["added", "added", "changed", "matched"], live
+    assert again == live
 
 
 def test_d21_rescore_of_a_run_that_kept_no_rebuild_record_refuses_expected_diff(bench_cli, tmp_path):
