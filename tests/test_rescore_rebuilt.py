@@ -7,6 +7,7 @@ import asyncio
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -192,25 +193,30 @@ UNKEPT = {
 }
 
 
-@pytest.mark.parametrize("case", list(UNKEPT))
-def test_d22_a_change_a_result_cannot_keep_whole_is_refused_on_a_rescore(tmp_path, case):
-    """The run records why its tree cannot be made again; rebuilding it raises that reason."""
+def test_d22_a_change_a_result_cannot_keep_whole_is_refused_on_a_rescore(tmp_path):
+    """The run records why its tree cannot be made again; rebuilding it raises that reason.
+    (One mirror of the repository for every case: a fresh copy each, as a run makes them.)"""
     make_suite(tmp_path)
-    change, reason = UNKEPT[case]
     repo = RepoSpec(source=str(tmp_path / "repo"), ref="main")
 
-    async def run_then_rebuild() -> str:
-        workspaces = Workspaces(root=tmp_path)
-        try:
-            checkout = await workspaces.prepare(repo)
-            change(checkout.path)
-            diff = (await checkout.finish([], 0))["diff"]
-        finally:
-            workspaces.close()
-        assert diff["rebuild"] == {"refused": reason}
+    async def refused(workspaces: Workspaces, change: Callable[[Path], None]) -> tuple[Any, str]:
+        checkout = await workspaces.prepare(repo)
+        change(checkout.path)
+        diff = (await checkout.finish([], 0))["diff"]
         with pytest.raises(GitError) as caught:
             async with rebuilt(repo, diff, root=tmp_path):
                 pass
-        return str(caught.value)
+        return diff["rebuild"], str(caught.value)
 
-    assert asyncio.run(run_then_rebuild()) == f"the run's workspace cannot be made again: {reason}"
+    async def every_case() -> dict[str, tuple[Any, str]]:
+        workspaces = Workspaces(root=tmp_path)
+        try:
+            return {case: await refused(workspaces, change) for case, (change, _) in UNKEPT.items()}
+        finally:
+            workspaces.close()
+
+    expected = {
+        case: ({"refused": reason}, f"the run's workspace cannot be made again: {reason}")
+        for case, (_, reason) in UNKEPT.items()
+    }
+    assert asyncio.run(every_case()) == expected
