@@ -19,7 +19,6 @@ import shutil
 import stat
 import sys
 import tempfile
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -33,13 +32,27 @@ from bench.workspace.walk import walk
 MAX_PATCH_BYTES = 1024 * 1024
 #: What a task's result keeps of its workspace's diff: ``bench rescore`` judges the change again
 #: from it (``stored_response``) once the workspace is gone.
-DIFF_FIELDS = ("files_changed", "lines_added", "lines_removed", "files", "patch", "patch_truncated")
+#: ``rebuild``: what ``bench.intake.rebuilding`` needs besides the patch to make the tree again.
+DIFF_FIELDS = (
+    "files_changed",
+    "lines_added",
+    "lines_removed",
+    "files",
+    "patch",
+    "patch_truncated",
+    "rebuild",
+)
 #: The ``artifacts`` key of a replayed response's stored workspace summary: the new result keeps it.
 STORED_WORKSPACE = "stored_workspace"
 #: Files larger than this are never read into the snapshot (a sparse 5 GB file would be hashed
 #: whole): a placeholder naming the size stands in for them and the change says ``truncated``.
 MAX_SNAPSHOT_FILE_BYTES = 100 * 1024 * 1024
 SYMLINK_MODE = "120000"
+GITLINK_MODE = "160000"
+_NESTED = "is a git repository inside the workspace, and no patch holds its files"
+#: The files git ignores in a work tree that its index does not track (one ``-z`` list).
+IGNORED_FILES = ("ls-files", "-z", "--others", "--ignored", "--exclude-standard")
+_OVER_KEPT = f"over the {MAX_PATCH_BYTES // (1024 * 1024)} MiB of patch a result keeps"
 
 
 @dataclass(frozen=True)
@@ -115,10 +128,33 @@ async def changes(git_dir: Path, old: str, new: str) -> list[FileChange]:
 
 async def patch(git_dir: Path, old: str, new: str, limit: int = MAX_PATCH_BYTES) -> tuple[str, bool]:
     """The unified diff between two trees (cut at ``limit`` bytes; second value: whether cut)."""
-    text = await git(
-        "diff-tree", "-p", "-r", "-M", "--no-ext-diff", "--no-textconv", old, new, "--", git_dir=git_dir
-    )
+    text = await _diff(git_dir, old, new)
     return text[:limit].decode("utf-8", "replace"), len(text) > limit
+
+
+async def _diff(git_dir: Path, old: str, new: str, *options: str, paths: list[str] | None = None) -> bytes:
+    specs = [":(top,literal)" + p for p in paths or ()]
+    return await git(
+        "diff-tree", "-p", "-r", "-M", "--no-ext-diff", "--no-textconv", *options, old, new, "--", *specs,
+        git_dir=git_dir,
+    )  # fmt: skip
+
+
+def _kept(raw: bytes, what: str) -> tuple[str, str | None]:
+    """``raw`` as the text a result keeps, and why it cannot make the tree again (None: it can)."""
+    if len(raw) > MAX_PATCH_BYTES:
+        return "", f"{what} are {_OVER_KEPT}"
+    try:
+        return raw.decode("utf-8"), None
+    except UnicodeDecodeError:
+        return "", f"{what} hold bytes that are not UTF-8 (a file or a name in another encoding)"
+
+
+def _size(path: str) -> int:
+    try:
+        return os.lstat(path).st_size
+    except OSError:  # gone since it was listed: git add says so
+        return 0
 
 
 def oversized(root: Path, limit: int = MAX_SNAPSHOT_FILE_BYTES) -> dict[bytes, os.stat_result]:
@@ -219,8 +255,10 @@ class Checkout:
             replace(f, added=0, removed=0, size=self.too_large[f.path]) if f.path in self.too_large else f
             for f in await changes(self.snapshot, self.start_tree, self.end_tree)
         ]
-        text, cut = await patch(self.snapshot, self.start_tree, self.end_tree)
+        raw = await _diff(self.snapshot, self.start_tree, self.end_tree)
+        text, cut = raw[:MAX_PATCH_BYTES].decode("utf-8", "replace"), len(raw) > MAX_PATCH_BYTES
         diff = {"base_commit": self.base_commit, **summarize(files), "patch": text, "patch_truncated": cut}
+        diff["rebuild"] = await self._rebuild(files, raw)
         artifacts: dict[str, Any] = {
             "diff": diff,
             "workspace": {
@@ -238,6 +276,62 @@ class Checkout:
         if checks:
             artifacts.update(capture(self.path, checks, max_capture_bytes))
         return artifacts
+
+    async def _rebuild(self, files: list[FileChange], raw: bytes) -> dict[str, str]:
+        """What ``rebuilt`` needs besides the patch to make this tree again: the binary files'
+        content (``binary``, ``git diff --binary``) and the files git ignores that the workspace
+        holds (``ignored``: evaluators reading the whole tree saw them, no patch has them); or
+        why it cannot (``refused``). Empty values are left out."""
+        big = [f.path for f in files if f.path in self.too_large]
+        nested = [f.path for f in files if f.mode == GITLINK_MODE and f.status != "deleted"]
+        if big:
+            return {"refused": f"{big[0]} was larger than the snapshot cap, and its content was not kept"}
+        if nested:
+            return {"refused": f"{nested[0]} {_NESTED}"}
+        _, why = _kept(raw, "the change's files")
+        binary = [p for f in files if f.binary for p in (f.path, f.old_path) if p is not None]
+        found = {"binary": "", "ignored": ""}
+        if why is None and binary:
+            found["binary"], why = _kept(
+                await _diff(
+                    self.snapshot, self.start_tree, self.end_tree, "--binary", "--full-index", paths=binary
+                ),
+                "the binary files changed",
+            )
+        if why is None:
+            try:
+                found["ignored"], why = await self._ignored()
+            except GitError as exc:
+                why = f"the files git ignores in the workspace could not be read: {exc}"
+        return {"refused": why} if why is not None else {k: v for k, v in found.items() if v}
+
+    async def _ignored(self) -> tuple[str, str | None]:
+        """The files git ignores in the workspace, as a binary patch adding them to the end tree."""
+        snap, work = self.snapshot, self.path
+        listed = await git(*IGNORED_FILES, git_dir=snap, work_tree=work, cwd=work)
+        names = [name for name in listed.split(b"\0") if name]
+        if not names:
+            return "", None
+        nested = [name for name in names if name.endswith(b"/")]
+        if nested:
+            return "", f"{shown(nested[0][:-1])} {_NESTED}"
+        size = sum(_size(os.path.join(work, os.fsdecode(name))) for name in names)
+        if size > MAX_PATCH_BYTES:
+            return "", f"the files git ignores in the workspace ({len(names)}, {size} bytes) are {_OVER_KEPT}"
+        index = snap / "index.ignored"
+        shutil.copyfile(snap / "index", index)
+        try:
+            specs = b"".join(b":(top,literal)" + name + b"\0" for name in names)
+            await git(
+                "add", "--force", "--pathspec-from-file=-", "--pathspec-file-nul", stdin=specs,
+                git_dir=snap, work_tree=work, index_file=index,
+            )  # fmt: skip
+            full = (await git("write-tree", git_dir=snap, work_tree=work, index_file=index)).decode().strip()
+        finally:
+            index.unlink(missing_ok=True)
+        return _kept(
+            await _diff(snap, self.end_tree, full, "--binary", "--full-index"), "the files git ignores"
+        )
 
     def _escapes(self, files: list[FileChange]) -> list[dict[str, str]]:
         found: list[dict[str, str]] = []
@@ -363,32 +457,3 @@ class Workspaces:
             _remove(self.root / "snapshots")
         else:
             _remove(self.root)
-
-
-@contextlib.asynccontextmanager
-async def rebuilt(repo: RepoSpec, diff: dict[str, Any], root: Path | None = None) -> AsyncIterator[Checkout]:
-    """A task's workspace made again after it is gone (``bench rescore``): a fresh copy of
-    ``repo`` at the run's base commit, as a run makes it, with the run's stored patch applied by
-    git; removed on exit. ``diff`` is what the result kept (``base_commit``, ``patch``,
-    ``patch_truncated``). Raise GitError naming why when the patch was cut or does not apply:
-    a partial tree is never handed out."""
-    base = diff.get("base_commit")
-    if diff.get("patch_truncated"):
-        raise GitError(
-            f"the stored patch was cut at {MAX_PATCH_BYTES // (1024 * 1024)} MiB (patch_truncated), "
-            "and a partial tree is never judged"
-        )
-    if not isinstance(base, str) or not base:
-        raise GitError("the run kept no base commit of the workspace")
-    workspaces = Workspaces(root=root)
-    try:
-        checkout = await workspaces.prepare(RepoSpec(source=repo.source, ref=base))
-        text = diff.get("patch") or ""
-        if text:  # git apply refuses an empty patch: no change leaves the base tree
-            try:
-                await git("apply", "--whitespace=nowarn", "-", stdin=text.encode(), cwd=checkout.path)
-            except GitError as exc:
-                raise GitError(f"the stored patch does not apply to {repo.source} at {base}: {exc}") from None
-        yield checkout
-    finally:
-        workspaces.close()
