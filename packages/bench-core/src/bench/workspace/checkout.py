@@ -126,12 +126,6 @@ async def changes(git_dir: Path, old: str, new: str) -> list[FileChange]:
     return result
 
 
-async def patch(git_dir: Path, old: str, new: str, limit: int = MAX_PATCH_BYTES) -> tuple[str, bool]:
-    """The unified diff between two trees (cut at ``limit`` bytes; second value: whether cut)."""
-    text = await _diff(git_dir, old, new)
-    return text[:limit].decode("utf-8", "replace"), len(text) > limit
-
-
 async def _diff(git_dir: Path, old: str, new: str, *options: str, paths: list[str] | None = None) -> bytes:
     specs = [":(top,literal)" + p for p in paths or ()]
     return await git(
