@@ -123,6 +123,7 @@ class TaskBuilder:
             repo=self._repo(doc, at, spec, suite, seen is not None),
             post_execution_checks=[*suite.post_execution_checks, *spec.post_execution_checks],
             max_capture_bytes=suite.max_capture_bytes,
+            after_task=spec.after_task or suite.after_task,
             tools=spec.tools,
             tool_mocks=spec.tool_mocks,
             max_steps=spec.max_steps,

@@ -26,7 +26,8 @@ from typing import Any
 
 from bench.vocabulary.models import CaptureCheck, RepoSpec
 from bench.workspace.captures import capture, shown
-from bench.workspace.safe_git import GitError, git
+from bench.workspace.safe_git import GitError as GitError  # re-exported: the runner catches it
+from bench.workspace.safe_git import git
 from bench.workspace.walk import walk
 
 #: How much of the patch text the response keeps.
