@@ -11,6 +11,7 @@ with ``exported_at``) and webhook.ts (``{results}`` with youBencha's User-Agent)
 from __future__ import annotations
 
 import json
+import re
 import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
@@ -206,3 +207,34 @@ def test_an_invalid_post_evaluation_is_refused_with_youbenchas_message(demo: Pat
     with pytest.raises(ConfigError) as caught:
         load_suite(path)
     assert caught.value.message == "Invalid test case configuration: " + message
+
+
+def test_workspace_dir_and_name_place_the_run_as_youbencha_does(agent_edits: Path):
+    """generateWorkspacePaths (src/lib/path-utils.ts): ROOT/NAME-YYYY-MM-DD-MS/src-modified, kept."""
+    path = agent_edits / "testcase.yaml"
+    path.write_text(TEST_CASE + "workspace_dir: ws\nworkspace_name: my-run\n")
+    task = run(path)
+    assert task["status"] == "passed"
+    (folder,) = (agent_edits / "ws").iterdir()
+    assert re.fullmatch(r"my-run-\d{4}-\d\d-\d\d-\d{13}", folder.name)
+    assert (folder / "src-modified" / "README.md").read_text() == "# Demo\n\nA helpful comment.\n"
+    assert task["workspace"]["path"] == str(folder / "src-modified")
+
+
+def test_workspace_name_alone_uses_youbenchas_default_folder(agent_edits: Path):
+    path = agent_edits / "testcase.yaml"
+    path.write_text(TEST_CASE + "workspace_name: named\n")
+    run(path)
+    (folder,) = (agent_edits / ".youbencha-workspace").iterdir()
+    assert folder.name.startswith("named-")
+
+
+def test_a_workspace_dir_outside_the_test_case_folder_is_refused(demo: Path):
+    path = demo / "testcase.yaml"
+    path.write_text(TEST_CASE + "workspace_dir: ../elsewhere\n")
+    with pytest.raises(ConfigError) as caught:
+        load_suite(path)
+    assert caught.value.message == (
+        f"path escapes the suite folder: workspace_dir ../elsewhere (resolved to {demo.parent / 'elsewhere'}); "
+        f"a test case may only place its workspace inside {demo} (pass --allow-outside-root to allow it)"
+    )

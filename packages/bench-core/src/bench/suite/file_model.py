@@ -84,6 +84,11 @@ class SuiteFile(Strict):
     repo: str | None = None
     branch: str | None = None
     ref: str | None = None
+    #: Where each task's workspace is made and kept (relative to the suite), as
+    #: ``NAME-YYYY-MM-DD-MS/src-modified``; default: a temporary folder (docs/agents.md).
+    workspace_dir: str | None = Field(default=None, min_length=1)
+    #: NAME above (default ``run``).
+    workspace_name: str | None = Field(default=None, max_length=100, pattern=r"^[a-zA-Z0-9][a-zA-Z0-9._-]*$")
     #: AgentClash: what to capture from each task's workspace after the target ran.
     post_execution_checks: list[CaptureCheck] = Field(default_factory=list)
     #: Cap on all bytes captured from one run of a task.

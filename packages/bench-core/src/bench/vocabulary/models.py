@@ -116,6 +116,12 @@ class RepoSpec(BaseModel):
     source: str
     branch: str | None = None
     ref: str | None = None
+    #: A folder (absolute) where each run of the task gets its own kept folder
+    #: ``NAME-YYYY-MM-DD-MS``, the copy in its ``src-modified`` (``workspace_dir:``); else a
+    #: temporary folder.
+    workspace_dir: str | None = None
+    #: NAME above (``workspace_name:``; default ``run``).
+    workspace_name: str | None = None
 
     @property
     def revision(self) -> str:

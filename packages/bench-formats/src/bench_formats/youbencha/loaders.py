@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from bench import ConfigError, SuiteLoader, YamlDocument
+from bench import ConfigError, SuiteFolder, SuiteLoader, YamlDocument
 from bench_formats.reading import json_data, yaml_data
 from bench_formats.sniff import near_miss, top_keys
 from bench_formats.youbencha import agents, mapping, rc, schema
@@ -108,9 +108,8 @@ class TestCaseLoader(SuiteLoader):
             target.update(preexec_target(target["command"], data, folder))
         if data.get("post_evaluation"):
             suite["after_task"] = posteval_step(data, path, agent["type"])
-        for key in ("workspace_dir", "workspace_name"):
-            if data.get(key) is not None:
-                self.warnings.append(f"{key} is youBencha's own and is not run by bench; ignored")
+        if data.get("workspace_dir") or data.get("workspace_name"):
+            suite.update(placement(data, rule, path))
         return YamlDocument(path=path, data=suite, root=None)
 
 
@@ -201,6 +200,22 @@ def preexec_target(agent: Sequence[str], data: dict[str, Any], folder: Path) -> 
         "command": [sys.executable, "-m", "bench_formats.youbencha.preexec", "--", *agent],
         "env": {preexec.ENV: json.dumps(spec)},
     }
+
+
+def placement(data: dict[str, Any], rule: SuiteFolder, path: Path) -> dict[str, Any]:
+    """``workspace_dir``/``workspace_name`` as ``generateWorkspacePaths`` reads them: the folder
+    resolved against the working directory (default ``.youbencha-workspace``), which must lie
+    inside the test case's folder (B06) unless --allow-outside-root."""
+    written = data.get("workspace_dir") or ".youbencha-workspace"
+    folder = (Path.cwd() / written).resolve()
+    real = rule.escape(folder)
+    if real is not None:
+        what = f"workspace_dir {written}"
+        raise ConfigError(rule.refusal(what, real, "a test case may only place its workspace"), file=path)
+    found: dict[str, Any] = {"workspace_dir": str(folder)}
+    if data.get("workspace_name"):
+        found["workspace_name"] = data["workspace_name"]
+    return found
 
 
 def posteval_step(data: dict[str, Any], path: Path, agent_type: str | None) -> dict[str, Any]:
