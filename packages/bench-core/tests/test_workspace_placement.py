@@ -49,6 +49,7 @@ def test_workspace_dir_places_and_keeps_each_run_in_its_own_named_folder(tmp_pat
     outcome = run_suite(_suite(tmp_path, "workspace_dir: ws\nworkspace_name: demo"))
     rows = list(outcome.report.tasks())
     assert [row["status"] for row in rows] == ["passed", "passed"]
+    assert [row["workspace"]["escapes"] for row in rows] == [[], []]  # the run folder is not outside
     runs = sorted(p.name for p in (tmp_path / "ws").iterdir())
     assert len(runs) == 2
     assert all(re.fullmatch(r"demo-\d{4}-\d\d-\d\d-\d{13}(-2)?", name) for name in runs), runs

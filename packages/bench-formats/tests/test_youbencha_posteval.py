@@ -219,6 +219,21 @@ def test_workspace_dir_and_name_place_the_run_as_youbencha_does(agent_edits: Pat
     assert re.fullmatch(r"my-run-\d{4}-\d\d-\d\d-\d{13}", folder.name)
     assert (folder / "src-modified" / "README.md").read_text() == "# Demo\n\nA helpful comment.\n"
     assert task["workspace"]["path"] == str(folder / "src-modified")
+    assert task["workspace"]["escapes"] == []
+
+
+def test_a_placed_run_keeps_its_results_bundle_and_hooks_see_the_run_folder(agent_edits: Path):
+    """runPostEvaluations' context: workspaceDir is the run folder, artifactsDir its artifacts/."""
+    path = agent_edits / "testcase.yaml"
+    path.write_text(TEST_CASE + "workspace_dir: ws\n" + POST)
+    task = run(path)
+    (folder,) = (agent_edits / "ws").iterdir()
+    assert sorted(p.name for p in folder.iterdir()) == ["artifacts", "src-modified"]
+    bundle = json.loads((folder / "artifacts" / "results.json").read_text())
+    assert bundle == json.loads((agent_edits / "out" / "bundle.json").read_text())
+    assert bundle["test_case"]["commit"] == task["workspace"]["base_commit"]
+    assert bundle["execution"]["environment"]["workspace_dir"] == str(folder)
+    assert (agent_edits / "out" / "ws.txt").read_text().split() == ["artifacts", "src-modified"]
 
 
 def test_workspace_name_alone_uses_youbenchas_default_folder(agent_edits: Path):

@@ -247,7 +247,7 @@ class Checkout:
     def _escapes(self, files: list[FileChange]) -> list[dict[str, str]]:
         found: list[dict[str, str]] = []
         for name in sorted(os.listdir(self.home)):
-            if name != "work":
+            if name != self.work:
                 found.append({"path": f"../{shown(name)}", "kind": "written outside the workspace"})
         root = self.path.resolve()
         for change in files:

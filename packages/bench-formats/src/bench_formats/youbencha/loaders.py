@@ -228,6 +228,7 @@ def posteval_step(data: dict[str, Any], path: Path, agent_type: str | None) -> d
         "hooks": hooks,
         "agent_type": agent_type or "none",
         "cwd": str(Path.cwd()),  # youBencha resolves working_dir and output_path against it
+        "placed": bool(data.get("workspace_dir") or data.get("workspace_name")),
         "test_case": {
             "name": data["name"],
             "description": data["description"],
@@ -235,7 +236,6 @@ def posteval_step(data: dict[str, Any], path: Path, agent_type: str | None) -> d
             "config_hash": config_hash(data),
             "repo": data.get("repo") or "",
             "branch": data.get("branch") or "unknown",
-            "commit": data.get("commit") or "",
         },
     }
     return {

@@ -12,6 +12,7 @@ evaluators (a failed pre-execution, a workspace that could not be made) runs no 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime
 import json
@@ -94,7 +95,11 @@ def results_bundle(spec: dict[str, Any], result: dict[str, Any], run_dir: str) -
     started = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(milliseconds=duration)
     return {
         "version": "1.0.0",
-        "test_case": dict(spec["test_case"]),
+        # commit: the one checked out (youBencha's workspace.modifiedCommit)
+        "test_case": {
+            **spec["test_case"],
+            "commit": (result.get("workspace") or {}).get("base_commit") or "",
+        },
         "execution": {
             "started_at": _iso(started),
             "completed_at": completed,
@@ -253,6 +258,16 @@ def run_hook(hook: dict[str, Any], ctx: Context) -> Outcome:
         return "failed", "Unexpected error during execution"
 
 
+def _run_all(spec: dict[str, Any], result: dict[str, Any], run_dir: str, artifacts: str) -> list[Outcome]:
+    """Save the bundle in ``artifacts``, then run every hook at once (``Promise.allSettled``)."""
+    bundle = results_bundle(spec, result, run_dir)
+    bundle_path = str(Path(artifacts, "results.json"))
+    Path(bundle_path).write_text(json.dumps(bundle, indent=2, ensure_ascii=False), encoding="utf-8")
+    ctx = Context(bundle, bundle_path, artifacts, run_dir, spec["cwd"])
+    with ThreadPoolExecutor(max_workers=max(1, len(spec["hooks"]))) as pool:
+        return list(pool.map(lambda hook: run_hook(hook, ctx), spec["hooks"]))
+
+
 def main() -> int:
     """Build the bundle, run the hooks together, print each outcome; always exits 0."""
     spec = json.loads(os.environ.pop(ENV))
@@ -260,14 +275,15 @@ def main() -> int:
     if result.get("status") == "error" and any(s in str(result.get("error")) for s in STOPPED_BEFORE):
         print("youBencha post-evaluation: not run (the case stopped before its evaluators)", file=sys.stderr)
         return 0
-    run_dir = os.environ.get("BENCH_WORKSPACE") or os.getcwd()
-    with tempfile.TemporaryDirectory(prefix="youbencha-artifacts-") as artifacts:
-        bundle = results_bundle(spec, result, run_dir)
-        bundle_path = str(Path(artifacts, "results.json"))
-        Path(bundle_path).write_text(json.dumps(bundle, indent=2, ensure_ascii=False), encoding="utf-8")
-        ctx = Context(bundle, bundle_path, artifacts, run_dir, spec["cwd"])
-        with ThreadPoolExecutor(max_workers=max(1, len(spec["hooks"]))) as pool:
-            outcomes = list(pool.map(lambda hook: run_hook(hook, ctx), spec["hooks"]))
+    workspace = Path(os.environ.get("BENCH_WORKSPACE") or os.getcwd())
+    with contextlib.ExitStack() as stack:
+        if spec.get("placed") and workspace.name == "src-modified":  # RUN/src-modified: youBencha's
+            run_dir, artifacts = workspace.parent, workspace.parent / "artifacts"  # run folder, kept
+            artifacts.mkdir(exist_ok=True)
+        else:
+            run_dir = workspace
+            artifacts = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="youbencha-artifacts-")))
+        outcomes = _run_all(spec, result, str(run_dir), str(artifacts))
     for hook, (status, message) in zip(spec["hooks"], outcomes, strict=True):
         print(f"youBencha post-evaluation {SIGNS[status]} {hook['name']}: {message}", file=sys.stderr)
     return 0
