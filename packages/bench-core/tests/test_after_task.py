@@ -131,3 +131,62 @@ def test_after_task_is_refused_with_a_clear_message_when_malformed(tmp_path: Pat
         f"{path}:6:18: tasks[0].after_task.command: List should have at least 1 item after validation,"
         " not 0 (got [])"
     )
+
+
+def test_f19_an_after_task_command_dies_with_bench_and_runs_again_on_resume(tmp_path: Path) -> None:
+    """SIGKILL of bench while the command runs: the reaper kills it (PR_SET_PDEATHSIG); the task
+    was not recorded, so ``--resume`` runs it again, command included."""
+    import os
+    import signal
+    import subprocess
+
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    script = tmp_path / "after.py"
+    script.write_text(
+        "import os, sys, time\nfrom pathlib import Path\n"
+        "marks = Path(sys.argv[1])\nn = len(list(marks.iterdir()))\n"
+        "(marks / str(os.getpid())).write_text('')\n"
+        "if n == 0:\n    time.sleep(60)\n"
+    )
+    path = write_suite(
+        tmp_path,
+        f"""
+        target: {{type: echo}}
+        tasks:
+          - id: t
+            prompt: done
+            evaluate: {{type: contains, value: done}}
+            after_task: {{command: [{PY}, {json.dumps(str(script))}, {json.dumps(str(marks))}]}}
+        """,
+    )
+    runs = tmp_path / "runs"
+    bench = subprocess.Popen(
+        [sys.executable, "-m", "bench", "run", str(path), "--runs-dir", str(runs)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 30
+    while not list(marks.iterdir()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    (first,) = [int(p.name) for p in marks.iterdir()]
+    bench.send_signal(signal.SIGKILL)
+    bench.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(first, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail("the after_task command outlived bench")
+    (run_id,) = [p.name for p in runs.iterdir()]
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", "run", str(path), "--runs-dir", str(runs), "--resume", run_id],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert len(list(marks.iterdir())) == 2  # the command ran again with the task
