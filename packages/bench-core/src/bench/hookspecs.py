@@ -207,6 +207,11 @@ def bench_register_suite_loaders(register: RegisterSuiteLoader) -> None:
     0..1, say the share of the format's telltale keys present), else ``None``: when no loader
     reads a file, bench names the loaders it tried and the nearest one's reason.
 
+    A format with a step after each task (a script fed the task's results) sets ``after_task:
+    {command: [...], env: {...}, timeout: S}`` in the mapping: bench runs it in the task's
+    workspace once the task is decided, with ``BENCH_RESULT`` naming the result's JSON, time-limited
+    and killed with bench; it cannot change the result (docs/plugins.md, "A step after each task").
+
     Example::
 
         from pathlib import Path

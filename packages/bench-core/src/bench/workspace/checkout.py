@@ -14,18 +14,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import itertools
 import os
 import shutil
 import stat
 import sys
 import tempfile
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from bench.vocabulary.models import CaptureCheck, RepoSpec
 from bench.workspace.captures import capture, shown
-from bench.workspace.safe_git import GitError, git
+from bench.workspace.safe_git import GitError as GitError  # re-exported: the runner catches it
+from bench.workspace.safe_git import git
 from bench.workspace.walk import walk
 
 #: How much of the patch text the response keeps.
@@ -198,11 +201,13 @@ class Checkout:
     end_tree: str = ""
     #: Files too large to snapshot at the last ``tree()`` (shown path -> size in bytes).
     too_large: dict[str, int] = field(default_factory=dict)
+    #: The workspace's name inside ``home``.
+    work: str = "work"
 
     @property
     def path(self) -> Path:
         """The workspace folder (where the target runs)."""
-        return self.home / "work"
+        return self.home / self.work
 
     async def tree(self) -> str:
         """Snapshot the workspace as it is now into bench's git directory; return the tree id.
@@ -330,7 +335,7 @@ class Checkout:
     def _escapes(self, files: list[FileChange]) -> list[dict[str, str]]:
         found: list[dict[str, str]] = []
         for name in sorted(os.listdir(self.home)):
-            if name != "work":
+            if name != self.work:
                 found.append({"path": f"../{shown(name)}", "kind": "written outside the workspace"})
         root = self.path.resolve()
         for change in files:
@@ -363,7 +368,7 @@ class Checkout:
             found["captured"] = {
                 path: {k: v for k, v in record.items() if k != "content"} for path, record in captured.items()
             }
-        if keep:
+        if keep or self.repo.workspace_dir is not None:
             found["path"] = str(self.path)
         return found
 
@@ -419,11 +424,14 @@ class Workspaces:
             .strip()
         )
         self._count += 1
-        home = self.root / "tasks" / str(self._count)
-        home.mkdir(parents=True)
+        if repo.workspace_dir is None:
+            home, work = self.root / "tasks" / str(self._count), "work"
+            home.mkdir(parents=True)
+        else:
+            home, work = placed_home(Path(repo.workspace_dir), repo.workspace_name or "run"), "src-modified"
         snapshot = self.root / "snapshots" / f"{self._count}.git"
         snapshot.parent.mkdir(exist_ok=True)
-        checkout = Checkout(repo, home, snapshot, mirror, commit)
+        checkout = Checkout(repo, home, snapshot, mirror, commit, work=work)
         work = str(checkout.path)
         await git("clone", "--quiet", "--no-hardlinks", "--no-checkout", "--", str(mirror), work)
         if repo.branch and not repo.ref:
@@ -436,8 +444,8 @@ class Workspaces:
         return checkout
 
     def release(self, checkout: Checkout) -> None:
-        """Remove a task's workspace unless workspaces are kept."""
-        if self.keep:
+        """Remove a task's workspace unless workspaces are kept (a placed one always is)."""
+        if self.keep or checkout.repo.workspace_dir is not None:
             return
         with contextlib.suppress(OSError):  # what is left goes with the run's folder in close()
             checkout.cleanup()
@@ -451,3 +459,19 @@ class Workspaces:
             _remove(self.root / "snapshots")
         else:
             _remove(self.root)
+
+
+def placed_home(folder: Path, name: str) -> Path:
+    """A new run folder ``NAME-YYYY-MM-DD-MS`` in ``folder`` (youBencha's ``generateWorkspacePaths``),
+    ``-2``, ``-3``... added when a run in the same millisecond took the name; never one that exists."""
+    now = time.time()
+    stem = f"{name}-{time.strftime('%Y-%m-%d', time.gmtime(now))}-{int(now * 1000)}"
+    folder.mkdir(parents=True, exist_ok=True)
+    for n in itertools.count(1):
+        home = folder / (stem if n == 1 else f"{stem}-{n}")
+        try:
+            home.mkdir()
+        except FileExistsError:
+            continue
+        return home
+    raise AssertionError("unreachable")
