@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -34,12 +33,7 @@ Path(sys.argv[1]).write_text(json.dumps({
 """
 
 
-@pytest.fixture(autouse=True)
-def private_tmpdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    scratch = tmp_path / "tmp"
-    scratch.mkdir()
-    monkeypatch.setenv("TMPDIR", str(scratch))
-    monkeypatch.setattr(tempfile, "tempdir", None)
+pytestmark = pytest.mark.usefixtures("private_tmpdir")
 
 
 def test_after_task_runs_in_the_workspace_with_the_decided_result(tmp_path: Path) -> None:

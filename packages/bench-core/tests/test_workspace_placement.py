@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import re
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -17,12 +16,7 @@ from bench.vocabulary.errors import InvalidSuite
 PY = json.dumps(sys.executable)
 
 
-@pytest.fixture(autouse=True)
-def private_tmpdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    scratch = tmp_path / "tmp"
-    scratch.mkdir()
-    monkeypatch.setenv("TMPDIR", str(scratch))
-    monkeypatch.setattr(tempfile, "tempdir", None)
+pytestmark = pytest.mark.usefixtures("private_tmpdir")
 
 
 def _suite(tmp_path: Path, placement: str) -> Path:
