@@ -4,6 +4,7 @@ broken like a broken plugin. ``register(cls)`` works as before, beside it."""
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,8 @@ from typing import Any
 import pytest
 
 from bench import Evaluator, EvaluatorConfig, PluginError, RegisterEvaluator, Result, Sample, hookimpl
+from bench.api import RunResult, execute
+from bench.pipeline.options import RunOptions
 from bench.plugins.listing import describe
 from bench.plugins.names import Deferred
 from bench.plugins.registry import Registry, build_registry
@@ -238,3 +241,15 @@ def test_the_installed_plugins_declare_their_types_claims_as_the_classes_do():
             expected.setdefault(key, set()).add(provided.name)
     assert claims == expected
     assert imported.failures == []
+
+
+def test_a_run_imports_no_type_its_suite_does_not_use(tmp_path, monkeypatch, bench_suite_file):
+    """The run's behavioural signals (every type's ``signal_collector``) are read only for a
+    scorecard: starting the runner must not read them."""
+    registry = _registry(tmp_path, monkeypatch, ("shouting", "by_path_demo:Shouting", ()))
+    suite = bench_suite_file("tasks:\n  - {id: a, response: hi, evaluate: [{whispered: true}]}\n")
+    options = RunOptions(runs_dir=tmp_path / "runs", handle_signals=False)
+    result = asyncio.run(execute(suite, options, registry=registry))
+    assert isinstance(result, RunResult)
+    assert (result.summary.total, result.summary.passed) == (1, 1)
+    assert "by_path_demo" not in sys.modules
