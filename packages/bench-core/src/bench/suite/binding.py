@@ -145,8 +145,8 @@ class Binder:
         key = (doc.path, repr(entry), default_name, default_type, in_definition)
         known = self._bound.get(key)
         if known is not None:
-            mark = doc.mark(path)
-            origin = f"{doc.path}:{mark[0]}" if mark else str(doc.path)
+            line = doc.line(path)
+            origin = f"{doc.path}:{line}" if line else str(doc.path)
             copy = object.__new__(BoundEvaluator)  # dataclasses.replace re-runs __init__: slower
             copy.__dict__.update(known.__dict__, origin=origin, spec=dict(known.spec))
             return copy
@@ -192,7 +192,7 @@ class Binder:
         spec = {k: v for k, v in settings.items() if k not in ("name", "key", "description")}
         spec["type"] = cls.name
         spec["negate"] = negate
-        mark = doc.mark(path)
+        line = doc.line(path)
         return BoundEvaluator(
             name=name or cls.name,
             type=cls.name,
@@ -204,7 +204,7 @@ class Binder:
             threshold_direction=cls.threshold_direction,
             negate=negate,
             expect_error=common.expect_error,
-            origin=f"{doc.path}:{mark[0]}" if mark else str(doc.path),
+            origin=f"{doc.path}:{line}" if line else str(doc.path),
             spec=spec,
             target=common.target,
             expected_from=common.expected_from,
