@@ -27,6 +27,7 @@ from yaml.events import (
     DocumentStartEvent,
     MappingEndEvent,
     MappingStartEvent,
+    ScalarEvent,
     SequenceEndEvent,
     SequenceStartEvent,
     StreamEndEvent,
@@ -121,15 +122,20 @@ class _Streamer(Composer, Loader):
         spans: array[int] | None = array("q")
         depth = 0
         start: Any = None  # the start mark of the item being read
+        get_event = self.get_event
         while True:
-            event = self.get_event()
-            if isinstance(event, (SequenceStartEvent, MappingStartEvent)):
+            event = get_event()
+            kind = type(event)
+            if kind is ScalarEvent:  # most events: checked first
+                if depth == 1:
+                    spans = None  # a scalar as a task
+            elif kind is SequenceStartEvent or kind is MappingStartEvent:
                 if depth == 1 and spans is not None:
                     start = event.start_mark
-                    if not (isinstance(event, MappingStartEvent) and event.flow_style):
+                    if not (kind is MappingStartEvent and cast(MappingStartEvent, event).flow_style):
                         spans = None
                 depth += 1
-            elif isinstance(event, (SequenceEndEvent, MappingEndEvent)):
+            elif kind is SequenceEndEvent or kind is MappingEndEvent:
                 depth -= 1
                 if depth == 0:
                     return spans
@@ -140,7 +146,7 @@ class _Streamer(Composer, Loader):
                     else:
                         spans = None
             elif depth == 1:
-                spans = None  # a scalar or an alias as a task
+                spans = None  # an alias as a task
 
 
 class StreamedTasks(YamlDocument):
