@@ -364,10 +364,11 @@ def bench_register_sandboxes(register: RegisterSandbox) -> None:
     """Register sandbox types: where a ``command`` target runs, named in ``sandbox: {type: NAME}``.
 
     Parameters:
-        register (``RegisterSandbox = Callable[[type[Sandbox]], None]``): call it once per
-            class. The class subclasses ``bench.workspace.Sandbox``, sets ``name``, a
-            ``Config`` model (a subclass of ``bench.workspace.SandboxConfig``; its fields are
-            the settings beside ``type`` and ``timeout``) and implements
+        register (``RegisterSandbox``, as ``Register[Sandbox]``): call it once per class, or
+            with a name and the class's import path. The class subclasses
+            ``bench.workspace.Sandbox``, sets ``name``, a ``Config`` model (a subclass of
+            ``bench.workspace.SandboxConfig``; its fields are the settings beside ``type`` and
+            ``timeout``) and implements
             ``command(self, run: SandboxRun) -> list[str]``:
             the host command that runs ``run.argv`` inside, in ``run.workdir``, with
             ``run.env`` as its whole environment and ``run.mounts`` (host folders and where

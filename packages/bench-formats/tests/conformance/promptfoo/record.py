@@ -17,7 +17,9 @@ when it is under 50 KB.
 A case with ``fake-llm.json`` (model-graded checks) runs against bench's fake OpenAI-compatible
 server on 127.0.0.1 (``bench.testing.server``), answering by those rules
 (``{"match": "text in the prompt", "reply": "..."}``); the conformance test runs bench against
-the same server and rules.
+the same server and rules. A case with ``fake-hf.json`` (``classifier`` checks) also gets a fake
+Hugging Face endpoint (``tests/fake_hf.py``) whose base URL is ``HF_FAKE_URL``, with
+``HF_TOKEN=hf-fake``; the requests promptfoo sent it are kept in ``hf-requests.json``.
 """
 
 from __future__ import annotations
@@ -86,6 +88,27 @@ def fake_llm(case: Path) -> Iterator[dict[str, str]]:
             server.add(Reply(rule["reply"]), match=rule["match"])
         # promptfoo reads OPENAI_BASE_URL; litellm (bench) reads OPENAI_API_BASE
         yield {"OPENAI_BASE_URL": server.url, "OPENAI_API_BASE": server.url, "OPENAI_API_KEY": "sk-fake"}
+
+
+@contextlib.contextmanager
+def fake_hf(case: Path) -> Iterator[tuple[dict[str, str], Any]]:
+    """The environment pointing the case's Hugging Face endpoint at a fake one answering by
+    ``case/fake-hf.json``, and that server; nothing when the case has no such file."""
+    rules = case / "fake-hf.json"
+    if not rules.exists():
+        yield {}, None
+        return
+    sys.path.insert(0, str(HERE.parents[1]))
+    from fake_hf import FakeHuggingFace
+
+    with FakeHuggingFace(json.loads(rules.read_text())) as server:
+        yield {"HF_FAKE_URL": server.url, "HF_TOKEN": "hf-fake"}, server
+
+
+def hf_requests(server: Any) -> list[dict[str, Any]]:
+    """What reached the fake Hugging Face endpoint, in a stable order: path, body as sent, auth."""
+    found = [{"path": p, "body": b.decode(), "authorization": a} for p, b, a in server.requests]
+    return sorted(found, key=lambda r: (r["path"], r["body"]))
 
 
 def _score(value: Any) -> float | None:
@@ -157,12 +180,12 @@ def _command(case: Path) -> list[str]:
 def record(case: Path) -> dict[str, Any]:
     """Run promptfoo on one case and write its expected.json (and the raw output if small)."""
     command = _command(case)
-    with tempfile.TemporaryDirectory() as tmp, fake_llm(case) as served:
+    with tempfile.TemporaryDirectory() as tmp, fake_llm(case) as served, fake_hf(case) as (hf_env, hf):
         out = Path(tmp) / "out.json"
         done = subprocess.run(
             [*command, str(out)],
             cwd=case,
-            env={**_environment(Path(tmp)), **served},
+            env={**_environment(Path(tmp)), **served, **hf_env},
             capture_output=True,
             text=True,
             check=False,
@@ -171,6 +194,9 @@ def record(case: Path) -> dict[str, Any]:
         if not out.exists():
             return _refused(case, done)
         raw = out.read_text()
+        if hf is not None:
+            sent = json.dumps(hf_requests(hf), indent=2, ensure_ascii=False)
+            (case / "hf-requests.json").write_text(sent + "\n")
     data = json.loads(raw)
     results = sorted(data["results"]["results"], key=lambda r: (r.get("testIdx", 0), r.get("promptIdx", 0)))
     expected = {
