@@ -42,6 +42,8 @@ NEEDS_NODE = {
     "example-summarization",
 }
 HAS_NODE = shutil.which("node") is not None
+#: The model bench's simulated user asks for on the fake server (rules marked ``user``).
+USER = "fake-user"
 
 
 def _run_bench(
@@ -76,9 +78,16 @@ def graded(case: str, hf_sent: list[dict[str, Any]] | None = None) -> Iterator[d
         env: dict[str, str] = {}
         if rules.exists():
             server = stack.enter_context(FakeLLMServer())
-            for rule in json.loads(rules.read_text()):
-                server.add(Reply(rule["reply"]), match=rule["match"])
+            loaded = json.loads(rules.read_text())
+            # promptfoo's simulated user (record.py served it as its task 'tau') is a model here:
+            # its rules, bound to that model, come first
+            for rule in sorted(loaded, key=lambda r: not r.get("user")):
+                server.add(
+                    Reply(rule["reply"]), match=rule["match"], model=USER if rule.get("user") else None
+                )
             env.update({"OPENAI_API_BASE": server.url, "OPENAI_API_KEY": "sk-fake"})
+            if any(rule.get("user") for rule in loaded):
+                env["BENCH_PROMPTFOO_SIMULATED_USER"] = f"openai:chat:{USER}"
         if hf_rules.exists():
             hf = stack.enter_context(FakeHuggingFace(json.loads(hf_rules.read_text())))
             env.update({"HF_FAKE_URL": hf.url, "HF_TOKEN": "hf-fake"})

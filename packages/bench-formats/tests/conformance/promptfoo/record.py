@@ -56,7 +56,7 @@ COMMAND = [
 ]
 #: Cases that run with the config's own providers (offline Python scripts), not ``--providers echo``:
 #: the conformance test then runs bench without ``--target echo`` (it reads ``command`` in expected.json).
-OWN_PROVIDERS = {"python-provider", "duplicate-providers", "conversation-chat"}
+OWN_PROVIDERS = {"python-provider", "duplicate-providers", "conversation-chat", "simulated-user"}
 # promptfoo's failureReason: 0 none, 1 assertion failed, 2 error
 VERDICTS = {0: "pass", 1: "failure", 2: "error"}
 
@@ -83,11 +83,48 @@ def fake_llm(case: Path) -> Iterator[dict[str, str]]:
         return
     from bench.testing import FakeLLMServer, Reply
 
-    with FakeLLMServer() as server:
-        for rule in json.loads(rules.read_text()):
-            server.add(Reply(rule["reply"]), match=rule["match"])
+    loaded = json.loads(rules.read_text())
+    with FakeLLMServer() as server, user_task([r for r in loaded if r.get("user")]) as task_url:
+        for rule in loaded:
+            if not rule.get("user"):
+                server.add(Reply(rule["reply"]), match=rule["match"])
         # promptfoo reads OPENAI_BASE_URL; litellm (bench) reads OPENAI_API_BASE
-        yield {"OPENAI_BASE_URL": server.url, "OPENAI_API_BASE": server.url, "OPENAI_API_KEY": "sk-fake"}
+        served = {"OPENAI_BASE_URL": server.url, "OPENAI_API_BASE": server.url, "OPENAI_API_KEY": "sk-fake"}
+        yield {**served, **({"PROMPTFOO_REMOTE_GENERATION_URL": task_url} if task_url else {})}
+
+
+@contextlib.contextmanager
+def user_task(rules: list[dict[str, Any]]) -> Iterator[str | None]:
+    """promptfoo's remote generation task on 127.0.0.1, playing its simulated user (task ``tau``)
+    by ``rules``: the first whose ``match`` is in the request body says ``reply`` (promptfoo's
+    ``PromptfooSimulatedUserProvider`` posts ``{task, instructions, history}``, reads ``result``)."""
+    if not rules:
+        yield None
+        return
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode()
+            reply = next((r["reply"] for r in rules if r["match"] in body), "###STOP###")
+            data = json.dumps({"result": reply, "tokenUsage": {}}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/api/v1/task"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
 
 
 @contextlib.contextmanager
