@@ -46,9 +46,20 @@ class Register(Protocol[_Registered]):
     ``name`` or one of its ``aliases``; register each alias the same way). A path that cannot be
     imported, or names a class that fails the checks, is recorded as a failure of the plugin
     when it is looked up (``bench plugins`` looks up every name), and the lookup raises it.
+
+    ``infer_from=`` (with a name and path) declares the class's ``infer_from``, so that a mapping
+    without ``type:`` need not import the class to learn that it claims none of its keys; the
+    declaration is checked when the class is imported.
     """
 
-    def __call__(self, cls: type[_Registered] | str, path: str | None = None, /) -> None: ...
+    def __call__(
+        self,
+        cls: type[_Registered] | str,
+        path: str | None = None,
+        /,
+        *,
+        infer_from: tuple[str, ...] | None = None,
+    ) -> None: ...
 
 
 RegisterEvaluator: TypeAlias = Register[Evaluator[Any]]

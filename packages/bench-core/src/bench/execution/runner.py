@@ -143,7 +143,7 @@ class Runner:
         self.targets = targets or {}
         self.metrics = metrics or {}
         #: Behavioural signal types -> their metric collectors (the plan's ``signals``).
-        self.signals = signals or {}
+        self.signals = signals if signals is not None else {}  # `or` would read every type
         #: What evaluators see and the result keeps of a response (the head; D01).
         self.max_response_bytes = max_response_bytes
         self.keep_workspaces = keep_workspaces
