@@ -199,36 +199,6 @@ def test_podman_is_preferred_where_both_runtimes_are_installed(tmp_path, monkeyp
     assert container_runtime("podman") is None
 
 
-def test_an_unknown_sandbox_type_is_refused_before_any_task(bench_cli, bench_suite_file):
-    suite = bench_suite_file(
-        """
-        target: {type: command, command: [echo, hi], sandbox: {type: contianer, image: x}}
-        tasks: [{id: a, prompt: p, evaluate: {expected: hi}}]
-        """
-    )
-    result = bench_cli("run", suite, "-q")
-    assert result.exit_code == 2, result.output
-    assert result.stderr == (
-        f"error: {suite}: target.sandbox.type: unknown sandbox type 'contianer' "
-        "(did you mean 'container'?) (known: container)\n"
-    )
-
-
-def test_an_invalid_container_setting_names_the_field(bench_cli, bench_suite_file):
-    suite = bench_suite_file(
-        """
-        target: {type: command, command: [echo, hi], sandbox: {type: container, image: x, network: host}}
-        tasks: [{id: a, prompt: p, evaluate: {expected: hi}}]
-        """
-    )
-    result = bench_cli("run", suite, "-q")
-    assert result.exit_code == 2, result.output
-    assert result.stderr == (
-        f"error: {suite}: target.sandbox: sandbox container: network: "
-        "Value error, network must be none, loopback or {allow: [hosts]}, not 'host'\n"
-    )
-
-
 def test_network_allow_reaches_the_hosts_loopback_and_listed_hosts_through_the_proxy(
     image, listener, bench_cli, bench_suite_file
 ):
@@ -283,28 +253,6 @@ def test_network_loopback_is_slirp4netns_bound_to_the_hosts_loopback():
         f"{HOST_ALIAS}:10.0.2.2",
     ]
     assert not any("PROXY" in word for word in words)
-
-
-def test_network_loopback_under_docker_is_refused_before_any_task(
-    bench_cli, bench_suite_file, tmp_path, monkeypatch
-):
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "docker").write_text("#!/bin/sh\nexit 1\n")
-    (bin_dir / "docker").chmod(0o755)
-    monkeypatch.setenv("PATH", str(bin_dir))
-    suite = bench_suite_file(
-        """
-        target: {type: command, command: [echo, hi], sandbox: {type: container, image: x, network: loopback, runtime: docker}}
-        tasks: [{id: a, prompt: p, evaluate: {expected: hi}}]
-        """
-    )
-    result = bench_cli("run", suite, "-q")
-    assert result.exit_code == 2, result.output
-    assert result.stderr == (
-        f"error: {suite}: target.sandbox: sandbox type container: network loopback needs Podman "
-        "(its slirp4netns network)\n"
-    )
 
 
 def _agent_suite(tmp_path: Path, name: str, sandbox: str) -> Path:
@@ -390,22 +338,6 @@ def test_the_agent_target_runs_its_commands_in_a_container(image, listener, tmp_
         ]
 
 
-def test_an_agent_sandbox_of_unknown_type_is_refused_before_any_task(bench_cli, bench_suite_file):
-    pytest.importorskip("bench_agent", reason="the agent target is bench-agent's")
-    suite = bench_suite_file(
-        """
-        target: {type: agent, model: openai/m, sandbox: {type: contianer, image: x}}
-        tasks: [{id: a, prompt: p, evaluate: {expected: hi}}]
-        """
-    )
-    result = bench_cli("run", suite, "-q")
-    assert result.exit_code == 2, result.output
-    assert result.stderr == (
-        f"error: {suite}: target.sandbox.type: unknown sandbox type 'contianer' "
-        "(did you mean 'container'?) (known: container)\n"
-    )
-
-
 def test_code_execution_runs_the_program_in_a_container(image, tmp_path):
     """``code_execution`` with ``sandbox:``: the model's program and its tests run in the image
     (its ``python3``), the verdicts those of bench's own sandbox, a host file out of reach."""
@@ -451,16 +383,249 @@ def test_code_execution_runs_the_program_in_a_container(image, tmp_path):
     assert "AssertionError" in contained[1]["evaluators"][0]["details"]["stderr"]
 
 
-def test_an_allowed_host_given_as_a_url_is_refused_naming_it(bench_cli, bench_suite_file):
+#: What a real ``docker`` prints for bench's two questions (``--version``, then ``info --format
+#: '{{json .SecurityOptions}}'``), by the daemon it talks to; a missing daemon fails the second.
+DOCKER_VERSION = "Docker version 28.2.2, build e6534b4"
+DOCKER_SECURITY = {
+    "rootful": '["name=seccomp,profile=builtin","name=cgroupns"]',
+    "rootless": '["name=seccomp,profile=builtin","name=rootless","name=cgroupns"]',
+}
+NO_DAEMON = (
+    "Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?"
+)
+NEEDS_PODMAN = "needs Podman (its slirp4netns network); this docker is"
+ROOTFUL = (
+    "a rootful dockerd, whose containers reach the host's loopback only through --network host, "
+    "which reaches every other host too"
+)
+UNKNOWN_TYPE = (
+    "target.sandbox.type: unknown sandbox type 'contianer' (did you mean 'container'?) (known: container)"
+)
+
+
+def _fake_docker(folder: Path, daemon: str) -> None:
+    """A ``docker`` on ``folder`` that answers as a client of a ``daemon`` dockerd would."""
+    info = (
+        f"echo '{DOCKER_SECURITY[daemon]}'"
+        if daemon in DOCKER_SECURITY
+        else f'echo "{NO_DAEMON}" >&2; exit 1'
+    )
+    folder.mkdir()
+    script = f'#!/bin/sh\ncase "$1" in\n  --version) echo "{DOCKER_VERSION}" ;;\n  info) {info} ;;\n  *) exit 1 ;;\nesac\n'
+    (folder / "docker").write_text(script)
+    (folder / "docker").chmod(0o755)
+
+
+def _docker_target(network: str) -> str:
+    return f"{{type: command, command: [echo, hi], sandbox: {{type: container, image: x, network: {network}, runtime: docker}}}}"
+
+
+#: (target, the dockerd a fake ``docker`` on PATH answers for, the error after the suite's path)
+REFUSALS = [
+    pytest.param(
+        "{type: command, command: [echo, hi], sandbox: {type: contianer, image: x}}",
+        None,
+        UNKNOWN_TYPE,
+        id="unknown-type",
+    ),
+    pytest.param(
+        "{type: agent, model: openai/m, sandbox: {type: contianer, image: x}}",
+        None,
+        UNKNOWN_TYPE,
+        id="agent-unknown-type",
+    ),
+    pytest.param(
+        "{type: command, command: [echo, hi], sandbox: {type: container, image: x, network: host}}",
+        None,
+        "target.sandbox: sandbox container: network: Value error, network must be none, loopback or "
+        "{allow: [hosts]}, not 'host'",
+        id="network-host",
+    ),
+    pytest.param(
+        '{type: command, command: [echo, hi], sandbox: {type: container, image: x, network: {allow: ["https://api.example.com"]}}}',
+        None,
+        "target.sandbox: sandbox container: network: Value error, allow: a host is a name or address "
+        "with an optional :port, not 'https://api.example.com'",
+        id="allow-a-url",
+    ),
+    pytest.param(
+        _docker_target("loopback"),
+        "rootful",
+        f"target.sandbox: sandbox type container: network loopback {NEEDS_PODMAN} {ROOTFUL}",
+        id="loopback-rootful-dockerd",
+    ),
+    pytest.param(
+        _docker_target("{allow: [localhost]}"),
+        "rootful",
+        f"target.sandbox: sandbox type container: network allow: localhost {NEEDS_PODMAN} {ROOTFUL}",
+        id="allow-rootful-dockerd",
+    ),
+    pytest.param(
+        _docker_target("loopback"),
+        "rootless",
+        f"target.sandbox: sandbox type container: network loopback {NEEDS_PODMAN} a rootless dockerd, "
+        "whose containers all share the one network RootlessKit started it with (the host's loopback "
+        "disabled by default), with no per-container slirp4netns setting",
+        id="loopback-rootless-dockerd",
+    ),
+    pytest.param(
+        _docker_target("loopback"),
+        "missing",
+        f"target.sandbox: sandbox type container: network loopback {NEEDS_PODMAN} not Podman, and said "
+        f"nothing of its daemon ({NO_DAEMON})",
+        id="loopback-no-dockerd",
+    ),
+]
+
+
+@pytest.mark.parametrize(("target", "daemon", "error"), REFUSALS)
+def test_a_container_setting_that_cannot_run_is_refused_before_any_task(
+    target, daemon, error, bench_cli, bench_suite_file, tmp_path, monkeypatch
+):
+    if "type: agent" in target:
+        pytest.importorskip("bench_agent", reason="the agent target is bench-agent's")
+    if daemon is not None:
+        _fake_docker(tmp_path / "bin", daemon)
+        monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    suite = bench_suite_file(f"target: {target}\ntasks: [{{id: a, prompt: p, evaluate: {{expected: hi}}}}]\n")
+    result = bench_cli("run", suite, "-q")
+    assert result.exit_code == 2, result.output
+    assert result.stderr == f"error: {suite}: {error}\n"
+
+
+def _podman_docker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Debian's podman-docker ``docker``, first on PATH; skips where it is not installed."""
+    if not PODMAN_DOCKER.is_file() or "podman" not in PODMAN_DOCKER.read_text(errors="replace"):
+        pytest.skip("needs Debian's podman-docker (a docker CLI backed by Podman) at /usr/bin/docker")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "docker").symlink_to(PODMAN_DOCKER)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    return bin_dir / "docker"
+
+
+def test_docker_kind_tells_podman_docker_and_each_dockerd_apart(tmp_path, monkeypatch):
+    from bench.workspace.container import docker_kind
+
+    for daemon in ("rootful", "rootless"):
+        _fake_docker(tmp_path / daemon, daemon)
+        assert docker_kind(str(tmp_path / daemon / "docker")) == (daemon, "")
+    assert docker_kind(str(_podman_docker(tmp_path, monkeypatch))) == ("podman", "")
+
+
+def test_network_loopback_under_podman_docker_is_allowed_and_reaches_the_hosts_loopback(
+    image, listener, bench_cli, bench_suite_file, tmp_path, monkeypatch
+):
+    """``runtime: docker`` where ``docker`` is Podman: ``network: loopback`` runs, with Podman's
+    words, and reaches the host's loopback listener (its own 127.0.0.1 is not the host's)."""
+    _podman_docker(tmp_path, monkeypatch)
+    probe = (
+        "import socket, sys\n"
+        "def probe(host):\n"
+        "    try:\n"
+        "        socket.create_connection((host, int(sys.argv[1])), timeout=5).close()\n"
+        "        return 'connected'\n"
+        "    except OSError:\n"
+        "        return 'error'\n"
+        f"print(probe('{HOST_ALIAS}'), probe('127.0.0.1'))\n"
+    )
+    suite = bench_suite_file(
+        f"""
+        target:
+          type: command
+          command: [python3, -c, {json.dumps(probe)}, "{listener}"]
+          sandbox: {{type: container, image: "{image}", network: loopback, runtime: docker, timeout: 60}}
+        tasks: [{{id: a, prompt: p, evaluate: {{expected: "connected error"}}}}]
+        """
+    )
+    result = bench_cli("run", suite, "-o", suite.parent / "out.json")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    [task] = json.loads((suite.parent / "out.json").read_text())["tasks"]
+    assert task["response"].strip() == "connected error"
+
+
+@pytest.mark.parametrize("ends", ["passed", "error"])
+def test_the_allow_list_proxy_stops_when_the_run_ends(ends, tmp_path, monkeypatch, bench_suite_file):
+    """The proxy of ``network: {allow: [...]}`` listens while the command runs, and is stopped,
+    its port closed, when the run ends, whether the command succeeded or failed."""
+    from bench.testing import run_suite
+
+    bin_dir, words = tmp_path / "bin", tmp_path / "run-words"
+    bin_dir.mkdir()
+    answer = "echo hi" if ends == "passed" else "echo broken >&2; exit 3"
+    (bin_dir / "podman").write_text(
+        f'#!/bin/sh\nif [ "$1" = run ]; then printf "%s\\n" "$@" > {words}; {answer}; fi\n'
+    )
+    (bin_dir / "podman").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     suite = bench_suite_file(
         """
-        target: {type: command, command: [echo, hi], sandbox: {type: container, image: x, network: {allow: ["https://api.example.com"]}}}
+        target: {type: command, command: [hi], sandbox: {type: container, image: x, network: {allow: [localhost]}, runtime: podman}}
         tasks: [{id: a, prompt: p, evaluate: {expected: hi}}]
         """
     )
-    result = bench_cli("run", suite, "-q")
-    assert result.exit_code == 2, result.output
-    assert result.stderr == (
-        f"error: {suite}: target.sandbox: sandbox container: network: Value error, allow: a host is a "
-        "name or address with an optional :port, not 'https://api.example.com'\n"
+    [task] = run_suite(suite, cache=False).report.tasks()
+    assert task["status"] == ends, task
+    [proxy] = [word for word in words.read_text().splitlines() if word.startswith("HTTP_PROXY=")]
+    port = int(proxy.rpartition(":")[2])
+    assert [t.name for t in threading.enumerate() if t.name == "bench-egress-proxy"] == []
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.1", port), timeout=2).close()
+
+
+SANDBOX_MODULE = """
+from bench.workspace import Sandbox, SandboxRun
+
+
+class Echoing(Sandbox):
+    name = "echoing"
+
+    def command(self, run: SandboxRun) -> list[str]:
+        return ["echo", *run.argv]
+"""
+
+
+def test_register_sandbox_is_typed_for_a_name_and_import_path_as_it_works(tmp_path, monkeypatch):
+    """``RegisterSandbox`` takes what the hook's ``register`` takes at run time: a class, or a
+    name and the class's import path (imported on the name's first lookup)."""
+    import typing
+
+    from bench import hookimpl
+    from bench.plugins.registry import build_registry
+    from bench.workspace import RegisterSandbox, Sandbox
+
+    hints = typing.get_type_hints(RegisterSandbox.__call__)
+    assert (hints["cls"], hints["path"], hints["return"]) == (type[Sandbox] | str, str | None, type(None))
+    (tmp_path / "sandbox_by_path_demo.py").write_text(SANDBOX_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "sandbox_by_path_demo", raising=False)
+    monkeypatch.setenv("BENCH_PLUGINS", "bench-core")
+
+    class Plugin:
+        @hookimpl
+        def bench_register_sandboxes(self, register: RegisterSandbox) -> None:
+            register("echoing", "sandbox_by_path_demo:Echoing")
+
+    registry = build_registry([("bench-sandbox-by-path", "demo", Plugin())])
+    assert "sandbox_by_path_demo" not in sys.modules
+    provided = registry.sandboxes["echoing"]
+    assert (provided.cls.__name__, provided.distribution) == ("Echoing", "bench-sandbox-by-path")
+    assert registry.failures == []
+
+
+def test_the_allow_list_proxy_stops_when_the_container_client_cannot_start(tmp_path, monkeypatch):
+    """A command run inside (the agent's tools, ``code_execution``) whose container client fails
+    to start still stops the sandbox, and with it the proxy its command line started."""
+    import asyncio
+
+    from bench.workspace import container
+    from bench.workspace.sandbox import run_inside
+
+    gone = str(tmp_path / "gone" / "podman")
+    monkeypatch.setattr(container, "container_runtime", lambda preferred=None: gone)
+    box = container.ContainerSandbox(
+        container.ContainerConfig(image="x", network={"allow": ["localhost"]}, runtime="podman")
     )
+    with pytest.raises(FileNotFoundError, match="gone/podman"):
+        asyncio.run(run_inside(box, ["true"], tmp_path, timeout=10))
+    assert [t.name for t in threading.enumerate() if t.name == "bench-egress-proxy"] == []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -171,9 +172,12 @@ def _daemon_suite(tmp_path, marker: str, mode: str, timeout: int = 20) -> tuple[
 
 
 def _bench(tmp_path, suite: Path) -> subprocess.Popen[bytes]:
+    """``bench run`` in a process of its own, its temporary folders (the command target's
+    ``bench-cmd-*`` scratch, which a SIGKILL leaves behind) in ``tmp_path``, not the host's /tmp."""
     return subprocess.Popen(
         [sys.executable, "-m", "bench", "run", str(suite), "--runs-dir", str(tmp_path / "runs"), "-q"],
         cwd=tmp_path,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
     )
@@ -234,6 +238,8 @@ def test_c21_killing_bench_kills_the_command_and_its_daemons(tmp_path):
     finally:
         bench.send_signal(signal.SIGKILL)
         bench.wait()
+    # the killed run's scratch is left in tmp_path (removed with it), not in the host's /tmp
+    assert [p.name[:10] for p in tmp_path.glob("bench-cmd-*")] == ["bench-cmd-"]
     pids = [int(line) for line in pidfile.read_text().split()]
     assert _gone(pids) == []
     deadline = time.monotonic() + 5

@@ -365,6 +365,7 @@ def test_e10_killing_bench_kills_the_sandboxed_program(tmp_path):
             "--runs-dir",
             str(tmp_path / "runs"),
         ],
+        env={**os.environ, "TMPDIR": str(tmp_path)},  # a killed run cannot remove its scratch
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -46,9 +46,20 @@ class Register(Protocol[_Registered]):
     ``name`` or one of its ``aliases``; register each alias the same way). A path that cannot be
     imported, or names a class that fails the checks, is recorded as a failure of the plugin
     when it is looked up (``bench plugins`` looks up every name), and the lookup raises it.
+
+    ``infer_from=`` (with a name and path) declares the class's ``infer_from``, so that a mapping
+    without ``type:`` need not import the class to learn that it claims none of its keys; the
+    declaration is checked when the class is imported.
     """
 
-    def __call__(self, cls: type[_Registered] | str, path: str | None = None, /) -> None: ...
+    def __call__(
+        self,
+        cls: type[_Registered] | str,
+        path: str | None = None,
+        /,
+        *,
+        infer_from: tuple[str, ...] | None = None,
+    ) -> None: ...
 
 
 RegisterEvaluator: TypeAlias = Register[Evaluator[Any]]
@@ -207,6 +218,11 @@ def bench_register_suite_loaders(register: RegisterSuiteLoader) -> None:
     0..1, say the share of the format's telltale keys present), else ``None``: when no loader
     reads a file, bench names the loaders it tried and the nearest one's reason.
 
+    A format with a step after each task (a script fed the task's results) sets ``after_task:
+    {command: [...], env: {...}, timeout: S}`` in the mapping: bench runs it in the task's
+    workspace once the task is decided, with ``BENCH_RESULT`` naming the result's JSON, time-limited
+    and killed with bench; it cannot change the result (docs/plugins.md, "A step after each task").
+
     Example::
 
         from pathlib import Path
@@ -353,10 +369,11 @@ def bench_register_sandboxes(register: RegisterSandbox) -> None:
     """Register sandbox types: where a ``command`` target runs, named in ``sandbox: {type: NAME}``.
 
     Parameters:
-        register (``RegisterSandbox = Callable[[type[Sandbox]], None]``): call it once per
-            class. The class subclasses ``bench.workspace.Sandbox``, sets ``name``, a
-            ``Config`` model (a subclass of ``bench.workspace.SandboxConfig``; its fields are
-            the settings beside ``type`` and ``timeout``) and implements
+        register (``RegisterSandbox``, as ``Register[Sandbox]``): call it once per class, or
+            with a name and the class's import path. The class subclasses
+            ``bench.workspace.Sandbox``, sets ``name``, a ``Config`` model (a subclass of
+            ``bench.workspace.SandboxConfig``; its fields are the settings beside ``type`` and
+            ``timeout``) and implements
             ``command(self, run: SandboxRun) -> list[str]``:
             the host command that runs ``run.argv`` inside, in ``run.workdir``, with
             ``run.env`` as its whole environment and ``run.mounts`` (host folders and where

@@ -5,24 +5,36 @@ the run); the rest of the host's file system, its environment and, with ``networ
 network (its loopback included) stay out. Podman is preferred where both are installed (it runs
 rootless, so root inside is the user outside).
 
-``network: loopback`` (Podman only) lets the command reach the host's loopback listeners (a local
-model server) and nothing off the host: the container's network is slirp4netns with
-``allow_host_loopback=true`` (the host's ``127.0.0.1`` is ``10.0.2.2`` inside, also named
-``HOST_ALIAS``) and ``outbound_addr=127.0.0.1``, so every connection slirp4netns opens for the
-container starts from the host's loopback address, which the kernel routes nowhere but the host.
+``network: loopback`` (Podman, or a ``docker`` that is Podman: Debian's podman-docker) lets the
+command reach the host's loopback listeners (a local model server) and nothing off the host: the
+container's network is slirp4netns with ``allow_host_loopback=true`` (the host's ``127.0.0.1``
+is ``10.0.2.2`` inside, also named ``HOST_ALIAS``) and ``outbound_addr=127.0.0.1``, so every
+connection slirp4netns opens for the container starts from the host's loopback address, which
+the kernel routes nowhere but the host.
 ``network: {allow: [hosts]}`` adds an HTTP proxy bench runs on the host's loopback (``HTTP_PROXY``
 and ``HTTPS_PROXY`` inside point to it) that forwards to the listed hosts only: the one way off
-the host, for programs that use the proxy.
+the host, for programs that use the proxy. The proxy runs while a command of the sandbox runs, and
+stops when the last one's ``stop`` is called (it ended, failed or was never started).
+
+A real dockerd has no such network, so those two settings are refused under it before any task
+(``docker_kind`` tells them apart): a rootful dockerd's containers reach the host's loopback only
+with ``--network host``, which reaches every other host too (its bridge networks, ``--internal``
+ones included, and ``host-gateway`` lead to the bridge's address, never to ``127.0.0.1``); a
+rootless dockerd runs every container behind the one RootlessKit network its daemon started with
+(slirp4netns, pasta or VPNKit, host loopback disabled by default), with no per-container choice.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import json
 import re
 import shutil
 import socket
 import socketserver
+import subprocess
 import threading
 from pathlib import Path
 from typing import Literal
@@ -33,11 +45,20 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from bench.workspace import network_guard
 from bench.workspace.sandboxes import Sandbox, SandboxConfig, SandboxRun
 
-__all__ = ["HOST_ALIAS", "AllowList", "ContainerConfig", "ContainerSandbox", "container_runtime"]
+__all__ = [
+    "HOST_ALIAS",
+    "AllowList",
+    "ContainerConfig",
+    "ContainerSandbox",
+    "container_runtime",
+    "docker_kind",
+]
 
 RUNTIMES = ("podman", "docker")
 #: The name of the host's loopback inside a ``network: loopback`` container.
 HOST_ALIAS = "host.bench.internal"
+#: The name of the thread that serves a ``network: {allow: [...]}`` sandbox's proxy.
+PROXY_THREAD = "bench-egress-proxy"
 _SLIRP_LOOPBACK = "slirp4netns:allow_host_loopback=true,outbound_addr=127.0.0.1"
 _MEMORY = re.compile(r"^[0-9]+(\.[0-9]+)?[bkmg]?$", re.IGNORECASE)
 
@@ -126,11 +147,20 @@ class _EgressProxy(socketserver.ThreadingTCPServer):
     def __init__(self, allowed: AllowList) -> None:
         super().__init__(("127.0.0.1", 0), _ProxyHandler)
         self.allowed = allowed
-        threading.Thread(target=self.serve_forever, daemon=True, name="bench-egress-proxy").start()
+        self._thread = threading.Thread(
+            target=self.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True, name=PROXY_THREAD
+        )
+        self._thread.start()
 
     @property
     def port(self) -> int:
         return int(self.server_address[1])
+
+    def close(self) -> None:
+        """Stop serving and free the port (forwarded connections end with their container)."""
+        self.shutdown()
+        self.server_close()
+        self._thread.join()
 
 
 class ContainerConfig(SandboxConfig):
@@ -141,9 +171,9 @@ class ContainerConfig(SandboxConfig):
     """The image to run (``docker.io/library/python:3.12-slim``, or one built locally)."""
     network: Literal["none", "loopback"] | AllowList = "none"
     """``none``: no network but the container's own loopback; the host's loopback is out of reach.
-    ``loopback`` (Podman): the host's loopback listeners, at ``HOST_ALIAS`` (``10.0.2.2``), and
-    nothing off the host. ``{allow: [hosts]}`` (Podman): as ``loopback``, and the listed hosts
-    through bench's proxy (``HTTP_PROXY``/``HTTPS_PROXY``)."""
+    ``loopback`` (Podman, podman-docker): the host's loopback listeners, at ``HOST_ALIAS``
+    (``10.0.2.2``), and nothing off the host. ``{allow: [hosts]}`` (the same): as ``loopback``,
+    and the listed hosts through bench's proxy (``HTTP_PROXY``/``HTTPS_PROXY``)."""
     cpus: float | None = Field(default=None, gt=0)
     """CPUs the container may use (``--cpus``)."""
     memory: str | None = None
@@ -181,6 +211,44 @@ class ContainerConfig(SandboxConfig):
         return value
 
 
+#: Why a ``docker`` of each kind cannot give ``network: loopback`` or ``{allow: [...]}``.
+_DOCKER_LACKS = {
+    "rootful": "a rootful dockerd, whose containers reach the host's loopback only through "
+    "--network host, which reaches every other host too",
+    "rootless": "a rootless dockerd, whose containers all share the one network RootlessKit started "
+    "it with (the host's loopback disabled by default), with no per-container slirp4netns setting",
+}
+
+
+@functools.lru_cache(maxsize=16)
+def docker_kind(client: str) -> tuple[str, str]:
+    """What the ``docker`` client at ``client`` runs containers with: ``podman`` (its ``--version``
+    names Podman: Debian's podman-docker), ``rootless`` or ``rootful`` (a dockerd whose ``info``
+    lists ``name=rootless`` among its security options, or not), else ``unknown``; and why unknown."""
+
+    def ask(*words: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [client, *words], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30
+        )
+
+    try:
+        if "podman" in ask("--version").stdout.lower():
+            return "podman", ""
+        info = ask("info", "--format", "{{json .SecurityOptions}}")
+    except (OSError, subprocess.SubprocessError) as exc:
+        return "unknown", str(exc)
+    said = (info.stderr.strip() or info.stdout.strip()).splitlines()
+    if info.returncode != 0:
+        return "unknown", said[-1] if said else f"docker info exited with status {info.returncode}"
+    try:
+        options = json.loads(info.stdout)
+    except ValueError:
+        options = None
+    if not isinstance(options, list):
+        return "unknown", f"docker info printed {info.stdout.strip()[:200]!r}"
+    return ("rootless" if "name=rootless" in options else "rootful"), ""
+
+
 def container_runtime(preferred: str | None = None) -> str | None:
     """The path of the container runtime's client: ``preferred``, else Podman, else Docker."""
     for name in (preferred,) if preferred else RUNTIMES:
@@ -198,26 +266,36 @@ class ContainerSandbox(Sandbox):
     description = "a Podman or Docker container; only the task's workspace is mounted"
     needs = frozenset({"container"})
     config: ContainerConfig
-    _proxy: _EgressProxy | None = None
-    _lock = threading.Lock()
+
+    def __init__(self, config: ContainerConfig) -> None:
+        super().__init__(config)
+        self._lock = threading.Lock()
+        self._proxy: _EgressProxy | None = None
+        #: The runs (by name) whose commands use the proxy; it stops when the last one stops.
+        self._proxied: set[str] = set()
 
     def unavailable(self) -> str | None:
         runtime = container_runtime(self.config.runtime)
         if runtime is None:
             wanted = self.config.runtime or "Podman or Docker"
             return f"sandbox type container needs {wanted} installed (neither found on PATH)"
-        if self.config.network != "none" and Path(runtime).name != "podman":
-            # Docker has no slirp4netns: its ways to the host's loopback (--network host) reach
-            # off the host too.
-            return f"sandbox type container: network {self.network} needs Podman (its slirp4netns network)"
-        return None
+        if self.config.network == "none" or Path(runtime).name == "podman":
+            return None
+        kind, why = docker_kind(runtime)
+        if kind == "podman":  # the same words work: it runs Podman with them
+            return None
+        lacks = _DOCKER_LACKS.get(kind, f"not Podman, and said nothing of its daemon ({why})")
+        return (
+            f"sandbox type container: network {self.network} needs Podman (its slirp4netns network); "
+            f"this docker is {lacks}"
+        )
 
     @property
     def network(self) -> str:
         network = self.config.network
         return f"allow: {', '.join(network.allow)}" if isinstance(network, AllowList) else network
 
-    def _network(self) -> list[str]:
+    def _network(self, run: SandboxRun) -> list[str]:
         network = self.config.network
         if network == "none":
             return ["--network", "none"]
@@ -226,7 +304,9 @@ class ContainerSandbox(Sandbox):
             with self._lock:
                 if self._proxy is None:
                     self._proxy = _EgressProxy(network)
-            url = f"http://{HOST_ALIAS}:{self._proxy.port}"
+                self._proxied.add(run.name)
+                port = self._proxy.port
+            url = f"http://{HOST_ALIAS}:{port}"
             for name in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
                 words += ["--env", f"{name}={url}"]
         return words
@@ -239,7 +319,7 @@ class ContainerSandbox(Sandbox):
         refused = self.offline_refusal() if network_guard.active() else None
         if refused is not None:  # a suite loaded before the run went offline: never run unguarded
             raise network_guard.OfflineRefused(f"offline: {refused}")
-        words = [runtime, "run", "--rm", "-i", "--name", run.name, *self._network()]
+        words = [runtime, "run", "--rm", "-i", "--name", run.name, *self._network(run)]
         if network_guard.active():  # the client would pull a missing image from its registry (H23)
             words += ["--pull", "never"]
         words += ["--cap-drop", "ALL", "--security-opt", "no-new-privileges"]
@@ -258,6 +338,20 @@ class ContainerSandbox(Sandbox):
         return [*words, "--workdir", run.workdir, config.image, *run.argv]
 
     async def stop(self, run: SandboxRun) -> None:
+        try:
+            await self._remove(run)
+        finally:
+            await self._release_proxy(run)
+
+    async def _release_proxy(self, run: SandboxRun) -> None:
+        """Stop the proxy when ``run`` was the last run using it."""
+        with self._lock:
+            self._proxied.discard(run.name)
+            idle, self._proxy = (self._proxy, None) if not self._proxied else (None, self._proxy)
+        if idle is not None:
+            await asyncio.to_thread(idle.close)
+
+    async def _remove(self, run: SandboxRun) -> None:
         runtime = container_runtime(self.config.runtime)
         if runtime is None:
             return

@@ -257,22 +257,25 @@ async def run_inside(box: Sandbox, argv: list[str], folder: Path, timeout: float
     job = SandboxRun(name=name, argv=argv, mounts=mounts, workdir=inside_root, env=env)
     limit = min(timeout, box.config.timeout or timeout)
     started = time.perf_counter()
-    proc = await asyncio.create_subprocess_exec(
-        *box.command(job),
-        env={**os.environ, **job.secret_env()},  # a secret is named on the command line, valued here
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
     timed_out, out, err = False, b"", b""
-    try:
+    proc: asyncio.subprocess.Process | None = None
+    try:  # ``stop`` runs even when the command never started (it frees what ``command`` took)
+        proc = await asyncio.create_subprocess_exec(
+            *box.command(job),
+            env={**os.environ, **job.secret_env()},  # a secret is named on the command line, valued here
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
         out, err = await asyncio.wait_for(proc.communicate(), limit)
     except asyncio.TimeoutError:
         timed_out = True
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            proc.kill()
+        if proc is not None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
         await box.stop(job)
+    assert proc is not None  # else create_subprocess_exec raised
     return Execution(
         exit_code=None if timed_out else proc.returncode,
         stdout=out.decode("utf-8", "replace"),

@@ -15,10 +15,9 @@ Modal's or E2B's CLI) fits.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, TypeAlias
+from typing import Any, ClassVar, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -117,5 +116,9 @@ class Sandbox(ABC):
         """Remove what ``command`` left running (called always, after the command ended or not)."""
 
 
-RegisterSandbox: TypeAlias = Callable[[type[Sandbox]], None]
-"""The ``register`` of ``bench_register_sandboxes``: takes one sandbox class."""
+class RegisterSandbox(Protocol):
+    """The ``register`` of ``bench_register_sandboxes``: a sandbox class, or its name and import
+    path (``register("k8s", "my_package.k8s:KubeSandbox")``, imported on the name's first lookup,
+    as ``bench.hookspecs.Register``)."""
+
+    def __call__(self, cls: type[Sandbox] | str, path: str | None = None, /) -> None: ...
