@@ -206,12 +206,13 @@ def _simulator(phase: dict[str, Any], cap: int, target: dict[str, Any] | None, a
 def _until(conditions: list[str], at: str) -> dict[str, list[str]]:
     """``phaseUntilSatisfied``: the phase ends after a turn when every condition holds.
 
-    ``max_turns`` holds only on the phase's last turn, where it ends anyway; a condition AgentClash
-    does not know (or an empty token) never holds, so the phase runs to its ``max_turns``."""
+    ``max_turns`` holds only on the phase's last turn, where it ends anyway, so with it no
+    condition ends the phase early; a condition AgentClash does not know (or an empty token) never
+    holds, so the phase runs to its ``max_turns``."""
     stop: dict[str, list[str]] = {}
+    if "max_turns" in conditions:
+        return stop
     for condition in conditions:
-        if condition == "max_turns":
-            continue
         name, _, token = condition.partition(":")
         key = {"assistant_emitted": "assistant_says", "user_token": "user_says"}.get(name)
         if key is None or not token.strip():
