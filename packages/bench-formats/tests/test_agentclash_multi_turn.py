@@ -104,6 +104,7 @@ def test_reference_pack_loads_as_a_conversation_of_phases():
                     "model": "openai/fake",
                     "persona": "Frustrated customer who will accept a clear timeline if empathetic",
                     "max_turns": 3,
+                    "instructions": 'Case context JSON:\n{"order_id":"ORD-9912"}',
                     "stop": {"assistant_says": ["timeline"]},
                 },
                 "when": "after_mismatch",
@@ -338,6 +339,23 @@ def test_until_conditions_as_phase_until_satisfied_reads_them():
     assert len(phases) == 2  # trigger never: shouldRunPhase says no
     phases = _phases(first, {**llm, "until": ["assistant_emitted:done", "sentiment:calm"]})
     assert "stop" not in phases[1]["user_simulator"]
+
+
+def test_llm_phase_user_is_told_the_case_payload_as_build_simulator_prompt_does(
+    bench_cli, bench_fake_llm, tmp_path
+):
+    """``buildSimulatorPrompt`` gives the simulated user the case's payload (``casePayloadMap``) as
+    "Case context JSON" (``json.Marshal``: keys sorted, no spaces): here the order it is about."""
+
+    def edit(spec: dict[str, Any]) -> None:
+        del spec["phases"][1]
+        spec["phases"][-1]["trigger"] = "never"
+
+    agent_says = iter(["Hello.", "The timeline: five days."])
+    _play(bench_fake_llm, lambda said: next(agent_says), lambda messages: "Where is my money?")
+    _run(bench_cli, _pack(tmp_path, edit), tmp_path)
+    system = next(r for r in bench_fake_llm.requests if PLAYING_USER in str(r.body["messages"][0]))
+    assert 'Case context JSON:\n{"order_id":"ORD-9912"}' in system.body["messages"][0]["content"]
 
 
 def test_until_with_max_turns_never_ends_the_phase_before_its_max_turns():
