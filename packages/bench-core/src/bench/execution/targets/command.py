@@ -36,8 +36,8 @@ from pydantic import Field
 
 from bench.execution import reaper
 from bench.execution.targets.reaped import die_with, reaper_argv, stop_program
-from bench.plugins.sandboxes import open_sandbox
-from bench.target import Target, TargetConfig
+from bench.plugins.sandboxes import open_sandbox, sandbox_settings
+from bench.target import SuiteContext, Target, TargetConfig
 from bench.vocabulary import redact
 from bench.vocabulary.errors import ConfigError, TargetError
 from bench.vocabulary.models import Response, Task, Usage
@@ -83,6 +83,11 @@ class CommandTarget(Target[CommandConfig]):
 
     name = "command"
     Config = CommandConfig
+
+    def __init__(self, config: CommandConfig, suite: SuiteContext) -> None:
+        super().__init__(config, suite)
+        if config.sandbox is not None:  # its settings at load (bench validate); can it run: open()
+            sandbox_settings(config.sandbox, file=suite.path, field=("target", "sandbox"))
 
     async def open(self) -> None:
         config = self.config
