@@ -255,7 +255,8 @@ class ConversationPhase(BaseModel):
     user_simulator: UserSimulator | None = None
     person: PersonTurn | None = None
     #: ``after_mismatch``: the phase runs only when the reply before it was a mismatch (a
-    #: scripted turn's ``expect`` fell short); ``always`` (the default) runs it in any case.
+    #: scripted turn's ``expect`` fell short; a person's turn leaves it standing); ``always`` (the
+    #: default) runs it in any case.
     when: Literal["always", "after_mismatch"] = "always"
 
     @model_validator(mode="after")

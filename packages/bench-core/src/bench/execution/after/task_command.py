@@ -19,7 +19,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from bench.execution.targets.command import _die_with, _reaper_argv, _stop
+from bench.execution.targets.reaped import die_with, reaper_argv, stop_program
 from bench.vocabulary.models import Task
 from bench.vocabulary.results import ERROR, FAILED, PASSED, TaskResult
 from bench.workspace import network_guard
@@ -58,7 +58,7 @@ async def _run(task: Task, result: TaskResult, redact: Callable[[str], str] | No
             "BENCH_TASK_STATUS": result.status,
             "BENCH_WORKSPACE": str(cwd),
         }
-        reaped = _reaper_argv()
+        reaped = reaper_argv()
         try:
             proc = await asyncio.create_subprocess_exec(
                 *reaped,
@@ -68,7 +68,7 @@ async def _run(task: Task, result: TaskResult, redact: Callable[[str], str] | No
                 cwd=cwd,
                 env=env,
                 start_new_session=True,
-                preexec_fn=functools.partial(_die_with, os.getpid()) if reaped else None,
+                preexec_fn=functools.partial(die_with, os.getpid()) if reaped else None,
             )
         except OSError as exc:
             return f"cannot start {step.command[0]}: {exc.strerror or exc}"
@@ -78,5 +78,5 @@ async def _run(task: Task, result: TaskResult, redact: Callable[[str], str] | No
             return f"timed out after {step.timeout:g} s"
         finally:
             with contextlib.suppress(ProcessLookupError):
-                await _stop(proc)
+                await stop_program(proc)
     return f"exited with code {code}" if code != 0 else None
