@@ -118,7 +118,7 @@ def test_resume_of_a_store_output_as_config_is_refused_up_front(bench_cli: Any) 
 
 
 def test_another_executor_is_refused_up_front(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Refused before the executor is even looked up: the check holds without bench-ray installed."""
+    """Refused up front, with the target's reason: the check holds without bench-ray installed."""
     monkeypatch.chdir(tmp_path)
     _config(tmp_path, STORE)
     with pytest.raises(ConfigError) as refused:
