@@ -42,7 +42,9 @@ def test_a_tests_own_provider_answers_under_a_bare_target_and_promptfoos_state(
     assert result.exit_code == 0, result.output
     tasks = json.loads(Path("out.json").read_text())["tasks"]
     assert [t["response"] for t in tasks] == ["Ada", "Hello Ada"]
-    assert [r.body["messages"] for r in bench_fake_llm.requests] == [[{"role": "user", "content": "Who are you?"}]]
+    assert [r.body["messages"] for r in bench_fake_llm.requests] == [
+        [{"role": "user", "content": "Who are you?"}]
+    ]
 
 
 def test_a_target_with_settings_is_refused_for_a_tests_own_provider(tmp_path: Path) -> None:

@@ -26,6 +26,8 @@ def prepare(
 
 def _one(item: Any, variables: dict[str, Any], base: Path, folder: SuiteFolder) -> dict[str, Any]:
     assertion = dict(item) if isinstance(item, dict) else {"type": "equals", "value": item}
+    if isinstance(assertion.get("metric"), str):
+        assertion["metric"] = metric_name(assertion["metric"], variables)
     if "provider" in assertion:  # promptfoo renders env templates all over the config as it loads it
         assertion["provider"] = render_env_only(assertion["provider"])
     if isinstance(assertion.get("assert"), list):
@@ -45,6 +47,16 @@ def _one(item: Any, variables: dict[str, Any], base: Path, folder: SuiteFolder) 
     except RenderError as exc:
         assertion["error"] = str(exc)
     return assertion
+
+
+def metric_name(metric: str, variables: dict[str, Any]) -> str:
+    """An assertion's ``metric`` rendered over the row's vars, as promptfoo's ``renderMetricName``:
+    a template that cannot render stays as written (promptfoo logs it); an empty result names no
+    metric."""
+    try:
+        return render(metric, variables)
+    except RenderError:
+        return metric
 
 
 def _file_value(value: str, base: Path, folder: SuiteFolder) -> tuple[Any, str | None]:
