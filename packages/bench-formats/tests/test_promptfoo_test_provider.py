@@ -87,3 +87,22 @@ def test_a_provider_promptfoo_does_not_load_is_left_to_the_columns_with_a_word(t
         "own: its provider is neither an id nor a mapping with 'id': promptfoo does not load it "
         "and answers the test with the config's providers, as bench does"
     ]
+
+
+def test_a_tests_python_provider_outside_the_folder_is_refused(tmp_path: Path) -> None:
+    """Its script runs, so it keeps the suite-folder rule the config's Python providers keep."""
+    folder = tmp_path / "suite"
+    folder.mkdir()
+    (tmp_path / "outside.py").write_text("def call_api(prompt, options, context):\n    return {}\n")
+    path = _config(
+        folder,
+        "prompts: [hi]\nproviders: [echo]\ntests:\n  - description: own\n    provider: file://../outside.py\n",
+    )
+    with pytest.raises(ConfigError) as caught:
+        PromptfooLoader().load(path)
+    real = (tmp_path / "outside.py").resolve()
+    assert caught.value.message == (
+        f"path escapes the suite folder: own: provider 'file://../outside.py' runs its "
+        f"script (resolved to {real}); a suite may only read files inside {folder.resolve()} "
+        "(pass --allow-outside-root to allow it)"
+    )

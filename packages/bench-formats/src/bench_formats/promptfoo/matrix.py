@@ -85,7 +85,7 @@ class Matrix:
         inherited = test.get("provider") is None
         test = merge_default(test, self.default)
         name = _short(str(test.get("description") or f"test {self.count}"))
-        own = self._own_provider(test, name, inherited)
+        own = self._own_provider(test, name, self.base if inherited else test_base, inherited)
         transform_vars = (test.get("options") or {}).get("transformVars")
         if transform_vars is not None:
             test["vars"] = js_config.transform_vars(
@@ -215,10 +215,10 @@ class Matrix:
         task["evaluators"] = [entry]
         return task
 
-    def _own_provider(self, test: dict[str, Any], name: str, inherited: bool) -> str | None:
+    def _own_provider(self, test: dict[str, Any], name: str, base: Path, inherited: bool) -> str | None:
         """The key of the test's own ``provider`` (promptfoo's ``readTest`` loads an id, or a
-        mapping's ``id`` with its options), registered in ``own``; None when it has none.
-        ``inherited``: the provider is ``defaultTest``'s."""
+        mapping's ``id`` with its options, a script's path from ``base``: the test's file's folder),
+        registered in ``own``; None when it has none. ``inherited``: it is ``defaultTest``'s."""
         spec = test.get("provider")
         if spec is None or simulated_user.simulated(test) is not None:
             return None
@@ -231,7 +231,7 @@ class Matrix:
         if not isinstance(spec, str) and not (isinstance(spec, dict) and isinstance(spec.get("id"), str)):
             self.warn(OWN_PROVIDER.format(test=name))
             return None
-        text = json.dumps(spec, sort_keys=True, ensure_ascii=False)
+        text = json.dumps([str(base), spec], sort_keys=True, ensure_ascii=False)
         if text not in self._own_keys:
             try:
                 (found,) = read_providers([spec], self.path)
@@ -241,6 +241,11 @@ class Matrix:
                 ) from None
             for line in found.warnings:
                 self.warn(line)
+            if found.target.get("type") == "promptfoo-python":  # its script runs: the folder rule
+                script = base / found.target["script"]
+                self.folder.check(script, f"{name}: provider '{found.id}' runs its script")
+                if base != self.base:
+                    found.target["script"] = str(script)
             key = str(len(self._own_keys))
             self._own_keys[text] = key
             self.own[key] = found
