@@ -5,12 +5,14 @@ the model-call rows)."""
 from __future__ import annotations
 
 import asyncio
+import sys
 from typing import Any
 
 import pytest
 
 from bench.llm import client as client_module
 from bench.llm.client import LLMClient
+from bench.llm.judge import Judge, JudgeConfig
 from bench.llm.key_gate import KeyGate, within
 from bench.llm.limits.throttle import AdaptiveLimit
 from bench.llm.request import LLMRequest
@@ -110,3 +112,13 @@ def test_no_cache_key_is_built_for_a_call_without_a_cache_or_a_batch(monkeypatch
 
     assert asyncio.run(call()) == "echo: hi"
     assert keyed == []
+
+
+def test_a_judge_has_its_verdict_reader_imported_before_its_first_answer(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.delitem(sys.modules, "json_repair", raising=False)
+
+    class _Judge(Judge[JudgeConfig]):
+        pass
+
+    _Judge(JudgeConfig(model="openai/fake"))
+    assert "json_repair" in sys.modules
