@@ -399,8 +399,10 @@ def test_unknown_type_is_refused_when_the_suite_loads() -> None:
 
 def test_a_check_that_cannot_run_here_is_named_with_its_reason() -> None:
     out = check([{"type": "classifier", "value": "coherent"}], "x")
-    assert out.error == (
-        "classifier: needs a huggingface:text-classification:MODEL provider with config.apiEndpoint (got none)"
+    assert out.error == (  # promptfoo's getAndCheckProvider, then what bench can ask
+        "classifier: No provider of type classification found for 'classification check' (give a "
+        "huggingface:text-classification:MODEL, huggingface:token-classification:MODEL or Python "
+        "file://x.py provider)"
     )
 
 

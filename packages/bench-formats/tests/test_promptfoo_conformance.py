@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fake_hf import FakeHuggingFace
 
 from bench.testing import FakeLLMServer, Reply
 
@@ -41,6 +42,8 @@ NEEDS_NODE = {
     "example-summarization",
 }
 HAS_NODE = shutil.which("node") is not None
+#: The model bench's simulated user asks for on the fake server (rules marked ``user``).
+USER = "fake-user"
 
 
 def _run_bench(
@@ -64,17 +67,34 @@ def _run_bench(
 
 
 @contextlib.contextmanager
-def graded(case: str) -> Iterator[dict[str, str]]:
+def graded(case: str, hf_sent: list[dict[str, Any]] | None = None) -> Iterator[dict[str, str]]:
     """The variables that point bench's model calls at the fake server answering by the case's
-    ``fake-llm.json`` (record.py recorded promptfoo against the same); none without one."""
+    ``fake-llm.json``, and its classifier's at a fake Hugging Face endpoint answering by its
+    ``fake-hf.json`` (record.py recorded promptfoo against the same); none without them. What
+    reached the Hugging Face endpoint is added to ``hf_sent`` as record.py keeps it."""
     rules = CORPUS / case / "fake-llm.json"
-    if not rules.exists():
-        yield {}
-        return
-    with FakeLLMServer() as server:
-        for rule in json.loads(rules.read_text()):
-            server.add(Reply(rule["reply"]), match=rule["match"])
-        yield {"OPENAI_API_BASE": server.url, "OPENAI_API_KEY": "sk-fake"}
+    hf_rules = CORPUS / case / "fake-hf.json"
+    with contextlib.ExitStack() as stack:
+        env: dict[str, str] = {}
+        if rules.exists():
+            server = stack.enter_context(FakeLLMServer())
+            loaded = json.loads(rules.read_text())
+            # promptfoo's simulated user (record.py served it as its task 'tau') is a model here:
+            # its rules, bound to that model, come first
+            for rule in sorted(loaded, key=lambda r: not r.get("user")):
+                server.add(
+                    Reply(rule["reply"]), match=rule["match"], model=USER if rule.get("user") else None
+                )
+            env.update({"OPENAI_API_BASE": server.url, "OPENAI_API_KEY": "sk-fake"})
+            if any(rule.get("user") for rule in loaded):
+                env["BENCH_PROMPTFOO_SIMULATED_USER"] = f"openai:chat:{USER}"
+        if hf_rules.exists():
+            hf = stack.enter_context(FakeHuggingFace(json.loads(hf_rules.read_text())))
+            env.update({"HF_FAKE_URL": hf.url, "HF_TOKEN": "hf-fake"})
+        yield env
+        if hf_rules.exists() and hf_sent is not None:
+            found = [{"path": p, "body": b.decode(), "authorization": a} for p, b, a in hf.requests]
+            hf_sent += sorted(found, key=lambda r: (r["path"], r["body"]))
 
 
 def _first(mapping: dict[str, Any], *keys: str) -> Any:
@@ -206,9 +226,12 @@ def test_bench_gives_promptfoos_verdicts(case: str, tmp_path: Path):
         pytest.skip("this case runs JavaScript: Node.js ('node') is not on PATH")
     expected = json.loads((CORPUS / case / "expected.json").read_text())
     echo = "--providers echo" in expected["command"]
-    with graded(case) as served:
+    hf_sent: list[dict[str, Any]] = []
+    with graded(case, hf_sent) as served:
         env = {**os.environ, **served} if served else None
         code, output, data = _run_bench(CORPUS / case / "promptfooconfig.yaml", tmp_path, echo, env)
+    if (CORPUS / case / "hf-requests.json").exists():  # byte for byte what promptfoo sent
+        assert hf_sent == json.loads((CORPUS / case / "hf-requests.json").read_text())
     if expected.get("config_error"):
         # promptfoo refused the config before running anything (exit 1, no output)
         refused = code == 2 and output.lstrip().startswith("error:") and "Usage:" not in output

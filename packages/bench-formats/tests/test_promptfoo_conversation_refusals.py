@@ -26,8 +26,7 @@ def test_simulated_user_provider_is_refused_naming_it(tmp_path: Path) -> None:
         "tests:\n  - vars: {q: hi, instructions: ask for a refund}\n",
     )
     assert message == (
-        "provider 'promptfoo:simulated-user' is not supported: promptfoo's simulated user is played by "
-        "promptfoo's remote generation service (its task 'tau'), which bench does not call; write the "
-        "test as a native suite's conversation: with a user_simulator: and a model of your own "
-        "(docs/conversations.md)"
+        "provider 'promptfoo:simulated-user' is a test's provider (tests[].provider or "
+        "defaultTest.provider), talking to the config's providers; as one of 'providers:' it has no "
+        "target to talk to"
     )

@@ -150,12 +150,31 @@ def test_python_prompt_script_prints_the_prompt(tmp_path: Path) -> None:
     assert [task["prompt"] for task in tasks] == ["Q: one\n"]  # python-shell's lines, joined
 
 
-def test_python_prompt_function_with_a_bad_return_is_refused(tmp_path: Path) -> None:
-    _write(tmp_path, "p.py", "def ask(context):\n    return 3\n")
-    config = "prompts: ['file://p.py:ask']\nproviders: [echo]\ntests: [{vars: {q: one}}]\n"
-    assert _refusal(tmp_path, config) == (
-        "prompt function p.py:ask: Prompt function must return a string or object, got number"
+def test_python_prompt_function_failing_for_one_test_refused_the_whole_config(tmp_path: Path) -> None:
+    """promptfoo calls the function as it renders each row: one that raises, or returns what is
+    not a prompt, makes only that row an error (python-prompt-function-errors has its verdicts)."""
+    _write(
+        tmp_path,
+        "p.py",
+        """
+        def ask(context):
+            q = context['vars']['q']
+            if q == 'two':
+                raise ValueError('no two')
+            return 3 if q == 'three' else 'Q: ' + q
+        """,
     )
+    tests = "[{vars: {q: one}}, {vars: {q: two}}, {vars: {q: three}}]"
+    config = f"prompts: ['file://p.py:ask']\nproviders: [echo]\ntests: {tests}\n"
+    tasks = _load(tmp_path, config)
+    assert tasks[0]["prompt"] == "Q: one"
+    assert "response" not in tasks[0]
+    assert tasks[1]["response"]["error"].splitlines()[0] == (
+        "prompt function p.py:ask: Error running Python script: ValueError: no two"
+    )
+    assert tasks[2]["response"] == {
+        "error": "prompt function p.py:ask: Prompt function must return a string or object, got number"
+    }
 
 
 def test_python_var_without_output_is_refused_naming_the_var(tmp_path: Path) -> None:

@@ -79,6 +79,46 @@ def test_search_rubric_with_a_grader_that_does_not_search_is_an_error_naming_it(
     assert bench_fake_llm.count() == 0
 
 
+@pytest.mark.parametrize(
+    ("provider", "tool"),
+    [
+        (
+            {"id": "openai:responses:gpt-4.1-mini", "config": {"tools": [{"type": "web_search_preview"}]}},
+            "web_search_preview",
+        ),
+        (
+            {
+                "id": "anthropic:messages:claude-sonnet-4-6",
+                "config": {"tools": [{"type": "web_search_20250305"}]},
+            },
+            "web_search_20250305",
+        ),
+        ({"id": "google:gemini-2.5-pro", "config": {"tools": [{"googleSearch": {}}]}}, "googleSearch"),
+        ({"id": "xai:grok-3", "config": {"search_parameters": {"mode": "on"}}}, "search_parameters mode on"),
+    ],
+)
+def test_search_rubric_with_a_provider_tool_grader_is_an_error_naming_its_tool(
+    provider: dict[str, Any], tool: str
+) -> None:
+    """promptfoo sends such a grader its provider's own API (OpenAI's /v1/responses with tools...),
+    which bench's LLM client does not make: an error naming the tool, before any model is asked."""
+    out = run_evaluator(
+        {
+            "type": "promptfoo",
+            "assert": [{"type": "search-rubric", "value": "names the CEO"}],
+            "options": {"provider": {"text": provider}},
+        },
+        "Satya Nadella",
+    )
+    assert out.error == (
+        f"search-rubric: the grader '{provider['id']}' searches the web through its provider tool ({tool}), "
+        "which promptfoo sends through that provider's own API; bench asks a grader through its LLM client "
+        "(chat completions, no provider tools), so it cannot send that request: name a grader that searches "
+        "by itself (a perplexity: model, openai:chat:gpt-4o-search-preview, "
+        "openai:chat:gpt-4o-mini-search-preview, openai:chat:gpt-5-search-api)"
+    )
+
+
 def test_pi_is_an_error_saying_why() -> None:
     out = run_evaluator({"type": "promptfoo", "assert": [{"type": "pi", "value": "x"}]}, "hello")
     assert out.error == (

@@ -5,6 +5,7 @@ never run with part of the state."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -199,3 +200,37 @@ def test_a_task_selection_runs_with_the_state_of_the_tasks_it_runs(bench_cli: An
     assert result.exit_code == 0, result.output
     tasks = json.loads(Path("out.json").read_text())["tasks"]
     assert [t["response"] for t in tasks] == ["one", "one | three"]
+
+
+def test_two_runs_of_one_suite_in_one_process_keep_their_own_state(tmp_path: Path) -> None:
+    """The state was one per suite path: a second run of the same suite alongside the first took
+    the first run's place (its first task then came 'after a later task') and stored outputs."""
+    from bench import SuiteContext, Task
+    from bench.execution.targets.echo import EchoTarget
+    from bench.llm.client import LLMClient
+    from bench.llm.settings import LLMSettings
+    from bench_formats.promptfoo.serial import PromptfooSerial, PromptfooSerialConfig
+    from bench_formats.promptfoo.serial_plan import KEY
+
+    def target(run: LLMClient) -> PromptfooSerial:
+        suite = SuiteContext(
+            "s", tmp_path / "promptfooconfig.yaml", llm=run, target_types=lambda _: EchoTarget
+        )
+        return PromptfooSerial(PromptfooSerialConfig(target={"type": "echo"}), suite)
+
+    def task(index: int, template: str, q: str) -> Task:
+        plan = {"index": index, "template": template, "key": "k", "store_as": "name"}
+        return Task(id=f"t{index}", prompt="", metadata={KEY: plan, "vars": {"q": q}})
+
+    async def answer(first: PromptfooSerial, second: PromptfooSerial) -> list[str | None]:
+        said = [(await first.respond(task(0, "{{ q }}", "Ada"))).output]
+        said.append((await second.respond(task(0, "{{ q }}", "Bob"))).output)
+        said.append((await first.respond(task(1, "Hello {{ name }}", ""))).output)
+        return said
+
+    runs = [LLMClient(LLMSettings(cache=False)) for _ in range(2)]
+    try:
+        assert asyncio.run(answer(target(runs[0]), target(runs[1]))) == ["Ada", "Bob", "Hello Ada"]
+    finally:
+        for run in runs:
+            run.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Iterable
 from pathlib import Path
@@ -12,7 +13,7 @@ from pydantic import Field, model_validator
 from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample
 from bench.llm import SKIPPED, offline_skip
 from bench.vocabulary import did_you_mean
-from bench_formats.promptfoo import js_context, python_transforms
+from bench_formats.promptfoo import check_vars, js_context, python_transforms
 from bench_formats.promptfoo.checks import REGISTRY, Grade
 from bench_formats.promptfoo.checks.base import AssertionInvalid, Call
 from bench_formats.promptfoo.checks.graded import GRADED, NOT_YET, grader
@@ -29,6 +30,7 @@ from bench_formats.promptfoo.python_checks import (
     script_value,
 )
 from bench_formats.promptfoo.python_embedding import python_provider
+from bench_formats.promptfoo.simulated_user import as_promptfoo
 from bench_formats.promptfoo.verdict import Tally
 
 #: Code that bench does not run: a row with such a check is an error naming it.
@@ -100,6 +102,12 @@ class PromptfooConfig(EvaluatorConfig):
     """The test's ``threshold``, any number as promptfoo takes it: pass = score ≥ it, with
     promptfoo's reason ``Aggregate score 0.33 < 0.5 threshold`` (above 1 never passes, below 0
     always does). bench's own ``threshold`` (0..1) still works, with bench's reason."""
+    assert_templates: list[Any] | None = None
+    """The test's assertions as written, kept when the row's call can add vars
+    (``_conversation``, stored outputs): their templated values are rendered again with them."""
+    simulated_user: bool = False
+    """The row is promptfoo's simulated-user conversation: its output is the transcript as
+    promptfoo writes it (``User: …``/``Assistant: …`` joined by ``---`` lines)."""
 
     @model_validator(mode="after")
     def _known_types(self) -> PromptfooConfig:
@@ -229,6 +237,11 @@ class Promptfoo(Evaluator[PromptfooConfig]):
         return sorted(calls.items())
 
     async def evaluate(self, sample: Sample) -> Result:
+        late = check_vars.at_answer(self.config, sample)
+        if late is not None:  # the call's vars: the row is judged over them (check_vars.py)
+            twin = copy.copy(self)
+            twin.config, sample = late
+            return await twin.evaluate(sample)
         asserts = self.config.assert_
         if not asserts:
             return Result(passed=True, score=1.0, reason="No assertions", details={"assertions": []})
@@ -240,6 +253,8 @@ class Promptfoo(Evaluator[PromptfooConfig]):
             raise EvaluatorError(problem)
         details: list[dict[str, Any]] = []
         output: Any = sample.output
+        if self.config.simulated_user and sample.response.messages:
+            sample, output = as_promptfoo(sample)
         test_transform = self.config.options.get("transform") or self.config.options.get("postprocess")
         if test_transform is not None:
             context = js_context.transform_context(sample, self.config.vars, whole_prompt=True)
@@ -290,7 +305,7 @@ class Promptfoo(Evaluator[PromptfooConfig]):
             if passed or self.config.test_threshold is not None or undecided_sets:
                 raise EvaluatorError("; ".join(dict.fromkeys(skipped)), details=found)
             reason = "; ".join([reason, *dict.fromkeys(skipped)])
-        if test_transform is not None:
+        if test_transform is not None or self.config.simulated_user:
             found["output"] = js_context.coerce_string(output)  # what promptfoo shows as the output
         if self.config.derived_metrics:
             found["metric_totals"] = dict(main.named)  # the sums promptfoo's columns add up

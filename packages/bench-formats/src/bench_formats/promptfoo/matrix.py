@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import ConfigError, SuiteFolder
-from bench_formats.promptfoo import asserts, js_config, serial_plan, variables
+from bench_formats.promptfoo import asserts, check_vars, js_config, serial_plan, simulated_user, variables
 from bench_formats.promptfoo.compare import COMPARING
 from bench_formats.promptfoo.escape import escape
 from bench_formats.promptfoo.evaluator import assertion_problems
@@ -22,6 +22,10 @@ from bench_formats.promptfoo.render import RenderError, compact_json, render_pro
 from bench_formats.promptfoo.tests_reader import check_test, merge_default, read_vars_files
 
 LABEL_CHARS = 40
+OWN_PROVIDER = (
+    "{test}: its own provider '{id}' is not used: bench answers the test with the config's "
+    "providers, where promptfoo calls that one instead"
+)
 
 
 @dataclass
@@ -63,6 +67,8 @@ class Matrix:
             test["vars"] = read_vars_files(test["vars"], test_base, self.path, self.folder)
         test = merge_default(test, self.default)
         name = _short(str(test.get("description") or f"test {self.count}"))
+        if test.get("provider") is not None and simulated_user.simulated(test) is None:
+            self.warn(OWN_PROVIDER.format(test=name, id=_provider_id(test["provider"])))
         transform_vars = (test.get("options") or {}).get("transformVars")
         if transform_vars is not None:
             test["vars"] = js_config.transform_vars(
@@ -124,11 +130,21 @@ class Matrix:
         chat = prompt.chat
         if python_vars(values, raw, self.base, self.folder, self.path, row):
             entry["vars"] = {**entry["vars"], **values}  # the checks see what get_var gave
-        if prompt.function is not None:  # the function's prompt replaces the file's text
-            raw = prompt_text(*prompt.function, values, _caller(provider), prompt.config, self.path)
+        failed: str | None = None
+        # after a stored output the function sees it: it is called when the task is answered
+        deferred = prompt.function is not None and "storeOutputAs" in self.uses
+        if prompt.function is not None and not deferred:  # its prompt replaces the file's text
+            try:
+                raw = prompt_text(*prompt.function, values, _caller(provider), prompt.config, self.path)
+            except ConfigError as exc:  # promptfoo calls it as it renders the row: only the row fails
+                raw, failed = "", exc.message
             chat = is_chat(raw)
+        elif deferred:
+            raw, chat = "", False
         column = [provider.label, prompt.label, self.prompts.index(prompt)]
         plan = serial_plan.plan(self.uses, test, raw, column, chat=provider.chat)
+        if deferred and prompt.function is not None:
+            plan["function"] = serial_plan.function(*prompt.function, _caller(provider), prompt.config)
         try:  # a prompt rendered from the state is rendered again when it is answered
             text = render_prompt(raw, {**values, "_conversation": []} if plan.get("conversation") else values)
         except RenderError as exc:
@@ -141,7 +157,17 @@ class Matrix:
             ]
         else:
             task["prompt"] = escape(text)
-        if "providerOutput" in test:
+        user = simulated_user.simulated(test) if failed is None and "providerOutput" not in test else None
+        if user is not None:
+            if plan:
+                raise ConfigError(
+                    simulated_user.WITH_STATE.format(row=row, uses=" and ".join(self.uses)), file=self.path
+                )
+            simulated_user.converse(task, user, values, text, row, self.path)
+            entry["simulated_user"] = True
+        if failed is not None:  # an error of the row, answered by no target
+            task["response"] = {"error": failed}
+        elif "providerOutput" in test:
             output = test["providerOutput"]
             task["response"] = output if isinstance(output, str) else compact_json(output)
         metadata: dict[str, Any] = {
@@ -155,6 +181,8 @@ class Matrix:
             metadata["test"] = test["metadata"]
         if plan:
             metadata[serial_plan.KEY] = plan
+        if plan.get("template") and check_vars.templated(test.get("assert") or []):
+            entry["assert_templates"] = list(test["assert"])  # rendered again with the call's vars
         task["metadata"] = metadata
         if len(self.prompts) > 1:  # prompts x providers: the variant is labelled as native ones are
             task["prompt_label"] = prompt.label
@@ -193,6 +221,13 @@ def _checks_tool_calls(asserts: list[Any]) -> bool:
         if _checks_tool_calls(assertion.get("assert") or []):
             return True
     return False
+
+
+def _provider_id(spec: Any) -> str:
+    """A test's ``provider`` as its id (a mapping's ``id``, or its one key)."""
+    if isinstance(spec, dict):
+        return str(spec.get("id") or next(iter(spec), ""))
+    return str(spec)
 
 
 def _caller(provider: Provider) -> dict[str, Any]:

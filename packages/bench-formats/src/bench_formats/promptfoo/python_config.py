@@ -1,12 +1,16 @@
 """promptfoo's Python while the config loads: test generators and prompt functions.
 
-Both run in the run's Python worker (``python_runner``), synchronously, as promptfoo 0.121.20 runs
-them before the first row: ``tests: file://gen.py[:fn]`` calls ``generate_tests`` (or ``fn``) with
-the ``config`` a ``{path, config}`` entry gives (no argument without one) and takes the list it
-returns as tests (``readPythonTestCases``); ``prompts: file://p.py:fn`` calls ``fn`` once per row
-with ``{vars, provider: {id, label}, config}`` and renders what it returns as the prompt
-(``pythonPromptFunction``, ``renderPrompt``). Whatever the code raises refuses the config with
-promptfoo's ``Error running Python script: ...`` message.
+Both run in the run's Python worker (``python_runner``), synchronously. ``tests:
+file://gen.py[:fn]`` calls ``generate_tests`` (or ``fn``) with the ``config`` a ``{path, config}``
+entry gives (no argument without one) before the first row, as promptfoo 0.121.20 does, and takes
+the list it returns as tests (``readPythonTestCases``); ``prompts: file://p.py:fn`` calls ``fn``
+once per row with ``{vars, provider: {id, label}, config}`` and renders what it returns as the
+prompt (``pythonPromptFunction``, ``renderPrompt``): promptfoo calls it as it renders the row, bench
+as it loads the config, or when the row is answered once stored outputs can change its vars
+(``promptfoo-serial``). Whatever the code raises is a ``ConfigError`` with
+promptfoo's ``Error running Python script: ...`` message: a generator's refuses the config, a
+prompt function's is the error of its row only (the matrix makes it so, as promptfoo fails the row
+it was rendering).
 """
 
 from __future__ import annotations

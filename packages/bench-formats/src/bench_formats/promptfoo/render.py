@@ -57,6 +57,11 @@ def _environment() -> Any:
     return env
 
 
+def template_env() -> dict[str, str]:
+    """What templates see as ``env``: the process environment and the config's ``env:``."""
+    return dict(_environment().globals["env"])
+
+
 def _output(value: Any) -> Any:
     """What ``{{ value }}`` writes, as Nunjucks does: null empty, true as ``true``, lists joined."""
     if isinstance(value, str) or value is None or type(value).__name__.endswith("Undefined"):

@@ -9,16 +9,17 @@ test (promptfoo's ``registers``). Either runs the config one call at a time, tes
 
 The loader keeps such a prompt as its template (``metadata.promptfoo_serial``) and wraps each
 provider's target in this one, which renders the prompt when the task is answered. Its state
-lives in this process only (``sequential``: bench refuses ``--resume`` and other executors up
-front); a task answered out of order (a repeat, a task after a later one) is an error, never run
-with part of its state. A task selection runs with the state of the tasks it runs, as promptfoo's
-``--filter-*`` options do.
+belongs to the run (kept with the run's LLM client, in this process only: ``sequential``, bench
+refuses ``--resume`` and other executors up front); a task answered out of order (a repeat, a
+task after a later one) is an error, never run with part of its state. A task selection runs
+with the state of the tasks it runs, as promptfoo's ``--filter-*`` options do.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,14 +27,16 @@ from typing import Any
 from pydantic import ValidationError
 
 from bench import ConfigError, Response, SuiteContext, Target, TargetConfig, TargetError, Task
-from bench.llm import Message
+from bench.llm import LLMClient, Message
 from bench_formats.promptfoo.render import RenderError, finish_vars, render_prompt
-from bench_formats.promptfoo.serial_plan import KEY
+from bench_formats.promptfoo.serial_plan import CHECK_VARS, KEY
 
 OUT_OF_ORDER = (
     "task '{task}' is answered out of promptfoo's order ({why}): promptfoo's {what} come from the "
     "tasks before it, answered first; run the config without --repeat and without --concurrency"
 )
+
+OUTSIDE_A_RUN = "promptfoo's {what} are kept by a run: this target was built outside one"
 
 
 class PromptfooSerialConfig(TargetConfig):
@@ -47,17 +50,19 @@ class PromptfooSerialConfig(TargetConfig):
 
 @dataclass
 class _State:
-    """One suite's state in this process, shared by the targets of its providers."""
+    """One run's state, shared by the targets of its providers."""
 
     conversations: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     registers: dict[str, Any] = field(default_factory=dict)
     #: The place after the last task answered: a task selection skips places, never goes back.
     next: int = 0
-    users: int = 0
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
-_STATES: dict[Path, _State] = {}
+#: Each run's state, owned by the run's LLM client: bench builds one per run and gives it to every
+#: target of the run (``SuiteContext.llm``), so the state lives as long as that run and two runs
+#: of one suite in a process never share it.
+_STATES: weakref.WeakKeyDictionary[LLMClient, _State] = weakref.WeakKeyDictionary()
 
 
 class PromptfooSerial(Target[PromptfooSerialConfig]):
@@ -87,25 +92,24 @@ class PromptfooSerial(Target[PromptfooSerialConfig]):
 
     async def open(self) -> None:
         self.inner.label = self.label
-        state = _STATES.get(self.suite.path)
-        if state is None or state.users <= 0:  # a run starts afresh, whatever an earlier one left
-            state = _STATES[self.suite.path] = _State()
-        state.users += 1
         await self.inner.open()
 
     async def close(self) -> None:
-        state = _STATES.get(self.suite.path)
-        if state is not None:
-            state.users -= 1
-            if state.users <= 0:
-                del _STATES[self.suite.path]
         await self.inner.close()
+
+    def _state(self) -> _State:
+        run = self.suite.llm
+        if run is None:
+            raise TargetError(
+                f"promptfoo's {self.config.uses} are kept by a run: this target was built outside one"
+            )
+        return _STATES.setdefault(run, _State())
 
     async def respond(self, task: Task) -> Response:
         plan = task.metadata.get(KEY)
         if not isinstance(plan, dict):
             return await self.inner.respond(task)
-        state = _STATES.setdefault(self.suite.path, _State())
+        state = self._state()
         async with state.lock:
             index = int(plan["index"])
             why = "a repeat" if task.repeat else "after a later task" if index < state.next else None
@@ -121,8 +125,12 @@ class PromptfooSerial(Target[PromptfooSerialConfig]):
             _store(plan, response, state)
             return response
         key = str(plan["key"])
+        had = key in state.conversations
+        values = _values(task, plan, state, key)
+        if isinstance(plan.get("function"), dict):
+            template = await _called(plan["function"], values, self.suite.path)
         try:
-            text = render_prompt(template, _values(task, plan, state, key))
+            text = render_prompt(template, values)
         except RenderError as exc:
             raise TargetError(str(exc)) from None
         rendered = _json(text)
@@ -132,8 +140,9 @@ class PromptfooSerial(Target[PromptfooSerialConfig]):
             _remember(state, key, text, rendered, "", None)
             raise
         _remember(state, key, text, rendered, response.output or "", response.metadata or None)
+        seen = _checks_see(plan, state, key if had else None)
         _store(plan, response, state)
-        return response.model_copy(update={"metadata": {**response.metadata, "prompt": text}})
+        return response.model_copy(update={"metadata": {**response.metadata, "prompt": text, **seen}})
 
 
 def _values(task: Task, plan: dict[str, Any], state: _State, key: str) -> dict[str, Any]:
@@ -147,6 +156,37 @@ def _values(task: Task, plan: dict[str, Any], state: _State, key: str) -> dict[s
     if not templates or not state.registers:
         return values
     return finish_vars({**values, **templates})  # render_prompt renders them for a text prompt
+
+
+async def _called(function: dict[str, Any], values: dict[str, Any], config: Path) -> str:
+    """The template a Python prompt function gives with the vars of the call (``renderPrompt``:
+    the stored outputs among them); what it raises is the row's error, as in promptfoo."""
+    from bench_formats.promptfoo.python_config import prompt_text
+
+    shown = {k: v for k, v in values.items() if k != "_conversation"}
+    try:
+        return await asyncio.to_thread(
+            prompt_text,
+            Path(function["file"]),
+            function["name"],
+            shown,
+            function["provider"],
+            function["config"],
+            config,
+        )
+    except ConfigError as exc:
+        raise TargetError(exc.message) from None
+
+
+def _checks_see(plan: dict[str, Any], state: _State, key: str | None) -> dict[str, Any]:
+    """The vars the row's checks see beyond the test's own (``runAssertion`` renders over the
+    call's vars), under ``CHECK_VARS``: the stored outputs as they were at the call, and
+    ``_conversation``: the key's list itself, which holds this call too, or, when the key had no
+    calls before (``key`` None), the new empty list promptfoo's ``attachConversationVar`` gave."""
+    seen: dict[str, Any] = dict(state.registers)
+    if plan.get("conversation"):
+        seen["_conversation"] = list(state.conversations[key]) if key is not None else []
+    return {CHECK_VARS: seen} if seen else {}
 
 
 def _rendered_task(task: Task, text: str, rendered: Any, plan: dict[str, Any]) -> Task:

@@ -13,6 +13,8 @@ from bench import ConfigError
 #: The task metadata key the promptfoo-serial target reads: the task's place and its template.
 KEY = "promptfoo_serial"
 TARGET = "promptfoo-serial"
+#: The response metadata key holding the vars a row's checks see beyond its test's own.
+CHECK_VARS = "promptfoo_check_vars"
 #: The env var that turns promptfoo's ``_conversation`` off (as ``options.disableConversationVar``).
 NO_CONVERSATION = "PROMPTFOO_DISABLE_CONVERSATION_VAR"
 REPEAT = (
@@ -53,6 +55,11 @@ def plan(uses: list[str], test: dict[str, Any], raw: str, column: list[Any], cha
         if what and what not in uses:
             uses.append(what)
     return out
+
+
+def function(path: Path, name: str | None, provider: dict[str, Any], settings: Any) -> dict[str, Any]:
+    """A Python prompt function called when its task is answered, with the stored outputs."""
+    return {"file": str(path), "name": name, "provider": provider, "config": settings}
 
 
 def keep_templates(task: dict[str, Any], combo: dict[str, Any]) -> None:

@@ -17,7 +17,9 @@ when it is under 50 KB.
 A case with ``fake-llm.json`` (model-graded checks) runs against bench's fake OpenAI-compatible
 server on 127.0.0.1 (``bench.testing.server``), answering by those rules
 (``{"match": "text in the prompt", "reply": "..."}``); the conformance test runs bench against
-the same server and rules.
+the same server and rules. A case with ``fake-hf.json`` (``classifier`` checks) also gets a fake
+Hugging Face endpoint (``tests/fake_hf.py``) whose base URL is ``HF_FAKE_URL``, with
+``HF_TOKEN=hf-fake``; the requests promptfoo sent it are kept in ``hf-requests.json``.
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ COMMAND = [
 ]
 #: Cases that run with the config's own providers (offline Python scripts), not ``--providers echo``:
 #: the conformance test then runs bench without ``--target echo`` (it reads ``command`` in expected.json).
-OWN_PROVIDERS = {"python-provider", "duplicate-providers", "conversation-chat"}
+OWN_PROVIDERS = {"python-provider", "duplicate-providers", "conversation-chat", "simulated-user"}
 # promptfoo's failureReason: 0 none, 1 assertion failed, 2 error
 VERDICTS = {0: "pass", 1: "failure", 2: "error"}
 
@@ -81,11 +83,69 @@ def fake_llm(case: Path) -> Iterator[dict[str, str]]:
         return
     from bench.testing import FakeLLMServer, Reply
 
-    with FakeLLMServer() as server:
-        for rule in json.loads(rules.read_text()):
-            server.add(Reply(rule["reply"]), match=rule["match"])
+    loaded = json.loads(rules.read_text())
+    with FakeLLMServer() as server, user_task([r for r in loaded if r.get("user")]) as task_url:
+        for rule in loaded:
+            if not rule.get("user"):
+                server.add(Reply(rule["reply"]), match=rule["match"])
         # promptfoo reads OPENAI_BASE_URL; litellm (bench) reads OPENAI_API_BASE
-        yield {"OPENAI_BASE_URL": server.url, "OPENAI_API_BASE": server.url, "OPENAI_API_KEY": "sk-fake"}
+        served = {"OPENAI_BASE_URL": server.url, "OPENAI_API_BASE": server.url, "OPENAI_API_KEY": "sk-fake"}
+        yield {**served, **({"PROMPTFOO_REMOTE_GENERATION_URL": task_url} if task_url else {})}
+
+
+@contextlib.contextmanager
+def user_task(rules: list[dict[str, Any]]) -> Iterator[str | None]:
+    """promptfoo's remote generation task on 127.0.0.1, playing its simulated user (task ``tau``)
+    by ``rules``: the first whose ``match`` is in the request body says ``reply`` (promptfoo's
+    ``PromptfooSimulatedUserProvider`` posts ``{task, instructions, history}``, reads ``result``)."""
+    if not rules:
+        yield None
+        return
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode()
+            reply = next((r["reply"] for r in rules if r["match"] in body), "###STOP###")
+            data = json.dumps({"result": reply, "tokenUsage": {}}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/api/v1/task"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+@contextlib.contextmanager
+def fake_hf(case: Path) -> Iterator[tuple[dict[str, str], Any]]:
+    """The environment pointing the case's Hugging Face endpoint at a fake one answering by
+    ``case/fake-hf.json``, and that server; nothing when the case has no such file."""
+    rules = case / "fake-hf.json"
+    if not rules.exists():
+        yield {}, None
+        return
+    sys.path.insert(0, str(HERE.parents[1]))
+    from fake_hf import FakeHuggingFace
+
+    with FakeHuggingFace(json.loads(rules.read_text())) as server:
+        yield {"HF_FAKE_URL": server.url, "HF_TOKEN": "hf-fake"}, server
+
+
+def hf_requests(server: Any) -> list[dict[str, Any]]:
+    """What reached the fake Hugging Face endpoint, in a stable order: path, body as sent, auth."""
+    found = [{"path": p, "body": b.decode(), "authorization": a} for p, b, a in server.requests]
+    return sorted(found, key=lambda r: (r["path"], r["body"]))
 
 
 def _score(value: Any) -> float | None:
@@ -157,12 +217,12 @@ def _command(case: Path) -> list[str]:
 def record(case: Path) -> dict[str, Any]:
     """Run promptfoo on one case and write its expected.json (and the raw output if small)."""
     command = _command(case)
-    with tempfile.TemporaryDirectory() as tmp, fake_llm(case) as served:
+    with tempfile.TemporaryDirectory() as tmp, fake_llm(case) as served, fake_hf(case) as (hf_env, hf):
         out = Path(tmp) / "out.json"
         done = subprocess.run(
             [*command, str(out)],
             cwd=case,
-            env={**_environment(Path(tmp)), **served},
+            env={**_environment(Path(tmp)), **served, **hf_env},
             capture_output=True,
             text=True,
             check=False,
@@ -171,6 +231,9 @@ def record(case: Path) -> dict[str, Any]:
         if not out.exists():
             return _refused(case, done)
         raw = out.read_text()
+        if hf is not None:
+            sent = json.dumps(hf_requests(hf), indent=2, ensure_ascii=False)
+            (case / "hf-requests.json").write_text(sent + "\n")
     data = json.loads(raw)
     results = sorted(data["results"]["results"], key=lambda r: (r.get("testIdx", 0), r.get("promptIdx", 0)))
     expected = {
