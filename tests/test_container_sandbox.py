@@ -629,3 +629,33 @@ def test_the_allow_list_proxy_stops_when_the_container_client_cannot_start(tmp_p
     with pytest.raises(FileNotFoundError, match="gone/podman"):
         asyncio.run(run_inside(box, ["true"], tmp_path, timeout=10))
     assert [t.name for t in threading.enumerate() if t.name == "bench-egress-proxy"] == []
+
+
+@pytest.mark.parametrize(
+    ("sandbox", "error"),
+    [
+        (
+            "{type: container, image: x, network: bogus}",
+            "target.sandbox: sandbox container: network: Value error, network must be none, loopback or "
+            "{allow: [hosts]}, not 'bogus'",
+        ),
+        (
+            "{type: containr, image: x}",
+            "target.sandbox.type: unknown sandbox type 'containr' (did you mean 'container'?)",
+        ),
+    ],
+    ids=["network", "type"],
+)
+def test_validate_refuses_a_command_targets_sandbox_settings_that_run_refuses(
+    sandbox, error, bench_cli, bench_suite_file, tmp_path, monkeypatch
+):
+    """``bench validate`` said such a suite was valid; only ``bench run`` refused it. Settings are
+    checked with no runtime installed (whether it can run here is ``run``'s to say)."""
+    monkeypatch.setenv("PATH", str(tmp_path))
+    suite = bench_suite_file(
+        f"target: {{type: command, command: [cat], sandbox: {sandbox}}}\n"
+        "tasks: [{id: a, prompt: p, evaluate: {expected: hi}}]\n"
+    )
+    result = bench_cli("validate", suite)
+    assert result.exit_code == 2, result.output
+    assert error in result.stderr

@@ -50,8 +50,9 @@ ADDED_TASK_KEYS = {
     "input_omitted",
     "trajectory",
 }
-#: Keys a task's ``workspace`` gained likewise (the patch of its diff, kept for ``bench rescore``).
-ADDED_WORKSPACE_KEYS = {"patch", "patch_truncated"}
+#: Keys a task's ``workspace`` gained likewise (the patch of its diff and what rebuilds its tree,
+#: kept for ``bench rescore``).
+ADDED_WORKSPACE_KEYS = {"patch", "patch_truncated", "rebuild"}
 ANSWERS = {
     "capital": "Canberra is the capital of Australia.",
     "Python": "Guido van Rossum created Python.",

@@ -93,3 +93,24 @@ def test_h07_bench_view_shows_the_transcript_with_hostile_strings_inert(page, vi
     page.wait_for_selector("#detail-title")
     _check_recorded(page)
     assert page.locator("script").count() == 1  # the viewer's own
+
+
+def test_the_report_statistics_show_the_simulated_users_share(
+    page, bench_cli, bench_suite_file, bench_fake_llm
+):
+    """The three sources of a conversation's flakiness in the HTML report (console and ``bench
+    show``: tests/conversations/test_show_flakiness.py, on the same run)."""
+    from tests.conversations.test_show_flakiness import two_users
+    from tests.conversations.test_simulated_user import SUITE
+
+    two_users(bench_fake_llm)
+    suite = bench_suite_file(SUITE.replace("tasks:\n", "concurrency: 1\ntasks:\n"))
+    report = suite.parent / "report.html"
+    assert bench_cli("run", suite, "-q", "--repeat", "4", "--report", f"html={report}").exit_code == 1
+    page.goto(report.as_uri())
+    stats = dict(row.inner_text().split("\t", 1) for row in page.query_selector_all("#statistics-table tr"))
+    assert stats["flaky tasks"] == "refund"
+    assert (
+        stats["simulated user"]
+        == "0.083333 (100% of the spread): most variation comes from the simulated user"
+    )

@@ -60,13 +60,7 @@ def workspace_roots() -> set[str]:
     return {p for p in os.listdir(tempfile.gettempdir()) if p.startswith("bench-ws-")}
 
 
-@pytest.fixture(autouse=True)
-def private_tmpdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each test's workspaces in its own temp folder: tests running in parallel never see each other's."""
-    scratch = tmp_path / "tmp"
-    scratch.mkdir()
-    monkeypatch.setenv("TMPDIR", str(scratch))
-    monkeypatch.setattr(tempfile, "tempdir", None)
+pytestmark = pytest.mark.usefixtures("private_tmpdir")
 
 
 @pytest.fixture

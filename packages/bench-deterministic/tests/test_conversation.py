@@ -53,3 +53,22 @@ def test_never_said_points_at_the_turn_and_message_that_said_it():
         {"turn": 3, "message": 5},
     )
     assert run_evaluator({"type": "never_said", "phrases": ["refund"]}, TRANSCRIPT).passed
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"type": "never_said", "phrases": ["as an AI"]},
+        {"type": "turn_count", "max": 3},
+        {"type": "tool_called_before", "tool": "issue_refund", "turn": 2},
+    ],
+    ids=["never_said", "turn_count", "tool_called_before"],
+)
+def test_conversation_checks_of_a_response_without_a_transcript_are_errors_not_passes(config):
+    """A plain answer has no messages to read: never_said passed it unread, though it said the phrase."""
+    outcome = run_evaluator(config, Response(output="As an AI, I cannot help."))
+    assert (outcome.passed, outcome.error) == (
+        False,
+        f"{config['type']} reads a conversation's messages, and this response has none: give the "
+        "task a conversation: or a recorded response with messages",
+    )

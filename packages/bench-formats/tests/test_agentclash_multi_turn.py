@@ -104,6 +104,7 @@ def test_reference_pack_loads_as_a_conversation_of_phases():
                     "model": "openai/fake",
                     "persona": "Frustrated customer who will accept a clear timeline if empathetic",
                     "max_turns": 3,
+                    "instructions": 'Case context JSON:\n{"order_id":"ORD-9912"}',
                     "stop": {"assistant_says": ["timeline"]},
                 },
                 "when": "after_mismatch",
@@ -185,6 +186,36 @@ def test_human_phase_answered_goes_on_as_a_user_turn_without_expects(
     assert [t["by"] for t in task["conversation"]["turns"]] == ["scripted", "person"]
     assert "mismatch" not in task["conversation"]["turns"][1]
     assert bench_fake_llm.count() == 2  # the first turn replayed from the journal
+
+
+def test_a_human_turn_leaves_the_mismatch_before_it_for_the_next_phase(
+    bench_cli, bench_fake_llm, tmp_path, monkeypatch
+):
+    """``runHumanPhase`` drops the mismatch ``executeUserTurn`` returns for the person's turn, so
+    ``lastMismatch`` stays the last scripted or llm turn's: after a mismatch, a person's turn, then
+    an on_assistant_mismatch phase runs (``shouldRunPhase``)."""
+    from bench.testing import answer_waiting
+
+    def edit(spec: dict[str, Any]) -> None:
+        del spec["phases"][1:3]  # open (a mismatch), then the human phase
+        spec["phases"].append(
+            {
+                "id": "after",
+                "actor": "scripted",
+                "trigger": "on_assistant_mismatch",
+                "turns": [{"message": "Well?"}],
+            }
+        )
+
+    _play(bench_fake_llm, lambda said: "Noted.")  # never "refund": the open turn is a mismatch
+    pack = _pack(tmp_path, edit)
+    first = _run(bench_cli, pack, tmp_path)
+    run_id = json.loads((tmp_path / "out.json").read_text())["run_id"]
+    answer_waiting(tmp_path / ".bench" / "runs", run_id, first["id"], "Hello?")
+    bench_cli("run", pack, "--target", TARGET, "-q", "-o", "out.json", "--resume", run_id)
+    [task] = json.loads((tmp_path / "out.json").read_text())["tasks"]
+    assert [t["by"] for t in task["conversation"]["turns"]] == ["scripted", "person", "scripted"]
+    assert _said(task)[-2:] == [("user", "Well?"), ("assistant", "Noted.")]
 
 
 def test_llm_phase_plays_the_user_until_assistant_emitted(bench_cli, bench_fake_llm, tmp_path):
@@ -302,12 +333,40 @@ def test_until_conditions_as_phase_until_satisfied_reads_them():
     llm = {"id": "b", "actor": "llm", "trigger": "manual", "persona": "p", "max_turns": 2}
     first = {"id": "a", "actor": "scripted", "turns": [{"message": "hi"}]}
     never = {"id": "c", "actor": "human", "trigger": "never"}
-    phases = _phases(first, {**llm, "until": ["max_turns", "user_token:bye"]}, never)
+    phases = _phases(first, {**llm, "until": ["user_token:bye"]}, never)
     assert phases[1]["user_simulator"]["stop"] == {"user_says": ["bye"]}
     assert "when" not in phases[1]
     assert len(phases) == 2  # trigger never: shouldRunPhase says no
     phases = _phases(first, {**llm, "until": ["assistant_emitted:done", "sentiment:calm"]})
     assert "stop" not in phases[1]["user_simulator"]
+
+
+def test_llm_phase_user_is_told_the_case_payload_as_build_simulator_prompt_does(
+    bench_cli, bench_fake_llm, tmp_path
+):
+    """``buildSimulatorPrompt`` gives the simulated user the case's payload (``casePayloadMap``) as
+    "Case context JSON" (``json.Marshal``: keys sorted, no spaces): here the order it is about."""
+
+    def edit(spec: dict[str, Any]) -> None:
+        del spec["phases"][1]
+        spec["phases"][-1]["trigger"] = "never"
+
+    agent_says = iter(["Hello.", "The timeline: five days."])
+    _play(bench_fake_llm, lambda said: next(agent_says), lambda messages: "Where is my money?")
+    _run(bench_cli, _pack(tmp_path, edit), tmp_path)
+    system = next(r for r in bench_fake_llm.requests if PLAYING_USER in str(r.body["messages"][0]))
+    assert 'Case context JSON:\n{"order_id":"ORD-9912"}' in system.body["messages"][0]["content"]
+
+
+def test_until_with_max_turns_never_ends_the_phase_before_its_max_turns():
+    """``phaseUntilSatisfied`` needs every condition; ``max_turns`` holds only once the phase has
+    taken its ``max_turns`` (``untilConditionMet``), where ``runLLMPhase``'s loop ends anyway: with
+    it, no other condition ends the phase early, however many there are."""
+    llm = {"id": "b", "actor": "llm", "trigger": "manual", "persona": "p", "max_turns": 2}
+    first = {"id": "a", "actor": "scripted", "turns": [{"message": "hi"}]}
+    for until in (["max_turns", "user_token:bye"], ["assistant_emitted:done", "user_token:bye", "max_turns"]):
+        phases = _phases(first, {**llm, "until": until})
+        assert "stop" not in phases[1]["user_simulator"], until
 
 
 def test_until_conditions_that_must_all_hold_are_refused():

@@ -37,3 +37,16 @@ def test_completeness_takes_the_goal_it_is_given(bench_fake_llm):
     outcome = run_evaluator(settings, TRANSCRIPT)
     assert outcome.passed
     assert "The user's goal: a refund" in bench_fake_llm.requests[0].body["messages"][-1]["content"]
+
+
+def test_a_conversation_metric_of_a_response_without_messages_is_an_error_with_no_call(bench_fake_llm):
+    """A single answer has no transcript: the judge was asked to score an empty one."""
+    bench_fake_llm.default = judge_verdict(passed=True, score=1.0)
+    settings = {"type": "knowledge_retention", "model": "openai/gpt-4o-mini"}
+    outcome = run_evaluator(settings, Response(output="Sure, what is your order number?"))
+    assert (outcome.passed, outcome.error) == (
+        False,
+        "knowledge_retention reads a conversation's messages, and this response has none: give the "
+        "task a conversation: or a recorded response with messages",
+    )
+    assert bench_fake_llm.requests == []

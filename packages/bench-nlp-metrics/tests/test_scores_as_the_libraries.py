@@ -62,3 +62,25 @@ def test_rouge_stems_each_distinct_word_once(monkeypatch: pytest.MonkeyPatch):
             {"type": "rouge", "reference": "quaffled zorblings"}, f"zorblings quaffled zorblings {i}"
         )
     assert sorted(stemmed) == ["quaffled", "zorblings"]
+
+
+def test_rouge_tokenizes_a_shared_reference_once(monkeypatch: pytest.MonkeyPatch):
+    from rouge_score import tokenize
+
+    reference = "Plimbled vorts were snarfing."  # a text no other test scores: not seen before
+    library = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
+    expected = [library.score(reference, f"vorts snarfing {i}")["rougeL"].fmeasure for i in range(3)]
+    tokenized: list[str] = []
+    real = tokenize.tokenize
+
+    def counted(text: str, stemmer: object) -> list[str]:
+        tokenized.append(text)
+        return real(text, stemmer)
+
+    monkeypatch.setattr(tokenize, "tokenize", counted)
+    scores = [
+        run_evaluator({"type": "rouge", "reference": reference}, f"vorts snarfing {i}").score
+        for i in range(3)
+    ]
+    assert scores == expected
+    assert tokenized.count(reference) == 1

@@ -1,17 +1,13 @@
 """bench-core's own plugin: built-in targets, reporters, the native suite format, the local executor,
 the importer of bench's own results JSONL and the container sandbox.
 
-It is registered through the ``bench`` entry-point group like any third-party plugin.
+It is registered through the ``bench`` entry-point group like any third-party plugin, each class
+by name and import path: a run imports only the targets and reporters it uses (a recorded suite
+written to the terminal needs neither the HTML reporter nor the command target's sandboxes).
 """
 
 from __future__ import annotations
 
-from bench.execution.local import LocalExecutor
-from bench.execution.targets.command import BUILT_IN_SANDBOXES, CommandTarget
-from bench.execution.targets.echo import EchoTarget
-from bench.execution.targets.litellm_target import LiteLLMTarget
-from bench.execution.targets.python import PythonTarget
-from bench.execution.targets.recorded import RecordedTarget
 from bench.hookspecs import (
     RegisterExecutor,
     RegisterImporter,
@@ -21,48 +17,52 @@ from bench.hookspecs import (
     RegisterTarget,
     hookimpl,
 )
-from bench.intake.native import BenchResultsImporter
-from bench.report.reporters.csv import CsvReporter
-from bench.report.reporters.html import HtmlReporter
-from bench.report.reporters.json import JsonReporter
-from bench.report.reporters.jsonl import JsonlReporter
-from bench.report.reporters.junit import JunitReporter
-from bench.report.reporters.markdown import MarkdownReporter
-from bench.suite.native import NativeSuiteLoader
+from bench.workspace.container import ContainerSandbox
+
+TARGETS = {
+    "recorded": "bench.execution.targets.recorded:RecordedTarget",
+    "echo": "bench.execution.targets.echo:EchoTarget",
+    "python": "bench.execution.targets.python:PythonTarget",
+    "command": "bench.execution.targets.command:CommandTarget",
+    "litellm": "bench.execution.targets.litellm_target:LiteLLMTarget",
+}
+REPORTERS = {
+    "json": "bench.report.reporters.json:JsonReporter",
+    "jsonl": "bench.report.reporters.jsonl:JsonlReporter",
+    "csv": "bench.report.reporters.csv:CsvReporter",
+    "junit": "bench.report.reporters.junit:JunitReporter",
+    "markdown": "bench.report.reporters.markdown:MarkdownReporter",
+    "html": "bench.report.reporters.html:HtmlReporter",
+}
 
 
 @hookimpl
 def bench_register_targets(register: RegisterTarget) -> None:
-    for target in (RecordedTarget, EchoTarget, PythonTarget, CommandTarget, LiteLLMTarget):
-        register(target)
+    for name, path in TARGETS.items():
+        register(name, path)
 
 
 @hookimpl
 def bench_register_reporters(register: RegisterReporter) -> None:
-    register(JsonReporter)
-    register(JsonlReporter)
-    register(CsvReporter)
-    register(JunitReporter)
-    register(MarkdownReporter)
-    register(HtmlReporter)
+    for name, path in REPORTERS.items():
+        register(name, path)
 
 
 @hookimpl
 def bench_register_suite_loaders(register: RegisterSuiteLoader) -> None:
-    register(NativeSuiteLoader)
+    register("bench", "bench.suite.native:NativeSuiteLoader")
 
 
 @hookimpl
 def bench_register_executors(register: RegisterExecutor) -> None:
-    register(LocalExecutor)
+    register("local", "bench.execution.local:LocalExecutor")
 
 
 @hookimpl
 def bench_register_importers(register: RegisterImporter) -> None:
-    register(BenchResultsImporter)
+    register("bench", "bench.intake.native:BenchResultsImporter")
 
 
 @hookimpl
 def bench_register_sandboxes(register: RegisterSandbox) -> None:
-    for sandbox in BUILT_IN_SANDBOXES:
-        register(sandbox)
+    register(ContainerSandbox)  # the sandboxes hook takes classes only

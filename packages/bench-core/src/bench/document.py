@@ -291,6 +291,11 @@ class YamlDocument:
             return None
         return found.start_mark.line + 1, found.start_mark.column + 1
 
+    def line(self, field: FieldPath) -> int | None:
+        """The 1-based line of ``mark(field)`` (what an evaluator's origin names)."""
+        where = self.mark(field)
+        return where[0] if where else None
+
     def error(self, message: str, field: FieldPath = ()) -> ConfigError:
         """A ConfigError naming this file, the field and where it was written."""
         where = self.mark(field)

@@ -46,9 +46,20 @@ class Register(Protocol[_Registered]):
     ``name`` or one of its ``aliases``; register each alias the same way). A path that cannot be
     imported, or names a class that fails the checks, is recorded as a failure of the plugin
     when it is looked up (``bench plugins`` looks up every name), and the lookup raises it.
+
+    ``infer_from=`` (with a name and path) declares the class's ``infer_from``, so that a mapping
+    without ``type:`` need not import the class to learn that it claims none of its keys; the
+    declaration is checked when the class is imported.
     """
 
-    def __call__(self, cls: type[_Registered] | str, path: str | None = None, /) -> None: ...
+    def __call__(
+        self,
+        cls: type[_Registered] | str,
+        path: str | None = None,
+        /,
+        *,
+        infer_from: tuple[str, ...] | None = None,
+    ) -> None: ...
 
 
 RegisterEvaluator: TypeAlias = Register[Evaluator[Any]]
@@ -206,6 +217,11 @@ def bench_register_suite_loaders(register: RegisterSuiteLoader) -> None:
     ``(nearness, reason)`` for a file that looks like the format but is not one (nearness in
     0..1, say the share of the format's telltale keys present), else ``None``: when no loader
     reads a file, bench names the loaders it tried and the nearest one's reason.
+
+    A format with a step after each task (a script fed the task's results) sets ``after_task:
+    {command: [...], env: {...}, timeout: S}`` in the mapping: bench runs it in the task's
+    workspace once the task is decided, with ``BENCH_RESULT`` naming the result's JSON, time-limited
+    and killed with bench; it cannot change the result (docs/plugins.md, "A step after each task").
 
     Example::
 

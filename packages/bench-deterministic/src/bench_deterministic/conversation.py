@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pydantic import Field, model_validator
 
-from bench import Evaluator, EvaluatorConfig, Result, Sample
-from bench.evidence import response_turns
+from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample
+from bench.evidence import Turn, response_turns
 
 TRANSCRIPT = """\
         response:
@@ -17,6 +17,20 @@ TRANSCRIPT = """\
               content: Your refund is on its way.
               tool_calls:
                 - {id: c1, type: function, function: {name: issue_refund, arguments: '{"order": 7}'}}"""
+
+
+def _messages(name: str, sample: Sample) -> None:
+    """Refuse a response with no transcript: a check that read nothing must not pass."""
+    if not sample.response.messages:
+        raise EvaluatorError(
+            f"{name} reads a conversation's messages, and this response has none: give the task a "
+            "conversation: or a recorded response with messages"
+        )
+
+
+def _turns(name: str, sample: Sample) -> list[Turn]:
+    _messages(name, sample)
+    return response_turns(sample.response)
 
 
 class TurnCountConfig(EvaluatorConfig):
@@ -48,7 +62,7 @@ class TurnCount(Evaluator[TurnCountConfig]):
     """
 
     def evaluate(self, sample: Sample) -> Result:
-        count = sum(1 for turn in response_turns(sample.response) if turn.reply is not None)
+        count = sum(1 for turn in _turns(self.name, sample) if turn.reply is not None)
         low, high = self.config.min, self.config.max
         passed = (low is None or count >= low) and (high is None or count <= high)
         bounds = " and ".join(
@@ -83,7 +97,7 @@ class ToolCalledBefore(Evaluator[ToolCalledBeforeConfig]):
 
     def evaluate(self, sample: Sample) -> Result:
         tool, limit = self.config.tool, self.config.turn
-        for turn in response_turns(sample.response):
+        for turn in _turns(self.name, sample):
             if any(call.name == tool for call in turn.tool_calls):
                 if turn.number < limit:
                     return Result(True, None, f"{tool} called in turn {turn.number}", {"turn": turn.number})
@@ -116,6 +130,7 @@ class NeverSaid(Evaluator[NeverSaidConfig]):
     """
 
     def evaluate(self, sample: Sample) -> Result:
+        _messages(self.name, sample)
         config = self.config
         fold = (lambda text: text) if config.case_sensitive else str.casefold
         phrases = [fold(p) for p in config.phrases]

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
-from bench import Result, Sample
+from bench import EvaluatorError, Result, Sample
 from bench.evidence import response_turns
 from bench.llm import Judge, JudgeConfig, Vote
 from bench_llm_judge import prompts
@@ -104,6 +104,11 @@ class _ConversationJudge(Judge[Any]):
         return {}
 
     def messages(self, sample: Sample) -> list[dict[str, Any]]:
+        if not sample.response.messages:  # an empty transcript is nothing to judge, never a pass
+            raise EvaluatorError(
+                f"{self.name} reads a conversation's messages, and this response has none: give the "
+                "task a conversation: or a recorded response with messages"
+            )
         rubric = RUBRICS[self.name].format(**self.rubric_values(sample))
         values = {
             "rubric": rubric,

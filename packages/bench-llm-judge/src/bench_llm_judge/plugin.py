@@ -21,7 +21,12 @@ EVALUATORS = {
 }
 
 
+#: Each class's ``infer_from`` (the rest claim none), declared so that a mapping written without
+#: ``type:`` does not import every class to ask which claims its keys.
+INFER_FROM = {"bench_llm_judge.judges:LLMJudge": ("prompt",)}
+
+
 @hookimpl
 def bench_register_evaluators(register: RegisterEvaluator) -> None:
     for name, path in EVALUATORS.items():
-        register(name, path)
+        register(name, path, infer_from=INFER_FROM.get(path, ()))

@@ -458,7 +458,9 @@ class _StemCachingTokenizer:
 
     The same tokens as ``DefaultTokenizer(use_stemmer=True)`` (the same ``tokenize`` function and
     Porter stemmer): nltk's stemmer is a pure function of the word and about 70% of ROUGE's time,
-    while the words of a suite's responses and references repeat from task to task.
+    while the words of a suite's responses and references repeat from task to task. The tokens
+    of short texts are remembered too: tasks share their references (rouge-score only reads the
+    lists it is given).
     """
 
     def __init__(self) -> None:
@@ -467,6 +469,7 @@ class _StemCachingTokenizer:
         self._stem: Callable[[str], str] = functools.lru_cache(maxsize=STEMS_KEPT)(
             porter.PorterStemmer().stem
         )
+        self._tokens: Callable[[str], list[str]] = functools.lru_cache(maxsize=TEXTS_KEPT)(self._tokenize)
 
     def stem(self, word: str) -> str:
         """The Porter stem of ``word``."""
@@ -474,6 +477,9 @@ class _StemCachingTokenizer:
 
     def tokenize(self, text: str) -> list[str]:
         """The text's tokens, stemmed as rouge-score's default tokenizer stems them."""
+        return self._tokens(text) if len(text) <= TEXT_KEPT_CHARS else self._tokenize(text)
+
+    def _tokenize(self, text: str) -> list[str]:
         from rouge_score import tokenize
 
         tokens: list[str] = tokenize.tokenize(text, self)
@@ -482,6 +488,9 @@ class _StemCachingTokenizer:
 
 #: Stems remembered per scorer: the most recently used words, a few MiB at most.
 STEMS_KEPT = 100_000
+#: Tokenized texts remembered per scorer (the most recent), each of at most TEXT_KEPT_CHARS.
+TEXTS_KEPT = 256
+TEXT_KEPT_CHARS = 4_000
 
 
 class TokenF1Config(ReferenceConfig):

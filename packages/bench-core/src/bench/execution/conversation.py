@@ -208,7 +208,8 @@ async def _run_phase(state: _State, phase: ConversationPhase) -> str | None:
 async def _person(state: _State, person: PersonTurn) -> str | None:
     """A person's turn: their answer from the journal (``bench answer``, ``bench view``), or the
     conversation stops there, waiting for it (``state.waiting``). As AgentClash's
-    ``runHumanPhase``, their message is a user turn with no expectations (no mismatch)."""
+    ``runHumanPhase``, their message is a user turn with no expectations, and the mismatch of the
+    reply before it stands for the next phase's ``when`` (``runHumanPhase`` drops its own)."""
     turn = len(state.turns) + 1
     if state.journal.path is None:
         asked = f" ({person.prompt})" if person.prompt else ""
@@ -223,7 +224,6 @@ async def _person(state: _State, person: PersonTurn) -> str | None:
     reply = await state.user_says(event["content"], PERSON)
     if reply.error is not None:
         return f"turn {turn}: {reply.error}"
-    state.mismatch = False
     return None
 
 

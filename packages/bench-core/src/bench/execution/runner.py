@@ -20,6 +20,7 @@ from typing import Any
 
 from bench.evaluator import Evaluator, Sample
 from bench.execution import killable
+from bench.execution.after.task_command import run_after_task
 from bench.execution.bounded import DEFAULT_MAX_RESPONSE_BYTES, bound_response
 from bench.execution.conversation import (
     Journal,
@@ -53,8 +54,7 @@ from bench.vocabulary.results import (
     TaskResult,
 )
 from bench.workspace.captures import carry_captures, store_captures, task_folder
-from bench.workspace.checkout import STORED_WORKSPACE, Checkout, Workspaces
-from bench.workspace.safe_git import GitError
+from bench.workspace.checkout import STORED_WORKSPACE, Checkout, GitError, Workspaces
 
 DEFAULT_TIMEOUT_S = 300.0
 #: How often (seconds) a worker running only fast sync tasks yields to the event loop.
@@ -143,7 +143,7 @@ class Runner:
         self.targets = targets or {}
         self.metrics = metrics or {}
         #: Behavioural signal types -> their metric collectors (the plan's ``signals``).
-        self.signals = signals or {}
+        self.signals = signals if signals is not None else {}  # `or` would read every type
         #: What evaluators see and the result keeps of a response (the head; D01).
         self.max_response_bytes = max_response_bytes
         self.keep_workspaces = keep_workspaces
@@ -356,7 +356,9 @@ class Runner:
 
         ``released`` is set once the task only waits for its async evaluators."""
         if planned.task.repo is None or planned.task.response is not None:
-            return await self._run_task(planned, None, released)
+            result = await self._run_task(planned, None, released)
+            await run_after_task(planned.task, result, self.redact)
+            return result
         started = time.perf_counter()
         if self.workspaces is None:
             self.workspaces = Workspaces(keep=self.keep_workspaces)
@@ -375,7 +377,9 @@ class Runner:
             )
         task = planned.task.model_copy(update={"workspace": str(checkout.path)})
         try:
-            return await self._run_task(dataclasses.replace(planned, task=task), checkout)
+            result = await self._run_task(dataclasses.replace(planned, task=task), checkout)
+            await run_after_task(task, result, self.redact)  # its workspace is still there
+            return result
         finally:
             self.workspaces.release(checkout)
 

@@ -35,16 +35,26 @@ class Deferred(Provided[T]):
     """A name registered with an import path (``"module:Class"``); ``cls`` imports and checks it.
 
     ``resolve`` returns the class, or raises ``PluginError`` with the plugin's failure (which it
-    has recorded); each is done once.
+    has recorded); each is done once. ``infer_from`` is the class's ``infer_from`` as the plugin
+    declared it (checked on import), or None when it did not: then reading it imports the class.
     """
 
     path: str
+    infer_from: tuple[str, ...] | None
     _resolve: Callable[[Deferred[T]], T]
 
-    def __init__(self, name: str, path: str, distribution: str, resolve: Callable[[Deferred[T]], T]) -> None:
+    def __init__(
+        self,
+        name: str,
+        path: str,
+        distribution: str,
+        resolve: Callable[[Deferred[T]], T],
+        infer_from: tuple[str, ...] | None = None,
+    ) -> None:
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "distribution", distribution)
         object.__setattr__(self, "path", path)
+        object.__setattr__(self, "infer_from", infer_from)
         object.__setattr__(self, "_resolve", resolve)
 
     @property
@@ -121,6 +131,15 @@ class NameTable(dict[str, Provided[T]]):
     def loaded(self) -> list[Provided[T]]:
         """The providers whose classes are imported (every one registered as a class), importing none."""
         return [p for p in super().values() if not isinstance(p, Deferred)]
+
+    def registered(self) -> list[Provided[T]]:
+        """Every provider as registered, in registration order, importing none (deferred ones
+        stay ``Deferred``; a clashing name gives its first provider)."""
+        return list(super().values())
+
+    def load(self, provided: Provided[T]) -> Provided[T] | None:
+        """``provided`` with its class imported, or None when it is deferred and fails to load."""
+        return self._loaded(provided)
 
     def load_all(self) -> None:
         """Import every deferred name now (listing commands, and whatever reads every type)."""

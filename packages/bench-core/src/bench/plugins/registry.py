@@ -101,6 +101,27 @@ class Registry:
                 seen[provided.cls] = provided
         return sorted(seen.values(), key=lambda p: p.name)
 
+    def evaluator_claims(self) -> dict[str, list[Provided[type[Evaluator[Any]]]]]:
+        """Setting -> the evaluator types that claim it for a mapping without ``type:``
+        (``infer_from``). A type registered by import path with its ``infer_from`` declared
+        (``register(name, path, infer_from=...)``) stays unimported; any other is imported to ask."""
+        claims: dict[str, list[Provided[type[Evaluator[Any]]]]] = {}
+        seen: set[Any] = set()
+        for provided in self.evaluators.registered():
+            if isinstance(provided, Deferred) and provided.infer_from is not None:
+                identity: Any = (provided.distribution, provided.path)
+                keys = provided.infer_from
+            else:
+                loaded = self.evaluators.load(provided)
+                if loaded is None or loaded.cls.name != loaded.name:
+                    continue  # failed to load, or an alias (its class counts once, by its name)
+                provided, identity, keys = loaded, loaded.cls, loaded.cls.infer_from
+            if identity not in seen:
+                seen.add(identity)
+                for key in keys:
+                    claims.setdefault(key, []).append(provided)
+        return claims
+
     def table(self, hook_name: str) -> NameTable[Any]:
         """The names a hook fills."""
         tables: dict[str, NameTable[Any]] = {
@@ -224,9 +245,10 @@ def _registrar(
     """The ``register`` one plugin's hook receives: checks each class and records who gave it.
 
     ``register(cls)`` checks the class now; ``register(name, "module:Class")`` records the name
-    and imports the class on its first lookup (``Deferred``), checking it then. A class that
-    fails the checks is skipped and recorded as a failure of the plugin; what the plugin
-    registers before and after it stays registered.
+    and imports the class on its first lookup (``Deferred``), checking it then (against the
+    ``infer_from`` the plugin declared, if it did). A class that fails the checks is skipped and
+    recorded as a failure of the plugin; what the plugin registers before and after it stays
+    registered.
     """
     dist = plugin.distribution
 
@@ -245,7 +267,7 @@ def _registrar(
             known = loaded[deferred.path] = _import(kind, base, deferred, skip)
         if isinstance(known, PluginError):
             raise known
-        problem = _not_named(kind, known, deferred)
+        problem = _not_named(kind, known, deferred) or _not_declared(kind, known, deferred)
         if problem is not None:
             raise skip(problem)
         add(known)
@@ -253,13 +275,17 @@ def _registrar(
 
     loaded: dict[str, Any] = {}  # import path -> its class, or the error its import raised
 
-    def register(cls: Any, path: Any = None) -> None:
+    def register(cls: Any, path: Any = None, *, infer_from: Any = None) -> None:
         if isinstance(cls, str) and path is not None:
-            problem = _deferred_problem(kind, cls, path)
+            problem = _deferred_problem(kind, cls, path, infer_from)
             if problem is not None:
                 skip(problem)
                 return
-            table.add(Deferred(cls, path, dist, resolve))
+            declared = None if infer_from is None else tuple(infer_from)
+            table.add(Deferred(cls, path, dist, resolve, declared))
+            return
+        if infer_from is not None:
+            skip(f"{kind} {cls!r} with infer_from=, which only a name and import path take")
             return
         problem = _problem(kind, base, cls)
         if problem is not None:
@@ -276,13 +302,28 @@ def _article(kind: str) -> str:
     return "an" if kind[0] in "aeiou" else "a"
 
 
-def _deferred_problem(kind: str, name: str, path: Any) -> str | None:
+def _deferred_problem(kind: str, name: str, path: Any, infer_from: Any) -> str | None:
     """What is wrong with registering ``name`` as ``path`` (after "registered"), or None."""
     if not _NAME.match(name):
         return f"{_article(kind)} {kind} with an invalid name {name!r}"
     if not isinstance(path, str) or not _PATH.match(path):
         return f"{kind} '{name}' as {path!r}, which is not an import path 'module:Class'"
+    if infer_from is not None and (
+        not isinstance(infer_from, (tuple, list)) or not all(isinstance(k, str) for k in infer_from)
+    ):
+        return f"{kind} '{name}' with infer_from={infer_from!r}, which is not a tuple of setting names"
     return None
+
+
+def _not_declared(kind: str, cls: Any, deferred: Deferred[Any]) -> str | None:
+    """A problem when the ``infer_from`` a plugin declared for a path is not its class's."""
+    actual = tuple(getattr(cls, "infer_from", ()))
+    if deferred.infer_from is None or deferred.infer_from == actual:
+        return None
+    return (
+        f"{kind} '{deferred.name}' as '{deferred.path}' with infer_from={deferred.infer_from!r}, "
+        f"but that class's infer_from is {actual!r}"
+    )
 
 
 def _import(kind: str, base: type[Any], deferred: Deferred[Any], skip: Callable[[str], PluginError]) -> Any:

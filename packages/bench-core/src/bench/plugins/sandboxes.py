@@ -13,7 +13,7 @@ from bench.vocabulary.errors import ConfigError, FieldPath, did_you_mean
 from bench.workspace import network_guard
 from bench.workspace.sandboxes import Sandbox
 
-__all__ = ["open_sandbox", "sandbox_needs"]
+__all__ = ["open_sandbox", "sandbox_needs", "sandbox_settings"]
 
 
 def sandbox_needs(spec: Any, registry: Registry | None = None) -> frozenset[str]:
@@ -24,13 +24,12 @@ def sandbox_needs(spec: Any, registry: Registry | None = None) -> frozenset[str]
     return frozenset(provided.cls.needs) if provided is not None else frozenset()
 
 
-def open_sandbox(
+def sandbox_settings(
     spec: Mapping[str, Any], *, file: Path | str | None = None, field: FieldPath = ()
 ) -> Sandbox:
-    """The sandbox ``spec`` names (``{type: container, image: ...}``), its settings checked.
+    """The sandbox ``spec`` names, its type and settings checked, not whether it can run here.
 
-    Raises ``ConfigError`` for an unknown type, invalid settings, or a sandbox that cannot run
-    on this machine (no container runtime), before any task starts.
+    Raises ``ConfigError`` for an unknown type or invalid settings (``bench validate`` says so).
     """
     kind = spec.get("type")
     if not isinstance(kind, str):
@@ -56,6 +55,18 @@ def open_sandbox(
         )
         raise ConfigError(f"sandbox {kind}: {problems}", file=file, field=field) from None
     sandbox: Sandbox = cls(config)
+    return sandbox
+
+
+def open_sandbox(
+    spec: Mapping[str, Any], *, file: Path | str | None = None, field: FieldPath = ()
+) -> Sandbox:
+    """The sandbox ``spec`` names (``{type: container, image: ...}``), its settings checked.
+
+    Raises ``ConfigError`` for an unknown type, invalid settings, or a sandbox that cannot run
+    on this machine (no container runtime), before any task starts.
+    """
+    sandbox = sandbox_settings(spec, file=file, field=field)
     why = sandbox.unavailable()
     if why is not None:
         raise ConfigError(why, file=file, field=field)

@@ -69,6 +69,8 @@ class Binder:
         #: recent few only: tasks with a mapping each (their own ``expected:``) must not make the
         #: memory of a large suite grow with it (bench.suite.plan.TaskList).
         self._bound: dict[tuple[Any, ...], BoundEvaluator] = {}
+        #: The type inferred for each set of keys written without ``type:`` (the most recent few).
+        self._inferred: dict[frozenset[str], str | None] = {}
 
     # -- entry points -------------------------------------------------------------------------
 
@@ -100,19 +102,29 @@ class Binder:
         raise doc.error(f"unknown evaluator '{name}'{hint}", path)
 
     @functools.cached_property
-    def claims(self) -> dict[str, list[type[Evaluator[Any]]]]:
+    def claims(self) -> dict[str, list[Provided[type[Evaluator[Any]]]]]:
         """Setting -> the types that claim it for a mapping without ``type:`` (``infer_from``);
-        read on the first such mapping (it imports every type registered by import path)."""
-        claims: dict[str, list[type[Evaluator[Any]]]] = {}
-        for provided in self.registry.evaluator_types():
-            for key in provided.cls.infer_from:
-                claims.setdefault(key, []).append(provided.cls)
-        return claims
+        read on the first such mapping (``Registry.evaluator_claims``)."""
+        return self.registry.evaluator_claims()
 
     def _inferred_type(self, settings: dict[str, Any]) -> str | None:
-        """The type that claims the keys of a mapping without ``type:``; none when ambiguous."""
-        claimed = [key for key in settings if key in self.claims]
-        candidates = {cls for key in claimed for cls in self.claims[key]}
+        """The type that claims the keys of a mapping without ``type:``; none when ambiguous.
+        Decided once per distinct set of keys: 10,000 ``{expected: ...}`` tasks ask once."""
+        keys = frozenset(settings)
+        if keys not in self._inferred:
+            if len(self._inferred) >= _BOUND_KEPT:
+                del self._inferred[next(iter(self._inferred))]  # the oldest
+            self._inferred[keys] = self._infer(keys)
+        return self._inferred[keys]
+
+    def _infer(self, keys: frozenset[str]) -> str | None:
+        claimed = [key for key in keys if key in self.claims]
+        candidates: set[type[Evaluator[Any]]] = set()
+        for key in claimed:
+            for provided in self.claims[key]:
+                loaded = self.registry.evaluators.load(provided)  # only the claimants are imported
+                if loaded is not None:
+                    candidates.add(loaded.cls)
         if len(candidates) > 1:
             candidates = {cls for cls in candidates if all(_accepts(cls, key) for key in claimed)}
         return candidates.pop().name if len(candidates) == 1 else None
@@ -133,8 +145,8 @@ class Binder:
         key = (doc.path, repr(entry), default_name, default_type, in_definition)
         known = self._bound.get(key)
         if known is not None:
-            mark = doc.mark(path)
-            origin = f"{doc.path}:{mark[0]}" if mark else str(doc.path)
+            line = doc.line(path)
+            origin = f"{doc.path}:{line}" if line else str(doc.path)
             copy = object.__new__(BoundEvaluator)  # dataclasses.replace re-runs __init__: slower
             copy.__dict__.update(known.__dict__, origin=origin, spec=dict(known.spec))
             return copy
@@ -180,7 +192,7 @@ class Binder:
         spec = {k: v for k, v in settings.items() if k not in ("name", "key", "description")}
         spec["type"] = cls.name
         spec["negate"] = negate
-        mark = doc.mark(path)
+        line = doc.line(path)
         return BoundEvaluator(
             name=name or cls.name,
             type=cls.name,
@@ -192,7 +204,7 @@ class Binder:
             threshold_direction=cls.threshold_direction,
             negate=negate,
             expect_error=common.expect_error,
-            origin=f"{doc.path}:{mark[0]}" if mark else str(doc.path),
+            origin=f"{doc.path}:{line}" if line else str(doc.path),
             spec=spec,
             target=common.target,
             expected_from=common.expected_from,

@@ -16,7 +16,7 @@ from pydantic import (
 from bench.llm.settings import JudgeLimits, LLMSettings, Pricing, RuntimeLimits
 from bench.scoring.scorecard import MAX_WEIGHT, MetricDeclaration, Scorecard
 from bench.target import ResourceTag
-from bench.vocabulary.models import MIB, CaptureCheck, Conversation, Message, Response, ToolMock
+from bench.vocabulary.models import MIB, AfterTask, CaptureCheck, Conversation, Message, Response, ToolMock
 
 
 class Strict(BaseModel):
@@ -84,10 +84,17 @@ class SuiteFile(Strict):
     repo: str | None = None
     branch: str | None = None
     ref: str | None = None
+    #: Where each task's workspace is made and kept (relative to the suite), as
+    #: ``NAME-YYYY-MM-DD-MS/src-modified``; default: a temporary folder (docs/agents.md).
+    workspace_dir: str | None = Field(default=None, min_length=1)
+    #: NAME above (default ``run``).
+    workspace_name: str | None = Field(default=None, max_length=100, pattern=r"^[a-zA-Z0-9][a-zA-Z0-9._-]*$")
     #: AgentClash: what to capture from each task's workspace after the target ran.
     post_execution_checks: list[CaptureCheck] = Field(default_factory=list)
     #: Cap on all bytes captured from one run of a task.
     max_capture_bytes: PositiveInt = 10 * MIB
+    #: A command run after each task is decided, in its workspace (docs/plugins.md).
+    after_task: AfterTask | None = None
     #: Cap on the response text evaluators see and reports keep (the head; full size and sha256
     #: are recorded).
     max_response_bytes: PositiveInt = 10 * MIB
@@ -137,6 +144,8 @@ class TaskSpec(Strict):
     ref: str | None = None
     #: Captures for this task, added to the suite's.
     post_execution_checks: list[CaptureCheck] = Field(default_factory=list)
+    #: This task's after-task command (default: the suite's).
+    after_task: AfterTask | None = None
     #: Tools offered to the model besides the target's own (``litellm``), in either spec form.
     tools: list[dict[str, Any]] = Field(default_factory=list)
     #: Mocked tools answering this task's tool calls, before the target's own (``litellm``).

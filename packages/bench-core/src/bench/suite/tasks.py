@@ -123,6 +123,7 @@ class TaskBuilder:
             repo=self._repo(doc, at, spec, suite, seen is not None),
             post_execution_checks=[*suite.post_execution_checks, *spec.post_execution_checks],
             max_capture_bytes=suite.max_capture_bytes,
+            after_task=spec.after_task or suite.after_task,
             tools=spec.tools,
             tool_mocks=spec.tool_mocks,
             max_steps=spec.max_steps,
@@ -406,7 +407,27 @@ class TaskBuilder:
             if check and not resolved.is_dir():
                 raise doc.error(f"repository {source} is not a directory (resolved to {resolved})", where)
             source = str(resolved)
-        return RepoSpec(source=source, branch=spec.branch or suite.branch, ref=spec.ref or suite.ref)
+        return RepoSpec(
+            source=source,
+            branch=spec.branch or suite.branch,
+            ref=spec.ref or suite.ref,
+            workspace_dir=self._placement(doc, suite, source) if suite.workspace_dir else None,
+            workspace_name=suite.workspace_name,
+        )
+
+    def _placement(self, doc: YamlDocument, suite: SuiteFile, source: str) -> str:
+        """The suite's ``workspace_dir``, absolute; refused where a copy would land in its source."""
+        assert suite.workspace_dir is not None
+        folder = (self.path.parent / suite.workspace_dir).resolve()
+        if not is_remote(source) and folder.is_relative_to(Path(source)):
+            raise doc.error(
+                f"{suite.workspace_dir} is inside the repository it copies ({source}): "
+                "each task's copy would hold the copies before it; give a folder outside it",
+                ("workspace_dir",),
+            )
+        if folder.exists() and not folder.is_dir():
+            raise doc.error(f"{suite.workspace_dir} is not a folder ({folder})", ("workspace_dir",))
+        return str(folder)
 
     def _workspace(
         self, doc: YamlDocument, at: FieldPath, spec: TaskSpec, suite: SuiteFile, check: bool

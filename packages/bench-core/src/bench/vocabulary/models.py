@@ -116,6 +116,12 @@ class RepoSpec(BaseModel):
     source: str
     branch: str | None = None
     ref: str | None = None
+    #: A folder (absolute) where each run of the task gets its own kept folder
+    #: ``NAME-YYYY-MM-DD-MS``, the copy in its ``src-modified`` (``workspace_dir:``); else a
+    #: temporary folder.
+    workspace_dir: str | None = None
+    #: NAME above (``workspace_name:``; default ``run``).
+    workspace_name: str | None = None
 
     @property
     def revision(self) -> str:
@@ -135,6 +141,22 @@ class CaptureCheck(BaseModel):
     max_bytes: int = Field(default=MIB, gt=0)
     #: Entry cap for ``directory_listing``.
     max_entries: int = Field(default=10_000, gt=0)
+
+
+class AfterTask(BaseModel):
+    """``after_task:``: a command run once the task is decided, in its workspace, with its result.
+
+    It cannot change the result: a failure or a timeout is a warning on bench's standard error.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: The program and its arguments (no shell).
+    command: list[str] = Field(min_length=1)
+    #: Variables added to bench's environment for it.
+    env: dict[str, str] = Field(default_factory=dict)
+    #: Seconds before it and everything it started are killed.
+    timeout: float = Field(default=60.0, gt=0)
 
 
 class ReplyExpectation(BaseModel):
@@ -233,7 +255,8 @@ class ConversationPhase(BaseModel):
     user_simulator: UserSimulator | None = None
     person: PersonTurn | None = None
     #: ``after_mismatch``: the phase runs only when the reply before it was a mismatch (a
-    #: scripted turn's ``expect`` fell short); ``always`` (the default) runs it in any case.
+    #: scripted turn's ``expect`` fell short; a person's turn leaves it standing); ``always`` (the
+    #: default) runs it in any case.
     when: Literal["always", "after_mismatch"] = "always"
 
     @model_validator(mode="after")
@@ -330,6 +353,8 @@ class Task(BaseModel):
     post_execution_checks: list[CaptureCheck] = Field(default_factory=list)
     #: Cap on all captured bytes of one run of the task.
     max_capture_bytes: int = 10 * MIB
+    #: A command run after the task is decided, before its workspace is removed.
+    after_task: AfterTask | None = None
     #: Tools offered to the model besides the target's own (``litellm``), in either spec form.
     tools: list[dict[str, Any]] = Field(default_factory=list)
     #: Mocked tools answering this task's tool calls, before the target's own (``litellm``).

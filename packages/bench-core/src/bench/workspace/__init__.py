@@ -3,7 +3,7 @@
 The public API for plugins that read what an agent left in its workspace (docs/plugins.md):
 ``git`` runs git safely on a repository bench does not trust, ``changes`` and ``summarize`` list
 what changed between two commits, ``rebuilt`` makes a stored run's workspace again (its base
-commit and patch) for ``bench rescore``, ``read_inside`` and ``list_inside`` never leave it,
+commit and kept change) for ``bench rescore``, ``read_inside`` and ``list_inside`` never leave it,
 ``Workbench`` and ``specs`` give a model the workspace's tools, and ``sandbox`` runs code in a
 child process with limits; ``Sandbox`` is the contract of a place a command runs instead of
 the host (``bench_register_sandboxes``) and ``open_sandbox`` opens the one a ``sandbox:``
@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING
 from bench.vocabulary import lazy_exports
 
 if TYPE_CHECKING:
+    from bench.intake.rebuilding import rebuilt as rebuilt
     from bench.plugins.sandboxes import open_sandbox as open_sandbox
     from bench.workspace import sandbox as sandbox
     from bench.workspace.checkout import changes as changes
-    from bench.workspace.checkout import rebuilt as rebuilt
     from bench.workspace.checkout import summarize as summarize
     from bench.workspace.confined import list_inside as list_inside
     from bench.workspace.confined import read_inside as read_inside
@@ -45,7 +45,6 @@ _EXPORTS = {
     "GitError": "bench.workspace.safe_git",
     "changes": "bench.workspace.checkout",
     "summarize": "bench.workspace.checkout",
-    "rebuilt": "bench.workspace.checkout",
     "read_inside": "bench.workspace.confined",
     "list_inside": "bench.workspace.confined",
     "Workbench": "bench.workspace.tools",
@@ -60,6 +59,7 @@ _EXPORTS = {
     "install_from_env": "bench.workspace.network_guard",
     # the registry of sandbox types lives above the workspace: loaded only when asked for
     "open_sandbox": "bench.plugins.sandboxes",
+    "rebuilt": "bench.intake.rebuilding",  # a stored run's workspace made again
     "child_prefix": "bench.workspace.network_guard",
     "OfflineRefused": "bench.workspace.network_guard",
 }

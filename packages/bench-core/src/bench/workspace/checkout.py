@@ -14,32 +14,48 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import itertools
 import os
 import shutil
 import stat
 import sys
 import tempfile
-from collections.abc import AsyncIterator
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from bench.vocabulary.models import CaptureCheck, RepoSpec
 from bench.workspace.captures import capture, shown
-from bench.workspace.safe_git import GitError, git
+from bench.workspace.safe_git import GitError as GitError  # re-exported: the runner catches it
+from bench.workspace.safe_git import git
 from bench.workspace.walk import walk
 
 #: How much of the patch text the response keeps.
 MAX_PATCH_BYTES = 1024 * 1024
 #: What a task's result keeps of its workspace's diff: ``bench rescore`` judges the change again
 #: from it (``stored_response``) once the workspace is gone.
-DIFF_FIELDS = ("files_changed", "lines_added", "lines_removed", "files", "patch", "patch_truncated")
+#: ``rebuild``: what ``bench.intake.rebuilding`` needs besides the patch to make the tree again.
+DIFF_FIELDS = (
+    "files_changed",
+    "lines_added",
+    "lines_removed",
+    "files",
+    "patch",
+    "patch_truncated",
+    "rebuild",
+)
 #: The ``artifacts`` key of a replayed response's stored workspace summary: the new result keeps it.
 STORED_WORKSPACE = "stored_workspace"
 #: Files larger than this are never read into the snapshot (a sparse 5 GB file would be hashed
 #: whole): a placeholder naming the size stands in for them and the change says ``truncated``.
 MAX_SNAPSHOT_FILE_BYTES = 100 * 1024 * 1024
 SYMLINK_MODE = "120000"
+GITLINK_MODE = "160000"
+_NESTED = "is a git repository inside the workspace, and no patch holds its files"
+#: The files git ignores in a work tree that its index does not track (one ``-z`` list).
+IGNORED_FILES = ("ls-files", "-z", "--others", "--ignored", "--exclude-standard")
+_OVER_KEPT = f"over the {MAX_PATCH_BYTES // (1024 * 1024)} MiB of patch a result keeps"
 
 
 @dataclass(frozen=True)
@@ -113,12 +129,29 @@ async def changes(git_dir: Path, old: str, new: str) -> list[FileChange]:
     return result
 
 
-async def patch(git_dir: Path, old: str, new: str, limit: int = MAX_PATCH_BYTES) -> tuple[str, bool]:
-    """The unified diff between two trees (cut at ``limit`` bytes; second value: whether cut)."""
-    text = await git(
-        "diff-tree", "-p", "-r", "-M", "--no-ext-diff", "--no-textconv", old, new, "--", git_dir=git_dir
-    )
-    return text[:limit].decode("utf-8", "replace"), len(text) > limit
+async def _diff(git_dir: Path, old: str, new: str, *options: str, paths: list[str] | None = None) -> bytes:
+    specs = [":(top,literal)" + p for p in paths or ()]
+    return await git(
+        "diff-tree", "-p", "-r", "-M", "--no-ext-diff", "--no-textconv", *options, old, new, "--", *specs,
+        git_dir=git_dir,
+    )  # fmt: skip
+
+
+def _kept(raw: bytes, what: str) -> tuple[str, str | None]:
+    """``raw`` as the text a result keeps, and why it cannot make the tree again (None: it can)."""
+    if len(raw) > MAX_PATCH_BYTES:
+        return "", f"{what} are {_OVER_KEPT}"
+    try:
+        return raw.decode("utf-8"), None
+    except UnicodeDecodeError:
+        return "", f"{what} hold bytes that are not UTF-8 (a file or a name in another encoding)"
+
+
+def _size(path: str) -> int:
+    try:
+        return os.lstat(path).st_size
+    except OSError:  # gone since it was listed: git add says so
+        return 0
 
 
 def oversized(root: Path, limit: int = MAX_SNAPSHOT_FILE_BYTES) -> dict[bytes, os.stat_result]:
@@ -168,11 +201,13 @@ class Checkout:
     end_tree: str = ""
     #: Files too large to snapshot at the last ``tree()`` (shown path -> size in bytes).
     too_large: dict[str, int] = field(default_factory=dict)
+    #: The workspace's name inside ``home``.
+    work: str = "work"
 
     @property
     def path(self) -> Path:
         """The workspace folder (where the target runs)."""
-        return self.home / "work"
+        return self.home / self.work
 
     async def tree(self) -> str:
         """Snapshot the workspace as it is now into bench's git directory; return the tree id.
@@ -219,8 +254,10 @@ class Checkout:
             replace(f, added=0, removed=0, size=self.too_large[f.path]) if f.path in self.too_large else f
             for f in await changes(self.snapshot, self.start_tree, self.end_tree)
         ]
-        text, cut = await patch(self.snapshot, self.start_tree, self.end_tree)
+        raw = await _diff(self.snapshot, self.start_tree, self.end_tree)
+        text, cut = raw[:MAX_PATCH_BYTES].decode("utf-8", "replace"), len(raw) > MAX_PATCH_BYTES
         diff = {"base_commit": self.base_commit, **summarize(files), "patch": text, "patch_truncated": cut}
+        diff["rebuild"] = await self._rebuild(files, raw)
         artifacts: dict[str, Any] = {
             "diff": diff,
             "workspace": {
@@ -239,10 +276,66 @@ class Checkout:
             artifacts.update(capture(self.path, checks, max_capture_bytes))
         return artifacts
 
+    async def _rebuild(self, files: list[FileChange], raw: bytes) -> dict[str, str]:
+        """What ``rebuilt`` needs besides the patch to make this tree again: the binary files'
+        content (``binary``, ``git diff --binary``) and the files git ignores that the workspace
+        holds (``ignored``: evaluators reading the whole tree saw them, no patch has them); or
+        why it cannot (``refused``). Empty values are left out."""
+        big = [f.path for f in files if f.path in self.too_large]
+        nested = [f.path for f in files if f.mode == GITLINK_MODE and f.status != "deleted"]
+        if big:
+            return {"refused": f"{big[0]} was larger than the snapshot cap, and its content was not kept"}
+        if nested:
+            return {"refused": f"{nested[0]} {_NESTED}"}
+        _, why = _kept(raw, "the change's files")
+        binary = [p for f in files if f.binary for p in (f.path, f.old_path) if p is not None]
+        found = {"binary": "", "ignored": ""}
+        if why is None and binary:
+            found["binary"], why = _kept(
+                await _diff(
+                    self.snapshot, self.start_tree, self.end_tree, "--binary", "--full-index", paths=binary
+                ),
+                "the binary files changed",
+            )
+        if why is None:
+            try:
+                found["ignored"], why = await self._ignored()
+            except GitError as exc:
+                why = f"the files git ignores in the workspace could not be read: {exc}"
+        return {"refused": why} if why is not None else {k: v for k, v in found.items() if v}
+
+    async def _ignored(self) -> tuple[str, str | None]:
+        """The files git ignores in the workspace, as a binary patch adding them to the end tree."""
+        snap, work = self.snapshot, self.path
+        listed = await git(*IGNORED_FILES, git_dir=snap, work_tree=work, cwd=work)
+        names = [name for name in listed.split(b"\0") if name]
+        if not names:
+            return "", None
+        nested = [name for name in names if name.endswith(b"/")]
+        if nested:
+            return "", f"{shown(nested[0][:-1])} {_NESTED}"
+        size = sum(_size(os.path.join(work, os.fsdecode(name))) for name in names)
+        if size > MAX_PATCH_BYTES:
+            return "", f"the files git ignores in the workspace ({len(names)}, {size} bytes) are {_OVER_KEPT}"
+        index = snap / "index.ignored"
+        shutil.copyfile(snap / "index", index)
+        try:
+            specs = b"".join(b":(top,literal)" + name + b"\0" for name in names)
+            await git(
+                "add", "--force", "--pathspec-from-file=-", "--pathspec-file-nul", stdin=specs,
+                git_dir=snap, work_tree=work, index_file=index,
+            )  # fmt: skip
+            full = (await git("write-tree", git_dir=snap, work_tree=work, index_file=index)).decode().strip()
+        finally:
+            index.unlink(missing_ok=True)
+        return _kept(
+            await _diff(snap, self.end_tree, full, "--binary", "--full-index"), "the files git ignores"
+        )
+
     def _escapes(self, files: list[FileChange]) -> list[dict[str, str]]:
         found: list[dict[str, str]] = []
         for name in sorted(os.listdir(self.home)):
-            if name != "work":
+            if name != self.work:
                 found.append({"path": f"../{shown(name)}", "kind": "written outside the workspace"})
         root = self.path.resolve()
         for change in files:
@@ -275,7 +368,7 @@ class Checkout:
             found["captured"] = {
                 path: {k: v for k, v in record.items() if k != "content"} for path, record in captured.items()
             }
-        if keep:
+        if keep or self.repo.workspace_dir is not None:
             found["path"] = str(self.path)
         return found
 
@@ -331,11 +424,14 @@ class Workspaces:
             .strip()
         )
         self._count += 1
-        home = self.root / "tasks" / str(self._count)
-        home.mkdir(parents=True)
+        if repo.workspace_dir is None:
+            home, work = self.root / "tasks" / str(self._count), "work"
+            home.mkdir(parents=True)
+        else:
+            home, work = placed_home(Path(repo.workspace_dir), repo.workspace_name or "run"), "src-modified"
         snapshot = self.root / "snapshots" / f"{self._count}.git"
         snapshot.parent.mkdir(exist_ok=True)
-        checkout = Checkout(repo, home, snapshot, mirror, commit)
+        checkout = Checkout(repo, home, snapshot, mirror, commit, work=work)
         work = str(checkout.path)
         await git("clone", "--quiet", "--no-hardlinks", "--no-checkout", "--", str(mirror), work)
         if repo.branch and not repo.ref:
@@ -348,8 +444,8 @@ class Workspaces:
         return checkout
 
     def release(self, checkout: Checkout) -> None:
-        """Remove a task's workspace unless workspaces are kept."""
-        if self.keep:
+        """Remove a task's workspace unless workspaces are kept (a placed one always is)."""
+        if self.keep or checkout.repo.workspace_dir is not None:
             return
         with contextlib.suppress(OSError):  # what is left goes with the run's folder in close()
             checkout.cleanup()
@@ -365,30 +461,17 @@ class Workspaces:
             _remove(self.root)
 
 
-@contextlib.asynccontextmanager
-async def rebuilt(repo: RepoSpec, diff: dict[str, Any], root: Path | None = None) -> AsyncIterator[Checkout]:
-    """A task's workspace made again after it is gone (``bench rescore``): a fresh copy of
-    ``repo`` at the run's base commit, as a run makes it, with the run's stored patch applied by
-    git; removed on exit. ``diff`` is what the result kept (``base_commit``, ``patch``,
-    ``patch_truncated``). Raise GitError naming why when the patch was cut or does not apply:
-    a partial tree is never handed out."""
-    base = diff.get("base_commit")
-    if diff.get("patch_truncated"):
-        raise GitError(
-            f"the stored patch was cut at {MAX_PATCH_BYTES // (1024 * 1024)} MiB (patch_truncated), "
-            "and a partial tree is never judged"
-        )
-    if not isinstance(base, str) or not base:
-        raise GitError("the run kept no base commit of the workspace")
-    workspaces = Workspaces(root=root)
-    try:
-        checkout = await workspaces.prepare(RepoSpec(source=repo.source, ref=base))
-        text = diff.get("patch") or ""
-        if text:  # git apply refuses an empty patch: no change leaves the base tree
-            try:
-                await git("apply", "--whitespace=nowarn", "-", stdin=text.encode(), cwd=checkout.path)
-            except GitError as exc:
-                raise GitError(f"the stored patch does not apply to {repo.source} at {base}: {exc}") from None
-        yield checkout
-    finally:
-        workspaces.close()
+def placed_home(folder: Path, name: str) -> Path:
+    """A new run folder ``NAME-YYYY-MM-DD-MS`` in ``folder`` (youBencha's ``generateWorkspacePaths``),
+    ``-2``, ``-3``... added when a run in the same millisecond took the name; never one that exists."""
+    now = time.time()
+    stem = f"{name}-{time.strftime('%Y-%m-%d', time.gmtime(now))}-{int(now * 1000)}"
+    folder.mkdir(parents=True, exist_ok=True)
+    for n in itertools.count(1):
+        home = folder / (stem if n == 1 else f"{stem}-{n}")
+        try:
+            home.mkdir()
+        except FileExistsError:
+            continue
+        return home
+    raise AssertionError("unreachable")

@@ -98,8 +98,9 @@ class AgentClashLoader(SuiteLoader):
             inputs = [i for i in case.get("inputs") or [] if isinstance(i, dict)]
             ctx = render.context(case.get("payload") or {}, inputs)
             try:
+                payload = case.get("payload") if isinstance(case.get("payload"), dict) else None
                 task["conversation"] = multi_turn.conversation(
-                    simulator, ctx, self.options.target, f'case "{task["id"]}"'
+                    simulator, ctx, self.options.target, f'case "{task["id"]}"', payload
                 )
             except ValueError as exc:
                 raise ConfigError(str(exc), file=path) from None

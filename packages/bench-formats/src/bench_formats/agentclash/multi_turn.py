@@ -11,6 +11,7 @@ a person. Each becomes a phase of bench's ``conversation:`` (docs/conversations.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -113,11 +114,13 @@ def conversation(
     ctx: dict[str, Any],
     target: dict[str, Any] | None,
     where: str,
+    payload: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The case's native ``conversation:``; a ValueError says what bench cannot run as AgentClash does.
 
     ``ctx`` fills the scripted messages' ``{{var}}`` (``renderScriptedTurnMessage``); ``target``
-    (``--target``) gives a model-played user its model, as AgentClash gives it the deployment's."""
+    (``--target``) gives a model-played user its model, as AgentClash gives it the deployment's;
+    a model-played user is told the case's ``payload``, as ``buildSimulatorPrompt`` tells it."""
     cap = spec.get("max_turns") or DEFAULT_MAX_TURNS
     phases, most = [], 0
     for phase in spec["phases"]:
@@ -130,7 +133,7 @@ def conversation(
             native: dict[str, Any] = {"turns": [_turn(turn, ctx, at) for turn in phase["turns"]]}
             most += len(phase["turns"])
         elif actor == "llm":
-            native = {"user_simulator": _simulator(phase, cap, target, at)}
+            native = {"user_simulator": _simulator(phase, cap, target, at, payload)}
             most += native["user_simulator"]["max_turns"]
         else:
             native = {"person": _person(phase)}
@@ -181,8 +184,11 @@ def _expectation(expectation: Any, at: str) -> dict[str, str]:
     )
 
 
-def _simulator(phase: dict[str, Any], cap: int, target: dict[str, Any] | None, at: str) -> dict[str, Any]:
-    """A model-played user: the phase's persona, ``max_turns`` (else the case's), ``until``."""
+def _simulator(
+    phase: dict[str, Any], cap: int, target: dict[str, Any] | None, at: str, payload: dict[str, Any] | None
+) -> dict[str, Any]:
+    """A model-played user: the phase's persona, ``max_turns`` (else the case's), ``until``, and the
+    case's payload as ``buildSimulatorPrompt`` writes it (``json.Marshal``: keys sorted, compact)."""
     model = _text(phase.get("model")) or _text((target or {}).get("model"))
     if not model:
         raise ValueError(
@@ -194,6 +200,9 @@ def _simulator(phase: dict[str, Any], cap: int, target: dict[str, Any] | None, a
         "persona": _text(phase.get("persona")),
         "max_turns": phase.get("max_turns") or cap,
     }
+    if payload:
+        encoded = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        native["instructions"] = f"Case context JSON:\n{encoded}"
     for key in ("api_base", "api_key_env"):  # the provider and credentials are the deployment's
         if (target or {}).get(key):
             native[key] = target[key]  # type: ignore[index]
@@ -206,12 +215,13 @@ def _simulator(phase: dict[str, Any], cap: int, target: dict[str, Any] | None, a
 def _until(conditions: list[str], at: str) -> dict[str, list[str]]:
     """``phaseUntilSatisfied``: the phase ends after a turn when every condition holds.
 
-    ``max_turns`` holds only on the phase's last turn, where it ends anyway; a condition AgentClash
-    does not know (or an empty token) never holds, so the phase runs to its ``max_turns``."""
+    ``max_turns`` holds only on the phase's last turn, where it ends anyway, so with it no
+    condition ends the phase early; a condition AgentClash does not know (or an empty token) never
+    holds, so the phase runs to its ``max_turns``."""
     stop: dict[str, list[str]] = {}
+    if "max_turns" in conditions:
+        return stop
     for condition in conditions:
-        if condition == "max_turns":
-            continue
         name, _, token = condition.partition(":")
         key = {"assistant_emitted": "assistant_says", "user_token": "user_says"}.get(name)
         if key is None or not token.strip():

@@ -1,14 +1,6 @@
-"""The aieval format: its suite loader(s) and evaluator types (registered by ``bench_formats.plugin``)."""
+"""The aieval format: its suite loader(s) and evaluator types (registered by ``bench_formats.plugin``).
 
-from __future__ import annotations
-
-from typing import Any
-
-from bench_formats.aieval.judged import AIEvalJudged
-from bench_formats.aieval.loader import AIEvalLoader
-
-#: Suite loader classes (subclasses of ``bench.SuiteLoader``). Keep imports here light: jinja2
-#: and friends are imported inside functions, since every bench command loads the plugin.
-LOADERS: tuple[Any, ...] = (AIEvalLoader,)
-#: Evaluator classes (subclasses of ``bench.Evaluator``).
-EVALUATORS: tuple[Any, ...] = (AIEvalJudged,)
+Empty on purpose: every command asks each suite loader whether it reads the suite file, which
+imports this package; its evaluator and target classes are imported when a suite names them
+(``bench_formats.plugin`` registers each by import path).
+"""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sys
@@ -9,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from bench import ConfigError, SuiteLoader, YamlDocument
+from bench import ConfigError, SuiteFolder, SuiteLoader, YamlDocument
 from bench_formats.reading import json_data, yaml_data
 from bench_formats.sniff import near_miss, top_keys
 from bench_formats.youbencha import agents, mapping, rc, schema
@@ -105,9 +106,10 @@ class TestCaseLoader(SuiteLoader):
             suite["branch"] = data["branch"]
         if data.get("pre_execution"):
             target.update(preexec_target(target["command"], data, folder))
-        for key in ("post_evaluation", "workspace_dir", "workspace_name"):
-            if data.get(key) is not None:
-                self.warnings.append(f"{key} is youBencha's own and is not run by bench; ignored")
+        if data.get("post_evaluation"):
+            suite["after_task"] = posteval_step(data, path, agent["type"])
+        if data.get("workspace_dir") or data.get("workspace_name"):
+            suite.update(placement(data, rule, path))
         return YamlDocument(path=path, data=suite, root=None)
 
 
@@ -167,9 +169,7 @@ class EvalConfigLoader(SuiteLoader):
                 ]
             else:
                 artifacts["diff"] = {"files": files}
-        if data.get("post_evaluation") is not None:
-            self.warnings.append("post_evaluation is youBencha's own and is not run by bench; ignored")
-        task = {
+        task: dict[str, Any] = {
             "id": data["name"],
             "description": data["description"],
             "workspace": str(directory),
@@ -177,6 +177,8 @@ class EvalConfigLoader(SuiteLoader):
             "metadata": {"youbencha": {"kind": "eval config", "directory": str(directory)}},
             "evaluate": evaluate,
         }
+        if data.get("post_evaluation"):
+            task["after_task"] = posteval_step(data, path, None)
         suite = {"name": data["name"], "description": data["description"], "tasks": [task]}
         return YamlDocument(path=path, data=suite, root=None)
 
@@ -198,3 +200,63 @@ def preexec_target(agent: Sequence[str], data: dict[str, Any], folder: Path) -> 
         "command": [sys.executable, "-m", "bench_formats.youbencha.preexec", "--", *agent],
         "env": {preexec.ENV: json.dumps(spec)},
     }
+
+
+def placement(data: dict[str, Any], rule: SuiteFolder, path: Path) -> dict[str, Any]:
+    """``workspace_dir``/``workspace_name`` as ``generateWorkspacePaths`` reads them: the folder
+    resolved against the working directory (default ``.youbencha-workspace``), which must lie
+    inside the test case's folder (B06) unless --allow-outside-root."""
+    written = data.get("workspace_dir") or ".youbencha-workspace"
+    folder = (Path.cwd() / written).resolve()
+    real = rule.escape(folder)
+    if real is not None:
+        what = f"workspace_dir {written}"
+        raise ConfigError(rule.refusal(what, real, "a test case may only place its workspace"), file=path)
+    found: dict[str, Any] = {"workspace_dir": str(folder)}
+    if data.get("workspace_name"):
+        found["workspace_name"] = data["workspace_name"]
+    return found
+
+
+def posteval_step(data: dict[str, Any], path: Path, agent_type: str | None) -> dict[str, Any]:
+    """The ``after_task`` command running the file's ``post_evaluation`` hooks (posteval.py)."""
+    hooks = [
+        {"name": h["name"], "config": schema.post_evaluation_config(h["config"])}
+        for h in data["post_evaluation"]
+    ]
+    spec = {
+        "hooks": hooks,
+        "agent_type": agent_type or "none",
+        "cwd": str(Path.cwd()),  # youBencha resolves working_dir and output_path against it
+        "placed": bool(data.get("workspace_dir") or data.get("workspace_name")),
+        "test_case": {
+            "name": data["name"],
+            "description": data["description"],
+            "config_file": str(path),
+            "config_hash": config_hash(data),
+            "repo": data.get("repo") or "",
+            "branch": data.get("branch") or "unknown",
+        },
+    }
+    return {
+        "command": [sys.executable, "-m", "bench_formats.youbencha.posteval"],
+        "env": {"BENCH_YOUBENCHA_POST_EVALUATION": json.dumps(spec)},
+        "timeout": max(_hook_limit_s(h["name"], h["config"]) for h in hooks),
+    }
+
+
+def _hook_limit_s(name: str, config: dict[str, Any]) -> float:
+    """How long a hook may take in youBencha (they run at once): the step's limit is the longest."""
+    if name == "script":  # timeout_ms, then SIGKILL 2 s after SIGTERM
+        return float(config["timeout_ms"]) / 1000 + 5
+    if name == "webhook":  # each try within timeout_ms, 1 s and 2 s between tries
+        tries = 3 if config["retry_on_failure"] else 1
+        return tries * float(config["timeout_ms"]) / 1000 + 3 + 5
+    return 30.0  # database: one local file write
+
+
+def config_hash(data: dict[str, Any]) -> str:
+    """``generateConfigHash``'s form (sha256 of the config as JSON, 16 hex digits) over the file's
+    data as read; youBencha hashes its parsed config, so the digits differ."""
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]

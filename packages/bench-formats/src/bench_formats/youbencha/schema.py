@@ -177,6 +177,7 @@ def test_case_errors(data: Any) -> list[str]:
     _optional(errors, data, "expected", "string")
     _evaluators(errors, data, inline_only=False)
     _pre_execution(errors, data)
+    post_evaluation_errors(errors, data)
     _optional(errors, data, "workspace_dir", "string")
     if _optional(errors, data, "workspace_name", "string"):
         name = data["workspace_name"]
@@ -208,6 +209,7 @@ def eval_config_errors(data: Any) -> list[str]:
         errors.add("directory", "Directory path is required")
     _optional(errors, data, "expected_directory", "string")
     _evaluators(errors, data, inline_only=True)
+    post_evaluation_errors(errors, data)
     _optional(errors, data, "output_dir", "string")
     return errors
 
@@ -250,3 +252,94 @@ def _pre_execution(errors: _Errors, data: dict[str, Any]) -> None:
         timeout = config.get("timeout_ms")
         if _kind(timeout) == "number" and timeout <= 0:
             errors.add(f"{at}timeout_ms", "Number must be greater than 0")
+
+
+POST_EVALUATIONS = ("webhook", "database", "script")
+#: Each ``config`` shape of ``postEvaluationConfigSchema``'s union, in its order: key → (kind, default).
+_POST_SHAPES: tuple[dict[str, tuple[str, Any]], ...] = (
+    {
+        "url": ("url", ...),
+        "method": ("method", "POST"),
+        "headers": ("strings", None),
+        "include_artifacts": ("boolean", False),
+        "retry_on_failure": ("boolean", True),
+        "timeout_ms": ("positive", 5000),
+    },
+    {
+        "type": ("json-file", ...),
+        "output_path": ("string", ...),
+        "include_full_bundle": ("boolean", True),
+        "append": ("boolean", True),
+    },
+    {
+        "command": ("string", ...),
+        "args": ("string list", None),
+        "env": ("strings", None),
+        "timeout_ms": ("positive", 30000),
+        "working_dir": ("string", None),
+    },
+)
+
+
+def _fits(kind: str, value: Any) -> bool:
+    """Whether ``value`` is what the zod type named ``kind`` accepts."""
+    if kind in ("boolean", "string"):
+        return _kind(value) == kind
+    if kind == "positive":
+        return _kind(value) == "number" and value > 0
+    if kind == "url":  # zod's url(): what `new URL()` parses, a scheme at least
+        return isinstance(value, str) and bool(urlsplit(value).scheme)
+    if kind == "strings":
+        return isinstance(value, dict) and all(isinstance(x, str) for x in value.values())
+    if kind == "string list":
+        return isinstance(value, list) and all(isinstance(x, str) for x in value)
+    if kind == "method":
+        return value in ("POST", "PUT", "PATCH")
+    return bool(value == kind)  # a literal: "json-file"
+
+
+def post_evaluation_config(config: dict[str, Any]) -> dict[str, Any] | None:
+    """The config as zod's union parses it: the first shape it fits, its defaults filled in and
+    other keys dropped; None when it fits none (``Invalid input``)."""
+    for shape in _POST_SHAPES:
+        parsed: dict[str, Any] = {}
+        for key, (kind, default) in shape.items():
+            if config.get(key) is None:
+                if default is ...:
+                    break
+                if default is not None:
+                    parsed[key] = default
+            elif _fits(kind, config[key]):
+                parsed[key] = config[key]
+            else:
+                break
+        else:
+            return parsed
+    return None
+
+
+def post_evaluation_errors(errors: list[str], data: dict[str, Any]) -> None:
+    """``post_evaluation``: each ``{name, config}`` with a name youBencha knows and a config it parses."""
+    items = data.get("post_evaluation")
+    if items is None:
+        return
+    if not isinstance(items, list):
+        errors.append(f"post_evaluation: Expected array, received {_kind(items)}")
+        return
+    for i, hook in enumerate(items):
+        if not isinstance(hook, dict):
+            errors.append(f"post_evaluation.{i}: Expected object, received {_kind(hook)}")
+            continue
+        name = hook.get("name")
+        if name not in POST_EVALUATIONS:
+            expected = " | ".join(f"'{n}'" for n in POST_EVALUATIONS)
+            got = (
+                "Required" if name is None else f"Invalid enum value. Expected {expected}, received '{name}'"
+            )
+            errors.append(f"post_evaluation.{i}.name: {got}")
+        config = hook.get("config")
+        if not isinstance(config, dict):
+            got = "Required" if config is None else f"Expected object, received {_kind(config)}"
+            errors.append(f"post_evaluation.{i}.config: {got}")
+        elif post_evaluation_config(config) is None:
+            errors.append(f"post_evaluation.{i}.config: Invalid input")

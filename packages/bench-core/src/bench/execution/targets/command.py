@@ -21,17 +21,13 @@ folder, read-only at ``/suite``, only when the command names ``{suite_dir}``). P
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import ctypes
 import functools
 import json
 import os
 import shlex
 import shutil
 import signal
-import sys
 import tempfile
-import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -39,19 +35,18 @@ from typing import Any
 from pydantic import Field
 
 from bench.execution import reaper
-from bench.plugins.sandboxes import open_sandbox
-from bench.target import Target, TargetConfig
+from bench.execution.targets.reaped import die_with, reaper_argv, stop_program
+from bench.plugins.sandboxes import open_sandbox, sandbox_settings
+from bench.target import SuiteContext, Target, TargetConfig
 from bench.vocabulary import redact
 from bench.vocabulary.errors import ConfigError, TargetError
 from bench.vocabulary.models import Response, Task, Usage
 from bench.workspace import network_guard, trajectory
 from bench.workspace.container import ContainerSandbox
-from bench.workspace.sandbox import Tail, kill_group, reap
+from bench.workspace.sandbox import Tail
 from bench.workspace.sandboxes import Mount, Sandbox, SandboxRun
 
 PROMPT = "{prompt}"
-PR_SET_PDEATHSIG = 1
-STOP_GRACE_S = 3.0  # how long the reaper may take to kill a program's processes before bench does
 PLACEHOLDERS = ("{prompt_file}", "{messages_file}", "{trajectory_file}", "{workspace}", "{suite_dir}")
 #: The sandbox types bench-core registers, for ``sandbox:`` (plugins add others).
 BUILT_IN_SANDBOXES: tuple[type[Sandbox], ...] = (ContainerSandbox,)
@@ -88,6 +83,11 @@ class CommandTarget(Target[CommandConfig]):
 
     name = "command"
     Config = CommandConfig
+
+    def __init__(self, config: CommandConfig, suite: SuiteContext) -> None:
+        super().__init__(config, suite)
+        if config.sandbox is not None:  # its settings at load (bench validate); can it run: open()
+            sandbox_settings(config.sandbox, file=suite.path, field=("target", "sandbox"))
 
     async def open(self) -> None:
         config = self.config
@@ -214,7 +214,7 @@ class CommandTarget(Target[CommandConfig]):
         # program's own environment travels in the sandbox's command.
         # Secrets travel in the client's environment, named without their values on its command line.
         env = {**os.environ, **run.secret_env()} if run is not None else env
-        reaped = _reaper_argv()
+        reaped = reaper_argv()
         if run is None:  # offline: a program on the host runs with no network (a container has its own)
             try:
                 argv = [*network_guard.child_prefix(), *argv]
@@ -231,7 +231,7 @@ class CommandTarget(Target[CommandConfig]):
             cwd=cwd,
             env=env,
             start_new_session=True,
-            preexec_fn=functools.partial(_die_with, os.getpid()) if reaped else None,
+            preexec_fn=functools.partial(die_with, os.getpid()) if reaped else None,
         )
         stdout, stderr = Tail(self.config.max_output_bytes), Tail(64 * 1024)
         limit = self.sandbox.config.timeout if self.sandbox is not None else None
@@ -246,52 +246,8 @@ class CommandTarget(Target[CommandConfig]):
         except asyncio.TimeoutError:
             raise TargetError(f"sandbox timeout: the command ran longer than {limit:g} s") from None
         finally:
-            await _stop(proc)
+            await stop_program(proc)
         return stdout, stderr, code
-
-
-def _libc_prctl() -> Any:
-    with contextlib.suppress(OSError, AttributeError):
-        return ctypes.CDLL(None).prctl
-    return None
-
-
-_prctl = _libc_prctl() if sys.platform.startswith("linux") else None
-
-
-def _reaper_argv() -> list[str]:
-    """The words that run a program under ``bench.execution.reaper`` (Linux), or none where it cannot."""
-    if not sys.platform.startswith("linux") or not sys.executable:
-        return []
-    return [sys.executable, "-I", "-S", reaper.__file__]
-
-
-def _die_with(parent: int) -> None:  # runs in the child between fork and exec
-    """SIGTERM the reaper when bench dies, even by SIGKILL; it then kills what the program started."""
-    if _prctl is not None:  # looked up before the fork: no dlopen in a forked child of a threaded process
-        _prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-    if os.getppid() != parent:  # bench died before the line above
-        os._exit(1)
-
-
-async def _stop(proc: asyncio.subprocess.Process) -> None:
-    """End a program and everything it started.
-
-    The reaper gets SIGTERM first, so it can kill the daemons that left the process group; the
-    group is SIGKILLed after it (or at once where no reaper runs).
-    """
-    try:
-        if proc.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                proc.send_signal(signal.SIGTERM)
-            # returncode, not proc.wait(): that also waits for the pipes, which may never close
-            deadline = time.monotonic() + STOP_GRACE_S
-            while proc.returncode is None and time.monotonic() < deadline:
-                await asyncio.sleep(0.01)
-    finally:
-        kill_group(proc.pid)
-    if proc.returncode is None:
-        await reap(proc)  # not proc.wait(): it can hang on a pipe nobody reads (3.11)
 
 
 async def _feed(stdin: asyncio.StreamWriter | None, data: bytes) -> None:

@@ -1,0 +1,1 @@
+"""What runs after a task is decided."""

@@ -1,0 +1,186 @@
+"""A task's ``after_task`` command: run once the task is decided, in its workspace, with its result.
+
+It never changes the result: a failing or hanging command is a warning on standard error.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bench.testing import git_repo, run_suite, write_suite
+
+PY = json.dumps(sys.executable)
+
+#: An after-task command that records what it was given.
+RECORD = """
+import json, os, sys
+from pathlib import Path
+result = json.loads(Path(os.environ["BENCH_RESULT"]).read_text())
+Path(sys.argv[1]).write_text(json.dumps({
+    "cwd": os.getcwd(),
+    "workspace": os.environ["BENCH_WORKSPACE"],
+    "status": os.environ["BENCH_TASK_STATUS"],
+    "id": os.environ["BENCH_TASK_ID"],
+    "mine": os.environ["MINE"],
+    "result": result,
+    "agent_file": Path("made.txt").read_text(),
+}))
+"""
+
+
+pytestmark = pytest.mark.usefixtures("private_tmpdir")
+
+
+def test_after_task_runs_in_the_workspace_with_the_decided_result(tmp_path: Path) -> None:
+    git_repo(tmp_path / "repo", {"a.txt": "one\n"})
+    (tmp_path / "record.py").write_text(RECORD)
+    (tmp_path / "agent.py").write_text(
+        "from pathlib import Path\nPath('made.txt').write_text('hi')\nprint('done')\n"
+    )
+    seen = tmp_path / "seen.json"
+    path = write_suite(
+        tmp_path,
+        f"""
+        repo: repo
+        target: {{type: command, command: [{PY}, {json.dumps(str(tmp_path / "agent.py"))}]}}
+        tasks:
+          - id: t
+            prompt: go
+            evaluate: {{type: contains, value: done}}
+            after_task:
+              command: [{PY}, {json.dumps(str(tmp_path / "record.py"))}, {json.dumps(str(seen))}]
+              env: {{MINE: "yes"}}
+        """,
+    )
+    outcome = run_suite(path)
+    row = next(iter(outcome.report.tasks()))
+    got = json.loads(seen.read_text())
+    assert row["status"] == "passed"
+    assert got["agent_file"] == "hi"  # the agent's workspace, before it is removed
+    assert got["cwd"] == got["workspace"]
+    assert Path(got["cwd"]).name != "repo"
+    assert not Path(got["workspace"]).exists()  # removed after the command ran
+    assert (got["status"], got["id"], got["mine"]) == ("passed", "t", "yes")
+    assert got["result"]["status"] == "passed"
+    assert got["result"]["evaluators"][0]["passed"] is True  # it runs after the evaluators
+
+
+def test_after_task_failure_or_timeout_is_a_warning_and_leaves_the_result(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    path = write_suite(
+        tmp_path,
+        f"""
+        target: {{type: echo}}
+        tasks:
+          - id: fails
+            prompt: done
+            evaluate: {{type: contains, value: done}}
+            after_task: {{command: [{PY}, -c, "import sys; sys.exit(3)"]}}
+          - id: hangs
+            prompt: done
+            evaluate: {{type: contains, value: done}}
+            after_task: {{command: [{PY}, -c, "import time; time.sleep(60)"], timeout: 0.5}}
+          - id: missing
+            prompt: done
+            evaluate: {{type: contains, value: done}}
+            after_task: {{command: [{json.dumps(str(tmp_path / "nope"))}]}}
+        """,
+    )
+    started = time.monotonic()
+    outcome = run_suite(path)
+    assert time.monotonic() - started < 20
+    rows = {row["id"]: row["status"] for row in outcome.report.tasks()}
+    assert rows == {"fails": "passed", "hangs": "passed", "missing": "passed"}
+    err = capfd.readouterr().err
+    assert "bench: after_task of fails: exited with code 3" in err
+    assert "bench: after_task of hangs: timed out after 0.5 s" in err
+    assert "bench: after_task of missing: exited with code 1" in err or (
+        "bench: after_task of missing: cannot start" in err
+    )
+
+
+def test_after_task_is_refused_with_a_clear_message_when_malformed(tmp_path: Path) -> None:
+    from bench.vocabulary.errors import InvalidSuite
+
+    path = write_suite(
+        tmp_path,
+        """
+        target: {type: echo}
+        tasks:
+          - id: t
+            prompt: done
+            evaluate: {type: contains, value: done}
+            after_task: {command: []}
+        """,
+    )
+    with pytest.raises(InvalidSuite) as caught:
+        run_suite(path)
+    assert str(caught.value) == (
+        f"{path}:6:18: tasks[0].after_task.command: List should have at least 1 item after validation,"
+        " not 0 (got [])"
+    )
+
+
+def test_f19_an_after_task_command_dies_with_bench_and_runs_again_on_resume(tmp_path: Path) -> None:
+    """SIGKILL of bench while the command runs: the reaper kills it (PR_SET_PDEATHSIG); the task
+    was not recorded, so ``--resume`` runs it again, command included."""
+    import os
+    import signal
+    import subprocess
+
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    script = tmp_path / "after.py"
+    script.write_text(
+        "import os, sys, time\nfrom pathlib import Path\n"
+        "marks = Path(sys.argv[1])\nn = len(list(marks.iterdir()))\n"
+        "(marks / str(os.getpid())).write_text('')\n"
+        "if n == 0:\n    time.sleep(60)\n"
+    )
+    path = write_suite(
+        tmp_path,
+        f"""
+        target: {{type: echo}}
+        tasks:
+          - id: t
+            prompt: done
+            evaluate: {{type: contains, value: done}}
+            after_task: {{command: [{PY}, {json.dumps(str(script))}, {json.dumps(str(marks))}]}}
+        """,
+    )
+    runs = tmp_path / "runs"
+    bench = subprocess.Popen(
+        [sys.executable, "-m", "bench", "run", str(path), "--runs-dir", str(runs)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 30
+    while not list(marks.iterdir()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    (first,) = [int(p.name) for p in marks.iterdir()]
+    bench.send_signal(signal.SIGKILL)
+    bench.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(first, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail("the after_task command outlived bench")
+    (run_id,) = [p.name for p in runs.iterdir()]
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", "run", str(path), "--runs-dir", str(runs), "--resume", run_id],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert len(list(marks.iterdir())) == 2  # the command ran again with the task
