@@ -16,17 +16,22 @@ its CPU per call, and the whole process's wall time, CPU and throughput; for pro
 process; and the ratio of the two whole-process throughputs.
 
     nox -s bench -- --llm           # or: python benchmarks/run_llm.py --tasks 1000
+
+``--ceiling`` first times a bare asyncio client (keep-alive connections, no library) on the same
+calls at each concurrency: the share of the bound the server and the machine allow any client.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import socket
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from loopback_server import SERVERS, server_command
@@ -74,6 +79,46 @@ def _report_bench(label: str, m: Measured, n: int, bound: float, folder: Path) -
         f"passed {summary['passed']} of {summary['total']}"
     )
     return n / m.wall
+
+
+async def _raw_calls(port: int, n: int, concurrency: int) -> float:
+    """``n`` chat calls from a bare asyncio client (``concurrency`` keep-alive connections, one
+    request at a time on each, the same body bench sends): the seconds they took, connecting
+    included. No client can be much faster, so this is the server's and the machine's ceiling."""
+    body = json.dumps({"model": "fake", "messages": [{"role": "user", "content": "question 1"}]}).encode()
+    request = (
+        b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+    )
+    left = [n]
+
+    async def connection() -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        while left[0] > 0:
+            left[0] -= 1
+            writer.write(request)
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = next(
+                int(line.split(b":")[1])
+                for line in head.split(b"\r\n")
+                if line.lower().startswith(b"content-length")
+            )
+            await reader.readexactly(length)
+        writer.close()
+
+    started = time.perf_counter()
+    await asyncio.gather(*(connection() for _ in range(concurrency)))
+    return time.perf_counter() - started
+
+
+def _report_ceiling(port: int, n: int, concurrency: int, bound: float) -> None:
+    wall = asyncio.run(_raw_calls(port, n, concurrency))
+    rounds = -(-n // concurrency)  # whole rounds of answers: the best any client can do
+    share = n / wall / bound
+    print(
+        f"  bare asyncio client: {wall:6.2f} s, {n / wall:6.0f} calls/s = {share:4.0%} of the bound "
+        f"(whole rounds allow {n / (rounds * concurrency):.1%})"
+    )
 
 
 def _target_suite(folder: Path, n: int, port: int) -> Path:
@@ -127,6 +172,11 @@ def main() -> None:
     parser.add_argument("--skip-promptfoo", action="store_true")
     parser.add_argument("--skip-judge", action="store_true")
     parser.add_argument(
+        "--ceiling",
+        action="store_true",
+        help="also time a bare asyncio client on the same calls: the server's and the machine's ceiling",
+    )
+    parser.add_argument(
         "--server",
         choices=SERVERS,
         default="loopback",
@@ -154,6 +204,8 @@ def main() -> None:
         for concurrency in args.concurrency:
             bound = concurrency / args.latency
             print(f"concurrency {concurrency}: bound {bound:.0f} calls/s ({n / bound:.2f} s)")
+            if args.ceiling:
+                _report_ceiling(port, n, concurrency, bound)
             with tempfile.TemporaryDirectory() as tmp:
                 folder = Path(tmp)
                 suite = _target_suite(folder, n, port)

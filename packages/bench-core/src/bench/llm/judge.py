@@ -145,6 +145,13 @@ class Judge(Evaluator[ConfigT], Generic[ConfigT]):
     #: reports its vote's details as they are, with ``judge`` and ``prompt_version``).
     lists_verdicts: ClassVar[bool] = False
 
+    def __init__(self, config: ConfigT) -> None:
+        super().__init__(config)
+        # Every verdict is read through json_repair (``verdict._parse``): imported with the suite,
+        # not at the first answer, where its ~25 ms (argparse included) held up every other
+        # answer of the first round.
+        import json_repair  # noqa: F401
+
     def check(self, task: Task) -> None:
         custom = self.custom_prompt()
         if custom is None:
