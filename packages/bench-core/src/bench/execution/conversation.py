@@ -40,7 +40,12 @@ from bench.vocabulary.models import (
     Usage,
     UserSimulator,
 )
-from bench.vocabulary.results import EvaluatorOutcome
+from bench.vocabulary.results import NOT_APPLICABLE, EvaluatorOutcome
+
+#: What a conversation's kept metadata (and its result's ``conversation``) names the phases passed
+#: over, and the conversation-wide ``max_turns`` that ended it.
+SKIPPED = "skipped"
+CAPPED = "capped"
 
 Answer = Callable[[Task], Awaitable[Response]]
 
@@ -55,7 +60,7 @@ def kept_conversation(task: Task, response: Response, recorded: bool) -> dict[st
         "turns": kept.get("turns")
         or [{"turn": t.number, "by": "recorded"} for t in transcript_turns(response.messages)],
         **({"simulator": kept["simulator"]} if kept.get("simulator", {}).get("calls") else {}),
-        **{key: kept[key] for key in (WAITING_FOR, TIMED_OUT) if kept.get(key)},
+        **{key: kept[key] for key in (WAITING_FOR, TIMED_OUT, SKIPPED, CAPPED) if kept.get(key)},
     }
 
 
@@ -99,6 +104,18 @@ class _State:
     waiting: dict[str, Any] | None = None
     #: The person's turn no one answered in time, where the conversation ended (``on_timeout: stop``).
     timed_out: dict[str, Any] | None = None
+    #: The phases passed over (their ``when`` did not hold): ``phase``, ``when`` and the numbers of
+    #: their scripted turns, whose checks do not apply.
+    skipped: list[dict[str, Any]] = field(default_factory=list)
+    #: The conversation-wide ``max_turns`` that ended the conversation, when one did.
+    capped: int | None = None
+
+    def skip(self, number: int, phase: ConversationPhase) -> None:
+        """Pass over phase ``number``: its scripted turns keep their numbers, so the turns after
+        them keep theirs, and their checks are not applicable (``judge``)."""
+        scripted = list(range(self.scripted + 1, self.scripted + 1 + len(phase.scripted())))
+        self.scripted += len(scripted)
+        self.skipped.append({"phase": number, "when": phase.when, "scripted": scripted})
 
     async def user_says(self, content: Any, by: str, scripted: int | None = None) -> Response:
         """Append a user message and the target's reply; the reply (its ``error`` when it failed)."""
@@ -131,6 +148,8 @@ class _State:
             "simulator": self.simulator,
             WAITING_FOR: self.waiting,
             TIMED_OUT: self.timed_out,
+            SKIPPED: self.skipped,
+            CAPPED: self.capped,
         }
         metadata = {**last.metadata, CONVERSATION: kept}
         return Response(
@@ -185,8 +204,9 @@ async def converse(task: Task, answer: Answer, llm: LLMClient | None, journal: J
         reply = await state.user_says(opening[-1].get("content"), "input")
         if reply.error is not None:
             return state.response(reply.error)
-    for phase in task.conversation.ordered():
+    for number, phase in enumerate(task.conversation.ordered(), 1):
         if phase.when == "after_mismatch" and not state.mismatch:
+            state.skip(number, phase)
             continue
         error = await _run_phase(state, phase)
         if error is not None:
@@ -317,6 +337,8 @@ async def judge(evaluator: BoundEvaluator, sample: Sample, timeout: float) -> Ev
         numbers = scripted_turn_numbers(sample.response)
         number = numbers.get(evaluator.turn, evaluator.turn if not numbers else None)
         chosen = [t for t in turns if t.number == number]
+        if not chosen and (skipped := _skipped_phase(sample.response, evaluator.turn)) is not None:
+            return _not_applicable(evaluator, skipped)
         if not chosen:
             error = f"scripted turn {evaluator.turn} was not answered in this transcript"
             return EvaluatorOutcome(name=evaluator.name, type=evaluator.type, passed=False, error=error)
@@ -329,6 +351,25 @@ async def judge(evaluator: BoundEvaluator, sample: Sample, timeout: float) -> Ev
         return EvaluatorOutcome(name=evaluator.name, type=evaluator.type, passed=False, error=error)
     outcomes = [_at_turn(await evaluate(evaluator, _turn_sample(sample, t), timeout), t) for t in turns]
     return _each_turn(outcomes)
+
+
+def _skipped_phase(response: Response, scripted: int) -> dict[str, Any] | None:
+    """The phase passed over that held scripted turn ``scripted``, if one did."""
+    skipped = response.metadata.get(CONVERSATION, {}).get(SKIPPED) or []
+    return next((row for row in skipped if scripted in row.get("scripted", [])), None)
+
+
+def _not_applicable(evaluator: BoundEvaluator, skipped: dict[str, Any]) -> EvaluatorOutcome:
+    """The outcome of a check of a turn rightly never played: neither a pass nor an error."""
+    why = {"phase": skipped["phase"], "when": skipped["when"]}
+    return EvaluatorOutcome(
+        name=evaluator.name,
+        type=evaluator.type,
+        passed=False,
+        reason=f"not applicable: phase {why['phase']} was skipped (when: {why['when']})",
+        weight=evaluator.weight,
+        details={NOT_APPLICABLE: why},
+    )
 
 
 def _turn_sample(sample: Sample, turn: Turn) -> Sample:
