@@ -75,8 +75,10 @@ def test_a_skipped_phase_check_does_not_hide_a_failing_check(bench_cli, bench_su
 def test_a_task_whose_every_check_is_not_applicable_is_an_error(bench_cli, bench_suite_file, tmp_path):
     (tmp_path / "assistant.py").write_text(ASSISTANT)
     suite = SUITE.replace("FIRST", "a refund please").replace("TASK_CHECKS", "")
-    suite = suite.replace("            - user: thanks, bye\n              evaluate: {type: contains, value: help}\n",
-                          "            - thanks, bye\n")
+    suite = suite.replace(
+        "            - user: thanks, bye\n              evaluate: {type: contains, value: help}\n",
+        "            - thanks, bye\n",
+    )
     bench_cli("run", bench_suite_file(suite), "-q", "-o", "out.json")
     task = json.loads((tmp_path / "out.json").read_text())["tasks"][0]
     assert (task["status"], task["passed"]) == ("error", False)

@@ -107,8 +107,22 @@ class _State:
     #: The phases passed over (their ``when`` did not hold): ``phase``, ``when`` and the numbers of
     #: their scripted turns, whose checks do not apply.
     skipped: list[dict[str, Any]] = field(default_factory=list)
-    #: The conversation-wide ``max_turns`` that ended the conversation, when one did.
-    capped: int | None = None
+    #: Where the conversation-wide ``max_turns`` ended the conversation, when it did:
+    #: ``max_turns``, ``turn`` (the last one taken) and the scripted turns it cut off.
+    capped: dict[str, Any] | None = None
+
+    def at_cap(self) -> bool:
+        """Whether the conversation has taken its ``max_turns`` (``runHybridConversation``'s cap,
+        counted as ``executeUserTurn`` counts turns: one per user message answered); the first
+        time, the scripted turns not yet played are cut off (``capped``)."""
+        cap = self.task.conversation.max_turns if self.task.conversation else None
+        if cap is None or len(self.turns) < cap:
+            return False
+        if self.capped is None:
+            total = len(self.task.conversation.scripted_turns()) if self.task.conversation else 0
+            cut = list(range(self.scripted + 1, total + 1))
+            self.capped = {"max_turns": cap, "turn": len(self.turns), "scripted": cut}
+        return True
 
     def skip(self, number: int, phase: ConversationPhase) -> None:
         """Pass over phase ``number``: its scripted turns keep their numbers, so the turns after
@@ -208,11 +222,15 @@ async def converse(task: Task, answer: Answer, llm: LLMClient | None, journal: J
         if phase.when == "after_mismatch" and not state.mismatch:
             state.skip(number, phase)
             continue
+        if state.at_cap():
+            break
         error = await _run_phase(state, phase)
         if error is not None:
             return state.response(error)
         if state.waiting is not None or state.timed_out is not None:
             return state.response()
+        if state.capped is not None:
+            break
     return state.response()
 
 
@@ -281,6 +299,8 @@ def _no_answer(state: _State, person: PersonTurn, turn: int, since: float | None
 
 async def _scripted(state: _State, turns: list[ScriptedTurn]) -> str | None:
     for turn in turns:
+        if state.at_cap():
+            return None
         state.scripted += 1
         if state.journal.replayed("user") is None:  # the message is the suite's: only its place is kept
             state.journal.write({"kind": "user", "by": "scripted"})
@@ -295,6 +315,8 @@ async def _scripted(state: _State, turns: list[ScriptedTurn]) -> str | None:
 
 async def _simulated(state: _State, simulator: UserSimulator) -> str | None:
     for _ in range(simulator.max_turns):
+        if state.at_cap():
+            return None
         event = state.journal.replayed("user")
         if event is not None:
             text, ended = event["content"], event["ended"]
@@ -337,8 +359,8 @@ async def judge(evaluator: BoundEvaluator, sample: Sample, timeout: float) -> Ev
         numbers = scripted_turn_numbers(sample.response)
         number = numbers.get(evaluator.turn, evaluator.turn if not numbers else None)
         chosen = [t for t in turns if t.number == number]
-        if not chosen and (skipped := _skipped_phase(sample.response, evaluator.turn)) is not None:
-            return _not_applicable(evaluator, skipped)
+        if not chosen and (why := _not_played(sample.response, evaluator.turn)) is not None:
+            return _not_applicable(evaluator, *why)
         if not chosen:
             error = f"scripted turn {evaluator.turn} was not answered in this transcript"
             return EvaluatorOutcome(name=evaluator.name, type=evaluator.type, passed=False, error=error)
@@ -353,22 +375,31 @@ async def judge(evaluator: BoundEvaluator, sample: Sample, timeout: float) -> Ev
     return _each_turn(outcomes)
 
 
-def _skipped_phase(response: Response, scripted: int) -> dict[str, Any] | None:
-    """The phase passed over that held scripted turn ``scripted``, if one did."""
-    skipped = response.metadata.get(CONVERSATION, {}).get(SKIPPED) or []
-    return next((row for row in skipped if scripted in row.get("scripted", [])), None)
+def _not_played(response: Response, scripted: int) -> tuple[str, dict[str, Any]] | None:
+    """Why scripted turn ``scripted`` was rightly never played (its phase was passed over, or the
+    conversation's ``max_turns`` ended it first), with the evidence; None if it should have been."""
+    kept = response.metadata.get(CONVERSATION, {})
+    for row in kept.get(SKIPPED) or []:
+        if scripted in row.get("scripted", []):
+            why = {"phase": row["phase"], "when": row["when"]}
+            return f"phase {why['phase']} was skipped (when: {why['when']})", why
+    capped = kept.get(CAPPED)
+    if capped and scripted in capped.get("scripted", []):
+        return f"the conversation stopped at its max_turns ({capped['max_turns']})", {
+            "max_turns": capped["max_turns"]
+        }
+    return None
 
 
-def _not_applicable(evaluator: BoundEvaluator, skipped: dict[str, Any]) -> EvaluatorOutcome:
+def _not_applicable(evaluator: BoundEvaluator, why: str, evidence: dict[str, Any]) -> EvaluatorOutcome:
     """The outcome of a check of a turn rightly never played: neither a pass nor an error."""
-    why = {"phase": skipped["phase"], "when": skipped["when"]}
     return EvaluatorOutcome(
         name=evaluator.name,
         type=evaluator.type,
         passed=False,
-        reason=f"not applicable: phase {why['phase']} was skipped (when: {why['when']})",
+        reason=f"not applicable: {why}",
         weight=evaluator.weight,
-        details={NOT_APPLICABLE: why},
+        details={NOT_APPLICABLE: evidence},
     )
 
 

@@ -22,8 +22,8 @@ from bench.report.history import list_runs, run_row
 from bench.scoring.target_stats import target_label, target_statistics
 from bench.vocabulary.errors import StoreError
 from bench.vocabulary.redact import excerpt
-from bench.vocabulary.run_key import RunKey
 from bench.vocabulary.results import falls_short
+from bench.vocabulary.run_key import RunKey
 from bench.vocabulary.store import LATEST, MANIFEST, latest_lines, newest_run, results_path
 
 PAGE = 100
@@ -397,8 +397,7 @@ def _filtered(
         if status and record.get("status") != status:
             continue
         if evaluator and not any(
-            e.get("name") == evaluator and falls_short(e)
-            for e in record.get("evaluators") or []
+            e.get("name") == evaluator and falls_short(e) for e in record.get("evaluators") or []
         ):
             continue
         if target and target_label(record) != target:
