@@ -98,3 +98,12 @@ def test_a_scripted_turn_that_should_have_been_played_stays_an_error(bench_cli, 
     second = _outcome(task, "turn 2: contains")
     assert second["error"] == "scripted turn 2 was not answered in this transcript"
     assert task["status"] == "error"
+
+
+def test_a_skipped_phase_check_is_not_in_the_scorecard(bench_cli, bench_suite_file, tmp_path):
+    checks = (
+        "    evaluate: {type: contains, value: help}\n"
+        "scorecard: {strategy: binary, dimensions: [{key: correctness, pass_threshold: 1.0}]}\n"
+    )
+    task = _run(bench_cli, bench_suite_file, tmp_path, "a refund please", checks)
+    assert (task["status"], task["scorecard"]["score"]) == ("passed", 1.0)

@@ -189,6 +189,7 @@ def scorecard(
             "gate": o.details.get("gate"),
         }
         for o in outcomes
+        if NOT_APPLICABLE not in o.details  # a check that did not apply is no evidence
     ]
     measured = {
         "latency_ms": latency,
