@@ -89,7 +89,14 @@ def test_dev_test_runs_rays_and_the_other_pythons_sessions_in_a_second_nox(
     (tools / SCRIPTS).mkdir(parents=True)
     (tools / SCRIPTS / "python").touch()
     monkeypatch.setattr(dev, "TOOLS", tools)
-    listed = ["package(bench-core)", "package(bench-ray)", "tests-3.10", "tests-3.11", "lint"]
+    listed = [
+        "package(bench-core)",
+        "package(bench-rag)",
+        "package(bench-ray)",
+        "tests-3.10",
+        "tests-3.11",
+        "lint",
+    ]
     ran: list[list[str]] = []
 
     def fake_run(args: list[Any], **_: Any) -> subprocess.CompletedProcess[str]:
@@ -114,7 +121,11 @@ def test_dev_test_runs_rays_and_the_other_pythons_sessions_in_a_second_nox(
     monkeypatch.setattr(dev.subprocess, "Popen", FakePopen)
     assert dev.main(["test"]) == expected
     sessions = {tuple(args[args.index("-s") + 1 :]) for args in ran if "-s" in args}
-    assert sessions == {("package(bench-ray)", "tests-3.10"), ("package(bench-core)", "tests-3.11", "lint")}
+    assert sessions == {
+        ("package(bench-core)", "package(bench-ray)", "tests-3.10"),
+        ("package(bench-rag)", "tests-3.11", "lint"),
+    }
     assert capsys.readouterr().out.endswith(
-        "== the sessions run alongside: package(bench-ray), tests-3.10\n\nthe second nox's output\n"
+        "== the sessions run alongside: package(bench-core), package(bench-ray), tests-3.10\n\n"
+        "the second nox's output\n"
     )

@@ -10,10 +10,11 @@ from typing import Any
 
 import pytest
 
+from tests.browser.constants import HOSTILE
+
 pytestmark = pytest.mark.browser
 
 HERE = Path(__file__).resolve().parent
-HOSTILE = "</script><script>alert(1)</script> <img src=x onerror=alert(1)>"
 
 
 @pytest.fixture(scope="module")

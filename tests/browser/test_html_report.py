@@ -8,7 +8,6 @@ tests also write the screenshots in docs/images/.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -19,13 +18,11 @@ import pytest
 
 from bench.report.reporters.html import HtmlReporter
 from bench.vocabulary.results import RunReport, Summary
+from tests.browser.constants import HOSTILE, ROOT, SCREENSHOTS
 
 pytestmark = pytest.mark.browser
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
-HOSTILE = "</script><script>alert(1)</script> <img src=x onerror=alert(1)>"
-SCREENSHOTS = os.environ.get("BENCH_SCREENSHOTS") == "1"
 
 
 @pytest.fixture(scope="module")

@@ -15,10 +15,10 @@ from bench.judging.calibrate import Item, JudgeCalibration
 from bench.judging.calibration_report import write_html as write_calibration
 from bench.judging.comparison import compare_offline
 from bench.judging.pairwise import write_html as write_comparison
+from tests.browser.constants import HOSTILE
 
 pytestmark = pytest.mark.browser
 
-HOSTILE = "</script><script>alert(1)</script> <img src=x onerror=alert(1)>"
 # Humans pass a, b, c; the judge passes a, b, d: kappa 1/3 (tests/test_calibrate.py works it by hand).
 HUMAN = {"a": True, "b": True, "c": True, "d": False, "e": False, "f": False}
 JUDGE = {"a": True, "b": True, "c": False, "d": True, "e": False, "f": False}

@@ -6,20 +6,16 @@ With BENCH_SCREENSHOTS=1 the tests also write the matrix's screenshot in docs/im
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bench.report.reporters.html import HtmlReporter
 from bench.vocabulary.results import RunReport, Summary
+from tests.browser.constants import HOSTILE, ROOT, SCREENSHOTS
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[2]
-HOSTILE = "</script><script>alert(1)</script> <img src=x onerror=alert(1)>"
-SCREENSHOTS = os.environ.get("BENCH_SCREENSHOTS") == "1"
 
 SUITE = """\
 name: matrix

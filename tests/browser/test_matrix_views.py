@@ -9,7 +9,6 @@ docs/images/compare-diff.png.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -18,11 +17,10 @@ from typing import Any
 
 import pytest
 
+from tests.browser.constants import HOSTILE, ROOT, SCREENSHOTS
+
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[2]
-HOSTILE = "</script><script>alert(1)</script> <img src=x onerror=alert(1)>"
-SCREENSHOTS = os.environ.get("BENCH_SCREENSHOTS") == "1"
 
 MATRIX = """\
 name: grid

@@ -6,7 +6,6 @@ BENCH_SCREENSHOTS=1 the tests also write the viewer's screenshots in docs/images
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import threading
 from collections.abc import Iterator
@@ -18,13 +17,11 @@ import pytest
 from bench.report.viewer.labels import Labelling
 from bench.report.viewer.server import ViewServer
 from bench.scoring.labels import Label, read_labels
+from tests.browser.constants import HOSTILE, ROOT, SCREENSHOTS
 
 pytestmark = pytest.mark.browser
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
-HOSTILE = "</script><script>alert(1)</script> <img src=x onerror=alert(1)>"
-SCREENSHOTS = os.environ.get("BENCH_SCREENSHOTS") == "1"
 TWO = (
     "name: two\ntargets:\n  - {type: echo}\n  - {type: command, label: upper, command: [tr, a-z, A-Z]}\n"
     "tasks:\n  - {id: hello, prompt: hello, expected: {contains: hello}}\n"

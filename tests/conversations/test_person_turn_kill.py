@@ -7,52 +7,29 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
-import time
-from pathlib import Path
 
 import pytest
 
 from bench.execution.journal.person import find_waiting, save_answer
+from tests.conversations.killed_runs import calls, start_bench, wait_for_call
 from tests.conversations.test_person_turn import ASSISTANT, ONE_PERSON_SUITE
-
-
-def _bench(folder: Path, *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "bench", "run", "suite.yaml", "-q", *args],
-        cwd=folder,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-        env={**os.environ, "BENCH_CACHE_DIR": str(folder / "cache")},
-    )
-
-
-def _calls(folder: Path) -> list[str]:
-    log = folder / "calls.log"
-    return log.read_text().splitlines() if log.exists() else []
 
 
 @pytest.mark.slow
 def test_sigkill_right_after_the_answer_loses_nothing(tmp_path):
     (tmp_path / "assistant.py").write_text(ASSISTANT)
     (tmp_path / "suite.yaml").write_text(ONE_PERSON_SUITE)
-    first = _bench(tmp_path)
+    first = start_bench(tmp_path)
     assert first.wait(60) == 5, first.communicate()
     [run] = (tmp_path / ".bench" / "runs").iterdir()
     save_answer(find_waiting(tmp_path / ".bench" / "runs", run.name, "t"), "I want a refund")
     (tmp_path / "block").write_text("")
-    killed = _bench(tmp_path, "--resume", run.name)
-    deadline = time.monotonic() + 60
-    while "I want a refund" not in _calls(tmp_path):
-        assert time.monotonic() < deadline, _calls(tmp_path)
-        time.sleep(0.05)
+    killed = start_bench(tmp_path, "--resume", run.name)
+    wait_for_call(tmp_path, "I want a refund")
     os.killpg(killed.pid, signal.SIGKILL)
     killed.wait(30)
     (tmp_path / "block").unlink()
-    resumed = _bench(tmp_path, "--resume", run.name, "-o", "out.json")
+    resumed = start_bench(tmp_path, "--resume", run.name, "-o", "out.json")
     assert resumed.wait(60) == 0, resumed.communicate()
     task = json.loads((tmp_path / "out.json").read_text())["tasks"][0]
     assert task["status"] == "passed"
@@ -63,4 +40,4 @@ def test_sigkill_right_after_the_answer_loses_nothing(tmp_path):
         "a refund it is",
     ]
     # the first turn never asked again; the person's message, in flight at the kill, sent again
-    assert _calls(tmp_path) == ["my parcel is lost", "I want a refund", "I want a refund"]
+    assert calls(tmp_path) == ["my parcel is lost", "I want a refund", "I want a refund"]

@@ -6,12 +6,11 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
+
+from tests.conversations.killed_runs import calls, start_bench, wait_for_call
 
 ASSISTANT = """\
 import pathlib, time
@@ -46,29 +45,6 @@ tasks:
 """
 
 
-def _bench(folder: Path, *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "bench", "run", "suite.yaml", "-q", *args],
-        cwd=folder,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-
-
-def _calls(folder: Path) -> list[str]:
-    log = folder / "calls.log"
-    return log.read_text().splitlines() if log.exists() else []
-
-
-def _wait_for_call(folder: Path, call: str, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while call not in _calls(folder):
-        assert time.monotonic() < deadline, f"the target never got {call!r}: {_calls(folder)}"
-        time.sleep(0.05)
-
-
 def _verdicts(report: Path) -> list[tuple]:
     tasks = json.loads(report.read_text())["tasks"]
     return [
@@ -93,18 +69,18 @@ def test_sigkill_mid_conversation_then_resume_gives_the_uninterrupted_transcript
     whole, killed = tmp_path / "whole", tmp_path / "killed"
     _suite(whole)
     _suite(killed)
-    done = _bench(whole, "-o", "out.json")
+    done = start_bench(whole, "-o", "out.json")
     assert done.wait(60) == 0, done.communicate()
     (killed / "block").write_text("")
-    proc = _bench(killed)
-    _wait_for_call(killed, "long 3")
+    proc = start_bench(killed)
+    wait_for_call(killed, "long 3")
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait(30)
     (killed / "block").unlink()
     [run] = (killed / ".bench" / "runs").iterdir()
-    resumed = _bench(killed, "--resume", run.name, "-o", "out.json")
+    resumed = start_bench(killed, "--resume", run.name, "-o", "out.json")
     assert resumed.wait(60) == 0, resumed.communicate()
     assert _verdicts(killed / "out.json") == _verdicts(whole / "out.json")
     # Nothing finished was asked again: the short conversation and the long one's first two turns.
-    assert _calls(killed) == ["short 1", "short 2", "long 1", "long 2", "long 3", "long 3", "long 4"]
+    assert calls(killed) == ["short 1", "short 2", "long 1", "long 2", "long 3", "long 3", "long 4"]
     assert not list((run / "conversations").glob("*.jsonl"))  # journals go once results land

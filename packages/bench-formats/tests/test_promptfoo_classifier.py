@@ -167,7 +167,7 @@ def test_a_python_classification_reply_without_a_classification_is_an_error_sayi
 
 
 def test_an_assertion_providers_env_template_is_rendered_as_promptfoo_loads_it(monkeypatch, env_now) -> None:
-    from bench_formats.promptfoo.asserts import render_env_only
+    from bench_formats.promptfoo.config_env import render_env_only
 
     monkeypatch.setenv("HF_FAKE_URL", "http://127.0.0.1:1")
     monkeypatch.delenv("NOT_SET_HERE", raising=False)

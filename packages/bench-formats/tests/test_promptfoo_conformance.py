@@ -67,15 +67,19 @@ def _run_bench(
 
 
 @contextlib.contextmanager
-def graded(case: str, hf_sent: list[dict[str, Any]] | None = None) -> Iterator[dict[str, str]]:
+def graded(
+    case: str, hf_sent: list[dict[str, Any]] | None = None, llm_sent: list[dict[str, Any]] | None = None
+) -> Iterator[dict[str, str]]:
     """The variables that point bench's model calls at the fake server answering by the case's
     ``fake-llm.json``, and its classifier's at a fake Hugging Face endpoint answering by its
-    ``fake-hf.json`` (record.py recorded promptfoo against the same); none without them. What
-    reached the Hugging Face endpoint is added to ``hf_sent`` as record.py keeps it."""
+    ``fake-hf.json`` (record.py recorded promptfoo against the same), and the case's ``env.json``;
+    none without them. What reached the Hugging Face endpoint is added to ``hf_sent``, and what
+    reached the fake model server to ``llm_sent``, as record.py keeps them."""
     rules = CORPUS / case / "fake-llm.json"
     hf_rules = CORPUS / case / "fake-hf.json"
     with contextlib.ExitStack() as stack:
-        env: dict[str, str] = {}
+        named = CORPUS / case / "env.json"
+        env = {str(k): str(v) for k, v in json.loads(named.read_text()).items()} if named.exists() else {}
         if rules.exists():
             server = stack.enter_context(FakeLLMServer())
             loaded = json.loads(rules.read_text())
@@ -95,6 +99,12 @@ def graded(case: str, hf_sent: list[dict[str, Any]] | None = None) -> Iterator[d
         if hf_rules.exists() and hf_sent is not None:
             found = [{"path": p, "body": b.decode(), "authorization": a} for p, b, a in hf.requests]
             hf_sent += sorted(found, key=lambda r: (r["path"], r["body"]))
+        if rules.exists() and llm_sent is not None:
+            sent = [
+                {"path": r.path, "model": r.body.get("model"), "messages": r.body.get("messages")}
+                for r in server.requests
+            ]
+            llm_sent += sorted(sent, key=lambda r: json.dumps(r, sort_keys=True))
 
 
 def _first(mapping: dict[str, Any], *keys: str) -> Any:
@@ -227,11 +237,14 @@ def test_bench_gives_promptfoos_verdicts(case: str, tmp_path: Path):
     expected = json.loads((CORPUS / case / "expected.json").read_text())
     echo = "--providers echo" in expected["command"]
     hf_sent: list[dict[str, Any]] = []
-    with graded(case, hf_sent) as served:
+    llm_sent: list[dict[str, Any]] = []
+    with graded(case, hf_sent, llm_sent) as served:
         env = {**os.environ, **served} if served else None
         code, output, data = _run_bench(CORPUS / case / "promptfooconfig.yaml", tmp_path, echo, env)
     if (CORPUS / case / "hf-requests.json").exists():  # byte for byte what promptfoo sent
         assert hf_sent == json.loads((CORPUS / case / "hf-requests.json").read_text())
+    if (CORPUS / case / "llm-requests.json").exists():  # the models and messages promptfoo sent
+        assert llm_sent == json.loads((CORPUS / case / "llm-requests.json").read_text())
     if expected.get("config_error"):
         # promptfoo refused the config before running anything (exit 1, no output)
         refused = code == 2 and output.lstrip().startswith("error:") and "Usage:" not in output

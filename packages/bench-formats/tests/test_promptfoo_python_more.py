@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from bench import ConfigError
-from bench.testing import run_evaluator
+from bench import ConfigError, TaskResult
+from bench.testing import run_evaluator, run_suite
 from bench_formats.promptfoo.loader import PromptfooLoader
 
 
@@ -205,3 +205,45 @@ def test_python_embedding_provider_is_not_a_model_call(
     }
     out = run_evaluator(config, "cd")
     assert (out.passed, out.score, out.reason) == (True, 1.0, "All assertions passed")
+
+
+# --- config.basePath -------------------------------------------------------------------------
+
+BASE_PATH_SCRIPT = """
+def call_api(prompt, options, context):
+    return {"output": "%s basePath=%r" % (prompt, options["config"]["basePath"])}
+
+def call_classification_api(text, options):
+    return {"classification": {options["config"]["basePath"]: 1.0}}
+
+def call_embedding_api(text, options):
+    return {"embedding": [1.0, 0.0] if text == "hi" or options["config"]["basePath"] == "sub" else [0.0, 1.0]}
+"""
+
+
+def test_python_providers_get_the_config_folder_as_written_as_base_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """promptfoo passes ``config.basePath`` as ``path.dirname`` of the config path it was given:
+    ``sub`` for ``-c sub/promptfooconfig.yaml`` (promptfoo 0.121.20 passed exactly this config),
+    to the provider and to a classifier's and a similar check's Python provider alike."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sub").mkdir()
+    _write(tmp_path / "sub", "provider.py", BASE_PATH_SCRIPT)
+    config = """
+    prompts: ['hi']
+    providers: ['file://provider.py']
+    tests:
+      - assert:
+          - {type: classifier, provider: 'file://provider.py', value: sub, threshold: 0.5}
+          - {type: similar, provider: 'file://provider.py', value: other, threshold: 0.5}
+    """
+    _write(tmp_path / "sub", "promptfooconfig.yaml", config)
+    outcome = run_suite(Path("sub/promptfooconfig.yaml"), runs_dir=tmp_path / "runs")
+    [task] = [TaskResult.model_validate(row) for row in outcome.report.tasks()]
+    assert task.response == "hi basePath='sub'"
+    [evaluator] = task.evaluators
+    assert [(a["pass"], a["reason"]) for a in evaluator.details["assertions"]] == [
+        (True, "Classification sub has score 1.00 >= 0.5"),
+        (True, "Similarity 1.00 is greater than or equal to threshold 0.5"),
+    ]

@@ -118,7 +118,7 @@ def test_resume_of_a_store_output_as_config_is_refused_up_front(bench_cli: Any) 
 
 
 def test_another_executor_is_refused_up_front(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Refused before the executor is even looked up: the check holds without bench-ray installed."""
+    """Refused up front, with the target's reason: the check holds without bench-ray installed."""
     monkeypatch.chdir(tmp_path)
     _config(tmp_path, STORE)
     with pytest.raises(ConfigError) as refused:
@@ -205,10 +205,13 @@ def test_a_task_selection_runs_with_the_state_of_the_tasks_it_runs(bench_cli: An
 def test_two_runs_of_one_suite_in_one_process_keep_their_own_state(tmp_path: Path) -> None:
     """The state was one per suite path: a second run of the same suite alongside the first took
     the first run's place (its first task then came 'after a later task') and stored outputs."""
-    from bench import SuiteContext, Task
-    from bench.execution.targets.echo import EchoTarget
-    from bench.llm.client import LLMClient
-    from bench.llm.settings import LLMSettings
+    from bench import Response, SuiteContext, Target, TargetConfig, Task
+    from bench.llm import LLMClient
+
+    class EchoTarget(Target[TargetConfig]):
+        async def respond(self, task: Task) -> Response:
+            return Response(output=task.text)
+
     from bench_formats.promptfoo.serial import PromptfooSerial, PromptfooSerialConfig
     from bench_formats.promptfoo.serial_plan import KEY
 
@@ -228,7 +231,7 @@ def test_two_runs_of_one_suite_in_one_process_keep_their_own_state(tmp_path: Pat
         said.append((await first.respond(task(1, "Hello {{ name }}", ""))).output)
         return said
 
-    runs = [LLMClient(LLMSettings(cache=False)) for _ in range(2)]
+    runs = [LLMClient() for _ in range(2)]
     try:
         assert asyncio.run(answer(target(runs[0]), target(runs[1]))) == ["Ada", "Bob", "Hello Ada"]
     finally:

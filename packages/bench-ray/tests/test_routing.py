@@ -222,7 +222,7 @@ def _pool_pid(where: Path, deadline: float) -> int:
 def test_f04_a_killed_pool_worker_runs_its_tasks_again_on_its_pool(cluster, in_tmp):
     import psutil
 
-    tasks = 160
+    tasks = 64  # 32 on the pool: the kill after 12 lands mid-run
     suite = _workspace_suite(in_tmp, tasks, "where_killed")
     local = bench.run(suite, runs_dir="local")
     where = in_tmp / "where.jsonl"

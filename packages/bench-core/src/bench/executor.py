@@ -110,6 +110,10 @@ class Executor:
     #: It can run ``--batch``: its workers' batched calls are answered by the driver's batches
     #: (``job.llm.batcher``; bench.distributed's ``RelayedBatches``). Else ``--batch`` is refused.
     batches: ClassVar[bool] = False
+    #: It runs every task in the driver's process, through the run's one instance of each target:
+    #: a target whose answers depend on the tasks it answered before (``Target.sequential``) runs
+    #: on it. Else such a suite is refused before anything runs.
+    sequential_targets: ClassVar[bool] = False
 
     def __init__(self, settings: ExecutorSettings) -> None:
         self.settings = settings

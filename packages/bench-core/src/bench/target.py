@@ -103,7 +103,8 @@ class Target(Generic[TargetConfigT]):
     def sequential(self) -> str | None:
         """Why this target's answers depend on the earlier tasks it answered in this process (state
         bench does not store), or None. bench then refuses, before anything runs, ``--resume`` and
-        an executor other than ``local``, which would answer a task without them."""
+        an executor that does not declare ``Executor.sequential_targets`` (``local`` does), which
+        would answer a task without them."""
         return None
 
     def llm_calls(self) -> list[tuple[str, int]]:

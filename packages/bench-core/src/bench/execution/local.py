@@ -16,6 +16,7 @@ class LocalExecutor(Executor):
     name = "local"
     description = "the tasks run in this process (the default)"
     batches = True
+    sequential_targets = True
 
     runner: Runner | None = None
 

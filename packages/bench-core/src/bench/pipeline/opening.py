@@ -4,10 +4,11 @@ resumed) with the tasks selected, and the manifest's fields. Nothing has run yet
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from bench.executor import DEFAULT_EXECUTOR
+from bench.executor import DEFAULT_EXECUTOR, Executor
 from bench.llm.client import LLMClient
 from bench.llm.providers.offline import remote_models
 from bench.pipeline.calibration_gate import gate
@@ -84,9 +85,12 @@ def _counted(plan: Plan) -> str:
     return f"{plan.tasks.task_count():,} tasks, {runs:,} runs"
 
 
-async def open_run(plan: Plan, options: RunOptions, observer: RunObserver) -> OpenedRun:
-    """Check what must hold before anything runs, then create (or resume) the run's store."""
-    refuse_sequential(plan, options)
+async def open_run(
+    plan: Plan, options: RunOptions, observer: RunObserver, executor: Callable[[], type[Executor]]
+) -> OpenedRun:
+    """Check what must hold before anything runs (``executor`` gives the class that will run the
+    tasks, looked up only when a check needs it), then create (or resume) the run's store."""
+    refuse_sequential(plan, options, executor)
     calibration = await gate(plan, options, observer)
     # The environment as it is now; variables the suite sends as credentials are secrets
     # whatever their names (H05).
@@ -114,19 +118,28 @@ async def open_run(plan: Plan, options: RunOptions, observer: RunObserver) -> Op
     return opened
 
 
-def refuse_sequential(plan: Plan, options: RunOptions) -> None:
+def refuse_sequential(plan: Plan, options: RunOptions, executor: Callable[[], type[Executor]]) -> None:
     """A target whose answers depend on the earlier tasks answered in this process (``sequential``)
-    is never run by a resume or another executor, which would answer a task without them."""
+    is never run by a resume, or by an executor that does not declare ``sequential_targets``:
+    either would answer a task without them. An executor that is not installed declares nothing:
+    the suite's reason is told, not the missing plugin."""
     for target in all_targets(plan):
         why = target.sequential()
         if why is None:
             continue
         if options.resume:
             raise ConfigError(f"--resume cannot finish this run: {why}; run the suite again without --resume")
-        if options.executor != DEFAULT_EXECUTOR:
+        if not _runs_sequential_targets(executor):
             raise ConfigError(
                 f"--executor {options.executor} cannot run this suite: {why}; run it with the local executor"
             )
+
+
+def _runs_sequential_targets(executor: Callable[[], type[Executor]]) -> bool:
+    try:
+        return executor().sequential_targets
+    except ConfigError:  # not installed
+        return False
 
 
 def _open_store(

@@ -20,7 +20,7 @@ from bench.llm.providers.offline import on_loopback
 from bench.pipeline.closing import RunOutcome, close_run
 from bench.pipeline.estimate import estimate
 from bench.pipeline.executing import execute_run
-from bench.pipeline.loading import load_for_run
+from bench.pipeline.loading import executor_class, load_for_run
 from bench.pipeline.offline import offline_guard
 from bench.pipeline.opening import open_run
 from bench.pipeline.options import RunOptions
@@ -91,7 +91,7 @@ async def run_loaded(
     """Open the run, execute it, close it; every result lands in the run store."""
     observer = observer or RunObserver()
     with offline_guard(options.offline):
-        opened = await open_run(plan, options, observer)
+        opened = await open_run(plan, options, observer, lambda: executor_class(options.executor, registry))
         executed = await execute_run(opened, options, observer, registry)
         return close_run(opened, executed, options)
 

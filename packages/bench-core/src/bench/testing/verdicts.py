@@ -4,7 +4,8 @@
 
 The responder reads the verdict's JSON Schema from the request (the forced tool's parameters, or
 the schema bench puts in the prompt in JSON mode) and fills it: ``reason``, ``score``, ``passed``
-(a prompt asking for JSON with no schema gets those fields and any others given);
+(a request that names no schema, a judge asking in its own words, gets those fields and any
+others given, whatever its text says);
 lists of objects (claims, statements) get one item when passing and stay empty otherwise; assertion
 verdicts get one entry per ``- name: ...`` line, and chunk and criterion verdicts one per ``[n]`` line
 of the prompt.
@@ -23,14 +24,21 @@ _ASSERTION_LINE = re.compile(r"^- ([\w.-]+): ", re.MULTILINE)
 _CHUNK_LINE = re.compile(r"^\[\d+\] ", re.MULTILINE)
 
 
+#: How bench's JSON mode (bench.llm.verdict) asks for a verdict: a message of its own, after the
+#: judge's prompt.
+_SCHEMA_ASKED = "Answer with only a JSON object matching this JSON Schema:\n"
+
+
 def _schema_of(body: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """The verdict's schema: the forced tool's parameters, or the one bench's JSON mode sends in a
+    message of its own (never one an answer quotes); ``{}`` when the request names none."""
     tools = body.get("tools") or []
     if tools:
         return tools[0]["function"]["parameters"], True
     for message in reversed(body.get("messages") or []):
         text = str(message.get("content") or "")
-        if "JSON Schema:" in text:
-            return json.loads(text.split("JSON Schema:", 1)[1]), False
+        if message.get("role") == "user" and text.startswith(_SCHEMA_ASKED):
+            return json.loads(text.removeprefix(_SCHEMA_ASKED)), False
     return {}, False
 
 
@@ -82,9 +90,9 @@ def judge_verdict(
         prompt = "\n".join(str(m.get("content") or "") for m in body.get("messages") or [])
         names = _ASSERTION_LINE.findall(prompt.split("Assertions:", 1)[1]) if "Assertions:" in prompt else []
         chunks = len(_CHUNK_LINE.findall(prompt))
-        verdict = _fill(schema, schema.get("$defs", {}), values, names, chunks)
-        if not schema and "JSON" in prompt:  # JSON asked for in the judge's own words
-            verdict = values
+        # No schema: the judge describes its verdict in its own words, which are never read here
+        # (they quote the answer being judged, which may say anything).
+        verdict = _fill(schema, schema.get("$defs", {}), values, names, chunks) if schema else values
         if as_tool:
             name = body["tools"][0]["function"]["name"]
             return Reply(

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 from bench import ConfigError, SuiteFolder
+from bench_formats.promptfoo.config_env import render_grading_provider
 from bench_formats.promptfoo.paths import FILE, strip_file
-from bench_formats.promptfoo.render import RenderError, render, render_value, template_env
+from bench_formats.promptfoo.render import RenderError, render_value
 
 _CODE = {".js", ".cjs", ".mjs", ".ts", ".py"}
-#: promptfoo's ``renderEnvOnlyInObject``: each ``{{ ... }}`` is one tag, rendered only if it reads env.
-_TAG = re.compile(r"\{\{(?:[^}]|\}(?!\}))*\}\}")
-_ENV_NAME = re.compile(r"env\.(\w+)|env\[['\"]([^'\"]+)['\"]\]")
 
 
 def prepare(
@@ -24,10 +21,19 @@ def prepare(
     return [_one(item, variables, base, folder) for item in asserts]
 
 
+def prepare_options(options: Any) -> dict[str, Any]:
+    """A test's ``options`` with its grading ``provider`` rendered as promptfoo loads it when a
+    check runs (a test read from a file was not rendered as the config loaded)."""
+    out = dict(options or {})
+    if "provider" in out:
+        out["provider"] = render_grading_provider(out["provider"])
+    return out
+
+
 def _one(item: Any, variables: dict[str, Any], base: Path, folder: SuiteFolder) -> dict[str, Any]:
     assertion = dict(item) if isinstance(item, dict) else {"type": "equals", "value": item}
-    if "provider" in assertion:  # promptfoo renders env templates all over the config as it loads it
-        assertion["provider"] = render_env_only(assertion["provider"])
+    if "provider" in assertion:  # as promptfoo loads it when the check runs
+        assertion["provider"] = render_grading_provider(assertion["provider"])
     if isinstance(assertion.get("assert"), list):
         assertion["assert"] = prepare(assertion["assert"], variables, base, folder)
     if "value" not in assertion:
@@ -80,30 +86,3 @@ def _file_value(value: str, base: Path, folder: SuiteFolder) -> tuple[Any, str |
         except ConfigError as exc:
             return None, f"{full}: invalid YAML: {exc.message}"
     return text.strip(), None
-
-
-def render_env_only(value: Any) -> Any:
-    """``value`` with each ``{{ ... env.NAME ... }}`` tag rendered, as promptfoo's
-    ``renderEnvOnlyInObject`` renders a config: a tag naming no env value it has (and with no
-    filter) stays as written, and so do tags that do not read ``env``."""
-    if isinstance(value, str):
-        return _TAG.sub(_env_tag, value) if "{{" in value else value
-    if isinstance(value, list):
-        return [render_env_only(item) for item in value]
-    if isinstance(value, dict):
-        return {key: item if key == "_conversation" else render_env_only(item) for key, item in value.items()}
-    return value
-
-
-def _env_tag(match: re.Match[str]) -> str:
-    tag = match.group(0)
-    if not re.search(r"\benv\.|env\[", tag):
-        return tag
-    found = _ENV_NAME.search(tag)
-    name = found and (found.group(1) or found.group(2))
-    if "|" not in tag and not (name and name in template_env()):
-        return tag
-    try:
-        return render(tag, {})
-    except RenderError:  # promptfoo logs it and keeps the tag
-        return tag

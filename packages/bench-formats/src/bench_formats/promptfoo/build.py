@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import ConfigError, SuiteFolder
+from bench_formats.promptfoo.config_env import render_config_env, render_providers_env
 from bench_formats.promptfoo.evaluator import assertion_problems
 from bench_formats.promptfoo.js_config import install_filters
 from bench_formats.promptfoo.matrix import Matrix
@@ -29,6 +30,7 @@ def build(
     """The native suite of a promptfoo config; ``target`` is ``--target`` (promptfoo's ``--providers``);
     every file it reads must lie in ``folder``."""
     base = path.parent
+    config = render_config_env(config)
     set_config_env(config.get("env") or {})
     if config.get("env"):
         warn(
@@ -84,7 +86,7 @@ def _providers(
     config: dict[str, Any], path: Path, target: dict[str, Any] | None, warn: Callable[[str], None]
 ) -> tuple[list[Provider], str | None]:
     """The providers that run, and the ``--target`` name when it picked one of the config's."""
-    spec = config.get("providers") or config.get("targets")
+    spec = render_providers_env(config.get("providers") or config.get("targets"), config.get("env") or {})
     if target is not None:
         # promptfoo eval --providers NAME: the config provider NAME names, else a bare provider
         # that runs every prompt (the per-provider prompt mapping dropped)

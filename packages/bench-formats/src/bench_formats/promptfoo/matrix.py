@@ -110,7 +110,7 @@ class Matrix:
             # the evaluator's own key: promptfoo takes any number (core's threshold is 0..1) and
             # writes its own reason ("Aggregate score 0.33 < 0.5 threshold")
             entry["test_threshold"] = test["threshold"]
-        entry["options"] = dict(test.get("options") or {})
+        entry["options"] = asserts.prepare_options(test.get("options"))
         entry["vars"] = values
         if self.config.get("derivedMetrics"):
             entry["derived_metrics"] = self.config["derivedMetrics"]

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import EvaluatorError
-from bench_formats.promptfoo.python_provider import python_script
+from bench_formats.promptfoo.python_provider import base_path, python_script
 from bench_formats.promptfoo.python_runner import (
     PythonFailure,
     PythonTimeout,
@@ -78,7 +78,7 @@ async def call_provider(
     path = Path(script) if Path(script).is_absolute() else base / script
     given = options.get("config")
     config: dict[str, Any] = given if isinstance(given, dict) else {}
-    sent: dict[str, Any] = {"config": {**config, "basePath": str(base)}}
+    sent: dict[str, Any] = {"config": {**config, "basePath": base_path(folder)}}
     if isinstance(options.get("id"), str):
         sent = {"id": options["id"], **sent}
     name = function or api

@@ -76,7 +76,7 @@ class PromptfooPython(Target[PromptfooPythonConfig]):
         options: dict[str, Any] = {"id": config.provider_id}
         if config.provider_label is not None:
             options["label"] = config.provider_label
-        options["config"] = {**config.options, "basePath": str(self.suite.folder)}
+        options["config"] = {**config.options, "basePath": base_path(self.suite.folder)}
         args = [_prompt(task), options, _context(task)]
         request = {"file": str(self.path), "function": function, "args": args}
         try:
@@ -97,6 +97,13 @@ class PromptfooPython(Target[PromptfooPythonConfig]):
     @property
     def _limit(self) -> float:
         return timeout_ms(self.config.options.get("timeout"))
+
+
+def base_path(folder: Path | None) -> str:
+    """``config.basePath`` as promptfoo passes it: the config's folder as the command named it
+    (``path.dirname`` of ``-c``: ``sub`` for ``sub/promptfooconfig.yaml``, ``.`` for a bare name),
+    never made absolute; empty when there is no config file."""
+    return "" if folder is None else str(folder)
 
 
 def _text(value: Any) -> str | None:

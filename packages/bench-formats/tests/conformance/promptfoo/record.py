@@ -19,7 +19,10 @@ server on 127.0.0.1 (``bench.testing.server``), answering by those rules
 (``{"match": "text in the prompt", "reply": "..."}``); the conformance test runs bench against
 the same server and rules. A case with ``fake-hf.json`` (``classifier`` checks) also gets a fake
 Hugging Face endpoint (``tests/fake_hf.py``) whose base URL is ``HF_FAKE_URL``, with
-``HF_TOKEN=hf-fake``; the requests promptfoo sent it are kept in ``hf-requests.json``.
+``HF_TOKEN=hf-fake``; the requests promptfoo sent it are kept in ``hf-requests.json``. A case with
+``env.json`` runs with those variables added to the environment (bench's test adds them too), and
+keeps the requests its fake OpenAI-compatible server got (model and messages) in
+``llm-requests.json``.
 """
 
 from __future__ import annotations
@@ -73,10 +76,26 @@ def _environment(folder: Path) -> dict[str, str]:
     }
 
 
+def case_env(case: Path) -> dict[str, str]:
+    """The variables ``case/env.json`` adds to the run's environment; none without it."""
+    found = case / "env.json"
+    return {str(k): str(v) for k, v in json.loads(found.read_text()).items()} if found.exists() else {}
+
+
+def llm_requests(server: Any) -> list[dict[str, Any]]:
+    """What reached the fake OpenAI-compatible server, in a stable order: path, model, messages."""
+    found = [
+        {"path": r.path, "model": r.body.get("model"), "messages": r.body.get("messages")}
+        for r in server.requests
+    ]
+    return sorted(found, key=lambda r: json.dumps(r, sort_keys=True))
+
+
 @contextlib.contextmanager
 def fake_llm(case: Path) -> Iterator[dict[str, str]]:
     """The environment that points promptfoo's and bench's OpenAI calls at bench's fake server
-    answering by ``case/fake-llm.json``; nothing when the case has no such file."""
+    answering by ``case/fake-llm.json``; nothing when the case has no such file. With ``env.json``
+    the requests it got are written to ``case/llm-requests.json``."""
     rules = case / "fake-llm.json"
     if not rules.exists():
         yield {}
@@ -91,6 +110,9 @@ def fake_llm(case: Path) -> Iterator[dict[str, str]]:
         # promptfoo reads OPENAI_BASE_URL; litellm (bench) reads OPENAI_API_BASE
         served = {"OPENAI_BASE_URL": server.url, "OPENAI_API_BASE": server.url, "OPENAI_API_KEY": "sk-fake"}
         yield {**served, **({"PROMPTFOO_REMOTE_GENERATION_URL": task_url} if task_url else {})}
+        if (case / "env.json").exists():
+            sent = json.dumps(llm_requests(server), indent=2, ensure_ascii=False)
+            (case / "llm-requests.json").write_text(sent + "\n")
 
 
 @contextlib.contextmanager
@@ -222,7 +244,7 @@ def record(case: Path) -> dict[str, Any]:
         done = subprocess.run(
             [*command, str(out)],
             cwd=case,
-            env={**_environment(Path(tmp)), **served, **hf_env},
+            env={**_environment(Path(tmp)), **served, **hf_env, **case_env(case)},
             capture_output=True,
             text=True,
             check=False,

@@ -29,9 +29,9 @@ from urllib.parse import urlsplit
 
 from bench import EvaluatorError
 from bench.llm import offline_skip
-from bench_formats.promptfoo.asserts import render_env_only
 from bench_formats.promptfoo.checks.base import AssertionInvalid, Call, Grade, js_string, js_stringify
 from bench_formats.promptfoo.checks.grader import to_fixed
+from bench_formats.promptfoo.config_env import render_env_only
 from bench_formats.promptfoo.python_embedding import classify, python_provider
 
 PREFIX = "huggingface:text-classification:"

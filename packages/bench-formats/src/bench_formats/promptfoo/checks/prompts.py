@@ -4,16 +4,16 @@ the grader is asked what promptfoo asked it. ``{name}`` fields are filled with `
 
 from __future__ import annotations
 
-RUBRIC_SYSTEM = """You are grading output according to a user-specified rubric. If the statement in the rubric is true, then the output passes the test. You respond with a JSON object with this structure: {pass: boolean; reason: string;}.
+RUBRIC_SYSTEM = """You are grading output according to a user-specified rubric. If the statement in the rubric is true, then the output passes the test. You respond with a JSON object with this structure: {reason: string, pass: boolean, score: number}
 
 Examples:
 
-Output: Hello world
-Rubric: Content contains a greeting
-{"reason": "the content contains the word 'world'", "pass": true, "score": 1.0}
+<Output>Hello world</Output>
+<Rubric>Content contains a greeting</Rubric>
+{"reason": "the content contains the word 'Hello'", "pass": true, "score": 1.0}
 
-Output: Avast ye swabs, repel the invaders!
-Rubric: Does not speak like a pirate
+<Output>Avast ye swabs, repel the invaders!</Output>
+<Rubric>Does not speak like a pirate</Rubric>
 {"reason": "'avast ye' is a common pirate term", "pass": false, "score": 0.0}"""
 
 FACTUALITY_SYSTEM = """You are comparing a submitted answer to an expert answer on a given question. Here is the data:
