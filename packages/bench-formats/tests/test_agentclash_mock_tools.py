@@ -8,7 +8,7 @@ from typing import Any
 
 import bench
 from bench.testing import Reply, write_suite
-from bench_formats.agentclash import AgentClashLoader
+from bench_formats.agentclash.loader import AgentClashLoader
 
 from .test_agentclash_pack import PACK
 

@@ -16,7 +16,7 @@ import pytest
 
 import bench
 from bench.testing import load_suite, write_suite
-from bench_formats.agentclash import AgentClashLoader
+from bench_formats.agentclash.loader import AgentClashLoader
 
 TARGET = {"type": "recorded", "file": "answers.jsonl"}
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import bench
 from bench.testing import Reply
-from bench_formats.aieval import AIEvalLoader
+from bench_formats.aieval.loader import AIEvalLoader
 
 PROMPT = """\
 name: helper

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bench import ConfigError
-from bench_formats.agentclash import AgentClashLoader
+from bench_formats.agentclash.loader import AgentClashLoader
 from bench_formats.aieval.loader import AIEvalLoader
 from bench_formats.promptfoo import paths
 from bench_formats.promptfoo.loader import PromptfooLoader

@@ -146,7 +146,7 @@ def test_graded_and_deterministic_together(bench_fake_llm: Any) -> None:
 
 
 def test_llm_calls_name_the_graders() -> None:
-    from bench_formats.promptfoo import Promptfoo
+    from bench_formats.promptfoo.evaluator import Promptfoo
 
     config = Promptfoo.Config.model_validate(
         {

@@ -74,14 +74,12 @@ def test_a_stateful_simulated_user_is_refused(tmp_path: Path, monkeypatch: pytes
 
 
 def test_a_tests_own_provider_is_not_dropped_without_a_word(tmp_path: Path) -> None:
+    """A test's own provider other than the simulated user answers its rows (promptfoo-test-provider)."""
     path = tmp_path / "promptfooconfig.yaml"
     path.write_text(
         "prompts: [hi]\nproviders: [echo]\ntests:\n  - description: own\n    provider: openai:gpt-4o\n",
         encoding="utf-8",
     )
-    loader = PromptfooLoader()
-    loader.load(path)
-    assert loader.warnings == [
-        "own: its own provider 'openai:gpt-4o' is not used: bench answers the test with the config's "
-        "providers, where promptfoo calls that one instead"
-    ]
+    data = PromptfooLoader().load(path).data
+    assert data["target"]["providers"] == {"0": {"type": "litellm", "model": "openai/gpt-4o"}}
+    assert data["tasks"][0]["metadata"]["promptfoo_test_provider"] == "0"

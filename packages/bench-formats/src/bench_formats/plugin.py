@@ -19,6 +19,7 @@ EVALUATORS = {
 TARGETS = {
     "promptfoo-python": "bench_formats.promptfoo.python_provider:PromptfooPython",
     "promptfoo-serial": "bench_formats.promptfoo.serial:PromptfooSerial",
+    "promptfoo-test-provider": "bench_formats.promptfoo.test_provider:PromptfooTestProvider",
 }
 
 SUITE_LOADERS = {

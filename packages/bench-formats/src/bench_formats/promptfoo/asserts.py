@@ -8,7 +8,7 @@ from typing import Any
 from bench import ConfigError, SuiteFolder
 from bench_formats.promptfoo.config_env import render_grading_provider
 from bench_formats.promptfoo.paths import FILE, strip_file
-from bench_formats.promptfoo.render import RenderError, render_value
+from bench_formats.promptfoo.render import RenderError, render, render_value
 
 _CODE = {".js", ".cjs", ".mjs", ".ts", ".py"}
 
@@ -32,6 +32,8 @@ def prepare_options(options: Any) -> dict[str, Any]:
 
 def _one(item: Any, variables: dict[str, Any], base: Path, folder: SuiteFolder) -> dict[str, Any]:
     assertion = dict(item) if isinstance(item, dict) else {"type": "equals", "value": item}
+    if isinstance(assertion.get("metric"), str):
+        assertion["metric"] = metric_name(assertion["metric"], variables)
     if "provider" in assertion:  # as promptfoo loads it when the check runs
         assertion["provider"] = render_grading_provider(assertion["provider"])
     if isinstance(assertion.get("assert"), list):
@@ -51,6 +53,16 @@ def _one(item: Any, variables: dict[str, Any], base: Path, folder: SuiteFolder) 
     except RenderError as exc:
         assertion["error"] = str(exc)
     return assertion
+
+
+def metric_name(metric: str, variables: dict[str, Any]) -> str:
+    """An assertion's ``metric`` rendered over the row's vars, as promptfoo's ``renderMetricName``:
+    a template that cannot render stays as written (promptfoo logs it); an empty result names no
+    metric."""
+    try:
+        return render(metric, variables)
+    except RenderError:
+        return metric
 
 
 def _file_value(value: str, base: Path, folder: SuiteFolder) -> tuple[Any, str | None]:

@@ -17,7 +17,14 @@ from bench_formats.promptfoo.providers import Provider, read_providers, resolve_
 from bench_formats.promptfoo.refs import dereference
 from bench_formats.promptfoo.render import set_config_env
 from bench_formats.promptfoo.serial_plan import serial_suite
+from bench_formats.promptfoo.test_provider import wrapped
 from bench_formats.promptfoo.tests_reader import iter_tests, load_default_test
+
+OWN_WITH_SETTINGS = (
+    "--target with settings cannot run a config whose tests name their own provider ({ids}): "
+    "promptfoo answers those tests with it whatever --providers says; name a provider of the "
+    "config or a bare target type"
+)
 
 
 def build(
@@ -73,6 +80,8 @@ def build(
         suite["target"] = providers[0].target
     else:
         suite["targets"] = [{"label": p.label, **p.target} for p in providers]
+    if matrix.own:
+        _answer_own_providers(suite, matrix, target, path)
     repeat = (config.get("evaluateOptions") or {}).get("repeat")
     if isinstance(repeat, int) and repeat > 1:
         suite["repeat"] = repeat
@@ -80,6 +89,30 @@ def build(
     if matrix.uses:
         serial_suite(suite, matrix.uses, target, path)
     return suite
+
+
+def _answer_own_providers(
+    suite: dict[str, Any], matrix: Matrix, target: dict[str, Any] | None, path: Path
+) -> None:
+    """Each column's target wrapped so that a test's own provider answers its rows, as promptfoo's
+    ``callActiveProvider`` does whatever the columns are (``--providers`` too)."""
+    if target is not None and set(target) != {"type"}:
+        # bench-core replaces a suite's targets with such a --target: the wrapper would be lost
+        raise ConfigError(
+            OWN_WITH_SETTINGS.format(ids=", ".join(sorted({p.id for p in matrix.own.values()}))), file=path
+        )
+    own = {key: provider.target for key, provider in matrix.own.items()}
+    if "target" in suite:
+        one = wrapped(suite.pop("target"), own)
+        if target is None:
+            suite["target"] = one
+        else:  # labelled with the --target name, bench-core keeps it rather than replacing it
+            suite["targets"] = [{"label": target["type"], **one}]
+    else:
+        suite["targets"] = [
+            {"label": entry["label"], **wrapped({k: v for k, v in entry.items() if k != "label"}, own)}
+            for entry in suite["targets"]
+        ]
 
 
 def _providers(

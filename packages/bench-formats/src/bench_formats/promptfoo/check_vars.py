@@ -14,6 +14,7 @@ import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from bench import Sample
+from bench_formats.promptfoo.asserts import metric_name
 from bench_formats.promptfoo.render import RenderError, has_template, render_value
 from bench_formats.promptfoo.serial_plan import CHECK_VARS
 
@@ -51,6 +52,9 @@ def rerender(
         children = raw.get("assert") if isinstance(raw, dict) else None
         if isinstance(children, list) and isinstance(done.get("assert"), list):
             item["assert"] = rerender(done["assert"], children, values)
+        metric = raw.get("metric") if isinstance(raw, dict) else None
+        if isinstance(metric, str) and has_template(metric):
+            item["metric"] = metric_name(metric, values)
         value = raw.get("value") if isinstance(raw, dict) else raw
         if _templated(value):
             item.pop("error", None)
@@ -69,6 +73,9 @@ def templated(asserts: list[Any]) -> bool:
             if _templated(raw):
                 return True
             continue
+        metric = raw.get("metric")
+        if isinstance(metric, str) and has_template(metric):
+            return True
         if _templated(raw.get("value")) or templated(raw.get("assert") or []):
             return True
     return False

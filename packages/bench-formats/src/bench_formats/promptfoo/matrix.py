@@ -10,12 +10,20 @@ from pathlib import Path
 from typing import Any
 
 from bench import ConfigError, SuiteFolder
-from bench_formats.promptfoo import asserts, check_vars, js_config, serial_plan, simulated_user, variables
+from bench_formats.promptfoo import (
+    asserts,
+    check_vars,
+    js_config,
+    serial_plan,
+    simulated_user,
+    test_provider,
+    variables,
+)
 from bench_formats.promptfoo.compare import COMPARING
 from bench_formats.promptfoo.escape import escape
 from bench_formats.promptfoo.evaluator import assertion_problems
 from bench_formats.promptfoo.prompts import Prompt, is_chat
-from bench_formats.promptfoo.providers import Provider, allows
+from bench_formats.promptfoo.providers import Provider, allows, read_providers
 from bench_formats.promptfoo.python_config import prompt_text, python_vars
 from bench_formats.promptfoo.refs import dereference_value
 from bench_formats.promptfoo.render import RenderError, compact_json, render_prompt
@@ -23,8 +31,13 @@ from bench_formats.promptfoo.tests_reader import check_test, merge_default, read
 
 LABEL_CHARS = 40
 OWN_PROVIDER = (
-    "{test}: its own provider '{id}' is not used: bench answers the test with the config's "
-    "providers, where promptfoo calls that one instead"
+    "{test}: its provider is neither an id nor a mapping with 'id': promptfoo does not load it "
+    "and answers the test with the config's providers, as bench does"
+)
+
+DEFAULT_ID = (
+    "defaultTest.provider '{id}' is an id, which promptfoo 0.121.20 does not call (only a "
+    "mapping with 'id' answers the tests); the config's providers answer, as in promptfoo"
 )
 
 
@@ -51,6 +64,10 @@ class Matrix:
         self.count = 0
         #: What the config uses of promptfoo's call-to-call state (``_conversation``, ``storeOutputAs``).
         self.uses: list[str] = []
+        #: The tests' own providers by the key their tasks name (``test_provider.KEY``).
+        self.own: dict[str, Provider] = {}
+        self._own_keys: dict[str, str] = {}
+        self._default_warned = False
 
     def tasks(
         self, test: dict[str, Any], test_base: Path, refs: bool = True, checked: bool = True
@@ -65,10 +82,10 @@ class Matrix:
             raise ConfigError(why, file=self.path, field=("tests", self.count - 1, "assert", *at))
         if isinstance(test.get("vars"), (str, list)):  # paths or globs of var files
             test["vars"] = read_vars_files(test["vars"], test_base, self.path, self.folder)
+        inherited = test.get("provider") is None
         test = merge_default(test, self.default)
         name = _short(str(test.get("description") or f"test {self.count}"))
-        if test.get("provider") is not None and simulated_user.simulated(test) is None:
-            self.warn(OWN_PROVIDER.format(test=name, id=_provider_id(test["provider"])))
+        own = self._own_provider(test, name, self.base if inherited else test_base, inherited)
         transform_vars = (test.get("options") or {}).get("transformVars")
         if transform_vars is not None:
             test["vars"] = js_config.transform_vars(
@@ -92,7 +109,7 @@ class Matrix:
                     # each task owns its data (a YAML dump of the suite then has no anchors); the
                     # first one takes the originals, which saves copying a big CSV row by row
                     own_entry = entry if first else copy.deepcopy(entry)
-                    task = self._task(test, row, _copy(values), prompt, provider, own_entry)
+                    task = self._task(test, row, _copy(values), prompt, provider, own_entry, own)
                     serial_plan.keep_templates(task, combo)
                     out.append(task)
                     first = False
@@ -124,8 +141,11 @@ class Matrix:
         prompt: Prompt,
         provider: Provider,
         entry: dict[str, Any],
+        own: str | None = None,
     ) -> dict[str, Any]:
+        """One row; ``own``: the key of the test's own provider, which answers it."""
         options = test.get("options") or {}
+        answers = provider if own is None else self.own[own]
         raw = f"{options.get('prefix') or ''}{prompt.raw}{options.get('suffix') or ''}"
         chat = prompt.chat
         if python_vars(values, raw, self.base, self.folder, self.path, row):
@@ -142,7 +162,7 @@ class Matrix:
         elif deferred:
             raw, chat = "", False
         column = [provider.label, prompt.label, self.prompts.index(prompt)]
-        plan = serial_plan.plan(self.uses, test, raw, column, chat=provider.chat)
+        plan = serial_plan.plan(self.uses, test, raw, column, chat=answers.chat)
         if deferred and prompt.function is not None:
             plan["function"] = serial_plan.function(*prompt.function, _caller(provider), prompt.config)
         try:  # a prompt rendered from the state is rendered again when it is answered
@@ -150,7 +170,7 @@ class Matrix:
         except RenderError as exc:
             raise ConfigError(f"{row}: {exc}", file=self.path) from None
         task: dict[str, Any] = {"id": self._id(row, prompt, provider)}
-        if chat and provider.chat:
+        if chat and answers.chat:
             task["input"] = [
                 {**m, "content": escape(m["content"])} if isinstance(m.get("content"), str) else m
                 for m in json.loads(text)
@@ -181,6 +201,8 @@ class Matrix:
             metadata["test"] = test["metadata"]
         if plan:
             metadata[serial_plan.KEY] = plan
+        if own is not None and "response" not in task:
+            metadata[test_provider.KEY] = own
         if plan.get("template") and check_vars.templated(test.get("assert") or []):
             entry["assert_templates"] = list(test["assert"])  # rendered again with the call's vars
         task["metadata"] = metadata
@@ -192,6 +214,42 @@ class Matrix:
             entry["options"]["provider_config"] = {"id": provider.id, **provider.tools}
         task["evaluators"] = [entry]
         return task
+
+    def _own_provider(self, test: dict[str, Any], name: str, base: Path, inherited: bool) -> str | None:
+        """The key of the test's own ``provider`` (promptfoo's ``readTest`` loads an id, or a
+        mapping's ``id`` with its options, a script's path from ``base``: the test's file's folder),
+        registered in ``own``; None when it has none. ``inherited``: it is ``defaultTest``'s."""
+        spec = test.get("provider")
+        if spec is None or simulated_user.simulated(test) is not None:
+            return None
+        if inherited and isinstance(spec, str):
+            # resolveDefaultTestProvider loads only a mapping; an id reaches the test as text
+            if not self._default_warned:
+                self.warn(DEFAULT_ID.format(id=spec))
+                self._default_warned = True
+            return None
+        if not isinstance(spec, str) and not (isinstance(spec, dict) and isinstance(spec.get("id"), str)):
+            self.warn(OWN_PROVIDER.format(test=name))
+            return None
+        text = json.dumps([str(base), spec], sort_keys=True, ensure_ascii=False)
+        if text not in self._own_keys:
+            try:
+                (found,) = read_providers([spec], self.path)
+            except ConfigError as exc:
+                raise ConfigError(
+                    f"{name}: {exc.message}", file=self.path, field=("tests", self.count - 1, "provider")
+                ) from None
+            for line in found.warnings:
+                self.warn(line)
+            if found.target.get("type") == "promptfoo-python":  # its script runs: the folder rule
+                script = base / found.target["script"]
+                self.folder.check(script, f"{name}: provider '{found.id}' runs its script")
+                if base != self.base:
+                    found.target["script"] = str(script)
+            key = str(len(self._own_keys))
+            self._own_keys[text] = key
+            self.own[key] = found
+        return self._own_keys[text]
 
     def _id(self, row: str, prompt: Prompt, provider: Provider) -> str:
         parts = [row]
@@ -221,13 +279,6 @@ def _checks_tool_calls(asserts: list[Any]) -> bool:
         if _checks_tool_calls(assertion.get("assert") or []):
             return True
     return False
-
-
-def _provider_id(spec: Any) -> str:
-    """A test's ``provider`` as its id (a mapping's ``id``, or its one key)."""
-    if isinstance(spec, dict):
-        return str(spec.get("id") or next(iter(spec), ""))
-    return str(spec)
 
 
 def _caller(provider: Provider) -> dict[str, Any]:

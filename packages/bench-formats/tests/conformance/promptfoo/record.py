@@ -59,7 +59,14 @@ COMMAND = [
 ]
 #: Cases that run with the config's own providers (offline Python scripts), not ``--providers echo``:
 #: the conformance test then runs bench without ``--target echo`` (it reads ``command`` in expected.json).
-OWN_PROVIDERS = {"python-provider", "duplicate-providers", "conversation-chat", "simulated-user"}
+OWN_PROVIDERS = {
+    "python-provider",
+    "duplicate-providers",
+    "conversation-chat",
+    "simulated-user",
+    "default-test-provider",
+    "default-test-provider-id",
+}
 # promptfoo's failureReason: 0 none, 1 assertion failed, 2 error
 VERDICTS = {0: "pass", 1: "failure", 2: "error"}
 
