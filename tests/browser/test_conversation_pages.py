@@ -88,6 +88,17 @@ def test_the_report_shows_a_conversation_as_turns_with_per_turn_verdicts(page, c
     assert page.locator("script").count() == 3  # the page's two data blocks and its own script
 
 
+def test_the_report_says_a_skipped_phase_check_is_not_applicable(page, conversation_run):
+    page.goto((conversation_run / "report.html").as_uri() + "#task=steered")
+    row = page.locator("#evaluators tr", has=page.locator("td.not-applicable"))
+    assert row.locator("td").all_inner_texts()[:4] == [
+        "turn 2: pushback (contains)",
+        "not applicable",
+        "-",
+        "not applicable: phase 2 was skipped (when: after_mismatch)",
+    ]
+
+
 def test_h07_bench_view_shows_the_transcript_with_hostile_strings_inert(page, viewer, conversation_run):
     [run] = (conversation_run / "runs").iterdir()
     page.goto(f"{viewer}run/{run.name}#task=recorded")

@@ -88,3 +88,14 @@ def test_dry_run_counts_every_turn_and_the_simulators_calls(bench_cli, bench_sui
     # 1 scripted + 4 simulated turns: 5 target calls; the simulated user writes at most 4 messages.
     assert "9 model calls" in dry.stdout
     assert bench_fake_llm.count() == 0
+
+
+def test_dry_run_counts_turns_up_to_the_conversation_max_turns(bench_cli, bench_suite_file, bench_fake_llm):
+    suite = SUITE.replace(
+        "    conversation:\n", "    conversation:\n      max_turns: 3\n      turns: [hello]\n"
+    )
+    dry = bench_cli("run", bench_suite_file(suite), "--dry-run")
+    assert dry.exit_code == 0, dry.output
+    # At most 3 turns (3 target calls); the simulated user writes at most 3 of them.
+    assert "6 model calls" in dry.stdout
+    assert bench_fake_llm.count() == 0

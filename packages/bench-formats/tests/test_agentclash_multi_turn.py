@@ -110,7 +110,8 @@ def test_reference_pack_loads_as_a_conversation_of_phases():
                 "when": "after_mismatch",
             },
             {"person": {"prompt": "", "timeout_s": 900.0, "on_timeout": "stop"}},
-        ]
+        ],
+        "max_turns": 12,
     }
     assert loader.warnings[-3:] == [
         "user_simulator.calibration is not applied: bench samples no run for human calibration",
@@ -245,18 +246,44 @@ def test_llm_phase_plays_the_user_until_assistant_emitted(bench_cli, bench_fake_
     assert task.get("error") is None
 
 
-def test_multi_turn_pack_refuses_a_turn_cap_it_cannot_keep(tmp_path):
-    """``runHybridConversation`` caps the case at ``max_turns`` across phases; bench does not, so a
-    cap that could bind is refused, not run differently."""
-    path = _pack(tmp_path, lambda spec: spec.update(max_turns=4))
+def test_case_max_turns_caps_the_whole_conversation_as_run_hybrid_conversation_does(
+    bench_cli, bench_fake_llm, tmp_path
+):
+    """``runHybridConversation``: ``max_turns`` caps the case's user turns across phases
+    (``state.turnIndex``, one per ``executeUserTurn``, scripted, llm and human alike):
+    ``runLLMPhase`` loops while ``state.turnIndex < maxTurns``, short of its own max_turns, and
+    ``runHumanPhase`` at the cap stops the case (``StopReasonMaxTurns``) without waiting."""
+
+    def edit(spec: dict[str, Any]) -> None:
+        del spec["phases"][1]  # the pushback: the llm phase (max_turns 3) follows the mismatch
+        spec["max_turns"] = 2
+
+    agent_says = iter(["Hello.", "Let me look.", "unreached"])
+    users = iter(["Where is my money?", "unreached"])
+    _play(bench_fake_llm, lambda said: next(agent_says), lambda messages: next(users))
+    pack = _pack(tmp_path, edit)
     loader = AgentClashLoader(LoadOptions(target={"type": "litellm", "model": "openai/fake"}))
-    with pytest.raises(ConfigError) as caught:
-        loader.load(path)
-    assert caught.value.message == (
-        'case "wrong-order-pushback": user_simulator.max_turns 4 could stop a phase part-way (its phases '
-        "may take 6 turns): bench does not cap a conversation's turns across phases; raise max_turns "
-        "to 6 or give each llm phase a max_turns"
-    )
+    [loaded] = loader.load(pack).data["tasks"]
+    assert loaded["conversation"]["max_turns"] == 2
+    assert loaded["conversation"]["phases"][1]["user_simulator"]["max_turns"] == 3
+    task = _run(bench_cli, pack, tmp_path)
+    assert _said(task) == [
+        ("user", "I need a refund for order ORD-9912 right now."),
+        ("assistant", "Hello."),
+        ("user", "Where is my money?"),
+        ("assistant", "Let me look."),
+    ]
+    assert [t["by"] for t in task["conversation"]["turns"]] == ["scripted", "simulator"]
+    assert task["conversation"]["capped"] == {"max_turns": 2, "turn": 2, "scripted": []}
+    assert task["status"] != "waiting"
+    assert "waiting" not in task["conversation"]
+
+
+def test_case_max_turns_unset_or_zero_caps_at_fifty():
+    """``runHybridConversation``: ``max_turns`` 0 or unset is 50."""
+    spec: dict[str, Any] = {"phases": [{"id": "a", "actor": "scripted", "turns": [{"message": "hi"}]}]}
+    assert multi_turn.conversation(spec, {}, None, "case")["max_turns"] == 50
+    assert multi_turn.conversation(spec | {"max_turns": 0}, {}, None, "case")["max_turns"] == 50
 
 
 def test_multi_turn_pack_without_a_model_for_its_llm_phase_is_refused():

@@ -40,7 +40,12 @@ from bench.vocabulary.models import (
     Usage,
     UserSimulator,
 )
-from bench.vocabulary.results import EvaluatorOutcome
+from bench.vocabulary.results import NOT_APPLICABLE, EvaluatorOutcome
+
+#: What a conversation's kept metadata (and its result's ``conversation``) names the phases passed
+#: over, and the conversation-wide ``max_turns`` that ended it.
+SKIPPED = "skipped"
+CAPPED = "capped"
 
 Answer = Callable[[Task], Awaitable[Response]]
 
@@ -55,7 +60,7 @@ def kept_conversation(task: Task, response: Response, recorded: bool) -> dict[st
         "turns": kept.get("turns")
         or [{"turn": t.number, "by": "recorded"} for t in transcript_turns(response.messages)],
         **({"simulator": kept["simulator"]} if kept.get("simulator", {}).get("calls") else {}),
-        **{key: kept[key] for key in (WAITING_FOR, TIMED_OUT) if kept.get(key)},
+        **{key: kept[key] for key in (WAITING_FOR, TIMED_OUT, SKIPPED, CAPPED) if kept.get(key)},
     }
 
 
@@ -99,6 +104,32 @@ class _State:
     waiting: dict[str, Any] | None = None
     #: The person's turn no one answered in time, where the conversation ended (``on_timeout: stop``).
     timed_out: dict[str, Any] | None = None
+    #: The phases passed over (their ``when`` did not hold): ``phase``, ``when`` and the numbers of
+    #: their scripted turns, whose checks do not apply.
+    skipped: list[dict[str, Any]] = field(default_factory=list)
+    #: Where the conversation-wide ``max_turns`` ended the conversation, when it did:
+    #: ``max_turns``, ``turn`` (the last one taken) and the scripted turns it cut off.
+    capped: dict[str, Any] | None = None
+
+    def at_cap(self) -> bool:
+        """Whether the conversation has taken its ``max_turns`` (``runHybridConversation``'s cap,
+        counted as ``executeUserTurn`` counts turns: one per user message answered); the first
+        time, the scripted turns not yet played are cut off (``capped``)."""
+        cap = self.task.conversation.max_turns if self.task.conversation else None
+        if cap is None or len(self.turns) < cap:
+            return False
+        if self.capped is None:
+            total = len(self.task.conversation.scripted_turns()) if self.task.conversation else 0
+            cut = list(range(self.scripted + 1, total + 1))
+            self.capped = {"max_turns": cap, "turn": len(self.turns), "scripted": cut}
+        return True
+
+    def skip(self, number: int, phase: ConversationPhase) -> None:
+        """Pass over phase ``number``: its scripted turns keep their numbers, so the turns after
+        them keep theirs, and their checks are not applicable (``judge``)."""
+        scripted = list(range(self.scripted + 1, self.scripted + 1 + len(phase.scripted())))
+        self.scripted += len(scripted)
+        self.skipped.append({"phase": number, "when": phase.when, "scripted": scripted})
 
     async def user_says(self, content: Any, by: str, scripted: int | None = None) -> Response:
         """Append a user message and the target's reply; the reply (its ``error`` when it failed)."""
@@ -131,6 +162,8 @@ class _State:
             "simulator": self.simulator,
             WAITING_FOR: self.waiting,
             TIMED_OUT: self.timed_out,
+            SKIPPED: self.skipped,
+            CAPPED: self.capped,
         }
         metadata = {**last.metadata, CONVERSATION: kept}
         return Response(
@@ -185,14 +218,19 @@ async def converse(task: Task, answer: Answer, llm: LLMClient | None, journal: J
         reply = await state.user_says(opening[-1].get("content"), "input")
         if reply.error is not None:
             return state.response(reply.error)
-    for phase in task.conversation.ordered():
+    for number, phase in enumerate(task.conversation.ordered(), 1):
         if phase.when == "after_mismatch" and not state.mismatch:
+            state.skip(number, phase)
             continue
+        if state.at_cap():
+            break
         error = await _run_phase(state, phase)
         if error is not None:
             return state.response(error)
         if state.waiting is not None or state.timed_out is not None:
             return state.response()
+        if state.capped is not None:
+            break
     return state.response()
 
 
@@ -261,6 +299,8 @@ def _no_answer(state: _State, person: PersonTurn, turn: int, since: float | None
 
 async def _scripted(state: _State, turns: list[ScriptedTurn]) -> str | None:
     for turn in turns:
+        if state.at_cap():
+            return None
         state.scripted += 1
         if state.journal.replayed("user") is None:  # the message is the suite's: only its place is kept
             state.journal.write({"kind": "user", "by": "scripted"})
@@ -275,6 +315,8 @@ async def _scripted(state: _State, turns: list[ScriptedTurn]) -> str | None:
 
 async def _simulated(state: _State, simulator: UserSimulator) -> str | None:
     for _ in range(simulator.max_turns):
+        if state.at_cap():
+            return None
         event = state.journal.replayed("user")
         if event is not None:
             text, ended = event["content"], event["ended"]
@@ -317,6 +359,8 @@ async def judge(evaluator: BoundEvaluator, sample: Sample, timeout: float) -> Ev
         numbers = scripted_turn_numbers(sample.response)
         number = numbers.get(evaluator.turn, evaluator.turn if not numbers else None)
         chosen = [t for t in turns if t.number == number]
+        if not chosen and (why := _not_played(sample.response, evaluator.turn)) is not None:
+            return _not_applicable(evaluator, *why)
         if not chosen:
             error = f"scripted turn {evaluator.turn} was not answered in this transcript"
             return EvaluatorOutcome(name=evaluator.name, type=evaluator.type, passed=False, error=error)
@@ -329,6 +373,34 @@ async def judge(evaluator: BoundEvaluator, sample: Sample, timeout: float) -> Ev
         return EvaluatorOutcome(name=evaluator.name, type=evaluator.type, passed=False, error=error)
     outcomes = [_at_turn(await evaluate(evaluator, _turn_sample(sample, t), timeout), t) for t in turns]
     return _each_turn(outcomes)
+
+
+def _not_played(response: Response, scripted: int) -> tuple[str, dict[str, Any]] | None:
+    """Why scripted turn ``scripted`` was rightly never played (its phase was passed over, or the
+    conversation's ``max_turns`` ended it first), with the evidence; None if it should have been."""
+    kept = response.metadata.get(CONVERSATION, {})
+    for row in kept.get(SKIPPED) or []:
+        if scripted in row.get("scripted", []):
+            why = {"phase": row["phase"], "when": row["when"]}
+            return f"phase {why['phase']} was skipped (when: {why['when']})", why
+    capped = kept.get(CAPPED)
+    if capped and scripted in capped.get("scripted", []):
+        return f"the conversation stopped at its max_turns ({capped['max_turns']})", {
+            "max_turns": capped["max_turns"]
+        }
+    return None
+
+
+def _not_applicable(evaluator: BoundEvaluator, why: str, evidence: dict[str, Any]) -> EvaluatorOutcome:
+    """The outcome of a check of a turn rightly never played: neither a pass nor an error."""
+    return EvaluatorOutcome(
+        name=evaluator.name,
+        type=evaluator.type,
+        passed=False,
+        reason=f"not applicable: {why}",
+        weight=evaluator.weight,
+        details={NOT_APPLICABLE: evidence},
+    )
 
 
 def _turn_sample(sample: Sample, turn: Turn) -> Sample:

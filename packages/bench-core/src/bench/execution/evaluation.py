@@ -19,7 +19,7 @@ from bench.scoring.compute import task_scorecard
 from bench.suite.plan import BoundEvaluator, PlannedTask
 from bench.vocabulary.errors import EvaluatorError, RunStopped
 from bench.vocabulary.models import Response
-from bench.vocabulary.results import EvaluatorOutcome
+from bench.vocabulary.results import ERROR, FAILED, NOT_APPLICABLE, PASSED, EvaluatorOutcome, TaskStatus
 from bench.workspace import network_guard
 
 #: How long an async evaluator (an LLM judge with its retries, samples and panel) may take.
@@ -148,10 +148,24 @@ def decided_despite_skips(outcomes: list[EvaluatorOutcome]) -> bool:
     return all(SKIPPED in o.details for o in errors) and any(not o.passed for o in ran)
 
 
+def task_status(outcomes: list[EvaluatorOutcome]) -> tuple[TaskStatus, str | None]:
+    """The task's status from its checks' outcomes, with the task's error when none applied.
+
+    A check that did not apply (``NOT_APPLICABLE`` in its details) decides nothing, but a task
+    whose every check did not apply is an error: a check that did not run never passes."""
+    applied = [o for o in outcomes if NOT_APPLICABLE not in o.details]
+    if outcomes and not applied:
+        why = "; ".join(f"{o.name}: {o.reason}" for o in outcomes)
+        return ERROR, f"no check applied to this transcript: {why}"
+    if any(o.error is not None for o in applied):
+        return (FAILED if decided_despite_skips(applied) else ERROR), None
+    return (PASSED if all(o.passed for o in applied) else FAILED), None
+
+
 def task_score(outcomes: list[EvaluatorOutcome]) -> float | None:
     total = weight = 0.0
     for o in outcomes:
-        if o.error is not None:
+        if o.error is not None or NOT_APPLICABLE in o.details:
             continue
         value = o.score if o.score is not None else (1.0 if o.passed else 0.0)
         total += value * o.weight
@@ -175,6 +189,7 @@ def scorecard(
             "gate": o.details.get("gate"),
         }
         for o in outcomes
+        if NOT_APPLICABLE not in o.details  # a check that did not apply is no evidence
     ]
     measured = {
         "latency_ms": latency,

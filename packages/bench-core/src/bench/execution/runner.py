@@ -33,9 +33,9 @@ from bench.execution.conversation import (
 )
 from bench.execution.evaluation import (
     EVALUATOR_TIMEOUT_S,
-    decided_despite_skips,
     scorecard,
     task_score,
+    task_status,
     with_evidence,
 )
 from bench.execution.inputs import input_fields
@@ -451,12 +451,9 @@ class Runner:
             for i, outcome in zip(pending, await asyncio.gather(*(slots[i] for i in pending)), strict=True):
                 slots[i] = outcome
         outcomes: list[EvaluatorOutcome] = slots
-        if any(o.error is not None for o in outcomes):
-            status = FAILED if decided_despite_skips(outcomes) else ERROR
-        elif all(o.passed for o in outcomes):
-            status = PASSED
-        else:
-            status = FAILED
+        status, unjudged = task_status(outcomes)
+        if unjudged is not None:
+            common["error"] = unjudged
         score = task_score(outcomes)
         card = None
         if planned.scorecard is not None:

@@ -59,14 +59,22 @@ def batched(plan: Plan, model: str, batch: bool) -> bool:
 
 def _conversation(task: Task, task_tokens: int, result: Estimate) -> tuple[int, int]:
     """A conversation at its longest: its turns, the tokens of its fullest history; each simulated
-    user's calls (one per message it may write) are added to ``result``."""
+    user's calls (one per message it may write) are added to ``result``. The conversation's
+    ``max_turns`` bounds its turns, and the simulated users' messages together."""
     assert task.conversation is not None
+    cap = task.conversation.max_turns
     opening = 1 if task.prompt is not None or task.messages else 0
-    simulators = task.conversation.simulators()
-    turns = opening + len(task.conversation.scripted_turns()) + sum(s.max_turns for s in simulators)
+    left = None if cap is None else cap - opening
+    calls = []
+    for simulator in task.conversation.simulators():
+        calls.append(simulator.max_turns if left is None else min(simulator.max_turns, left))
+        left = None if left is None else left - calls[-1]
+    turns = opening + len(task.conversation.scripted_turns()) + sum(calls)
+    turns = turns if cap is None else min(turns, cap)
     history = task_tokens + turns * 2 * DEFAULT_OUTPUT_TOKENS
-    for simulator in simulators:
-        result.add(simulator.model, simulator.max_turns, history, DEFAULT_OUTPUT_TOKENS)
+    for simulator, most in zip(task.conversation.simulators(), calls, strict=True):
+        if most:
+            result.add(simulator.model, most, history, DEFAULT_OUTPUT_TOKENS)
     return max(turns, 1), history
 
 

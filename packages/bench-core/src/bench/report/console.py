@@ -26,7 +26,7 @@ from rich.text import Text
 from bench.report.observer import Resumed, RunObserver
 from bench.report.progress import LINE_EVERY_S, Spending, Tracker
 from bench.vocabulary import redact
-from bench.vocabulary.results import PASSED, RunReport, Summary, TaskResult
+from bench.vocabulary.results import NOT_APPLICABLE, PASSED, RunReport, Summary, TaskResult
 from bench.vocabulary.store import results_path
 
 if TYPE_CHECKING:
@@ -212,7 +212,7 @@ def _why(result: TaskResult) -> Text:
     for outcome in result.evaluators:
         if outcome.error:
             return plain(f"{outcome.name}: {outcome.error}")
-        if not outcome.passed:
+        if not outcome.passed and NOT_APPLICABLE not in outcome.details:
             return plain(f"{outcome.name}: {outcome.reason}")
     return plain("; ".join(f"{o.name}: {o.reason}" for o in result.evaluators) or result.status)
 

@@ -19,7 +19,7 @@ from bench.scoring.run_stats import run_statistics
 from bench.scoring.target_stats import target_statistics
 from bench.vocabulary import jsonio
 from bench.vocabulary.errors import StoreError, did_you_mean
-from bench.vocabulary.results import PASSED, WAITING
+from bench.vocabulary.results import PASSED, WAITING, verdict_word
 from bench.vocabulary.run_key import RunKey
 from bench.vocabulary.store import read_run, run_manifests
 
@@ -226,7 +226,7 @@ def print_task(result: dict[str, Any]) -> None:
     if result.get("error"):
         _section("error", result["error"])
     for outcome in result.get("evaluators", []):
-        verdict = "error" if outcome.get("error") else "passed" if outcome.get("passed") else "failed"
+        verdict = verdict_word(outcome)
         name = f"evaluator {outcome.get('name')} ({outcome.get('type')})"
         stdout.print(plain(f"{name}: {verdict}, score {_score(outcome.get('score'))}", 1000))
         stdout.print(plain_block(f"  {outcome.get('error') or outcome.get('reason') or ''}"))
@@ -249,7 +249,7 @@ def _turn_verdicts(result: dict[str, Any]) -> dict[int, list[str]]:
         if rows is None and isinstance(details.get("turn"), int):
             rows = [{"turn": details["turn"], **outcome}]
         for row in rows or []:
-            verdict = "error" if row.get("error") else "passed" if row.get("passed") else "failed"
+            verdict = verdict_word(row)
             why = row.get("error") or row.get("reason") or ""
             found.setdefault(row.get("turn"), []).append(f"{outcome.get('name')}: {verdict}  {why}".rstrip())
     return found

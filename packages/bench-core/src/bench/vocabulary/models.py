@@ -283,6 +283,9 @@ class Conversation(BaseModel):
     turns: list[ScriptedTurn | str] | None = Field(default=None, min_length=1)
     user_simulator: UserSimulator | None = None
     phases: list[ConversationPhase] | None = Field(default=None, min_length=1)
+    #: The most user turns the whole conversation takes, across its phases (the opening input's
+    #: included): at the cap it ends, whatever phase it is in; None: no cap but the phases' own.
+    max_turns: int | None = Field(default=None, ge=1)
 
     @model_validator(mode="after")
     def _some_phase(self) -> Conversation:

@@ -19,6 +19,25 @@ INTERRUPTED: TaskStatus = "interrupted"
 #: A conversation stopped at a person's turn, its transcript kept: answered, ``--resume`` goes on.
 WAITING: TaskStatus = "waiting"
 FINISHED_STATUSES = frozenset({PASSED, FAILED})
+#: The key of an outcome's ``details`` saying why its check did not apply (a conversation's turn
+#: rightly never played): such an outcome is neither a pass nor an error and decides nothing.
+NOT_APPLICABLE = "not_applicable"
+
+
+def verdict_word(outcome: dict[str, Any]) -> str:
+    """An outcome's (as a result file keeps it) verdict in a word, for reports: ``error``,
+    ``not applicable``, ``passed`` or ``failed``."""
+    if outcome.get("error"):
+        return "error"
+    if NOT_APPLICABLE in (outcome.get("details") or {}):
+        return "not applicable"
+    return "passed" if outcome.get("passed") else "failed"
+
+
+def falls_short(outcome: dict[str, Any]) -> bool:
+    """Whether an outcome (as a result file keeps it) is an error or a failure: a check that
+    did not apply is neither."""
+    return verdict_word(outcome) in ("error", "failed")
 
 
 def _unset(value: Any) -> bool:

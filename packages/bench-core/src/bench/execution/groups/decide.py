@@ -17,7 +17,7 @@ from typing import Any
 
 from bench.evaluator import Result, Sample
 from bench.execution.deadline import Exceeded, sync_deadline
-from bench.execution.evaluation import decided_despite_skips, task_score
+from bench.execution.evaluation import task_score, task_status
 from bench.execution.sink import StoreSink
 from bench.llm.client import LLMClient
 from bench.scoring.run_stats import StatsCollector
@@ -190,10 +190,6 @@ def _restatus(planned: PlannedTask, row: dict[str, Any]) -> dict[str, Any]:
     if row.get("scorecard") is not None:  # its verdict would be the scorecard's, not recomputed
         return {**row, "status": ERROR, "passed": False, "error": SCORECARD}
     outcomes = [EvaluatorOutcome.model_validate(o) for o in row["evaluators"]]
-    if any(o.error is not None for o in outcomes):
-        status = FAILED if decided_despite_skips(outcomes) else ERROR
-    elif all(o.passed for o in outcomes):
-        status = PASSED
-    else:
-        status = FAILED
-    return {**row, "status": status, "passed": status == PASSED, "score": task_score(outcomes)}
+    status, unjudged = task_status(outcomes)
+    error = {"error": unjudged} if unjudged is not None else {}
+    return {**row, **error, "status": status, "passed": status == PASSED, "score": task_score(outcomes)}

@@ -25,6 +25,14 @@ var benchCommon = (function () {
     var f = asPercent ? pct : num;
     return f(block.value) + " [" + f(block.low) + ", " + f(block.high) + "] (" + block.method + ")";
   }
+  // An evaluator's verdict in a word; a check that did not apply (a turn rightly never played) is
+  // neither a pass nor a failure.
+  function verdict(e) {
+    if (e.error) return "error";
+    if (e.details && e.details.not_applicable) return "not applicable";
+    return e.passed ? "passed" : "failed";
+  }
+  function fallsShort(e) { var v = verdict(e); return v === "error" || v === "failed"; }
   function taskName(t) { return t.repeat ? t.id + " (run " + (t.repeat + 1) + ")" : t.id; }
   function targetName(t) {
     var target = t.target;
@@ -34,7 +42,7 @@ var benchCommon = (function () {
   }
   function why(t) {
     if (t.error) return "error: " + t.error;
-    var parts = (t.evaluators || []).filter(function (e) { return e.error || !e.passed; })
+    var parts = (t.evaluators || []).filter(function (e) { return fallsShort(e); })
       .map(function (e) { return e.name + ": " + (e.error ? "error: " + e.error : e.reason || ""); });
     if (parts.length) return parts.join("; ");
     return (t.evaluators || []).map(function (e) { return e.name + ": " + (e.reason || ""); }).join("; ");
@@ -103,10 +111,10 @@ var benchCommon = (function () {
     var evs = el("table", { id: "evaluators" }, el("tr", {}, el("th", { text: "evaluator" }), el("th", { text: "verdict" }),
       el("th", { text: "score" }), el("th", { text: "reason" }), el("th", { text: "details" })));
     (t.evaluators || []).forEach(function (e) {
-      var verdict = e.error ? "error" : e.passed ? "passed" : "failed";
+      var said = verdict(e);
       var details = e.details && Object.keys(e.details).length ? el("pre", { text: json(e.details) }) : "";
       evs.appendChild(el("tr", {}, el("td", { text: e.name + (e.type !== e.name ? " (" + e.type + ")" : "") }),
-        el("td", { cls: verdict, text: verdict }), el("td", { text: num(e.score) }),
+        el("td", { cls: said.replace(" ", "-"), text: said }), el("td", { text: num(e.score) }),
         el("td", { text: e.error ? e.error : e.reason || "" }), el("td", {}, details)));
     });
     section(box, "Evaluators", evs);
@@ -141,6 +149,6 @@ var benchCommon = (function () {
   }
 
   return { el: el, $: $, pct: pct, num: num, json: json, interval: interval, taskName: taskName,
-    targetName: targetName, why: why, card: card, renderDetail: renderDetail,
+    targetName: targetName, why: why, verdict: verdict, fallsShort: fallsShort, card: card, renderDetail: renderDetail,
     renderTargetStatistics: renderTargetStatistics };
 })();

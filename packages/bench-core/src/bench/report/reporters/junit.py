@@ -9,7 +9,7 @@ from typing import Any
 
 from bench.reporter import Reporter
 from bench.vocabulary import redact
-from bench.vocabulary.results import ERROR, FAILED, INTERRUPTED, WAITING, RunReport
+from bench.vocabulary.results import ERROR, FAILED, INTERRUPTED, NOT_APPLICABLE, WAITING, RunReport
 
 # Characters XML 1.0 forbids; ElementTree would write them and produce an unreadable file.
 _ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -25,7 +25,7 @@ def _failure_text(task: dict[str, Any]) -> str:
     for ev in task.get("evaluators", []):
         if ev.get("error"):
             lines.append(f"{ev['name']} ({ev['type']}): error: {ev['error']}")
-        elif not ev.get("passed"):
+        elif not ev.get("passed") and NOT_APPLICABLE not in (ev.get("details") or {}):
             lines.append(f"{ev['name']} ({ev['type']}): {ev.get('reason', '')}")
     if task.get("error"):
         lines.append(f"error: {task['error']}")

@@ -13,7 +13,7 @@ from bench.report.console import interval_text
 from bench.report.reporters.formats import replacing
 from bench.reporter import Reporter
 from bench.vocabulary import redact
-from bench.vocabulary.results import PASSED, RunReport
+from bench.vocabulary.results import PASSED, RunReport, falls_short
 
 #: Tasks that did not pass listed in full; the rest are counted.
 MAX_LISTED = 50
@@ -37,7 +37,7 @@ def _why(task: dict[str, Any]) -> str:
     reasons = [
         f"{ev['name']}: error: {ev['error']}" if ev.get("error") else f"{ev['name']}: {ev.get('reason', '')}"
         for ev in task.get("evaluators", [])
-        if ev.get("error") or not ev.get("passed")
+        if falls_short(ev)
     ]
     return "; ".join(reasons) or "did not pass"
 

@@ -22,6 +22,7 @@ from bench.report.history import list_runs, run_row
 from bench.scoring.target_stats import target_label, target_statistics
 from bench.vocabulary.errors import StoreError
 from bench.vocabulary.redact import excerpt
+from bench.vocabulary.results import falls_short
 from bench.vocabulary.run_key import RunKey
 from bench.vocabulary.store import LATEST, MANIFEST, latest_lines, newest_run, results_path
 
@@ -332,7 +333,7 @@ def _why(record: dict[str, Any]) -> str:
     if record.get("error"):
         return f"error: {record['error']}"
     evaluators = record.get("evaluators") or []
-    failing = [e for e in evaluators if e.get("error") or not e.get("passed")]
+    failing = [e for e in evaluators if falls_short(e)]
     shown = failing or evaluators
     return "; ".join(f"{e.get('name')}: {e.get('error') or e.get('reason') or ''}" for e in shown)
 
@@ -396,8 +397,7 @@ def _filtered(
         if status and record.get("status") != status:
             continue
         if evaluator and not any(
-            e.get("name") == evaluator and (e.get("error") or not e.get("passed"))
-            for e in record.get("evaluators") or []
+            e.get("name") == evaluator and falls_short(e) for e in record.get("evaluators") or []
         ):
             continue
         if target and target_label(record) != target:
