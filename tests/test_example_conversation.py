@@ -43,3 +43,18 @@ def test_example_runs_offline_and_fails_only_the_recorded_transcript(bench_cli, 
     again = bench_cli("run", EXAMPLE / "suite.yaml", "-o", "again.json")
     assert again.exit_code == 1, again.output
     assert bench_fake_llm.count() == calls  # the simulated user replayed from the cache
+
+
+def test_d23_a_rescore_judges_each_conversation_on_its_stored_transcript(bench_cli, bench_fake_llm, tmp_path):
+    _play_the_user(bench_fake_llm)
+    assert bench_cli("run", EXAMPLE / "suite.yaml", "-o", "run.json").exit_code == 1
+    calls = bench_fake_llm.count()
+    rescored = bench_cli("rescore", "latest", "-o", "rescored.json")
+    assert rescored.exit_code == 1, rescored.output
+    assert bench_fake_llm.count() == calls  # no simulated user, no target: the transcript is the answer
+
+    def kept(name: str) -> dict[str, tuple]:
+        tasks = json.loads((tmp_path / name).read_text())["tasks"]
+        return {t["id"]: (t["status"], t["evaluators"], t["conversation"]) for t in tasks}
+
+    assert kept("rescored.json") == kept("run.json")

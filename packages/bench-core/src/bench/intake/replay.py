@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from bench.evidence import CONVERSATION
 from bench.vocabulary.models import Message, Response, ToolCall, Usage
 from bench.vocabulary.results import INTERRUPTED, WAITING
 from bench.vocabulary.run_key import RunKey
@@ -19,11 +20,15 @@ def stored_response(row: dict[str, Any], captures: Path | None = None) -> Respon
     folder, where the captured files' text was kept."""
     if not has_response(row):
         return None
+    # A conversation keeps its transcript in ``conversation``; an agent its steps in ``trajectory``.
+    conversation = dict(row.get("conversation") or {})
+    transcript = conversation.pop("messages", None) or row.get("trajectory") or []
     return Response(
         output=row.get("response"),
         error=row.get("error"),
         tool_calls=[ToolCall.model_validate(c) for c in row.get("tool_calls") or []],
-        messages=[Message.model_validate(m) for m in row.get("trajectory") or []],
+        messages=[Message.model_validate(m) for m in transcript],
+        metadata={CONVERSATION: conversation} if conversation else {},
         usage=Usage.model_validate(row.get("usage") or {}),
         artifacts=stored_artifacts(row, captures),
         truncated=bool(row.get("truncated")),
