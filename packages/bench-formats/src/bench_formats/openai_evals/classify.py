@@ -71,12 +71,12 @@ class OpenAIEvalsClassify(Evaluator[OpenAIEvalsClassifyConfig]):
           model: openai/gpt-4o-mini
           prompt:
             - role: user
-              content: "[Task]: {input}\\n[Reply]: {completion}\\nAnswer null if right, else wrong."
+              content: "[Task]: {input}\\n[Reply]: {completion}\\nAnswer passed if right, else failed."
           values: {input: "Capital of France?"}
           output_key: completion
           eval_type: classify
-          choice_strings: ["null", wrong]
-          choice_scores: {"null": 1.0, wrong: 0.0}
+          choice_strings: [passed, failed]
+          choice_scores: {passed: 1.0, failed: 0.0}
     """
 
     def llm_calls(self) -> list[tuple[str, int]]:
