@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.testing.pytest_plugin import CONTAINER_IMAGE
+from bench.testing import CONTAINER_IMAGE
 
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 #: The secret the security example's agent prints (tests/test_docs.py uses the same one).
