@@ -42,26 +42,35 @@ POOLS = {
 @contextmanager
 def podman_runs(image: str) -> Iterator[dict[int, int]]:
     """Each ``podman run`` of ``image`` below this process while the block lasts (its pid), with
-    the Ray worker that started it (the pid of its nearest ``ray::`` ancestor; 0: none)."""
+    the Ray worker that started it (the pid of its nearest ``ray::`` ancestor; 0: none; -1: a run
+    of another image)."""
     import psutil
 
     seen: dict[int, int] = {}
     stop = threading.Event()
+    failed: list[BaseException] = []  # the watcher's own error fails the test, not a warning
 
     def worker_of(proc: Any) -> int:
         return next((p.pid for p in proc.parents() if p.name().startswith("ray::")), 0)
 
     def watch() -> None:
+        try:
+            look()
+        except BaseException as exc:
+            failed.append(exc)
+
+    def look() -> None:
         while not stop.wait(0.02):
             for proc in psutil.Process().children(recursive=True):
                 try:
                     words = proc.cmdline()
                     if (
                         proc.pid not in seen
-                        and words[:2] == [shutil.which("podman"), "run"]
-                        and image in words
+                        and words[:1]
+                        and Path(words[0]).name == "podman"
+                        and words[1:2] == ["run"]
                     ):
-                        seen[proc.pid] = worker_of(proc)
+                        seen[proc.pid] = worker_of(proc) if image in words else -1
                 except psutil.Error:
                     continue
 
@@ -72,6 +81,8 @@ def podman_runs(image: str) -> Iterator[dict[int, int]]:
     finally:
         stop.set()
         thread.join()
+    if failed:
+        raise failed[0]
 
 
 def asked_for(pid: int) -> set[str]:
@@ -130,5 +141,5 @@ def test_the_container_agent_runs_only_on_the_container_pool_with_the_local_verd
     ]
     assert len(runs) == len(recorded), runs  # one container per agent task, each seen
     workers = set(runs.values())
-    assert 0 not in workers, runs  # every one started by a Ray worker, none by this driver
+    assert not workers & {0, -1}, runs  # each one of the image, started by a Ray worker, not this driver
     assert [asked_for(pid) for pid in workers] == [{"CPU", "sandbox"}]
