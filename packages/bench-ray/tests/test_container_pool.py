@@ -113,7 +113,7 @@ def _recorded(results: Path) -> dict[str, dict[str, Any]]:
 
 
 def test_the_container_agent_runs_only_on_the_container_pool_with_the_local_verdicts(
-    cluster, bench_container_image, agent_env, in_tmp, monkeypatch
+    bench_container_image, cluster, agent_env, in_tmp, monkeypatch
 ):
     if os.environ.get("CONTAINERS_CONF") and "CONTAINERS_CONF" not in agent_env:
         pytest.skip("Podman needs runc here (CONTAINERS_CONF), which the cluster's workers were not given")
