@@ -1,8 +1,7 @@
 """The ``container`` sandbox (Podman or Docker) on the agent example, against the host run.
 
-The image is built here, with no registry: a root file system made of the host's own Python
-(its binary, the libraries it links and its standard library) and ``/bin/sh``, imported with
-``podman import``. Where no container can run on this machine the tests skip, saying why.
+The image is built here, with no registry (bench.testing's ``bench_container_image``: the host's
+own Python and ``/bin/sh``). Where no container can run on this machine the tests skip, saying why.
 """
 
 from __future__ import annotations
@@ -14,7 +13,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import tarfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,70 +22,13 @@ import pytest
 from bench.workspace.container import HOST_ALIAS, container_runtime
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "agent"
-IMAGE = "localhost/bench-test-python:latest"
 PYTHON = f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}"
-SKIP_DIRS = {"test", "__pycache__", "dist-packages", "site-packages", "idlelib", "tkinter", "ensurepip"}
 
 
-def _libraries(binary: str) -> list[str]:
-    out = subprocess.run(["ldd", binary], capture_output=True, text=True, check=True).stdout
-    return [word for line in out.splitlines() for word in line.split() if word.startswith("/")]
-
-
-def _rootfs(tar_path: Path) -> None:
-    """A tarball of the smallest root file system the example's agent runs in."""
-    stdlib = Path(PYTHON.replace("/bin/", "/lib/"))
-    with tarfile.open(tar_path, "w") as tar:
-        files = {path for binary in (PYTHON, "/bin/sh") for path in [binary, *_libraries(binary)]}
-        for path in sorted(files):
-            tar.add(os.path.realpath(path), arcname=path.lstrip("/"))
-        tar.add(
-            stdlib,
-            arcname=str(stdlib).lstrip("/"),
-            filter=lambda i: None if set(i.name.split("/")) & SKIP_DIRS else i,
-        )
-        link = tarfile.TarInfo("usr/bin/python3")
-        link.type, link.linkname = tarfile.SYMTYPE, Path(PYTHON).name
-        tar.addfile(link)
-        for folder in ("tmp", "proc", "sys", "dev", "etc", "workspace", "bench", "suite"):
-            info = tarfile.TarInfo(folder)
-            info.type, info.mode = tarfile.DIRTYPE, 0o1777 if folder == "tmp" else 0o755
-            tar.addfile(info)
-
-
-def _runs(runtime: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([runtime, "run", "--rm", "--network", "none", "--ulimit", "nofile=1024:1024",
-                           "--ulimit", "nproc=256:256", IMAGE, "python3", "-c", "print('ok')"],
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
-
-
-@pytest.fixture(scope="module")
-def image(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The test image, built and imported; the reason to skip where no container runs here."""
-    runtime = container_runtime("podman")
-    if runtime is None or not os.path.exists(PYTHON):
-        pytest.skip(f"needs Podman and {PYTHON} (the image is built from the host's Python)")
-    folder = tmp_path_factory.mktemp("image")
-    _rootfs(folder / "rootfs.tar")
-    imported = subprocess.run(
-        [runtime, "import", str(folder / "rootfs.tar"), IMAGE], capture_output=True, text=True
-    )
-    if imported.returncode != 0:
-        pytest.skip(f"podman import failed: {imported.stderr.strip()}")
-    saved = os.environ.get("CONTAINERS_CONF")
-    probe = _runs(runtime)
-    if probe.returncode != 0 and "hybrid mode" in probe.stderr and shutil.which("runc"):
-        # crun refuses hybrid cgroup hierarchies (some CI containers); runc runs there.
-        (folder / "containers.conf").write_text('[engine]\nruntime = "runc"\n')
-        os.environ["CONTAINERS_CONF"] = str(folder / "containers.conf")
-        probe = _runs(runtime)
-    if probe.returncode != 0:
-        pytest.skip(f"podman cannot run a container here: {probe.stderr.strip()}")
-    yield IMAGE
-    if saved is None:
-        os.environ.pop("CONTAINERS_CONF", None)
-    else:
-        os.environ["CONTAINERS_CONF"] = saved
+@pytest.fixture
+def image(bench_container_image: str) -> str:
+    """The test image (bench.testing's ``bench_container_image``)."""
+    return bench_container_image
 
 
 @pytest.fixture

@@ -8,12 +8,15 @@ at the end each one must have exited.
 from __future__ import annotations
 
 import os
+import shutil
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from bench.testing import CONTAINER_IMAGE
 
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 #: The secret the security example's agent prints (tests/test_docs.py uses the same one).
@@ -76,6 +79,23 @@ def worker_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("worker-cache")
 
 
+@pytest.fixture(scope="session")
+def agent_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """What the container agent example reads from its workers' environment (test_container_pool.py):
+    bench.testing's test image, a port and a file outside every workspace that the agent tries to
+    reach (its ``network: none`` leaves it no port to reach), and the runtime Podman needs here."""
+    folder = tmp_path_factory.mktemp("agent-env")
+    (folder / "secret.txt").write_text("host secret\n")
+    env = {"AGENT_IMAGE": CONTAINER_IMAGE, "PROBE_PORT": "9", "PROBE_FILE": str(folder / "secret.txt")}
+    hybrid = (
+        Path("/sys/fs/cgroup/unified").is_dir() and not Path("/sys/fs/cgroup/cgroup.controllers").exists()
+    )
+    if hybrid and shutil.which("runc"):  # crun refuses hybrid cgroups (bench_container_image uses runc)
+        (folder / "containers.conf").write_text('[engine]\nruntime = "runc"\n')
+        env["CONTAINERS_CONF"] = str(folder / "containers.conf")
+    return env
+
+
 #: What the test cluster's one node advertises besides its 2 CPUs: Ray accepts a GPU and custom
 #: resources on a CPU-only machine (an actor asking num_gpus=1 sees CUDA_VISIBLE_DEVICES=0 and
 #: ray.get_gpu_ids() == [0]), so the worker pools' routing runs here (test_routing.py).
@@ -84,7 +104,7 @@ FAKE_RESOURCES = {"sandbox": 1.0}
 
 
 @pytest.fixture(scope="session")
-def cluster(descendants: Descendants, worker_cache: Path) -> Iterator[str]:
+def cluster(descendants: Descendants, worker_cache: Path, agent_env: dict[str, str]) -> Iterator[str]:
     """A local Ray cluster (2 CPUs, a fake GPU and one ``sandbox``); yields its address. No
     process it started outlives it."""
     ray = pytest.importorskip("ray", reason="Ray cannot be imported here: bench-ray's cluster tests skip")
@@ -92,6 +112,7 @@ def cluster(descendants: Descendants, worker_cache: Path) -> Iterator[str]:
     # example's secret and the workers' own response cache are set before the cluster starts.
     os.environ["DEMO_TOKEN"] = DEMO_TOKEN
     workers_only = {"BENCH_CACHE_DIR": str(worker_cache), "OPENAI_API_KEY": WORKER_KEY}
+    workers_only.update(agent_env)
     before = {name: os.environ.get(name) for name in workers_only}
     os.environ.update(workers_only)
     started = time.monotonic()

@@ -9,7 +9,8 @@ plugin objects and ``install`` pip-installs a distribution into a folder; ``git_
 ``judge_verdict`` script the ``bench_fake_llm`` server's answers; ``verdict_digest`` hashes a run's
 verdicts (timing left out), to compare runs; ``LoadOptions`` builds a suite loader with the
 options a run gives it (``MyLoader(LoadOptions(target=...)).load(path)``); ``answer_waiting``
-takes a person's turn in a conversation that waits for one, as ``bench answer`` does.
+takes a person's turn in a conversation that waits for one, as ``bench answer`` does;
+``CONTAINER_IMAGE`` names the image the ``bench_container_image`` fixture builds.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from bench.testing.assertions import assert_passes as assert_passes
     from bench.testing.digest import verdict_digest as verdict_digest
     from bench.testing.distributions import install as install
+    from bench.testing.pytest_plugin import CONTAINER_IMAGE as CONTAINER_IMAGE
     from bench.testing.repos import commit as commit
     from bench.testing.repos import git_repo as git_repo
     from bench.testing.running import evaluator_outcome as evaluator_outcome
@@ -40,6 +42,7 @@ if TYPE_CHECKING:
 
 #: re-exported name -> the module that defines it
 _EXPORTS = {
+    "CONTAINER_IMAGE": "bench.testing.pytest_plugin",
     "answer_waiting": "bench.execution.journal.person",
     "assert_passes": "bench.testing.assertions",
     "Fault": "bench.testing.server",
@@ -60,6 +63,7 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "CONTAINER_IMAGE",
     "FakeLLMServer",
     "Fault",
     "LoadOptions",

@@ -4,8 +4,8 @@ pytest imports this module at every start in any environment that has bench, so 
 only pytest and the standard library; each fixture imports what it needs when it is used.
 
 Every fixture's name starts with ``bench_`` (``bench_cli``, ``bench_suite_file``,
-``bench_fake_llm``), so none takes a name a project's own fixtures may use. The unprefixed
-``suite_file`` and ``fake_llm`` still work for this release, with a DeprecationWarning.
+``bench_fake_llm``, ``bench_container_image``), so none takes a name a project's own fixtures may
+use. The unprefixed ``suite_file`` and ``fake_llm`` still work for this release, with a DeprecationWarning.
 
 Suite files become tests only when asked (``bench.testing.collect``): the ``bench_suites`` ini
 option lists glob patterns of suite files, and ``--bench-suites`` collects the YAML files named
@@ -14,6 +14,7 @@ on the command line. Otherwise YAML files are left alone.
 
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -99,6 +100,103 @@ def bench_fake_llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLMServer]:
         monkeypatch.setenv("OPENAI_API_BASE", server.url)
         monkeypatch.setenv("OPENAI_API_KEY", CANARY_KEY)
         yield server
+
+
+#: The name ``bench_container_image`` imports its image under (Podman's local storage).
+CONTAINER_IMAGE = "localhost/bench-test-python:latest"
+#: What the image leaves out of the host's standard library (tests, IDLE, Tk, installed packages).
+_SKIP_DIRS = {"test", "__pycache__", "dist-packages", "site-packages", "idlelib", "tkinter", "ensurepip"}
+
+
+def _host_python() -> str:
+    """The system Python of this interpreter's version, which the image is built from."""
+    return f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}"
+
+
+def _libraries(binary: str) -> list[str]:
+    import subprocess
+
+    out = subprocess.run(["ldd", binary], capture_output=True, text=True, check=True).stdout
+    return [word for line in out.splitlines() for word in line.split() if word.startswith("/")]
+
+
+def _rootfs(tar_path: Path, python: str) -> None:
+    """A tarball of the smallest root file system that runs ``python`` and ``/bin/sh``."""
+    import os
+    import tarfile
+
+    stdlib = Path(python.replace("/bin/", "/lib/"))
+    with tarfile.open(tar_path, "w") as tar:
+        files = {path for binary in (python, "/bin/sh") for path in [binary, *_libraries(binary)]}
+        for path in sorted(files):
+            tar.add(os.path.realpath(path), arcname=path.lstrip("/"))
+        tar.add(
+            stdlib,
+            arcname=str(stdlib).lstrip("/"),
+            filter=lambda i: None if set(i.name.split("/")) & _SKIP_DIRS else i,
+        )
+        link = tarfile.TarInfo("usr/bin/python3")
+        link.type, link.linkname = tarfile.SYMTYPE, Path(python).name
+        tar.addfile(link)
+        for folder in ("tmp", "proc", "sys", "dev", "etc", "workspace", "bench", "suite"):
+            info = tarfile.TarInfo(folder)
+            info.type, info.mode = tarfile.DIRTYPE, 0o1777 if folder == "tmp" else 0o755
+            tar.addfile(info)
+
+
+def _probe(runtime: str) -> tuple[int, str]:
+    """Run the image once the way bench's container sandbox does; its exit status and stderr."""
+    import subprocess
+
+    words = ["--network", "none", "--ulimit", "nofile=1024:1024", "--ulimit", "nproc=256:256"]
+    done = subprocess.run(
+        [runtime, "run", "--rm", *words, CONTAINER_IMAGE, "python3", "-c", "print('ok')"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return done.returncode, done.stderr
+
+
+@pytest.fixture(scope="session")
+def bench_container_image(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A Podman image built here with no registry: the host's own Python (its binary, the
+    libraries it links, its standard library) and ``/bin/sh``, imported with ``podman import``;
+    yields its name. Where no container can run on this machine the test skips, saying why.
+    Where crun refuses the machine's hybrid cgroups and runc is installed, ``CONTAINERS_CONF``
+    names runc while the session lasts."""
+    import os
+    import shutil
+    import subprocess
+
+    from bench.workspace.container import container_runtime
+
+    runtime, python = container_runtime("podman"), _host_python()
+    if runtime is None or not os.path.exists(python):
+        pytest.skip(f"needs Podman and {python} (the image is built from the host's Python)")
+    folder = tmp_path_factory.mktemp("image")
+    _rootfs(folder / "rootfs.tar", python)
+    imported = subprocess.run(
+        [runtime, "import", str(folder / "rootfs.tar"), CONTAINER_IMAGE], capture_output=True, text=True
+    )
+    if imported.returncode != 0:
+        pytest.skip(f"podman import failed: {imported.stderr.strip()}")
+    saved = os.environ.get("CONTAINERS_CONF")
+    code, stderr = _probe(runtime)
+    if code != 0 and "hybrid mode" in stderr and shutil.which("runc"):
+        # crun refuses hybrid cgroup hierarchies (some CI containers); runc runs there.
+        (folder / "containers.conf").write_text('[engine]\nruntime = "runc"\n')
+        os.environ["CONTAINERS_CONF"] = str(folder / "containers.conf")
+        code, stderr = _probe(runtime)
+    try:
+        if code != 0:
+            pytest.skip(f"podman cannot run a container here: {stderr.strip()}")
+        yield CONTAINER_IMAGE
+    finally:
+        if saved is None:
+            os.environ.pop("CONTAINERS_CONF", None)
+        else:
+            os.environ["CONTAINERS_CONF"] = saved
 
 
 def _renamed(old: str, new: str) -> None:
