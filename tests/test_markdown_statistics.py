@@ -52,3 +52,21 @@ def test_markdown_report_has_the_statistics_with_the_simulated_users_share():
 
 def test_markdown_report_without_statistics_has_no_statistics_section():
     assert "### Statistics" not in MarkdownReporter().render(report({}))
+
+
+def test_junit_report_has_the_statistics_as_testsuite_properties(tmp_path):
+    import xml.etree.ElementTree as ET
+
+    from bench.report.reporters.junit import JunitReporter
+
+    JunitReporter().write(report({"statistics": STATISTICS}), tmp_path / "r.xml")
+    suite = ET.parse(tmp_path / "r.xml").getroot().find("testsuite")
+    assert suite is not None
+    props = {p.get("name"): p.get("value") for p in suite.iterfind("properties/property")}
+    assert props["bench.statistics.pass_rate.value"] == "0.5"
+    assert props["bench.statistics.flaky"] == "refund"
+    assert props["bench.statistics.variance.simulated_user.user_share"] == "1.0"
+    assert (
+        props["bench.statistics.variance.simulated_user.hint"]
+        == "most variation comes from the simulated user"
+    )
