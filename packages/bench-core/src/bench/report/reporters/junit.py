@@ -34,6 +34,15 @@ def _failure_text(task: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _properties(prefix: str, value: Any) -> list[tuple[str, str]]:
+    """The statistics' leaves as ``(dotted.name, text)`` pairs; a list of names joined by commas."""
+    if isinstance(value, dict):
+        return [pair for key, item in value.items() for pair in _properties(f"{prefix}.{key}", item)]
+    if isinstance(value, list):
+        return [(prefix, ", ".join(str(item) for item in value))]
+    return [(prefix, str(value))]
+
+
 class JunitReporter(Reporter):
     """One ``<testcase>`` per task; failed tasks carry ``<failure>``, task errors ``<error>``."""
 
@@ -51,6 +60,11 @@ class JunitReporter(Reporter):
             skipped=str(s.interrupted + s.waiting),
             time=f"{report.duration_s:.3f}",
         )
+        statistics = report.extra.get("statistics")
+        if statistics:  # JUnit's own place for a suite's facts; CI tools show or keep them
+            props = ET.SubElement(suite, "properties")
+            for name, value in _properties("bench.statistics", statistics):
+                ET.SubElement(props, "property", name=_clean(name), value=_clean(value))
         for task in report.tasks():
             case = ET.SubElement(
                 suite,

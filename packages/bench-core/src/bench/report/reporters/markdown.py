@@ -9,7 +9,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from bench.report.console import interval_text
+from bench.report.console import interval_text, statistics_lines
 from bench.report.reporters.formats import replacing
 from bench.reporter import Reporter
 from bench.vocabulary import redact
@@ -68,6 +68,13 @@ def _targets(rows: list[dict[str, Any]] | None) -> list[str]:
     return lines
 
 
+def _statistics(statistics: dict[str, Any] | None) -> list[str]:
+    """The run's statistics as a list, the same lines as the console and ``bench show``."""
+    if not statistics:
+        return []
+    return ["", "### Statistics", "", *(f"- {_text(line)}" for line in statistics_lines(statistics))]
+
+
 class MarkdownReporter(Reporter):
     """The summary table and the tasks that did not pass, with their reasons."""
 
@@ -95,6 +102,7 @@ class MarkdownReporter(Reporter):
             + (f"; {s.waiting} waiting for a person" if s.waiting else ""),
         ]
         lines += _targets(report.extra.get("targets"))
+        lines += _statistics(report.extra.get("statistics"))
         not_passed = (t for t in report.tasks() if t.get("status") != PASSED)
         listed = list(islice(not_passed, MAX_LISTED))
         if listed:

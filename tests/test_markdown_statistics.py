@@ -1,0 +1,72 @@
+"""The Markdown report carries the run's statistics, the flakiness split three ways included."""
+
+from __future__ import annotations
+
+from bench.report.reporters.markdown import MarkdownReporter
+from bench.vocabulary.results import RunReport, Summary
+
+STATISTICS = {
+    "confidence": 0.95,
+    "pass_rate": {"value": 0.5, "low": 0.2, "high": 0.8, "method": "wilson"},
+    "repeats": 4,
+    "pass_at_k": {"1": 0.5},
+    "pass_hat_k": {"1": 0.5},
+    "flaky": ["refund"],
+    "variance": {
+        "system": 0.01,
+        "judge": 0.0,
+        "system_share": 1.0,
+        "hint": "most variation comes from the system",
+        "simulated_user": {
+            "variance": 0.0833,
+            "system_and_judge": 0.0,
+            "user_share": 1.0,
+            "hint": "most variation comes from the simulated user",
+        },
+    },
+}
+
+
+def report(extra: dict) -> RunReport:
+    return RunReport(
+        suite="s",
+        run_id="r1",
+        summary=Summary(total=2, passed=1, failed=1),
+        tasks=lambda: iter([]),
+        extra=extra,
+    )
+
+
+def test_markdown_report_has_the_statistics_with_the_simulated_users_share():
+    lines = MarkdownReporter().render(report({"statistics": STATISTICS})).splitlines()
+    start = lines.index("### Statistics")
+    section = lines[start + 2 :]
+    # brackets escaped: they render as text, never as a link
+    assert r"- pass rate 50.0% \[20.0%, 80.0%\] (wilson), 95% interval" in section
+    assert "- flaky tasks (1): refund" in section
+    assert (
+        "- simulated user: 0.0833, system and judge 0.0000 (100% the user): "
+        "most variation comes from the simulated user"
+    ) in section
+
+
+def test_markdown_report_without_statistics_has_no_statistics_section():
+    assert "### Statistics" not in MarkdownReporter().render(report({}))
+
+
+def test_junit_report_has_the_statistics_as_testsuite_properties(tmp_path):
+    import xml.etree.ElementTree as ET
+
+    from bench.report.reporters.junit import JunitReporter
+
+    JunitReporter().write(report({"statistics": STATISTICS}), tmp_path / "r.xml")
+    suite = ET.parse(tmp_path / "r.xml").getroot().find("testsuite")
+    assert suite is not None
+    props = {p.get("name"): p.get("value") for p in suite.iterfind("properties/property")}
+    assert props["bench.statistics.pass_rate.value"] == "0.5"
+    assert props["bench.statistics.flaky"] == "refund"
+    assert props["bench.statistics.variance.simulated_user.user_share"] == "1.0"
+    assert (
+        props["bench.statistics.variance.simulated_user.hint"]
+        == "most variation comes from the simulated user"
+    )
