@@ -110,3 +110,16 @@ def test_a_checks_provider_renders_with_its_own_env_and_from_a_tests_file(
         "env": {"OWN": "own"},
         "config": {"seed": "own"},
     }
+
+
+def test_a_null_or_boolean_config_env_value_renders_as_javascript_prints_it(tmp_path: Path):
+    """Nunjucks prints a null as '' and a boolean as 'true' (Python would print 'None', 'True')."""
+    config = """
+    env: {EMPTY: null, ON: true, N: 3}
+    prompts: ['[{{ env.EMPTY }}] [{{ env.ON }}] [{{ env.N }}]']
+    providers: [echo]
+    tests: [{vars: {}}]
+    """
+    data, _ = load(write(tmp_path, "promptfooconfig.yaml", config))
+    [task] = data["tasks"]
+    assert task["prompt"] == "[] [true] [3]"
