@@ -87,6 +87,7 @@ def test_dry_run_counts_every_turn_and_the_simulators_calls(bench_cli, bench_sui
     assert dry.exit_code == 0, dry.output
     # 1 scripted + 4 simulated turns: 5 target calls; the simulated user writes at most 4 messages.
     assert "9 model calls" in dry.stdout
+    assert "of which 4 by simulated users" in dry.stdout
     assert bench_fake_llm.count() == 0
 
 
@@ -98,4 +99,5 @@ def test_dry_run_counts_turns_up_to_the_conversation_max_turns(bench_cli, bench_
     assert dry.exit_code == 0, dry.output
     # At most 3 turns (3 target calls); the simulated user writes at most 3 of them.
     assert "6 model calls" in dry.stdout
+    assert "of which 3 by simulated users" in dry.stdout
     assert bench_fake_llm.count() == 0

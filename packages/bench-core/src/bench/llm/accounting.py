@@ -66,6 +66,8 @@ class Estimate:
     """Calls and cost per model for a whole plan, before it runs (``bench run --dry-run``)."""
 
     models: dict[str, ModelEstimate] = field(default_factory=dict)
+    #: Of ``calls``, those of simulated users (budgeted apart: ``max_simulator_cost_usd``).
+    simulator_calls: int = 0
 
     def add(self, model: str, calls: int, input_tokens: int, output_tokens: int) -> None:
         row = self.models.setdefault(model, ModelEstimate(model))

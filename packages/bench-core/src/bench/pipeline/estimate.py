@@ -75,6 +75,7 @@ def _conversation(task: Task, task_tokens: int, result: Estimate) -> tuple[int, 
     for simulator, most in zip(task.conversation.simulators(), calls, strict=True):
         if most:
             result.add(simulator.model, most, history, DEFAULT_OUTPUT_TOKENS)
+            result.simulator_calls += most
     return max(turns, 1), history
 
 

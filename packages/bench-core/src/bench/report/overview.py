@@ -181,3 +181,5 @@ def print_estimate(plan: Plan, estimate: Estimate) -> None:
     if estimate.batched and total is not None and estimate.batch_cost_usd is not None:
         cost += f" live, ${estimate.batch_cost_usd:.4f} with the batch price"
     stdout.print(Text(f"{estimate.calls} model calls; cost {cost}"))
+    if estimate.simulator_calls:
+        stdout.print(Text(f"  of which {estimate.simulator_calls} by simulated users"))
