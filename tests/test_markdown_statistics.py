@@ -63,10 +63,10 @@ def test_junit_report_has_the_statistics_as_testsuite_properties(tmp_path):
     suite = ET.parse(tmp_path / "r.xml").getroot().find("testsuite")
     assert suite is not None
     props = {p.get("name"): p.get("value") for p in suite.iterfind("properties/property")}
-    assert props["bench.statistics.pass_rate.value"] == "0.5"
-    assert props["bench.statistics.flaky"] == "refund"
-    assert props["bench.statistics.variance.simulated_user.user_share"] == "1.0"
+    assert props["statistics.pass_rate.value"] == "0.5"
+    assert props["statistics.flaky"] == "refund"
+    assert props["statistics.variance.simulated_user.user_share"] == "1.0"
     assert (
-        props["bench.statistics.variance.simulated_user.hint"]
+        props["statistics.variance.simulated_user.hint"]
         == "most variation comes from the simulated user"
     )

@@ -63,7 +63,7 @@ class JunitReporter(Reporter):
         statistics = report.extra.get("statistics")
         if statistics:  # JUnit's own place for a suite's facts; CI tools show or keep them
             props = ET.SubElement(suite, "properties")
-            for name, value in _properties("bench.statistics", statistics):
+            for name, value in _properties("statistics", statistics):
                 ET.SubElement(props, "property", name=_clean(name), value=_clean(value))
         for task in report.tasks():
             case = ET.SubElement(
