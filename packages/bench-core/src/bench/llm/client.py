@@ -28,7 +28,7 @@ from bench.llm.failures import (
     retry_wait,
     short_reason,
 )
-from bench.llm.key_gate import KeyGate, Refused, within
+from bench.llm.key_gate import KeyGate, Refused
 from bench.llm.limits.coordination import Coordinator
 from bench.llm.limits.leasing import LeaseHolder
 from bench.llm.limits.throttle import AdaptiveLimit, Limits
@@ -169,11 +169,9 @@ class LLMClient:
         params = {k: v for k, v in request.params.items() if k in ANSWER_PARAMS and v is not None}
         if request.api_key_env:
             self.redact.add([request.api_key_env])  # sent as a credential: a secret, whatever its name
-        if self.cache is None or not request.cache:
-            # The key names the call in a batch; without a cache or a batch nothing reads it.
-            key = _key(request, params) if self.batcher is not None else ""
-            return await self._fresh(request, params, key)
         key = _key(request, params)
+        if self.cache is None or not request.cache:
+            return await self._fresh(request, params, key)
         async with self.cache.flight(key):  # an identical request in flight: wait for its answer
             hit = await self.cache.get(key)
             if hit is not None:
@@ -345,7 +343,7 @@ class LLMClient:
                 await held.enter_async_context(adaptive.slot())
 
             try:
-                await within(acquire(), self.settings.queue_timeout)
+                await asyncio.wait_for(acquire(), self.settings.queue_timeout)
             except asyncio.TimeoutError:
                 limit = adaptive.limit
                 raise QueueTimeout(

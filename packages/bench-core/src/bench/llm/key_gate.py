@@ -12,23 +12,10 @@ the run reports the leader's error once and the others stop.
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import Awaitable
 from typing import TypeVar
 
 T = TypeVar("T")
-
-
-async def within(call: Awaitable[T], timeout: float) -> T:
-    """Await ``call`` in this task, or raise ``asyncio.TimeoutError`` after ``timeout`` seconds.
-
-    ``asyncio.wait_for`` (before Python 3.12) runs the awaitable in a task of its own: one more
-    task and one more turn of the loop for every call slot and attempt, which with hundreds of
-    calls in flight queues each request behind the others' answers."""
-    if sys.version_info >= (3, 11):
-        async with asyncio.timeout(timeout):
-            return await call
-    return await asyncio.wait_for(call, timeout)
 
 
 class Refused(Exception):
@@ -77,7 +64,7 @@ class KeyGate:
         """Await one attempt within ``timeout``; a follower's, sent before the key is proven, can
         be cut by ``refuse`` and then raises ``Refused``."""
         if leader or self.proven:
-            return await within(call, timeout)
+            return await asyncio.wait_for(call, timeout)
         flight: asyncio.Future[T] = asyncio.ensure_future(call)
         self._flights.add(flight)  # type: ignore[arg-type]
         try:

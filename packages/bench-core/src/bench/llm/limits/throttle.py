@@ -32,26 +32,19 @@ class AdaptiveLimit:
 
     @asynccontextmanager
     async def slot(self) -> AsyncIterator[None]:
-        # A free slot and no one queued: take it without the condition's lock (nothing here
-        # awaits, so no other task runs in between), as the release below gives it back. The
-        # lock, the wait and the wake-up were four lock round trips on every call.
-        if self.waiting == 0 and self.in_use < self.limit:
-            self.in_use += 1
-        else:
-            self.waiting += 1
-            try:
-                async with self._changed:
-                    await self._changed.wait_for(lambda: self.in_use < self.limit)
-                    self.in_use += 1
-            finally:
-                self.waiting -= 1
+        self.waiting += 1
+        try:
+            async with self._changed:
+                await self._changed.wait_for(lambda: self.in_use < self.limit)
+                self.in_use += 1
+        finally:
+            self.waiting -= 1
         try:
             yield
         finally:
-            self.in_use -= 1
-            if self.waiting:  # someone waits for this slot: wake them under the lock
-                async with self._changed:
-                    self._changed.notify_all()
+            async with self._changed:
+                self.in_use -= 1
+                self._changed.notify_all()
 
     def rate_limited(self) -> bool:
         """Note a 429; True when this starts an episode that cut the limit."""
