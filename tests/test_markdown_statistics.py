@@ -66,7 +66,4 @@ def test_junit_report_has_the_statistics_as_testsuite_properties(tmp_path):
     assert props["statistics.pass_rate.value"] == "0.5"
     assert props["statistics.flaky"] == "refund"
     assert props["statistics.variance.simulated_user.user_share"] == "1.0"
-    assert (
-        props["statistics.variance.simulated_user.hint"]
-        == "most variation comes from the simulated user"
-    )
+    assert props["statistics.variance.simulated_user.hint"] == "most variation comes from the simulated user"
