@@ -7,11 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-ASSISTANT = """\
-def reply(task):
-    said = task.messages[-1].content
-    return "a refund it is" if "refund" in said else "how can I help?"
-"""
+from tests.conversations.test_phase_conditions import ASSISTANT  # replies 'refund' when asked
 
 SUITE = """\
 name: skipped
