@@ -11,9 +11,10 @@ answers a scripted rule's reply when the messages contain its ``match``:
 
 ``rules.json``: ``[{"match": "<response-", "reply": "text"}]``. It prints ``fake LLM server on
 URL`` once it listens; ``GET /v1/stats`` answers ``{"requests": N, "max_in_flight": M}`` and
-``GET /v1/models`` (the client's key probe: any key is accepted) a model list shaped like
-OpenAI's, after ``--models-latency`` seconds (default: ``--latency``, a round trip like any other
-request, as OpenAI's takes one).
+``GET /v1/arrivals`` ``{"arrivals": [t, ...]}`` (each chat request's arrival, ``time.time()``,
+to lay a client's timeline against the bound), ``GET /v1/models`` (the client's key probe: any
+key is accepted) a model list shaped like OpenAI's, after ``--models-latency`` seconds (default:
+``--latency``, a round trip like any other request, as OpenAI's takes one).
 """
 
 from __future__ import annotations
@@ -51,6 +52,8 @@ class Loopback:
         self.requests = 0
         self.in_flight = 0
         self.max_in_flight = 0
+        #: When each chat request arrived (``time.time()``): ``GET /v1/arrivals``.
+        self.arrivals: list[float] = []
         self._ids = itertools.count()
 
     def answer(self, body: dict[str, Any]) -> str:
@@ -87,6 +90,8 @@ class Loopback:
         """The answer to one request (status, JSON body), or the delay before ``completion``."""
         if method == b"GET" and path.rstrip(b"/").endswith(b"/stats"):
             return 200, json.dumps({"requests": self.requests, "max_in_flight": self.max_in_flight}).encode()
+        if method == b"GET" and path.rstrip(b"/").endswith(b"/arrivals"):
+            return 200, json.dumps({"arrivals": self.arrivals}).encode()
         if method != b"POST" or not path.rstrip(b"/").endswith(b"/chat/completions"):
             return 404, _error(f"no route {path.decode('latin-1')}")
         return self.latency_s
@@ -168,6 +173,7 @@ class _Connection(asyncio.Protocol):
             self._reply(400, _error("this benchmark server answers JSON objects, without streaming"))
             return
         server = self.server
+        server.arrivals.append(time.time())
         server.requests += 1
         server.in_flight += 1
         server.max_in_flight = max(server.max_in_flight, server.in_flight)
