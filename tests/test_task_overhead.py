@@ -7,6 +7,7 @@ keeps its own origin; only a type whose suite figures come from its instances (t
 
 from __future__ import annotations
 
+import json
 import signal
 from pathlib import Path
 from typing import Any
@@ -123,3 +124,66 @@ def test_a_suite_of_distinct_mappings_keeps_only_the_latest_bound() -> None:
     again = binder.bind_mapping(doc, ("tasks", 0, "evaluate"), {"expected": "item-0"})
     assert again.instance is not first.instance  # forgotten, so bound afresh
     assert again.spec == first.spec
+
+
+REUSED = """\
+name: reused
+evaluators:
+  polite: {type: contains, value: please}
+tasks:
+  - id: a
+    vars: {capital: Paris}
+    response: "It is Paris, please."
+    evaluate: [polite, {type: contains, value: "{capital}"}, {type: contains, value: It}]
+  - id: b
+    vars: {capital: Berlin}
+    response: "It is Berlin."
+    evaluate: [polite, {type: contains, value: "{capital}"}, {type: contains, value: It}]
+  - id: c
+    response: "hello"
+    conversation: {turns: [{user: hi, evaluate: [polite, {type: contains, value: It}]}]}
+  - id: d
+    response: "hello"
+    conversation: {turns: [{user: hi, evaluate: [polite, {type: contains, value: It}]}]}
+"""
+
+
+def test_tasks_writing_the_same_checks_bind_them_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only the first task that writes a set of checks binds it; the next gets copies."""
+    rows = tmp_path / "tasks.jsonl"
+    checks = [{"type": "contains", "value": "answer"}, {"type": "regex", "value": r"\d+"}]
+    lines = (json.dumps({"id": f"t{i}", "response": "x", "evaluate": checks}) for i in range(50))
+    rows.write_text("\n".join(lines) + "\n")
+    suite = tmp_path / "suite.yaml"
+    suite.write_text("name: rows\ntasks: tasks.jsonl\n")
+    calls: list[Any] = []
+    bind = Binder.bind
+    monkeypatch.setattr(Binder, "bind", lambda self, *args: calls.append(args) or bind(self, *args))
+    tasks = list(load_suite(suite).tasks)
+    assert len(calls) == 2
+    assert [e.origin for e in tasks[49].evaluators] == [f"{rows}:50", f"{rows}:50"]
+    assert tasks[49].evaluators[1].instance is tasks[0].evaluators[1].instance
+
+
+def test_a_templated_check_still_sees_each_tasks_own_vars(tmp_path: Path) -> None:
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(REUSED)
+    a, b, _, _ = load_suite(suite).tasks
+    assert [e.instance.config.value for e in (a.evaluators[1], b.evaluators[1])] == ["Paris", "Berlin"]  # type: ignore[attr-defined]
+    assert a.evaluators[2].instance is b.evaluators[2].instance
+    assert (a.evaluators[2].origin, b.evaluators[2].origin) == (f"{suite}:8", f"{suite}:12")
+
+
+def test_reused_checks_keep_the_suites_evaluator_and_each_turns_name(tmp_path: Path) -> None:
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(REUSED)
+    plan = load_suite(suite)
+    a, b, c, d = plan.tasks
+    assert a.evaluators[0] is plan.named_evaluators["polite"] is b.evaluators[0]
+    assert [e.name for e in d.evaluators] == ["turn 1: polite", "turn 1: contains"]
+    assert [e.turn for e in d.evaluators] == [1, 1]
+    assert c.evaluators[0] is not d.evaluators[0]
+    assert (c.evaluators[0].origin, d.evaluators[0].origin) == (plan.named_evaluators["polite"].origin,) * 2
+    assert (c.evaluators[1].origin, d.evaluators[1].origin) == (f"{suite}:15", f"{suite}:18")

@@ -17,12 +17,11 @@ from pydantic import ValidationError
 from bench.document import YamlDocument
 from bench.scoring.scorecard import Scorecard
 from bench.suite.binding import Binder, digest
-from bench.suite.expected_block import ExpectedBlock, block_settings
+from bench.suite.evaluators.placing import EvaluatorPlacer
 from bench.suite.file_model import SuiteFile, TaskSpec
 from bench.suite.plan import BoundEvaluator, PlannedTask
 from bench.suite.rows import RowRules, RowsDocument
 from bench.suite.validation import describe
-from bench.suite.variables.evaluator_values import with_vars
 from bench.suite.variables.prompts import read_prompts, variants
 from bench.suite.variables.template_check import TemplateWarnings
 from bench.vocabulary.compact import KeyTable
@@ -74,9 +73,9 @@ class TaskBuilder:
         self.overrides = overrides or {}
         self.fail = fail
         self.check_card = check_card
-        self.block_settings = block_settings(binder.registry)
         #: ``{{var}}`` in prompts, noted on the validation pass (bench.suite.variables.template_check).
         self.template_warnings = TemplateWarnings()
+        self.evaluators = EvaluatorPlacer(binder, rows, self.template_warnings)
 
     def build(
         self,
@@ -105,7 +104,7 @@ class TaskBuilder:
             missing = "the task has no 'response:' and the suite has no 'target:'"
             raise doc.error(f"{missing} (add one or give --target SPEC)", at)
 
-        placed = self._evaluators(doc, at, spec, values, warn=seen is not None)
+        placed = self.evaluators.place(doc, at, spec, values, warn=seen is not None)
         evaluators = [evaluator for _, evaluator in placed]
         task = Task.model_construct(
             id=spec.id,
@@ -296,89 +295,6 @@ class TaskBuilder:
                     (*where, "dimensions", i, "judge_key"),
                 )
 
-    def _evaluators(
-        self, doc: YamlDocument, at: FieldPath, spec: TaskSpec, values: dict[str, Any], warn: bool
-    ) -> list[tuple[FieldPath, BoundEvaluator]]:
-        entries: list[tuple[FieldPath, Any]] = []
-        if isinstance(spec.evaluate, list):
-            entries += [((*at, "evaluate", i), e) for i, e in enumerate(spec.evaluate)]
-        elif spec.evaluate is not None:
-            entries.append(((*at, "evaluate"), spec.evaluate))
-        block = ExpectedBlock(self.binder.registry, self.block_settings)
-        block.read(doc, at, spec.expected)
-        for i, entry in enumerate(spec.evaluators or []):
-            if "type" not in entry:
-                raise doc.error("required field missing: type", (*at, "evaluators", i, "type"))
-            entries.append(((*at, "evaluators", i), block.fill(doc, (*at, "evaluators", i), entry)))
-        entries += block.entries(at)
-        turn_checks = _turn_entries(at, spec)
-        entries += [(path, entry) for path, entry, _ in turn_checks]
-        if not entries:
-            raise doc.error("the task has no evaluators; add 'evaluate:'", at)
-        for path, entry in entries:
-            if isinstance(entry, dict) and isinstance(entry.get("file"), str):
-                ref = entry["file"]
-                resolved = (doc.path.parent / Path(ref).expanduser()).resolve()
-                self.rows.confine(doc, (*path, "file"), spec.id, "file", ref, resolved)
-        keys: set[str] = set()
-        for path, entry in entries:  # AgentClash: a validator's key names it; two alike are an error
-            explicit = entry.get("key") or entry.get("name") if isinstance(entry, dict) else None
-            if isinstance(explicit, str):
-                if explicit in keys:
-                    field = "key" if "key" in entry else "name"
-                    raise doc.error(f"key '{explicit}' is used twice in this task", (*path, field))
-                keys.add(explicit)
-        bound = [
-            self._with_vars(doc, path, entry, self.binder.bind(doc, path, entry), values, warn)
-            for path, entry in entries
-        ]
-        for (path, entry), evaluator in zip(entries, bound, strict=True):
-            if isinstance(entry, dict) and "file" not in entry:
-                self.rows.confine_settings(doc, path, entry, spec.id, evaluator)
-        first_check = len(bound) - len(turn_checks)
-        for i, (_, _, turn) in enumerate(turn_checks, start=first_check):
-            evaluator = bound[i]
-            name = f"turn {turn}: {evaluator.name}"
-            bound[i] = BoundEvaluator(**{**evaluator.__dict__, "name": name, "turn": turn})
-        names: dict[str, int] = {}
-        for i, evaluator in enumerate(bound):
-            count = names[evaluator.name] = names.get(evaluator.name, 0) + 1
-            if count > 1:  # the same name twice in one task: keep results distinguishable
-                copy = BoundEvaluator(**{**evaluator.__dict__, "name": f"{evaluator.name}#{count}"})
-                bound[i] = copy
-                if copy.instance.aggregates:  # its figures are reported under the new name
-                    self.binder.aggregating.setdefault((copy.name, copy.type), copy.instance)
-        return [(path, evaluator) for (path, _), evaluator in zip(entries, bound, strict=True)]
-
-    def _with_vars(
-        self,
-        doc: YamlDocument,
-        path: FieldPath,
-        entry: Any,
-        evaluator: BoundEvaluator,
-        values: dict[str, Any],
-        warn: bool,
-    ) -> BoundEvaluator:
-        """The evaluator with its value settings filled from the task's vars (evaluator_vars);
-        on the validation pass, a warning for each placeholder that cannot be what was meant."""
-        try:
-            filled, written = with_vars(evaluator, values)
-        except ValueError as exc:
-            raise doc.error(f"evaluator '{evaluator.name}': {exc}", path) from None
-        for one in written if warn else ():
-            # Where the setting is written in this entry; a named evaluator: the entry naming it.
-            at = path
-            if isinstance(entry, dict):
-                config = entry.get("config")
-                inner: dict[str, Any] = config if isinstance(config, dict) else {}
-                at = (*path, one.setting) if one.setting in entry else at
-                at = (*path, "config", one.setting) if one.setting in inner else at
-            self.template_warnings.check(doc, at, one.text, values, "compared", "evaluator values")
-            subject = one.setting if at != path else f"evaluator '{evaluator.name}': {one.setting}"
-            for name in one.unknown:
-                self.template_warnings.unknown(doc, at, subject, name, values)
-        return filled
-
     def _repo(
         self, doc: YamlDocument, at: FieldPath, spec: TaskSpec, suite: SuiteFile, check: bool
     ) -> RepoSpec | None:
@@ -462,32 +378,6 @@ class TaskBuilder:
             content = self._render(doc, (*path, "content"), message.content, values)
             return message.model_copy(update={"content": content})
         return message
-
-
-def _turn_entries(at: FieldPath, spec: TaskSpec) -> list[tuple[FieldPath, Any, int]]:
-    """A conversation's per-turn checks: (where written, the entry, its scripted turn's number)."""
-    conversation = spec.conversation
-    if conversation is None:
-        return []
-    base: FieldPath = (*at, "conversation")
-    groups: list[tuple[FieldPath, list[Any]]] = []
-    if conversation.phases is not None:
-        groups = [
-            ((*base, "phases", p, "turns"), phase.turns or []) for p, phase in enumerate(conversation.phases)
-        ]
-    elif conversation.turns is not None:
-        groups = [((*base, "turns"), conversation.turns)]
-    found: list[tuple[FieldPath, Any, int]] = []
-    number = 0
-    for where, turns in groups:
-        for i, turn in enumerate(turns):
-            number += 1
-            checks = None if isinstance(turn, str) else turn.evaluate
-            if isinstance(checks, list):
-                found += [((*where, i, "evaluate", j), c, number) for j, c in enumerate(checks)]
-            elif checks is not None:
-                found.append(((*where, i, "evaluate"), checks, number))
-    return found
 
 
 def is_remote(source: str) -> bool:
