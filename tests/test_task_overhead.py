@@ -21,6 +21,7 @@ from bench.hookspecs import hookimpl
 from bench.plugins.registry import build_registry, get_registry
 from bench.suite.binding import Binder
 from bench.suite.loader import load_suite
+from bench.vocabulary.models import Task
 
 SUITE = """\
 name: shared
@@ -187,3 +188,17 @@ def test_reused_checks_keep_the_suites_evaluator_and_each_turns_name(tmp_path: P
     assert c.evaluators[0] is not d.evaluators[0]
     assert (c.evaluators[0].origin, d.evaluators[0].origin) == (plan.named_evaluators["polite"].origin,) * 2
     assert (c.evaluators[1].origin, d.evaluators[1].origin) == (f"{suite}:15", f"{suite}:18")
+
+
+def test_a_built_task_is_the_one_model_construct_makes(tmp_path: Path) -> None:
+    """Tasks are made without pydantic's walk over the fields: the same fields, order and set."""
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(REUSED)
+    for task in (planned.task for planned in load_suite(suite).tasks):
+        given = {name: value for name, value in task.__dict__.items() if name in task.model_fields_set}
+        made = Task.model_construct(**given)
+        assert list(task.__dict__.items()) == list(made.__dict__.items())
+        assert task.model_fields_set == made.model_fields_set
+        assert (task.__pydantic_extra__, task.__pydantic_private__) == (None, None)
+        assert task == made
+        assert repr(task) == repr(made)

@@ -106,28 +106,30 @@ class TaskBuilder:
 
         placed = self.evaluators.place(doc, at, spec, values, warn=seen is not None)
         evaluators = [evaluator for _, evaluator in placed]
-        task = Task.model_construct(
-            id=spec.id,
-            prompt=prompt,
-            messages=messages,
-            input=spec.input,
-            vars=values,
-            response=response,
-            timeout=spec.timeout or suite.defaults.timeout,
-            metadata=spec.metadata,
-            tags=spec.tags,
-            inputs=spec.inputs,
-            expectations=spec.expectations,
-            workspace=self._workspace(doc, at, spec, suite, seen is not None),
-            repo=self._repo(doc, at, spec, suite, seen is not None),
-            post_execution_checks=[*suite.post_execution_checks, *spec.post_execution_checks],
-            max_capture_bytes=suite.max_capture_bytes,
-            after_task=spec.after_task or suite.after_task,
-            tools=spec.tools,
-            tool_mocks=spec.tool_mocks,
-            max_steps=spec.max_steps,
-            conversation=spec.conversation,
-            group=spec.group,
+        task = _task(
+            {
+                "id": spec.id,
+                "prompt": prompt,
+                "messages": messages,
+                "input": spec.input,
+                "vars": values,
+                "response": response,
+                "timeout": spec.timeout or suite.defaults.timeout,
+                "metadata": spec.metadata,
+                "tags": spec.tags,
+                "inputs": spec.inputs,
+                "expectations": spec.expectations,
+                "workspace": self._workspace(doc, at, spec, suite, seen is not None),
+                "repo": self._repo(doc, at, spec, suite, seen is not None),
+                "post_execution_checks": [*suite.post_execution_checks, *spec.post_execution_checks],
+                "max_capture_bytes": suite.max_capture_bytes,
+                "after_task": spec.after_task or suite.after_task,
+                "tools": spec.tools,
+                "tool_mocks": spec.tool_mocks,
+                "max_steps": spec.max_steps,
+                "conversation": spec.conversation,
+                "group": spec.group,
+            }
         )
         repeats = self.repeat or spec.repeat or suite.repeat or 1
         card = spec.scorecard or suite.scorecard
@@ -378,6 +380,31 @@ class TaskBuilder:
             content = self._render(doc, (*path, "content"), message.content, values)
             return message.model_copy(update={"content": content})
         return message
+
+
+#: Task's fields in the order it declares them, each with its default (None: a factory's).
+_TASK_FIELDS = {
+    name: None if field.default_factory is not None else field.default
+    for name, field in Task.model_fields.items()
+}
+_TASK_FACTORIES = frozenset(
+    name for name, field in Task.model_fields.items() if field.default_factory is not None
+)
+
+
+def _task(values: dict[str, Any]) -> Task:
+    """``Task.model_construct(**values)`` without pydantic's walk over every field (a tenth of
+    building a recorded task): the fields not in ``values`` take their plain defaults."""
+    if not values.keys() >= _TASK_FACTORIES:  # a field whose default is made per task
+        return Task.model_construct(**values)
+    task = Task.__new__(Task)
+    fields = _TASK_FIELDS.copy()
+    fields.update(values)
+    object.__setattr__(task, "__dict__", fields)
+    object.__setattr__(task, "__pydantic_fields_set__", set(values))
+    object.__setattr__(task, "__pydantic_extra__", None)
+    object.__setattr__(task, "__pydantic_private__", None)
+    return task
 
 
 def is_remote(source: str) -> bool:
