@@ -202,3 +202,20 @@ def test_a_built_task_is_the_one_model_construct_makes(tmp_path: Path) -> None:
         assert (task.__pydantic_extra__, task.__pydantic_private__) == (None, None)
         assert task == made
         assert repr(task) == repr(made)
+
+
+def test_what_each_tasks_checks_call_and_need_is_kept_when_they_change(tmp_path: Path) -> None:
+    """The index asks a task's evaluators what they call only when they differ from the last
+    task's: a judge after two plain tasks, then a plain one again, is still counted."""
+    plain = "evaluate: [{type: contains, value: x}]"
+    judge = "evaluate: [{type: llm_judge, prompt: 'ok? {response}', model: openai/judge-b, calibration: {labels: l.jsonl}}]"
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(
+        "name: mixed\ntasks:\n"
+        + "".join(
+            f"  - {{id: t{i}, response: x, {body}}}\n" for i, body in enumerate([plain, plain, judge, plain])
+        )
+    )
+    plan = load_suite(suite)
+    assert {endpoint.model for endpoint in plan.endpoints} == {"openai/judge-b"}
+    assert plan.calibrated
