@@ -58,6 +58,7 @@ class TaskBuilder:
     ) -> None:
         #: The ``resources:`` of each target by label (None: the suite's ``target:``).
         self.target_resources = target_resources or {}
+        self.every_target_resource = frozenset[str]().union(*self.target_resources.values())
         #: The suite's ``prompts:`` (read from ``suite_doc``): each task runs on each of them, or
         #: on the one it names.
         self.prompts = read_prompts(suite_doc, suite.prompts) if suite_doc is not None else []
@@ -143,9 +144,10 @@ class TaskBuilder:
         threshold = spec.pass_at_k if spec.pass_at_k is not None else suite.pass_at_k
         planned = PlannedTask(task, evaluators, planned_digest, None, repeats, card, label, threshold)
         # A task without a target label runs on each target: it needs what each of them needs.
-        by_target = self.target_resources
-        targeted = by_target.get(label, frozenset()) if label else frozenset().union(*by_target.values())
-        planned.resources = frozenset([*suite.defaults.resources, *spec.resources]) | targeted
+        targeted = self.target_resources.get(label, frozenset()) if label else self.every_target_resource
+        planned.resources = targeted
+        if suite.defaults.resources or spec.resources:
+            planned.resources = frozenset([*suite.defaults.resources, *spec.resources]) | targeted
         return self._on_prompts(doc, at, spec, planned)
 
     def _on_prompts(

@@ -57,14 +57,14 @@ class EvaluatorPlacer:
         entries, turns = self._entries(doc, at, spec)
         key = (
             type(doc),
-            doc.path,
-            tuple(path[len(at) :] for path, _ in entries),
+            str(doc.path),  # a Path hashes and compares in Python: slower
+            tuple([path[len(at) :] for path, _ in entries]),
             turns,
             repr([entry for _, entry in entries]),
         )
         kept = self._kept.get(key)
         if kept is not None:
-            return list(zip((path for path, _ in entries), self._copies(doc, entries, kept), strict=True))
+            return self._copies(doc, entries, kept)
         placed, reusable = self._bound(doc, at, spec, entries, turns, values, warn)
         if reusable:
             if len(self._kept) >= _SETS_KEPT:
@@ -90,11 +90,14 @@ class EvaluatorPlacer:
                     raise doc.error("required field missing: type", (*at, "evaluators", i, "type"))
                 entries.append(((*at, "evaluators", i), block.fill(doc, (*at, "evaluators", i), entry)))
             entries += block.entries(at)
-        turn_checks = list(_turn_entries(at, spec))
-        entries += [(path, entry) for path, entry, _ in turn_checks]
+        turns: tuple[int, ...] = ()
+        if spec.conversation is not None:
+            turn_checks = list(_turn_entries(at, spec))
+            entries += [(path, entry) for path, entry, _ in turn_checks]
+            turns = tuple(turn for _, _, turn in turn_checks)
         if not entries:
             raise doc.error("the task has no evaluators; add 'evaluate:'", at)
-        return entries, tuple(turn for _, _, turn in turn_checks)
+        return entries, turns
 
     def _bound(
         self,
@@ -182,20 +185,23 @@ class EvaluatorPlacer:
             keeps = "file" in entry if isinstance(entry, dict) else entry in self.binder.named
             yield "same" if id(evaluator) in named else "copy" if keeps else "line"
 
-    def _copies(
-        self, doc: YamlDocument, entries: list[tuple[FieldPath, Any]], kept: _Kept
-    ) -> Iterator[BoundEvaluator]:
+    def _copies(self, doc: YamlDocument, entries: list[tuple[FieldPath, Any]], kept: _Kept) -> Placed:
         """The kept evaluators for this task: a copy each (its own ``spec``), but the suite's own."""
+        placed: Placed = []
+        file = str(doc.path)
         for (path, _), evaluator, kind in zip(entries, kept.evaluators, kept.kinds, strict=True):
-            if kind == "same":
-                yield evaluator
-                continue
-            copy = object.__new__(BoundEvaluator)  # dataclasses.replace re-runs __init__: slower
-            copy.__dict__.update(evaluator.__dict__, spec=dict(evaluator.spec))
-            if kind == "line":
-                line = doc.line(path)
-                copy.origin = f"{doc.path}:{line}" if line else str(doc.path)
-            yield copy
+            if kind != "same":
+                origin = evaluator.origin
+                if kind == "line":
+                    line = doc.line(path)
+                    origin = f"{file}:{line}" if line else file
+                fields = evaluator.__dict__.copy()  # dataclasses.replace re-runs __init__: slower
+                fields["spec"] = evaluator.spec.copy()
+                fields["origin"] = origin
+                evaluator = object.__new__(BoundEvaluator)
+                evaluator.__dict__ = fields
+            placed.append((path, evaluator))
+        return placed
 
 
 def _turn_entries(at: FieldPath, spec: TaskSpec) -> Iterator[tuple[FieldPath, Any, int]]:
