@@ -291,6 +291,28 @@ class TaskList:
         )
 
 
+class IdRows:
+    """Each task id's row, for the duplicate check: a ``dict`` while there are no more tasks than
+    are kept built (faster, and small beside them), then a ``KeyTable`` (a dict of a million ids
+    held ~120 MiB)."""
+
+    def __init__(self) -> None:
+        self._few: dict[str, int] | None = {}
+        self._many = KeyTable()
+
+    def setdefault(self, task_id: str, row: int) -> int:
+        """The row of ``task_id``; ``row`` (now recorded) when it has none."""
+        few = self._few
+        if few is None:
+            return self._many.setdefault(task_id, row)
+        found = few.setdefault(task_id, row)
+        if len(few) > TaskList.KEEP_LIMIT:
+            for key, value in few.items():
+                self._many[key] = value
+            self._few = None
+        return found
+
+
 class TaskIndex:
     """What a validating load keeps of each task: its runs' keys and digests, and the figures the
     plan reports; the runs themselves only up to ``TaskList.KEEP_LIMIT``."""
@@ -307,7 +329,7 @@ class TaskIndex:
         self.max_repeat = 1
         #: Whether any evaluator has a calibration bar of its own (``Plan.calibrated``).
         self.calibrated = False
-        self.seen = KeyTable()  # task id -> its row (a dict of a million ids held ~120 MiB)
+        self.seen = IdRows()
         self.pass_at_k: dict[str, float] = {}
         #: The evaluator instances of the task added last, and what they need.
         self._instances: list[Evaluator[Any]] = []

@@ -19,12 +19,11 @@ from bench.scoring.scorecard import Scorecard
 from bench.suite.binding import Binder, digest
 from bench.suite.evaluators.placing import EvaluatorPlacer
 from bench.suite.file_model import SuiteFile, TaskSpec
-from bench.suite.plan import BoundEvaluator, PlannedTask
+from bench.suite.plan import BoundEvaluator, IdRows, PlannedTask
 from bench.suite.rows import RowRules, RowsDocument
 from bench.suite.validation import describe
 from bench.suite.variables.prompts import read_prompts, variants
 from bench.suite.variables.template_check import TemplateWarnings
-from bench.vocabulary.compact import KeyTable
 from bench.vocabulary.errors import ConfigError, FieldPath, did_you_mean
 from bench.vocabulary.models import Message, RepoSpec, Response, Task
 from bench.vocabulary.templates import MissingPlaceholder, render
@@ -83,7 +82,7 @@ class TaskBuilder:
         doc: YamlDocument,
         index: int,
         raw: Any,
-        seen: KeyTable | None,
+        seen: IdRows | None,
         has_target: bool,
         known_digest: str | None = None,
     ) -> PlannedTask:
@@ -182,7 +181,7 @@ class TaskBuilder:
         planned.digest = found[0].digest
         return planned
 
-    def _spec(self, doc: YamlDocument, index: int, raw: Any, seen: KeyTable | None) -> TaskSpec:
+    def _spec(self, doc: YamlDocument, index: int, raw: Any, seen: IdRows | None) -> TaskSpec:
         """The task as written, validated; with ``seen``, its id checked against the earlier tasks'."""
         at: FieldPath = ("tasks", index)
         if not isinstance(raw, dict):

@@ -49,15 +49,19 @@ class EvaluatorPlacer:
         self.template_warnings = warnings
         self.block_settings = block_settings(binder.registry)
         self._kept: dict[tuple[Any, ...], _Kept] = {}
+        self._doc: YamlDocument | None = None
+        self._file = ""
 
     def place(
         self, doc: YamlDocument, at: FieldPath, spec: TaskSpec, values: dict[str, Any], warn: bool
     ) -> Placed:
         """The task's evaluators, each with where it is written; ``warn``: note ``{{var}}``s."""
         entries, turns = self._entries(doc, at, spec)
+        if doc is not self._doc:  # a Path hashes, compares and prints in Python: its text, once
+            self._doc, self._file = doc, str(doc.path)
         key = (
             type(doc),
-            str(doc.path),  # a Path hashes and compares in Python: slower
+            self._file,
             tuple([path[len(at) :] for path, _ in entries]),
             turns,
             repr([entry for _, entry in entries]),
@@ -188,7 +192,7 @@ class EvaluatorPlacer:
     def _copies(self, doc: YamlDocument, entries: list[tuple[FieldPath, Any]], kept: _Kept) -> Placed:
         """The kept evaluators for this task: a copy each (its own ``spec``), but the suite's own."""
         placed: Placed = []
-        file = str(doc.path)
+        file = self._file
         for (path, _), evaluator, kind in zip(entries, kept.evaluators, kept.kinds, strict=True):
             if kind != "same":
                 origin = evaluator.origin
