@@ -11,7 +11,7 @@ import asyncio
 import signal
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -20,6 +20,8 @@ from bench.document import YamlDocument
 from bench.execution import deadline
 from bench.execution.deadline import Exceeded, sync_deadline
 from bench.hookspecs import hookimpl
+from bench.pipeline.options import RunOptions
+from bench.pipeline.run import run_plan
 from bench.plugins.registry import build_registry, get_registry
 from bench.suite.binding import Binder
 from bench.suite.loader import load_suite
@@ -189,3 +191,39 @@ def test_a_suite_of_distinct_mappings_keeps_only_the_latest_bound() -> None:
     again = binder.bind_mapping(doc, ("tasks", 0, "evaluate"), {"expected": "item-0"})
     assert again.instance is not first.instance  # forgotten, so bound afresh
     assert again.spec == first.spec
+
+
+class _Prepared(Evaluator[EvaluatorConfig]):
+    """Batches: passes only on a sample its ``prepare`` saw first (an encoder's cache, say)."""
+
+    name = "prepared_first"
+    batches = True
+    seen: ClassVar[set[str]] = set()
+
+    @classmethod
+    async def prepare(cls, items: list[tuple[Evaluator[Any], Sample]]) -> None:
+        await asyncio.sleep(0.01)  # a batch takes a while: the other workers run meanwhile
+        cls.seen.update(sample.output for _, sample in items)
+
+    def evaluate(self, sample: Sample) -> Result:
+        return Result(passed=sample.output in self.seen, score=1.0)
+
+
+class _PreparedPlugin:
+    @hookimpl
+    def bench_register_evaluators(self, register: RegisterEvaluator) -> None:
+        register(_Prepared)
+
+
+def test_a_task_read_ahead_is_handed_out_only_once_its_chunk_is_prepared(tmp_path: Path) -> None:
+    """Workers take read-ahead tasks without the feed's lock; a chunk joins the buffer only after
+    ``prepare``, so no worker evaluates a task of a chunk still being prepared."""
+    suite = tmp_path / "suite.yaml"
+    rows = "".join(
+        f"  - {{id: t{i}, response: r{i}, evaluate: {{type: prepared_first}}}}\n" for i in range(1100)
+    )
+    suite.write_text(f"tasks:\n{rows}")
+    registry = build_registry([("bench-test-prepared", "prepared", _PreparedPlugin())])
+    options = RunOptions(runs_dir=tmp_path / "runs", handle_signals=False, concurrency=8)
+    outcome = run_plan(load_suite(suite, registry), options)
+    assert outcome.report.summary.passed == 1100

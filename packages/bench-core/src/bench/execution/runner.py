@@ -77,12 +77,15 @@ class _Feed:
         self.exhausted = False
 
     async def next(self) -> PlannedTask | None:
+        if self.buffer:  # a prepared chunk: no await between the test and the pop
+            return self.buffer.pop()
         async with self.lock:
             if not self.buffer and not self.exhausted:
-                self.buffer = list(itertools.islice(self.tasks, PREPARE_CHUNK))
-                self.exhausted = len(self.buffer) < PREPARE_CHUNK
-                self.buffer.reverse()
-                await self._prepare(self.buffer)
+                chunk = list(itertools.islice(self.tasks, PREPARE_CHUNK))
+                chunk.reverse()
+                await self._prepare(chunk)
+                self.buffer = chunk  # handed out only once prepared
+                self.exhausted = len(chunk) < PREPARE_CHUNK
             return self.buffer.pop() if self.buffer else None
 
     def has_more(self) -> bool:
