@@ -360,7 +360,8 @@ class Runner:
         ``released`` is set once the task only waits for its async evaluators."""
         if planned.task.repo is None or planned.task.response is not None:
             result = await self._run_task(planned, None, released)
-            await run_after_task(planned.task, result, self.redact)
+            if planned.task.after_task is not None:
+                await run_after_task(planned.task, result, self.redact)
             return result
         started = time.perf_counter()
         if self.workspaces is None:
@@ -404,8 +405,8 @@ class Runner:
         self, planned: PlannedTask, checkout: Checkout | None, released: asyncio.Event | None = None
     ) -> TaskResult:
         started = time.perf_counter()
-        response = await self._respond(planned)
         task = planned.task
+        response = task.response if task.response is not None else await self._respond(planned)
         responded_ms = (time.perf_counter() - started) * 1000
         if checkout is not None:
             response = await self._captured(planned, response, checkout)
