@@ -73,7 +73,6 @@ class _Feed:
         self.max_response_bytes = max_response_bytes
         self.buffer: list[PlannedTask] = []
         self.lock = asyncio.Lock()
-        self.batching: bool | None = None
         self.exhausted = False
 
     async def next(self) -> PlannedTask | None:
@@ -98,11 +97,12 @@ class _Feed:
             response = planned.task.response
             if response is None or response.error is not None:
                 continue  # responses not known yet: those are evaluated one by one
+            batching = [e for e in planned.evaluators if e.instance.batches]
+            if not batching:
+                continue
             response = bound_response(response, self.max_response_bytes)  # as _run_task sees it
             base = Sample(planned.task, response, response.text, False, self.llm)
-            for evaluator in planned.evaluators:
-                if not evaluator.instance.batches:
-                    continue
+            for evaluator in batching:
                 try:
                     sample = (
                         with_evidence(evaluator, base)
