@@ -68,9 +68,10 @@ def test_after_task_runs_in_the_workspace_with_the_decided_result(tmp_path: Path
     assert (got["status"], got["id"], got["mine"]) == ("passed", "t", "yes")
     assert got["result"]["status"] == "passed"
     assert got["result"]["evaluators"][0]["passed"] is True  # it runs after the evaluators
+    assert "after_task" not in row  # it went well: nothing to keep
 
 
-def test_after_task_failure_or_timeout_is_a_warning_and_leaves_the_result(
+def test_after_task_failure_or_timeout_is_a_warning_kept_in_the_result_beside_its_verdict(
     tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
     path = write_suite(
@@ -97,6 +98,9 @@ def test_after_task_failure_or_timeout_is_a_warning_and_leaves_the_result(
     assert time.monotonic() - started < 20
     rows = {row["id"]: row["status"] for row in outcome.report.tasks()}
     assert rows == {"fails": "passed", "hangs": "passed", "missing": "passed"}
+    kept = {row["id"]: row.get("after_task") for row in outcome.report.tasks()}
+    assert kept["fails"] == "exited with code 3"
+    assert kept["hangs"] == "timed out after 0.5 s"  # stored, not only printed
     err = capfd.readouterr().err
     assert "bench: after_task of fails: exited with code 3" in err
     assert "bench: after_task of hangs: timed out after 0.5 s" in err

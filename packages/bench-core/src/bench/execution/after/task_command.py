@@ -5,9 +5,9 @@ runs in its workspace with bench's environment; what it prints reaches bench's s
 line at a time, redacted as bench's own output is (RELIABILITY H25). It runs under the same
 guards as a ``command`` target: the reaper and ``PR_SET_PDEATHSIG`` (nothing it starts outlives
 it or bench, SIGKILL included), the offline guard's network namespace, and a time limit. It
-cannot change the result: what goes wrong is a warning on standard error. It runs before the
-result is recorded, so a task recorded had its command run, and a task killed while it ran is run
-again, command included, by ``--resume``.
+cannot change the verdict: what goes wrong is a warning on standard error, also kept in the
+result's ``after_task``. It runs before the result is recorded, so a task recorded had its command
+run, and a task killed while it ran is run again, command included, by ``--resume``.
 """
 
 from __future__ import annotations
@@ -38,12 +38,14 @@ _LAST_SPACE = re.compile(r".*\s", re.DOTALL)
 
 
 async def run_after_task(task: Task, result: TaskResult, redact: Callable[[str], str] | None) -> None:
-    """Run ``task.after_task`` (if any) for ``result``; a failure is printed, never raised."""
+    """Run ``task.after_task`` (if any) for ``result``; a failure is printed and kept in the
+    result's ``after_task`` (recorded after this returns), never raised."""
     step = task.after_task
     if step is None or result.status not in DECIDED:
         return
     problem = await _run(task, result, redact)
     if problem is not None:
+        result.after_task = problem
         print(f"bench: after_task of {result.id}: {problem}", file=sys.stderr, flush=True)
 
 
