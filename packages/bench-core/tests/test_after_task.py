@@ -264,3 +264,21 @@ def test_h25_output_split_anywhere_is_passed_on_whole_and_redacted(
 
     asyncio.run(relay())
     assert capsys.readouterr().err == text.replace(secret, "[REDACTED:MY_TOKEN]")
+
+
+def test_after_task_gets_a_response_with_a_lone_surrogate_as_the_store_writes_it(tmp_path: Path) -> None:
+    """A Python target may answer a string UTF-8 cannot encode: the command gets the result as
+    the store writes it (escaped) where serialising it raised and ended the run."""
+    import asyncio
+
+    from bench.execution.after.task_command import run_after_task
+    from bench.vocabulary.models import AfterTask, Task
+    from bench.vocabulary.results import TaskResult
+
+    seen = tmp_path / "seen.json"
+    copy = "import os, sys, shutil; shutil.copy(os.environ['BENCH_RESULT'], sys.argv[1])"
+    task = Task(id="t", prompt="go", after_task=AfterTask(command=[sys.executable, "-c", copy, str(seen)]))
+    result = TaskResult(id="t", status="passed", passed=True, response="a\ud800b")
+    asyncio.run(run_after_task(task, result, None))
+    assert result.after_task is None
+    assert json.loads(seen.read_text())["response"] == "a\ud800b"

@@ -23,6 +23,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from bench.execution.sink import serialize_result
 from bench.execution.targets.reaped import die_with, reaper_argv, stop_program
 from bench.vocabulary.models import Task
 from bench.vocabulary.results import ERROR, FAILED, PASSED, TaskResult
@@ -57,7 +58,7 @@ async def _run(task: Task, result: TaskResult, redact: Callable[[str], str] | No
         argv = [*network_guard.child_prefix(), *step.command]
     except network_guard.OfflineRefused as exc:
         return f"not run: {exc}"
-    text = result.model_dump_json()
+    text = serialize_result(result)  # as the store writes it: a lone surrogate escaped
     with tempfile.TemporaryDirectory(prefix="bench-after-task-") as scratch:
         path = Path(scratch, "result.json")
         path.write_text(redact(text) if redact is not None else text, encoding="utf-8")
