@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import threading
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, HTTPServer
@@ -258,7 +259,7 @@ def test_h26_a_webhook_that_redirects_is_not_followed(hook_server: Any, capsys: 
     ("url", "printed"),
     [
         (  # nothing listens there: the error names no part of the URL
-            f"http://qa:{PASSWORD}@127.0.0.1:9/hook?token={TOKEN}#{FRAGMENT}",
+            f"http://qa:{PASSWORD}@127.0.0.1:PORT/hook?token={TOKEN}#{FRAGMENT}",
             "youBencha webhook attempt 1: <urlopen error [Errno 111] Connection refused>\n",
         ),
         (  # a port that is not a number: urllib's message quoted the user:password before it
@@ -270,7 +271,10 @@ def test_h26_a_webhook_that_redirects_is_not_followed(hook_server: Any, capsys: 
 def test_h26_a_webhook_that_cannot_be_reached_names_no_credential(
     url: str, printed: str, capsys: pytest.CaptureFixture[str]
 ):
-    assert _post(url) == ("failed", "Failed to post results after 1 attempts")
+    with socket.socket() as spare:  # a port nothing listens on
+        spare.bind(("127.0.0.1", 0))
+        port = spare.getsockname()[1]
+    assert _post(url.replace("PORT", str(port))) == ("failed", "Failed to post results after 1 attempts")
     assert capsys.readouterr().err == printed
 
 
