@@ -220,10 +220,10 @@ def test_a_task_read_ahead_is_handed_out_only_once_its_chunk_is_prepared(tmp_pat
     ``prepare``, so no worker evaluates a task of a chunk still being prepared."""
     suite = tmp_path / "suite.yaml"
     rows = "".join(
-        f"  - {{id: t{i}, response: r{i}, evaluate: {{type: prepared_first}}}}\n" for i in range(1100)
+        f"  - {{id: t{i}, response: r{i}, evaluate: {{type: prepared_first}}}}\n" for i in range(600)
     )
     suite.write_text(f"tasks:\n{rows}")
     registry = build_registry([("bench-test-prepared", "prepared", _PreparedPlugin())])
     options = RunOptions(runs_dir=tmp_path / "runs", handle_signals=False, concurrency=8)
     outcome = run_plan(load_suite(suite, registry), options)
-    assert outcome.report.summary.passed == 1100
+    assert outcome.report.summary.passed == 600

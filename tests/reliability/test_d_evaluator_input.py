@@ -298,14 +298,14 @@ def test_d13_sync_evaluator_that_hangs_on_the_event_loop_is_stopped_at_its_time_
         for i in range(2)
     )
     path = bench_suite_file(f"tasks:\n{rows}")
-    options = RunOptions(runs_dir=tmp_path / "runs", handle_signals=False, evaluator_timeout=0.5)
+    options = RunOptions(runs_dir=tmp_path / "runs", handle_signals=False, evaluator_timeout=0.25)
     started = time.monotonic()
     with contextlib.nullcontext() if outer_alarm else _no_outer_alarm():
         outcome = run_plan(load_suite(path, registry), options)
     assert time.monotonic() - started < 5
     for task in outcome.report.tasks():
         assert task["status"] == "error"
-        assert task["evaluators"][1]["error"] == "evaluator 'inline_hang' (inline_hang) exceeded 0.5 s"
+        assert task["evaluators"][1]["error"] == "evaluator 'inline_hang' (inline_hang) exceeded 0.25 s"
         assert task["evaluators"][0]["passed"] is True
 
 
