@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.suite.plan import TaskList
 from bench.testing import load_suite
 from bench.vocabulary.compact import HexColumn, KeyTable, TextColumn, hex_or_text
 from bench.vocabulary.errors import InvalidSuite
@@ -103,3 +104,25 @@ def test_a_loaded_suite_holds_its_keys_and_digests_compactly(tmp_path: Path) -> 
     assert tasks.digests == [p.digest for p in built]
     held = sum(sys.getsizeof(b) for b in (tasks.ids._data, tasks.ids._ends, tasks.digests._data))
     assert held / len(tasks) < 30  # bytes a run; a list of str held about 130
+
+
+def test_a_duplicate_id_is_found_on_either_side_of_the_switch_to_a_compact_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ids are held in a dict while the tasks are kept built, then in a KeyTable: a duplicate of
+    an id seen before the switch is found after it."""
+    monkeypatch.setattr(TaskList, "KEEP_LIMIT", 5)
+    rows = tmp_path / "tasks.jsonl"
+    ids = ["a", "b", "c", "d", "e", "f", "g", "b", "g"]
+    rows.write_text(
+        "".join(json.dumps({"id": i, "response": "r", "evaluate": {"expected": "r"}}) + "\n" for i in ids)
+    )
+    suite = tmp_path / "suite.yaml"
+    suite.write_text("name: ids\ntasks: tasks.jsonl\n")
+    with pytest.raises(InvalidSuite) as caught:
+        load_suite(suite)
+    assert str(caught.value).splitlines() == [
+        f"{rows}:8:1: tasks[7].id: duplicate task id 'b' (first at line 2)",
+        f"{rows}:9:1: tasks[8].id: duplicate task id 'g' (first at line 7)",
+        "(2 errors)",
+    ]

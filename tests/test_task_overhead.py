@@ -8,6 +8,7 @@ keeps its own origin; only a type whose suite figures come from its instances (t
 from __future__ import annotations
 
 import asyncio
+import json
 import signal
 import time
 from pathlib import Path
@@ -25,6 +26,7 @@ from bench.pipeline.run import run_plan
 from bench.plugins.registry import build_registry, get_registry
 from bench.suite.binding import Binder
 from bench.suite.loader import load_suite
+from bench.vocabulary.models import Task
 
 SUITE = """\
 name: shared
@@ -227,3 +229,97 @@ def test_a_task_read_ahead_is_handed_out_only_once_its_chunk_is_prepared(tmp_pat
     options = RunOptions(runs_dir=tmp_path / "runs", handle_signals=False, concurrency=8)
     outcome = run_plan(load_suite(suite, registry), options)
     assert outcome.report.summary.passed == 600
+
+
+REUSED = """\
+name: reused
+evaluators:
+  polite: {type: contains, value: please}
+tasks:
+  - id: a
+    vars: {capital: Paris}
+    response: "It is Paris, please."
+    evaluate: [polite, {type: contains, value: "{capital}"}, {type: contains, value: It}]
+  - id: b
+    vars: {capital: Berlin}
+    response: "It is Berlin."
+    evaluate: [polite, {type: contains, value: "{capital}"}, {type: contains, value: It}]
+  - id: c
+    response: "hello"
+    conversation: {turns: [{user: hi, evaluate: [polite, {type: contains, value: It}]}]}
+  - id: d
+    response: "hello"
+    conversation: {turns: [{user: hi, evaluate: [polite, {type: contains, value: It}]}]}
+"""
+
+
+def test_tasks_writing_the_same_checks_bind_them_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only the first task that writes a set of checks binds it; the next gets copies."""
+    rows = tmp_path / "tasks.jsonl"
+    checks = [{"type": "contains", "value": "answer"}, {"type": "regex", "value": r"\d+"}]
+    lines = (json.dumps({"id": f"t{i}", "response": "x", "evaluate": checks}) for i in range(50))
+    rows.write_text("\n".join(lines) + "\n")
+    suite = tmp_path / "suite.yaml"
+    suite.write_text("name: rows\ntasks: tasks.jsonl\n")
+    calls: list[Any] = []
+    bind = Binder.bind
+    monkeypatch.setattr(Binder, "bind", lambda self, *args: calls.append(args) or bind(self, *args))
+    tasks = list(load_suite(suite).tasks)
+    assert len(calls) == 2
+    assert [e.origin for e in tasks[49].evaluators] == [f"{rows}:50", f"{rows}:50"]
+    assert tasks[49].evaluators[1].instance is tasks[0].evaluators[1].instance
+
+
+def test_a_templated_check_still_sees_each_tasks_own_vars(tmp_path: Path) -> None:
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(REUSED)
+    a, b, _, _ = load_suite(suite).tasks
+    assert [e.instance.config.value for e in (a.evaluators[1], b.evaluators[1])] == ["Paris", "Berlin"]  # type: ignore[attr-defined]
+    assert a.evaluators[2].instance is b.evaluators[2].instance
+    assert (a.evaluators[2].origin, b.evaluators[2].origin) == (f"{suite}:8", f"{suite}:12")
+
+
+def test_reused_checks_keep_the_suites_evaluator_and_each_turns_name(tmp_path: Path) -> None:
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(REUSED)
+    plan = load_suite(suite)
+    a, b, c, d = plan.tasks
+    assert a.evaluators[0] is plan.named_evaluators["polite"] is b.evaluators[0]
+    assert [e.name for e in d.evaluators] == ["turn 1: polite", "turn 1: contains"]
+    assert [e.turn for e in d.evaluators] == [1, 1]
+    assert c.evaluators[0] is not d.evaluators[0]
+    assert (c.evaluators[0].origin, d.evaluators[0].origin) == (plan.named_evaluators["polite"].origin,) * 2
+    assert (c.evaluators[1].origin, d.evaluators[1].origin) == (f"{suite}:15", f"{suite}:18")
+
+
+def test_a_built_task_is_the_one_model_construct_makes(tmp_path: Path) -> None:
+    """Tasks are made without pydantic's walk over the fields: the same fields, order and set."""
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(REUSED)
+    for task in (planned.task for planned in load_suite(suite).tasks):
+        given = {name: value for name, value in task.__dict__.items() if name in task.model_fields_set}
+        made = Task.model_construct(**given)
+        assert list(task.__dict__.items()) == list(made.__dict__.items())
+        assert task.model_fields_set == made.model_fields_set
+        assert (task.__pydantic_extra__, task.__pydantic_private__) == (None, None)
+        assert task == made
+        assert repr(task) == repr(made)
+
+
+def test_what_each_tasks_checks_call_and_need_is_kept_when_they_change(tmp_path: Path) -> None:
+    """The index asks a task's evaluators what they call only when they differ from the last
+    task's: a judge after two plain tasks, then a plain one again, is still counted."""
+    plain = "evaluate: [{type: contains, value: x}]"
+    judge = "evaluate: [{type: llm_judge, prompt: 'ok? {response}', model: openai/judge-b, calibration: {labels: l.jsonl}}]"
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(
+        "name: mixed\ntasks:\n"
+        + "".join(
+            f"  - {{id: t{i}, response: x, {body}}}\n" for i, body in enumerate([plain, plain, judge, plain])
+        )
+    )
+    plan = load_suite(suite)
+    assert {endpoint.model for endpoint in plan.endpoints} == {"openai/judge-b"}
+    assert plan.calibrated

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from bench.document import load_yaml
+from bench.suite import yamlstream
 from bench.suite.loader import load_suite
 from bench.suite.yamlstream import load_suite_yaml
 from bench.vocabulary.errors import ConfigError, InvalidSuite
@@ -104,3 +105,60 @@ def test_an_evaluator_of_a_json_row_names_the_line_yaml_would(tmp_path):
         origins.append([e.origin.rsplit("/", 1)[1] for task in plan.tasks for e in task.evaluators])
     assert origins[0] == ["suite.yaml:5", "suite.yaml:3", "suite.yaml:7"]
     assert origins[0] == origins[1]
+
+
+ROW = '{"id": "t%d", "response": "x", "evaluate": [{"expected": "x"}]}'
+#: Suites whose JSON rows one a line could be read without the parser's events: each must read,
+#: or fail, exactly as when every event of the list is read.
+LISTS = {
+    "plain": "name: s\ntasks:\n  - R0\n  - R1\n",
+    "keys-after": "name: &n s\ntasks:\n  - R0\n  -   R1   \n\n# done\ndescription: *n\n",
+    "deeper": "tasks:\n    # first\n    - R0\n    - R1\nname: s\n",
+    "column-0": "tasks:\n- R0\n- R1\n",
+    "comment-between": "tasks:\n  - R0\n  # gap\n  - R1\n",
+    "blank-between": "tasks:\n  - R0\n\n  - R1\n",
+    "trailing-comment": "tasks:\n  - R0 # note\n  - R1\n",
+    "crlf": "tasks:\r\n  - R0\r\n  - R1\r\n",
+    "line-separator": 'tasks:\n  - R0\n  - {"id": "t1", "response": "a\u2028b", "evaluate": "contains"}\n',
+    "continued": "tasks:\n  - R0\n  - R1\n    more\n",
+    "bad-after": "tasks:\n  - R0\n  - R1\nname: [s\n",
+    "duplicate-after": "name: s\ntasks:\n  - R0\n  - R1\nname: t\n",
+    "second-document": "tasks:\n  - R0\n  - R1\n---\nname: t\n",
+    "tab-after": "tasks:\n  - R0\n  - R1\n\tname: t\n",
+    "yaml-row": "tasks:\n  - R0\n  - {id: t1}\n",
+    "nested-list": "tasks:\n  - R0\n  - R1\n  -\n    - R0\n",
+    "compact": "tasks:\n  - R0\n  -R1\n",
+}
+
+
+def _read(path: Path) -> tuple[Any, ...]:
+    """What a streamed read gives: the suite's data, the rows with the place of each, or the error."""
+    try:
+        doc = load_suite_yaml(path)
+        rows = list(doc.tasks.rows())
+        places = [doc.tasks.mark(("tasks", i, "id")) for i in range(len(rows))]
+        lines = [doc.tasks.line(("tasks", i)) for i in range(len(rows))]
+        return doc.data, rows, places, lines, doc.tasks.spans
+    except ConfigError as exc:
+        return (str(exc),)
+
+
+@pytest.mark.parametrize("name", list(LISTS))
+def test_json_rows_read_without_their_events_read_as_with_them(tmp_path, monkeypatch, name):
+    path = tmp_path / "suite.yaml"
+    path.write_bytes(LISTS[name].replace("R0", ROW % 0).replace("R1", ROW % 1).encode())
+    quick = _read(path)
+    monkeypatch.setattr(yamlstream, "_json_block", lambda *_: None)  # every event read
+    assert quick == _read(path)
+
+
+def test_a_list_of_json_rows_is_parsed_without_an_event_for_each(tmp_path, monkeypatch):
+    path = tmp_path / "suite.yaml"
+    path.write_text("name: s\ntasks:\n" + "".join(f"  - {ROW % i}\n" for i in range(500)) + "repeat: 2\n")
+    events = []
+    get_event = yamlstream._Streamer.get_event
+    monkeypatch.setattr(yamlstream._Streamer, "get_event", lambda self: events.append(1) or get_event(self))
+    doc = load_suite_yaml(path)
+    assert len(events) < 50
+    assert doc.data["repeat"] == 2
+    assert [row["id"] for row in doc.tasks.rows()] == [f"t{i}" for i in range(500)]

@@ -85,7 +85,8 @@ class PlannedTask:
     @property
     def key(self) -> str:
         """What the run store files the result under: the id, then ``id@N`` for repeat N > 0."""
-        return RunKey(self.task.id, self.task.repeat).key()
+        task = self.task
+        return task.id if not task.repeat else RunKey(task.id, task.repeat).key()
 
     def with_repeat(self, repeat: int) -> PlannedTask:
         """The same task as its ``repeat``-th run (a distinct cache key for model calls)."""
@@ -132,18 +133,21 @@ class PlanRow:
 WORKSPACE = "workspace"
 
 
-def task_needs(planned: PlannedTask) -> frozenset[str]:
-    """The resource tags a task's runs need: its evaluators' (``Evaluator.resource_needs``), plus
-    ``"workspace"`` when its target runs in a copy of a ``repo:``, with the disk that copy takes
-    (``disk=BYTES``: the repository's size on disk, unless the task declares its own)."""
-    found = frozenset().union(*(e.instance.resource_needs() for e in planned.evaluators))
+def task_needs(planned: PlannedTask, evaluator_needs: frozenset[str] | None = None) -> frozenset[str]:
+    """The resource tags a task's runs need: its evaluators' (``Evaluator.resource_needs``, or
+    ``evaluator_needs`` when known), plus ``"workspace"`` when its target runs in a copy of a
+    ``repo:``, with the disk that copy takes (``disk=BYTES``: the repository's size on disk,
+    unless the task declares its own)."""
+    found = evaluator_needs
+    if found is None:
+        found = frozenset().union(*(e.instance.resource_needs() for e in planned.evaluators))
     repo = planned.task.repo
     if repo is not None and planned.task.response is None:
         found |= {WORKSPACE}
         size = None if disk_of(planned.resources) else repo_need(repo.source)
         if size:
             found |= {disk_tag(size)}
-    return found | planned.resources
+    return found | planned.resources if planned.resources else found
 
 
 class RowNeeds:
@@ -287,6 +291,28 @@ class TaskList:
         )
 
 
+class IdRows:
+    """Each task id's row, for the duplicate check: a ``dict`` while there are no more tasks than
+    are kept built (faster, and small beside them), then a ``KeyTable`` (a dict of a million ids
+    held ~120 MiB)."""
+
+    def __init__(self) -> None:
+        self._few: dict[str, int] | None = {}
+        self._many = KeyTable()
+
+    def setdefault(self, task_id: str, row: int) -> int:
+        """The row of ``task_id``; ``row`` (now recorded) when it has none."""
+        few = self._few
+        if few is None:
+            return self._many.setdefault(task_id, row)
+        found = few.setdefault(task_id, row)
+        if len(few) > TaskList.KEEP_LIMIT:
+            for key, value in few.items():
+                self._many[key] = value
+            self._few = None
+        return found
+
+
 class TaskIndex:
     """What a validating load keeps of each task: its runs' keys and digests, and the figures the
     plan reports; the runs themselves only up to ``TaskList.KEEP_LIMIT``."""
@@ -303,14 +329,26 @@ class TaskIndex:
         self.max_repeat = 1
         #: Whether any evaluator has a calibration bar of its own (``Plan.calibrated``).
         self.calibrated = False
-        self.seen = KeyTable()  # task id -> its row (a dict of a million ids held ~120 MiB)
+        self.seen = IdRows()
         self.pass_at_k: dict[str, float] = {}
+        #: The evaluator instances of the task added last, and what they need.
+        self._instances: list[Evaluator[Any]] = []
+        self._instance_ids: list[int] | None = None
+        self._evaluator_needs: frozenset[str] = frozenset()
 
     def add(self, planned: PlannedTask, runs: Iterable[PlannedTask]) -> None:
         """Keep what identifies the task ``planned`` and each of its ``runs``."""
         self.task_digests.append(planned.digest)
-        self.endpoints |= endpoints(planned.evaluators)
-        self.calibrated = self.calibrated or any(e.calibration is not None for e in planned.evaluators)
+        evaluators = planned.evaluators
+        instances = [e.instance for e in evaluators]
+        if [id(one) for one in instances] != self._instance_ids:
+            # What the evaluators call, need and are calibrated against comes with their
+            # instances (bound from the same entries): tasks that share them are asked once
+            # (bench.suite.evaluators.placing). The instances are held, so their ids stay theirs.
+            self._instances, self._instance_ids = instances, [id(one) for one in instances]
+            self._evaluator_needs = frozenset().union(*(one.resource_needs() for one in instances))
+            self.endpoints |= endpoints(evaluators)
+            self.calibrated = self.calibrated or any(e.calibration is not None for e in evaluators)
         self.max_repeat = max(self.max_repeat, planned.repeats)
         before = len(self.ids)
         for run in runs:
@@ -324,8 +362,9 @@ class TaskIndex:
                 if len(self.built) > TaskList.KEEP_LIMIT:
                     self.built = None  # too many to hold: rebuild them one at a time as they run
         self.runs_per_row.append(len(self.ids) - before)
-        self.row_needs.add(task_needs(planned))
-        self.row_needs.declared |= planned.resources
+        self.row_needs.add(task_needs(planned, self._evaluator_needs))
+        if planned.resources:
+            self.row_needs.declared |= planned.resources
 
     def task_list(
         self, rebuild: Callable[[], Iterator[PlannedTask]], rows: Callable[[], Iterator[tuple[int, Any, str]]]

@@ -38,6 +38,11 @@ class RowsDocument(YamlDocument):
             return self.lines[field[1]], 1
         return None
 
+    def line(self, field: FieldPath) -> int | None:
+        if len(field) >= 2 and isinstance(field[1], int) and field[1] < len(self.lines):
+            return self.lines[field[1]]
+        return None
+
     def rows(self) -> Iterator[Any]:
         """Parse one line at a time, so a large tasks file is never held whole in memory."""
         with open(self.path, encoding="utf-8-sig") as lines:

@@ -17,15 +17,13 @@ from pydantic import ValidationError
 from bench.document import YamlDocument
 from bench.scoring.scorecard import Scorecard
 from bench.suite.binding import Binder, digest
-from bench.suite.expected_block import ExpectedBlock, block_settings
+from bench.suite.evaluators.placing import EvaluatorPlacer
 from bench.suite.file_model import SuiteFile, TaskSpec
-from bench.suite.plan import BoundEvaluator, PlannedTask
+from bench.suite.plan import BoundEvaluator, IdRows, PlannedTask
 from bench.suite.rows import RowRules, RowsDocument
 from bench.suite.validation import describe
-from bench.suite.variables.evaluator_values import with_vars
 from bench.suite.variables.prompts import read_prompts, variants
 from bench.suite.variables.template_check import TemplateWarnings
-from bench.vocabulary.compact import KeyTable
 from bench.vocabulary.errors import ConfigError, FieldPath, did_you_mean
 from bench.vocabulary.models import Message, RepoSpec, Response, Task
 from bench.vocabulary.templates import MissingPlaceholder, render
@@ -59,6 +57,7 @@ class TaskBuilder:
     ) -> None:
         #: The ``resources:`` of each target by label (None: the suite's ``target:``).
         self.target_resources = target_resources or {}
+        self.every_target_resource = frozenset[str]().union(*self.target_resources.values())
         #: The suite's ``prompts:`` (read from ``suite_doc``): each task runs on each of them, or
         #: on the one it names.
         self.prompts = read_prompts(suite_doc, suite.prompts) if suite_doc is not None else []
@@ -74,16 +73,16 @@ class TaskBuilder:
         self.overrides = overrides or {}
         self.fail = fail
         self.check_card = check_card
-        self.block_settings = block_settings(binder.registry)
         #: ``{{var}}`` in prompts, noted on the validation pass (bench.suite.variables.template_check).
         self.template_warnings = TemplateWarnings()
+        self.evaluators = EvaluatorPlacer(binder, rows, self.template_warnings)
 
     def build(
         self,
         doc: YamlDocument,
         index: int,
         raw: Any,
-        seen: KeyTable | None,
+        seen: IdRows | None,
         has_target: bool,
         known_digest: str | None = None,
     ) -> PlannedTask:
@@ -105,30 +104,32 @@ class TaskBuilder:
             missing = "the task has no 'response:' and the suite has no 'target:'"
             raise doc.error(f"{missing} (add one or give --target SPEC)", at)
 
-        placed = self._evaluators(doc, at, spec, values, warn=seen is not None)
+        placed = self.evaluators.place(doc, at, spec, values, warn=seen is not None)
         evaluators = [evaluator for _, evaluator in placed]
-        task = Task.model_construct(
-            id=spec.id,
-            prompt=prompt,
-            messages=messages,
-            input=spec.input,
-            vars=values,
-            response=response,
-            timeout=spec.timeout or suite.defaults.timeout,
-            metadata=spec.metadata,
-            tags=spec.tags,
-            inputs=spec.inputs,
-            expectations=spec.expectations,
-            workspace=self._workspace(doc, at, spec, suite, seen is not None),
-            repo=self._repo(doc, at, spec, suite, seen is not None),
-            post_execution_checks=[*suite.post_execution_checks, *spec.post_execution_checks],
-            max_capture_bytes=suite.max_capture_bytes,
-            after_task=spec.after_task or suite.after_task,
-            tools=spec.tools,
-            tool_mocks=spec.tool_mocks,
-            max_steps=spec.max_steps,
-            conversation=spec.conversation,
-            group=spec.group,
+        task = _task(
+            {
+                "id": spec.id,
+                "prompt": prompt,
+                "messages": messages,
+                "input": spec.input,
+                "vars": values,
+                "response": response,
+                "timeout": spec.timeout or suite.defaults.timeout,
+                "metadata": spec.metadata,
+                "tags": spec.tags,
+                "inputs": spec.inputs,
+                "expectations": spec.expectations,
+                "workspace": self._workspace(doc, at, spec, suite, seen is not None),
+                "repo": self._repo(doc, at, spec, suite, seen is not None),
+                "post_execution_checks": [*suite.post_execution_checks, *spec.post_execution_checks],
+                "max_capture_bytes": suite.max_capture_bytes,
+                "after_task": spec.after_task or suite.after_task,
+                "tools": spec.tools,
+                "tool_mocks": spec.tool_mocks,
+                "max_steps": spec.max_steps,
+                "conversation": spec.conversation,
+                "group": spec.group,
+            }
         )
         repeats = self.repeat or spec.repeat or suite.repeat or 1
         card = spec.scorecard or suite.scorecard
@@ -142,9 +143,10 @@ class TaskBuilder:
         threshold = spec.pass_at_k if spec.pass_at_k is not None else suite.pass_at_k
         planned = PlannedTask(task, evaluators, planned_digest, None, repeats, card, label, threshold)
         # A task without a target label runs on each target: it needs what each of them needs.
-        by_target = self.target_resources
-        targeted = by_target.get(label, frozenset()) if label else frozenset().union(*by_target.values())
-        planned.resources = frozenset([*suite.defaults.resources, *spec.resources]) | targeted
+        targeted = self.target_resources.get(label, frozenset()) if label else self.every_target_resource
+        planned.resources = targeted
+        if suite.defaults.resources or spec.resources:
+            planned.resources = frozenset([*suite.defaults.resources, *spec.resources]) | targeted
         return self._on_prompts(doc, at, spec, planned)
 
     def _on_prompts(
@@ -179,7 +181,7 @@ class TaskBuilder:
         planned.digest = found[0].digest
         return planned
 
-    def _spec(self, doc: YamlDocument, index: int, raw: Any, seen: KeyTable | None) -> TaskSpec:
+    def _spec(self, doc: YamlDocument, index: int, raw: Any, seen: IdRows | None) -> TaskSpec:
         """The task as written, validated; with ``seen``, its id checked against the earlier tasks'."""
         at: FieldPath = ("tasks", index)
         if not isinstance(raw, dict):
@@ -296,89 +298,6 @@ class TaskBuilder:
                     (*where, "dimensions", i, "judge_key"),
                 )
 
-    def _evaluators(
-        self, doc: YamlDocument, at: FieldPath, spec: TaskSpec, values: dict[str, Any], warn: bool
-    ) -> list[tuple[FieldPath, BoundEvaluator]]:
-        entries: list[tuple[FieldPath, Any]] = []
-        if isinstance(spec.evaluate, list):
-            entries += [((*at, "evaluate", i), e) for i, e in enumerate(spec.evaluate)]
-        elif spec.evaluate is not None:
-            entries.append(((*at, "evaluate"), spec.evaluate))
-        block = ExpectedBlock(self.binder.registry, self.block_settings)
-        block.read(doc, at, spec.expected)
-        for i, entry in enumerate(spec.evaluators or []):
-            if "type" not in entry:
-                raise doc.error("required field missing: type", (*at, "evaluators", i, "type"))
-            entries.append(((*at, "evaluators", i), block.fill(doc, (*at, "evaluators", i), entry)))
-        entries += block.entries(at)
-        turn_checks = _turn_entries(at, spec)
-        entries += [(path, entry) for path, entry, _ in turn_checks]
-        if not entries:
-            raise doc.error("the task has no evaluators; add 'evaluate:'", at)
-        for path, entry in entries:
-            if isinstance(entry, dict) and isinstance(entry.get("file"), str):
-                ref = entry["file"]
-                resolved = (doc.path.parent / Path(ref).expanduser()).resolve()
-                self.rows.confine(doc, (*path, "file"), spec.id, "file", ref, resolved)
-        keys: set[str] = set()
-        for path, entry in entries:  # AgentClash: a validator's key names it; two alike are an error
-            explicit = entry.get("key") or entry.get("name") if isinstance(entry, dict) else None
-            if isinstance(explicit, str):
-                if explicit in keys:
-                    field = "key" if "key" in entry else "name"
-                    raise doc.error(f"key '{explicit}' is used twice in this task", (*path, field))
-                keys.add(explicit)
-        bound = [
-            self._with_vars(doc, path, entry, self.binder.bind(doc, path, entry), values, warn)
-            for path, entry in entries
-        ]
-        for (path, entry), evaluator in zip(entries, bound, strict=True):
-            if isinstance(entry, dict) and "file" not in entry:
-                self.rows.confine_settings(doc, path, entry, spec.id, evaluator)
-        first_check = len(bound) - len(turn_checks)
-        for i, (_, _, turn) in enumerate(turn_checks, start=first_check):
-            evaluator = bound[i]
-            name = f"turn {turn}: {evaluator.name}"
-            bound[i] = BoundEvaluator(**{**evaluator.__dict__, "name": name, "turn": turn})
-        names: dict[str, int] = {}
-        for i, evaluator in enumerate(bound):
-            count = names[evaluator.name] = names.get(evaluator.name, 0) + 1
-            if count > 1:  # the same name twice in one task: keep results distinguishable
-                copy = BoundEvaluator(**{**evaluator.__dict__, "name": f"{evaluator.name}#{count}"})
-                bound[i] = copy
-                if copy.instance.aggregates:  # its figures are reported under the new name
-                    self.binder.aggregating.setdefault((copy.name, copy.type), copy.instance)
-        return [(path, evaluator) for (path, _), evaluator in zip(entries, bound, strict=True)]
-
-    def _with_vars(
-        self,
-        doc: YamlDocument,
-        path: FieldPath,
-        entry: Any,
-        evaluator: BoundEvaluator,
-        values: dict[str, Any],
-        warn: bool,
-    ) -> BoundEvaluator:
-        """The evaluator with its value settings filled from the task's vars (evaluator_vars);
-        on the validation pass, a warning for each placeholder that cannot be what was meant."""
-        try:
-            filled, written = with_vars(evaluator, values)
-        except ValueError as exc:
-            raise doc.error(f"evaluator '{evaluator.name}': {exc}", path) from None
-        for one in written if warn else ():
-            # Where the setting is written in this entry; a named evaluator: the entry naming it.
-            at = path
-            if isinstance(entry, dict):
-                config = entry.get("config")
-                inner: dict[str, Any] = config if isinstance(config, dict) else {}
-                at = (*path, one.setting) if one.setting in entry else at
-                at = (*path, "config", one.setting) if one.setting in inner else at
-            self.template_warnings.check(doc, at, one.text, values, "compared", "evaluator values")
-            subject = one.setting if at != path else f"evaluator '{evaluator.name}': {one.setting}"
-            for name in one.unknown:
-                self.template_warnings.unknown(doc, at, subject, name, values)
-        return filled
-
     def _repo(
         self, doc: YamlDocument, at: FieldPath, spec: TaskSpec, suite: SuiteFile, check: bool
     ) -> RepoSpec | None:
@@ -464,30 +383,29 @@ class TaskBuilder:
         return message
 
 
-def _turn_entries(at: FieldPath, spec: TaskSpec) -> list[tuple[FieldPath, Any, int]]:
-    """A conversation's per-turn checks: (where written, the entry, its scripted turn's number)."""
-    conversation = spec.conversation
-    if conversation is None:
-        return []
-    base: FieldPath = (*at, "conversation")
-    groups: list[tuple[FieldPath, list[Any]]] = []
-    if conversation.phases is not None:
-        groups = [
-            ((*base, "phases", p, "turns"), phase.turns or []) for p, phase in enumerate(conversation.phases)
-        ]
-    elif conversation.turns is not None:
-        groups = [((*base, "turns"), conversation.turns)]
-    found: list[tuple[FieldPath, Any, int]] = []
-    number = 0
-    for where, turns in groups:
-        for i, turn in enumerate(turns):
-            number += 1
-            checks = None if isinstance(turn, str) else turn.evaluate
-            if isinstance(checks, list):
-                found += [((*where, i, "evaluate", j), c, number) for j, c in enumerate(checks)]
-            elif checks is not None:
-                found.append(((*where, i, "evaluate"), checks, number))
-    return found
+#: Task's fields in the order it declares them, each with its default (None: a factory's).
+_TASK_FIELDS = {
+    name: None if field.default_factory is not None else field.default
+    for name, field in Task.model_fields.items()
+}
+_TASK_FACTORIES = frozenset(
+    name for name, field in Task.model_fields.items() if field.default_factory is not None
+)
+
+
+def _task(values: dict[str, Any]) -> Task:
+    """``Task.model_construct(**values)`` without pydantic's walk over every field (a tenth of
+    building a recorded task): the fields not in ``values`` take their plain defaults."""
+    if not values.keys() >= _TASK_FACTORIES:  # a field whose default is made per task
+        return Task.model_construct(**values)
+    task = Task.__new__(Task)
+    fields = _TASK_FIELDS.copy()
+    fields.update(values)
+    object.__setattr__(task, "__dict__", fields)
+    object.__setattr__(task, "__pydantic_fields_set__", set(values))
+    object.__setattr__(task, "__pydantic_extra__", None)
+    object.__setattr__(task, "__pydantic_private__", None)
+    return task
 
 
 def is_remote(source: str) -> bool:

@@ -9,7 +9,9 @@ whole-file load: the C parser and the checks of ``bench.document`` are shared.
 Tasks written as JSON objects (``  - {"id": "t1", ...}``, what a script writes) are read with
 ``json`` instead, three to four times faster than composing their nodes: the parser has already
 checked the whole list as YAML, and a row is read this way only when JSON and bench's YAML
-reading give the same data (``json_row``); otherwise the whole list is read as YAML.
+reading give the same data (``json_row``); otherwise the whole list is read as YAML. A list of
+such rows one a line is not even parsed event by event: LibYAML parses the whole text in C, and
+the rest of the suite is read from a copy with the list blanked out (``_json_block``).
 """
 
 from __future__ import annotations
@@ -18,9 +20,11 @@ import json
 import re
 from array import array
 from collections.abc import Iterator
+from importlib import import_module
 from pathlib import Path
 from typing import Any, cast
 
+import yaml
 from yaml.composer import Composer
 from yaml.events import (
     DocumentEndEvent,
@@ -49,7 +53,12 @@ from bench.document import (
 )
 from bench.vocabulary.errors import ConfigError, FieldPath
 
+#: LibYAML's parser (None: PyYAML without LibYAML, where every list is read event by event).
+_CParser: Any = getattr(import_module("yaml.cyaml") if yaml.__with_libyaml__ else None, "CParser", None)
+
 TASKS = "tasks"
+#: Line breaks besides "\n" (YAML 1.1 counts them): a text holding one is read event by event.
+_BREAKS = re.compile("[\r\x85\u2028\u2029]")
 #: A JSON escape of half a surrogate pair: JSON joins a pair into one character, YAML refuses it.
 _SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 
@@ -257,7 +266,14 @@ def load_suite_yaml(path: Path, *, max_bytes: int = 256 * MIB, interpolate: bool
         text = read_text(path, max_bytes=max_bytes)
     except UnreadableFile as exc:
         raise ConfigError(str(exc), file=path) from None
-    streamer = _Streamer(path, text)
+    return _load(path, text, interpolate, text, None)
+
+
+def _load(path: Path, text: str, interpolate: bool, parsed: str, block: array[int] | None) -> YamlDocument:
+    """The suite in ``text``, its events read from ``parsed``: ``text`` itself, or ``text`` with a
+    list of JSON rows (``_json_block``) blanked out, ``block`` being their spans."""
+    streamer = _Streamer(path, parsed)
+    substitute = interpolate and "${" in text
     try:
         with reported(path, text):
             root = streamer.open_root()
@@ -268,7 +284,11 @@ def load_suite_yaml(path: Path, *, max_bytes: int = 256 * MIB, interpolate: bool
                 is_tasks = isinstance(key, ScalarNode) and key.value == TASKS
                 if is_tasks and streamer.check_event(SequenceStartEvent):
                     start = streamer.peek_event()
-                    spans = streamer.skip_sequence(interpolate and "${" in text)
+                    found = _json_block(text, start.start_mark, substitute) if block is None else None
+                    if found is not None and _parses(text):  # the rows need no events: start again
+                        return _load(path, text, interpolate, *found)
+                    spans = streamer.skip_sequence(substitute)  # a blanked-out list: "[]"
+                    spans = spans if block is None else block
                     value: Node = SequenceNode("tag:yaml.org,2002:seq", [], start.start_mark, start.end_mark)
                     streamed = True
                 else:
@@ -280,12 +300,64 @@ def load_suite_yaml(path: Path, *, max_bytes: int = 256 * MIB, interpolate: bool
             if not (streamer.check_event(DocumentEndEvent) and _single(streamer)):
                 return load_yaml(path, text=text, interpolate=interpolate)  # reports the extra document
             check_shape(root, text)
-            if interpolate and "${" in text:
+            if substitute:
                 interpolate_variables(root)
             data = streamer.construct_document(root)
     finally:
         streamer.dispose()
     return StreamedSuite(path, data, root, text, interpolate, spans)
+
+
+def _parses(text: str) -> bool:
+    """Whether LibYAML parses the whole of ``text`` (without making an event object for Python)."""
+    if _CParser is None:
+        return False
+    parser = _CParser(text)
+    try:
+        parser.raw_parse()
+    except yaml.YAMLError:
+        return False
+    finally:
+        parser.dispose()
+    return True
+
+
+def _json_block(text: str, start: Any, substitute: bool) -> tuple[str, array[int]] | None:
+    """A block list that starts at ``start`` (its first ``-``) and holds JSON rows, one a line
+    (``    - {...}``, what a script writes), each read the same by ``json`` (``json_row``): the text
+    with the list replaced by ``[]`` and spaces (every line and offset kept), and each row's span
+    as ``_Streamer.skip_sequence`` gives it. None for any other list, or one that may go on past
+    its rows (a line after them as indented as they are), or one in a text whose line breaks are
+    not all ``\\n``. The caller checks that LibYAML parses the text: a row is then the
+    flow mapping written on its line, and the list ends where its rows do."""
+    column, first = start.column, start.index
+    line_start = first - column
+    if column == 0 or text[line_start:first] != " " * column or _BREAKS.search(text):
+        return None  # "tasks:\n[]" would not parse; a list after another node on its line
+    item = " " * column + "-"
+    spans = array("q")
+    position, line, end = line_start, start.line, line_start
+    while text.startswith(item, position):
+        end = text.find("\n", position)
+        end = len(text) if end == -1 else end
+        after_dash = position + column + 1
+        row = text[after_dash:end].rstrip(" ")
+        body = row.lstrip(" ")
+        if len(body) == len(row) or not body.endswith("}") or not json_row(body, substitute):
+            return None
+        opening = after_dash + len(row) - len(body)
+        spans.extend((opening, opening + len(body), line, opening - position))
+        position, line = end + 1, line + 1
+    if not spans:
+        return None
+    for rest in text[position:].split("\n"):
+        content = rest.lstrip(" ")
+        if content and not content.startswith("#"):
+            if len(rest) - len(content) >= column:
+                return None  # the list might go on: its items are read as usual
+            break
+    blank = "\n".join(" " * len(one) for one in text[first + 2 : end].split("\n"))
+    return text[:first] + "[]" + blank + text[end:], spans
 
 
 def _single(streamer: _Streamer) -> bool:
