@@ -2,7 +2,8 @@
 docstrings of the settings types its suite uses, not of every installed type (pydantic's
 ``use_attribute_docstrings`` read them all at import: about 60 ms), imports neither litellm
 nor aiohttp (the direct path's HTTP client, 0.1 s), and imports no evaluator, target, reporter
-or format class its suite does not use (a third of a one-task run's CPU)."""
+or format class its suite does not use (a third of a one-task run's CPU), nor the machinery of
+features it does not use (batches, calibration, the live progress bar, .env files)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,11 @@ UNUSED = [
     "bench_formats.promptfoo.checks",  # the format packages' evaluators
     "bench.execution.targets.command",  # targets and reporters the run does not use
     "bench.report.reporters.html",
+    "bench.llm.batch.collector",  # the batch machinery: no model of the suite is set to batch
+    "bench.judging.calibrate",  # the calibration gate's judges: the suite has no bar
+    "rich.progress",  # the live bar: stderr is not a terminal
+    "rich._emoji_codes",  # bench prints no :emoji: codes
+    "dotenv",  # no .env file to read
 ]
 RUN = """
 import atexit, sys
