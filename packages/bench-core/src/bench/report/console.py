@@ -23,14 +23,12 @@ from rich.table import Table
 from rich.text import Text
 
 from bench.report.observer import Resumed, RunObserver
-from bench.report.progress import LINE_EVERY_S, Spending, Tracker
+from bench.report.progress import LINE_EVERY_S, Spending, Tracker, live_bar
 from bench.vocabulary import redact
 from bench.vocabulary.results import NOT_APPLICABLE, PASSED, RunReport, Summary, TaskResult
 from bench.vocabulary.store import results_path
 
 if TYPE_CHECKING:
-    from rich.progress import Progress
-
     from bench.report.compare import Comparison
 
 _CONTROL = re.compile(
@@ -123,7 +121,7 @@ class ConsoleObserver(RunObserver):
         self.clock, self.every = clock, every
         self.not_passed: list[TaskResult] = []
         #: The bar on a terminal; None elsewhere (rich's progress module is not even imported).
-        self.progress = _bar() if self.live else None
+        self.progress = live_bar(stderr) if self.live else None
         self.bar: Any = None
         self.tracker: Tracker | None = None
         self.totals: Spending | None = None
@@ -189,21 +187,6 @@ class ConsoleObserver(RunObserver):
             self.progress.update(self.bar, advance=1, counts=tracker.snapshot(self.totals).bar_text())
         elif self.enabled and not self.live and tracker.line_due():
             stderr.print(Text(tracker.snapshot(self.totals).line()), soft_wrap=True)
-
-
-def _bar() -> Progress:
-    """The live bar on stderr, gone once the run ends."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    return Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[counts]}"),
-        TimeElapsedColumn(),
-        console=stderr,
-        transient=True,
-    )
 
 
 def task_line(result: TaskResult) -> Text:
