@@ -76,3 +76,27 @@ def test_an_offline_run_reads_only_the_docstrings_of_the_types_it_uses(offline_r
         "TYPES True DESCRIBED ['bench_deterministic.expected.ExpectedConfig'] READ 2\n"
         "LITELLM False AIOHTTP False\n"
     )
+
+
+def test_a_command_is_parsed_alone_as_among_all_the_others():
+    """``bench NAME`` builds only NAME's parameters (``app_for``): each command's are those the
+    whole app builds, and ``bench run --help`` reads the same; a line naming no command gets
+    the whole app."""
+    from typer.main import get_command, get_command_name
+    from typer.testing import CliRunner
+
+    from bench.cli import app, app_for
+
+    whole = get_command(app).commands  # type: ignore[attr-defined]
+    names = [info.name or get_command_name(info.callback.__name__) for info in app.registered_commands]
+    assert len(names) > 10
+    for name in names:
+        alone = get_command(app_for([name, "x"])).commands  # type: ignore[attr-defined]
+        assert list(alone) == [name]
+        assert [p.opts for p in alone[name].params] == [p.opts for p in whole[name].params]
+    runner = CliRunner()
+    shown = runner.invoke(app_for(["run"]), ["run", "--help"], prog_name="bench")
+    assert shown.exit_code == 0, shown.output
+    assert shown.output == runner.invoke(app, ["run", "--help"], prog_name="bench").output
+    for argv in ([], ["--help"], ["cache", "info"], ["runn"]):
+        assert app_for(argv) is app
