@@ -2,7 +2,8 @@
 docstrings of the settings types its suite uses, not of every installed type (pydantic's
 ``use_attribute_docstrings`` read them all at import: about 60 ms), imports neither litellm
 nor aiohttp (the direct path's HTTP client, 0.1 s), and imports no evaluator, target, reporter
-or format class its suite does not use (a third of a one-task run's CPU)."""
+or format class its suite does not use (a third of a one-task run's CPU), nor the machinery of
+features it does not use (batches, calibration, the live progress bar, .env files)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,11 @@ UNUSED = [
     "bench_formats.promptfoo.checks",  # the format packages' evaluators
     "bench.execution.targets.command",  # targets and reporters the run does not use
     "bench.report.reporters.html",
+    "bench.llm.batch.collector",  # the batch machinery: no model of the suite is set to batch
+    "bench.judging.calibrate",  # the calibration gate's judges: the suite has no bar
+    "rich.progress",  # the live bar: stderr is not a terminal
+    "rich._emoji_codes",  # bench prints no :emoji: codes
+    "dotenv",  # no .env file to read
 ]
 RUN = """
 import atexit, sys
@@ -70,3 +76,27 @@ def test_an_offline_run_reads_only_the_docstrings_of_the_types_it_uses(offline_r
         "TYPES True DESCRIBED ['bench_deterministic.expected.ExpectedConfig'] READ 2\n"
         "LITELLM False AIOHTTP False\n"
     )
+
+
+def test_a_command_is_parsed_alone_as_among_all_the_others():
+    """``bench NAME`` builds only NAME's parameters (``app_for``): each command's are those the
+    whole app builds, and ``bench run --help`` reads the same; a line naming no command gets
+    the whole app."""
+    from typer.main import get_command, get_command_name
+    from typer.testing import CliRunner
+
+    from bench.cli import app, app_for
+
+    whole = get_command(app).commands  # type: ignore[attr-defined]
+    names = [info.name or get_command_name(info.callback.__name__) for info in app.registered_commands]
+    assert len(names) > 10
+    for name in names:
+        alone = get_command(app_for([name, "x"])).commands  # type: ignore[attr-defined]
+        assert list(alone) == [name]
+        assert [p.opts for p in alone[name].params] == [p.opts for p in whole[name].params]
+    runner = CliRunner()
+    shown = runner.invoke(app_for(["run"]), ["run", "--help"], prog_name="bench")
+    assert shown.exit_code == 0, shown.output
+    assert shown.output == runner.invoke(app, ["run", "--help"], prog_name="bench").output
+    for argv in ([], ["--help"], ["cache", "info"], ["runn"]):
+        assert app_for(argv) is app

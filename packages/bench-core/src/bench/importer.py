@@ -122,7 +122,8 @@ class ImportSource:
 class ImportedTask(BaseModel):
     """One task of an imported run: what it asked, what was answered and the tool's verdict."""
 
-    model_config = ConfigDict(extra="forbid")
+    # Built when a run is imported (``bench import``), not when bench.hookspecs loads it.
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     id: str
     repeat: int = 0

@@ -262,7 +262,6 @@ def run(
     from bench.cli import run_console
     from bench.cli.loading import load_registry
     from bench.pipeline.run import DryRun
-    from bench.report.person_turn import answer_waiting
 
     run_console.prepare_process(verbose)
     threshold = None if pass_rate_threshold is None else _threshold(pass_rate_threshold)
@@ -272,6 +271,8 @@ def run(
     reporters = run_console.reporters(registry, outputs, junit, report or [])
     console = run_console.RunConsole(enabled=not quiet, verbose=verbose)
     if resume and not dry_run:
+        from bench.report.person_turn import answer_waiting
+
         answer_waiting(runs_dir, resume)
     with console:
         result = run_blocking(lambda: execute(suite, options, console, registry=registry))

@@ -5,19 +5,24 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from bench.executor import Executor
-from bench.llm.batch.collector import Batcher, refusal
-from bench.llm.batch.ledger import LEDGER
-from bench.llm.batch.protocols import protocol_of
-from bench.llm.client import LLMClient
-from bench.llm.settings import LLMSettings
-from bench.pipeline.options import RunOptions
 from bench.vocabulary.errors import ConfigError
+
+if TYPE_CHECKING:  # the batch machinery loads only for a suite that sets a model to batch
+    from bench.executor import Executor
+    from bench.llm.client import LLMClient
+    from bench.llm.settings import LLMSettings
+    from bench.pipeline.options import RunOptions
 
 
 def check_forced(settings: LLMSettings) -> None:
     """Refuse ``batch: true`` on a model whose provider has no batch API, naming the model."""
+    if not any(own.batch for own in settings.models.values()):
+        return
+    from bench.llm.batch.collector import refusal
+    from bench.llm.batch.protocols import protocol_of
+
     refused = [name for name, own in settings.models.items() if own.batch and protocol_of(name) is None]
     if refused:
         raise ConfigError(refusal(refused[0]))
@@ -41,10 +46,14 @@ def check_executor(
 def use_batches(llm: LLMClient, folder: Path, options: RunOptions) -> None:
     """Send the calls of models set to batch through their batch APIs, kept in ``folder`` (a
     resumed batch run stays one)."""
+    from bench.llm.batch.ledger import LEDGER
+
     if options.resume and (folder / LEDGER).exists() and not llm.settings.batch:
         llm.settings = llm.settings.model_copy(update={"batch": True})
     settings = llm.settings
     if settings.batch or any(own.batch for own in settings.models.values()):
+        from bench.llm.batch.collector import Batcher
+
         llm.batcher = Batcher.at(
             folder,
             llm.calls.transport,

@@ -11,12 +11,9 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bench.judging import calibrate as cal
 from bench.llm.cache.local import default_cache_path
-from bench.llm.client import LLMClient
-from bench.llm.judge import Judge
 from bench.pipeline.client import make_client
 from bench.pipeline.options import RunOptions
 from bench.report.observer import RunObserver
@@ -24,6 +21,9 @@ from bench.scoring.labels import Label, digest, read_labels
 from bench.scoring.stats import Interval
 from bench.suite.plan import BoundEvaluator, CalibrationBar, Plan
 from bench.vocabulary.errors import ConfigError
+
+if TYPE_CHECKING:
+    from bench.llm.client import LLMClient
 
 CACHE_FILE = "calibration.json"
 
@@ -63,6 +63,8 @@ def bars(plan: Plan) -> dict[str, tuple[BoundEvaluator, CalibrationBar]]:
     found: dict[str, tuple[BoundEvaluator, CalibrationBar]] = {}
     if plan.calibration is None and not plan.calibrated:
         return found  # no bar anywhere: nothing to walk (a large plan rebuilds each task)
+    from bench.llm.judge import Judge  # the judges' machinery, for a suite that has a bar
+
     for planned in plan.tasks:
         for bound in planned.evaluators:
             bar = bound.calibration or plan.calibration
@@ -72,6 +74,9 @@ def bars(plan: Plan) -> dict[str, tuple[BoundEvaluator, CalibrationBar]]:
 
 
 def _key(plan: Plan, bound: BoundEvaluator, bar: CalibrationBar, grouped: dict[str, list[Label]]) -> str:
+    from bench.judging import calibrate as cal
+    from bench.llm.judge import Judge
+
     judge = bound.instance
     assert isinstance(judge, Judge)
     responses = {}
@@ -100,6 +105,8 @@ def _read(path: Path) -> dict[str, Any]:
 
 async def standings(plan: Plan, llm: LLMClient, cache_folder: Path | None) -> list[Standing]:
     """Every calibrated judge's standing, computed or read from the cache."""
+    from bench.judging import calibrate as cal
+
     cache_path = cache_folder / CACHE_FILE if cache_folder is not None else None
     cache = _read(cache_path) if cache_path is not None else {}
     out = []

@@ -24,7 +24,8 @@ def load_environment(suite: str | Path, env_files: Sequence[str | Path] = (), *,
     from bench.suite.variables.command_line import load_env_files
     from bench.vocabulary import redact
 
-    if load_env_files(chosen(Path(suite), [Path(f) for f in env_files], defaults=dotenv)):
+    files = chosen(Path(suite), [Path(f) for f in env_files], defaults=dotenv)
+    if files and load_env_files(files):  # none: python-dotenv is not even imported
         redact.refresh()
 
 

@@ -19,12 +19,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
 from bench.report.observer import Resumed, RunObserver
-from bench.report.progress import LINE_EVERY_S, Spending, Tracker
+from bench.report.progress import LINE_EVERY_S, Spending, Tracker, live_bar
 from bench.vocabulary import redact
 from bench.vocabulary.results import NOT_APPLICABLE, PASSED, RunReport, Summary, TaskResult
 from bench.vocabulary.store import results_path
@@ -48,8 +47,10 @@ class _Console(Console):
         raise  # the BrokenPipeError rich is handling
 
 
-stdout = _Console(highlight=False, soft_wrap=True)
-stderr = _Console(stderr=True, highlight=False)
+# No ``:name:`` emoji codes: bench prints none, and a task's text must print as written (rich's
+# code table alone costs ~2 ms to import).
+stdout = _Console(highlight=False, soft_wrap=True, emoji=False)
+stderr = _Console(stderr=True, highlight=False, emoji=False)
 
 
 def plain(text: Any, limit: int = 200) -> Text:
@@ -119,16 +120,8 @@ class ConsoleObserver(RunObserver):
         self.verbose = verbose
         self.clock, self.every = clock, every
         self.not_passed: list[TaskResult] = []
-        self.progress = Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[counts]}"),
-            TimeElapsedColumn(),
-            console=stderr,
-            transient=True,
-            disable=not self.live,
-        )
+        #: The bar on a terminal; None elsewhere (rich's progress module is not even imported).
+        self.progress = live_bar(stderr) if self.live else None
         self.bar: Any = None
         self.tracker: Tracker | None = None
         self.totals: Spending | None = None
@@ -140,7 +133,8 @@ class ConsoleObserver(RunObserver):
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.progress.stop()
+        if self.progress is not None:
+            self.progress.stop()
 
     def note(self, message: str) -> None:
         """A start-up line saying what the run is doing before its first task ends."""
@@ -160,8 +154,9 @@ class ConsoleObserver(RunObserver):
         self.totals = totals
         self.tracker = Tracker(total, kept, self.clock, self.every)
         # Started here, not before: loading the suite may show a live counter of its own.
-        self.progress.start()
-        self.bar = self.progress.add_task("running", total=total, completed=kept, counts="")
+        if self.progress is not None:
+            self.progress.start()
+            self.bar = self.progress.add_task("running", total=total, completed=kept, counts="")
 
     def task_done(self, result: TaskResult) -> None:
         if result.status != PASSED and len(self.not_passed) < MAX_LISTED:
@@ -188,7 +183,7 @@ class ConsoleObserver(RunObserver):
         if tracker is None:
             return
         tracker.finished(status)
-        if self.live and self.bar is not None:
+        if self.progress is not None and self.bar is not None:
             self.progress.update(self.bar, advance=1, counts=tracker.snapshot(self.totals).bar_text())
         elif self.enabled and not self.live and tracker.line_due():
             stderr.print(Text(tracker.snapshot(self.totals).line()), soft_wrap=True)

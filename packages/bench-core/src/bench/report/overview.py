@@ -4,9 +4,8 @@ list, the estimate, and progress while a large suite is read."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.progress import Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
@@ -14,6 +13,9 @@ from bench.llm.accounting import Estimate
 from bench.plugins.registry import Registry
 from bench.report.console import MAX_TASKS_LISTED, plain, stderr, stdout
 from bench.suite.plan import Plan
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 
 def _relative(origin: str) -> str:
@@ -61,6 +63,8 @@ class TaskCounter:
         if self.progress is None:
             if done < self.LIVE_AFTER:
                 return
+            from rich.progress import Progress, TextColumn, TimeElapsedColumn  # a large suite, on a terminal
+
             self.progress = Progress(
                 TextColumn("{task.description}"), TimeElapsedColumn(), console=stderr, transient=True
             )

@@ -8,7 +8,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress
 
 #: Seconds between two plain progress lines (10% steps are printed whenever they are crossed).
 LINE_EVERY_S = 10.0
@@ -118,3 +122,19 @@ class Tracker:
             self.last_step, self.last_line = step, moment
             return True
         return False
+
+
+def live_bar(console: Console) -> Progress:
+    """The bar a run shows on a terminal, gone once the run ends (rich's progress module is
+    imported here, only where there is a terminal to show it on)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[counts]}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    )

@@ -69,7 +69,8 @@ _HOST = re.compile(r"^(?P<name>[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::(?P<port>[0
 class AllowList(BaseModel):
     """``network: {allow: [hosts]}``: the host's loopback, and these hosts through bench's proxy."""
 
-    model_config = ConfigDict(extra="forbid")
+    # Built when a suite first uses it: registering the sandbox imports this module on every run.
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     allow: list[str] = Field(min_length=1)
     """Host names or addresses (``api.openai.com``, any port) or ``host:port`` (that port only)."""
 
@@ -165,6 +166,8 @@ class _EgressProxy(socketserver.ThreadingTCPServer):
 
 class ContainerConfig(SandboxConfig):
     """Settings of the ``container`` sandbox."""
+
+    model_config = ConfigDict(defer_build=True)  # as AllowList
 
     type: Literal["container"] = "container"
     image: str = Field(min_length=1)
