@@ -16,7 +16,7 @@ from pydantic import Field, model_validator
 
 from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample
 from bench.distributed import run_killable
-from bench_nlp_metrics import agentclash, sentence_stats, squad
+from bench_nlp_metrics import agentclash, sentence_stats, squad, tokenizer_13a
 
 
 class ReferenceConfig(EvaluatorConfig):
@@ -219,18 +219,20 @@ class Bleu(_SummedCorpus):
         # One tokenization for both figures: the sentence metric's statistics are the corpus
         # metric's (they differ in smoothing and effective order only, which act on the stats).
         # The references' n-grams are counted once per distinct set (tasks share references);
-        # then the hypothesis is scored against them as _extract_corpus_statistics does.
+        # then the hypothesis's statistics are sacrebleu's, counted by sentence_stats.
         c = self.config
         settings = (c.tokenize, c.lowercase, c.smooth_method)
         metric = _sentence_bleu(*settings)
         counted = _bleu_references(settings, tuple(refs))
-        stats = [metric._compute_segment_statistics(metric._preprocess_segment(hypothesis), counted)]
-        bleu = metric._aggregate_and_compute(stats)
+        tokens = metric._preprocess_segment(hypothesis).split()
+        ref_len = metric._get_closest_ref_len(len(tokens), counted["ref_lens"])
+        stats = sentence_stats.bleu_statistics(tokens, counted["ref_ngrams"], ref_len, metric.max_ngram_order)
+        bleu = metric._compute_score_from_stats(stats)
         return bleu.score / 100, {
             "bleu": round(bleu.score, 4),
             "signature": "sentence",
             "bp": round(bleu.bp, 4),
-            "corpus_stats": [_number(x) for x in stats[0]],
+            "corpus_stats": stats,
         }
 
     @classmethod
@@ -261,9 +263,11 @@ def _sentence_bleu(tokenize: str, lowercase: bool, smooth_method: str) -> Any:
     """``sacrebleu.sentence_bleu``'s metric object, made once per setting (it makes one per call)."""
     from sacrebleu.metrics.bleu import BLEU
 
-    return BLEU(
+    metric = BLEU(
         lowercase=lowercase, tokenize=tokenize, force=False, smooth_method=smooth_method, effective_order=True
     )
+    tokenizer_13a.speed_up(metric.tokenizer)
+    return metric
 
 
 class ChrfConfig(ReferenceConfig):
