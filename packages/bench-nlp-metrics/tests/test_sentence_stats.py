@@ -83,3 +83,12 @@ def test_other_tokenizers_and_changed_rules_keep_sacrebleus_pass():
     assert not tokenizer_13a.speed_up(drifted)
     assert type(drifted._post_tokenizer) is TokenizerRegexp
     assert tokenizer_13a.speed_up(BLEU(tokenize="13a").tokenizer)
+
+
+@pytest.mark.parametrize(("words", "capped"), [(2_000, False), (2_001, True)])
+def test_rouge_l_caps_one_letter_words_past_the_limit(words: int, capped: bool):
+    # 2,001 one-letter words are 4,001 characters: the shortest text the word count must cut
+    text = " ".join("ab"[i % 2] for i in range(words))
+    outcome = run_evaluator({"type": "rouge", "reference": text}, text)
+    assert ("capped" in outcome.details) is capped
+    assert outcome.score == 1.0

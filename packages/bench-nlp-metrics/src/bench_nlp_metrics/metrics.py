@@ -9,6 +9,7 @@ and for BLEU, chrF and TER the corpus-level score over every task, as the librar
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from typing import Any, ClassVar, Literal
 
@@ -152,7 +153,9 @@ class _SummedCorpus(CorpusMetric):
                 if row.get("score") is None or stats is None:
                     continue
                 if summed:
-                    summed[:] = [a + b for a, b in zip(summed, stats, strict=True)]
+                    if len(stats) != len(summed):
+                        raise ValueError(f"corpus statistics of {len(stats)} numbers, not {len(summed)}")
+                    summed[:] = map(operator.add, summed, stats)
                 else:
                     summed.extend(stats)
                 yield row
@@ -429,6 +432,8 @@ ROUGE_L_MAX_WORDS = 2_000
 
 def _capped(hypothesis: str, refs: list[str]) -> tuple[str, list[str], str | None]:
     """The texts cut to ``ROUGE_L_MAX_WORDS`` words, and a note saying what was cut."""
+    if len(hypothesis) < 2 * ROUGE_L_MAX_WORDS and all(len(r) < 2 * ROUGE_L_MAX_WORDS for r in refs):
+        return hypothesis, refs, None  # a word and a space apiece: too short to reach the cap
     lengths = [len(text.split()) for text in (hypothesis, *refs)]
     if max(lengths) <= ROUGE_L_MAX_WORDS:
         return hypothesis, refs, None
