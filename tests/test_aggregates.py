@@ -187,3 +187,46 @@ def test_figures_of_an_evaluator_used_twice_in_a_task_cover_its_renamed_copy_aft
     resumed = _run(path, tmp_path / "runs", resume=full.folder.name)
     assert resumed.to_run == 1
     assert resumed.report.extra["aggregates"] == figures
+
+
+def _counting_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    from bench.vocabulary.store import RunStore
+
+    reads: list[int] = []
+    real = RunStore.iter_results
+
+    def counted(self: RunStore, order: Any) -> Any:
+        reads.append(1)  # when the first result is asked for: a read, not a call
+        yield from real(self, order)
+
+    monkeypatch.setattr(RunStore, "iter_results", counted)
+    return reads
+
+
+def test_figures_of_several_evaluators_read_the_stored_results_once(
+    bench_suite_file, tmp_path, monkeypatch: pytest.MonkeyPatch
+):
+    reads = _counting_reads(monkeypatch)
+    outcome = _run(
+        bench_suite_file(_tasks(5, "[{type: length}, {name: again, type: length}]")), tmp_path / "r"
+    )
+    figures = {"samples": 5, "chars": 15, "first": 1, "last": 5}
+    assert outcome.report.extra["aggregates"] == {
+        "length": {"type": "length", **figures},
+        "again": {"type": "length", **figures},
+    }
+    assert len(reads) == 1
+
+
+def test_past_the_held_outcomes_each_evaluator_reads_the_results_itself(
+    bench_suite_file, tmp_path, monkeypatch: pytest.MonkeyPatch
+):
+    from bench.execution import figures
+
+    monkeypatch.setattr(figures, "HELD_OUTCOMES", 3)
+    reads = _counting_reads(monkeypatch)
+    evaluate = "[{type: length}, {name: again, type: length}, {name: third, type: length}]"
+    outcome = _run(bench_suite_file(_tasks(5, evaluate)), tmp_path / "r")
+    aggregates = outcome.report.extra["aggregates"]
+    assert [aggregates[name]["chars"] for name in ("length", "again", "third")] == [15, 15, 15]
+    assert len(reads) == 3

@@ -21,6 +21,22 @@ PAIRS = [(f"{ref[:-1]}, as noted in item {i}.", ref) for i, ref in enumerate(REF
     ("The runner runs; runners ran.", "A running run by the runners."),
     ("Generalizations generalize generally.", "General generalization."),
     ("", "Nothing was said."),
+    ("Nothing was said.", ""),
+    ("", ""),
+    ("...", "!?"),
+    # numbers (a number is its own stem), dots, commas and dashes beside digits (13a's rules)
+    ("In 2024, 1,500.5 units sold in 12-3 days - 4.", "In 2023 1500 units were sold, in 12 days."),
+    ("Item 10000 of 20000: 3.14-2.71=0.43", "item 10000: 3.14 - 2.71 = 0.43"),
+    # unicode: accents, CJK, a line separator, tabs and newlines
+    ("Caf\u00e9 cr\u00e8me, \u4e2d\u6587\u2028text\there.", "Le caf\u00e9 cr\u00e8me \u4e2d\u6587 text here"),
+    ("line one\nline two\n\nline three", "line one\nline three"),
+    ("A &amp; B &lt;skipped&gt; <skipped> end-\nof line", "A & B end of line"),
+]
+#: A response and several references (the best counts for ROUGE; BLEU takes them together).
+MULTI = [
+    ("The cat sat on the mat.", ["A cat was sitting on a mat.", "The cat sat on the mat!", "Dogs."]),
+    ("Running runners ran 42 km.", ["", "Runners run 42 kilometres.", "running runners"]),
+    ("", ["Something.", "Anything."]),
 ]
 
 
@@ -84,3 +100,39 @@ def test_rouge_tokenizes_a_shared_reference_once(monkeypatch: pytest.MonkeyPatch
     ]
     assert scores == expected
     assert tokenized.count(reference) == 1
+
+
+@pytest.mark.parametrize("rouge_type", ["rouge1", "rougeL"])
+def test_rouge_with_several_references_scores_as_rouge_scores_best(rouge_type: str):
+    library = rouge_scorer.RougeScorer([rouge_type], use_stemmer=True)
+    for hypothesis, refs in MULTI:
+        best = max((library.score(r, hypothesis)[rouge_type] for r in refs), key=lambda s: s.fmeasure)
+        outcome = run_evaluator({"type": "rouge", "reference": refs, "rouge_type": rouge_type}, hypothesis)
+        assert outcome.score == best.fmeasure, (hypothesis, refs)
+
+
+def test_bleu_with_several_references_scores_as_sacrebleu():
+    for hypothesis, refs in MULTI:
+        expected = sacrebleu.sentence_bleu(hypothesis, refs)
+        outcome = run_evaluator({"type": "bleu", "reference": refs}, hypothesis)
+        assert outcome.score == min(1.0, expected.score / 100), (hypothesis, refs)
+        assert outcome.details["bp"] == round(expected.bp, 4)
+
+
+def test_rouge_stems_no_number(monkeypatch: pytest.MonkeyPatch):
+    reference, response = (
+        "zwoggled 73519 blorfing",
+        "zwoggled 86240 blorfing 2025",
+    )  # words no other test uses
+    expected = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True).score(reference, response)["rougeL"]
+    stemmed: list[str] = []
+    step = porter.PorterStemmer._step1a
+
+    def counted(self: porter.PorterStemmer, word: str) -> str:
+        stemmed.append(word)
+        return step(self, word)
+
+    monkeypatch.setattr(porter.PorterStemmer, "_step1a", counted)
+    outcome = run_evaluator({"type": "rouge", "reference": reference}, response)
+    assert outcome.score == expected.fmeasure
+    assert sorted(stemmed) == ["blorfing", "zwoggled"]

@@ -57,20 +57,68 @@ def outcome_rows(results: Iterable[dict[str, Any]], name: str, type_name: str) -
                 yield outcome
 
 
+#: Outcomes held for the other evaluators while the first one's figures read the store: within
+#: this many (about 1.6 KB each for BLEU's), the store is read and decoded once for them all.
+HELD_OUTCOMES = 25_000
+
+Key = tuple[str, str]
+
+
+class _OneRead:
+    """Each evaluator's verdict outcomes, the stored results read once where memory allows.
+
+    The first evaluator asked for streams the store; the outcomes of the others are held as
+    they pass (in plan order) and handed over afterwards. Past ``HELD_OUTCOMES``, or when the
+    first stopped before the end (an error, its deadline), each of the others reads the store.
+    """
+
+    def __init__(self, results: Callable[[], Iterable[dict[str, Any]]], keys: list[Key]) -> None:
+        self._results = results
+        self._held: dict[Key, list[dict[str, Any]]] | None = {key: [] for key in keys[1:]}
+        self._read = False
+        self._whole = False
+
+    def rows(self, key: Key) -> Iterator[dict[str, Any]]:
+        """The outcomes of evaluator ``key`` (name, type) that reached a verdict."""
+        if not self._read:
+            self._read = True
+            return self._streamed(key)
+        held = self._held.pop(key, None) if self._held is not None and self._whole else None
+        return iter(held) if held is not None else outcome_rows(self._results(), *key)
+
+    def _streamed(self, key: Key) -> Iterator[dict[str, Any]]:
+        held, count = self._held, 0
+        for result in self._results():
+            for outcome in result.get("evaluators") or ():
+                if outcome.get("error") is not None:
+                    continue
+                found = (outcome.get("name"), outcome.get("type"))
+                if found == key:
+                    yield outcome
+                elif held is not None and (kept := held.get(found)) is not None:
+                    kept.append(outcome)
+                    count += 1
+                    if count > HELD_OUTCOMES:
+                        held = self._held = None
+        self._whole = True
+
+
 def suite_figures(
     aggregators: Aggregators, results: Callable[[], Iterable[dict[str, Any]]], timeout: float
 ) -> dict[str, Any]:
     """Suite-level figures of evaluators that have them, each within the evaluator time limit.
 
     ``results`` streams the run's stored task results in plan order (resumed tasks included); it
-    is read once per evaluator name whose type implements ``aggregate_rows``.
+    is read once for every evaluator name whose type implements ``aggregate_rows`` (once each
+    past ``HELD_OUTCOMES`` outcomes).
     """
     out: dict[str, Any] = {}
+    reading = _OneRead(results, [key for key, agg in aggregators.by_name.items() if agg.instances is None])
     for (name, type_name), agg in aggregators.by_name.items():
         try:
             with sync_deadline(timeout):
                 if agg.instances is None:
-                    rows = outcome_rows(results(), name, type_name)
+                    rows = reading.rows((name, type_name))
                     first = next(rows, None)
                     if first is None:  # no task of it has a verdict (a selection left them out)
                         continue
