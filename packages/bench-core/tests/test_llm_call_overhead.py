@@ -18,6 +18,7 @@ from bench.llm.judge import Judge, JudgeConfig, Vote
 from bench.llm.request import LLMRequest, LLMResult
 from bench.vocabulary.errors import EvaluatorError
 from bench.vocabulary.models import Response, Task, Usage
+from bench.vocabulary.templates import MissingPlaceholder, render, render_repeated
 
 
 def test_a_judge_has_its_verdict_reader_imported_before_its_first_answer(monkeypatch: pytest.MonkeyPatch):
@@ -146,3 +147,25 @@ def test_whether_a_judge_model_takes_tools_is_asked_once_per_model(monkeypatch: 
     model = "openai/gpt-4o-mini-asked-once"
     assert [verdict.supports_tools(model) for _ in range(3)] == [False] * 3
     assert looked_up == [model]
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "no placeholder",
+        "{response}",
+        "Judge {response} against {expected}.{response}",
+        "{{response}} is written as is; {response} is filled",
+        "{a.b} and {a.c.d} and {{x.y}} and {missing.{response}}",
+        'JSON stays: {"k": 1} {response}{expected}',
+    ],
+)
+def test_a_judge_template_filled_again_and_again_reads_as_render_does(template: str):
+    values = {"response": "{expected} stays as written", "expected": "Paris", "a": {"b": 1, "c": {"d": [1]}}}
+    assert [render_repeated(template, values) for _ in range(2)] == [render(template, values)] * 2
+
+
+def test_a_judge_template_names_the_value_it_misses_as_render_does():
+    with pytest.raises(MissingPlaceholder) as raised:
+        render_repeated("{response} then {a.x}", {"response": "r", "a": {"b": 1}})
+    assert raised.value.name == "a.x"

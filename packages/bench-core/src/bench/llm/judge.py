@@ -25,7 +25,7 @@ from bench.llm.client import LLMClient
 from bench.llm.verdict import ask_verdict, data_rule, delimit, schema_text
 from bench.vocabulary.errors import EvaluatorError, RunStopped
 from bench.vocabulary.models import Task
-from bench.vocabulary.templates import MissingPlaceholder, placeholders, render
+from bench.vocabulary.templates import MissingPlaceholder, placeholders, render_repeated
 
 #: The opening of a judge's system message; the data rules follow it directly.
 SYSTEM = "You are a careful evaluator. "
@@ -48,7 +48,7 @@ def framed(
         else:
             filled[name] = value
     try:
-        text = render(template, filled)
+        text = render_repeated(template, filled)  # a judge's template, filled at every call
     except MissingPlaceholder as exc:
         raise EvaluatorError(f"the prompt needs {{{exc.name}}}, which this task does not provide") from None
     return [
