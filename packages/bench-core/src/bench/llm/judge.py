@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import statistics
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Literal, TypeVar
 
@@ -21,10 +22,10 @@ from pydantic import BaseModel, Field, PositiveInt, model_validator
 
 from bench.evaluator import Evaluator, EvaluatorConfig, Result, Sample
 from bench.llm.client import LLMClient
-from bench.llm.verdict import ask_verdict, data_rule, delimit
+from bench.llm.verdict import ask_verdict, data_rule, delimit, schema_text
 from bench.vocabulary.errors import EvaluatorError, RunStopped
 from bench.vocabulary.models import Task
-from bench.vocabulary.templates import MissingPlaceholder, placeholders, render
+from bench.vocabulary.templates import MissingPlaceholder, placeholders, render_repeated
 
 #: The opening of a judge's system message; the data rules follow it directly.
 SYSTEM = "You are a careful evaluator. "
@@ -47,7 +48,7 @@ def framed(
         else:
             filled[name] = value
     try:
-        text = render(template, filled)
+        text = render_repeated(template, filled)  # a judge's template, filled at every call
     except MissingPlaceholder as exc:
         raise EvaluatorError(f"the prompt needs {{{exc.name}}}, which this task does not provide") from None
     return [
@@ -147,10 +148,16 @@ class Judge(Evaluator[ConfigT], Generic[ConfigT]):
 
     def __init__(self, config: ConfigT) -> None:
         super().__init__(config)
-        # Every verdict is read through json_repair (``verdict._parse``): imported with the suite,
-        # not at the first answer, where its ~25 ms (argparse included) held up every other
-        # answer of the first round.
+        # A verdict that is not valid JSON is read through json_repair (``verdict._parse``):
+        # imported with the suite, not at such an answer, where its ~25 ms (argparse included)
+        # would hold up every other answer waiting on the loop.
         import json_repair  # noqa: F401
+
+        # Likewise the verdict's JSON Schema (~3 ms, pydantic imports included), built once per
+        # class: at the first judge call it held up the whole first round.
+        verdict_class = getattr(self, "Verdict", None)
+        if isinstance(verdict_class, type) and issubclass(verdict_class, BaseModel):
+            schema_text(verdict_class)
 
     def check(self, task: Task) -> None:
         custom = self.custom_prompt()
@@ -236,6 +243,26 @@ class Judge(Evaluator[ConfigT], Generic[ConfigT]):
         messages = self.messages(sample)
         llm = sample.llm
         jobs = [self._one(sample, llm, model, i, messages) for model in config.judges for i in range(samples)]
+        votes = await self._votes(jobs)
+        if len(votes) == 1 and not self.lists_verdicts:
+            vote = votes[0]
+            details = {"judge": vote.model, "prompt_version": self.version, **vote.details}
+            details.update(self.settings_details())
+            return Result(vote.passed, vote.score, vote.reason, details)
+        return self.combine(votes, clamped=samples < config.samples)
+
+    async def _votes(self, jobs: list[Coroutine[Any, Any, Vote]]) -> list[Vote]:
+        """The jobs' votes; a stopped run stops this, else the first error is the evaluator's.
+
+        One job (one model, asked once: the common case) is awaited in this task: a task of
+        its own would cost the loop a task's scheduling per judge call."""
+        if len(jobs) == 1:
+            try:
+                return [await jobs[0]]
+            except (RunStopped, EvaluatorError):
+                raise
+            except Exception as exc:
+                raise EvaluatorError(f"{self.name}: {type(exc).__name__}: {exc}") from exc
         outcomes = await asyncio.gather(*jobs, return_exceptions=True)
         for outcome in outcomes:
             if isinstance(outcome, RunStopped):
@@ -245,13 +272,7 @@ class Judge(Evaluator[ConfigT], Generic[ConfigT]):
                 if isinstance(outcome, EvaluatorError):
                     raise outcome
                 raise EvaluatorError(f"{self.name}: {type(outcome).__name__}: {outcome}") from outcome
-        votes = [o for o in outcomes if isinstance(o, Vote)]
-        if len(votes) == 1 and not self.lists_verdicts:
-            vote = votes[0]
-            details = {"judge": vote.model, "prompt_version": self.version, **vote.details}
-            details.update(self.settings_details())
-            return Result(vote.passed, vote.score, vote.reason, details)
-        return self.combine(votes, clamped=samples < config.samples)
+        return [o for o in outcomes if isinstance(o, Vote)]
 
     def combine(self, votes: list[Vote], clamped: bool) -> Result:
         """One result from the votes: samples by ``aggregate``, then models by ``panel``."""

@@ -7,6 +7,7 @@ re-scanned, so a response containing ``{expected}`` cannot pull other values in.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -92,3 +93,37 @@ def render(template: str, values: Mapping[str, Any]) -> str:
         return _text(_lookup(values, match.group(2)))
 
     return _TOKEN.sub(substitute, template)
+
+
+def render_repeated(template: str, values: Mapping[str, Any]) -> str:
+    """``render`` for a template filled again and again (a judge's prompt, once per call): the
+    template is split into its text and placeholders once, then each call only joins. A template
+    filled once is faster through ``render``."""
+    if "{" not in template:
+        return template
+    texts, names = _split(template)
+    out = [texts[0]]
+    for name, text in zip(names, texts[1:], strict=True):
+        out.append(_text(_lookup(values, name)))
+        out.append(text)
+    return "".join(out)
+
+
+@functools.lru_cache(maxsize=64)
+def _split(template: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The template's text between placeholders (``{{name}}`` already written as ``{name}``) and
+    the placeholders' names: one more text than names."""
+    texts: list[str] = []
+    names: list[str] = []
+    text, last = "", 0
+    for match in _TOKEN.finditer(template):
+        text += template[last : match.start()]
+        last = match.end()
+        if match.group(1):
+            text += "{" + match.group(1) + "}"
+        else:
+            texts.append(text)
+            names.append(match.group(2))
+            text = ""
+    texts.append(text + template[last:])
+    return tuple(texts), tuple(names)
