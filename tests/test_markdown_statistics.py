@@ -67,3 +67,44 @@ def test_junit_report_has_the_statistics_as_testsuite_properties(tmp_path):
     assert props["statistics.flaky"] == "refund"
     assert props["statistics.variance.simulated_user.user_share"] == "1.0"
     assert props["statistics.variance.simulated_user.hint"] == "most variation comes from the simulated user"
+
+
+#: Markup, quotes, a CDATA end, control characters XML 1.0 forbids, a lone surrogate, a newline.
+HOSTILE = "a<b&c\"d'e]]>f\x00g\x1bh\ud800i\ufffej\r\nk\tl"
+#: What XML can hold of it: the forbidden characters become U+FFFD, the rest is kept.
+KEPT = "a<b&c\"d'e]]>f\ufffdg\ufffdh\ufffdi\ufffdj\r\nk\tl"
+
+
+def test_junit_statistics_with_hostile_names_are_well_formed_xml(tmp_path):
+    """A suite name, a task id (a flaky task) and a metric name as hostile as they come give a
+    file every XML parser reads, with the text kept as far as XML allows."""
+    import xml.etree.ElementTree as ET
+
+    from bench.report.reporters.junit import JunitReporter
+
+    statistics = {
+        **STATISTICS,
+        "flaky": [HOSTILE, "refund"],
+        "metrics": {HOSTILE: {"mean": 0.5}},
+        "variance": {"hint": HOSTILE},
+    }
+    hostile = RunReport(
+        suite=HOSTILE,
+        run_id="r1",
+        summary=Summary(total=2, passed=1, failed=1),
+        tasks=lambda: iter([{"id": HOSTILE, "status": "failed", "evaluators": [], "error": HOSTILE}]),
+        extra={"statistics": statistics},
+    )
+    JunitReporter().write(hostile, tmp_path / "r.xml")
+    root = ET.parse(tmp_path / "r.xml").getroot()  # raises on a file that is not well-formed
+    suite = root.find("testsuite")
+    assert suite is not None
+    assert root.get("name") == suite.get("name") == KEPT
+    props = [(p.get("name"), p.get("value")) for p in suite.iterfind("properties/property")]
+    assert ("statistics.flaky", f"{KEPT}, refund") in props
+    assert (f"statistics.metrics.{KEPT}.mean", "0.5") in props
+    assert ("statistics.variance.hint", KEPT) in props
+    case = suite.find("testcase")
+    assert case is not None
+    assert (case.get("classname"), case.get("name")) == (KEPT, KEPT)
+    assert b"]]>" not in (tmp_path / "r.xml").read_bytes()

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import threading
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from typing import Any
@@ -22,6 +24,7 @@ from youbencha_helpers import URL, by_name, run
 
 from bench import ConfigError
 from bench.testing import load_suite
+from bench_formats.youbencha.posteval import Context, Outcome, run_webhook
 
 TEST_CASE = f"""\
 name: add-readme-comment
@@ -142,37 +145,146 @@ def test_no_post_evaluation_runs_after_a_failed_pre_execution(agent_edits: Path)
     assert not (agent_edits / "out" / "h.jsonl").exists()  # runEvaluation threw before step 8
 
 
-def test_a_webhook_post_evaluation_posts_the_bundle(agent_edits: Path):
-    seen: list[dict[str, Any]] = []
+#: Secrets a webhook's URL may carry: a password, a query token, a fragment.
+PASSWORD, TOKEN, FRAGMENT = "pw-3f9c2a7d1b", "tk-8e4b6c0a95", "fr-5d2e7a1c43"
 
-    class Hook(BaseHTTPRequestHandler):
-        def do_PUT(self) -> None:
-            body = self.rfile.read(int(self.headers["Content-Length"]))
-            seen.append({"headers": dict(self.headers), "body": json.loads(body)})
-            self.send_response(204)
-            self.end_headers()
 
-        def log_message(self, *args: Any) -> None:
-            pass
+class Hook(BaseHTTPRequestHandler):
+    """A webhook on 127.0.0.1 that keeps what it got; ``answers`` says what each path answers."""
 
-    server = HTTPServer(("127.0.0.1", 0), Hook)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        url = f"http://127.0.0.1:{server.server_port}/hook"
-        path = agent_edits / "testcase.yaml"
-        path.write_text(
-            TEST_CASE
-            + "post_evaluation:\n  - name: webhook\n"
-            + f"    config: {{url: '{url}', method: PUT, headers: {{X-Team: qa}}, include_artifacts: true}}\n"
+    seen: list[dict[str, Any]]
+    answers: dict[str, tuple[int, dict[str, str]]]
+
+    def _take(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.seen.append(
+            {"method": self.command, "path": self.path, "headers": dict(self.headers), "body": body}
         )
-        assert run(path)["status"] == "passed"
-    finally:
+        code, headers = self.answers.get(self.path.split("?")[0], (204, {}))
+        self.send_response(code)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    do_GET = do_POST = do_PUT = _take
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def hook_server() -> Iterator[Callable[..., tuple[str, list[dict[str, Any]]]]]:
+    """Start webhooks: ``start(answers)`` is the base URL and the requests it gets."""
+    servers: list[HTTPServer] = []
+
+    def start(
+        answers: dict[str, tuple[int, dict[str, str]]] | None = None,
+    ) -> tuple[str, list[dict[str, Any]]]:
+        seen: list[dict[str, Any]] = []
+        handler = type("H", (Hook,), {"seen": seen, "answers": answers or {}})
+        server = HTTPServer(("127.0.0.1", 0), handler)
+        servers.append(server)
+        threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True).start()
+        return f"127.0.0.1:{server.server_port}", seen
+
+    yield start
+    for server in servers:
         server.shutdown()
+        server.server_close()
+
+
+def test_h26_a_webhook_posts_the_bundle_and_names_its_url_without_credentials(
+    agent_edits: Path, hook_server: Any, capfd: pytest.CaptureFixture[str]
+):
+    """youBencha's http.request sends the path and query, never the URL's user:password; bench
+    names the URL without them (and without the query, where tokens go) wherever it prints it."""
+    where, seen = hook_server()
+    url = f"http://qa:{PASSWORD}@{where}/hook?token={TOKEN}#{FRAGMENT}"
+    path = agent_edits / "testcase.yaml"
+    path.write_text(
+        TEST_CASE
+        + "post_evaluation:\n  - name: webhook\n"
+        + f"    config: {{url: '{url}', method: PUT, headers: {{X-Team: qa}}, include_artifacts: true}}\n"
+    )
+    assert run(path)["status"] == "passed"
     (request,) = seen
+    assert (request["method"], request["path"]) == ("PUT", f"/hook?token={TOKEN}")
+    assert "Authorization" not in request["headers"]
     assert request["headers"]["User-Agent"] == "youBencha/0.1.0"
     assert request["headers"]["X-Team"] == "qa"
-    assert request["body"]["results"]["summary"]["overall_status"] == "passed"
-    assert set(request["body"]) == {"results", "artifacts_path"}
+    body = json.loads(request["body"])
+    assert body["results"]["summary"]["overall_status"] == "passed"
+    assert set(body) == {"results", "artifacts_path"}
+    err = capfd.readouterr().err
+    assert f"youBencha post-evaluation ✓ webhook: Successfully posted results to http://{where}/hook\n" in err
+    written = b"".join(
+        p.read_bytes() for p in agent_edits.rglob("*") if p.is_file() and p.name != "testcase.yaml"
+    )
+    for secret in (PASSWORD, TOKEN, FRAGMENT):
+        assert secret not in err
+        assert secret.encode() not in written
+
+
+def _post(url: str, **config: Any) -> Outcome:
+    ctx = Context(
+        {"summary": {"overall_status": "passed"}}, "/nowhere/results.json", "/nowhere", "/nowhere", "/"
+    )
+    return run_webhook({"url": url, "retry_on_failure": False, "timeout_ms": 2000, **config}, ctx)
+
+
+def test_h26_a_webhook_that_redirects_is_not_followed(hook_server: Any, capsys: pytest.CaptureFixture[str]):
+    """youBencha's http.request follows no redirect: a 3xx is a failed try, and the bundle and
+    headers never reach the other host."""
+    elsewhere, stolen = hook_server()
+    where, seen = hook_server(
+        {
+            "/found": (302, {"Location": f"http://{elsewhere}/steal"}),
+            "/kept": (307, {"Location": f"http://{elsewhere}/steal"}),
+        }
+    )
+    for name, code in (("found", "302: Found"), ("kept", "307: Temporary Redirect")):
+        assert _post(
+            f"http://{where}/{name}?token={TOKEN}", headers={"Authorization": f"Bearer {TOKEN}"}
+        ) == (
+            "failed",
+            "Failed to post results after 1 attempts",
+        )
+        assert capsys.readouterr().err == f"youBencha webhook attempt 1: HTTP Error {code}\n"
+    assert [r["path"] for r in seen] == ["/found?token=" + TOKEN, "/kept?token=" + TOKEN]
+    assert stolen == []
+
+
+@pytest.mark.parametrize(
+    ("url", "printed"),
+    [
+        (  # nothing listens there: the error names no part of the URL
+            f"http://qa:{PASSWORD}@127.0.0.1:PORT/hook?token={TOKEN}#{FRAGMENT}",
+            "youBencha webhook attempt 1: <urlopen error [Errno 111] Connection refused>\n",
+        ),
+        (  # a port that is not a number: urllib's message quoted the user:password before it
+            f"http://qa:{PASSWORD}@127.0.0.1:x/hook?token={TOKEN}",
+            "youBencha webhook attempt 1: nonnumeric port: 'x'\n",
+        ),
+    ],
+)
+def test_h26_a_webhook_that_cannot_be_reached_names_no_credential(
+    url: str, printed: str, capsys: pytest.CaptureFixture[str]
+):
+    with socket.socket() as spare:  # a port nothing listens on
+        spare.bind(("127.0.0.1", 0))
+        port = spare.getsockname()[1]
+    assert _post(url.replace("PORT", str(port))) == ("failed", "Failed to post results after 1 attempts")
+    assert capsys.readouterr().err == printed
+
+
+@pytest.mark.parametrize("url", ["file:///etc/hostname", "ftp://127.0.0.1:9/x", f"data:,{TOKEN}"])
+def test_h26_a_webhook_url_that_is_not_http_is_not_opened(url: str, capsys: pytest.CaptureFixture[str]):
+    """urllib would read a file: URL and call that a success; youBencha's only clients are http
+    and https."""
+    scheme = url.split(":")[0]
+    assert _post(url) == ("failed", "Failed to execute webhook")
+    assert capsys.readouterr().err == (f"youBencha webhook: not posted: {scheme}: is not http or https\n")
 
 
 def test_an_eval_config_runs_its_post_evaluation(demo: Path):

@@ -112,6 +112,9 @@ class TaskResult(BaseModel):
     #: A conversation's transcript: ``messages`` (OpenAI-style), ``turns`` (who spoke each user
     #: turn, tool calls) and ``simulator`` (the simulated user's calls, cached ones apart).
     conversation: dict[str, Any] | None = Field(default=None, exclude_if=_unset)
+    #: What went wrong with the task's ``after_task`` command (``timed out after 60 s``, ``exited
+    #: with code 3``, ``cannot start ...``); it never changes the verdict. Unset when it went well.
+    after_task: str | None = Field(default=None, exclude_if=_unset)
 
     @property
     def key(self) -> str:

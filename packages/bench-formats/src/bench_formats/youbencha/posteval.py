@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime
+import http.client
 import json
 import os
 import platform
@@ -25,6 +26,7 @@ import sys
 import tempfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -225,8 +227,40 @@ def run_database(config: dict[str, Any], ctx: Context) -> Outcome:
     return "success", f"Successfully exported results to {out}"
 
 
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """A 3xx is the answer, as for youBencha's ``http.request``: the bundle and the hook's headers
+    never go to the host a redirect names."""
+
+    def redirect_request(self, *args: Any) -> None:
+        return None
+
+
+_OPENER = urllib.request.build_opener(_NoRedirect)
+
+
+def _target(url: str) -> tuple[str, str]:
+    """The URL requested (webhook.ts sends ``pathname + search`` to ``hostname:port``: never the
+    ``user:password@``) and the URL as printed (without the query and fragment too, where tokens go)."""
+    parts = urllib.parse.urlsplit(url)
+    host = parts.netloc.rpartition("@")[2]
+    return (
+        urllib.parse.urlunsplit((parts.scheme, host, parts.path or "/", parts.query, "")),
+        urllib.parse.urlunsplit((parts.scheme, host, parts.path, "", "")),
+    )
+
+
 def run_webhook(config: dict[str, Any], ctx: Context) -> Outcome:
-    """``WebhookPostEvaluation``: the bundle as JSON, 3 tries (1 s, 2 s apart) unless told not to."""
+    """``WebhookPostEvaluation``: the bundle as JSON, 3 tries (1 s, 2 s apart) unless told not to.
+
+    Only ``http`` and ``https`` URLs are posted (youBencha's only clients; urllib would read a
+    ``file:`` URL and call that a success), redirects are not followed, and the URL is printed
+    without its credentials, query or fragment (RELIABILITY H26).
+    """
+    scheme = urllib.parse.urlsplit(config["url"]).scheme.lower()
+    if scheme not in ("http", "https"):
+        print(f"youBencha webhook: not posted: {scheme}: is not http or https", file=sys.stderr)
+        return "failed", "Failed to execute webhook"
+    url, shown = _target(config["url"])
     payload: dict[str, Any] = {"results": ctx.bundle}
     if config.get("include_artifacts"):
         payload["artifacts_path"] = ctx.artifacts
@@ -234,11 +268,11 @@ def run_webhook(config: dict[str, Any], ctx: Context) -> Outcome:
     headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT, **(config.get("headers") or {})}
     tries = 3 if config.get("retry_on_failure", True) else 1
     for attempt in range(1, tries + 1):
-        request = urllib.request.Request(config["url"], body, headers, method=config.get("method") or "POST")
+        request = urllib.request.Request(url, body, headers, method=config.get("method") or "POST")
         try:
-            with urllib.request.urlopen(request, timeout=(config.get("timeout_ms") or 5000) / 1000):
-                return "success", f"Successfully posted results to {config['url']}"
-        except (OSError, ValueError) as exc:  # HTTPError (not 2xx) is an OSError
+            with _OPENER.open(request, timeout=(config.get("timeout_ms") or 5000) / 1000):
+                return "success", f"Successfully posted results to {shown}"
+        except (OSError, ValueError, http.client.HTTPException) as exc:  # HTTPError (not 2xx): OSError
             print(f"youBencha webhook attempt {attempt}: {exc}", file=sys.stderr)
         if attempt < tries:
             time.sleep(attempt)
