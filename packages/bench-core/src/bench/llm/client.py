@@ -224,7 +224,7 @@ class LLMClient:
             result = await self._with_retries(request, params, provider, gate, leader)
         finally:
             if leader:
-                gate.open()
+                gate.settle()
             if probing is not None:
                 probing.cancel()  # its answer no longer matters
         return result
