@@ -7,16 +7,21 @@ keeps its own origin; only a type whose suite figures come from its instances (t
 
 from __future__ import annotations
 
+import asyncio
 import signal
+import time
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
 from bench import Evaluator, EvaluatorConfig, RegisterEvaluator, Result, Sample
 from bench.document import YamlDocument
+from bench.execution import deadline
 from bench.execution.deadline import Exceeded, sync_deadline
 from bench.hookspecs import hookimpl
+from bench.pipeline.options import RunOptions
+from bench.pipeline.run import run_plan
 from bench.plugins.registry import build_registry, get_registry
 from bench.suite.binding import Binder
 from bench.suite.loader import load_suite
@@ -112,6 +117,69 @@ def test_d13_sync_deadline_restores_the_handler_it_found() -> None:
         signal.signal(signal.SIGALRM, previous)
 
 
+class _CountingSignal:
+    """``signal``'s C functions, counting the timer calls."""
+
+    def __init__(self) -> None:
+        self.setitimer_calls = 0
+
+    def setitimer(self, *args: Any) -> Any:
+        self.setitimer_calls += 1
+        return signal.setitimer(*args)
+
+    def signal(self, *args: Any) -> Any:
+        return signal.signal(*args)
+
+
+def test_d13_deadlines_of_one_loop_step_share_one_timer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """200 evaluations in one event-loop step arm the timer once, not three calls each; the step's
+    end disarms it and puts back the handler it found."""
+    counting = _CountingSignal()
+    monkeypatch.setattr(deadline, "_raw", counting)
+    found = signal.getsignal(signal.SIGALRM)
+    pytest_alarm = signal.setitimer(signal.ITIMER_REAL, 0)  # pytest-timeout's: put back below
+
+    async def step() -> None:
+        for _ in range(200):
+            with sync_deadline(5.0):
+                pass
+        assert signal.getitimer(signal.ITIMER_REAL)[0] > 0  # armed until the step ends
+        await asyncio.sleep(0)
+        assert signal.getitimer(signal.ITIMER_REAL)[0] == 0
+        assert signal.getsignal(signal.SIGALRM) is found
+
+    try:
+        asyncio.run(step())
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, *pytest_alarm)
+    assert counting.setitimer_calls == 3  # read the alarm found, arm, disarm
+
+
+def test_d13_a_later_block_of_one_step_keeps_its_own_deadline() -> None:
+    """The shared timer armed for the first block fires during the second: that one runs its full
+    time before it is stopped; a shorter block re-arms it earlier."""
+    pytest_alarm = signal.setitimer(signal.ITIMER_REAL, 0)
+
+    async def step() -> tuple[float, float]:
+        with sync_deadline(0.15):
+            time.sleep(0.1)
+        started = time.monotonic()
+        with pytest.raises(Exceeded), sync_deadline(0.15):
+            _spin()
+        full = time.monotonic() - started
+        started = time.monotonic()
+        with pytest.raises(Exceeded), sync_deadline(0.02):
+            _spin()
+        return full, time.monotonic() - started
+
+    try:
+        full, short = asyncio.run(step())
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, *pytest_alarm)
+    assert 0.14 < full < 1.0
+    assert short < 0.1
+
+
 def test_a_suite_of_distinct_mappings_keeps_only_the_latest_bound() -> None:
     """Tasks with a mapping each (their own expected value) must not hold every binding in memory."""
     binder = Binder(get_registry())
@@ -123,3 +191,39 @@ def test_a_suite_of_distinct_mappings_keeps_only_the_latest_bound() -> None:
     again = binder.bind_mapping(doc, ("tasks", 0, "evaluate"), {"expected": "item-0"})
     assert again.instance is not first.instance  # forgotten, so bound afresh
     assert again.spec == first.spec
+
+
+class _Prepared(Evaluator[EvaluatorConfig]):
+    """Batches: passes only on a sample its ``prepare`` saw first (an encoder's cache, say)."""
+
+    name = "prepared_first"
+    batches = True
+    seen: ClassVar[set[str]] = set()
+
+    @classmethod
+    async def prepare(cls, items: list[tuple[Evaluator[Any], Sample]]) -> None:
+        await asyncio.sleep(0.01)  # a batch takes a while: the other workers run meanwhile
+        cls.seen.update(sample.output for _, sample in items)
+
+    def evaluate(self, sample: Sample) -> Result:
+        return Result(passed=sample.output in self.seen, score=1.0)
+
+
+class _PreparedPlugin:
+    @hookimpl
+    def bench_register_evaluators(self, register: RegisterEvaluator) -> None:
+        register(_Prepared)
+
+
+def test_a_task_read_ahead_is_handed_out_only_once_its_chunk_is_prepared(tmp_path: Path) -> None:
+    """Workers take read-ahead tasks without the feed's lock; a chunk joins the buffer only after
+    ``prepare``, so no worker evaluates a task of a chunk still being prepared."""
+    suite = tmp_path / "suite.yaml"
+    rows = "".join(
+        f"  - {{id: t{i}, response: r{i}, evaluate: {{type: prepared_first}}}}\n" for i in range(600)
+    )
+    suite.write_text(f"tasks:\n{rows}")
+    registry = build_registry([("bench-test-prepared", "prepared", _PreparedPlugin())])
+    options = RunOptions(runs_dir=tmp_path / "runs", handle_signals=False, concurrency=8)
+    outcome = run_plan(load_suite(suite, registry), options)
+    assert outcome.report.summary.passed == 600

@@ -35,6 +35,9 @@ pytestmark = pytest.mark.every_python
         ({"type": "regex", "value": r"^\d{4}-\d{2}-\d{2}$"}, "2024-01-31", True),
         ({"type": "regex", "value": [r"^\d+", r"end$"]}, "12 the end", True),
         ({"type": "regex", "value": [r"^\d+", r"end$"]}, "12 the end.", False),
+        ({"type": "regex", "value": r"^caf.\.$"}, "café.", True),  # one character, two bytes
+        ({"type": "regex", "value": r"^€.{2}$"}, "€€€", True),
+        ({"type": "regex", "value": r"^.{4}$"}, "€€€", False),
         (
             {"type": "regex_match", "value": r"(\w+) \1"},
             "hello hello",

@@ -34,7 +34,9 @@ class Pattern:
 
     def search(self, text: str) -> bool:
         if self.engine == "re2":
-            return self._compiled.search(text) is not None
+            # The UTF-8 bytes RE2 matches anyway: searching them skips the wrapper's mapping of
+            # byte offsets back to characters, which a yes-or-no answer does not need.
+            return self._compiled.search(text.encode("utf-8")) is not None
         try:
             return self._compiled.search(text, timeout=self.timeout) is not None
         except TimeoutError:
@@ -52,7 +54,8 @@ def compile_pattern(source: str, timeout: float = DEFAULT_TIMEOUT_S) -> Pattern:
     options = re2.Options()
     options.log_errors = False  # RE2 would print its parse errors to stderr
     try:
-        return Pattern(source, re2.compile(source, options=options), "re2", timeout)
+        compiled = re2.compile(source.encode("utf-8"), options=options)  # searched as bytes
+        return Pattern(source, compiled, "re2", timeout)
     except re2.error:
         pass
     import regex

@@ -349,11 +349,15 @@ def _stops(simulator: UserSimulator, said: str, reply: Response) -> bool:
     )
 
 
-async def judge(evaluator: BoundEvaluator, sample: Sample, timeout: float) -> EvaluatorOutcome:
+def judge(evaluator: BoundEvaluator, sample: Sample, timeout: float) -> Awaitable[EvaluatorOutcome]:
     """``evaluator``'s verdict on what it judges of a conversation: its scripted turn's reply, each
     reply, the whole transcript, or (the default, as for any task) the last reply."""
     if evaluator.turn is None and evaluator.over == "last_turn":
-        return await evaluate(evaluator, sample, timeout)
+        return evaluate(evaluator, sample, timeout)  # no coroutine of its own around this one
+    return _judge_turns(evaluator, sample, timeout)
+
+
+async def _judge_turns(evaluator: BoundEvaluator, sample: Sample, timeout: float) -> EvaluatorOutcome:
     turns = [t for t in response_turns(sample.response) if t.reply is not None]
     if evaluator.turn is not None:
         numbers = scripted_turn_numbers(sample.response)

@@ -28,18 +28,21 @@ EVALUATOR_TIMEOUT_S = 600.0
 
 def _check_result(evaluator: BoundEvaluator, value: Any) -> Result:
     """Reject malformed verdicts from a plugin instead of trusting them."""
-    who = f"evaluator '{evaluator.name}' ({evaluator.type} from {evaluator.distribution})"
     if not isinstance(value, Result):
-        raise EvaluatorError(f"{who} returned {type(value).__name__}, not a bench.Result")
+        raise EvaluatorError(f"{_who(evaluator)} returned {type(value).__name__}, not a bench.Result")
     if not isinstance(value.passed, bool):
-        raise EvaluatorError(f"{who} returned passed={value.passed!r}, not a bool")
+        raise EvaluatorError(f"{_who(evaluator)} returned passed={value.passed!r}, not a bool")
     score = value.score
     if score is not None:
         if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
-            raise EvaluatorError(f"{who} returned score={score!r}, not a number")
+            raise EvaluatorError(f"{_who(evaluator)} returned score={score!r}, not a number")
         if not 0.0 <= score <= 1.0:
-            raise EvaluatorError(f"{who} returned score={score!r}, outside 0..1")
+            raise EvaluatorError(f"{_who(evaluator)} returned score={score!r}, outside 0..1")
     return value
+
+
+def _who(evaluator: BoundEvaluator) -> str:
+    return f"evaluator '{evaluator.name}' ({evaluator.type} from {evaluator.distribution})"
 
 
 def _apply_settings(evaluator: BoundEvaluator, result: Result) -> tuple[bool, float | None, str]:
@@ -110,7 +113,7 @@ async def evaluate(
             # that can be slow also opt in to a killable worker process (``isolate_above``).
             with sync_deadline(timeout):
                 value = evaluator.instance.evaluate(sample)
-        if inspect.isawaitable(value):
+        if not isinstance(value, Result) and inspect.isawaitable(value):
             value = await asyncio.wait_for(value, timeout)
         result = _check_result(evaluator, value)
     except RunStopped:

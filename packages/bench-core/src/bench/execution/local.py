@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bench.execution.deadline import release_shared
 from bench.execution.runner import Runner
 from bench.executor import Executor, Job, Sink
 from bench.suite.plan import all_targets
@@ -39,6 +40,7 @@ class LocalExecutor(Executor):
         try:
             await runner.run(job.tasks())
         finally:
+            release_shared()  # no evaluation's timer outlives the run, even if the loop stops now
             await self._close_targets()
             self.stopped = runner.stopped
             self.interrupted = runner.interrupted

@@ -73,16 +73,18 @@ class _Feed:
         self.max_response_bytes = max_response_bytes
         self.buffer: list[PlannedTask] = []
         self.lock = asyncio.Lock()
-        self.batching: bool | None = None
         self.exhausted = False
 
     async def next(self) -> PlannedTask | None:
+        if self.buffer:  # a prepared chunk: no await between the test and the pop
+            return self.buffer.pop()
         async with self.lock:
             if not self.buffer and not self.exhausted:
-                self.buffer = list(itertools.islice(self.tasks, PREPARE_CHUNK))
-                self.exhausted = len(self.buffer) < PREPARE_CHUNK
-                self.buffer.reverse()
-                await self._prepare(self.buffer)
+                chunk = list(itertools.islice(self.tasks, PREPARE_CHUNK))
+                chunk.reverse()
+                await self._prepare(chunk)
+                self.buffer = chunk  # handed out only once prepared
+                self.exhausted = len(chunk) < PREPARE_CHUNK
             return self.buffer.pop() if self.buffer else None
 
     def has_more(self) -> bool:
@@ -95,11 +97,12 @@ class _Feed:
             response = planned.task.response
             if response is None or response.error is not None:
                 continue  # responses not known yet: those are evaluated one by one
+            batching = [e for e in planned.evaluators if e.instance.batches]
+            if not batching:
+                continue
             response = bound_response(response, self.max_response_bytes)  # as _run_task sees it
             base = Sample(planned.task, response, response.text, False, self.llm)
-            for evaluator in planned.evaluators:
-                if not evaluator.instance.batches:
-                    continue
+            for evaluator in batching:
                 try:
                     sample = (
                         with_evidence(evaluator, base)
@@ -357,7 +360,8 @@ class Runner:
         ``released`` is set once the task only waits for its async evaluators."""
         if planned.task.repo is None or planned.task.response is not None:
             result = await self._run_task(planned, None, released)
-            await run_after_task(planned.task, result, self.redact)
+            if planned.task.after_task is not None:
+                await run_after_task(planned.task, result, self.redact)
             return result
         started = time.perf_counter()
         if self.workspaces is None:
@@ -401,8 +405,8 @@ class Runner:
         self, planned: PlannedTask, checkout: Checkout | None, released: asyncio.Event | None = None
     ) -> TaskResult:
         started = time.perf_counter()
-        response = await self._respond(planned)
         task = planned.task
+        response = task.response if task.response is not None else await self._respond(planned)
         responded_ms = (time.perf_counter() - started) * 1000
         if checkout is not None:
             response = await self._captured(planned, response, checkout)

@@ -74,7 +74,8 @@ class StoreSink:
         self.counted = counted
 
     def record(self, result: TaskResult) -> None:
-        land_captures(result, self.store.folder / "captures", self.redact)  # portable ones; else no-op
+        if result.workspace is not None:  # the captured files it carries from a worker, if any
+            land_captures(result, self.store.folder / "captures", self.redact)
         self._append(self.redact(serialize_result(result)))
         self.summary.add(result.status)
         self.collector.add(statistics_row(result, self.collector.repeats))
