@@ -169,3 +169,32 @@ def test_a_judge_template_names_the_value_it_misses_as_render_does():
     with pytest.raises(MissingPlaceholder) as raised:
         render_repeated("{response} then {a.x}", {"response": "r", "a": {"b": 1}})
     assert raised.value.name == "a.x"
+
+
+def test_a_call_without_a_cache_computes_no_cache_key(monkeypatch: pytest.MonkeyPatch):
+    import asyncio
+
+    from bench.llm import client as client_module
+    from bench.llm.client import LLMClient
+    from bench.llm.request import LLMRequest
+    from bench.llm.settings import LLMSettings
+    from bench.testing import FakeLLMServer, Reply
+
+    keyed: list[object] = []
+    monkeypatch.setattr(client_module, "cache_key", lambda value: keyed.append(value) or "key")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with FakeLLMServer() as server:
+        server.default = lambda body: Reply("ok")
+        llm = LLMClient(LLMSettings(cache=False))
+
+        async def call() -> str | None:
+            try:
+                result = await llm.complete(
+                    LLMRequest("openai/fake", [{"role": "user", "content": "hi"}], api_base=server.url)
+                )
+            finally:
+                await llm.aclose()
+            return result.text
+
+        assert asyncio.run(call()) == "ok"
+    assert keyed == []

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
 from bench.executor import ExecutorSettings
+from bench.llm.providers import eventloop
 from bench.pipeline.loading import load_environment, load_for_run
 from bench.pipeline.options import RunOptions
 from bench.pipeline.run import DryRun, run_suite
@@ -266,7 +267,7 @@ async def _run(suite: str | Path, options: RunOptions, progress: bool, *, offloa
 
 def run_blocking(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
     """Run the coroutine ``make()`` to its end, in a worker thread when this thread's event loop is
-    running (``asyncio.run`` cannot nest); ``make`` is called in the thread that runs it."""
+    running (an event loop cannot nest); ``make`` is called in the thread that runs it."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -274,13 +275,13 @@ def run_blocking(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
     else:
         running = True
     if not running:  # outside the except block, so a run's error is not chained to this one
-        return asyncio.run(make())
+        return eventloop.run(make())
     outcome: list[T] = []
     failure: list[BaseException] = []
 
     def work() -> None:
         try:
-            outcome.append(asyncio.run(make()))
+            outcome.append(eventloop.run(make()))
         except BaseException as exc:  # re-raised in the caller's thread
             failure.append(exc)
 

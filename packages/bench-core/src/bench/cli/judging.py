@@ -43,11 +43,11 @@ def calibrate(
     allow_outside_root: AllowOutsideRoot = False,
 ) -> None:
     """Measure how far each judge of a suite agrees with human labels (kappa, with intervals)."""
-    import asyncio
     import json
 
     from bench.judging import calibrate as cal
     from bench.judging.calibration_report import render, write_html
+    from bench.llm.providers import eventloop
     from bench.pipeline.client import make_client
     from bench.pipeline.options import RunOptions
     from bench.report.reporters.formats import write_text
@@ -64,7 +64,7 @@ def calibrate(
         responses = cal.responses_from(cal.run_results(runs_dir, run_id, "bench calibrate --run")[1])
     llm = make_client(plan, RunOptions(runs_dir=runs_dir, cache=not no_cache))
     try:
-        results = asyncio.run(cal.calibrate(plan, grouped, llm, responses))
+        results = eventloop.run(cal.calibrate(plan, grouped, llm, responses))
     finally:
         llm.close()
     summaries = [r.as_dict() for r in results]

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from bench.llm.client import LLMClient
+from bench.llm.providers import eventloop
 from bench.scoring.ranking import Outcome, Standing, borda, orderings, pair_outcomes, standings
 from bench.vocabulary.errors import EvaluatorError, RunStopped
 
@@ -151,7 +152,7 @@ def compare_offline(
 
     llm = LLMClient(LLMSettings())
     try:
-        return asyncio.run(compare_responses(ranker, targets, tasks, llm, confidence))
+        return eventloop.run(compare_responses(ranker, targets, tasks, llm, confidence))
     finally:
         llm.close()
 

@@ -169,9 +169,9 @@ class LLMClient:
         params = {k: v for k, v in request.params.items() if k in ANSWER_PARAMS and v is not None}
         if request.api_key_env:
             self.redact.add([request.api_key_env])  # sent as a credential: a secret, whatever its name
-        key = _key(request, params)
         if self.cache is None or not request.cache:
-            return await self._fresh(request, params, key)
+            return await self._fresh(request, params, None)  # no key: only a batch needs one then
+        key = _key(request, params)
         async with self.cache.flight(key):  # an identical request in flight: wait for its answer
             hit = await self.cache.get(key)
             if hit is not None:
@@ -187,8 +187,9 @@ class LLMClient:
                     result = answers.adopted(result, stored)
         return result
 
-    async def _fresh(self, request: LLMRequest, params: dict[str, Any], key: str) -> LLMResult:
-        """Ask the model: budget, breaker, then a batch, or the call live."""
+    async def _fresh(self, request: LLMRequest, params: dict[str, Any], key: str | None) -> LLMResult:
+        """Ask the model: budget, breaker, then a batch, or the call live. ``key``: the cache key
+        when the call is cached (a batch names the call by it), else None."""
         provider = provider_name(request.model, request.api_base)
         if self.leases is not None:
             await self.leases.ready(provider)
@@ -200,8 +201,9 @@ class LLMClient:
             raise RunStopped(f"provider stopped: {self.limits.breaker.open[provider]}")
         batcher = self.batcher
         if batcher is not None and self.batches(request.model) and batcher.takes(request, params):
+            rid = key if key is not None else _key(request, params)
             result = await batcher.complete(
-                request, params, key, lambda: self._live(request, params, provider)
+                request, params, rid, lambda: self._live(request, params, provider)
             )
         else:
             result = await self._live(request, params, provider)
@@ -222,7 +224,7 @@ class LLMClient:
             result = await self._with_retries(request, params, provider, gate, leader)
         finally:
             if leader:
-                gate.open()
+                gate.settle()
             if probing is not None:
                 probing.cancel()  # its answer no longer matters
         return result

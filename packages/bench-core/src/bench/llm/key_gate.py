@@ -6,7 +6,10 @@ for the others. Where the key can be probed (``Route.probe``, the direct path), 
 once instead: the probe goes beside the first calls, and those calls are tracked until the key is
 proven (a 2xx probe or a successful answer). The first refusal, the probe's or a call's, cuts the
 tracked calls (they end in ``Refused``, then wait for the leader's answer) and shuts the gate, so
-the run reports the leader's error once and the others stop.
+the run reports the leader's error once and the others stop. Once the leader has its answer the
+gate is ``settled``: a later refusal (a follower's own 401, received before the leader's cut
+reached it) still cuts the tracked calls, but no longer shuts the gate, since no answer is left
+to open it again; the breaker, opened by the leader's refusal, stops those calls instead.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ class KeyGate:
 
     def __init__(self) -> None:
         self._open = asyncio.Event()
+        #: The leader has its answer: a refusal no longer shuts the gate.
+        self._settled = False
         #: A 2xx probe or a successful answer: calls are no longer tracked.
         self.proven = False
         self._flights: set[asyncio.Future[object]] = set()
@@ -40,6 +45,11 @@ class KeyGate:
         """Let the other calls go (the leader's first answer came, or a probe goes beside it)."""
         self._open.set()
 
+    def settle(self) -> None:
+        """The leader's call ended (answered, failed or cancelled): open the gate for good."""
+        self._settled = True
+        self._open.set()
+
     async def wait(self) -> None:
         await self._open.wait()
 
@@ -51,10 +61,11 @@ class KeyGate:
 
     def refuse(self) -> None:
         """The key was refused: cut the calls in flight and hold back new ones until the leader's
-        own answer opens the gate again."""
+        own answer opens the gate again (after that answer, only the cut)."""
         if self.proven:
             return
-        self._open.clear()
+        if not self._settled:
+            self._open.clear()
         for flight in self._flights:
             if flight.cancel():
                 self._cut.add(flight)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from bench.llm.accounting import Estimate, Prices
+from bench.llm.providers import eventloop
 from bench.llm.providers.credentials import describe_missing, missing_credentials
 from bench.llm.providers.offline import on_loopback
 from bench.pipeline.closing import RunOutcome, close_run
@@ -100,7 +101,7 @@ def run_plan(
     plan: Plan, options: RunOptions | None = None, observer: RunObserver | None = None
 ) -> RunOutcome:
     """Run a loaded plan to its end on an event loop of its own."""
-    return asyncio.run(run_loaded(plan, options or RunOptions(), observer))
+    return eventloop.run(run_loaded(plan, options or RunOptions(), observer))
 
 
 def dry_run(plan: Plan, options: RunOptions) -> DryRun:
