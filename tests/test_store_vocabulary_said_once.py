@@ -32,6 +32,7 @@ INLINE = [
 #: Splits on ``@`` that are no run key: (module, the line's text).
 NOT_RUN_KEYS = {
     (Path("packages/bench-core/src/bench/llm/failures.py"), "host.rpartition('@')"),  # a URL's user@host
+    (Path("packages/bench-formats/src/bench_formats/youbencha/posteval.py"), 'parts.netloc.rpartition("@")'),
 }
 
 

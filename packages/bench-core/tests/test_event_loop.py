@@ -58,3 +58,30 @@ def test_without_uvloop_auto_falls_back_to_the_stock_loop(monkeypatch: pytest.Mo
     monkeypatch.delenv(eventloop.ENV, raising=False)
     monkeypatch.setitem(sys.modules, "uvloop", None)
     assert run_blocking(_loop_module).startswith("asyncio.")
+
+
+@pytest.mark.parametrize("loop", ["uvloop", "asyncio"])
+def test_c21_a_program_that_closed_its_stdin_before_the_prompt_is_written_is_no_error(
+    monkeypatch: pytest.MonkeyPatch, loop: str
+) -> None:
+    """uvloop raises RuntimeError (not BrokenPipeError) writing to a pipe the program closed."""
+    from bench.execution.targets.command import _feed
+
+    monkeypatch.setenv(eventloop.ENV, loop)
+    program = "import os; os.close(0)"
+
+    async def feed_a_closed_pipe() -> bool:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", program, stdin=asyncio.subprocess.PIPE
+        )
+        assert proc.stdin is not None
+        await proc.wait()
+        for _ in range(500):  # until the loop has seen the pipe close
+            if proc.stdin.is_closing():
+                break
+            await asyncio.sleep(0.01)
+        closed = proc.stdin.is_closing()
+        await _feed(proc.stdin, b"the prompt")
+        return closed
+
+    assert run_blocking(feed_a_closed_pipe) is True

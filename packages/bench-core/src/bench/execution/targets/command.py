@@ -257,5 +257,9 @@ async def _feed(stdin: asyncio.StreamWriter | None, data: bytes) -> None:
         await stdin.drain()
     except (BrokenPipeError, ConnectionResetError):
         pass  # the program does not read its stdin; that is its business
+    except RuntimeError:
+        if not stdin.is_closing():
+            raise
+        # uvloop: the program exited (its pipe closed) before the prompt was written
     finally:
         stdin.close()
