@@ -9,6 +9,7 @@ from fractions import Fraction
 
 import pytest
 
+from bench.scoring import stats
 from bench.scoring.sign_flip import sign_flip
 from bench.scoring.stats import (
     binomial_two_sided,
@@ -266,3 +267,30 @@ def test_sign_flip_monte_carlo_is_seeded_and_near_the_exact_p_value(monkeypatch)
     # 10,000 draws: the standard error of a p-value near 0.03 is under 0.002.
     assert drawn.p_value == pytest.approx(exact.p_value, abs=0.006)
     assert 0.005 < exact.p_value < 0.1
+
+
+def _means_as_choices_draws_them(values: list[float], resamples: int, seed: int) -> list[float]:
+    rng = random.Random(seed)
+    return [sum(rng.choices(values, k=len(values))) / len(values) for _ in range(resamples)]
+
+
+_POOLS = [[0, 1], [0.0, 0.5, 1.0], [0, 0.25, 0.5, 0.75, 1], [-2.5, 0, 7.125], [1e6, 3.0], [0, 1.0, True]]
+
+
+@pytest.mark.every_python
+@pytest.mark.parametrize("n", [2, 3, 50, 999, 1000])
+@pytest.mark.parametrize("pool", _POOLS, ids=str)
+def test_counted_resamples_are_the_means_choices_draws(n: int, pool: list[float]) -> None:
+    """Dyadic scores (pass/fail, halves...) are resampled by counting draws per value, with the
+    very draws, sums and means of ``random.choices`` (the intervals stay as they were)."""
+    values = sorted(random.Random(n).choice(pool) for _ in range(n))
+    for seed in (0, 12345):
+        counted = stats._counted_means(values, 300, seed)
+        assert counted == _means_as_choices_draws_them(values, 300, seed)
+        assert [type(m) for m in counted] == [float] * 300
+
+
+def test_scores_that_are_not_dyadic_are_resampled_draw_by_draw() -> None:
+    values = sorted([0.1, 1 / 3, 0.5, 0.9] * 5)
+    assert stats._counted_means(values, 10, 0) is None
+    assert stats.resampled_means(values, 50, 3) == _means_as_choices_draws_them(values, 50, 3)

@@ -109,11 +109,101 @@ def bootstrap_ci(
         return Interval(mean, mean, mean, "bootstrap")
     if len(values) > BOOTSTRAP_LIMIT:
         return normal_ci(values, confidence)
-    rng = random.Random(seed)
-    n = len(values)
-    means = sorted(sum(rng.choices(values, k=n)) / n for _ in range(resamples))
+    means = sorted(resampled_means(values, resamples, seed))
     alpha = (1 - confidence) / 2
     return Interval(mean, _percentile(means, alpha), _percentile(means, 1 - alpha), "bootstrap")
+
+
+def resampled_means(values: Sequence[float], resamples: int, seed: int) -> list[float]:
+    """The means of ``resamples`` resamples of sorted ``values``, each drawn as
+    ``random.Random(seed).choices(values, k=len(values))`` draws it, in that order."""
+    n = len(values)
+    counted = _counted_means(values, resamples, seed)
+    if counted is not None:
+        return counted
+    rng = random.Random(seed)
+    return [sum(rng.choices(values, k=n)) / n for _ in range(resamples)]
+
+
+#: Scores that are multiples of 2**-_DYADIC_BITS (pass/fail, halves, quarters...) sum exactly in
+#: any order, so a resample's sum follows from how many draws fell on each value.
+_DYADIC_BITS = 20
+_CHUNK = 1 << 16  # draws generated at once (512 KiB of random words)
+
+
+def _counted_means(values: Sequence[float], resamples: int, seed: int) -> list[float] | None:
+    """``resampled_means`` without a Python step per draw, or None where it cannot be exact.
+
+    ``choices`` takes the index ``floor(random() * n)``; ``random()`` is ``M / 2**53`` with ``M``
+    made of two 32-bit words of the generator (27 and 26 bits). The index is at least ``s``
+    exactly when ``M`` reaches a threshold found once per run of equal values, which the top two
+    bytes of the first word decide for all but one draw in 65,536, whole columns at a time.
+    ``getrandbits`` hands out the same words in the same order, so every draw, and the
+    generator's state, is that of ``choices``.
+    """
+    n = len(values)
+    scaled = [float(v) * (1 << _DYADIC_BITS) for v in values]
+    if not all(math.isfinite(x) and x.is_integer() for x in scaled) or any(
+        type(v) is not float and v != float(v) for v in values
+    ):
+        return None
+    units = [int(x) for x in scaled]
+    if n * max(abs(u) for u in units) >= 1 << 53:  # partial sums must stay exact
+        return None
+    nf = float(n)
+    starts = [i for i in range(1, n) if units[i] != units[i - 1]]
+    if _at_least(n, nf) < 1 << 53:  # an index past the end: leave that to ``choices``
+        return None
+    thresholds = [_at_least(s, nf) for s in starts]
+    rng = random.Random(seed)
+    means: list[float] = []
+    per_chunk = max(1, _CHUNK // n)
+    while len(means) < resamples:
+        count = min(per_chunk, resamples - len(means))
+        size = n * count
+        words = rng.getrandbits(64 * size).to_bytes(8 * size, "little")
+        first, second = words[3::8], words[2::8]  # the top two bytes of each draw's first word
+        above = []
+        for threshold in thresholds:
+            top, next_byte = threshold >> 45, (threshold >> 37) & 0xFF
+            level = _marks(first, top)
+            over = _marks(first, top, over=True) | level & _marks(second, next_byte, over=True)
+            marked = over.to_bytes(size, "little")
+            row = [marked.count(1, r * n, (r + 1) * n) for r in range(count)]
+            ties = (level & _marks(second, next_byte)).to_bytes(size, "little")
+            tie = ties.find(1)
+            while tie >= 0:  # the top 16 bits equal the threshold's: compare the whole M
+                a = int.from_bytes(words[8 * tie : 8 * tie + 4], "little") >> 5
+                b = int.from_bytes(words[8 * tie + 4 : 8 * tie + 8], "little") >> 6
+                if (a << 26) + b >= threshold:
+                    row[tie // n] += 1
+                tie = ties.find(1, tie + 1)
+            above.append(row)
+        for r in range(count):
+            total = units[0] * n
+            for j, start in enumerate(starts):
+                total += (units[start] - units[start - 1]) * above[j][r]
+            means.append(total / (1 << _DYADIC_BITS) / n)
+    return means
+
+
+def _marks(column: bytes, value: int, over: bool = False) -> int:
+    """A byte 1 where ``column``'s byte is ``value`` (or above it), else 0, as one integer: the
+    bitwise operators then combine whole columns at C speed."""
+    table = bytes((v > value) if over else (v == value) for v in range(256))
+    return int.from_bytes(column.translate(table), "little")
+
+
+def _at_least(index: int, nf: float) -> int:
+    """The least ``M`` whose draw ``floor(M / 2**53 * nf)`` is ``index`` or more (2**53: none)."""
+    low, high = 0, 1 << 53
+    while low < high:
+        middle = (low + high) // 2
+        if middle * (1.0 / 9007199254740992.0) * nf >= index:
+            high = middle
+        else:
+            low = middle + 1
+    return low
 
 
 @dataclass(frozen=True)
