@@ -28,6 +28,8 @@ UNUSED = [
     "rich.progress",  # the live bar: stderr is not a terminal
     "rich._emoji_codes",  # bench prints no :emoji: codes
     "dotenv",  # no .env file to read
+    "multiprocessing",  # the killable workers' pool: no evaluator of the suite sends work there
+    "filelock",  # the run folder's lock is fcntl.flock (POSIX); only labels and Windows need filelock
 ]
 RUN = """
 import atexit, sys

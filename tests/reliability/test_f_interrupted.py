@@ -501,6 +501,48 @@ def test_f07_second_process_on_the_same_run_is_refused(tmp_path):
         holder.close()
 
 
+def test_f07_a_run_locked_by_filelock_is_refused(tmp_path):
+    # The run folder's lock is the lock file's flock, as filelock (which earlier versions used,
+    # and which still takes it where there is no flock) holds it: each refuses the other.
+    from filelock import FileLock
+
+    first = run_suite(_quick_suite(tmp_path))
+    runs = tmp_path / ".bench" / "runs"
+    (first.folder / "pid").write_text("4242")
+    with FileLock(str(first.folder / "lock"), timeout=0), pytest.raises(StoreError) as info:
+        RunStore.open_existing(runs, first.report.run_id)
+    assert str(info.value) == f"run {first.report.run_id} is in use by PID 4242"
+    RunStore.open_existing(runs, first.report.run_id).close()  # released: it opens again
+
+
+@pytest.mark.parametrize("no_flock", ["no fcntl module", "flock is ENOSYS"])
+def test_f07_without_flock_the_run_is_still_locked(tmp_path, monkeypatch, no_flock):
+    # Windows has no fcntl; some network file systems no flock: filelock locks the run there.
+    import errno
+    import fcntl
+
+    if no_flock == "no fcntl module":
+        monkeypatch.setitem(sys.modules, "fcntl", None)
+    else:
+
+        def missing(fd, operation):
+            raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS))
+
+        monkeypatch.setattr(fcntl, "flock", missing)
+    first = run_suite(_quick_suite(tmp_path))
+    runs = tmp_path / ".bench" / "runs"
+    holder = RunStore.open_existing(runs, first.report.run_id)
+    try:
+        assert type(holder._held).__module__.startswith("filelock")
+        assert holder._held.is_locked
+        with pytest.raises(StoreError) as info:
+            RunStore.open_existing(runs, first.report.run_id)
+        assert str(info.value) == f"run {first.report.run_id} is in use by PID {os.getpid()}"
+    finally:
+        holder.close()
+    RunStore.open_existing(runs, first.report.run_id).close()  # released: it opens again
+
+
 def test_f08_unknown_run_lists_the_runs_found(bench_cli, tmp_path):
     first = run_suite(_quick_suite(tmp_path))
     result = bench_cli("run", "suite.yaml", "--resume", "nope")

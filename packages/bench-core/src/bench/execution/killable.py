@@ -10,8 +10,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
-import ctypes
-import multiprocessing
 import os
 import signal
 import sys
@@ -36,6 +34,11 @@ def set_size(tasks_in_flight: int) -> None:
 def _get_pool() -> Any:
     global _pool
     if _pool is None or not _pool.active:
+        # Imported here, not with this module (~4 ms a run that sends nothing here would spend);
+        # ctypes before the fork, so each worker has it (``_die_with_parent``).
+        import ctypes  # noqa: F401
+        import multiprocessing
+
         from pebble import ProcessPool
 
         # fork: the worker inherits every loaded plugin, including ones no fresh process could import.
@@ -57,6 +60,8 @@ def _die_with_parent(parent: int) -> None:
     when the run is (a forked worker inherits the guard, a spawned one reads the environment)."""
     network_guard.install_from_env()
     if sys.platform.startswith("linux"):
+        import ctypes  # loaded before the fork: already in sys.modules
+
         ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != parent:  # bench died before the line above
         os._exit(1)
@@ -84,6 +89,11 @@ def shutdown() -> None:
 
 def kill_now() -> None:
     """Kill every worker process at once (before an immediate exit, no waiting)."""
-    with contextlib.suppress(Exception):  # called from a signal handler: never stop the exit
+    # Called from a signal handler: it imports nothing (a process that never imported
+    # multiprocessing has no worker to kill), and never stops the exit.
+    multiprocessing = sys.modules.get("multiprocessing")
+    if multiprocessing is None:
+        return
+    with contextlib.suppress(Exception):
         for child in multiprocessing.active_children():
             child.kill()

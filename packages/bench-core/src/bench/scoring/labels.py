@@ -27,8 +27,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock, Timeout
-
 from bench.vocabulary.errors import ConfigError
 
 #: How long a writer waits for another to finish with the labels file.
@@ -191,6 +189,8 @@ def locked(path: Path) -> Iterator[None]:
     """Hold the lock of labels file ``path`` (``.NAME.lock`` beside it), which every writer takes,
     in this process and in others: a label written between another writer's read and its rewrite
     would be lost. Readers that may meet a writer (the viewer, a resumed ``bench label``) take it."""
+    from filelock import FileLock, Timeout  # only a labels writer or reader needs it (~20 ms)
+
     lock = FileLock(str(path.with_name(f".{path.name}.lock")), timeout=LOCK_TIMEOUT_S)
     try:
         lock.acquire()
