@@ -64,15 +64,21 @@ def test_bleu_scores_as_sacrebleu_on_the_same_pairs():
         assert outcome.details["bleu"] == round(expected.score, 4)
 
 
-def test_rouge_stems_each_distinct_word_once(monkeypatch: pytest.MonkeyPatch):
-    stemmed: list[str] = []
+@pytest.fixture
+def stemmed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The words rouge-score's Porter stemmer is asked to stem from now on."""
+    words: list[str] = []
     step = porter.PorterStemmer._step1a
 
     def counted(self: porter.PorterStemmer, word: str) -> str:
-        stemmed.append(word)
+        words.append(word)
         return step(self, word)
 
     monkeypatch.setattr(porter.PorterStemmer, "_step1a", counted)
+    return words
+
+
+def test_rouge_stems_each_distinct_word_once(stemmed: list[str]):
     for i in range(3):  # words no other test uses: nothing stemmed before
         run_evaluator(
             {"type": "rouge", "reference": "quaffled zorblings"}, f"zorblings quaffled zorblings {i}"
@@ -119,20 +125,13 @@ def test_bleu_with_several_references_scores_as_sacrebleu():
         assert outcome.details["bp"] == round(expected.bp, 4)
 
 
-def test_rouge_stems_no_number(monkeypatch: pytest.MonkeyPatch):
+def test_rouge_stems_no_number(stemmed: list[str]):
     reference, response = (
         "zwoggled 73519 blorfing",
         "zwoggled 86240 blorfing 2025",
     )  # words no other test uses
     expected = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True).score(reference, response)["rougeL"]
-    stemmed: list[str] = []
-    step = porter.PorterStemmer._step1a
-
-    def counted(self: porter.PorterStemmer, word: str) -> str:
-        stemmed.append(word)
-        return step(self, word)
-
-    monkeypatch.setattr(porter.PorterStemmer, "_step1a", counted)
+    stemmed.clear()  # what the library's own scorer stemmed
     outcome = run_evaluator({"type": "rouge", "reference": reference}, response)
     assert outcome.score == expected.fmeasure
     assert sorted(stemmed) == ["blorfing", "zwoggled"]
