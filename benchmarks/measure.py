@@ -56,7 +56,8 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _timed(argv: list[str], cwd: Path, env: dict[str, str]) -> Measured:
+def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> Measured:
+    """``argv`` as a whole process: its wall and CPU seconds (children included), exit code, output."""
     cpu = _children_cpu()
     started = time.perf_counter()
     done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, check=False)
@@ -69,7 +70,7 @@ def bench_process(args: list[str], cwd: Path, env: dict[str, str] | None = None)
     phase = cwd / "phase.json"
     phase.unlink(missing_ok=True)
     environment = {**(env if env is not None else os.environ), "BENCH_BENCHMARK_PHASE": str(phase)}
-    measured = _timed([sys.executable, "-c", _BENCH_CHILD, *args], cwd, environment)
+    measured = timed([sys.executable, "-c", _BENCH_CHILD, *args], cwd, environment)
     if phase.exists():
         figures = json.loads(phase.read_text())
         measured.run_wall, measured.run_cpu = figures["wall"], figures["cpu"]
@@ -121,7 +122,7 @@ def promptfoo_process(config: Path, concurrency: int, env: dict[str, str]) -> Me
         "-o",
         "out.json",
     ]
-    return _timed(argv, config.parent, env)
+    return timed(argv, config.parent, env)
 
 
 def promptfoo_counts(folder: Path, measured: Measured) -> str:
