@@ -6,6 +6,7 @@ hostile git configuration).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -408,3 +409,48 @@ def test_f01_an_interrupted_run_kills_the_agent_and_removes_its_workspace(tmp_pa
     assert not [p.name for p in scratch.iterdir() if p.name.startswith("bench-ws-")]
     with pytest.raises(ProcessLookupError):
         os.kill(int(pid_file.read_text()), 0)
+
+
+@pytest.mark.slow
+def test_f20_the_workspaces_of_a_killed_run_are_removed_by_the_next_run_and_no_others(tmp_path, repo):
+    from bench.workspace.roots.abandoned import hold, let_go
+
+    scratch = tmp_path / "tmp"  # made by private_tmpdir: this process's temp folder too
+    pid_file = tmp_path / "agent.pid"
+    command = agent(
+        tmp_path, f"Path({str(pid_file)!r}).write_text(str(os.getpid()))\nimport time\ntime.sleep(600)\n"
+    )
+    suite(tmp_path, command)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bench", "run", "suite.yaml", "-q"],
+        cwd=tmp_path,
+        env={**os.environ, "TMPDIR": str(scratch)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 30
+    while not pid_file.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert pid_file.exists(), "the agent never started"
+    proc.kill()
+    proc.wait()
+    killed = {p.name for p in scratch.iterdir() if p.name.startswith("bench-ws-")}
+    assert len(killed) == 1
+    assert (scratch / killed.pop() / "tasks" / "1" / "work" / "a.txt").is_file()
+    live = scratch / "bench-ws-live"  # another run's, still running: its owner file is locked
+    live.mkdir()
+    held = hold(live)
+    kept = scratch / "bench-ws-kept"  # kept workspaces: no owner file
+    (kept / "tasks").mkdir(parents=True)
+    try:
+        outcome = run_suite(suite(tmp_path, agent(tmp_path, "print('done')\n")))
+        assert result(outcome)["status"] == "passed"
+        assert sorted(p.name for p in scratch.iterdir() if p.name.startswith("bench-ws-")) == [
+            "bench-ws-kept",
+            "bench-ws-live",
+        ]
+    finally:
+        let_go(live, held)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(int(pid_file.read_text()), signal.SIGKILL)

@@ -27,6 +27,7 @@ from typing import Any
 
 from bench.vocabulary.models import CaptureCheck, RepoSpec
 from bench.workspace.captures import capture, shown
+from bench.workspace.roots.abandoned import hold, let_go, sweep
 from bench.workspace.safe_git import GitError as GitError  # re-exported: the runner catches it
 from bench.workspace.safe_git import git
 from bench.workspace.walk import walk
@@ -47,6 +48,8 @@ DIFF_FIELDS = (
 )
 #: The ``artifacts`` key of a replayed response's stored workspace summary: the new result keeps it.
 STORED_WORKSPACE = "stored_workspace"
+#: The name a run's workspace root starts with, in the temp folder.
+ROOT_PREFIX = "bench-ws-"
 #: Files larger than this are never read into the snapshot (a sparse 5 GB file would be hashed
 #: whole): a placeholder naming the size stands in for them and the change says ``truncated``.
 MAX_SNAPSHOT_FILE_BYTES = 100 * 1024 * 1024
@@ -398,7 +401,10 @@ class Workspaces:
 
     def __init__(self, keep: bool = False, root: Path | None = None) -> None:
         self.keep = keep
-        self.root = Path(tempfile.mkdtemp(prefix="bench-ws-", dir=root))
+        sweep(root or Path(tempfile.gettempdir()), ROOT_PREFIX, _remove)
+        self.root = Path(tempfile.mkdtemp(prefix=ROOT_PREFIX, dir=root))
+        #: While it is held, no other run's sweep takes this root; kept workspaces are never swept.
+        self._owner = None if keep else hold(self.root)
         self._mirrors: dict[str, asyncio.Task[Path]] = {}
         self._count = 0
 
@@ -459,6 +465,8 @@ class Workspaces:
             _remove(self.root / "snapshots")
         else:
             _remove(self.root)
+        let_go(self.root, self._owner)
+        self._owner = None
 
 
 def placed_home(folder: Path, name: str) -> Path:
