@@ -381,9 +381,8 @@ def test_h05_secrets_an_agent_writes_into_a_captured_file_are_redacted(tmp_path,
     assert not any(canary.encode() in data for data in stored)
 
 
-@pytest.mark.slow
-def test_f01_an_interrupted_run_kills_the_agent_and_removes_its_workspace(tmp_path, repo):
-    scratch = tmp_path / "tmp"  # made by private_tmpdir
+def hanging_run(tmp_path: Path) -> tuple[subprocess.Popen[str], Path]:
+    """``bench run`` in a process of its own, its agent asleep in its workspace; the agent's pid file."""
     pid_file = tmp_path / "agent.pid"
     command = agent(
         tmp_path, f"Path({str(pid_file)!r}).write_text(str(os.getpid()))\nimport time\ntime.sleep(600)\n"
@@ -392,7 +391,7 @@ def test_f01_an_interrupted_run_kills_the_agent_and_removes_its_workspace(tmp_pa
     proc = subprocess.Popen(
         [sys.executable, "-m", "bench", "run", "suite.yaml", "-q"],
         cwd=tmp_path,
-        env={**os.environ, "TMPDIR": str(scratch)},
+        env={**os.environ, "TMPDIR": str(tmp_path / "tmp")},  # made by private_tmpdir
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -402,6 +401,13 @@ def test_f01_an_interrupted_run_kills_the_agent_and_removes_its_workspace(tmp_pa
     while not pid_file.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert pid_file.exists(), proc.stderr.read() if proc.poll() is not None else "the agent never started"
+    return proc, pid_file
+
+
+@pytest.mark.slow
+def test_f01_an_interrupted_run_kills_the_agent_and_removes_its_workspace(tmp_path, repo):
+    scratch = tmp_path / "tmp"
+    proc, pid_file = hanging_run(tmp_path)
     assert [p.name for p in scratch.iterdir() if p.name.startswith("bench-ws-")]  # the workspace exists
     proc.send_signal(signal.SIGINT)
     proc.communicate(timeout=10)
@@ -416,25 +422,9 @@ def test_f20_the_workspaces_of_a_killed_run_are_removed_by_the_next_run_and_no_o
     from bench.workspace.roots.abandoned import hold, let_go
 
     scratch = tmp_path / "tmp"  # made by private_tmpdir: this process's temp folder too
-    pid_file = tmp_path / "agent.pid"
-    command = agent(
-        tmp_path, f"Path({str(pid_file)!r}).write_text(str(os.getpid()))\nimport time\ntime.sleep(600)\n"
-    )
-    suite(tmp_path, command)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "bench", "run", "suite.yaml", "-q"],
-        cwd=tmp_path,
-        env={**os.environ, "TMPDIR": str(scratch)},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    deadline = time.monotonic() + 30
-    while not pid_file.exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert pid_file.exists(), "the agent never started"
+    proc, pid_file = hanging_run(tmp_path)
     proc.kill()
-    proc.wait()
+    proc.communicate()
     killed = {p.name for p in scratch.iterdir() if p.name.startswith("bench-ws-")}
     assert len(killed) == 1
     assert (scratch / killed.pop() / "tasks" / "1" / "work" / "a.txt").is_file()
