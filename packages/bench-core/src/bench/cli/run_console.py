@@ -47,11 +47,13 @@ def prepare_process(verbose: bool) -> None:
     if verbose:
         _verbose_logging()
     # A run allocates many short-lived objects; the default GC thresholds make Python rescan
-    # long-lived ones (modules, the registry) over and over. Freeze those and collect less often.
+    # long-lived ones (modules, the registry) over and over. Freeze those and collect less often,
+    # from here on (``bench.cli.main`` held the collector back until now).
     # No full collection first: start-up leaves no garbage cycles to free (it found none), and
     # scanning every object cost ~20 ms, a twentieth of a one-task run.
     gc.freeze()
     gc.set_threshold(50_000, 50, 100)
+    gc.enable()
 
 
 def print_dry_run(dry: DryRun) -> int:
