@@ -10,6 +10,8 @@ import pytest
 from bench.api import run_blocking
 from bench.llm.providers import eventloop
 from bench.vocabulary.errors import ConfigError
+from bench.workspace import safe_git
+from bench.workspace.safe_git import GitError, feed_stdin
 
 
 async def _loop_module() -> str:
@@ -65,8 +67,6 @@ def test_c21_a_program_that_closed_its_stdin_before_the_prompt_is_written_is_no_
     monkeypatch: pytest.MonkeyPatch, loop: str
 ) -> None:
     """uvloop raises RuntimeError (not BrokenPipeError) writing to a pipe the program closed."""
-    from bench.execution.targets.command import _feed
-
     monkeypatch.setenv(eventloop.ENV, loop)
     program = "import os; os.close(0)"
 
@@ -81,7 +81,39 @@ def test_c21_a_program_that_closed_its_stdin_before_the_prompt_is_written_is_no_
                 break
             await asyncio.sleep(0.01)
         closed = proc.stdin.is_closing()
-        await _feed(proc.stdin, b"the prompt")
+        await feed_stdin(proc.stdin, b"the prompt")
         return closed
 
     assert run_blocking(feed_a_closed_pipe) is True
+
+
+@pytest.mark.parametrize("loop", ["uvloop", "asyncio"])
+def test_git_that_exits_before_its_stdin_is_written_reports_its_own_error(
+    monkeypatch: pytest.MonkeyPatch, tmp_path, loop: str
+) -> None:
+    """Under uvloop ``communicate(stdin)`` raised RuntimeError (the pipe's handler closed) in
+    place of git's own message when git had exited before its stdin was written."""
+    monkeypatch.setenv(eventloop.ENV, loop)
+    spawn = asyncio.create_subprocess_exec
+
+    async def spawned_and_exited(*args, **kwargs):  # git is done before bench writes to it
+        proc = await spawn(*args, **kwargs)
+        await proc.wait()
+        for _ in range(500):
+            if proc.stdin is None or proc.stdin.is_closing():
+                break
+            await asyncio.sleep(0.01)
+        return proc
+
+    monkeypatch.setattr(safe_git.asyncio, "create_subprocess_exec", spawned_and_exited)
+
+    async def hash_into_no_repository() -> str:
+        try:
+            await safe_git.git("hash-object", "-w", "--stdin", stdin=b"data", git_dir=tmp_path / "none")
+        except GitError as exc:
+            return str(exc)
+        return "no error"
+
+    assert run_blocking(hash_into_no_repository) == (
+        f"git hash-object failed: fatal: not a git repository: '{tmp_path / 'none'}'"
+    )

@@ -87,7 +87,7 @@ async def git(
         start_new_session=True,
     )
     try:
-        out, err = await asyncio.wait_for(proc.communicate(stdin), timeout)
+        out, err = await asyncio.wait_for(_exchange(proc, stdin), timeout)
     except (asyncio.TimeoutError, asyncio.CancelledError) as exc:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
@@ -102,3 +102,34 @@ async def git(
             detail += "; an offline run clones only repositories on this machine (give a path)"
         raise GitError(f"git {args[0]} failed: {detail}")
     return out
+
+
+async def _exchange(proc: asyncio.subprocess.Process, stdin: bytes | None) -> tuple[bytes, bytes]:
+    """``proc.communicate(stdin)``, but a git that exits before reading its stdin (a bad option,
+    a failed ``apply``) is left to say why in its exit status and stderr."""
+    assert proc.stdout is not None
+    assert proc.stderr is not None
+    reading = asyncio.gather(proc.stdout.read(), proc.stderr.read())
+    if stdin is None:
+        out, err = await reading
+    else:
+        (out, err), _ = await asyncio.gather(reading, feed_stdin(proc.stdin, stdin))
+    await proc.wait()
+    return out, err
+
+
+async def feed_stdin(stdin: asyncio.StreamWriter | None, data: bytes) -> None:
+    """Write ``data`` to a child's stdin and close it; a child that stopped reading (or exited)
+    first is no error here: what it does next (its exit status) says what went wrong."""
+    assert stdin is not None
+    try:
+        stdin.write(data)
+        await stdin.drain()
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+    except RuntimeError:
+        if not stdin.is_closing():
+            raise
+        # uvloop: the child exited (its pipe closed) before the data was written
+    finally:
+        stdin.close()

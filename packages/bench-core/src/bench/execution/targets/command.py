@@ -43,6 +43,7 @@ from bench.vocabulary.errors import ConfigError, TargetError
 from bench.vocabulary.models import Response, Task, Usage
 from bench.workspace import network_guard, trajectory
 from bench.workspace.container import ContainerSandbox
+from bench.workspace.safe_git import feed_stdin
 from bench.workspace.sandbox import Tail
 from bench.workspace.sandboxes import Mount, Sandbox, SandboxRun
 
@@ -240,7 +241,7 @@ class CommandTarget(Target[CommandConfig]):
             assert proc.stderr is not None
             readers: list[Any] = [stdout.drain(proc.stdout), stderr.drain(proc.stderr)]
             if not substituted:
-                readers.append(_feed(proc.stdin, prompt.encode()))
+                readers.append(feed_stdin(proc.stdin, prompt.encode()))
             await asyncio.wait_for(asyncio.gather(*readers), limit)
             code = await proc.wait()
         except asyncio.TimeoutError:
@@ -248,18 +249,3 @@ class CommandTarget(Target[CommandConfig]):
         finally:
             await stop_program(proc)
         return stdout, stderr, code
-
-
-async def _feed(stdin: asyncio.StreamWriter | None, data: bytes) -> None:
-    assert stdin is not None
-    try:
-        stdin.write(data)
-        await stdin.drain()
-    except (BrokenPipeError, ConnectionResetError):
-        pass  # the program does not read its stdin; that is its business
-    except RuntimeError:
-        if not stdin.is_closing():
-            raise
-        # uvloop: the program exited (its pipe closed) before the prompt was written
-    finally:
-        stdin.close()
