@@ -63,12 +63,13 @@ class Loads:
         return f"{low:.1f}" if f"{low:.1f}" == f"{high:.1f}" else f"{low:.1f}-{high:.1f}"
 
 
-def _spread(values: Sequence[float], form: str) -> str:
-    """The median of ``values`` and, for more than one, their range, each written with ``form``."""
-    median = format(statistics.median(values), form)
+def _spread(values: Sequence[float], form: str, unit: str = "") -> str:
+    """The median of ``values`` and, for more than one, their range, each written with ``form``
+    and followed by ``unit``."""
+    median = format(statistics.median(values), form) + unit
     if len(values) == 1:
         return median
-    return f"{median} ({format(min(values), form)}-{format(max(values), form)})"
+    return f"{median} ({format(min(values), form)}-{format(max(values), form)}{unit})"
 
 
 def _bench(folder: Path, suite: Path, *extra: str, env: dict[str, str] | None = None) -> Measured:
@@ -107,11 +108,11 @@ def deterministic(missing: str | None, pairs: int) -> list[Row]:
             loads.note()
             for shape in shapes:
                 cpu = [m.cpu for m in ours[shape]]
-                measured = f"bench {_spread(cpu, '.2f')} s CPU"
+                measured = f"bench {_spread(cpu, '.2f', ' s')} CPU"
                 if theirs:
                     ratios = [t.cpu / o.cpu for t, o in zip(theirs, ours[shape], strict=True)]
-                    value = _spread(ratios, ".1f") + "x"
-                    measured += f", promptfoo {_spread([t.cpu for t in theirs], '.1f')} s"
+                    value = _spread(ratios, ".1f", "x")
+                    measured += f", promptfoo {_spread([t.cpu for t in theirs], '.1f', ' s')}"
                 else:
                     value = f"- ({missing})"
                 label = f"{n:,} deterministic cases, tasks in {shape}, CPU"
@@ -194,8 +195,9 @@ def nlp(pairs: int) -> list[Row]:
         (
             "BLEU + ROUGE over 10,000 pairs, vs the libraries called directly",
             f"{_spread(by_wall, '.0%')} of their speed",
-            f"whole processes: bench {_spread([o.wall for o in ours], '.2f')} s wall, the libraries' loop "
-            f"{_spread([t.wall for t in theirs], '.2f')} s; by CPU {_spread(by_cpu, '.0%')}",
+            f"whole processes: bench {_spread([o.wall for o in ours], '.2f', ' s')} wall, "
+            f"the libraries' loop {_spread([t.wall for t in theirs], '.2f', ' s')}; "
+            f"by CPU {_spread(by_cpu, '.0%')}",
             str(loads),
         )
     ]
