@@ -74,6 +74,10 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return mapping
 
 
+#: ``json.loads`` with these hooks, made once (``loads`` builds a decoder on every call given hooks).
+_ROW_DECODER = json.JSONDecoder(object_pairs_hook=_unique, parse_constant=_refuse)
+
+
 def json_row(text: str, substitute: bool) -> bool:
     """Whether a flow mapping's ``text``, already parsed as YAML, reads as the same data with
     ``json.loads``: an object, no duplicate key, no NaN or Infinity, no surrogate escape, not
@@ -83,7 +87,7 @@ def json_row(text: str, substitute: bool) -> bool:
     if text.count("{") + text.count("[") > MAX_DEPTH - 3:
         return False  # counted loosely (inside strings too): such a row is read as YAML
     try:
-        data = json.loads(text, object_pairs_hook=_unique, parse_constant=_refuse)
+        data = _ROW_DECODER.decode(text)
     except (ValueError, RecursionError):
         return False
     return isinstance(data, dict)
