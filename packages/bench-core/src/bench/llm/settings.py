@@ -10,7 +10,7 @@ from bench.vocabulary.documented import Documented
 
 
 class _Strict(Documented):
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    model_config = ConfigDict(defer_build=True, extra="forbid", allow_inf_nan=False)
 
 
 class ModelLimits(_Strict):

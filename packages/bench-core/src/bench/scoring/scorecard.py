@@ -52,7 +52,7 @@ MAX_WEIGHT = 1_000_000
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    model_config = ConfigDict(defer_build=True, extra="forbid", allow_inf_nan=False)
 
 
 class Normalization(_Strict):

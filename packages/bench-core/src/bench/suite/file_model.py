@@ -21,7 +21,7 @@ from bench.vocabulary.models import MIB, AfterTask, CaptureCheck, Conversation, 
 
 class Strict(BaseModel):
     # allow_inf_nan: YAML's .inf and .nan are numbers to PyYAML, never sensible settings (N08).
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    model_config = ConfigDict(defer_build=True, extra="forbid", allow_inf_nan=False)
 
 
 class Defaults(Strict):

@@ -1,4 +1,8 @@
-"""The data a run moves around: a task, the system's response to it, and their parts."""
+"""The data a run moves around: a task, the system's response to it, and their parts.
+
+Each model's schema is built at its first use (``defer_build``): a run pays only for the ones it
+validates (a recorded run never builds the conversation's, for one).
+"""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ from pydantic_core import PydanticCustomError
 class Message(BaseModel):
     """One OpenAI-style chat message."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(defer_build=True, extra="allow")
 
     role: Literal["system", "user", "assistant", "tool", "developer"]
     content: str | list[Any] | None = None
@@ -20,7 +24,7 @@ class Message(BaseModel):
 class ToolCall(BaseModel):
     """A tool (function) call the system made; ``arguments`` is the decoded JSON when it parses."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     name: str
     arguments: Any = Field(default_factory=dict)
@@ -35,7 +39,7 @@ class ToolMock(BaseModel):
     else ``response`` (text as it is, anything else as JSON).
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     name: str = Field(min_length=1)
     response: Any = ""
@@ -50,7 +54,7 @@ class ToolMock(BaseModel):
 class Usage(BaseModel):
     """Tokens, cost and timing of producing a response; ``None`` means unknown, never zero."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     input_tokens: int | None = None
     output_tokens: int | None = None
@@ -72,7 +76,7 @@ class Response(BaseModel):
     Later parts of bench (LLM targets, agents, workspaces) fill the other fields.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     output: str | None = None
     error: str | None = None
@@ -111,7 +115,7 @@ MIB = 1024 * 1024
 class RepoSpec(BaseModel):
     """A git repository a task runs in: a URL or a local path, and which branch or commit."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     source: str
     branch: str | None = None
@@ -132,7 +136,7 @@ class RepoSpec(BaseModel):
 class CaptureCheck(BaseModel):
     """An AgentClash ``post_execution_checks`` entry: what to keep from the workspace after the run."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     type: Literal["file_capture", "directory_listing"]
     path: str
@@ -149,7 +153,7 @@ class AfterTask(BaseModel):
     It cannot change the result: a failure or a timeout is a warning on bench's standard error.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     #: The program and its arguments (no shell).
     command: list[str] = Field(min_length=1)
@@ -163,7 +167,7 @@ class ReplyExpectation(BaseModel):
     """What a scripted turn's reply should hold; a reply that falls short is a *mismatch*, which
     steers the conversation (a phase ``when: after_mismatch``) and is no verdict."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     #: The reply holds this text (case-sensitive).
     contains: str | None = None
@@ -186,7 +190,7 @@ class ReplyExpectation(BaseModel):
 class ScriptedTurn(BaseModel):
     """One scripted user turn: the user's message, and checks of the assistant's reply to it."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     #: The user's message (text, or OpenAI-style content parts).
     user: str | list[Any]
@@ -199,7 +203,7 @@ class ScriptedTurn(BaseModel):
 class StopConditions(BaseModel):
     """When a simulated user's phase ends before ``max_turns``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     #: The assistant's reply holds one of these texts (case-insensitive).
     assistant_says: list[str] = Field(default_factory=list)
@@ -212,7 +216,7 @@ class StopConditions(BaseModel):
 class UserSimulator(BaseModel):
     """A model playing the user: who they are, what they want, and when they stop."""
 
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    model_config = ConfigDict(defer_build=True, extra="forbid", allow_inf_nan=False)
 
     model: str = Field(min_length=1)
     #: Who the user is (their situation, tone).
@@ -235,7 +239,7 @@ class UserSimulator(BaseModel):
 class PersonTurn(BaseModel):
     """A turn only a person can take: the conversation stops there, waiting for them."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     #: What the person is asked to do (shown where they are asked).
     prompt: str = ""
@@ -249,7 +253,7 @@ class PersonTurn(BaseModel):
 class ConversationPhase(BaseModel):
     """One phase of a conversation: scripted turns, a simulated user, or a person."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     turns: list[ScriptedTurn | str] | None = Field(default=None, min_length=1)
     user_simulator: UserSimulator | None = None
@@ -278,7 +282,7 @@ class Conversation(BaseModel):
     ``turns`` then ``user_simulator`` are the two-phase shorthand; ``phases`` orders any number.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     turns: list[ScriptedTurn | str] | None = Field(default=None, min_length=1)
     user_simulator: UserSimulator | None = None
@@ -325,7 +329,7 @@ class Task(BaseModel):
     task's input is a chat conversation. ``response`` is a recorded response: no target is called.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     id: str
     prompt: str | None = None

@@ -47,7 +47,7 @@ def _unset(value: Any) -> bool:
 class EvaluatorOutcome(BaseModel):
     """One evaluator's verdict on one task. ``error`` set means no verdict was reached."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     name: str
     type: str
@@ -62,7 +62,7 @@ class EvaluatorOutcome(BaseModel):
 class TaskResult(BaseModel):
     """A finished task: its response, every evaluator's verdict and the overall status."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     id: str
     #: Which run of the task this is (0..repeat-1).

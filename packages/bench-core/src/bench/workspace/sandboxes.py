@@ -29,7 +29,7 @@ __all__ = ["Mount", "RegisterSandbox", "Sandbox", "SandboxConfig", "SandboxRun"]
 class SandboxConfig(BaseModel):
     """Settings every sandbox takes; a sandbox's ``Config`` subclasses it."""
 
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    model_config = ConfigDict(defer_build=True, extra="forbid", allow_inf_nan=False)
 
     type: str
     """The registered sandbox type (``container``, or one a plugin registers)."""
