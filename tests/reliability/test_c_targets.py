@@ -239,13 +239,56 @@ def test_c21_killing_bench_kills_the_command_and_its_daemons(tmp_path):
         bench.send_signal(signal.SIGKILL)
         bench.wait()
     # the killed run's scratch is left in tmp_path (removed with it), not in the host's /tmp
-    assert [p.name[:10] for p in tmp_path.glob("bench-cmd-*")] == ["bench-cmd-"]
+    assert [p.name[:10] for p in tmp_path.glob("bench-scratch-*/bench-cmd-*")] == ["bench-cmd-"]
     pids = [int(line) for line in pidfile.read_text().split()]
     assert _gone(pids) == []
     deadline = time.monotonic() + 5
     while processes_with(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert processes_with(marker) == []
+
+
+def test_f21_the_scratch_of_a_killed_run_is_removed_by_the_next_run_and_no_others(tmp_path):
+    from bench.workspace.roots.abandoned import hold, let_go
+
+    started = tmp_path / "started"
+    program = f"import pathlib, time; pathlib.Path({str(started)!r}).write_text('x'); time.sleep(600)"
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(
+        f"target: {{type: command, command: [{json.dumps(sys.executable)}, -c, {json.dumps(program)}]}}\n"
+        "tasks:\n  - {id: t, prompt: x, timeout: 60, evaluate: {expected: hello}}\n"
+    )
+    bench = _bench(tmp_path, suite)
+    try:
+        deadline = time.monotonic() + 30
+        while not started.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert started.exists(), "the command never ran"
+    finally:
+        bench.send_signal(signal.SIGKILL)
+        bench.wait()
+    [killed] = tmp_path.glob("bench-scratch-*")
+    assert sorted(p.name for p in killed.glob("bench-cmd-*/*")) == ["messages.json", "prompt.txt"]
+    live = tmp_path / "bench-scratch-live"  # another process's, still running: its owner file is locked
+    live.mkdir()
+    held = hold(live)
+    unowned = tmp_path / "bench-scratch-unowned"  # made where flock is missing: never swept
+    unowned.mkdir()
+    try:
+        echo = tmp_path / "echo.yaml"
+        echo.write_text(
+            f"target: {{type: command, command: [{json.dumps(sys.executable)}, -c, 'print(\"hello\")']}}\n"
+            "tasks:\n  - {id: t, prompt: x, evaluate: {expected: hello}}\n"
+        )
+        output, _ = _bench(tmp_path, echo).communicate(timeout=60)
+        assert b"1 passed" in output, output.decode()
+        # the killed run's root is gone, and so is the new run's own (removed as it exited)
+        assert sorted(p.name for p in tmp_path.glob("bench-scratch-*")) == [
+            "bench-scratch-live",
+            "bench-scratch-unowned",
+        ]
+    finally:
+        let_go(live, held)
 
 
 def test_c21_huge_output_is_capped_keeping_the_tail(bench_suite_file):

@@ -444,3 +444,23 @@ def test_f20_the_workspaces_of_a_killed_run_are_removed_by_the_next_run_and_no_o
         let_go(live, held)
         with contextlib.suppress(ProcessLookupError):
             os.kill(int(pid_file.read_text()), signal.SIGKILL)
+
+
+def test_scratch_folders_share_one_held_root_per_temp_folder_and_go_when_their_block_ends(
+    tmp_path, monkeypatch
+):
+    from bench.workspace import scratch_folder
+
+    with scratch_folder("bench-x-") as one, scratch_folder("bench-y-") as two:
+        root = one.parent
+        assert (root.parent, two.parent) == (tmp_path / "tmp", root)
+        assert root.name.startswith("bench-scratch-") and (root / ".owner").is_file()
+        assert (one.name[:8], two.name[:8]) == ("bench-x-", "bench-y-")
+        (one / "left.txt").write_text("x")
+    assert (one.exists(), two.exists(), root.is_dir()) == (False, False, True)
+    elsewhere = tmp_path / "elsewhere"  # TMPDIR changed: the next folders go there
+    elsewhere.mkdir()
+    monkeypatch.setenv("TMPDIR", str(elsewhere))
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    with scratch_folder("bench-x-") as three:
+        assert three.parent.parent == elsewhere

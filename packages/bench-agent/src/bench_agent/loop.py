@@ -9,7 +9,6 @@ call and the summed token usage and cost.
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 from typing import Any, Literal, get_args
 
@@ -17,7 +16,7 @@ from pydantic import Field
 
 from bench import Response, SuiteContext, Target, TargetConfig, TargetError, Task
 from bench.llm import LLMRequest, Message, tool_loop
-from bench.workspace import Sandbox, Workbench, open_sandbox, specs
+from bench.workspace import Sandbox, Workbench, open_sandbox, scratch_folder, specs
 
 SYSTEM = (
     "You are a software agent working in a repository. Use the tools to inspect and change files "
@@ -72,8 +71,8 @@ class AgentTarget(Target[AgentConfig]):
     async def respond(self, task: Task) -> Response:
         if task.workspace is not None:
             return await self._loop(task, Path(task.workspace))
-        with tempfile.TemporaryDirectory(prefix="bench-agent-") as scratch:
-            return await self._loop(task, Path(scratch))
+        with scratch_folder("bench-agent-") as scratch:
+            return await self._loop(task, scratch)
 
     async def _loop(self, task: Task, root: Path) -> Response:
         config = self.config

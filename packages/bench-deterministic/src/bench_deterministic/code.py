@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 import shlex
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -16,7 +15,7 @@ from bench import Evaluator, EvaluatorConfig, EvaluatorError, Result, Sample
 from bench.vocabulary import excerpt, loads_strict
 
 # the module running a program as a child with limits (a Config's own field is named sandbox)
-from bench.workspace import OfflineRefused, Sandbox, open_sandbox
+from bench.workspace import OfflineRefused, Sandbox, open_sandbox, scratch_folder
 from bench.workspace import sandbox as limited
 
 TAIL = 2000
@@ -211,14 +210,12 @@ class CodeExecution(Evaluator[CodeConfig]):
             raise EvaluatorError("require_isolation: no namespace sandbox here (needs root and unshare)")
         language = LANGUAGES[config.language]
         code = extract_code(sample.output, config.language) if config.extract_code else sample.output
-        workdir = Path(tempfile.mkdtemp(prefix="bench-code-"))
-        try:
-            argv, python = self._prepare(workdir, code, language)
-            execution = await limited.run(argv, workdir, config.limits(), python=python)
-        except OfflineRefused as exc:  # an offline run that cannot keep the program off the network
-            raise EvaluatorError(f"{exc}; the program was not run") from None
-        finally:
-            shutil.rmtree(workdir, ignore_errors=True)
+        with scratch_folder("bench-code-") as workdir:
+            try:
+                argv, python = self._prepare(workdir, code, language)
+                execution = await limited.run(argv, workdir, config.limits(), python=python)
+            except OfflineRefused as exc:  # an offline run that cannot keep the program off the network
+                raise EvaluatorError(f"{exc}; the program was not run") from None
         return self._score(execution)
 
     async def _evaluate_inside(self, box: Sandbox, sample: Sample) -> Result:
@@ -227,14 +224,13 @@ class CodeExecution(Evaluator[CodeConfig]):
         config = self.config
         language = LANGUAGES[config.language]
         code = extract_code(sample.output, config.language) if config.extract_code else sample.output
-        workdir = Path(tempfile.mkdtemp(prefix="bench-code-"))
-        try:
-            argv, _ = self._prepare(workdir, code, language, interpreter=language.interpreter or "python3")
-            execution = await limited.run_inside(box, argv, workdir, config.timeout_ms / 1000)
-        except OfflineRefused as exc:
-            raise EvaluatorError(f"{exc}; the program was not run") from None
-        finally:
-            shutil.rmtree(workdir, ignore_errors=True)
+        interpreter = language.interpreter or "python3"
+        with scratch_folder("bench-code-") as workdir:
+            try:
+                argv, _ = self._prepare(workdir, code, language, interpreter=interpreter)
+                execution = await limited.run_inside(box, argv, workdir, config.timeout_ms / 1000)
+            except OfflineRefused as exc:
+                raise EvaluatorError(f"{exc}; the program was not run") from None
         return self._score(execution)
 
     def _prepare(

@@ -5,7 +5,8 @@ The public API for plugins that read what an agent left in its workspace (docs/p
 what changed between two commits, ``rebuilt`` makes a stored run's workspace again (its base
 commit and kept change) for ``bench rescore``, ``read_inside`` and ``list_inside`` never leave it,
 ``Workbench`` and ``specs`` give a model the workspace's tools, and ``sandbox`` runs code in a
-child process with limits; ``Sandbox`` is the contract of a place a command runs instead of
+child process with limits, ``scratch_folder`` holds a task's scratch files (removed by the next
+run if this one is killed); ``Sandbox`` is the contract of a place a command runs instead of
 the host (``bench_register_sandboxes``) and ``open_sandbox`` opens the one a ``sandbox:``
 setting names, whichever plugin registered its type. Names load on first use.
 """
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from bench.workspace.network_guard import OfflineRefused as OfflineRefused
     from bench.workspace.network_guard import child_prefix as child_prefix
     from bench.workspace.network_guard import install_from_env as install_from_env
+    from bench.workspace.roots.scratch import scratch_folder as scratch_folder
     from bench.workspace.safe_git import GitError as GitError
     from bench.workspace.safe_git import git as git
     from bench.workspace.sandboxes import Mount as Mount
@@ -62,6 +64,7 @@ _EXPORTS = {
     "rebuilt": "bench.intake.rebuilding",  # a stored run's workspace made again
     "child_prefix": "bench.workspace.network_guard",
     "OfflineRefused": "bench.workspace.network_guard",
+    "scratch_folder": "bench.workspace.roots.scratch",  # a task's scratch files, swept if bench is killed
 }
 
 _EXPORTS["sandbox"] = "bench.workspace.sandbox"  # a module exported whole

@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from bench.workspace import scratch_folder
 
 #: git runs without the user's or the repository's hooks, pagers or external diff programs.
 _SAFE = ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "--no-optional-locks"]
@@ -28,8 +29,8 @@ def folder_diff(folder: Path, base: str) -> list[dict[str, Any]]:
     youBencha runs ``git add .`` and ``git diff BASE``; this stages into a copy of the index, so
     the user's repository is left as it was.
     """
-    with tempfile.TemporaryDirectory(prefix="bench-yb-") as tmp:
-        index = Path(tmp) / "index"
+    with scratch_folder("bench-yb-") as tmp:
+        index = tmp / "index"
         git_dir = Path(_git(folder, dict(os.environ), "rev-parse", "--absolute-git-dir").strip())
         if (git_dir / "index").is_file():
             shutil.copyfile(git_dir / "index", index)

@@ -19,7 +19,6 @@ import functools
 import os
 import re
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,6 +27,7 @@ from bench.execution.targets.reaped import die_with, reaper_argv, stop_program
 from bench.vocabulary.models import Task
 from bench.vocabulary.results import ERROR, FAILED, PASSED, TaskResult
 from bench.workspace import network_guard
+from bench.workspace.roots.scratch import scratch_folder
 
 #: The statuses after which the command runs (not a person's turn, not an interrupted task).
 DECIDED = (PASSED, FAILED, ERROR)
@@ -59,8 +59,8 @@ async def _run(task: Task, result: TaskResult, redact: Callable[[str], str] | No
     except network_guard.OfflineRefused as exc:
         return f"not run: {exc}"
     text = serialize_result(result)  # as the store writes it: a lone surrogate escaped
-    with tempfile.TemporaryDirectory(prefix="bench-after-task-") as scratch:
-        path = Path(scratch, "result.json")
+    with scratch_folder("bench-after-task-") as scratch:
+        path = scratch / "result.json"
         path.write_text(redact(text) if redact is not None else text, encoding="utf-8")
         env = {
             **os.environ,

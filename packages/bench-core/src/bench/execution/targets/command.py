@@ -27,7 +27,6 @@ import os
 import shlex
 import shutil
 import signal
-import tempfile
 import uuid
 from pathlib import Path
 from typing import Any
@@ -43,6 +42,7 @@ from bench.vocabulary.errors import ConfigError, TargetError
 from bench.vocabulary.models import Response, Task, Usage
 from bench.workspace import network_guard, trajectory
 from bench.workspace.container import ContainerSandbox
+from bench.workspace.roots.scratch import scratch_folder
 from bench.workspace.safe_git import feed_stdin
 from bench.workspace.sandbox import Tail
 from bench.workspace.sandboxes import Mount, Sandbox, SandboxRun
@@ -119,8 +119,8 @@ class CommandTarget(Target[CommandConfig]):
         self.env = {**os.environ, **config.env}
 
     async def respond(self, task: Task) -> Response:
-        with tempfile.TemporaryDirectory(prefix="bench-cmd-") as scratch:
-            return await self._respond(task, Path(scratch))
+        with scratch_folder("bench-cmd-") as scratch:
+            return await self._respond(task, scratch)
 
     def _paths(self, task: Task, scratch: Path) -> tuple[Path, dict[str, str]]:
         """The program's folder on the host, and what each placeholder names where it runs."""

@@ -77,5 +77,5 @@ def sweep(parent: Path, prefix: str, remove: Callable[[Path], None]) -> list[Pat
         finally:
             os.close(owner)
     if removed:
-        _log.info("removed %d workspace folder(s) a killed run left: %s", len(removed), removed)
+        _log.info("removed %d folder(s) a killed run left: %s", len(removed), removed)
     return removed
