@@ -274,7 +274,16 @@ def _means_as_choices_draws_them(values: list[float], resamples: int, seed: int)
     return [sum(rng.choices(values, k=len(values))) / len(values) for _ in range(resamples)]
 
 
-_POOLS = [[0, 1], [0.0, 0.5, 1.0], [0, 0.25, 0.5, 0.75, 1], [-2.5, 0, 7.125], [1e6, 3.0], [0, 1.0, True]]
+_POOLS = [
+    [0, 1],
+    [0.0, 0.5, 1.0],
+    [0, 0.25, 0.5, 0.75, 1],
+    [-2.5, 0, 7.125],
+    [1e6, 3.0],
+    [0, 1.0, True],
+    [1],
+    [0.75],
+]
 
 
 @pytest.mark.every_python

@@ -454,7 +454,8 @@ def test_scratch_folders_share_one_held_root_per_temp_folder_and_go_when_their_b
     with scratch_folder("bench-x-") as one, scratch_folder("bench-y-") as two:
         root = one.parent
         assert (root.parent, two.parent) == (tmp_path / "tmp", root)
-        assert root.name.startswith("bench-scratch-") and (root / ".owner").is_file()
+        assert root.name.startswith("bench-scratch-")
+        assert (root / ".owner").is_file()
         assert (one.name[:8], two.name[:8]) == ("bench-x-", "bench-y-")
         (one / "left.txt").write_text("x")
     assert (one.exists(), two.exists(), root.is_dir()) == (False, False, True)

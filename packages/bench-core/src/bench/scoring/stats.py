@@ -154,6 +154,8 @@ def _counted_means(values: Sequence[float], resamples: int, seed: int) -> list[f
     starts = [i for i in range(1, n) if units[i] != units[i - 1]]
     if _at_least(n, nf) < 1 << 53:  # an index past the end: leave that to ``choices``
         return None
+    if not starts:  # one value: every resample's mean is the same, whatever the draws
+        return [units[0] * n / (1 << _DYADIC_BITS) / n] * resamples
     thresholds = [_at_least(s, nf) for s in starts]
     rng = random.Random(seed)
     means: list[float] = []
@@ -190,7 +192,10 @@ def _counted_means(values: Sequence[float], resamples: int, seed: int) -> list[f
 def _marks(column: bytes, value: int, over: bool = False) -> int:
     """A byte 1 where ``column``'s byte is ``value`` (or above it), else 0, as one integer: the
     bitwise operators then combine whole columns at C speed."""
-    table = bytes((v > value) if over else (v == value) for v in range(256))
+    if over:
+        table = bytes(value + 1) + b"\x01" * (255 - value)
+    else:
+        table = bytes(value) + b"\x01" + bytes(255 - value)
     return int.from_bytes(column.translate(table), "little")
 
 
