@@ -465,3 +465,32 @@ def test_scratch_folders_share_one_held_root_per_temp_folder_and_go_when_their_b
     monkeypatch.setattr(tempfile, "tempdir", None)
     with scratch_folder("bench-x-") as three:
         assert three.parent.parent == elsewhere
+
+
+def test_f20_a_killed_runs_root_is_removed_off_the_event_loop_and_gone_when_the_run_ends(
+    tmp_path, monkeypatch
+):
+    import threading
+
+    from bench.workspace import checkout as checkout_module
+    from bench.workspace.checkout import Workspaces
+
+    dead = tmp_path / "tmp" / "bench-ws-dead"  # its run was killed: the owner file is not locked
+    dead.mkdir()
+    (dead / ".owner").touch()
+    removing, release = threading.Event(), threading.Event()
+    remove = checkout_module._remove
+
+    def slow_remove(path: Path) -> None:  # a mirror of gigabytes
+        removing.set()
+        assert release.wait(10)
+        remove(path)
+
+    monkeypatch.setattr(checkout_module, "_remove", slow_remove)
+    workspaces = Workspaces()  # returns while the removal is still going on
+    assert removing.wait(10)
+    assert dead.is_dir()
+    release.set()
+    workspaces.close()
+    assert not dead.exists()
+    assert not workspaces.root.exists()

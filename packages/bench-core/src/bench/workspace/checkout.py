@@ -20,6 +20,7 @@ import shutil
 import stat
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -401,7 +402,10 @@ class Workspaces:
 
     def __init__(self, keep: bool = False, root: Path | None = None) -> None:
         self.keep = keep
-        sweep(root or Path(tempfile.gettempdir()), ROOT_PREFIX, _remove)
+        # In a thread: a killed run's mirrors can be gigabytes, whose removal must not stall the loop.
+        parent = root or Path(tempfile.gettempdir())
+        self._sweep = threading.Thread(target=sweep, args=(parent, ROOT_PREFIX, _remove), name="bench-sweep")
+        self._sweep.start()
         self.root = Path(tempfile.mkdtemp(prefix=ROOT_PREFIX, dir=root))
         #: While it is held, no other run's sweep takes this root; kept workspaces are never swept.
         self._owner = None if keep else hold(self.root)
@@ -467,6 +471,7 @@ class Workspaces:
             _remove(self.root)
         let_go(self.root, self._owner)
         self._owner = None
+        self._sweep.join()
 
 
 def placed_home(folder: Path, name: str) -> Path:
