@@ -479,14 +479,14 @@ def test_f20_a_killed_runs_root_is_removed_off_the_event_loop_and_gone_when_the_
     dead.mkdir()
     (dead / ".owner").touch()
     removing, release = threading.Event(), threading.Event()
-    remove = checkout_module._remove
+    remove = checkout_module.remove_tree
 
     def slow_remove(path: Path) -> None:  # a mirror of gigabytes
         removing.set()
         assert release.wait(10)
         remove(path)
 
-    monkeypatch.setattr(checkout_module, "_remove", slow_remove)
+    monkeypatch.setattr(checkout_module, "remove_tree", slow_remove)
     workspaces = Workspaces()  # returns while the removal is still going on
     assert removing.wait(10)
     assert dead.is_dir()

@@ -18,7 +18,6 @@ import itertools
 import os
 import shutil
 import stat
-import sys
 import tempfile
 import threading
 import time
@@ -28,7 +27,7 @@ from typing import Any
 
 from bench.vocabulary.models import CaptureCheck, RepoSpec
 from bench.workspace.captures import capture, shown
-from bench.workspace.roots.abandoned import hold, let_go, sweep
+from bench.workspace.roots.abandoned import hold, let_go, remove_tree, sweep
 from bench.workspace.safe_git import GitError as GitError  # re-exported: the runner catches it
 from bench.workspace.safe_git import git
 from bench.workspace.walk import walk
@@ -378,23 +377,8 @@ class Checkout:
 
     def cleanup(self) -> None:
         """Remove the workspace and the snapshot (the agent may have made files read-only)."""
-        _remove(self.home)
-        _remove(self.snapshot)
-
-
-def _remove(path: Path) -> None:
-    def writable(function: Any, name: str, _exc: Any) -> None:
-        parent = os.path.dirname(name)
-        os.chmod(parent, stat.S_IRWXU)
-        if os.path.isdir(name) and not os.path.islink(name):
-            os.chmod(name, stat.S_IRWXU)
-            shutil.rmtree(name, ignore_errors=True)
-        else:
-            os.unlink(name)
-
-    if os.path.lexists(path):
-        handler = {"onexc" if sys.version_info >= (3, 12) else "onerror": writable}
-        shutil.rmtree(path, **handler)  # type: ignore[arg-type]
+        remove_tree(self.home)
+        remove_tree(self.snapshot)
 
 
 class Workspaces:
@@ -404,7 +388,9 @@ class Workspaces:
         self.keep = keep
         # In a thread: a killed run's mirrors can be gigabytes, whose removal must not stall the loop.
         parent = root or Path(tempfile.gettempdir())
-        self._sweep = threading.Thread(target=sweep, args=(parent, ROOT_PREFIX, _remove), name="bench-sweep")
+        self._sweep = threading.Thread(
+            target=sweep, args=(parent, ROOT_PREFIX, remove_tree), name="bench-sweep"
+        )
         self._sweep.start()
         self.root = Path(tempfile.mkdtemp(prefix=ROOT_PREFIX, dir=root))
         #: While it is held, no other run's sweep takes this root; kept workspaces are never swept.
@@ -465,10 +451,10 @@ class Workspaces:
         for task in self._mirrors.values():
             task.cancel()
         if self.keep:  # only the workspaces stay; the snapshots need the mirrors
-            _remove(self.root / "mirrors")
-            _remove(self.root / "snapshots")
+            remove_tree(self.root / "mirrors")
+            remove_tree(self.root / "snapshots")
         else:
-            _remove(self.root)
+            remove_tree(self.root)
         let_go(self.root, self._owner)
         self._owner = None
         self._sweep.join()

@@ -1,5 +1,5 @@
-"""Workspace roots left by a bench process that died (SIGKILL, the OOM killer, a Ray worker whose
-node was lost), removed by the next run on the machine.
+"""Folders left by a bench process that died (SIGKILL, the OOM killer, a Ray worker whose node was
+lost): workspace roots and scratch roots, removed by the next bench process on the machine.
 
 A root holds an owner file that its process keeps locked with ``flock`` while it lives; the kernel
 drops the lock when the process dies, however it dies. A root whose owner file someone else can
@@ -12,13 +12,34 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import shutil
+import stat
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 _log = logging.getLogger(__name__)
 
 OWNER = ".owner"
+
+
+def remove_tree(path: Path) -> None:
+    """Remove ``path`` and all it holds, even what a program made read-only (if it exists)."""
+
+    def writable(function: Any, name: str, _exc: Any) -> None:
+        parent = os.path.dirname(name)
+        os.chmod(parent, stat.S_IRWXU)
+        if os.path.isdir(name) and not os.path.islink(name):
+            os.chmod(name, stat.S_IRWXU)
+            shutil.rmtree(name, ignore_errors=True)
+        else:
+            os.unlink(name)
+
+    if os.path.lexists(path):
+        handler = {"onexc" if sys.version_info >= (3, 12) else "onerror": writable}
+        shutil.rmtree(path, **handler)  # type: ignore[arg-type]
 
 
 def hold(root: Path) -> int | None:

@@ -13,13 +13,12 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
-import shutil
 import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from bench.workspace.roots.abandoned import hold, let_go, sweep
+from bench.workspace.roots.abandoned import hold, let_go, remove_tree, sweep
 
 ROOT_PREFIX = "bench-scratch-"
 
@@ -29,14 +28,10 @@ _lock = threading.Lock()
 _current: tuple[int, str, Path] | None = None
 
 
-def _remove(path: Path) -> None:
-    shutil.rmtree(path, ignore_errors=True)
-
-
 def _close(root: Path, held: int | None, pid: int) -> None:
     if os.getpid() == pid:  # a forked child inherits the hook: only the process that made it removes it
         let_go(root, held)
-        _remove(root)
+        remove_tree(root)
 
 
 def _root() -> Path:
@@ -46,7 +41,7 @@ def _root() -> Path:
         current = _current
         if current is not None and current[:2] == (os.getpid(), parent) and current[2].is_dir():
             return current[2]
-        sweep(Path(parent), ROOT_PREFIX, _remove)
+        sweep(Path(parent), ROOT_PREFIX, remove_tree)
         root = Path(tempfile.mkdtemp(prefix=ROOT_PREFIX, dir=parent))
         atexit.register(_close, root, hold(root), os.getpid())
         _current = (os.getpid(), parent, root)
@@ -61,4 +56,4 @@ def scratch_folder(prefix: str) -> Iterator[Path]:
     try:
         yield folder
     finally:
-        _remove(folder)
+        remove_tree(folder)
