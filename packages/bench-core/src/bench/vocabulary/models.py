@@ -1,8 +1,4 @@
-"""The data a run moves around: a task, the system's response to it, and their parts.
-
-Each model's schema is built at its first use (``defer_build``): a run pays only for the ones it
-validates (a recorded run never builds the conversation's, for one).
-"""
+"""The data a run moves around: a task, the system's response to it, and their parts."""
 
 from __future__ import annotations
 
@@ -12,34 +8,37 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
 
-class Message(BaseModel):
+class _Model(BaseModel):
+    """Unknown fields are refused, and the schema is built at first use (``defer_build``): a run
+    pays only for the models it validates (a recorded run never builds the conversation's)."""
+
+    model_config = ConfigDict(defer_build=True, extra="forbid")
+
+
+class Message(_Model):
     """One OpenAI-style chat message."""
 
-    model_config = ConfigDict(defer_build=True, extra="allow")
+    model_config = ConfigDict(extra="allow")
 
     role: Literal["system", "user", "assistant", "tool", "developer"]
     content: str | list[Any] | None = None
 
 
-class ToolCall(BaseModel):
+class ToolCall(_Model):
     """A tool (function) call the system made; ``arguments`` is the decoded JSON when it parses."""
-
-    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     name: str
     arguments: Any = Field(default_factory=dict)
     id: str | None = None
 
 
-class ToolMock(BaseModel):
+class ToolMock(_Model):
     """A canned answer to the model's calls of one tool (the ``litellm`` target's mocked tools).
 
     The first mock whose ``name`` is the call's and whose ``match`` the call's arguments contain
     answers it: ``error`` when set, else ``template`` filled with the call's arguments when set,
     else ``response`` (text as it is, anything else as JSON).
     """
-
-    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     name: str = Field(min_length=1)
     response: Any = ""
@@ -51,10 +50,8 @@ class ToolMock(BaseModel):
     match: dict[str, Any] | None = None
 
 
-class Usage(BaseModel):
+class Usage(_Model):
     """Tokens, cost and timing of producing a response; ``None`` means unknown, never zero."""
-
-    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     input_tokens: int | None = None
     output_tokens: int | None = None
@@ -69,14 +66,12 @@ class Usage(BaseModel):
     wait_ms: float | None = None
 
 
-class Response(BaseModel):
+class Response(_Model):
     """What the system under test produced for one task.
 
     ``output`` is the text evaluators read by default; ``error`` is set when the target failed.
     Later parts of bench (LLM targets, agents, workspaces) fill the other fields.
     """
-
-    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     output: str | None = None
     error: str | None = None
@@ -112,10 +107,8 @@ class Response(BaseModel):
 MIB = 1024 * 1024
 
 
-class RepoSpec(BaseModel):
+class RepoSpec(_Model):
     """A git repository a task runs in: a URL or a local path, and which branch or commit."""
-
-    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     source: str
     branch: str | None = None
@@ -133,10 +126,8 @@ class RepoSpec(BaseModel):
         return self.ref or self.branch or "HEAD"
 
 
-class CaptureCheck(BaseModel):
+class CaptureCheck(_Model):
     """An AgentClash ``post_execution_checks`` entry: what to keep from the workspace after the run."""
-
-    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     type: Literal["file_capture", "directory_listing"]
     path: str
@@ -147,13 +138,11 @@ class CaptureCheck(BaseModel):
     max_entries: int = Field(default=10_000, gt=0)
 
 
-class AfterTask(BaseModel):
+class AfterTask(_Model):
     """``after_task:``: a command run once the task is decided, in its workspace, with its result.
 
     It cannot change the result: a failure or a timeout is a warning on bench's standard error.
     """
-
-    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     #: The program and its arguments (no shell).
     command: list[str] = Field(min_length=1)
@@ -163,11 +152,9 @@ class AfterTask(BaseModel):
     timeout: float = Field(default=60.0, gt=0)
 
 
-class ReplyExpectation(BaseModel):
+class ReplyExpectation(_Model):
     """What a scripted turn's reply should hold; a reply that falls short is a *mismatch*, which
     steers the conversation (a phase ``when: after_mismatch``) and is no verdict."""
-
-    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     #: The reply holds this text (case-sensitive).
     contains: str | None = None
@@ -187,10 +174,8 @@ class ReplyExpectation(BaseModel):
         return reply.strip() == self.equals
 
 
-class ScriptedTurn(BaseModel):
+class ScriptedTurn(_Model):
     """One scripted user turn: the user's message, and checks of the assistant's reply to it."""
-
-    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     #: The user's message (text, or OpenAI-style content parts).
     user: str | list[Any]
@@ -200,10 +185,8 @@ class ScriptedTurn(BaseModel):
     expect: list[ReplyExpectation] = Field(default_factory=list)
 
 
-class StopConditions(BaseModel):
+class StopConditions(_Model):
     """When a simulated user's phase ends before ``max_turns``."""
-
-    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     #: The assistant's reply holds one of these texts (case-insensitive).
     assistant_says: list[str] = Field(default_factory=list)
@@ -213,10 +196,10 @@ class StopConditions(BaseModel):
     user_says: list[str] = Field(default_factory=list)
 
 
-class UserSimulator(BaseModel):
+class UserSimulator(_Model):
     """A model playing the user: who they are, what they want, and when they stop."""
 
-    model_config = ConfigDict(defer_build=True, extra="forbid", allow_inf_nan=False)
+    model_config = ConfigDict(allow_inf_nan=False)
 
     model: str = Field(min_length=1)
     #: Who the user is (their situation, tone).
@@ -236,10 +219,8 @@ class UserSimulator(BaseModel):
     api_key_env: str | None = None
 
 
-class PersonTurn(BaseModel):
+class PersonTurn(_Model):
     """A turn only a person can take: the conversation stops there, waiting for them."""
-
-    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     #: What the person is asked to do (shown where they are asked).
     prompt: str = ""
@@ -250,10 +231,8 @@ class PersonTurn(BaseModel):
     on_timeout: Literal["stop", "fail"] = "stop"
 
 
-class ConversationPhase(BaseModel):
+class ConversationPhase(_Model):
     """One phase of a conversation: scripted turns, a simulated user, or a person."""
-
-    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     turns: list[ScriptedTurn | str] | None = Field(default=None, min_length=1)
     user_simulator: UserSimulator | None = None
@@ -276,13 +255,11 @@ class ConversationPhase(BaseModel):
         return [ScriptedTurn(user=t) if isinstance(t, str) else t for t in self.turns or []]
 
 
-class Conversation(BaseModel):
+class Conversation(_Model):
     """A multi-turn task: scripted user turns, a simulated user, or both in phases.
 
     ``turns`` then ``user_simulator`` are the two-phase shorthand; ``phases`` orders any number.
     """
-
-    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     turns: list[ScriptedTurn | str] | None = Field(default=None, min_length=1)
     user_simulator: UserSimulator | None = None
@@ -322,14 +299,12 @@ class Conversation(BaseModel):
         return [p.user_simulator for p in self.ordered() if p.user_simulator is not None]
 
 
-class Task(BaseModel):
+class Task(_Model):
     """One task of a suite, as the target and the evaluators see it.
 
     ``prompt`` is the rendered prompt text (``vars`` substituted); ``messages`` is set when the
     task's input is a chat conversation. ``response`` is a recorded response: no target is called.
     """
-
-    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     id: str
     prompt: str | None = None
