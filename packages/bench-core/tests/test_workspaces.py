@@ -446,7 +446,7 @@ def test_f20_the_workspaces_of_a_killed_run_are_removed_by_the_next_run_and_no_o
             os.kill(int(pid_file.read_text()), signal.SIGKILL)
 
 
-def test_scratch_folders_share_one_held_root_per_temp_folder_and_go_when_their_block_ends(
+def test_f21_scratch_folders_share_one_held_private_root_per_temp_folder_and_go_when_their_block_ends(
     tmp_path, monkeypatch
 ):
     from bench.workspace import scratch_folder
@@ -456,6 +456,8 @@ def test_scratch_folders_share_one_held_root_per_temp_folder_and_go_when_their_b
         assert (root.parent, two.parent) == (tmp_path / "tmp", root)
         assert root.name.startswith("bench-scratch-")
         assert (root / ".owner").is_file()
+        # a prompt file may hold secrets: no other user reads the root or a task's folder
+        assert [p.stat().st_mode & 0o777 for p in (root, one, two)] == [0o700] * 3
         assert (one.name[:8], two.name[:8]) == ("bench-x-", "bench-y-")
         (one / "left.txt").write_text("x")
     assert (one.exists(), two.exists(), root.is_dir()) == (False, False, True)
@@ -494,3 +496,33 @@ def test_f20_a_killed_runs_root_is_removed_off_the_event_loop_and_gone_when_the_
     workspaces.close()
     assert not dead.exists()
     assert not workspaces.root.exists()
+
+
+@pytest.mark.parametrize("prefix", ["", "../out-", "a/b-", ".owner", ".."])
+def test_f21_a_scratch_prefix_that_is_not_a_name_is_refused_and_makes_nothing(tmp_path, prefix):
+    from bench.workspace import scratch_folder
+
+    with (
+        pytest.raises(ValueError, match="is not the start of a folder's name") as refused,
+        scratch_folder(prefix),
+    ):
+        pass
+    assert str(refused.value) == f"scratch_folder: {prefix!r} is not the start of a folder's name"
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["tmp"]
+
+
+def test_f21_threads_asking_for_scratch_at_once_share_one_root(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from bench.workspace import scratch_folder
+
+    def parent(_: int) -> Path:
+        with scratch_folder("bench-t-") as folder:
+            return folder.parent
+
+    with ThreadPoolExecutor(8) as pool:
+        parents = set(pool.map(parent, range(32)))
+    [root] = (tmp_path / "tmp").iterdir()
+    assert root.name.startswith("bench-scratch-")
+    assert parents == {root}
+    assert [p.name for p in root.iterdir()] == [".owner"]  # every task's folder went with its block

@@ -51,7 +51,10 @@ def _root() -> Path:
 @contextlib.contextmanager
 def scratch_folder(prefix: str) -> Iterator[Path]:
     """A new empty folder named ``prefix*`` for one task's scratch files, removed when the block
-    ends, and by the next bench process if this one is killed before it ends."""
+    ends, and by the next bench process if this one is killed before it ends. Only this user can
+    read it. ``prefix`` starts a name (no path, no leading dot), or ValueError."""
+    if not prefix or prefix.startswith(".") or Path(prefix).name != prefix:
+        raise ValueError(f"scratch_folder: {prefix!r} is not the start of a folder's name")
     folder = Path(tempfile.mkdtemp(prefix=prefix, dir=_root()))
     try:
         yield folder
