@@ -36,10 +36,18 @@ COMMANDS = {
 }
 #: Sessions of `test` that a second nox process runs beside the others: Ray's (one cluster in one
 #: process, mostly waiting on its workers), the version-dependent tests on the other Pythons, and
-#: bench-core's package tests, so that both processes end about together. Run in one sequence, the
-#: suite leaves a third of a 2-core machine idle; without bench-core here, the first process ran
-#: about 12 minutes and the second 7 (bench-core's session: about 2 minutes).
-ALONGSIDE = ("package(bench-core)", "package(bench-ray)", "tests-3.10", "tests-3.12", "tests-3.13")
+#: bench-core's and bench-nlp-metrics' package tests, so that both processes end about together.
+#: Run in one sequence, the suite leaves a third of a 2-core machine idle; without bench-core here,
+#: the first process ran about 12 minutes and the second 7 (bench-core's session: about 2 minutes);
+#: without bench-nlp-metrics (about a minute), 16.4 and 14 on a slow day.
+ALONGSIDE = (
+    "package(bench-core)",
+    "package(bench-nlp-metrics)",
+    "package(bench-ray)",
+    "tests-3.10",
+    "tests-3.12",
+    "tests-3.13",
+)
 #: What a command prints once nox has run it: what it showed and what to try next.
 AFTERWORDS = {
     "demo": """
